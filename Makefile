@@ -1,0 +1,104 @@
+# mod_agentshop — see README.md. `make run` serves the demo, `make test` runs every test.
+
+APXS    ?= /usr/bin/apxs
+CC      ?= cc
+PORT    ?= 8080
+DB      ?= var/agentshop.db
+
+TOP     := $(CURDIR)
+comma   := ,
+APR_INC := $(shell apr-1-config --includes 2>/dev/null) $(shell apu-1-config --includes 2>/dev/null)
+APR_CPP := $(shell apr-1-config --cppflags 2>/dev/null)
+APR_LIB := $(shell apu-1-config --link-ld 2>/dev/null) $(shell apr-1-config --link-ld 2>/dev/null)
+WARN    := -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter
+OPT     ?= -O2 -g
+SAN     ?=
+CFLAGS  := -std=gnu11 $(OPT) $(WARN) -fPIC -fvisibility=hidden $(SAN)
+CPPFLAGS := -Icore -Isql -Ibuild $(APR_CPP)
+LIBS    := -ljansson -lcrypto -lm
+
+CORE_SRC  := $(wildcard core/*.c)
+CORE_OBJ  := $(patsubst core/%.c,build/core/%.o,$(CORE_SRC))
+STORE_SRC := sql/as_db.c sql/as_load.c
+STORE_OBJ := $(patsubst sql/%.c,build/sql/%.o,$(STORE_SRC))
+CORE_LIB  := build/libascore.a
+STORE_LIB := build/libasstore.a
+MODULE    := mod_agentshop/.libs/mod_agentshop.so
+CTL       := bin/agentshopctl
+UNIT_SRC  := $(wildcard t/unit/*_test.c)
+UNIT_BIN  := $(patsubst t/unit/%.c,build/unit/%,$(UNIT_SRC))
+
+.PHONY: all deps deps-test run test test-unit test-apache install clean
+.DELETE_ON_ERROR:
+
+all: deps $(MODULE) $(CTL)
+
+deps:
+	@scripts/deps.sh build
+
+build/core build/sql build/unit var:
+	@mkdir -p $@
+
+build/core/%.o: core/%.c $(wildcard core/*.h) | build/core
+	$(CC) $(CFLAGS) $(CPPFLAGS) -c $< -o $@
+
+build/schema_%.inc: sql/schema.%.sql scripts/embed.sh | build/core
+	scripts/embed.sh schema_$*_sql $< > $@
+
+build/sql/%.o: sql/%.c $(wildcard sql/*.h core/*.h) build/schema_sqlite.inc build/schema_pgsql.inc | build/sql
+	$(CC) $(CFLAGS) $(CPPFLAGS) $(APR_INC) -c $< -o $@
+
+$(CORE_LIB): $(CORE_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+$(STORE_LIB): $(STORE_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+# apxs builds the module; core and storage come in as PIC static libraries.
+$(MODULE): mod_agentshop/mod_agentshop.c $(STORE_LIB) $(CORE_LIB)
+	$(APXS) -c -o mod_agentshop/mod_agentshop.la \
+	  -Wc,-std=gnu11 $(addprefix -Wc$(comma),$(WARN)) \
+	  $(addprefix -Wc$(comma),$(SAN)) $(addprefix -Wl$(comma),$(SAN)) \
+	  -I$(TOP)/core -I$(TOP)/sql mod_agentshop/mod_agentshop.c \
+	  $(TOP)/$(STORE_LIB) $(TOP)/$(CORE_LIB) $(LIBS) >build/apxs.log 2>&1 \
+	  || { cat build/apxs.log; exit 1; }
+	@grep -E 'warning|error' build/apxs.log | grep -v 'not portable' || true
+
+$(CTL): ctl/agentshopctl.c $(STORE_LIB) $(CORE_LIB)
+	@mkdir -p bin
+	$(CC) $(CFLAGS) $(CPPFLAGS) $(APR_INC) -DAS_DATADIR='"$(TOP)/sql/demo"' $< \
+	  $(STORE_LIB) $(CORE_LIB) $(APR_LIB) $(LIBS) -o $@
+
+# ---- running the demo ----
+
+run: all | var
+	@scripts/run.sh "$(PORT)" "$(DB)"
+
+# ---- tests ----
+
+deps-test:
+	@scripts/deps.sh test
+
+build/unit/%: t/unit/%.c t/unit/fake_store.h $(CORE_LIB) | build/unit
+	$(CC) $(CFLAGS) $(CPPFLAGS) $< $(CORE_LIB) -lcmocka $(LIBS) -o $@
+
+test-unit: deps-test $(UNIT_BIN)
+	@scripts/unit.sh $(UNIT_BIN)
+
+test-apache: deps-test all
+	@scripts/apache-test.sh
+
+# Every test; the last line sums them ("total: N passed, M failed").
+test: deps-test all $(UNIT_BIN)
+	@scripts/test.sh $(UNIT_BIN)
+
+install: all
+	$(APXS) -i -n agentshop $(MODULE)
+	install -D -m 0644 conf/agentshop.conf $(DESTDIR)/etc/apache2/conf-available/agentshop.conf
+	install -D -m 0755 $(CTL) $(DESTDIR)/usr/local/bin/agentshopctl
+
+clean:
+	rm -rf build bin/agentshopctl mod_agentshop/.libs mod_agentshop/*.la mod_agentshop/*.lo \
+	  mod_agentshop/*.slo mod_agentshop/*.o t/TEST t/logs t/var t/htdocs/index.html \
+	  t/conf/apache_test_config.pm t/conf/extra.conf t/conf/httpd.conf \
+	  t/conf/modperl_inc.pl t/conf/modperl_startup.pl

@@ -1,0 +1,210 @@
+#include "as_api.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+#include "as_util.h"
+
+void as_config_defaults(as_config *c)
+{
+    c->key_prefix = "agentshop";
+    c->quote_ttl = 600;
+    c->confirmation_ttl = 86400;
+    c->return_window_days = 30;
+    c->ship_after = 3600;
+}
+
+void as_log(as_ctx *ctx, int level, const char *fmt, ...)
+{
+    if (!ctx->log) return;
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = as_vprintf(ctx->mem, fmt, ap);
+    va_end(ap);
+    ctx->log(ctx->log_baton, level, msg);
+}
+
+int64_t as_today(const as_ctx *ctx)
+{
+    return ctx->now / 86400;
+}
+
+void as_response_clear(as_response *resp)
+{
+    json_decref(resp->body);
+    resp->body = NULL;
+}
+
+void as_respond_json(as_response *resp, int status, json_t *body)
+{
+    json_decref(resp->body);
+    resp->status = status;
+    resp->body = body;
+}
+
+void as_respond_error(as_response *resp, int status, const char *code, const char *field,
+                      const char *message)
+{
+    json_t *o = json_pack("{s:s, s:s}", "error", code, "message", message);
+    if (field) json_object_set_new(o, "field", json_string(field));
+    as_respond_json(resp, status, o);
+}
+
+void as_respond_problem(as_response *resp, const as_problem *p)
+{
+    as_respond_error(resp, p->status, p->code, p->field, p->message);
+}
+
+void as_respond_http_status(as_response *resp, int status)
+{
+    static const struct {
+        int status;
+        const char *code, *message;
+    } map[] = {
+        {400, "VALIDATION_ERROR", "The request could not be understood."},
+        {403, "FORBIDDEN", "Access to this resource is not allowed."},
+        {404, "NOT_FOUND", "No such resource."},
+        {405, "METHOD_NOT_ALLOWED", "This method is not allowed here."},
+        {408, "REQUEST_TIMEOUT", "The request was not received in time."},
+        {411, "LENGTH_REQUIRED", "A request body needs a Content-Length or chunked encoding."},
+        {413, "PAYLOAD_TOO_LARGE", "The request body is larger than 64 KiB."},
+        {414, "URI_TOO_LONG", "The request URI is too long."},
+        {415, "UNSUPPORTED_MEDIA_TYPE", "Send bodies as application/json."},
+        {429, "RATE_LIMITED", "Too many requests; retry later."},
+        {431, "HEADERS_TOO_LARGE", "The request headers are too large."},
+        {501, "NOT_IMPLEMENTED", "This method is not implemented."},
+        {503, "SERVICE_UNAVAILABLE", "The service is unavailable; retry shortly."},
+    };
+    for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+        if (map[i].status == status) {
+            as_respond_error(resp, status, map[i].code, NULL, map[i].message);
+            return;
+        }
+    as_respond_error(resp, status >= 400 && status < 600 ? status : 500, "INTERNAL_ERROR", NULL,
+                     "The server could not complete the request.");
+}
+
+/* Routing: a path splits into decoded segments; each route names its segments,
+ * "*" standing for a parameter. */
+enum { MAX_SEGS = 4 };
+
+typedef enum { R_ROOT, R_SEARCH, R_PRODUCT, R_DEVICES, R_COMPATIBLE } route_id;
+
+typedef struct route {
+    route_id id;
+    const char *segs[MAX_SEGS];
+    size_t nsegs;
+    const char *methods; /* the Allow header */
+} route;
+
+static const route routes[] = {
+    {R_ROOT, {0}, 0, "GET, HEAD"},
+    {R_SEARCH, {"search"}, 1, "GET, HEAD"},
+    {R_PRODUCT, {"products", "*"}, 2, "GET, HEAD"},
+    {R_DEVICES, {"devices"}, 1, "GET, HEAD"},
+    {R_COMPATIBLE, {"devices", "*", "compatible"}, 3, "GET, HEAD"},
+};
+
+static bool method_allowed(const route *r, const char *method)
+{
+    size_t n = strlen(method);
+    const char *p = r->methods;
+    while ((p = strstr(p, method)) != NULL) {
+        if ((p == r->methods || p[-1] == ' ') && (p[n] == '\0' || p[n] == ',')) return true;
+        p += n;
+    }
+    return false;
+}
+
+static bool split_path(as_mem *m, const char *path, char **segs, size_t *n)
+{
+    *n = 0;
+    if (!path || !*path || strcmp(path, "/") == 0) return true;
+    if (*path != '/') return false;
+    const char *p = path + 1;
+    while (1) {
+        const char *end = strchr(p, '/');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len == 0 || *n == MAX_SEGS) return false; /* "//", trailing '/', too deep */
+        if (!as_pct_decode_segment(m, p, len, &segs[*n])) return false;
+        (*n)++;
+        if (!end) return true;
+        p = end + 1;
+    }
+}
+
+static const route *match_route(char **segs, size_t n, const char **params)
+{
+    for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++) {
+        const route *r = &routes[i];
+        if (r->nsegs != n) continue;
+        size_t np = 0, k = 0;
+        for (; k < n; k++) {
+            if (strcmp(r->segs[k], "*") == 0)
+                params[np++] = segs[k];
+            else if (strcmp(r->segs[k], segs[k]) != 0)
+                break;
+        }
+        if (k == n) return r;
+    }
+    return NULL;
+}
+
+static void api_root(as_response *resp)
+{
+    json_t *o = json_pack("{s:s, s:s, s:[s,s,s,s]}", "name", "Agent Shopping API", "version",
+                          "1.0.0", "endpoints", "GET /search", "GET /products/{sku}",
+                          "GET /devices", "GET /devices/{slug}/compatible");
+    as_respond_json(resp, 200, o);
+}
+
+void as_handle(as_ctx *ctx, const as_request *req, as_response *resp)
+{
+    char *segs[MAX_SEGS];
+    const char *params[MAX_SEGS];
+    size_t n;
+    resp->status = 500;
+    resp->body = NULL;
+    resp->allow = NULL;
+
+    const route *r = NULL;
+    if (split_path(ctx->mem, req->path, segs, &n)) r = match_route(segs, n, params);
+    if (!r) {
+        as_respond_error(resp, 404, "NOT_FOUND", NULL,
+                         "No such endpoint. The API lives under /v1: GET /search, "
+                         "GET /products/{sku}, GET /devices, GET /devices/{slug}/compatible.");
+        return;
+    }
+    if (!method_allowed(r, req->method)) {
+        as_respond_error(resp, 405, "METHOD_NOT_ALLOWED", NULL,
+                         as_printf(ctx->mem, "%s is not allowed here; allowed: %s", req->method,
+                                   r->methods));
+        resp->allow = r->methods;
+        return;
+    }
+    as_query q;
+    const char *badkey = NULL;
+    if (!as_query_parse(ctx->mem, req->query, &q, &badkey)) {
+        as_respond_error(resp, 400, "VALIDATION_ERROR", badkey,
+                         "The query string is not valid: use percent-encoded UTF-8 "
+                         "(no NUL bytes).");
+        return;
+    }
+    switch (r->id) {
+    case R_ROOT:
+        api_root(resp);
+        break;
+    case R_SEARCH:
+        as_api_search(ctx, &q, resp);
+        break;
+    case R_PRODUCT:
+        as_api_product(ctx, params[0], &q, resp);
+        break;
+    case R_DEVICES:
+        as_api_devices(ctx, &q, resp);
+        break;
+    case R_COMPATIBLE:
+        as_api_compatible(ctx, params[0], &q, resp);
+        break;
+    }
+}

@@ -1,0 +1,68 @@
+/* The API as core sees it: a request in, a response out. The glue (mod_agentshop)
+ * turns HTTP into an as_request and writes the as_response; everything between
+ * is decided here. */
+#ifndef AS_API_H
+#define AS_API_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "as_mem.h"
+#include "as_store.h"
+#include "as_validate.h"
+
+typedef struct as_config {
+    const char *key_prefix;       /* AgentShopKeyPrefix */
+    int64_t quote_ttl;            /* seconds */
+    int64_t confirmation_ttl;     /* seconds */
+    int64_t return_window_days;   /* days */
+    int64_t ship_after;           /* seconds */
+} as_config;
+
+void as_config_defaults(as_config *c);
+
+typedef struct as_request {
+    const char *method; /* "GET", "HEAD", "POST", ... */
+    const char *path;   /* below the API base, still percent-encoded, e.g. "/products/X" */
+    const char *query;  /* raw query string or NULL */
+} as_request;
+
+enum { AS_LOG_ERR = 3, AS_LOG_WARN = 4, AS_LOG_INFO = 6, AS_LOG_DEBUG = 7 };
+
+typedef struct as_ctx {
+    as_mem *mem;
+    const as_store *store;
+    const as_config *cfg;
+    int64_t now; /* Unix seconds: one clock reading per request */
+    void (*log)(void *baton, int level, const char *msg);
+    void *log_baton;
+} as_ctx;
+
+typedef struct as_response {
+    int status;
+    json_t *body;      /* owned: as_response_clear releases it */
+    const char *allow; /* for 405 */
+} as_response;
+
+void as_handle(as_ctx *ctx, const as_request *req, as_response *resp);
+void as_response_clear(as_response *resp);
+
+/* Error object of spec 2.7 (+ field on validation errors). */
+void as_respond_problem(as_response *resp, const as_problem *p);
+void as_respond_error(as_response *resp, int status, const char *code, const char *field,
+                      const char *message);
+void as_respond_json(as_response *resp, int status, json_t *body);
+/* The JSON error for a status httpd raised itself (413 from LimitRequestBody...). */
+void as_respond_http_status(as_response *resp, int status);
+
+void as_log(as_ctx *ctx, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Endpoints (as_catalog_api.c). */
+void as_api_search(as_ctx *ctx, const as_query *q, as_response *resp);
+void as_api_product(as_ctx *ctx, const char *sku, const as_query *q, as_response *resp);
+void as_api_devices(as_ctx *ctx, const as_query *q, as_response *resp);
+void as_api_compatible(as_ctx *ctx, const char *slug, const as_query *q, as_response *resp);
+
+int64_t as_today(const as_ctx *ctx);
+
+#endif

@@ -1,0 +1,90 @@
+/* The catalogue as core sees it: plain structs filled by the store. Strings that
+ * hold JSON (claimed/measured values, image URLs, notes, evidence) stay JSON text
+ * until a view needs them. */
+#ifndef AS_CATALOG_H
+#define AS_CATALOG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct as_merchant {
+    const char *id, *name, *country, *city;
+    double on_time_rate;  /* share of orders delivered on the promised day, 90 days */
+    double accuracy_rate; /* share of orders that arrive as the right item, undamaged */
+} as_merchant;
+
+typedef struct as_offer {
+    const char *id;
+    as_merchant merchant;
+    int64_t price_cents;        /* agent-only unit price incl. VAT */
+    int64_t retail_price_cents; /* the store's ordinary selling price */
+    const char *price_label;
+    int delivery_days;
+    int64_t stock;
+} as_offer;
+
+typedef struct as_spec_row {
+    const char *spec, *label, *kind, *unit; /* unit may be NULL */
+    const char *claimed;                    /* JSON text, NULL when unclaimed */
+    const char *measured;                   /* JSON text, NULL when not measured */
+    double tolerance_pct;
+} as_spec_row;
+
+typedef struct as_compat {
+    const char *device_slug, *device_name;
+    const char *fit_status; /* "fits" | "does_not_fit" */
+    const char *evidence;   /* JSON array text */
+    const char *checked_at;
+} as_compat;
+
+typedef struct as_question {
+    const char *id, *question, *answer, *asked_at; /* answer: JSON object text */
+} as_question;
+
+typedef struct as_product {
+    int64_t id;
+    const char *sku, *gtin, *name, *brand, *category, *part_type, *description;
+    const char *image_urls; /* JSON array text */
+    const char *source_url, *source_notes /* JSON */, *source_checked_at, *source_product_id;
+    const char *availability; /* in_stock | out_of_stock */
+    bool is_demo;
+    const char *verif_status; /* pending | verified | contradicted */
+    const char *verif_note;   /* why contradicted, human readable; NULL otherwise */
+    const char *measured_at, *measured_node;
+    int64_t sample_size;
+    bool has_on_time;
+    double on_time_rate_90d, return_rate, wrong_item_rate;
+    int64_t agent_orders_90d;
+    const char *orders_per_week; /* JSON array of 13 ints */
+    bool guarantee;              /* some device is known to fit it */
+    double text_rank;            /* relevance from the text index; lower is better */
+
+    as_offer *offers;
+    size_t n_offers;
+    as_spec_row *specs;
+    size_t n_specs;
+    as_question *questions;
+    size_t n_questions;
+    as_compat *compat; /* for the device asked about, NULL when none/unknown */
+} as_product;
+
+typedef struct as_device {
+    int64_t id;
+    const char *slug, *name, *brand, *kind;
+    const char *aliases; /* space separated */
+} as_device;
+
+/* Category ids and part types of spec 2.5. */
+typedef struct as_enum_entry {
+    const char *id, *label;
+} as_enum_entry;
+
+extern const as_enum_entry as_categories[];
+extern const size_t as_n_categories;
+extern const as_enum_entry as_part_types[];
+extern const size_t as_n_part_types;
+const char *as_category_label(const char *id); /* NULL when unknown */
+bool as_part_type_known(const char *id);
+
+#endif

@@ -1,0 +1,417 @@
+/* The public catalogue endpoints, spec 4.1 to 4.4. */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "as_api.h"
+#include "as_devices.h"
+#include "as_util.h"
+#include "as_view.h"
+
+#define MAX_PRICE_CENTS 100000000 /* one million euros */
+#define MAX_EXCLUDED 100
+#define MAX_TERMS 16
+
+static void storage_failed(as_response *resp)
+{
+    as_respond_error(resp, 503, "SERVICE_UNAVAILABLE", NULL,
+                     "The catalogue cannot be read right now; retry shortly.");
+}
+
+/* A device parameter: a slug, or free text naming exactly one device (else 400). */
+static bool resolve_device(as_ctx *ctx, const char *text, const char *field,
+                           as_device *out, as_response *resp)
+{
+    as_device *devs;
+    size_t n;
+    if (ctx->store->devices(ctx->store->h, ctx->mem, &devs, &n) != AS_OK) {
+        storage_failed(resp);
+        return false;
+    }
+    const as_device *found;
+    const char *cands;
+    as_dev_resolution res = as_device_resolve(ctx->mem, devs, n, text, &found, &cands);
+    if (res == AS_DEV_FOUND) {
+        *out = *found;
+        return true;
+    }
+    const char *msg =
+        res == AS_DEV_AMBIGUOUS
+            ? as_printf(ctx->mem, "device '%s' matches several devices; use one slug: %s", text,
+                        cands)
+        : cands ? as_printf(ctx->mem, "no device matches '%s'; closest: %s", text, cands)
+                : as_printf(ctx->mem, "no device matches '%s'; see GET /v1/devices?q=", text);
+    as_respond_error(resp, 400, "VALIDATION_ERROR", field, msg);
+    return false;
+}
+
+/* A merchant parameter: an id or a name (any case). */
+static bool resolve_merchant(as_ctx *ctx, const char *text, const char **id, as_response *resp)
+{
+    as_merchant *ms;
+    size_t n;
+    if (ctx->store->merchants(ctx->store->h, ctx->mem, &ms, &n) != AS_OK) {
+        storage_failed(resp);
+        return false;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(ms[i].id, text) == 0 || strcasecmp(ms[i].name, text) == 0) {
+            *id = ms[i].id;
+            return true;
+        }
+    as_buf b;
+    as_buf_init(&b, ctx->mem);
+    for (size_t i = 0; i < n; i++)
+        as_buf_printf(&b, "%s%s", i ? ", " : "", ms[i].id);
+    as_respond_error(resp, 400, "VALIDATION_ERROR", "merchant",
+                     as_printf(ctx->mem, "unknown merchant '%s'; known merchants: %s", text,
+                               as_buf_str(&b)));
+    return false;
+}
+
+/* ---- GET /search (spec 4.1) ---- */
+
+enum {
+    S_Q, S_DEVICE, S_CATEGORY, S_PART_TYPE, S_MAX_PRICE, S_DELIVER_BY, S_VERIFIED_ONLY,
+    S_MERCHANT, S_POSTCODE, S_SORT, S_WEIGHTS, S_LIMIT, S_OFFSET, S_N
+};
+
+static const as_param_rule search_rules[S_N] = {
+    [S_Q] = {"q", AS_V_TEXT, 0, 200, NULL},
+    [S_DEVICE] = {"device", AS_V_TEXT, 1, 100, NULL},
+    [S_CATEGORY] = {"category", AS_V_ENUM, 1, 50, as_category_ids},
+    [S_PART_TYPE] = {"part_type", AS_V_ENUM, 1, 50, as_part_type_ids},
+    [S_MAX_PRICE] = {"max_price", AS_V_EUR, 0, MAX_PRICE_CENTS, NULL},
+    [S_DELIVER_BY] = {"deliver_by", AS_V_DATE, 0, 0, NULL},
+    [S_VERIFIED_ONLY] = {"verified_only", AS_V_BOOL, 0, 0, NULL},
+    [S_MERCHANT] = {"merchant", AS_V_TEXT, 1, 50, NULL},
+    [S_POSTCODE] = {"postcode", AS_V_POSTCODE, 1, 12, NULL},
+    [S_SORT] = {"sort", AS_V_ENUM, 1, 20, as_sort_choices},
+    [S_WEIGHTS] = {"weights", AS_V_WEIGHTS, 0, 0, NULL},
+    [S_LIMIT] = {"limit", AS_V_INT, 1, 100, NULL},
+    [S_OFFSET] = {"offset", AS_V_INT, 0, 100000, NULL},
+};
+
+typedef enum { SORT_SCORE, SORT_PRICE, SORT_DELIVERY, SORT_RETURN_RATE } sort_kind;
+
+typedef struct hit {
+    const as_product *p;
+    as_ranking r;
+    double key; /* the sort's own key, ascending */
+} hit;
+
+/* Buyable products first; then the sort key; then score, relevance and sku. */
+static int hit_cmp(const void *a, const void *b)
+{
+    const hit *x = a, *y = b;
+    bool bx = x->r.n_ranked > 0, by = y->r.n_ranked > 0;
+    if (bx != by) return bx ? -1 : 1;
+    if (x->key != y->key) return x->key < y->key ? -1 : 1;
+    int sx = bx ? x->r.ranked[0].score : 0, sy = by ? y->r.ranked[0].score : 0;
+    if (sx != sy) return sy - sx;
+    if (x->p->text_rank != y->p->text_rank) return x->p->text_rank < y->p->text_rank ? -1 : 1;
+    return strcmp(x->p->sku, y->p->sku);
+}
+
+static double sort_key(sort_kind k, const hit *h)
+{
+    const as_scored *best = h->r.n_ranked ? &h->r.ranked[0] : NULL;
+    switch (k) {
+    case SORT_PRICE:
+        return best ? (double)best->offer->price_cents : 0;
+    case SORT_DELIVERY:
+        return best ? best->offer->delivery_days : 0;
+    case SORT_RETURN_RATE:
+        return h->p->return_rate;
+    case SORT_SCORE:
+    default:
+        return best ? -best->score : 0;
+    }
+}
+
+/* Why a matching product is left out of the results, or NULL to keep it. */
+static const char *exclusion(as_ctx *ctx, const as_product *p, const as_ranking *r,
+                             bool verified_only, const as_device *dev, const as_offer_filter *f)
+{
+    as_mem *m = ctx->mem;
+    if (verified_only && strcmp(p->verif_status, "contradicted") == 0)
+        return as_printf(m, "Measurements contradict the merchant's claims: %s",
+                         p->verif_note ? p->verif_note : "see the product's verification rows");
+    if (dev && p->compat && strcmp(p->compat->fit_status, "does_not_fit") == 0)
+        return as_printf(m, "Does not fit %s: %s", dev->name, as_fit_summary(m, p->compat));
+    if (r->n_ranked > 0 || strcmp(p->availability, "in_stock") != 0) return NULL;
+    /* Every offer fell to a filter of the caller: say which. */
+    int64_t cheapest = 0, soonest = 0;
+    bool stock = false;
+    for (size_t i = 0; i < p->n_offers; i++) {
+        const as_offer *o = &p->offers[i];
+        if (o->stock <= 0) continue;
+        stock = true;
+        if (!cheapest || o->price_cents < cheapest) cheapest = o->price_cents;
+        int64_t day = as_today(ctx) + o->delivery_days;
+        if (!soonest || day < soonest) soonest = day;
+    }
+    if (!stock) return NULL;
+    if (f->max_price_cents && cheapest > f->max_price_cents)
+        return as_printf(m, "Every offer is above max_price %s (cheapest in stock: %s)",
+                         as_eur_format(m, f->max_price_cents), as_eur_format(m, cheapest));
+    if (f->deliver_by && soonest > f->deliver_by)
+        return as_printf(m, "No offer delivers by %s (earliest: %s)",
+                         as_date_format(m, f->deliver_by), as_date_format(m, soonest));
+    return "No offer meets the requested filters";
+}
+
+void as_api_search(as_ctx *ctx, const as_query *q, as_response *resp)
+{
+    as_mem *m = ctx->mem;
+    as_param v[S_N];
+    as_problem prob;
+    if (!as_validate_query(m, search_rules, S_N, q, as_today(ctx), v, &prob)) {
+        as_respond_problem(resp, &prob);
+        return;
+    }
+    as_search_filter f = {0};
+    if (v[S_Q].present && *v[S_Q].str) {
+        const char **terms;
+        size_t n = as_text_terms(m, v[S_Q].str, &terms);
+        if (n == 0) {
+            as_respond_error(resp, 400, "VALIDATION_ERROR", "q",
+                             "q must contain at least one letter or digit");
+            return;
+        }
+        f.terms = terms;
+        f.n_terms = n < MAX_TERMS ? n : MAX_TERMS;
+    }
+    as_device dev;
+    bool has_dev = v[S_DEVICE].present;
+    if (has_dev && !resolve_device(ctx, v[S_DEVICE].str, "device", &dev, resp)) return;
+    f.device_id = has_dev ? dev.id : 0;
+    if (v[S_MERCHANT].present && !resolve_merchant(ctx, v[S_MERCHANT].str, &f.merchant, resp))
+        return;
+    f.category = v[S_CATEGORY].present ? v[S_CATEGORY].str : NULL;
+    f.part_type = v[S_PART_TYPE].present ? v[S_PART_TYPE].str : NULL;
+
+    as_weights w;
+    if (v[S_WEIGHTS].present)
+        w = v[S_WEIGHTS].weights;
+    else
+        as_weights_default(&w);
+    as_offer_filter of = {v[S_DELIVER_BY].present ? v[S_DELIVER_BY].num : 0,
+                          v[S_MAX_PRICE].present ? v[S_MAX_PRICE].num : 0, f.merchant};
+    bool verified_only = v[S_VERIFIED_ONLY].present ? v[S_VERIFIED_ONLY].num != 0 : true;
+    sort_kind sort = SORT_SCORE;
+    if (v[S_SORT].present)
+        for (int k = 0; as_sort_choices[k]; k++)
+            if (strcmp(as_sort_choices[k], v[S_SORT].str) == 0) sort = (sort_kind)k;
+    int64_t limit = v[S_LIMIT].present ? v[S_LIMIT].num : 20;
+    int64_t offset = v[S_OFFSET].present ? v[S_OFFSET].num : 0;
+
+    as_product *ps;
+    size_t n;
+    if (ctx->store->search(ctx->store->h, m, &f, &ps, &n) != AS_OK) {
+        storage_failed(resp);
+        return;
+    }
+    hit *hits = as_alloc(m, (n + 1) * sizeof(hit));
+    size_t nh = 0, nx = 0;
+    json_t *excluded = json_array();
+    for (size_t i = 0; i < n; i++) {
+        hit *h = &hits[nh];
+        h->p = &ps[i];
+        as_rank_offers(m, &ps[i], &w, &of, as_today(ctx), &h->r);
+        const char *why =
+            exclusion(ctx, &ps[i], &h->r, verified_only, has_dev ? &dev : NULL, &of);
+        if (why) {
+            if (nx++ < MAX_EXCLUDED) json_array_append_new(excluded, as_view_excluded(&ps[i], why));
+            continue;
+        }
+        h->key = sort_key(sort, h);
+        nh++;
+    }
+    qsort(hits, nh, sizeof(hit), hit_cmp);
+    json_t *results = json_array();
+    for (size_t i = (size_t)offset; i < nh && i < (size_t)(offset + limit); i++)
+        json_array_append_new(results,
+                              as_view_summary(m, hits[i].p, &hits[i].r, has_dev ? &dev : NULL));
+
+    json_t *o = json_object();
+    json_object_set_new(o, "results", results);
+    json_object_set_new(o, "count", json_integer((json_int_t)nh));
+    json_object_set_new(o, "limit", json_integer(limit));
+    json_object_set_new(o, "offset", json_integer(offset));
+    json_object_set_new(o, "excluded", excluded);
+    json_object_set_new(o, "excluded_count", json_integer((json_int_t)nx));
+    json_object_set_new(o, "ranking_policy", json_string(as_ranking_policy));
+    json_object_set_new(o, "weights", as_weights_json(&w));
+    json_object_set_new(o, "sort", json_string(as_sort_choices[sort]));
+    json_object_set_new(o, "verified_only", json_boolean(verified_only));
+    json_object_set_new(o, "postcode",
+                        v[S_POSTCODE].present ? json_string(v[S_POSTCODE].str) : json_null());
+    json_object_set_new(o, "device", has_dev ? json_string(dev.slug) : json_null());
+    as_respond_json(resp, 200, o);
+}
+
+/* ---- GET /products/{sku} (spec 4.2) ---- */
+
+enum { P_DEVICE, P_DELIVER_BY, P_WEIGHTS, P_N };
+static const as_param_rule product_rules[P_N] = {
+    [P_DEVICE] = {"device", AS_V_TEXT, 1, 100, NULL},
+    [P_DELIVER_BY] = {"deliver_by", AS_V_DATE, 0, 0, NULL},
+    [P_WEIGHTS] = {"weights", AS_V_WEIGHTS, 0, 0, NULL},
+};
+static const as_param_rule sku_rule = {"sku", AS_V_SLUG, 3, 20, NULL};
+
+void as_api_product(as_ctx *ctx, const char *sku, const as_query *q, as_response *resp)
+{
+    as_mem *m = ctx->mem;
+    as_param v[P_N], skuv;
+    as_problem prob;
+    if (!as_validate_value(m, &sku_rule, sku, as_today(ctx), &skuv, &prob) ||
+        !as_validate_query(m, product_rules, P_N, q, as_today(ctx), v, &prob)) {
+        as_respond_problem(resp, &prob);
+        return;
+    }
+    as_device dev;
+    bool has_dev = v[P_DEVICE].present;
+    if (has_dev && !resolve_device(ctx, v[P_DEVICE].str, "device", &dev, resp)) return;
+
+    as_product p;
+    int rc = ctx->store->product_by_sku(ctx->store->h, m, sku, has_dev ? dev.id : 0, &p);
+    if (rc == AS_ENOTFOUND) {
+        as_respond_error(resp, 404, "NOT_FOUND", NULL,
+                         as_printf(m, "No product with sku '%s'.", sku));
+        return;
+    }
+    if (rc != AS_OK) {
+        storage_failed(resp);
+        return;
+    }
+    as_weights w;
+    if (v[P_WEIGHTS].present)
+        w = v[P_WEIGHTS].weights;
+    else
+        as_weights_default(&w);
+    as_offer_filter of = {v[P_DELIVER_BY].present ? v[P_DELIVER_BY].num : 0, 0, NULL};
+    as_ranking r;
+    as_rank_offers(m, &p, &w, &of, as_today(ctx), &r);
+    as_respond_json(resp, 200, as_view_product(m, &p, &r, has_dev ? &dev : NULL));
+}
+
+/* ---- GET /devices (spec 4.3) ---- */
+
+static const as_param_rule devices_rules[] = {
+    {"q", AS_V_TEXT, 1, 200, NULL},
+    {"limit", AS_V_INT, 1, 100, NULL},
+};
+
+void as_api_devices(as_ctx *ctx, const as_query *q, as_response *resp)
+{
+    as_mem *m = ctx->mem;
+    as_param v[2];
+    as_problem prob;
+    if (!as_validate_query(m, devices_rules, 2, q, as_today(ctx), v, &prob)) {
+        as_respond_problem(resp, &prob);
+        return;
+    }
+    as_device *devs;
+    size_t n;
+    if (ctx->store->devices(ctx->store->h, m, &devs, &n) != AS_OK) {
+        storage_failed(resp);
+        return;
+    }
+    as_device_match *c;
+    size_t k = as_devices_match(m, devs, n, v[0].present ? v[0].str : NULL, &c);
+    int64_t limit = v[1].present ? v[1].num : (v[0].present ? 10 : 100);
+    json_t *arr = json_array();
+    for (size_t i = 0; i < k && i < (size_t)limit; i++)
+        json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:s, s:o}", "slug",
+                                             c[i].device->slug, "name", c[i].device->name,
+                                             "brand", c[i].device->brand, "kind",
+                                             c[i].device->kind, "confidence",
+                                             as_json_round(c[i].confidence, 2)));
+    json_t *o = json_pack("{s:o, s:o, s:I}", "query", v[0].present ? json_string(v[0].str)
+                                                                   : json_null(),
+                          "candidates", arr, "count", (json_int_t)k);
+    as_respond_json(resp, 200, o);
+}
+
+/* ---- GET /devices/{slug}/compatible (spec 4.4) ---- */
+
+static const as_param_rule compatible_rules[] = {
+    {"part_type", AS_V_ENUM, 1, 50, as_part_type_ids},
+};
+static const as_param_rule slug_rule = {"slug", AS_V_TEXT, 1, 100, NULL};
+
+static int by_type_then_score(const void *a, const void *b)
+{
+    const hit *x = a, *y = b;
+    int c = strcmp(x->p->part_type, y->p->part_type);
+    return c ? c : hit_cmp(a, b);
+}
+
+void as_api_compatible(as_ctx *ctx, const char *slug, const as_query *q, as_response *resp)
+{
+    as_mem *m = ctx->mem;
+    as_param v[1], sv;
+    as_problem prob;
+    if (!as_validate_value(m, &slug_rule, slug, as_today(ctx), &sv, &prob) ||
+        !as_validate_query(m, compatible_rules, 1, q, as_today(ctx), v, &prob)) {
+        as_respond_problem(resp, &prob);
+        return;
+    }
+    as_device dev;
+    int rc = ctx->store->device_by_slug(ctx->store->h, m, slug, &dev);
+    if (rc == AS_ENOTFOUND) {
+        as_respond_error(resp, 404, "NOT_FOUND", NULL,
+                         as_printf(m, "No device with slug '%s'; find one with GET "
+                                      "/v1/devices?q=",
+                                   slug));
+        return;
+    }
+    if (rc != AS_OK) {
+        storage_failed(resp);
+        return;
+    }
+    as_search_filter f = {.device_id = dev.id, .part_type = v[0].present ? v[0].str : NULL};
+    as_product *ps;
+    size_t n;
+    if (ctx->store->search(ctx->store->h, m, &f, &ps, &n) != AS_OK) {
+        storage_failed(resp);
+        return;
+    }
+    as_weights w;
+    as_weights_default(&w);
+    static const as_offer_filter none = {0, 0, NULL};
+    hit *hits = as_alloc(m, (n + 1) * sizeof(hit));
+    size_t nh = 0;
+    json_t *excluded = json_array();
+    for (size_t i = 0; i < n; i++) {
+        hit *h = &hits[nh];
+        h->p = &ps[i];
+        as_rank_offers(m, &ps[i], &w, &none, as_today(ctx), &h->r);
+        const char *why = exclusion(ctx, &ps[i], &h->r, true, &dev, &none);
+        if (why) {
+            json_array_append_new(excluded, as_view_excluded(&ps[i], why));
+            continue;
+        }
+        h->key = sort_key(SORT_SCORE, h);
+        nh++;
+    }
+    qsort(hits, nh, sizeof(hit), by_type_then_score);
+    json_t *groups = json_array(), *parts = NULL;
+    const char *cur = NULL;
+    for (size_t i = 0; i < nh; i++) {
+        if (!cur || strcmp(cur, hits[i].p->part_type) != 0) {
+            cur = hits[i].p->part_type;
+            parts = json_array();
+            json_array_append_new(groups, json_pack("{s:s, s:o}", "part_type", cur, "parts",
+                                                    parts));
+        }
+        json_array_append_new(parts, as_view_summary(m, hits[i].p, &hits[i].r, &dev));
+    }
+    json_t *o = json_pack("{s:{s:s, s:s, s:s, s:s}, s:o, s:o, s:o}", "device", "slug", dev.slug,
+                          "name", dev.name, "brand", dev.brand, "kind", dev.kind, "part_type",
+                          v[0].present ? json_string(v[0].str) : json_null(), "groups", groups,
+                          "excluded", excluded);
+    as_respond_json(resp, 200, o);
+}

@@ -1,0 +1,137 @@
+#include "as_devices.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "as_util.h"
+
+static bool term_char(unsigned char c)
+{
+    return isalnum(c) || c >= 0x80;
+}
+
+size_t as_text_terms(as_mem *m, const char *s, const char ***out)
+{
+    size_t cap = strlen(s) / 2 + 1, n = 0;
+    const char **t = as_alloc(m, cap * sizeof(char *));
+    const char *p = s;
+    while (*p) {
+        while (*p && !term_char((unsigned char)*p))
+            p++;
+        const char *b = p;
+        while (*p && term_char((unsigned char)*p))
+            p++;
+        if (p > b) t[n++] = as_lower(m, as_strndup(m, b, (size_t)(p - b)));
+    }
+    *out = t;
+    return n;
+}
+
+static bool has_term(const char **terms, size_t n, const char *t)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(terms[i], t) == 0) return true;
+    return false;
+}
+
+/* A query word matches a device word when equal, or as a prefix of 2+ letters. */
+static bool word_matches(const char *q, const char *d)
+{
+    size_t lq = strlen(q);
+    return strcmp(q, d) == 0 || (lq >= 2 && strncmp(q, d, lq) == 0);
+}
+
+static bool matches_any(const char *q, const char **terms, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (word_matches(q, terms[i])) return true;
+    return false;
+}
+
+static int match_cmp(const void *a, const void *b)
+{
+    const as_device_match *x = a, *y = b;
+    if (x->confidence != y->confidence) return x->confidence > y->confidence ? -1 : 1;
+    return strcmp(x->device->name, y->device->name);
+}
+
+size_t as_devices_match(as_mem *m, const as_device *devs, size_t n, const char *q,
+                        as_device_match **out)
+{
+    as_device_match *r = as_alloc(m, (n + 1) * sizeof(*r));
+    size_t k = 0;
+    const char **qt = NULL;
+    size_t nq = q ? as_text_terms(m, q, &qt) : 0;
+    for (size_t i = 0; i < n; i++) {
+        const as_device *d = &devs[i];
+        if (!q) {
+            r[k++] = (as_device_match){d, 1.0, true};
+            continue;
+        }
+        if (strcmp(q, d->slug) == 0) {
+            r[k++] = (as_device_match){d, 1.0, true};
+            continue;
+        }
+        const char **name_t, **all_t;
+        size_t nn = as_text_terms(m, as_printf(m, "%s %s", d->brand, d->name), &name_t);
+        size_t na = as_text_terms(
+            m, as_printf(m, "%s %s %s %s", d->brand, d->name, d->slug, d->aliases), &all_t);
+        size_t hit_q = 0, hit_name = 0;
+        for (size_t j = 0; j < nq; j++)
+            if (matches_any(qt[j], all_t, na)) hit_q++;
+        for (size_t j = 0; j < nn; j++) {
+            /* count each distinct name word once (the brand often repeats in the name) */
+            if (has_term(name_t, j, name_t[j])) continue;
+            for (size_t x = 0; x < nq; x++)
+                if (word_matches(qt[x], name_t[j])) {
+                    hit_name++;
+                    break;
+                }
+        }
+        if (!hit_q) continue;
+        size_t distinct = 0;
+        for (size_t j = 0; j < nn; j++)
+            if (!has_term(name_t, j, name_t[j])) distinct++;
+        double cq = (double)hit_q / (double)nq;
+        double cd = distinct ? (double)hit_name / (double)distinct : 0;
+        double conf = as_round(cq * (0.6 + 0.4 * cd), 2);
+        r[k++] = (as_device_match){d, conf, hit_q == nq};
+    }
+    qsort(r, k, sizeof(*r), match_cmp);
+    *out = r;
+    return k;
+}
+
+as_dev_resolution as_device_resolve(as_mem *m, const as_device *devs, size_t n, const char *q,
+                                    const as_device **found, const char **candidates_text)
+{
+    *found = NULL;
+    *candidates_text = NULL;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(devs[i].slug, q) == 0) {
+            *found = &devs[i];
+            return AS_DEV_FOUND;
+        }
+    as_device_match *c;
+    size_t k = as_devices_match(m, devs, n, q, &c);
+    size_t full = 0;
+    for (size_t i = 0; i < k; i++)
+        if (c[i].all_terms) {
+            if (!full) *found = c[i].device;
+            full++;
+        }
+    if (full == 1) return AS_DEV_FOUND;
+    *found = NULL;
+    if (k == 0) return AS_DEV_NONE;
+    as_buf b;
+    as_buf_init(&b, m);
+    size_t shown = 0;
+    for (size_t i = 0; i < k && shown < 8; i++) {
+        if (full && !c[i].all_terms) continue;
+        as_buf_printf(&b, "%s%s (%s)", shown ? ", " : "", c[i].device->slug, c[i].device->name);
+        shown++;
+    }
+    *candidates_text = as_buf_str(&b);
+    return full > 1 ? AS_DEV_AMBIGUOUS : AS_DEV_NONE;
+}

@@ -1,0 +1,29 @@
+/* Finding devices from free text (spec 4.3) and resolving a `device` parameter. */
+#ifndef AS_DEVICES_H
+#define AS_DEVICES_H
+
+#include <stdbool.h>
+
+#include "as_catalog.h"
+#include "as_mem.h"
+
+typedef struct as_device_match {
+    const as_device *device;
+    double confidence; /* 0..1, two decimals */
+    bool all_terms;    /* every word of the query matched this device */
+} as_device_match;
+
+/* Candidates for q, best first (confidence > 0); with q NULL every device at 1.0. */
+size_t as_devices_match(as_mem *m, const as_device *devs, size_t n, const char *q,
+                        as_device_match **out);
+
+typedef enum { AS_DEV_FOUND, AS_DEV_NONE, AS_DEV_AMBIGUOUS } as_dev_resolution;
+
+/* A slug, or free text that matches exactly one device; else the candidates. */
+as_dev_resolution as_device_resolve(as_mem *m, const as_device *devs, size_t n, const char *q,
+                                    const as_device **found, const char **candidates_text);
+
+/* Words of free text: lowercase runs of letters and digits (UTF-8 kept whole). */
+size_t as_text_terms(as_mem *m, const char *s, const char ***out);
+
+#endif

@@ -1,0 +1,143 @@
+#include "as_mem.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void *as_alloc(as_mem *m, size_t size)
+{
+    return m->alloc(m->baton, size ? size : 1);
+}
+
+char *as_strndup(as_mem *m, const char *s, size_t n)
+{
+    char *d = as_alloc(m, n + 1);
+    memcpy(d, s, n);
+    d[n] = '\0';
+    return d;
+}
+
+char *as_strdup(as_mem *m, const char *s)
+{
+    return s ? as_strndup(m, s, strlen(s)) : NULL;
+}
+
+char *as_vprintf(as_mem *m, const char *fmt, va_list ap)
+{
+    va_list cp;
+    va_copy(cp, ap);
+    int n = vsnprintf(NULL, 0, fmt, cp);
+    va_end(cp);
+    if (n < 0) n = 0;
+    char *d = as_alloc(m, (size_t)n + 1);
+    vsnprintf(d, (size_t)n + 1, fmt, ap);
+    return d;
+}
+
+char *as_printf(as_mem *m, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = as_vprintf(m, fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+/* Arena: a chain of malloc'd blocks, freed together. */
+struct as_arena {
+    struct block *head;
+};
+struct block {
+    struct block *next;
+    size_t used, cap;
+    max_align_t data[];
+};
+
+#define ARENA_BLOCK 8192
+
+static void *arena_alloc(void *baton, size_t size)
+{
+    as_arena *a = baton;
+    size = (size + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
+    struct block *b = a->head;
+    if (!b || b->cap - b->used < size) {
+        size_t cap = size > ARENA_BLOCK ? size : ARENA_BLOCK;
+        b = malloc(sizeof(*b) + cap);
+        if (!b) abort();
+        b->next = a->head;
+        b->used = 0;
+        b->cap = cap;
+        a->head = b;
+    }
+    void *p = (char *)b->data + b->used;
+    b->used += size;
+    memset(p, 0, size);
+    return p;
+}
+
+as_arena *as_arena_create(void)
+{
+    as_arena *a = calloc(1, sizeof(*a));
+    if (!a) abort();
+    return a;
+}
+
+void as_arena_destroy(as_arena *a)
+{
+    if (!a) return;
+    struct block *b = a->head;
+    while (b) {
+        struct block *n = b->next;
+        free(b);
+        b = n;
+    }
+    free(a);
+}
+
+as_mem as_arena_mem(as_arena *a)
+{
+    as_mem m = {arena_alloc, a};
+    return m;
+}
+
+void as_buf_init(as_buf *b, as_mem *m)
+{
+    b->mem = m;
+    b->data = NULL;
+    b->len = b->cap = 0;
+}
+
+void as_buf_add(as_buf *b, const char *s, size_t n)
+{
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 256;
+        while (cap < b->len + n + 1)
+            cap *= 2;
+        char *d = as_alloc(b->mem, cap);
+        if (b->len) memcpy(d, b->data, b->len);
+        b->data = d;
+        b->cap = cap;
+    }
+    memcpy(b->data + b->len, s, n);
+    b->len += n;
+    b->data[b->len] = '\0';
+}
+
+void as_buf_puts(as_buf *b, const char *s)
+{
+    as_buf_add(b, s, strlen(s));
+}
+
+void as_buf_printf(as_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = as_vprintf(b->mem, fmt, ap);
+    va_end(ap);
+    as_buf_puts(b, s);
+}
+
+const char *as_buf_str(as_buf *b)
+{
+    return b->data ? b->data : "";
+}

@@ -1,0 +1,40 @@
+/* Allocation for core: everything core allocates for one request comes from one
+ * as_mem, so the caller frees it all at once (the glue backs it with the request's
+ * APR pool; tests and the admin tool with as_arena). Core never frees piecemeal. */
+#ifndef AS_MEM_H
+#define AS_MEM_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+typedef struct as_mem {
+    void *(*alloc)(void *baton, size_t size); /* must return zeroed memory or abort */
+    void *baton;
+} as_mem;
+
+void *as_alloc(as_mem *m, size_t size);
+char *as_strdup(as_mem *m, const char *s);
+char *as_strndup(as_mem *m, const char *s, size_t n);
+char *as_printf(as_mem *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+char *as_vprintf(as_mem *m, const char *fmt, va_list ap);
+
+/* A malloc-backed arena for programs without APR pools (unit tests, fuzzers). */
+typedef struct as_arena as_arena;
+as_arena *as_arena_create(void);
+void as_arena_destroy(as_arena *a);
+as_mem as_arena_mem(as_arena *a);
+
+/* A growable string built on an as_mem. */
+typedef struct as_buf {
+    as_mem *mem;
+    char *data;
+    size_t len, cap;
+} as_buf;
+
+void as_buf_init(as_buf *b, as_mem *m);
+void as_buf_add(as_buf *b, const char *s, size_t n);
+void as_buf_puts(as_buf *b, const char *s);
+void as_buf_printf(as_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+const char *as_buf_str(as_buf *b);
+
+#endif

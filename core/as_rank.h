@@ -1,0 +1,67 @@
+/* Offer ranking (spec 2.4, docs/ranking.md): four components 0..100, weighted,
+ * summed and rounded; no paid placement anywhere in the formula. */
+#ifndef AS_RANK_H
+#define AS_RANK_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "as_catalog.h"
+#include "as_mem.h"
+
+enum { AS_W_PRICE, AS_W_DELIVERY, AS_W_QUALITY, AS_W_RELIABILITY, AS_W_N };
+extern const char *const as_weight_names[AS_W_N];
+
+typedef struct as_weights {
+    double w[AS_W_N]; /* normalised: each 0..1, summing to 1 */
+} as_weights;
+
+void as_weights_default(as_weights *w);
+/* Query-string form: "price:0.5,delivery:0.2" or a JSON object; "null" = defaults.
+ * On failure returns false with a message on m. */
+bool as_weights_parse(as_mem *m, const char *s, as_weights *out, const char **err);
+/* A JSON body value: object or null. */
+bool as_weights_from_json(as_mem *m, const json_t *v, as_weights *out, const char **err);
+json_t *as_weights_json(const as_weights *w);
+
+typedef struct as_offer_filter {
+    int64_t deliver_by;      /* day number; 0 = no limit */
+    int64_t max_price_cents; /* 0 = no limit */
+    const char *merchant;    /* merchant id; NULL = any */
+} as_offer_filter;
+
+typedef struct as_scored {
+    const as_offer *offer;
+    double comp[AS_W_N];     /* 0..100, one decimal */
+    double weighted[AS_W_N]; /* comp * weight, two decimals */
+    int score;               /* round(sum of weighted) */
+    int rank;
+    int64_t delivery_day;
+} as_scored;
+
+typedef struct as_ineligible {
+    const as_offer *offer;
+    const char *reason;
+    int64_t delivery_day;
+} as_ineligible;
+
+typedef struct as_ranking {
+    as_weights weights;
+    as_scored *ranked;
+    size_t n_ranked;
+    as_ineligible *inel;
+    size_t n_inel;
+    const char *explanation;
+} as_ranking;
+
+/* Delivery component: 100 for next-day delivery, 12.5 less per extra day. */
+double as_delivery_component(int days);
+/* Demo offers: agent-only price 5% below the store price, to the nearest cent. */
+int64_t as_demo_agent_price_cents(int64_t retail_cents);
+
+void as_rank_offers(as_mem *m, const as_product *p, const as_weights *w,
+                    const as_offer_filter *f, int64_t today, as_ranking *out);
+
+extern const char *const as_ranking_policy;
+
+#endif

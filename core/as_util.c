@@ -1,0 +1,289 @@
+#include "as_util.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+bool as_utf8_valid(const char *str, size_t n)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    size_t i = 0;
+    while (i < n) {
+        unsigned c = s[i];
+        size_t extra;
+        uint32_t cp;
+        if (c == 0) return false;
+        if (c < 0x80) {
+            i++;
+            continue;
+        } else if ((c & 0xE0) == 0xC0) {
+            extra = 1;
+            cp = c & 0x1F;
+        } else if ((c & 0xF0) == 0xE0) {
+            extra = 2;
+            cp = c & 0x0F;
+        } else if ((c & 0xF8) == 0xF0) {
+            extra = 3;
+            cp = c & 0x07;
+        } else {
+            return false;
+        }
+        if (i + extra >= n) return false;
+        for (size_t k = 1; k <= extra; k++) {
+            if ((s[i + k] & 0xC0) != 0x80) return false;
+            cp = (cp << 6) | (s[i + k] & 0x3F);
+        }
+        if ((extra == 1 && cp < 0x80) || (extra == 2 && cp < 0x800) ||
+            (extra == 3 && cp < 0x10000) || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+            return false;
+        i += extra + 1;
+    }
+    return true;
+}
+
+size_t as_utf8_len(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++)
+        if (((unsigned char)*s & 0xC0) != 0x80) n++;
+    return n;
+}
+
+/* Howard Hinnant's days_from_civil / civil_from_days. */
+static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
+{
+    y -= m <= 2;
+    const int64_t era = (y >= 0 ? y : y - 399) / 400;
+    const unsigned yoe = (unsigned)(y - era * 400);
+    const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + (int64_t)doe - 719468;
+}
+
+static void civil_from_days(int64_t z, int64_t *y, unsigned *m, unsigned *d)
+{
+    z += 719468;
+    const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+    const unsigned doe = (unsigned)(z - era * 146097);
+    const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    const unsigned mp = (5 * doy + 2) / 153;
+    *d = doy - (153 * mp + 2) / 5 + 1;
+    *m = mp < 10 ? mp + 3 : mp - 9;
+    *y = (int64_t)yoe + era * 400 + (*m <= 2);
+}
+
+static bool digits(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!isdigit((unsigned char)s[i])) return false;
+    return true;
+}
+
+static bool date_fields(const char *s, int64_t *days)
+{
+    if (!digits(s, 4) || s[4] != '-' || !digits(s + 5, 2) || s[7] != '-' || !digits(s + 8, 2))
+        return false;
+    int y = (s[0] - '0') * 1000 + (s[1] - '0') * 100 + (s[2] - '0') * 10 + (s[3] - '0');
+    unsigned m = (unsigned)((s[5] - '0') * 10 + (s[6] - '0'));
+    unsigned d = (unsigned)((s[8] - '0') * 10 + (s[9] - '0'));
+    if (y < 1970 || m < 1 || m > 12 || d < 1) return false;
+    static const unsigned mdays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    if (d > mdays[m - 1] || (m == 2 && d == 29 && !leap)) return false;
+    *days = days_from_civil(y, m, d);
+    return true;
+}
+
+bool as_date_parse(const char *s, int64_t *days)
+{
+    return s && strlen(s) == 10 && date_fields(s, days);
+}
+
+char *as_date_format(as_mem *m, int64_t days)
+{
+    int64_t y;
+    unsigned mo, d;
+    civil_from_days(days, &y, &mo, &d);
+    return as_printf(m, "%04lld-%02u-%02u", (long long)y, mo, d);
+}
+
+char *as_time_format(as_mem *m, int64_t t)
+{
+    int64_t days = t >= 0 ? t / 86400 : (t - 86399) / 86400;
+    int64_t secs = t - days * 86400;
+    int64_t y;
+    unsigned mo, d;
+    civil_from_days(days, &y, &mo, &d);
+    return as_printf(m, "%04lld-%02u-%02uT%02d:%02d:%02dZ", (long long)y, mo, d,
+                     (int)(secs / 3600), (int)(secs / 60 % 60), (int)(secs % 60));
+}
+
+bool as_time_parse(const char *s, int64_t *t)
+{
+    int64_t days;
+    if (!s || strlen(s) != 20 || !date_fields(s, &days) || s[10] != 'T' || s[13] != ':' ||
+        s[16] != ':' || s[19] != 'Z' || !digits(s + 11, 2) || !digits(s + 14, 2) ||
+        !digits(s + 17, 2))
+        return false;
+    int hh = (s[11] - '0') * 10 + s[12] - '0', mm = (s[14] - '0') * 10 + s[15] - '0',
+        ss = (s[17] - '0') * 10 + s[18] - '0';
+    if (hh > 23 || mm > 59 || ss > 59) return false;
+    *t = days * 86400 + hh * 3600 + mm * 60 + ss;
+    return true;
+}
+
+bool as_eur_parse_cents(const char *s, int64_t max_cents, int64_t *cents)
+{
+    if (!s || !*s) return false;
+    int64_t whole = 0, frac = 0;
+    size_t i = 0, nwhole = 0, nfrac = 0;
+    for (; isdigit((unsigned char)s[i]); i++, nwhole++) {
+        if (nwhole >= 12) return false;
+        whole = whole * 10 + (s[i] - '0');
+    }
+    if (nwhole == 0) return false;
+    if (s[i] == '.') {
+        for (i++; isdigit((unsigned char)s[i]); i++, nfrac++) {
+            if (nfrac >= 2) return false;
+            frac = frac * 10 + (s[i] - '0');
+        }
+        if (nfrac == 0) return false;
+        if (nfrac == 1) frac *= 10;
+    }
+    if (s[i] != '\0') return false;
+    int64_t v = whole * 100 + frac;
+    if (v > max_cents) return false;
+    *cents = v;
+    return true;
+}
+
+char *as_eur_format(as_mem *m, int64_t cents)
+{
+    const char *sign = cents < 0 ? "-" : "";
+    int64_t a = cents < 0 ? -cents : cents;
+    return as_printf(m, "%s\xE2\x82\xAC%lld.%02lld", sign, (long long)(a / 100),
+                     (long long)(a % 100));
+}
+
+bool as_int_parse(const char *s, int64_t min, int64_t max, int64_t *out)
+{
+    if (!s || !*s) return false;
+    bool neg = false;
+    size_t i = 0;
+    if (s[0] == '-') {
+        neg = true;
+        i = 1;
+    }
+    if (!s[i]) return false;
+    int64_t v = 0;
+    for (; s[i]; i++) {
+        if (!isdigit((unsigned char)s[i])) return false;
+        if (v > (INT64_MAX - 9) / 10) return false;
+        v = v * 10 + (s[i] - '0');
+    }
+    if (neg) v = -v;
+    if (v < min || v > max) return false;
+    *out = v;
+    return true;
+}
+
+static int hexval(int c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    c = tolower(c);
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    return -1;
+}
+
+/* Decodes s[0..n) into a new string; plus_is_space for query strings. */
+static bool pct_decode(as_mem *m, const char *s, size_t n, bool plus_is_space, char **out)
+{
+    char *d = as_alloc(m, n + 1);
+    size_t j = 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (c == '%') {
+            if (i + 2 >= n) return false;
+            int h = hexval((unsigned char)s[i + 1]), l = hexval((unsigned char)s[i + 2]);
+            if (h < 0 || l < 0) return false;
+            c = (char)(h * 16 + l);
+            i += 2;
+        } else if (c == '+' && plus_is_space) {
+            c = ' ';
+        }
+        d[j++] = c;
+    }
+    d[j] = '\0';
+    if (!as_utf8_valid(d, j)) return false; /* also rejects embedded NUL */
+    *out = d;
+    return true;
+}
+
+bool as_query_parse(as_mem *m, const char *raw, as_query *q, const char **bad)
+{
+    q->items = NULL;
+    q->n = 0;
+    if (!raw || !*raw) return true;
+    size_t cap = 1;
+    for (const char *p = raw; *p; p++)
+        if (*p == '&') cap++;
+    q->items = as_alloc(m, cap * sizeof(as_kv));
+    const char *p = raw;
+    while (*p) {
+        const char *end = strchr(p, '&');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len > 0) {
+            const char *eq = memchr(p, '=', len);
+            size_t klen = eq ? (size_t)(eq - p) : len;
+            char *k, *v;
+            if (!pct_decode(m, p, klen, true, &k)) {
+                *bad = "query";
+                return false;
+            }
+            if (!pct_decode(m, eq ? eq + 1 : p + len, eq ? len - klen - 1 : 0, true, &v)) {
+                *bad = k;
+                return false;
+            }
+            q->items[q->n].key = k;
+            q->items[q->n].val = v;
+            q->n++;
+        }
+        if (!end) break;
+        p = end + 1;
+    }
+    return true;
+}
+
+const char *as_query_get(const as_query *q, const char *key)
+{
+    for (size_t i = 0; i < q->n; i++)
+        if (strcmp(q->items[i].key, key) == 0) return q->items[i].val;
+    return NULL;
+}
+
+bool as_pct_decode_segment(as_mem *m, const char *s, size_t n, char **out)
+{
+    if (!pct_decode(m, s, n, false, out)) return false;
+    return strchr(*out, '/') == NULL;
+}
+
+double as_round(double v, int decimals)
+{
+    double f = pow(10.0, decimals);
+    return round(v * f) / f;
+}
+
+json_t *as_json_round(double v, int decimals)
+{
+    return json_real(as_round(v, decimals));
+}
+
+char *as_lower(as_mem *m, const char *s)
+{
+    char *d = as_strdup(m, s);
+    for (char *p = d; *p; p++)
+        *p = (char)tolower((unsigned char)*p);
+    return d;
+}

@@ -1,0 +1,55 @@
+/* Small portable helpers: UTF-8, dates, money, query strings, JSON numbers. */
+#ifndef AS_UTIL_H
+#define AS_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <jansson.h>
+
+#include "as_mem.h"
+
+/* UTF-8: validity (no NUL, no overlongs, no surrogates) and length in code points. */
+bool as_utf8_valid(const char *s, size_t n);
+size_t as_utf8_len(const char *s);
+
+/* Dates are days since 1970-01-01 (UTC); times are Unix seconds. */
+bool as_date_parse(const char *s, int64_t *days);
+char *as_date_format(as_mem *m, int64_t days);
+char *as_time_format(as_mem *m, int64_t t); /* ISO 8601 UTC, "2026-11-20T21:45:00Z" */
+bool as_time_parse(const char *s, int64_t *t);
+
+/* "12", "12.5", "12.50" -> 1200, 1250, 1250; more than two decimals, signs,
+ * exponents or values above max_cents are rejected. */
+bool as_eur_parse_cents(const char *s, int64_t max_cents, int64_t *cents);
+char *as_eur_format(as_mem *m, int64_t cents); /* "€12.50" */
+
+/* Strict integer parse: optional '-', digits only, within [min, max]. */
+bool as_int_parse(const char *s, int64_t min, int64_t max, int64_t *out);
+
+/* Query strings: a=b&c=d with %XX and '+' decoding. Values are decoded copies. */
+typedef struct as_kv {
+    const char *key;
+    const char *val;
+} as_kv;
+
+typedef struct as_query {
+    as_kv *items;
+    size_t n;
+} as_query;
+
+/* Returns false when a key or value is not valid percent-encoding / UTF-8;
+ * *bad then names the offending key (or "query"). */
+bool as_query_parse(as_mem *m, const char *raw, as_query *q, const char **bad);
+const char *as_query_get(const as_query *q, const char *key);
+/* Percent-decode one path segment; false on bad escapes, NUL or '/' inside. */
+bool as_pct_decode_segment(as_mem *m, const char *s, size_t n, char **out);
+
+/* A JSON real rounded to `decimals` places (so 0.35 prints as 0.35). */
+json_t *as_json_round(double v, int decimals);
+double as_round(double v, int decimals);
+
+/* ASCII lowercase copy. */
+char *as_lower(as_mem *m, const char *s);
+
+#endif

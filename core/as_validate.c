@@ -1,0 +1,180 @@
+#include "as_validate.h"
+
+#include <ctype.h>
+#include <string.h>
+
+#include "as_catalog.h"
+
+const as_enum_entry as_categories[] = {
+    {"hand-soap", "Hand soap"},
+    {"air-filters", "Air filters"},
+    {"vacuum-parts", "Vacuum cleaner parts"},
+    {"coffee-kitchen", "Coffee & kitchen"},
+    {"printer-ink", "Printer ink & toner"},
+    {"chargers-cables", "Chargers & cables"},
+    {"batteries", "Batteries"},
+};
+const size_t as_n_categories = sizeof(as_categories) / sizeof(as_categories[0]);
+
+const as_enum_entry as_part_types[] = {
+    {"hand-soap", "Hand soap"},   {"filter", "Filter"},
+    {"battery", "Battery"},       {"charger", "Charger"},
+    {"cable", "Cable"},           {"descaler", "Descaler"},
+    {"toner", "Toner"},           {"ink-cartridge", "Ink cartridge"},
+    {"jug-filter", "Jug filter"}, {"dust-bag", "Dust bag"},
+    {"accessory-kit", "Accessory kit"}, {"cell", "Cell"},
+};
+const size_t as_n_part_types = sizeof(as_part_types) / sizeof(as_part_types[0]);
+
+const char *const as_category_ids[] = {"hand-soap",   "air-filters",     "vacuum-parts",
+                                       "coffee-kitchen", "printer-ink", "chargers-cables",
+                                       "batteries",   NULL};
+const char *const as_part_type_ids[] = {"hand-soap", "filter",     "battery",  "charger",
+                                        "cable",     "descaler",   "toner",    "ink-cartridge",
+                                        "jug-filter", "dust-bag",  "accessory-kit", "cell",
+                                        NULL};
+const char *const as_sort_choices[] = {"score", "price", "delivery", "return_rate", NULL};
+
+const char *as_category_label(const char *id)
+{
+    for (size_t i = 0; i < as_n_categories; i++)
+        if (strcmp(as_categories[i].id, id) == 0) return as_categories[i].label;
+    return NULL;
+}
+
+bool as_part_type_known(const char *id)
+{
+    for (size_t i = 0; i < as_n_part_types; i++)
+        if (strcmp(as_part_types[i].id, id) == 0) return true;
+    return false;
+}
+
+void as_problem_set(as_problem *p, int status, const char *code, const char *field,
+                    const char *message)
+{
+    p->status = status;
+    p->code = code;
+    p->field = field;
+    p->message = message;
+}
+
+static bool bad(as_mem *m, as_problem *p, const char *field, const char *fmt, const char *a,
+                const char *b)
+{
+    as_problem_set(p, 400, "VALIDATION_ERROR", field, as_printf(m, fmt, a, b));
+    return false;
+}
+
+static const char *choices_text(as_mem *m, const char *const *c)
+{
+    as_buf b;
+    as_buf_init(&b, m);
+    for (size_t i = 0; c[i]; i++)
+        as_buf_printf(&b, "%s%s", i ? ", " : "", c[i]);
+    return as_buf_str(&b);
+}
+
+static bool length_ok(as_mem *m, const as_param_rule *r, const char *v, as_problem *p)
+{
+    size_t len = as_utf8_len(v);
+    if ((int64_t)len < r->min || (int64_t)len > r->max) {
+        const char *range = r->min > 0 ? as_printf(m, "from %lld to %lld characters",
+                                                   (long long)r->min, (long long)r->max)
+                                       : as_printf(m, "at most %lld characters", (long long)r->max);
+        as_problem_set(p, 400, "VALIDATION_ERROR", r->name,
+                       as_printf(m, "%s must be %s long (got %zu)", r->name, range, len));
+        return false;
+    }
+    return true;
+}
+
+bool as_validate_value(as_mem *m, const as_param_rule *r, const char *v, int64_t today,
+                       as_param *out, as_problem *p)
+{
+    out->present = true;
+    out->str = v;
+    if (!as_utf8_valid(v, strlen(v)))
+        return bad(m, p, r->name, "%s must be valid UTF-8 text%s", r->name, "");
+    switch (r->type) {
+    case AS_V_TEXT:
+        return length_ok(m, r, v, p);
+    case AS_V_SLUG:
+        if (!length_ok(m, r, v, p)) return false;
+        for (const char *c = v; *c; c++)
+            if (!isalnum((unsigned char)*c) && !strchr("._-", *c))
+                return bad(m, p, r->name,
+                           "%s may only contain letters, digits, '.', '_' and '-'%s", r->name, "");
+        return true;
+    case AS_V_POSTCODE:
+        if (!length_ok(m, r, v, p)) return false;
+        for (const char *c = v; *c; c++)
+            if (!isalnum((unsigned char)*c) && *c != ' ' && *c != '-')
+                return bad(m, p, r->name,
+                           "%s may only contain letters, digits, spaces and '-'%s", r->name, "");
+        return true;
+    case AS_V_ENUM:
+        if (!length_ok(m, r, v, p)) return false;
+        for (size_t i = 0; r->choices[i]; i++)
+            if (strcmp(r->choices[i], v) == 0) return true;
+        return bad(m, p, r->name, "%s must be one of: %s", r->name, choices_text(m, r->choices));
+    case AS_V_DATE:
+        if (!as_date_parse(v, &out->num))
+            return bad(m, p, r->name, "%s must be a date written yyyy-mm-dd%s", r->name, "");
+        if (out->num < today)
+            return bad(m, p, r->name, "%s must not be in the past (today is %s)", r->name,
+                       as_date_format(m, today));
+        return true;
+    case AS_V_EUR:
+        if (!as_eur_parse_cents(v, r->max, &out->num) || out->num <= 0)
+            return bad(m, p, r->name,
+                       "%s must be an amount in euros above 0 with at most two decimals, "
+                       "for example 12.50 (maximum %s)",
+                       r->name, as_eur_format(m, r->max));
+        return true;
+    case AS_V_BOOL:
+        if (!strcmp(v, "true") || !strcmp(v, "1"))
+            out->num = 1;
+        else if (!strcmp(v, "false") || !strcmp(v, "0"))
+            out->num = 0;
+        else
+            return bad(m, p, r->name, "%s must be true or false%s", r->name, "");
+        return true;
+    case AS_V_INT:
+        if (!as_int_parse(v, r->min, r->max, &out->num))
+            return bad(m, p, r->name, "%s must be a whole number %s", r->name,
+                       as_printf(m, "from %lld to %lld", (long long)r->min, (long long)r->max));
+        return true;
+    case AS_V_WEIGHTS: {
+        const char *err = NULL;
+        if (!as_weights_parse(m, v, &out->weights, &err))
+            return bad(m, p, r->name, "%s%s", err, "");
+        return true;
+    }
+    }
+    return bad(m, p, r->name, "%s is not understood%s", r->name, "");
+}
+
+bool as_validate_query(as_mem *m, const as_param_rule *rules, size_t n, const as_query *q,
+                       int64_t today, as_param *vals, as_problem *p)
+{
+    memset(vals, 0, n * sizeof(*vals));
+    for (size_t i = 0; i < q->n; i++) {
+        const as_kv *kv = &q->items[i];
+        size_t r = 0;
+        while (r < n && strcmp(rules[r].name, kv->key) != 0)
+            r++;
+        if (r == n) {
+            as_buf names;
+            as_buf_init(&names, m);
+            for (size_t k = 0; k < n; k++)
+                as_buf_printf(&names, "%s%s", k ? ", " : "", rules[k].name);
+            const char *shown = as_utf8_len(kv->key) > 40 ? "(a long name)" : kv->key;
+            return bad(m, p, kv->key, "unknown parameter '%s'; this endpoint takes: %s", shown,
+                       n ? as_buf_str(&names) : "no parameters");
+        }
+        if (vals[r].present)
+            return bad(m, p, kv->key, "%s is given more than once%s", kv->key, "");
+        if (!as_validate_value(m, &rules[r], kv->val, today, &vals[r], p)) return false;
+    }
+    return true;
+}

@@ -1,0 +1,266 @@
+/* mod_agentshop: the httpd glue of the Agent Shopping API. It turns HTTP into an
+ * as_request, lends core a database connection from mod_dbd, and writes core's
+ * as_response. Everything the API decides lives in core/. */
+#include "httpd.h"
+#include "apr_optional.h"
+#include "apr_strings.h"
+#include "http_config.h"
+#include "http_core.h"
+#include "http_log.h"
+#include "http_protocol.h"
+#include "http_request.h"
+#include "apr_dbd.h"
+#include "mod_dbd.h"
+
+#include "as_api.h"
+#include "as_db.h"
+
+module AP_MODULE_DECLARE_DATA agentshop_module;
+
+#define UNSET -1
+
+typedef struct dir_cfg {
+    const char *base; /* the <Location> the handler serves, e.g. "/v1" */
+    const char *key_prefix;
+    const char *base_url;
+    apr_int64_t quote_ttl, confirmation_ttl, return_window, ship_after;
+} dir_cfg;
+
+static ap_dbd_t *(*dbd_acquire)(request_rec *) = NULL;
+
+/* ---- configuration ---- */
+
+static void *create_dir_cfg(apr_pool_t *p, char *dir)
+{
+    dir_cfg *c = apr_pcalloc(p, sizeof(*c));
+    c->base = dir;
+    c->quote_ttl = c->confirmation_ttl = c->return_window = c->ship_after = UNSET;
+    return c;
+}
+
+static void *merge_dir_cfg(apr_pool_t *p, void *basev, void *addv)
+{
+    dir_cfg *b = basev, *a = addv, *c = apr_pcalloc(p, sizeof(*c));
+    c->base = a->base ? a->base : b->base;
+    c->key_prefix = a->key_prefix ? a->key_prefix : b->key_prefix;
+    c->base_url = a->base_url ? a->base_url : b->base_url;
+    c->quote_ttl = a->quote_ttl != UNSET ? a->quote_ttl : b->quote_ttl;
+    c->confirmation_ttl = a->confirmation_ttl != UNSET ? a->confirmation_ttl : b->confirmation_ttl;
+    c->return_window = a->return_window != UNSET ? a->return_window : b->return_window;
+    c->ship_after = a->ship_after != UNSET ? a->ship_after : b->ship_after;
+    return c;
+}
+
+/* A whole number within [min, max], or a start-up error naming the directive. */
+static const char *set_int(cmd_parms *cmd, void *cfg, const char *arg)
+{
+    apr_int64_t min = 1, max = 10 * 365 * 86400;
+    char *end = NULL;
+    apr_int64_t v = apr_strtoi64(arg, &end, 10);
+    if (!*arg || *end || v < min || v > max)
+        return apr_psprintf(cmd->pool, "%s: '%s' is not a whole number from %" APR_INT64_T_FMT
+                                       " to %" APR_INT64_T_FMT,
+                            cmd->directive->directive, arg, min, max);
+    *(apr_int64_t *)((char *)cfg + (size_t)cmd->info) = v;
+    return NULL;
+}
+
+static const char *set_prefix(cmd_parms *cmd, void *cfg, const char *arg)
+{
+    dir_cfg *c = cfg;
+    size_t n = strlen(arg);
+    if (n < 1 || n > 32 || strspn(arg, "abcdefghijklmnopqrstuvwxyz0123456789") != n)
+        return apr_psprintf(cmd->pool,
+                            "AgentShopKeyPrefix: '%s' must be 1 to 32 lowercase letters or "
+                            "digits",
+                            arg);
+    c->key_prefix = arg;
+    return NULL;
+}
+
+static const char *set_base_url(cmd_parms *cmd, void *cfg, const char *arg)
+{
+    dir_cfg *c = cfg;
+    apr_uri_t u;
+    if (apr_uri_parse(cmd->pool, arg, &u) != APR_SUCCESS || !u.scheme || !u.hostname ||
+        (strcmp(u.scheme, "http") && strcmp(u.scheme, "https")) || u.query || u.fragment)
+        return apr_psprintf(cmd->pool,
+                            "AgentShopBaseURL: '%s' must be an absolute http(s) URL such as "
+                            "https://shop.example/v1",
+                            arg);
+    size_t n = strlen(arg);
+    c->base_url = n && arg[n - 1] == '/' ? apr_pstrndup(cmd->pool, arg, n - 1) : arg;
+    return NULL;
+}
+
+static const command_rec cmds[] = {
+    AP_INIT_TAKE1("AgentShopKeyPrefix", set_prefix, NULL, RSRC_CONF | ACCESS_CONF,
+                  "prefix of agent keys, <prefix>_sk_test_<32 characters> (default agentshop)"),
+    AP_INIT_TAKE1("AgentShopBaseURL", set_base_url, NULL, RSRC_CONF | ACCESS_CONF,
+                  "absolute URL of the API base, e.g. https://shop.example/v1"),
+    AP_INIT_TAKE1("AgentShopQuoteTTL", set_int, (void *)APR_OFFSETOF(dir_cfg, quote_ttl),
+                  RSRC_CONF | ACCESS_CONF, "seconds a quote stays valid (default 600)"),
+    AP_INIT_TAKE1("AgentShopConfirmationTTL", set_int,
+                  (void *)APR_OFFSETOF(dir_cfg, confirmation_ttl), RSRC_CONF | ACCESS_CONF,
+                  "seconds a confirmation link stays valid (default 86400)"),
+    AP_INIT_TAKE1("AgentShopReturnWindow", set_int, (void *)APR_OFFSETOF(dir_cfg, return_window),
+                  RSRC_CONF | ACCESS_CONF, "days after delivery a return is accepted (default 30)"),
+    AP_INIT_TAKE1("AgentShopShipAfter", set_int, (void *)APR_OFFSETOF(dir_cfg, ship_after),
+                  RSRC_CONF | ACCESS_CONF,
+                  "seconds after placing that a demo order ships (default 3600)"),
+    {NULL},
+};
+
+static int post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp, server_rec *s)
+{
+    (void)pconf;
+    (void)plog;
+    (void)ptemp;
+    dbd_acquire = APR_RETRIEVE_OPTIONAL_FN(ap_dbd_acquire);
+    if (!dbd_acquire) {
+        ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s,
+                     "mod_agentshop needs mod_dbd: add LoadModule dbd_module");
+        return HTTP_INTERNAL_SERVER_ERROR;
+    }
+    return OK;
+}
+
+/* ---- the request ---- */
+
+typedef struct req_ctx {
+    request_rec *r;
+    as_db db;
+} req_ctx;
+
+static void *pool_alloc(void *baton, size_t n)
+{
+    return apr_pcalloc((apr_pool_t *)baton, n);
+}
+
+static void core_log(void *baton, int level, const char *msg)
+{
+    request_rec *r = baton;
+    ap_log_rerror(APLOG_MARK, level, 0, r, "%s", msg);
+}
+
+static void db_log(void *baton, const char *msg)
+{
+    request_rec *r = baton;
+    ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, "database: %s", msg);
+}
+
+/* Connections are taken from mod_dbd only when core first needs storage. */
+static int acquire(as_db *db)
+{
+    request_rec *r = db->log_baton;
+    ap_dbd_t *conn = dbd_acquire(r);
+    if (!conn) {
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
+                      "no database connection from mod_dbd (check DBDriver/DBDParams)");
+        return -1;
+    }
+    const char *err = NULL;
+    if (as_db_conn_init(conn->pool, conn->driver, conn->handle, conn->prepared, &err) !=
+        APR_SUCCESS) {
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, "database set-up failed: %s", err);
+        return -1;
+    }
+    db->driver = conn->driver;
+    db->handle = conn->handle;
+    db->prepared = conn->prepared;
+    db->pg = strcmp(apr_dbd_name(conn->driver), "pgsql") == 0;
+    return 0;
+}
+
+/* The raw (still percent-encoded) path below the handler's location. */
+static const char *api_path(request_rec *r, const dir_cfg *c)
+{
+    const char *raw = r->unparsed_uri && r->unparsed_uri[0] == '/'
+                          ? r->unparsed_uri
+                          : ap_os_escape_path(r->pool, r->uri, 0);
+    size_t n = strcspn(raw, "?#");
+    const char *base = c->base && c->base[0] == '/' ? c->base : "/v1";
+    size_t bl = strlen(base);
+    while (bl && base[bl - 1] == '/')
+        bl--;
+    if (n < bl || strncmp(raw, base, bl) != 0 || (n > bl && raw[bl] != '/')) return NULL;
+    return apr_pstrndup(r->pool, raw + bl, n - bl);
+}
+
+static int write_response(request_rec *r, as_response *resp)
+{
+    r->status = resp->status;
+    ap_set_content_type(r, "application/json");
+    apr_table_setn(r->headers_out, "Cache-Control", "no-store");
+    apr_table_setn(r->headers_out, "X-Content-Type-Options", "nosniff");
+    if (resp->allow) apr_table_setn(r->headers_out, "Allow", resp->allow);
+    char *s = resp->body ? json_dumps(resp->body, JSON_COMPACT | JSON_REAL_PRECISION(12)) : NULL;
+    as_response_clear(resp);
+    if (!s) {
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, "response could not be encoded");
+        s = strdup("{\"error\":\"INTERNAL_ERROR\",\"message\":\"The response could not be "
+                   "encoded.\"}");
+        r->status = HTTP_INTERNAL_SERVER_ERROR;
+    }
+    size_t n = strlen(s);
+    ap_set_content_length(r, (apr_off_t)n + 1);
+    if (!r->header_only) {
+        ap_rwrite(s, (int)n, r);
+        ap_rputc('\n', r);
+    }
+    free(s);
+    return OK;
+}
+
+static int agentshop_handler(request_rec *r)
+{
+    if (!r->handler || strcmp(r->handler, "agentshop") != 0) return DECLINED;
+    dir_cfg *c = ap_get_module_config(r->per_dir_config, &agentshop_module);
+
+    req_ctx rc = {.r = r};
+    as_mem mem = {pool_alloc, r->pool};
+    as_config cfg;
+    as_config_defaults(&cfg);
+    if (c->key_prefix) cfg.key_prefix = c->key_prefix;
+    if (c->quote_ttl != UNSET) cfg.quote_ttl = c->quote_ttl;
+    if (c->confirmation_ttl != UNSET) cfg.confirmation_ttl = c->confirmation_ttl;
+    if (c->return_window != UNSET) cfg.return_window_days = c->return_window;
+    if (c->ship_after != UNSET) cfg.ship_after = c->ship_after;
+
+    rc.db.pool = r->pool;
+    rc.db.log = db_log;
+    rc.db.log_baton = r;
+    rc.db.acquire = acquire;
+    as_store store = as_db_store(&rc.db);
+    as_ctx ctx = {&mem, &store, &cfg, apr_time_sec(r->request_time), core_log, r};
+    as_response resp = {0};
+
+    /* An error httpd raised inside our location arrives here via ErrorDocument. */
+    if (r->prev && apr_table_get(r->subprocess_env, "REDIRECT_STATUS")) {
+        as_respond_http_status(&resp, r->prev->status);
+        return write_response(r, &resp);
+    }
+    const char *path = api_path(r, c);
+    if (!path) {
+        as_respond_http_status(&resp, HTTP_NOT_FOUND);
+        return write_response(r, &resp);
+    }
+    as_request req = {r->method, path, r->args};
+    as_handle(&ctx, &req, &resp);
+    return write_response(r, &resp);
+}
+
+static void register_hooks(apr_pool_t *p)
+{
+    (void)p;
+    static const char *const after_dbd[] = {"mod_dbd.c", NULL};
+    ap_hook_post_config(post_config, NULL, after_dbd, APR_HOOK_MIDDLE);
+    ap_hook_handler(agentshop_handler, NULL, NULL, APR_HOOK_MIDDLE);
+}
+
+AP_DECLARE_MODULE(agentshop) = {
+    STANDARD20_MODULE_STUFF, create_dir_cfg, merge_dir_cfg, NULL, NULL, cmds, register_hooks,
+#if defined(AP_MODULE_FLAG_ALWAYS_MERGE)
+    AP_MODULE_FLAG_ALWAYS_MERGE
+#endif
+};

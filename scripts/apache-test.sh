@@ -1,0 +1,33 @@
+#!/bin/sh
+# Runs the Apache::Test suite against the built module with a fresh demo
+# database. As root it runs as nobody (Apache::Test refuses root and exits 0
+# having run nothing), and it fails when no test ran.
+set -u
+top=$(pwd)
+rm -rf t/var t/logs
+mkdir -p t/var t/logs
+runas=""
+if [ "$(id -u)" -eq 0 ]; then
+    chown -R nobody:nogroup t
+    runas="runuser -u nobody --"
+fi
+export HOME="$top/t/var" APACHE_TEST_NO_STICKY_PREFERENCES=1
+if ! $runas bin/agentshopctl --params "$top/t/var/agentshop.db" init --demo >t/var/init.json; then
+    echo "apache-test: creating the test database failed" >&2
+    exit 1
+fi
+log="$top/t/var/apache-test.log"
+$runas env HOME="$HOME" perl t/TEST.PL -apxs /usr/bin/apxs "$@" >"$log" 2>&1; cat "$log"
+rc=$(grep -c 'Result: PASS' "$log")
+tests=$(sed -n 's/^Files=[0-9]*, Tests=\([0-9]*\).*/\1/p' "$log" | tail -n 1)
+failed=$(grep -Ec '^t/.* (Failed|Wstat|Dubious)|^not ok' "$log")
+if [ -z "$tests" ] || [ "$tests" -eq 0 ]; then
+    echo "apache-test: no test ran — treating that as a failure" >&2
+    echo "apache: 0 passed, 1 failed"
+    exit 1
+fi
+if [ "$rc" -eq 0 ]; then
+    echo "apache: $((tests - failed)) passed, $failed failed"
+    exit 1
+fi
+echo "apache: $tests passed, 0 failed"

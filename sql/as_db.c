@@ -1,0 +1,625 @@
+#include "as_db.h"
+
+#include <apr_strings.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "as_mem.h"
+
+/* ---- statements ---- */
+
+typedef struct stmt_def {
+    const char *label;
+    const char *sqlite; /* apr_dbd syntax: %s text, %lld integer, %lf real */
+    const char *pgsql;  /* NULL when the SQLite text works as it is */
+} stmt_def;
+
+#define PRODUCT_SUMMARY                                                                          \
+    "p.id, p.sku, p.name, p.brand, p.category, p.part_type, p.image_urls, p.availability, "     \
+    "p.verif_status, p.verif_note, p.return_rate, "                                             \
+    "CASE WHEN EXISTS (SELECT 1 FROM compat g WHERE g.product_id = p.id AND g.fit_status = "    \
+    "'fits') THEN 1 ELSE 0 END"
+#define OFFER_COLS                                                                               \
+    "o.id, o.price_cents, o.retail_price_cents, o.price_label, o.delivery_days, o.stock, m.id, " \
+    "m.name, m.country, m.city, m.on_time_rate, m.accuracy_rate"
+/* Offer columns start here in every search row. */
+#define SEARCH_OFFER_COL 18
+#define OFFER_JOIN                                                                               \
+    " LEFT JOIN offers o ON o.product_id = p.id LEFT JOIN merchants m ON m.id = o.merchant_id "
+#define SEARCH_FILTERS                                                                           \
+    " (%s IS NULL OR p.category = %s) AND (%s IS NULL OR p.part_type = %s) AND (%s IS NULL OR "  \
+    "EXISTS (SELECT 1 FROM offers x WHERE x.product_id = p.id AND x.merchant_id = %s)) "
+#define DEVICE_JOIN                                                                              \
+    " JOIN compat c ON c.product_id = p.id AND c.device_id = %lld JOIN devices d ON d.id = "     \
+    "c.device_id "
+#define NO_COMPAT ", NULL, NULL, NULL, NULL, NULL, "
+#define COMPAT_COLS ", d.slug, d.name, c.fit_status, c.evidence, c.checked_at, "
+
+static const stmt_def stmts[] = {
+    {"as_merchants",
+     "SELECT id, name, country, city, on_time_rate, accuracy_rate FROM merchants ORDER BY id",
+     NULL},
+    {"as_devices", "SELECT id, slug, name, brand, kind, aliases FROM devices ORDER BY id", NULL},
+    {"as_device_by_slug",
+     "SELECT id, slug, name, brand, kind, aliases FROM devices WHERE slug = %s", NULL},
+    {"as_product_by_sku",
+     "SELECT " PRODUCT_SUMMARY ", p.gtin, p.description, p.source_url, p.source_notes, "
+     "p.source_checked_at, p.source_product_id, p.is_demo, p.measured_at, p.measured_node, "
+     "p.sample_size, p.on_time_rate_90d, p.wrong_item_rate, p.agent_orders_90d, "
+     "p.orders_per_week FROM products p WHERE p.sku = %s",
+     NULL},
+    {"as_product_specs",
+     "SELECT spec, label, kind, unit, claimed, measured, tolerance_pct FROM product_specs "
+     "WHERE product_id = %lld ORDER BY pos",
+     NULL},
+    {"as_product_offers",
+     "SELECT " OFFER_COLS " FROM offers o JOIN merchants m ON m.id = o.merchant_id "
+     "WHERE o.product_id = %lld ORDER BY o.id",
+     NULL},
+    {"as_product_compat",
+     "SELECT d.slug, d.name, c.fit_status, c.evidence, c.checked_at FROM compat c "
+     "JOIN devices d ON d.id = c.device_id WHERE c.product_id = %lld AND c.device_id = %lld",
+     NULL},
+    {"as_product_questions",
+     "SELECT id, question, answer, asked_at FROM questions WHERE product_id = %lld "
+     "ORDER BY asked_at, id",
+     NULL},
+    /* Search: four shapes (text or not, device or not), filters as NULL-able params. */
+    {"as_search",
+     "SELECT " PRODUCT_SUMMARY ", 0" NO_COMPAT OFFER_COLS " FROM products p" OFFER_JOIN
+     "WHERE" SEARCH_FILTERS "ORDER BY p.id, o.id",
+     NULL},
+    {"as_search_text",
+     "SELECT " PRODUCT_SUMMARY ", f.rank" NO_COMPAT OFFER_COLS
+     " FROM product_fts f JOIN products p ON p.id = f.rowid" OFFER_JOIN
+     "WHERE product_fts MATCH %s AND" SEARCH_FILTERS "ORDER BY p.id, o.id",
+     "SELECT " PRODUCT_SUMMARY
+     ", -ts_rank(p.search, to_tsquery('simple', %s))" NO_COMPAT OFFER_COLS
+     " FROM products p" OFFER_JOIN "WHERE p.search @@ to_tsquery('simple', %s) AND" SEARCH_FILTERS
+     "ORDER BY p.id, o.id"},
+    {"as_search_dev",
+     "SELECT " PRODUCT_SUMMARY ", 0" COMPAT_COLS OFFER_COLS " FROM products p" DEVICE_JOIN
+         OFFER_JOIN "WHERE" SEARCH_FILTERS "ORDER BY p.id, o.id",
+     NULL},
+    {"as_search_text_dev",
+     "SELECT " PRODUCT_SUMMARY ", f.rank" COMPAT_COLS OFFER_COLS
+     " FROM product_fts f JOIN products p ON p.id = f.rowid" DEVICE_JOIN OFFER_JOIN
+     "WHERE product_fts MATCH %s AND" SEARCH_FILTERS "ORDER BY p.id, o.id",
+     "SELECT " PRODUCT_SUMMARY
+     ", -ts_rank(p.search, to_tsquery('simple', %s))" COMPAT_COLS OFFER_COLS
+     " FROM products p" DEVICE_JOIN OFFER_JOIN
+     "WHERE p.search @@ to_tsquery('simple', %s) AND" SEARCH_FILTERS "ORDER BY p.id, o.id"},
+    /* Catalogue loading (bin/agentshopctl). */
+    {"as_meta_get", "SELECT value FROM meta WHERE key = %s", NULL},
+    {"as_meta_set",
+     "INSERT INTO meta (key, value) VALUES (%s, %s) ON CONFLICT (key) DO UPDATE SET value = "
+     "excluded.value",
+     NULL},
+    {"as_count_products", "SELECT COUNT(*) FROM products", NULL},
+    {"as_insert_merchant",
+     "INSERT INTO merchants (id, name, country, city, on_time_rate, accuracy_rate) "
+     "VALUES (%s, %s, %s, %s, %lf, %lf)",
+     NULL},
+    {"as_insert_product",
+     "INSERT INTO products (id, sku, gtin, name, brand, category, part_type, description, "
+     "image_urls, source_url, source_notes, source_checked_at, source_product_id, availability, "
+     "is_demo, verif_status, verif_note, measured_at, measured_node, sample_size, "
+     "on_time_rate_90d, return_rate, wrong_item_rate, agent_orders_90d, orders_per_week) VALUES "
+     "(%lld, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %lld, %s, %s, %s, %s, %lld, "
+     "%lf, %lf, %lf, %lld, %s)",
+     NULL},
+    {"as_insert_spec",
+     "INSERT INTO product_specs (product_id, pos, spec, label, kind, unit, claimed, measured, "
+     "tolerance_pct) VALUES (%lld, %lld, %s, %s, %s, %s, %s, %s, %lf)",
+     NULL},
+    {"as_insert_offer",
+     "INSERT INTO offers (id, product_id, merchant_id, price_cents, retail_price_cents, "
+     "price_label, delivery_days, stock) VALUES (%s, %lld, %s, %lld, %lld, %s, %lld, %lld)",
+     NULL},
+    {"as_insert_device",
+     "INSERT INTO devices (id, slug, name, brand, kind, aliases) VALUES (%lld, %s, %s, %s, %s, "
+     "%s)",
+     NULL},
+    {"as_insert_compat",
+     "INSERT INTO compat (device_id, product_id, fit_status, evidence, checked_at) VALUES "
+     "(%lld, %lld, %s, %s, %s)",
+     NULL},
+    {"as_fts_rebuild", "INSERT INTO product_fts (product_fts) VALUES ('rebuild')",
+     "SELECT 1"},
+};
+#define N_STMTS (sizeof(stmts) / sizeof(stmts[0]))
+#define INIT_MARK "as_conn_ready"
+
+/* ---- schema text, generated from sql/schema.*.sql at build time ---- */
+#include "schema_sqlite.inc"
+#include "schema_pgsql.inc"
+
+const char *as_db_schema(int pg)
+{
+    return pg ? schema_pgsql_sql : schema_sqlite_sql;
+}
+
+/* ---- connections ---- */
+
+static int is_pg(const apr_dbd_driver_t *d)
+{
+    return strcmp(apr_dbd_name(d), "pgsql") == 0;
+}
+
+static apr_status_t sqlite_pragmas(apr_pool_t *p, const apr_dbd_driver_t *d, apr_dbd_t *h,
+                                   const char **err)
+{
+    /* Each returns at most a row; run as selects so the driver accepts the row. */
+    static const char *const pragmas[] = {
+        "PRAGMA busy_timeout = 10000", "PRAGMA journal_mode = WAL",
+        "PRAGMA foreign_keys = ON",    "PRAGMA synchronous = FULL",
+    };
+    for (size_t i = 0; i < sizeof(pragmas) / sizeof(pragmas[0]); i++) {
+        apr_dbd_results_t *res = NULL;
+        apr_dbd_row_t *row;
+        int rv = apr_dbd_select(d, p, h, &res, pragmas[i], 0);
+        if (rv) {
+            *err = apr_psprintf(p, "%s failed: %s", pragmas[i], apr_dbd_error(d, h, rv));
+            return APR_EGENERAL;
+        }
+        while (apr_dbd_get_row(d, p, res, &row, -1) == 0) {
+        }
+    }
+    return APR_SUCCESS;
+}
+
+apr_status_t as_db_conn_init(apr_pool_t *conn_pool, const apr_dbd_driver_t *d, apr_dbd_t *h,
+                             apr_hash_t *prepared, const char **err)
+{
+    if (apr_hash_get(prepared, INIT_MARK, APR_HASH_KEY_STRING)) return APR_SUCCESS;
+    int pg = is_pg(d);
+    if (!pg && sqlite_pragmas(conn_pool, d, h, err) != APR_SUCCESS) return APR_EGENERAL;
+    for (size_t i = 0; i < N_STMTS; i++) {
+        const char *sql = pg && stmts[i].pgsql ? stmts[i].pgsql : stmts[i].sqlite;
+        apr_dbd_prepared_t *st = NULL;
+        int rv = apr_dbd_prepare(d, conn_pool, h, sql, stmts[i].label, &st);
+        if (rv) {
+            *err = apr_psprintf(conn_pool,
+                                "preparing %s failed (is the schema loaded? run "
+                                "agentshopctl init): %s",
+                                stmts[i].label, apr_dbd_error(d, h, rv));
+            return APR_EGENERAL;
+        }
+        apr_hash_set(prepared, stmts[i].label, APR_HASH_KEY_STRING, st);
+    }
+    apr_hash_set(prepared, INIT_MARK, APR_HASH_KEY_STRING, (void *)INIT_MARK);
+    return APR_SUCCESS;
+}
+
+apr_status_t as_db_open(apr_pool_t *p, const char *driver, const char *params, as_db *db,
+                        const char **err)
+{
+    memset(db, 0, sizeof(*db));
+    db->pool = p;
+    apr_status_t rv = apr_dbd_init(p);
+    if (rv == APR_SUCCESS) rv = apr_dbd_get_driver(p, driver, &db->driver);
+    if (rv != APR_SUCCESS) {
+        *err = apr_psprintf(p, "cannot load the apr_dbd driver '%s' (install "
+                               "libaprutil1-dbd-%s)",
+                            driver, driver);
+        return rv;
+    }
+    const char *dberr = NULL;
+    rv = apr_dbd_open_ex(db->driver, p, params, &db->handle, &dberr);
+    if (rv != APR_SUCCESS) {
+        *err = apr_psprintf(p, "cannot open the database '%s': %s", params,
+                            dberr ? dberr : "unknown error");
+        return rv;
+    }
+    db->pg = is_pg(db->driver);
+    db->prepared = apr_hash_make(p);
+    if (!db->pg) return sqlite_pragmas(p, db->driver, db->handle, err);
+    return APR_SUCCESS;
+}
+
+void as_db_close(as_db *db)
+{
+    if (db->handle) apr_dbd_close(db->driver, db->handle);
+    db->handle = NULL;
+}
+
+static void db_log(as_db *db, const char *what, int rv)
+{
+    if (db->log)
+        db->log(db->log_baton, apr_psprintf(db->pool, "%s: %s", what,
+                                            apr_dbd_error(db->driver, db->handle, rv)));
+}
+
+static apr_dbd_prepared_t *stmt_get(as_db *db, const char *label)
+{
+    if (!db->handle && (!db->acquire || db->acquire(db) != 0)) return NULL;
+    apr_dbd_prepared_t *st = apr_hash_get(db->prepared, label, APR_HASH_KEY_STRING);
+    if (!st && db->log)
+        db->log(db->log_baton, apr_psprintf(db->pool, "statement %s is not prepared", label));
+    return st;
+}
+
+int as_db_select(as_db *db, const char *label, apr_dbd_results_t **res, int nargs,
+                 const char **args)
+{
+    apr_dbd_prepared_t *st = stmt_get(db, label);
+    if (!st) return -1;
+    *res = NULL;
+    /* pgsql: random=1 (sequential access sleeps on empty results); sqlite: streamed */
+    int rv = apr_dbd_pselect(db->driver, db->pool, db->handle, res, st, db->pg ? 1 : 0, nargs,
+                             args);
+    if (rv) db_log(db, label, rv);
+    return rv;
+}
+
+int as_db_exec(as_db *db, const char *label, int *nrows, int nargs, const char **args)
+{
+    apr_dbd_prepared_t *st = stmt_get(db, label);
+    if (!st) return -1;
+    int n = 0;
+    int rv = apr_dbd_pquery(db->driver, db->pool, db->handle, nrows ? nrows : &n, st, nargs,
+                            args);
+    if (rv) db_log(db, label, rv);
+    return rv;
+}
+
+int as_db_next(as_db *db, apr_dbd_results_t *res, apr_dbd_row_t **row)
+{
+    return apr_dbd_get_row(db->driver, db->pool, res, row, -1) == 0;
+}
+
+const char *as_db_col(as_db *db, apr_dbd_row_t *row, int n)
+{
+    char *v = NULL;
+    if (apr_dbd_datum_get(db->driver, row, n, APR_DBD_TYPE_STRING, &v) != APR_SUCCESS)
+        return NULL;
+    return v;
+}
+
+int as_db_begin(as_db *db, apr_dbd_transaction_t **t)
+{
+    *t = NULL;
+    int rv = apr_dbd_transaction_start(db->driver, db->pool, db->handle, t);
+    if (rv) db_log(db, "begin", rv);
+    return rv;
+}
+
+int as_db_end(as_db *db, apr_dbd_transaction_t *t, int ok)
+{
+    if (!ok) apr_dbd_transaction_mode_set(db->driver, t, APR_DBD_TRANSACTION_ROLLBACK);
+    int rv = apr_dbd_transaction_end(db->driver, db->pool, t);
+    if (rv) db_log(db, "commit", rv);
+    return rv;
+}
+
+apr_status_t as_db_exec_script(as_db *db, const char *script, const char **err)
+{
+    char *copy = apr_pstrdup(db->pool, script), *save = NULL;
+    struct {
+        char *data;
+        size_t len;
+    } cur = {apr_pcalloc(db->pool, strlen(script) + 1), 0};
+    for (char *line = apr_strtok(copy, "\n", &save); line; line = apr_strtok(NULL, "\n", &save)) {
+        const char *t = line + strspn(line, " \t");
+        if (strncmp(t, "--", 2) == 0 || !*t) continue;
+        size_t n = strlen(line);
+        memcpy(cur.data + cur.len, line, n);
+        cur.len += n;
+        cur.data[cur.len++] = '\n';
+        while (n && strchr(" \t\r", line[n - 1]))
+            n--;
+        if (n && line[n - 1] == ';') {
+            while (cur.len && strchr(" \t\r\n", cur.data[cur.len - 1]))
+                cur.len--;
+            cur.data[cur.len] = '\0';
+            int nrows = 0;
+            int rv = apr_dbd_query(db->driver, db->handle, &nrows, cur.data);
+            if (rv) {
+                *err = apr_psprintf(db->pool, "%s\nfailed: %s", cur.data,
+                                    apr_dbd_error(db->driver, db->handle, rv));
+                return APR_EGENERAL;
+            }
+            cur.len = 0;
+        }
+    }
+    return APR_SUCCESS;
+}
+
+/* ---- the as_store functions ---- */
+
+static int64_t to_i64(const char *s)
+{
+    return s ? strtoll(s, NULL, 10) : 0;
+}
+
+static double to_dbl(const char *s)
+{
+    return s ? strtod(s, NULL) : 0;
+}
+
+static int to_bool(const char *s)
+{
+    return s && (s[0] == '1' || s[0] == 't');
+}
+
+static const char *i64s(as_db *db, int64_t v)
+{
+    return apr_psprintf(db->pool, "%" APR_INT64_T_FMT, v);
+}
+
+static void read_merchant(as_db *db, apr_dbd_row_t *row, int c, as_merchant *m)
+{
+    m->id = as_db_col(db, row, c);
+    m->name = as_db_col(db, row, c + 1);
+    m->country = as_db_col(db, row, c + 2);
+    m->city = as_db_col(db, row, c + 3);
+    m->on_time_rate = to_dbl(as_db_col(db, row, c + 4));
+    m->accuracy_rate = to_dbl(as_db_col(db, row, c + 5));
+}
+
+static void read_offer(as_db *db, apr_dbd_row_t *row, int c, as_offer *o)
+{
+    o->id = as_db_col(db, row, c);
+    o->price_cents = to_i64(as_db_col(db, row, c + 1));
+    o->retail_price_cents = to_i64(as_db_col(db, row, c + 2));
+    o->price_label = as_db_col(db, row, c + 3);
+    o->delivery_days = (int)to_i64(as_db_col(db, row, c + 4));
+    o->stock = to_i64(as_db_col(db, row, c + 5));
+    read_merchant(db, row, c + 6, &o->merchant);
+}
+
+/* A growable array on an as_mem. */
+static void *grow(as_mem *m, void *arr, size_t *cap, size_t n, size_t elem)
+{
+    if (n < *cap) return arr;
+    size_t nc = *cap ? *cap * 2 : 16;
+    void *na = as_alloc(m, nc * elem);
+    if (n) memcpy(na, arr, n * elem);
+    *cap = nc;
+    return na;
+}
+
+static int st_merchants(void *h, as_mem *m, as_merchant **out, size_t *n)
+{
+    as_db *db = h;
+    apr_dbd_results_t *res;
+    apr_dbd_row_t *row;
+    if (as_db_select(db, "as_merchants", &res, 0, NULL)) return AS_EDB;
+    size_t cap = 0;
+    *out = NULL;
+    *n = 0;
+    while (as_db_next(db, res, &row)) {
+        *out = grow(m, *out, &cap, *n, sizeof(as_merchant));
+        read_merchant(db, row, 0, &(*out)[(*n)++]);
+    }
+    return AS_OK;
+}
+
+static void read_device(as_db *db, apr_dbd_row_t *row, as_device *d)
+{
+    d->id = to_i64(as_db_col(db, row, 0));
+    d->slug = as_db_col(db, row, 1);
+    d->name = as_db_col(db, row, 2);
+    d->brand = as_db_col(db, row, 3);
+    d->kind = as_db_col(db, row, 4);
+    d->aliases = as_db_col(db, row, 5);
+    if (!d->aliases) d->aliases = "";
+}
+
+static int st_devices(void *h, as_mem *m, as_device **out, size_t *n)
+{
+    as_db *db = h;
+    apr_dbd_results_t *res;
+    apr_dbd_row_t *row;
+    if (as_db_select(db, "as_devices", &res, 0, NULL)) return AS_EDB;
+    size_t cap = 0;
+    *out = NULL;
+    *n = 0;
+    while (as_db_next(db, res, &row)) {
+        *out = grow(m, *out, &cap, *n, sizeof(as_device));
+        read_device(db, row, &(*out)[(*n)++]);
+    }
+    return AS_OK;
+}
+
+static int st_device_by_slug(void *h, as_mem *m, const char *slug, as_device *out)
+{
+    (void)m;
+    as_db *db = h;
+    apr_dbd_results_t *res;
+    apr_dbd_row_t *row;
+    const char *args[] = {slug};
+    if (as_db_select(db, "as_device_by_slug", &res, 1, args)) return AS_EDB;
+    int found = 0;
+    while (as_db_next(db, res, &row))
+        if (!found++) read_device(db, row, out);
+    return found ? AS_OK : AS_ENOTFOUND;
+}
+
+/* Columns 0..11 of PRODUCT_SUMMARY. */
+static void read_summary(as_db *db, apr_dbd_row_t *row, as_product *p)
+{
+    p->id = to_i64(as_db_col(db, row, 0));
+    p->sku = as_db_col(db, row, 1);
+    p->name = as_db_col(db, row, 2);
+    p->brand = as_db_col(db, row, 3);
+    p->category = as_db_col(db, row, 4);
+    p->part_type = as_db_col(db, row, 5);
+    p->image_urls = as_db_col(db, row, 6);
+    p->availability = as_db_col(db, row, 7);
+    p->verif_status = as_db_col(db, row, 8);
+    p->verif_note = as_db_col(db, row, 9);
+    p->return_rate = to_dbl(as_db_col(db, row, 10));
+    p->guarantee = to_bool(as_db_col(db, row, 11));
+    p->is_demo = true;
+}
+
+static int read_compat(as_db *db, as_mem *m, apr_dbd_row_t *row, int c, as_compat **out)
+{
+    if (!as_db_col(db, row, c)) {
+        *out = NULL;
+        return 0;
+    }
+    as_compat *x = as_alloc(m, sizeof(*x));
+    x->device_slug = as_db_col(db, row, c);
+    x->device_name = as_db_col(db, row, c + 1);
+    x->fit_status = as_db_col(db, row, c + 2);
+    x->evidence = as_db_col(db, row, c + 3);
+    x->checked_at = as_db_col(db, row, c + 4);
+    *out = x;
+    return 1;
+}
+
+static int st_product_by_sku(void *h, as_mem *m, const char *sku, int64_t device_id,
+                             as_product *p)
+{
+    as_db *db = h;
+    apr_dbd_results_t *res;
+    apr_dbd_row_t *row;
+    memset(p, 0, sizeof(*p));
+    const char *a1[] = {sku};
+    if (as_db_select(db, "as_product_by_sku", &res, 1, a1)) return AS_EDB;
+    int found = 0;
+    while (as_db_next(db, res, &row)) {
+        if (found++) continue;
+        read_summary(db, row, p);
+        p->gtin = as_db_col(db, row, 12);
+        p->description = as_db_col(db, row, 13);
+        p->source_url = as_db_col(db, row, 14);
+        p->source_notes = as_db_col(db, row, 15);
+        p->source_checked_at = as_db_col(db, row, 16);
+        p->source_product_id = as_db_col(db, row, 17);
+        p->is_demo = to_bool(as_db_col(db, row, 18));
+        p->measured_at = as_db_col(db, row, 19);
+        p->measured_node = as_db_col(db, row, 20);
+        p->sample_size = to_i64(as_db_col(db, row, 21));
+        const char *ot = as_db_col(db, row, 22);
+        p->has_on_time = ot != NULL;
+        p->on_time_rate_90d = to_dbl(ot);
+        p->wrong_item_rate = to_dbl(as_db_col(db, row, 23));
+        p->agent_orders_90d = to_i64(as_db_col(db, row, 24));
+        p->orders_per_week = as_db_col(db, row, 25);
+    }
+    if (!found) return AS_ENOTFOUND;
+
+    const char *id = i64s(db, p->id);
+    const char *a2[] = {id};
+    size_t cap = 0;
+    if (as_db_select(db, "as_product_specs", &res, 1, a2)) return AS_EDB;
+    while (as_db_next(db, res, &row)) {
+        p->specs = grow(m, p->specs, &cap, p->n_specs, sizeof(as_spec_row));
+        as_spec_row *s = &p->specs[p->n_specs++];
+        s->spec = as_db_col(db, row, 0);
+        s->label = as_db_col(db, row, 1);
+        s->kind = as_db_col(db, row, 2);
+        s->unit = as_db_col(db, row, 3);
+        s->claimed = as_db_col(db, row, 4);
+        s->measured = as_db_col(db, row, 5);
+        s->tolerance_pct = to_dbl(as_db_col(db, row, 6));
+    }
+    cap = 0;
+    if (as_db_select(db, "as_product_offers", &res, 1, a2)) return AS_EDB;
+    while (as_db_next(db, res, &row)) {
+        p->offers = grow(m, p->offers, &cap, p->n_offers, sizeof(as_offer));
+        read_offer(db, row, 0, &p->offers[p->n_offers++]);
+    }
+    cap = 0;
+    if (as_db_select(db, "as_product_questions", &res, 1, a2)) return AS_EDB;
+    while (as_db_next(db, res, &row)) {
+        p->questions = grow(m, p->questions, &cap, p->n_questions, sizeof(as_question));
+        as_question *q = &p->questions[p->n_questions++];
+        q->id = as_db_col(db, row, 0);
+        q->question = as_db_col(db, row, 1);
+        q->answer = as_db_col(db, row, 2);
+        q->asked_at = as_db_col(db, row, 3);
+    }
+    if (device_id > 0) {
+        const char *a3[] = {id, i64s(db, device_id)};
+        if (as_db_select(db, "as_product_compat", &res, 2, a3)) return AS_EDB;
+        while (as_db_next(db, res, &row))
+            if (!p->compat) read_compat(db, m, row, 0, &p->compat);
+    }
+    return AS_OK;
+}
+
+/* Every term must match as a word prefix: FTS5 '"a"* "b"*', tsquery 'a:* & b:*'.
+ * Terms are runs of letters and digits, so they need no quoting beyond this. */
+static const char *match_expression(as_db *db, const as_search_filter *f)
+{
+    const char *s = "";
+    for (size_t i = 0; i < f->n_terms; i++)
+        s = db->pg ? apr_psprintf(db->pool, "%s%s%s:*", s, i ? " & " : "", f->terms[i])
+                   : apr_psprintf(db->pool, "%s%s\"%s\"*", s, i ? " " : "", f->terms[i]);
+    return s;
+}
+
+static int st_search(void *h, as_mem *m, const as_search_filter *f, as_product **out,
+                     size_t *n)
+{
+    as_db *db = h;
+    const char *args[10];
+    int na = 0;
+    const char *label;
+    const char *match = f->n_terms ? match_expression(db, f) : NULL;
+    /* Parameters in the order they appear in the SQL text. */
+    if (f->device_id > 0) {
+        label = match ? "as_search_text_dev" : "as_search_dev";
+        if (match && db->pg) args[na++] = match; /* the rank expression comes first */
+        args[na++] = i64s(db, f->device_id);
+    } else {
+        label = match ? "as_search_text" : "as_search";
+        if (match && db->pg) args[na++] = match;
+    }
+    if (match) args[na++] = match;
+    const char *filters[3] = {f->category, f->part_type, f->merchant};
+    for (int i = 0; i < 3; i++) {
+        args[na++] = filters[i];
+        args[na++] = filters[i];
+    }
+    apr_dbd_results_t *res;
+    apr_dbd_row_t *row;
+    if (as_db_select(db, label, &res, na, args)) return AS_EDB;
+
+    as_product *ps = NULL;
+    as_offer *offers = NULL;
+    size_t np = 0, no = 0, pcap = 0, ocap = 0;
+    size_t *first = NULL, fcap = 0; /* index of each product's first offer */
+    int64_t last = -1;
+    while (as_db_next(db, res, &row)) {
+        int64_t pid = to_i64(as_db_col(db, row, 0));
+        if (pid != last) {
+            ps = grow(m, ps, &pcap, np, sizeof(as_product));
+            first = grow(m, first, &fcap, np, sizeof(size_t));
+            as_product *p = &ps[np];
+            memset(p, 0, sizeof(*p));
+            read_summary(db, row, p);
+            p->text_rank = to_dbl(as_db_col(db, row, 12));
+            read_compat(db, m, row, 13, &p->compat);
+            first[np++] = no;
+            last = pid;
+        }
+        if (as_db_col(db, row, SEARCH_OFFER_COL)) {
+            offers = grow(m, offers, &ocap, no, sizeof(as_offer));
+            read_offer(db, row, SEARCH_OFFER_COL, &offers[no++]);
+            ps[np - 1].n_offers++;
+        }
+    }
+    for (size_t i = 0; i < np; i++)
+        ps[i].offers = ps[i].n_offers ? &offers[first[i]] : NULL;
+    *out = ps;
+    *n = np;
+    return AS_OK;
+}
+
+as_store as_db_store(as_db *db)
+{
+    as_store s = {
+        .h = db,
+        .merchants = st_merchants,
+        .devices = st_devices,
+        .device_by_slug = st_device_by_slug,
+        .product_by_sku = st_product_by_sku,
+        .search = st_search,
+    };
+    return s;
+}

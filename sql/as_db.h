@@ -1,0 +1,53 @@
+/* Storage over apr_dbd, shared by mod_agentshop and bin/agentshopctl: one table of
+ * labelled prepared statements per driver (sqlite3, pgsql), connection set-up,
+ * and the as_store functions core calls. Never SQL assembled from input. */
+#ifndef AS_DB_H
+#define AS_DB_H
+
+#include <apr_dbd.h>
+#include <apr_hash.h>
+#include <apr_pools.h>
+
+#include "as_store.h"
+
+typedef struct as_db {
+    apr_pool_t *pool; /* results and rows live here (request or command pool) */
+    const apr_dbd_driver_t *driver;
+    apr_dbd_t *handle;
+    apr_hash_t *prepared; /* label -> apr_dbd_prepared_t*, per connection */
+    int pg;               /* 1 on PostgreSQL */
+    void (*log)(void *baton, const char *msg);
+    void *log_baton;
+    /* Called before the first statement when handle is NULL (mod_dbd's lazy acquire). */
+    int (*acquire)(struct as_db *db);
+} as_db;
+
+/* Once per connection: PRAGMAs on SQLite (WAL, busy timeout, foreign keys,
+ * synchronous=FULL) and every statement prepared into `prepared`. Idempotent. */
+apr_status_t as_db_conn_init(apr_pool_t *conn_pool, const apr_dbd_driver_t *driver,
+                             apr_dbd_t *handle, apr_hash_t *prepared, const char **err);
+
+/* For programs without mod_dbd: load the driver, open, and init the connection. */
+apr_status_t as_db_open(apr_pool_t *p, const char *driver, const char *params, as_db *db,
+                        const char **err);
+void as_db_close(as_db *db);
+
+/* Runs a schema script: statements end with ';' at the end of a line; lines
+ * starting with "--" are comments. */
+apr_status_t as_db_exec_script(as_db *db, const char *script, const char **err);
+
+/* Prepared statements by label, for the loader and later writers. */
+int as_db_select(as_db *db, const char *label, apr_dbd_results_t **res, int nargs,
+                 const char **args);
+int as_db_exec(as_db *db, const char *label, int *nrows, int nargs, const char **args);
+int as_db_begin(as_db *db, apr_dbd_transaction_t **t);
+int as_db_end(as_db *db, apr_dbd_transaction_t *t, int ok); /* commit when ok, else roll back */
+/* Column n of a row as a string; NULL for SQL NULL. */
+const char *as_db_col(as_db *db, apr_dbd_row_t *row, int n);
+int as_db_next(as_db *db, apr_dbd_results_t *res, apr_dbd_row_t **row);
+
+const char *as_db_schema(int pg); /* the schema text built into the binary */
+
+as_store as_db_store(as_db *db);
+
+#endif

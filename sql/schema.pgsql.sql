@@ -1,0 +1,105 @@
+-- mod_agentshop schema for PostgreSQL (13+). Idempotent: safe to run again.
+-- The same tables and columns as schema.sqlite.sql; full-text search uses a
+-- generated tsvector with a GIN index instead of FTS5.
+
+CREATE TABLE IF NOT EXISTS meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS merchants (
+    id            TEXT PRIMARY KEY,
+    name          TEXT NOT NULL,
+    country       TEXT NOT NULL CHECK (country IN ('NL', 'BE', 'DE')),
+    city          TEXT NOT NULL,
+    on_time_rate  DOUBLE PRECISION NOT NULL CHECK (on_time_rate BETWEEN 0 AND 1),
+    accuracy_rate DOUBLE PRECISION NOT NULL CHECK (accuracy_rate BETWEEN 0 AND 1)
+);
+
+CREATE TABLE IF NOT EXISTS products (
+    id                BIGINT PRIMARY KEY,
+    sku               TEXT NOT NULL UNIQUE,
+    gtin              TEXT,
+    name              TEXT NOT NULL,
+    brand             TEXT NOT NULL,
+    category          TEXT NOT NULL,
+    part_type         TEXT NOT NULL,
+    description       TEXT NOT NULL,
+    image_urls        TEXT NOT NULL,
+    source_url        TEXT NOT NULL,
+    source_notes      TEXT NOT NULL,
+    source_checked_at TEXT NOT NULL,
+    source_product_id TEXT NOT NULL,
+    availability      TEXT NOT NULL CHECK (availability IN ('in_stock', 'out_of_stock')),
+    is_demo           INTEGER NOT NULL DEFAULT 1,
+    verif_status      TEXT NOT NULL CHECK (verif_status IN ('pending', 'verified', 'contradicted')),
+    verif_note        TEXT,
+    measured_at       TEXT,
+    measured_node     TEXT,
+    sample_size       INTEGER NOT NULL DEFAULT 0,
+    on_time_rate_90d  DOUBLE PRECISION,
+    return_rate       DOUBLE PRECISION NOT NULL,
+    wrong_item_rate   DOUBLE PRECISION NOT NULL,
+    agent_orders_90d  INTEGER NOT NULL,
+    orders_per_week   TEXT NOT NULL,
+    search            tsvector GENERATED ALWAYS AS (
+                          to_tsvector('simple', name || ' ' || brand || ' ' || description)) STORED
+);
+CREATE INDEX IF NOT EXISTS products_category ON products (category, part_type);
+CREATE INDEX IF NOT EXISTS products_part_type ON products (part_type);
+CREATE INDEX IF NOT EXISTS products_search ON products USING GIN (search);
+
+CREATE TABLE IF NOT EXISTS product_specs (
+    product_id    BIGINT NOT NULL REFERENCES products (id),
+    pos           INTEGER NOT NULL,
+    spec          TEXT NOT NULL,
+    label         TEXT NOT NULL,
+    kind          TEXT NOT NULL CHECK (kind IN ('categorical', 'performance', 'info')),
+    unit          TEXT,
+    claimed       TEXT,
+    measured      TEXT,
+    tolerance_pct DOUBLE PRECISION NOT NULL DEFAULT 0,
+    PRIMARY KEY (product_id, pos)
+);
+
+CREATE TABLE IF NOT EXISTS offers (
+    id                 TEXT PRIMARY KEY,
+    product_id         BIGINT NOT NULL REFERENCES products (id),
+    merchant_id        TEXT NOT NULL REFERENCES merchants (id),
+    price_cents        BIGINT NOT NULL CHECK (price_cents > 0),
+    retail_price_cents BIGINT NOT NULL CHECK (retail_price_cents > 0),
+    price_label        TEXT NOT NULL,
+    delivery_days      INTEGER NOT NULL CHECK (delivery_days >= 0),
+    stock              BIGINT NOT NULL CHECK (stock >= 0)
+);
+CREATE INDEX IF NOT EXISTS offers_product ON offers (product_id);
+CREATE INDEX IF NOT EXISTS offers_merchant ON offers (merchant_id, product_id);
+
+CREATE TABLE IF NOT EXISTS devices (
+    id      BIGINT PRIMARY KEY,
+    slug    TEXT NOT NULL UNIQUE,
+    name    TEXT NOT NULL,
+    brand   TEXT NOT NULL,
+    kind    TEXT NOT NULL,
+    aliases TEXT NOT NULL DEFAULT ''
+);
+
+CREATE TABLE IF NOT EXISTS compat (
+    device_id  BIGINT NOT NULL REFERENCES devices (id),
+    product_id BIGINT NOT NULL REFERENCES products (id),
+    fit_status TEXT NOT NULL CHECK (fit_status IN ('fits', 'does_not_fit')),
+    evidence   TEXT NOT NULL,
+    checked_at TEXT NOT NULL,
+    PRIMARY KEY (device_id, product_id)
+);
+CREATE INDEX IF NOT EXISTS compat_product ON compat (product_id, fit_status);
+
+CREATE TABLE IF NOT EXISTS questions (
+    id         TEXT PRIMARY KEY,
+    product_id BIGINT NOT NULL REFERENCES products (id),
+    user_id    TEXT,
+    question   TEXT NOT NULL,
+    answer     TEXT NOT NULL,
+    asked_at   TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS questions_product ON questions (product_id, asked_at);
