@@ -62,7 +62,7 @@ $(MODULE): mod_agentshop/mod_agentshop.c $(STORE_LIB) $(CORE_LIB)
 	  -I$(TOP)/core -I$(TOP)/sql mod_agentshop/mod_agentshop.c \
 	  $(TOP)/$(STORE_LIB) $(TOP)/$(CORE_LIB) $(LIBS) >build/apxs.log 2>&1 \
 	  || { cat build/apxs.log; exit 1; }
-	@grep -E 'warning|error' build/apxs.log | grep -v 'not portable' || true
+	@grep -E ': (warning|error):' build/apxs.log || true
 
 $(CTL): ctl/agentshopctl.c $(STORE_LIB) $(CORE_LIB)
 	@mkdir -p bin

@@ -28,6 +28,30 @@ typedef struct dir_cfg {
 
 static ap_dbd_t *(*dbd_acquire)(request_rec *) = NULL;
 
+/* Locations that serve the API: every <Location> holding an AgentShop directive
+ * (the sample config sets AgentShopKeyPrefix in it), else "/v1". httpd rejects
+ * some paths (%2F, %00) before any <Location> applies, so errors for these
+ * prefixes are pointed at the handler per request, in post_read_request. */
+static apr_array_header_t *api_bases;
+
+static void note_base(cmd_parms *cmd)
+{
+    if (!cmd->path || cmd->path[0] != '/') return;
+    if (!api_bases) api_bases = apr_array_make(cmd->pool, 2, sizeof(const char *));
+    for (int i = 0; i < api_bases->nelts; i++)
+        if (strcmp(APR_ARRAY_IDX(api_bases, i, const char *), cmd->path) == 0) return;
+    APR_ARRAY_PUSH(api_bases, const char *) = apr_pstrdup(cmd->pool, cmd->path);
+}
+
+static int pre_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp)
+{
+    (void)pconf;
+    (void)plog;
+    (void)ptemp;
+    api_bases = NULL; /* rebuilt on every (re)read of the configuration */
+    return OK;
+}
+
 /* ---- configuration ---- */
 
 static void *create_dir_cfg(apr_pool_t *p, char *dir)
@@ -62,6 +86,7 @@ static const char *set_int(cmd_parms *cmd, void *cfg, const char *arg)
                                        " to %" APR_INT64_T_FMT,
                             cmd->directive->directive, arg, min, max);
     *(apr_int64_t *)((char *)cfg + (size_t)cmd->info) = v;
+    note_base(cmd);
     return NULL;
 }
 
@@ -75,6 +100,7 @@ static const char *set_prefix(cmd_parms *cmd, void *cfg, const char *arg)
                             "digits",
                             arg);
     c->key_prefix = arg;
+    note_base(cmd);
     return NULL;
 }
 
@@ -90,6 +116,7 @@ static const char *set_base_url(cmd_parms *cmd, void *cfg, const char *arg)
                             arg);
     size_t n = strlen(arg);
     c->base_url = n && arg[n - 1] == '/' ? apr_pstrndup(cmd->pool, arg, n - 1) : arg;
+    note_base(cmd);
     return NULL;
 }
 
@@ -212,6 +239,36 @@ static int write_response(request_rec *r, as_response *resp)
     return OK;
 }
 
+static const char *base_of(const char *path)
+{
+    static const char *const fallback = "/v1";
+    int n = api_bases ? api_bases->nelts : 1;
+    for (int i = 0; i < n; i++) {
+        const char *b = api_bases ? APR_ARRAY_IDX(api_bases, i, const char *) : fallback;
+        size_t bl = strlen(b);
+        while (bl > 1 && b[bl - 1] == '/')
+            bl--;
+        if (strncmp(path, b, bl) == 0 && strchr("/?", path[bl])) return b;
+    }
+    return NULL;
+}
+
+/* Errors httpd raises before the handler (bad escapes, encoded slashes, body
+ * limits) are redirected to the handler, which answers them as JSON. */
+static int post_read_request(request_rec *r)
+{
+    const char *path = r->unparsed_uri;
+    if (!path || path[0] != '/') return DECLINED;
+    const char *base = base_of(path);
+    if (!base) return DECLINED;
+    const char *target = apr_pstrcat(r->pool, base, base[strlen(base) - 1] == '/' ? "" : "/",
+                                     ".error", NULL);
+    static const int codes[] = {400, 403, 404, 405, 408, 411, 413, 414, 415, 431, 500, 501, 503};
+    for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
+        ap_custom_response(r, codes[i], target);
+    return DECLINED;
+}
+
 static int agentshop_handler(request_rec *r)
 {
     if (!r->handler || strcmp(r->handler, "agentshop") != 0) return DECLINED;
@@ -254,7 +311,9 @@ static void register_hooks(apr_pool_t *p)
 {
     (void)p;
     static const char *const after_dbd[] = {"mod_dbd.c", NULL};
+    ap_hook_pre_config(pre_config, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_post_config(post_config, NULL, after_dbd, APR_HOOK_MIDDLE);
+    ap_hook_post_read_request(post_read_request, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_handler(agentshop_handler, NULL, NULL, APR_HOOK_MIDDLE);
 }
 

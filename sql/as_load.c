@@ -40,7 +40,7 @@ static const char *num(loader *L, json_t *v)
 
 static const char *i64(loader *L, json_int_t v)
 {
-    return apr_psprintf(L->p, "%" JSON_INTEGER_FORMAT, v);
+    return apr_psprintf(L->p, "%" APR_INT64_T_FMT, (apr_int64_t)v);
 }
 
 static int fail(loader *L, const char *what, const char *item)
@@ -116,39 +116,54 @@ static int load_devices(loader *L, json_t *arr)
     return 0;
 }
 
-/* Specs: insert rows and compute the product's verification status through core. */
-static int load_specs(loader *L, json_t *p, const char *pid, bool measured, const char **status,
-                      const char **note)
+/* Specs: parsed first, because core derives the product's verification status
+ * from them; inserted after the product row. */
+typedef struct specs {
+    as_spec_row *rows;
+    size_t n;
+    const char *status, *note;
+} specs;
+
+static int parse_specs(loader *L, json_t *p, const char *sku, bool measured, specs *out)
 {
-    json_t *specs = json_object_get(p, "specs");
-    size_t n = json_array_size(specs), i;
-    as_spec_row *rows = apr_pcalloc(L->p, (n + 1) * sizeof(*rows));
+    json_t *arr = json_object_get(p, "specs");
+    size_t i;
     json_t *s;
-    json_array_foreach(specs, i, s)
+    out->n = json_array_size(arr);
+    out->rows = apr_pcalloc(L->p, (out->n + 1) * sizeof(as_spec_row));
+    json_array_foreach(arr, i, s)
     {
-        as_spec_row *r = &rows[i];
+        as_spec_row *r = &out->rows[i];
         r->spec = jstr(s, "spec");
         r->label = jstr(s, "label");
         r->kind = jstr(s, "kind");
         r->unit = jstr(s, "unit");
         r->claimed = jdump(L, json_object_get(s, "claimed"));
         r->measured = measured ? jdump(L, json_object_get(s, "measured")) : NULL;
+        if (!r->spec || !r->label || !r->kind) return fail(L, "spec row incomplete", sku);
         json_t *tol = json_object_get(s, "tolerance_pct");
-        r->tolerance_pct = json_is_number(tol) ? json_number_value(tol)
-                           : strcmp(r->kind ? r->kind : "", "performance") == 0 ? 2.0
-                                                                                 : 0.0;
-        if (!r->spec || !r->label || !r->kind) return fail(L, "spec row incomplete", pid);
-        const char *a[] = {pid,       i64(L, (json_int_t)i), r->spec,   r->label,
-                           r->kind,   r->unit,               r->claimed, r->measured,
-                           apr_psprintf(L->p, "%.10g", r->tolerance_pct)};
-        if (exec(L, "as_insert_spec", 9, a, r->spec)) return -1;
+        r->tolerance_pct = json_is_number(tol)                   ? json_number_value(tol)
+                           : strcmp(r->kind, "performance") == 0 ? 2.0
+                                                                 : 0.0;
     }
     as_arena *ar = as_arena_create();
     as_mem m = as_arena_mem(ar);
     const char *nt = NULL;
-    *status = as_verification_status(&m, rows, n, measured, &nt);
-    *note = nt ? apr_pstrdup(L->p, nt) : NULL;
+    out->status = as_verification_status(&m, out->rows, out->n, measured, &nt);
+    out->note = nt ? apr_pstrdup(L->p, nt) : NULL;
     as_arena_destroy(ar);
+    return 0;
+}
+
+static int insert_specs(loader *L, const char *pid, const specs *sp)
+{
+    for (size_t i = 0; i < sp->n; i++) {
+        const as_spec_row *r = &sp->rows[i];
+        const char *a[] = {pid,     i64(L, (json_int_t)i), r->spec,     r->label,
+                           r->kind, r->unit,               r->claimed,  r->measured,
+                           apr_psprintf(L->p, "%.10g", r->tolerance_pct)};
+        if (exec(L, "as_insert_spec", 9, a, r->spec)) return -1;
+    }
     return 0;
 }
 
@@ -208,8 +223,8 @@ static int load_products(loader *L, json_t *arr)
         const char *pid = i64(L, (json_int_t)i + 1);
         json_t *ver = json_object_get(p, "verification");
         bool measured = json_is_object(ver);
-        const char *status, *note;
-        if (load_specs(L, p, pid, measured, &status, &note)) return -1;
+        specs sp;
+        if (parse_specs(L, p, sku, measured, &sp)) return -1;
         json_t *src = json_object_get(p, "source"), *perf = json_object_get(p, "performance");
         json_t *ot = json_object_get(perf, "on_time_rate_90d");
         const char *a[] = {
@@ -228,8 +243,8 @@ static int load_products(loader *L, json_t *arr)
             jstr(src, "product_id"),
             jstr(src, "availability"),
             "1",
-            status,
-            note,
+            sp.status,
+            sp.note,
             measured ? jstr(ver, "measured_at") : NULL,
             measured ? jstr(ver, "node") : NULL,
             i64(L, measured ? json_integer_value(json_object_get(ver, "sample_size")) : 0),
@@ -243,7 +258,8 @@ static int load_products(loader *L, json_t *arr)
         if (!a[10]) a[10] = "[]";
         if (!a[24]) a[24] = "[]";
         if (exec(L, "as_insert_product", 25, a, sku)) return -1;
-        if (load_offers(L, p, pid, sku) || load_compat(L, p, pid, sku)) return -1;
+        if (insert_specs(L, pid, &sp) || load_offers(L, p, pid, sku) || load_compat(L, p, pid, sku))
+            return -1;
     }
     return 0;
 }

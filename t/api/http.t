@@ -1,0 +1,53 @@
+# HTTP behaviour under /v1: JSON everywhere, 404 and 405 with Allow, HEAD, and
+# no HTML or server error whatever the path or query string.
+use strict;
+use warnings FATAL => 'all';
+use FindBin;
+use lib "$FindBin::Bin/../lib";
+use Apache::Test qw(-withtestmore);
+use Apache::TestRequest;
+use Test::More;
+use AgentShop::Test;
+
+my ($res, $v) = api_get('');
+is($res->code, 200, 'GET /v1 describes the API');
+like($res->header('Content-Type'), qr{^application/json}, '... as JSON');
+
+for my $path ('/nope', '/products', '/products/', '/search/x', '/devices/a/b/c/d', '//search') {
+    ($res, $v) = api_get($path);
+    is_json_error($res, $v, 404, 'NOT_FOUND', "GET /v1$path is 404 JSON");
+}
+for my $m (qw(POST PUT DELETE)) {
+    ($res, $v) = api($m, '/search');
+    is_json_error($res, $v, 405, 'METHOD_NOT_ALLOWED', "$m /v1/search is 405");
+    is($res->header('Allow'), 'GET, HEAD', '... with Allow');
+}
+$res = HEAD('/v1/search?q=filter');
+is($res->code, 200, 'HEAD works');
+is($res->content, '', '... without a body');
+($res, $v) = api_get('/.error');
+is_json_error($res, $v, 404, 'NOT_FOUND', 'the internal error path is not a resource');
+
+# Hostile paths and query strings: always JSON, never HTML, never 5xx.
+my @paths = ('/products/%2F', '/products/a%00b', '/products/%FF%FE', '/products/..%2F..%2Fetc',
+             '/products/%', '/products/a%2', '/search?%', '/search?=x', '/search?&&&',
+             '/search?q=%E2%82', '/search?weights=%7B%7D', '/search?weights=%5B1%5D',
+             '/search?weights=null', '/search?max_price=99999999999999999999',
+             '/search?limit=99999999999999999999999', '/devices?q=%F0%9F%98%80',
+             '/search?q=' . ('%41' x 3000));
+srand(20261120);
+for (1 .. 60) {
+    my $q = join '', map { chr(32 + int rand 95) } 1 .. 1 + int rand 40;
+    $q =~ s/([^A-Za-z0-9&=])/sprintf '%%%02X', ord $1/ge if rand() < 0.7;
+    push @paths, '/search?' . $q, '/products/SKU' . int(rand 999) . "?$q";
+}
+my @bad;
+for my $p (@paths) {
+    ($res, $v) = api_get($p);
+    push @bad, "$p -> " . $res->code
+      if $res->code >= 500 || ($res->header('Content-Type') // '') !~ m{^application/json}
+      || ref $v ne 'HASH' || ($res->code >= 400 && !defined $v->{error});
+}
+is_deeply(\@bad, [], 'no hostile path or query string gets HTML, a server error or a non-error body');
+
+done_testing();
