@@ -107,7 +107,8 @@ static const route routes[] = {
 
 static bool method_allowed(const route *r, const char *method)
 {
-    size_t n = strlen(method);
+    size_t n = method ? strlen(method) : 0;
+    if (n == 0) return false;
     const char *p = r->methods;
     while ((p = strstr(p, method)) != NULL) {
         if ((p == r->methods || p[-1] == ' ') && (p[n] == '\0' || p[n] == ',')) return true;

@@ -170,22 +170,19 @@ char *as_eur_format(as_mem *m, int64_t cents)
 bool as_int_parse(const char *s, int64_t min, int64_t max, int64_t *out)
 {
     if (!s || !*s) return false;
-    bool neg = false;
-    size_t i = 0;
-    if (s[0] == '-') {
-        neg = true;
-        i = 1;
-    }
+    bool neg = s[0] == '-';
+    size_t i = neg ? 1 : 0;
     if (!s[i]) return false;
-    int64_t v = 0;
+    uint64_t v = 0, limit = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
     for (; s[i]; i++) {
         if (!isdigit((unsigned char)s[i])) return false;
-        if (v > (INT64_MAX - 9) / 10) return false;
-        v = v * 10 + (s[i] - '0');
+        unsigned d = (unsigned)(s[i] - '0');
+        if (v > (limit - d) / 10) return false;
+        v = v * 10 + d;
     }
-    if (neg) v = -v;
-    if (v < min || v > max) return false;
-    *out = v;
+    int64_t r = neg ? (v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v) : (int64_t)v;
+    if (r < min || r > max) return false;
+    *out = r;
     return true;
 }
 

@@ -43,19 +43,22 @@ const char *as_json_text(as_mem *m, const char *json)
     return s;
 }
 
-/* Categorical equality; arrays compare as sets. */
+static bool array_contains(const json_t *arr, const json_t *x)
+{
+    size_t i;
+    json_t *y;
+    json_array_foreach(arr, i, y) if (json_equal(x, y)) return true;
+    return false;
+}
+
+/* Categorical equality; arrays compare as sets (each side within the other). */
 static bool same_value(const json_t *a, const json_t *b)
 {
     if (json_is_array(a) && json_is_array(b)) {
-        if (json_array_size(a) != json_array_size(b)) return false;
-        size_t i, j;
-        json_t *x, *y;
-        json_array_foreach(a, i, x)
-        {
-            bool found = false;
-            json_array_foreach(b, j, y) if (json_equal(x, y)) found = true;
-            if (!found) return false;
-        }
+        size_t i;
+        json_t *x;
+        json_array_foreach(a, i, x) if (!array_contains(b, x)) return false;
+        json_array_foreach(b, i, x) if (!array_contains(a, x)) return false;
         return true;
     }
     if (json_is_number(a) && json_is_number(b))

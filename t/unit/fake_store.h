@@ -1,0 +1,420 @@
+/* Shared by every unit test (the Makefile rebuilds each test when this file
+ * changes):
+ *   1. test helpers: a per-test arena fixture and table-row checks that report
+ *      every failing row before failing the test;
+ *   2. fake_store: a header-only, in-memory as_store over small static arrays of
+ *      merchants, offers, products, devices and compat rows, for endpoint tests.
+ * Include after <cmocka.h>'s prerequisites; this header includes cmocka itself. */
+#ifndef FAKE_STORE_H
+#define FAKE_STORE_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "as_catalog.h"
+#include "as_mem.h"
+#include "as_store.h"
+
+/* ------------------------------------------------------------------ */
+/* 1. Test helpers                                                     */
+/* ------------------------------------------------------------------ */
+
+/* One arena per test: setup creates it, teardown frees everything at once. */
+typedef struct unit_fx {
+    as_arena *arena;
+    as_mem mem;
+} unit_fx;
+
+static inline int unit_setup(void **state)
+{
+    unit_fx *fx = calloc(1, sizeof(*fx));
+    if (!fx) return -1;
+    fx->arena = as_arena_create();
+    fx->mem = as_arena_mem(fx->arena);
+    *state = fx;
+    return 0;
+}
+
+static inline int unit_teardown(void **state)
+{
+    unit_fx *fx = *state;
+    if (fx) {
+        as_arena_destroy(fx->arena);
+        free(fx);
+    }
+    *state = NULL;
+    return 0;
+}
+
+static inline as_mem *unit_mem(void **state)
+{
+    return &((unit_fx *)*state)->mem;
+}
+
+#define UNIT_TEST(f) cmocka_unit_test_setup_teardown(f, unit_setup, unit_teardown)
+
+/* Table rows: CHECK records a failure with the row's label and carries on, so
+ * one run shows every bad row; ROWS_DONE fails the test if any row failed. */
+static inline const char *unit_label(const char *label)
+{
+    return label ? label : "(null)";
+}
+
+#define ROWS_BEGIN int unit_failures_ = 0
+#define CHECK(label, cond)                                                                 \
+    do {                                                                                   \
+        if (!(cond)) {                                                                     \
+            print_error("%s:%d: [%s] check failed: %s\n", __FILE__, __LINE__,             \
+                        unit_label(label), #cond);                              \
+            unit_failures_++;                                                              \
+        }                                                                                  \
+    } while (0)
+#define CHECK_STR(label, got, want)                                                        \
+    do {                                                                                   \
+        const char *g_ = (got), *w_ = (want);                                              \
+        if (!g_ || !w_ || strcmp(g_, w_) != 0) {                                           \
+            print_error("%s:%d: [%s] %s: got \"%s\", want \"%s\"\n", __FILE__, __LINE__,  \
+                        unit_label(label), #got, g_ ? g_ : "(null)",           \
+                        w_ ? w_ : "(null)");                                               \
+            unit_failures_++;                                                              \
+        }                                                                                  \
+    } while (0)
+#define CHECK_INT(label, got, want)                                                        \
+    do {                                                                                   \
+        long long g_ = (long long)(got), w_ = (long long)(want);                           \
+        if (g_ != w_) {                                                                    \
+            print_error("%s:%d: [%s] %s: got %lld, want %lld\n", __FILE__, __LINE__,      \
+                        unit_label(label), #got, g_, w_);                       \
+            unit_failures_++;                                                              \
+        }                                                                                  \
+    } while (0)
+#define CHECK_NEAR(label, got, want, eps)                                                  \
+    do {                                                                                   \
+        double g_ = (got), w_ = (want);                                                    \
+        if (!(g_ - w_ <= (eps) && w_ - g_ <= (eps))) {                                     \
+            print_error("%s:%d: [%s] %s: got %.10g, want %.10g\n", __FILE__, __LINE__,    \
+                        unit_label(label), #got, g_, w_);                       \
+            unit_failures_++;                                                              \
+        }                                                                                  \
+    } while (0)
+#define CHECK_CONTAINS(label, hay, needle)                                                 \
+    do {                                                                                   \
+        const char *h_ = (hay), *n_ = (needle);                                            \
+        if (!h_ || !strstr(h_, n_)) {                                                      \
+            print_error("%s:%d: [%s] %s: \"%s\" does not contain \"%s\"\n", __FILE__,      \
+                        __LINE__, unit_label(label), #hay, h_ ? h_ : "(null)", \
+                        n_);                                                               \
+            unit_failures_++;                                                              \
+        }                                                                                  \
+    } while (0)
+#define ROWS_DONE() assert_int_equal(unit_failures_, 0)
+
+#define N_ROWS(a) (sizeof(a) / sizeof((a)[0]))
+
+/* ------------------------------------------------------------------ */
+/* 2. fake_store                                                       */
+/* ------------------------------------------------------------------ */
+
+/* A compat row of the fake catalogue: which product, which device. */
+typedef struct fake_compat {
+    const char *sku;
+    int64_t device_id;
+    as_compat row;
+} fake_compat;
+
+typedef struct fake_db {
+    const as_merchant *merchants;
+    size_t n_merchants;
+    const as_device *devices;
+    size_t n_devices;
+    const as_product *products; /* offers/specs/questions point into static arrays */
+    size_t n_products;
+    const fake_compat *compat;
+    size_t n_compat;
+    int fail; /* when non-zero, every call returns this (e.g. AS_EDB) */
+    int calls;
+} fake_db;
+
+static inline bool fake_icontains(const char *hay, const char *needle)
+{
+    if (!hay) return false;
+    size_t n = strlen(needle);
+    for (const char *p = hay; *p; p++)
+        if (strncasecmp(p, needle, n) == 0) return true;
+    return n == 0;
+}
+
+static inline const as_compat *fake_compat_for(const fake_db *db, const char *sku,
+                                               int64_t device_id)
+{
+    if (device_id <= 0) return NULL;
+    for (size_t i = 0; i < db->n_compat; i++)
+        if (db->compat[i].device_id == device_id && strcmp(db->compat[i].sku, sku) == 0)
+            return &db->compat[i].row;
+    return NULL;
+}
+
+/* A copy of p on m, so core never sees the static arrays themselves. */
+static inline void fake_copy_product(as_mem *m, const fake_db *db, const as_product *p,
+                                     int64_t device_id, as_product *out)
+{
+    *out = *p;
+    out->offers = as_alloc(m, (p->n_offers + 1) * sizeof(as_offer));
+    if (p->n_offers) memcpy(out->offers, p->offers, p->n_offers * sizeof(as_offer));
+    out->specs = as_alloc(m, (p->n_specs + 1) * sizeof(as_spec_row));
+    if (p->n_specs) memcpy(out->specs, p->specs, p->n_specs * sizeof(as_spec_row));
+    out->questions = as_alloc(m, (p->n_questions + 1) * sizeof(as_question));
+    if (p->n_questions)
+        memcpy(out->questions, p->questions, p->n_questions * sizeof(as_question));
+    const as_compat *c = fake_compat_for(db, p->sku, device_id);
+    if (c) {
+        as_compat *cc = as_alloc(m, sizeof(*cc));
+        *cc = *c;
+        out->compat = cc;
+    } else {
+        out->compat = NULL;
+    }
+}
+
+static inline int fake_merchants(void *h, as_mem *m, as_merchant **out, size_t *n)
+{
+    fake_db *db = h;
+    db->calls++;
+    if (db->fail) return db->fail;
+    as_merchant *r = as_alloc(m, (db->n_merchants + 1) * sizeof(*r));
+    if (db->n_merchants) memcpy(r, db->merchants, db->n_merchants * sizeof(*r));
+    *out = r;
+    *n = db->n_merchants;
+    return AS_OK;
+}
+
+static inline int fake_devices(void *h, as_mem *m, as_device **out, size_t *n)
+{
+    fake_db *db = h;
+    db->calls++;
+    if (db->fail) return db->fail;
+    as_device *r = as_alloc(m, (db->n_devices + 1) * sizeof(*r));
+    if (db->n_devices) memcpy(r, db->devices, db->n_devices * sizeof(*r));
+    *out = r;
+    *n = db->n_devices;
+    return AS_OK;
+}
+
+static inline int fake_device_by_slug(void *h, as_mem *m, const char *slug, as_device *out)
+{
+    fake_db *db = h;
+    db->calls++;
+    if (db->fail) return db->fail;
+    for (size_t i = 0; i < db->n_devices; i++)
+        if (strcmp(db->devices[i].slug, slug) == 0) {
+            *out = db->devices[i];
+            return AS_OK;
+        }
+    return AS_ENOTFOUND;
+}
+
+static inline int fake_product_by_sku(void *h, as_mem *m, const char *sku, int64_t device_id,
+                                      as_product *out)
+{
+    fake_db *db = h;
+    db->calls++;
+    if (db->fail) return db->fail;
+    for (size_t i = 0; i < db->n_products; i++)
+        if (strcmp(db->products[i].sku, sku) == 0) {
+            fake_copy_product(m, db, &db->products[i], device_id, out);
+            return AS_OK;
+        }
+    return AS_ENOTFOUND;
+}
+
+static inline bool fake_matches(const fake_db *db, const as_product *p,
+                                const as_search_filter *f)
+{
+    for (size_t t = 0; t < f->n_terms; t++)
+        if (!fake_icontains(p->name, f->terms[t]) && !fake_icontains(p->brand, f->terms[t]) &&
+            !fake_icontains(p->description, f->terms[t]))
+            return false;
+    if (f->category && strcmp(f->category, p->category) != 0) return false;
+    if (f->part_type && strcmp(f->part_type, p->part_type) != 0) return false;
+    if (f->device_id > 0 && !fake_compat_for(db, p->sku, f->device_id)) return false;
+    if (f->merchant) {
+        bool sells = false;
+        for (size_t o = 0; o < p->n_offers; o++)
+            if (strcmp(p->offers[o].merchant.id, f->merchant) == 0) sells = true;
+        if (!sells) return false;
+    }
+    return true;
+}
+
+static inline int fake_search(void *h, as_mem *m, const as_search_filter *f, as_product **out,
+                              size_t *n)
+{
+    fake_db *db = h;
+    db->calls++;
+    if (db->fail) return db->fail;
+    as_product *r = as_alloc(m, (db->n_products + 1) * sizeof(*r));
+    size_t k = 0;
+    for (size_t i = 0; i < db->n_products; i++)
+        if (fake_matches(db, &db->products[i], f))
+            fake_copy_product(m, db, &db->products[i], f->device_id, &r[k++]);
+    *out = r;
+    *n = k;
+    return AS_OK;
+}
+
+static inline as_store fake_store_make(fake_db *db)
+{
+    as_store s = {db,          fake_merchants, fake_devices, fake_device_by_slug,
+                  fake_product_by_sku, fake_search};
+    return s;
+}
+
+/* ---- The default fake catalogue ---- */
+
+#define FAKE_MERCHANT_A {"m-alpha", "Alpha Parts", "NL", "Utrecht", 0.95, 0.99}
+#define FAKE_MERCHANT_B {"m-beta", "Beta Supplies", "DE", "Köln", 0.90, 0.97}
+
+/* Two Dysons (for ambiguity) and a jug. */
+static inline void fake_db_default(fake_db *db)
+{
+    static const as_merchant merchants[] = {FAKE_MERCHANT_A, FAKE_MERCHANT_B};
+    static const as_device devices[] = {
+        {1, "dyson-v11", "V11 Absolute", "Dyson", "vacuum", "v11 sv14"},
+        {2, "dyson-v8", "V8 Animal", "Dyson", "vacuum", "v8 sv10"},
+        {3, "brita-marella", "Marella", "Brita", "water-jug", "marella xl"},
+    };
+    static as_offer soap_offers[] = {
+        {"of-soap-a", FAKE_MERCHANT_A, 450, 499, "agent price", 1, 40},
+        {"of-soap-b", FAKE_MERCHANT_B, 420, 449, "agent price", 3, 12},
+    };
+    static as_offer filt_offers[] = {
+        {"of-filt-a", FAKE_MERCHANT_A, 2999, 3199, "agent price", 2, 5},
+    };
+    static as_offer jug_offers[] = {
+        {"of-jug-b", FAKE_MERCHANT_B, 1299, 1399, "agent price", 2, 0},
+    };
+    static as_spec_row soap_specs[] = {
+        {"volume", "Volume", "performance", "ml", "500", "502", 2},
+        {"scent", "Scent", "categorical", NULL, "\"lavender\"", "\"lavender\"", 0},
+    };
+    static as_spec_row filt_specs[] = {
+        {"filtration", "Filtration", "performance", "%", "99.97", "92.1", 1},
+        {"washable", "Washable", "categorical", NULL, "true", "false", 0},
+    };
+    static as_question soap_questions[] = {
+        {"q-1", "Is it vegan?", "{\"text\":\"Yes\"}", "2025-12-01T10:00:00Z"},
+    };
+    static const as_product products[] = {
+        {.id = 1,
+         .sku = "SOAP-001",
+         .gtin = "8710000000011",
+         .name = "Lavender hand soap 500 ml",
+         .brand = "Savon",
+         .category = "hand-soap",
+         .part_type = "hand-soap",
+         .description = "Gentle liquid hand soap refill",
+         .image_urls = "[\"https://img.example/soap.jpg\"]",
+         .source_url = "https://shop.example/soap",
+         .source_notes = "[]",
+         .source_checked_at = "2026-01-10T08:00:00Z",
+         .source_product_id = "S1",
+         .availability = "in_stock",
+         .is_demo = true,
+         .verif_status = "verified",
+         .measured_at = "2026-01-05T09:00:00Z",
+         .measured_node = "lab-1",
+         .sample_size = 3,
+         .has_on_time = true,
+         .on_time_rate_90d = 0.96,
+         .return_rate = 0.01,
+         .wrong_item_rate = 0.002,
+         .agent_orders_90d = 120,
+         .orders_per_week = "[1,2,3,4,5,6,7,8,9,10,11,12,13]",
+         .text_rank = 1.0,
+         .offers = soap_offers,
+         .n_offers = 2,
+         .specs = soap_specs,
+         .n_specs = 2,
+         .questions = soap_questions,
+         .n_questions = 1},
+        {.id = 2,
+         .sku = "FILT-002",
+         .name = "HEPA filter for Dyson V11",
+         .brand = "Filtra",
+         .category = "vacuum-parts",
+         .part_type = "filter",
+         .description = "Washable post-motor HEPA filter",
+         .image_urls = "[]",
+         .source_url = "https://shop.example/filter",
+         .source_notes = "[\"claims from the box\"]",
+         .source_checked_at = "2026-01-10T08:00:00Z",
+         .source_product_id = "F2",
+         .availability = "in_stock",
+         .verif_status = "contradicted",
+         .verif_note = "Filtration: claimed 99.97 %, measured 92.1 %",
+         .measured_at = "2026-01-06T09:00:00Z",
+         .measured_node = "lab-1",
+         .sample_size = 2,
+         .return_rate = 0.08,
+         .orders_per_week = "[]",
+         .guarantee = true,
+         .text_rank = 2.0,
+         .offers = filt_offers,
+         .n_offers = 1,
+         .specs = filt_specs,
+         .n_specs = 2},
+        {.id = 3,
+         .sku = "JUG-003",
+         .name = "Maxtra filter cartridge",
+         .brand = "Brita",
+         .category = "coffee-kitchen",
+         .part_type = "jug-filter",
+         .description = "Jug filter cartridge",
+         .image_urls = "[]",
+         .source_url = "https://shop.example/jug",
+         .source_notes = "[]",
+         .source_checked_at = "2026-01-10T08:00:00Z",
+         .source_product_id = "J3",
+         .availability = "out_of_stock",
+         .verif_status = "pending",
+         .orders_per_week = "[]",
+         .text_rank = 3.0,
+         .offers = jug_offers,
+         .n_offers = 1},
+    };
+    static const fake_compat compat[] = {
+        {"FILT-002", 1,
+         {"dyson-v11", "V11 Absolute", "fits",
+          "[{\"label\":\"Diameter\",\"unit\":\"mm\",\"part_value\":80,\"device_value\":80,"
+          "\"tolerance\":0.5}]",
+          "2026-01-02"}},
+        {"FILT-002", 2,
+         {"dyson-v8", "V8 Animal", "does_not_fit",
+          "[{\"label\":\"Diameter\",\"unit\":\"mm\",\"part_value\":80,\"device_value\":70,"
+          "\"tolerance\":0.5}]",
+          "2026-01-02"}},
+        {"JUG-003", 3,
+         {"brita-marella", "Marella", "fits", "[{\"note\":\"Brand declares fit\",\"by\":\"Brita\"}]",
+          "2026-01-02"}},
+    };
+    memset(db, 0, sizeof(*db));
+    db->merchants = merchants;
+    db->n_merchants = N_ROWS(merchants);
+    db->devices = devices;
+    db->n_devices = N_ROWS(devices);
+    db->products = products;
+    db->n_products = N_ROWS(products);
+    db->compat = compat;
+    db->n_compat = N_ROWS(compat);
+}
+
+#endif
