@@ -88,7 +88,10 @@ void as_respond_http_status(as_response *resp, int status)
  * "*" standing for a parameter. */
 enum { MAX_SEGS = 4 };
 
-typedef enum { R_ROOT, R_SEARCH, R_PRODUCT, R_DEVICES, R_COMPATIBLE } route_id;
+typedef enum {
+    R_ROOT, R_SEARCH, R_PRODUCT, R_DEVICES, R_COMPATIBLE, R_MANDATE, R_QUOTES, R_ORDERS,
+    R_CONFIRMATION
+} route_id;
 
 typedef struct route {
     route_id id;
@@ -103,6 +106,10 @@ static const route routes[] = {
     {R_PRODUCT, {"products", "*"}, 2, "GET, HEAD"},
     {R_DEVICES, {"devices"}, 1, "GET, HEAD"},
     {R_COMPATIBLE, {"devices", "*", "compatible"}, 3, "GET, HEAD"},
+    {R_MANDATE, {"mandates", "current"}, 2, "GET, HEAD"},
+    {R_QUOTES, {"quotes"}, 1, "POST"},
+    {R_ORDERS, {"orders"}, 1, "POST"},
+    {R_CONFIRMATION, {"confirmations", "*"}, 2, "GET, HEAD, POST"},
 };
 
 static bool method_allowed(const route *r, const char *method)
@@ -151,11 +158,20 @@ static const route *match_route(char **segs, size_t n, const char **params)
     return NULL;
 }
 
-static void api_root(as_response *resp)
+static void api_root(as_mem *m, as_response *resp)
 {
-    json_t *o = json_pack("{s:s, s:s, s:[s,s,s,s]}", "name", "Agent Shopping API", "version",
-                          "1.0.0", "endpoints", "GET /search", "GET /products/{sku}",
-                          "GET /devices", "GET /devices/{slug}/compatible");
+    json_t *eps = json_array();
+    for (size_t i = 1; i < sizeof(routes) / sizeof(routes[0]); i++) {
+        as_buf b;
+        as_buf_init(&b, m);
+        for (size_t k = 0; k < routes[i].nsegs; k++)
+            as_buf_printf(&b, "/%s", strcmp(routes[i].segs[k], "*") == 0 ? "{id}"
+                                                                          : routes[i].segs[k]);
+        json_array_append_new(eps, json_pack("{s:s, s:s}", "path", as_buf_str(&b), "methods",
+                                             routes[i].methods));
+    }
+    json_t *o = json_pack("{s:s, s:s, s:o}", "name", "Agent Shopping API", "version", "1.0.0",
+                          "endpoints", eps);
     as_respond_json(resp, 200, o);
 }
 
@@ -164,16 +180,14 @@ void as_handle(as_ctx *ctx, const as_request *req, as_response *resp)
     char *segs[MAX_SEGS];
     const char *params[MAX_SEGS];
     size_t n;
+    memset(resp, 0, sizeof(*resp));
     resp->status = 500;
-    resp->body = NULL;
-    resp->allow = NULL;
 
     const route *r = NULL;
     if (split_path(ctx->mem, req->path, segs, &n)) r = match_route(segs, n, params);
     if (!r) {
         as_respond_error(resp, 404, "NOT_FOUND", NULL,
-                         "No such endpoint. The API lives under /v1: GET /search, "
-                         "GET /products/{sku}, GET /devices, GET /devices/{slug}/compatible.");
+                         "No such endpoint; GET the API base (/v1) for the list of endpoints.");
         return;
     }
     if (!method_allowed(r, req->method)) {
@@ -193,7 +207,7 @@ void as_handle(as_ctx *ctx, const as_request *req, as_response *resp)
     }
     switch (r->id) {
     case R_ROOT:
-        api_root(resp);
+        api_root(ctx->mem, resp);
         break;
     case R_SEARCH:
         as_api_search(ctx, &q, resp);
@@ -206,6 +220,21 @@ void as_handle(as_ctx *ctx, const as_request *req, as_response *resp)
         break;
     case R_COMPATIBLE:
         as_api_compatible(ctx, params[0], &q, resp);
+        break;
+    case R_MANDATE:
+        as_api_mandate_current(ctx, req, resp);
+        break;
+    case R_QUOTES:
+        as_api_quote_create(ctx, req, resp);
+        break;
+    case R_ORDERS:
+        as_api_order_create(ctx, req, resp);
+        break;
+    case R_CONFIRMATION:
+        if (strcmp(req->method, "POST") == 0)
+            as_api_confirmation_decide(ctx, req, params[0], &q, resp);
+        else
+            as_api_confirmation_get(ctx, req, params[0], &q, resp);
         break;
     }
 }

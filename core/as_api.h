@@ -5,6 +5,7 @@
 #define AS_API_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "as_mem.h"
@@ -17,6 +18,8 @@ typedef struct as_config {
     int64_t confirmation_ttl;     /* seconds */
     int64_t return_window_days;   /* days */
     int64_t ship_after;           /* seconds */
+    const unsigned char *signing_key; /* AgentShopSigningKeyFile, >= 32 bytes */
+    size_t signing_key_len;
 } as_config;
 
 void as_config_defaults(as_config *c);
@@ -25,6 +28,11 @@ typedef struct as_request {
     const char *method; /* "GET", "HEAD", "POST", ... */
     const char *path;   /* below the API base, still percent-encoded, e.g. "/products/X" */
     const char *query;  /* raw query string or NULL */
+    const char *body;   /* request body (at most 64 KiB, read by the glue) or NULL */
+    size_t body_len;
+    const char *content_type, *accept;
+    const char *authorization, *service_agent, *idempotency_key; /* headers or NULL */
+    const char *base_url; /* absolute URL of the API base, e.g. "https://shop.example/v1" */
 } as_request;
 
 enum { AS_LOG_ERR = 3, AS_LOG_WARN = 4, AS_LOG_INFO = 6, AS_LOG_DEBUG = 7 };
@@ -40,8 +48,11 @@ typedef struct as_ctx {
 
 typedef struct as_response {
     int status;
-    json_t *body;      /* owned: as_response_clear releases it */
-    const char *allow; /* for 405 */
+    json_t *body;             /* owned: as_response_clear releases it */
+    const char *allow;        /* for 405 */
+    const char *html;         /* a page for a browser instead of JSON, when set */
+    int retry_after;          /* seconds for Retry-After, 0 for none */
+    bool replayed;            /* Idempotent-Replayed: true */
 } as_response;
 
 void as_handle(as_ctx *ctx, const as_request *req, as_response *resp);
@@ -62,6 +73,15 @@ void as_api_search(as_ctx *ctx, const as_query *q, as_response *resp);
 void as_api_product(as_ctx *ctx, const char *sku, const as_query *q, as_response *resp);
 void as_api_devices(as_ctx *ctx, const as_query *q, as_response *resp);
 void as_api_compatible(as_ctx *ctx, const char *slug, const as_query *q, as_response *resp);
+
+/* Buying (as_buy_api.c). */
+void as_api_mandate_current(as_ctx *ctx, const as_request *req, as_response *resp);
+void as_api_quote_create(as_ctx *ctx, const as_request *req, as_response *resp);
+void as_api_order_create(as_ctx *ctx, const as_request *req, as_response *resp);
+void as_api_confirmation_get(as_ctx *ctx, const as_request *req, const char *id,
+                             const as_query *q, as_response *resp);
+void as_api_confirmation_decide(as_ctx *ctx, const as_request *req, const char *id,
+                                const as_query *q, as_response *resp);
 
 int64_t as_today(const as_ctx *ctx);
 

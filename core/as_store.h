@@ -5,12 +5,14 @@
 #define AS_STORE_H
 
 #include "as_catalog.h"
+#include "as_commerce.h"
 #include "as_mem.h"
 
 enum {
     AS_OK = 0,
     AS_ENOTFOUND = 1, /* no such row */
     AS_EDB = 2,       /* storage failed; the store has logged why */
+    AS_ECONFLICT = 3, /* a unique key or a condition stopped the write */
 };
 
 /* Catalogue filters that the store applies with its indexes. */
@@ -33,6 +35,50 @@ typedef struct as_store {
                           as_product *out);
     /* Product summaries with their offers (and compat when filtering by device). */
     int (*search)(void *h, as_mem *m, const as_search_filter *f, as_product **out, size_t *n);
+
+    /* Transactions: on SQLite BEGIN IMMEDIATE (one writer at a time), on
+     * PostgreSQL with the mandate row locked by mandate_get(lock = true). */
+    int (*begin)(void *h);
+    int (*commit)(void *h);
+    int (*rollback)(void *h);
+
+    int (*key_by_hash)(void *h, as_mem *m, const char *hash, as_key_row *out);
+    /* The user's newest mandate that is active (revoked ones are skipped). */
+    int (*mandate_current)(void *h, as_mem *m, const char *user_id, as_mandate *out);
+    int (*mandate_get)(void *h, as_mem *m, const char *id, bool lock, as_mandate *out);
+    /* Sum of budget_cents of the mandate's orders in month (yyyy-mm). */
+    int (*mandate_spent)(void *h, const char *mandate_id, const char *month, int64_t *cents);
+
+    int (*quote_insert)(void *h, const as_quote *q);
+    int (*quote_get)(void *h, as_mem *m, const char *id, as_quote *out);
+
+    /* AS_ECONFLICT when an order already uses the quote. */
+    int (*order_insert)(void *h, const as_order *o);
+    int (*order_get)(void *h, as_mem *m, const char *id, as_order *out);
+    /* Moves the order from `from` to `to` (AS_ECONFLICT when not in `from`). */
+    int (*order_move)(void *h, const char *id, const char *from, const char *to,
+                      int64_t budget_cents, int64_t at);
+    int (*event_add)(void *h, const char *order_id, const char *status, int64_t at,
+                     const char *note);
+    /* Orders of a mandate awaiting confirmation past their expiry. */
+    int (*orders_expired)(void *h, as_mem *m, const char *mandate_id, int64_t now,
+                          as_order **out, size_t *n);
+    /* AS_ECONFLICT when the offer has fewer than qty units. */
+    int (*stock_take)(void *h, const char *offer_id, int64_t qty);
+    int (*stock_give)(void *h, const char *offer_id, int64_t qty);
+
+    int (*confirmation_insert)(void *h, const as_confirmation *c);
+    int (*confirmation_get)(void *h, as_mem *m, const char *id, as_confirmation *out);
+    int (*confirmation_decide)(void *h, const char *id, const char *to, int64_t at);
+
+    /* Claims (user, scope, key) for a request: AS_OK when claimed, or
+     * AS_ECONFLICT with the existing record in *existing. An in-flight claim
+     * whose lease has run out is taken over (AS_OK). */
+    int (*idem_claim)(void *h, as_mem *m, const char *user, const char *scope, const char *key,
+                      const char *hash, int64_t now, int64_t lease_until, as_idem *existing);
+    int (*idem_finish)(void *h, const char *user, const char *scope, const char *key, int status,
+                       const char *response);
+    int (*idem_release)(void *h, const char *user, const char *scope, const char *key);
 } as_store;
 
 #endif

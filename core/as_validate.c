@@ -169,12 +169,90 @@ bool as_validate_query(as_mem *m, const as_param_rule *rules, size_t n, const as
             for (size_t k = 0; k < n; k++)
                 as_buf_printf(&names, "%s%s", k ? ", " : "", rules[k].name);
             const char *shown = as_utf8_len(kv->key) > 40 ? "(a long name)" : kv->key;
-            return bad(m, p, kv->key, "unknown parameter '%s'; this endpoint takes: %s", shown,
+            return bad(m, p, shown, "unknown parameter '%s'; this endpoint takes: %s", shown,
                        n ? as_buf_str(&names) : "no parameters");
         }
         if (vals[r].present)
             return bad(m, p, kv->key, "%s is given more than once%s", kv->key, "");
         if (!as_validate_value(m, &rules[r], kv->val, today, &vals[r], p)) return false;
     }
+    return true;
+}
+
+static const char *json_type_name(const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT:
+        return "an object";
+    case JSON_ARRAY:
+        return "an array";
+    case JSON_STRING:
+        return "a string";
+    case JSON_INTEGER:
+        return "an integer";
+    case JSON_REAL:
+        return "a number with a fraction";
+    case JSON_TRUE:
+    case JSON_FALSE:
+        return "a boolean";
+    case JSON_NULL:
+    default:
+        return "null";
+    }
+}
+
+bool as_validate_body(as_mem *m, const as_field_rule *rules, size_t n, const json_t *obj,
+                      int64_t today, as_param *vals, as_problem *p)
+{
+    memset(vals, 0, n * sizeof(*vals));
+    if (!json_is_object(obj))
+        return bad(m, p, "body", "the body must be a JSON object%s%s", "", "");
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)obj, key, v)
+    {
+        size_t r = 0;
+        while (r < n && strcmp(rules[r].rule.name, key) != 0)
+            r++;
+        if (r == n) {
+            as_buf names;
+            as_buf_init(&names, m);
+            for (size_t k = 0; k < n; k++)
+                as_buf_printf(&names, "%s%s", k ? ", " : "", rules[k].rule.name);
+            const char *shown = as_utf8_len(key) > 40 ? "(a long name)" : key;
+            return bad(m, p, shown, "unknown field '%s'; the fields are: %s", shown,
+                       as_buf_str(&names));
+        }
+        const as_param_rule *rule = &rules[r].rule;
+        if (json_is_null(v) && !rules[r].required && rule->type != AS_V_WEIGHTS) continue;
+        if (rule->type == AS_V_INT) {
+            if (!json_is_integer(v))
+                return bad(m, p, key, "%s must be a whole number, not %s", key,
+                           json_type_name(v));
+            json_int_t x = json_integer_value(v);
+            if (x < rule->min || x > rule->max)
+                return bad(m, p, key, "%s must be %s", key,
+                           as_printf(m, "from %lld to %lld", (long long)rule->min,
+                                     (long long)rule->max));
+            vals[r].present = true;
+            vals[r].num = x;
+        } else if (rule->type == AS_V_WEIGHTS) {
+            const char *err = NULL;
+            if (!as_weights_from_json(m, v, &vals[r].weights, &err))
+                return bad(m, p, key, "%s%s", err, "");
+            vals[r].present = true;
+        } else {
+            if (!json_is_string(v))
+                return bad(m, p, key, "%s must be a string, not %s", key, json_type_name(v));
+            if (strlen(json_string_value(v)) != json_string_length(v))
+                return bad(m, p, key, "%s must not contain NUL characters%s", key, "");
+            if (!as_validate_value(m, rule, as_strdup(m, json_string_value(v)), today, &vals[r],
+                                   p))
+                return false;
+        }
+    }
+    for (size_t r = 0; r < n; r++)
+        if (rules[r].required && !vals[r].present)
+            return bad(m, p, rules[r].rule.name, "%s is required%s", rules[r].rule.name, "");
     return true;
 }

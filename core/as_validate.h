@@ -7,6 +7,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "as_mem.h"
 #include "as_rank.h"
 #include "as_util.h"
@@ -48,6 +50,17 @@ bool as_validate_query(as_mem *m, const as_param_rule *rules, size_t n, const as
 /* One value against one rule (used for path parameters and body fields too). */
 bool as_validate_value(as_mem *m, const as_param_rule *rule, const char *v, int64_t today,
                        as_param *out, as_problem *p);
+
+/* JSON bodies: an object whose fields follow `rules` (strings for text rules,
+ * integers for AS_V_INT, an object or null for AS_V_WEIGHTS). Unknown fields,
+ * wrong JSON types and missing required fields are 400 with `field`. */
+typedef struct as_field_rule {
+    as_param_rule rule;
+    bool required;
+} as_field_rule;
+
+bool as_validate_body(as_mem *m, const as_field_rule *rules, size_t n, const json_t *obj,
+                      int64_t today, as_param *vals, as_problem *p);
 
 void as_problem_set(as_problem *p, int status, const char *code, const char *field,
                     const char *message);

@@ -2,6 +2,8 @@
  * and exits 0, or prints a clear error on stderr and exits non-zero. */
 #include <apr_general.h>
 #include <apr_strings.h>
+#include <ctype.h>
+#include <time.h>
 #include <errno.h>
 #include <grp.h>
 #include <jansson.h>
@@ -12,15 +14,19 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "as_crypto.h"
 #include "as_db.h"
+#include "as_db_private.h"
 #include "as_load.h"
+#include "as_util.h"
+#include "as_validate.h"
 
 #ifndef AS_DATADIR
 #define AS_DATADIR "sql/demo"
 #endif
 
 typedef struct opts {
-    const char *driver, *params, *data;
+    const char *driver, *params, *data, *key_prefix;
     int argc;
     char **argv; /* the command and its arguments */
 } opts;
@@ -113,20 +119,273 @@ static int cmd_init(const opts *o, apr_pool_t *p)
     return print_json(out);
 }
 
+/* ---- helpers for the commands ---- */
+
+static void *pool_alloc(void *baton, size_t n)
+{
+    return apr_pcalloc((apr_pool_t *)baton, n);
+}
+
+static as_mem ctl_mem(apr_pool_t *p)
+{
+    as_mem m = {pool_alloc, p};
+    return m;
+}
+
+/* --name VALUE options after the command's words. */
+static const char *opt(const opts *o, int from, const char *name)
+{
+    for (int i = from; i + 1 < o->argc; i++)
+        if (strcmp(o->argv[i], name) == 0) return o->argv[i + 1];
+    return NULL;
+}
+
+/* Every argument from `from` on is one of the names given (each with a value). */
+static int only_opts(const opts *o, int from, const char *const *names, const char *usage_line)
+{
+    for (int i = from; i < o->argc; i += 2) {
+        int known = 0;
+        for (size_t k = 0; names[k]; k++)
+            if (strcmp(o->argv[i], names[k]) == 0) known = 1;
+        if (!known) return die("unknown argument '%s' (usage: %s)", o->argv[i], usage_line);
+        if (i + 1 >= o->argc) return die("%s needs a value (usage: %s)", o->argv[i], usage_line);
+    }
+    return 0;
+}
+
+static int user_ok(const char *u)
+{
+    size_t n = strlen(u);
+    if (n < 1 || n > 64) return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!isalnum((unsigned char)u[i]) && !strchr("._@-", u[i])) return 0;
+    return 1;
+}
+
+static const char *now_iso(as_mem *m)
+{
+    return as_time_format(m, (int64_t)time(NULL));
+}
+
+static int ready(const opts *o, apr_pool_t *p, as_db *db)
+{
+    if (open_db(o, p, db)) return 1;
+    return prepare(db);
+}
+
+static json_t *str_or_null(const char *s)
+{
+    return s ? json_string(s) : json_null();
+}
+
+/* ---- key create | revoke | list ---- */
+
+static int cmd_key(const opts *o, apr_pool_t *p)
+{
+    as_mem m = ctl_mem(p);
+    const char *sub = o->argc > 1 ? o->argv[1] : "";
+    as_db db;
+    if (strcmp(sub, "create") == 0) {
+        static const char *const names[] = {"--user", NULL};
+        if (only_opts(o, 2, names, "key create --user USER")) return 1;
+        const char *user = opt(o, 2, "--user");
+        if (!user) return die("key create: --user USER is required%s%s", NULL, NULL);
+        if (!user_ok(user))
+            return die("key create: user '%s' must be 1 to 64 letters, digits or ._@-%s", user,
+                       NULL);
+        if (ready(o, p, &db)) return 1;
+        const char *key = as_printf(&m, "%s_sk_test_%s", o->key_prefix,
+                                    as_random_id(&m, "", 32, true));
+        const char *id = as_random_id(&m, "key_", 16, false);
+        const char *a[] = {id, user, as_sha256_hex(&m, key, strlen(key)), now_iso(&m)};
+        if (as_db_exec(&db, "as_key_insert", NULL, 4, a)) return die("key create failed%s%s", NULL, NULL);
+        as_db_close(&db);
+        return print_json(json_pack("{s:s, s:s, s:s}", "id", id, "key", key, "user", user));
+    }
+    if (strcmp(sub, "revoke") == 0) {
+        if (o->argc != 3) return die("usage: key revoke ID%s%s", NULL, NULL);
+        if (ready(o, p, &db)) return 1;
+        const char *id = o->argv[2];
+        apr_dbd_results_t *res;
+        apr_dbd_row_t *row;
+        const char *g[] = {id};
+        if (as_db_select(&db, "as_key_get", &res, 1, g)) return die("key revoke failed%s%s", NULL, NULL);
+        const char *user = NULL, *revoked = NULL;
+        int found = 0;
+        while (as_db_next(&db, res, &row))
+            if (!found++) {
+                user = as_db_col(&db, row, 1);
+                revoked = as_db_col(&db, row, 3);
+            }
+        if (!found) return die("key revoke: there is no key '%s'%s", id, NULL);
+        if (!revoked) {
+            revoked = now_iso(&m);
+            const char *a[] = {revoked, id};
+            if (as_db_exec(&db, "as_key_revoke", NULL, 2, a)) return die("key revoke failed%s%s", NULL, NULL);
+        }
+        as_db_close(&db);
+        return print_json(json_pack("{s:s, s:s, s:s}", "id", id, "user", user, "revoked_at", revoked));
+    }
+    if (strcmp(sub, "list") == 0) {
+        static const char *const names[] = {"--user", NULL};
+        if (only_opts(o, 2, names, "key list [--user USER]")) return 1;
+        const char *user = opt(o, 2, "--user");
+        if (ready(o, p, &db)) return 1;
+        apr_dbd_results_t *res;
+        apr_dbd_row_t *row;
+        const char *a[] = {user, user};
+        if (as_db_select(&db, "as_key_list", &res, 2, a)) return die("key list failed%s%s", NULL, NULL);
+        json_t *keys = json_array();
+        while (as_db_next(&db, res, &row))
+            json_array_append_new(
+                keys, json_pack("{s:s, s:s, s:s, s:o}", "id", as_db_col(&db, row, 0), "user",
+                                as_db_col(&db, row, 1), "created_at", as_db_col(&db, row, 2),
+                                "revoked_at", str_or_null(as_db_col(&db, row, 3))));
+        as_db_close(&db);
+        return print_json(json_pack("{s:o}", "keys", keys));
+    }
+    return die("usage: key create --user USER | key revoke ID | key list [--user USER]%s%s",
+               NULL, NULL);
+}
+
+/* ---- mandate create | revoke | list ---- */
+
+static json_t *mandate_json(const as_mandate *md)
+{
+    return json_pack("{s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:o, s:s}", "id", md->id, "user",
+                     md->user_id, "status", md->status, "allowed_categories", md->categories,
+                     "per_order_limit_cents", (json_int_t)md->per_order_cents,
+                     "monthly_limit_cents", (json_int_t)md->monthly_cents, "confirm_above_cents",
+                     (json_int_t)md->confirm_above_cents, "valid_until",
+                     str_or_null(md->valid_until), "created_at", md->created_at);
+}
+
+static int amount(const char *name, const char *v, int allow_zero, int64_t *cents)
+{
+    if (!v) return die("mandate create: %s is required%s", name, NULL);
+    if (v[0] == '-') return die("mandate create: %s must not be negative (got %s)", name, v);
+    if (!as_eur_parse_cents(v, 100000000, cents))
+        return die("mandate create: %s must be an amount in euros such as 250 or 99.95, not "
+                   "'%s'",
+                   name, v);
+    if (!allow_zero && *cents == 0) return die("mandate create: %s must be above 0%s", name, NULL);
+    return 0;
+}
+
+static int mandate_create(const opts *o, apr_pool_t *p)
+{
+    as_mem m = ctl_mem(p);
+    static const char *const names[] = {"--user", "--categories", "--per-order-eur",
+                                        "--monthly-eur", "--confirm-above-eur", "--valid-until",
+                                        NULL};
+    const char *usage_line = "mandate create --user USER --categories a,b --per-order-eur N "
+                             "--monthly-eur N --confirm-above-eur N [--valid-until yyyy-mm-dd]";
+    if (only_opts(o, 2, names, usage_line)) return 1;
+    const char *user = opt(o, 2, "--user"), *cats = opt(o, 2, "--categories");
+    const char *until = opt(o, 2, "--valid-until");
+    if (!user || !user_ok(user)) return die("mandate create: --user USER is required (1 to 64 letters, digits or ._@-)%s%s", NULL, NULL);
+    if (!cats || !*cats) return die("mandate create: --categories is required (usage: %s)%s", usage_line, NULL);
+    char *copy = apr_pstrdup(p, cats), *save = NULL;
+    for (char *c = apr_strtok(copy, ",", &save); c; c = apr_strtok(NULL, ",", &save))
+        if (!as_category_label(c)) {
+            const char *known = "";
+            for (size_t i = 0; as_category_ids[i]; i++)
+                known = apr_pstrcat(p, known, i ? ", " : "", as_category_ids[i], NULL);
+            return die("mandate create: unknown category '%s'; the categories are: %s", c, known);
+        }
+    if (strstr(cats, ",,") || cats[0] == ',' || cats[strlen(cats) - 1] == ',')
+        return die("mandate create: --categories '%s' has an empty entry%s", cats, NULL);
+    int64_t per_order, monthly, confirm;
+    if (amount("--per-order-eur", opt(o, 2, "--per-order-eur"), 0, &per_order) ||
+        amount("--monthly-eur", opt(o, 2, "--monthly-eur"), 0, &monthly) ||
+        amount("--confirm-above-eur", opt(o, 2, "--confirm-above-eur"), 1, &confirm))
+        return 1;
+    if (confirm > per_order)
+        return die("mandate create: --confirm-above-eur %s is above --per-order-eur %s; an "
+                   "order above the per-order limit is refused anyway",
+                   opt(o, 2, "--confirm-above-eur"), opt(o, 2, "--per-order-eur"));
+    int64_t day;
+    if (until && !as_date_parse(until, &day))
+        return die("mandate create: --valid-until must be a date yyyy-mm-dd, not '%s'%s", until, NULL);
+    if (until && day < (int64_t)time(NULL) / 86400)
+        return die("mandate create: --valid-until %s is in the past%s", until, NULL);
+    as_db db;
+    if (ready(o, p, &db)) return 1;
+    as_store st = as_db_store(&db);
+    as_mandate cur;
+    if (st.mandate_current(&db, &m, user, &cur) == AS_OK)
+        return die("mandate create: user '%s' already has the active mandate %s; revoke it "
+                   "first (mandate revoke ID)",
+                   user, cur.id);
+    as_mandate md = {as_random_id(&m, "mdt_", 16, false), user, "active", cats, per_order,
+                     monthly, confirm, until, now_iso(&m)};
+    const char *a[] = {md.id, user, cats, as_db_i64s(&db, per_order), as_db_i64s(&db, monthly),
+                       as_db_i64s(&db, confirm), until, md.created_at};
+    if (as_db_exec(&db, "as_mandate_insert", NULL, 8, a)) return die("mandate create failed%s%s", NULL, NULL);
+    as_db_close(&db);
+    return print_json(mandate_json(&md));
+}
+
+static int cmd_mandate(const opts *o, apr_pool_t *p)
+{
+    as_mem m = ctl_mem(p);
+    const char *sub = o->argc > 1 ? o->argv[1] : "";
+    as_db db;
+    if (strcmp(sub, "create") == 0) return mandate_create(o, p);
+    if (strcmp(sub, "revoke") == 0) {
+        if (o->argc != 3) return die("usage: mandate revoke ID%s%s", NULL, NULL);
+        if (ready(o, p, &db)) return 1;
+        as_store st = as_db_store(&db);
+        as_mandate md;
+        if (st.mandate_get(&db, &m, o->argv[2], false, &md) != AS_OK)
+            return die("mandate revoke: there is no mandate '%s'%s", o->argv[2], NULL);
+        const char *a[] = {now_iso(&m), md.id};
+        if (as_db_exec(&db, "as_mandate_revoke", NULL, 2, a)) return die("mandate revoke failed%s%s", NULL, NULL);
+        st.mandate_get(&db, &m, o->argv[2], false, &md);
+        as_db_close(&db);
+        return print_json(mandate_json(&md));
+    }
+    if (strcmp(sub, "list") == 0) {
+        static const char *const names[] = {"--user", NULL};
+        if (only_opts(o, 2, names, "mandate list [--user USER]")) return 1;
+        const char *user = opt(o, 2, "--user");
+        if (ready(o, p, &db)) return 1;
+        apr_dbd_results_t *res;
+        apr_dbd_row_t *row;
+        const char *a[] = {user, user};
+        if (as_db_select(&db, "as_mandate_list", &res, 2, a)) return die("mandate list failed%s%s", NULL, NULL);
+        json_t *list = json_array();
+        while (as_db_next(&db, res, &row)) {
+            as_mandate md;
+            as_db_read_mandate(&db, row, &md);
+            json_array_append_new(list, mandate_json(&md));
+        }
+        as_db_close(&db);
+        return print_json(json_pack("{s:o}", "mandates", list));
+    }
+    return die("usage: mandate create ... | mandate revoke ID | mandate list [--user USER]%s%s",
+               NULL, NULL);
+}
+
 static void usage(FILE *f)
 {
     fputs("usage: agentshopctl [--driver sqlite3|pgsql] [--params STR] [--data DIR] COMMAND\n"
           "  init [--demo]     create the schema (idempotent); --demo loads the demo catalogue\n"
+          "  key create --user USER | key revoke ID | key list [--user USER]\n"
+          "  mandate create --user USER --categories a,b --per-order-eur N --monthly-eur N\n"
+          "                 --confirm-above-eur N [--valid-until yyyy-mm-dd]\n"
+          "  mandate revoke ID | mandate list [--user USER]\n"
           "options:\n"
           "  --driver   apr_dbd driver (default sqlite3)\n"
           "  --params   the DBDParams string (default var/agentshop.db)\n"
-          "  --data     catalogue data directory (default " AS_DATADIR ")\n",
+          "  --data     catalogue data directory (default " AS_DATADIR ")\n"
+          "  --key-prefix  prefix of new agent keys, as AgentShopKeyPrefix (default agentshop)\n",
           f);
 }
 
 int main(int argc, char **argv)
 {
-    opts o = {"sqlite3", "var/agentshop.db", AS_DATADIR, 0, NULL};
+    opts o = {"sqlite3", "var/agentshop.db", AS_DATADIR, "agentshop", 0, NULL};
     int i = 1;
     for (; i < argc && strncmp(argv[i], "--", 2) == 0; i++) {
         if (strcmp(argv[i], "--help") == 0) {
@@ -140,6 +399,8 @@ int main(int argc, char **argv)
             o.params = argv[++i];
         else if (strcmp(argv[i], "--data") == 0)
             o.data = argv[++i];
+        else if (strcmp(argv[i], "--key-prefix") == 0)
+            o.key_prefix = argv[++i];
         else
             return die("unknown option '%s'%s", argv[i], NULL);
     }
@@ -158,6 +419,10 @@ int main(int argc, char **argv)
     int rc;
     if (strcmp(o.argv[0], "init") == 0)
         rc = cmd_init(&o, p);
+    else if (strcmp(o.argv[0], "key") == 0)
+        rc = cmd_key(&o, p);
+    else if (strcmp(o.argv[0], "mandate") == 0)
+        rc = cmd_mandate(&o, p);
     else
         rc = die("unknown command '%s' (see --help)%s", o.argv[0], NULL);
     apr_pool_destroy(p);

@@ -24,7 +24,12 @@ typedef struct dir_cfg {
     const char *key_prefix;
     const char *base_url;
     apr_int64_t quote_ttl, confirmation_ttl, return_window, ship_after;
+    const char *signing_key_file;
+    const unsigned char *signing_key; /* read at start-up */
+    apr_size_t signing_key_len;
 } dir_cfg;
+
+#define MAX_BODY 65536
 
 static ap_dbd_t *(*dbd_acquire)(request_rec *) = NULL;
 
@@ -33,6 +38,7 @@ static ap_dbd_t *(*dbd_acquire)(request_rec *) = NULL;
  * some paths (%2F, %00) before any <Location> applies, so errors for these
  * prefixes are pointed at the handler per request, in post_read_request. */
 static apr_array_header_t *api_bases;
+static int signing_key_seen;
 
 static void note_base(cmd_parms *cmd)
 {
@@ -49,6 +55,7 @@ static int pre_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp)
     (void)plog;
     (void)ptemp;
     api_bases = NULL; /* rebuilt on every (re)read of the configuration */
+    signing_key_seen = 0;
     return OK;
 }
 
@@ -72,6 +79,15 @@ static void *merge_dir_cfg(apr_pool_t *p, void *basev, void *addv)
     c->confirmation_ttl = a->confirmation_ttl != UNSET ? a->confirmation_ttl : b->confirmation_ttl;
     c->return_window = a->return_window != UNSET ? a->return_window : b->return_window;
     c->ship_after = a->ship_after != UNSET ? a->ship_after : b->ship_after;
+    if (a->signing_key) {
+        c->signing_key_file = a->signing_key_file;
+        c->signing_key = a->signing_key;
+        c->signing_key_len = a->signing_key_len;
+    } else {
+        c->signing_key_file = b->signing_key_file;
+        c->signing_key = b->signing_key;
+        c->signing_key_len = b->signing_key_len;
+    }
     return c;
 }
 
@@ -120,7 +136,51 @@ static const char *set_base_url(cmd_parms *cmd, void *cfg, const char *arg)
     return NULL;
 }
 
+/* The secret that signs confirmation links: read once, at start-up. */
+static const char *set_signing_key(cmd_parms *cmd, void *cfg, const char *arg)
+{
+    dir_cfg *c = cfg;
+    const char *path = ap_server_root_relative(cmd->pool, arg);
+    char *data = NULL;
+    apr_file_t *f;
+    apr_finfo_t fi;
+    apr_status_t rv = path ? apr_file_open(&f, path, APR_READ | APR_BINARY, 0, cmd->temp_pool)
+                           : APR_EBADPATH;
+    int opened = rv == APR_SUCCESS;
+    if (rv == APR_SUCCESS) rv = apr_file_info_get(&fi, APR_FINFO_SIZE, f);
+    if (rv == APR_SUCCESS && fi.size > 4096) rv = APR_EINVAL;
+    if (rv == APR_SUCCESS) {
+        apr_size_t n = (apr_size_t)fi.size;
+        data = apr_palloc(cmd->pool, n + 1);
+        rv = n ? apr_file_read_full(f, data, n, &n) : APR_SUCCESS;
+        c->signing_key_len = n;
+    }
+    if (opened) apr_file_close(f);
+    if (rv != APR_SUCCESS) {
+        char buf[120];
+        return apr_psprintf(cmd->pool, "AgentShopSigningKeyFile: cannot read '%s': %s", arg,
+                            rv == APR_EINVAL ? "larger than 4096 bytes"
+                                             : apr_strerror(rv, buf, sizeof(buf)));
+    }
+    /* trailing newlines of an editor do not count as secret */
+    while (c->signing_key_len && strchr("\r\n", data[c->signing_key_len - 1]))
+        c->signing_key_len--;
+    if (c->signing_key_len < 32)
+        return apr_psprintf(cmd->pool,
+                            "AgentShopSigningKeyFile: '%s' holds %" APR_SIZE_T_FMT
+                            " bytes; the secret must be at least 32 bytes (e.g. openssl rand "
+                            "-hex 32 > %s)",
+                            arg, c->signing_key_len, arg);
+    c->signing_key = (const unsigned char *)data;
+    c->signing_key_file = path;
+    signing_key_seen = 1;
+    note_base(cmd);
+    return NULL;
+}
+
 static const command_rec cmds[] = {
+    AP_INIT_TAKE1("AgentShopSigningKeyFile", set_signing_key, NULL, RSRC_CONF | ACCESS_CONF,
+                  "file holding the secret (32 bytes or more) that signs confirmation links"),
     AP_INIT_TAKE1("AgentShopKeyPrefix", set_prefix, NULL, RSRC_CONF | ACCESS_CONF,
                   "prefix of agent keys, <prefix>_sk_test_<32 characters> (default agentshop)"),
     AP_INIT_TAKE1("AgentShopBaseURL", set_base_url, NULL, RSRC_CONF | ACCESS_CONF,
@@ -143,6 +203,13 @@ static int post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp, s
     (void)pconf;
     (void)plog;
     (void)ptemp;
+    if (api_bases && !signing_key_seen) {
+        ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s,
+                     "mod_agentshop: AgentShopSigningKeyFile is not set; confirmation links "
+                     "cannot be signed. Create a secret (openssl rand -hex 32 > FILE) and set "
+                     "AgentShopSigningKeyFile FILE");
+        return HTTP_INTERNAL_SERVER_ERROR;
+    }
     dbd_acquire = APR_RETRIEVE_OPTIONAL_FN(ap_dbd_acquire);
     if (!dbd_acquire) {
         ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s,
@@ -214,13 +281,74 @@ static const char *api_path(request_rec *r, const dir_cfg *c)
     return apr_pstrndup(r->pool, raw + bl, n - bl);
 }
 
+/* Reads the body, at most MAX_BODY bytes (chunked bodies too). Returns OK,
+ * HTTP_REQUEST_ENTITY_TOO_LARGE, or another status for a broken body. */
+static int read_body(request_rec *r, const char **body, apr_size_t *len)
+{
+    *body = NULL;
+    *len = 0;
+    const char *cl = apr_table_get(r->headers_in, "Content-Length");
+    if (cl) {
+        char *end;
+        apr_int64_t n = apr_strtoi64(cl, &end, 10);
+        if (*end || n < 0) return HTTP_BAD_REQUEST;
+        if (n > MAX_BODY) return HTTP_REQUEST_ENTITY_TOO_LARGE;
+    }
+    int rc = ap_setup_client_block(r, REQUEST_CHUNKED_DECHUNK);
+    if (rc != OK) return rc;
+    if (!ap_should_client_block(r)) return OK;
+    char *buf = apr_palloc(r->pool, MAX_BODY + 1);
+    apr_size_t n = 0;
+    for (;;) {
+        long got = ap_get_client_block(r, buf + n, MAX_BODY + 1 - n);
+        if (got < 0) return HTTP_BAD_REQUEST;
+        if (got == 0) break;
+        n += (apr_size_t)got;
+        if (n > MAX_BODY) {
+            /* drain politely? no: the connection is closed after a 413 */
+            r->connection->keepalive = AP_CONN_CLOSE;
+            return HTTP_REQUEST_ENTITY_TOO_LARGE;
+        }
+    }
+    buf[n] = '\0';
+    *body = buf;
+    *len = n;
+    return OK;
+}
+
+/* Where links point: AgentShopBaseURL, else this request's scheme, host and base. */
+static const char *base_url(request_rec *r, const dir_cfg *c)
+{
+    if (c->base_url) return c->base_url;
+    const char *base = c->base && c->base[0] == '/' ? c->base : "/v1";
+    size_t bl = strlen(base);
+    while (bl > 1 && base[bl - 1] == '/')
+        bl--;
+    return ap_construct_url(r->pool, apr_pstrndup(r->pool, base, bl), r);
+}
+
 static int write_response(request_rec *r, as_response *resp)
 {
     r->status = resp->status;
-    ap_set_content_type(r, "application/json");
     apr_table_setn(r->headers_out, "Cache-Control", "no-store");
     apr_table_setn(r->headers_out, "X-Content-Type-Options", "nosniff");
     if (resp->allow) apr_table_setn(r->headers_out, "Allow", resp->allow);
+    if (resp->retry_after > 0)
+        apr_table_setn(r->headers_out, "Retry-After", apr_itoa(r->pool, resp->retry_after));
+    if (resp->replayed) apr_table_setn(r->headers_out, "Idempotent-Replayed", "true");
+    if (resp->html) {
+        ap_set_content_type(r, "text/html; charset=utf-8");
+        apr_table_setn(r->headers_out, "Content-Security-Policy",
+                       "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; "
+                       "frame-ancestors 'none'");
+        apr_table_setn(r->headers_out, "Referrer-Policy", "no-referrer");
+        as_response_clear(resp);
+        size_t hn = strlen(resp->html);
+        ap_set_content_length(r, (apr_off_t)hn);
+        if (!r->header_only) ap_rwrite(resp->html, (int)hn, r);
+        return OK;
+    }
+    ap_set_content_type(r, "application/json");
     char *s = resp->body ? json_dumps(resp->body, JSON_COMPACT | JSON_REAL_PRECISION(12)) : NULL;
     as_response_clear(resp);
     if (!s) {
@@ -278,6 +406,8 @@ static int agentshop_handler(request_rec *r)
     as_mem mem = {pool_alloc, r->pool};
     as_config cfg;
     as_config_defaults(&cfg);
+    cfg.signing_key = c->signing_key;
+    cfg.signing_key_len = c->signing_key_len;
     if (c->key_prefix) cfg.key_prefix = c->key_prefix;
     if (c->quote_ttl != UNSET) cfg.quote_ttl = c->quote_ttl;
     if (c->confirmation_ttl != UNSET) cfg.confirmation_ttl = c->confirmation_ttl;
@@ -302,7 +432,24 @@ static int agentshop_handler(request_rec *r)
         as_respond_http_status(&resp, HTTP_NOT_FOUND);
         return write_response(r, &resp);
     }
-    as_request req = {r->method, path, r->args};
+    as_request req = {
+        .method = r->method,
+        .path = path,
+        .query = r->args,
+        .content_type = apr_table_get(r->headers_in, "Content-Type"),
+        .accept = apr_table_get(r->headers_in, "Accept"),
+        .authorization = apr_table_get(r->headers_in, "Authorization"),
+        .service_agent = apr_table_get(r->headers_in, "Service-Agent"),
+        .idempotency_key = apr_table_get(r->headers_in, "Idempotency-Key"),
+        .base_url = base_url(r, c),
+    };
+    if (r->method_number == M_POST) {
+        int rb = read_body(r, &req.body, &req.body_len);
+        if (rb != OK) {
+            as_respond_http_status(&resp, rb);
+            return write_response(r, &resp);
+        }
+    }
     as_handle(&ctx, &req, &resp);
     return write_response(r, &resp);
 }

@@ -4,18 +4,31 @@
 # having run nothing), and it fails when no test ran.
 set -u
 top=$(pwd)
-rm -rf t/var t/logs
-mkdir -p t/var t/logs
 runas=""
 if [ "$(id -u)" -eq 0 ]; then
-    chown -R nobody:nogroup t
     runas="runuser -u nobody --"
+    if ! runuser -u nobody -- test -r "$top/Makefile" 2>/dev/null; then
+        # The checkout is not reachable by nobody (e.g. under /root): run a copy.
+        stage=$(mktemp -d /tmp/agentshop-test.XXXXXX)
+        chmod 755 "$stage"
+        tar -C "$top" --exclude=.git -cf - . | tar -C "$stage" -xf -
+        echo "apache-test: running from $stage (nobody cannot read $top)"
+        top=$stage
+    fi
+    chown -R nobody:nogroup "$top/t"
 fi
+cd "$top" || exit 1
+rm -rf t/var t/logs
+mkdir -p t/var t/logs
+[ -n "$runas" ] && chown nobody:nogroup t/var t/logs
 export HOME="$top/t/var" APACHE_TEST_NO_STICKY_PREFERENCES=1
-if ! $runas bin/agentshopctl --params "$top/t/var/agentshop.db" init --demo >t/var/init.json; then
+if ! $runas bin/agentshopctl --params "$top/t/var/agentshop.db" --data "$top/sql/demo" \
+    init --demo >t/var/init.json; then
     echo "apache-test: creating the test database failed" >&2
     exit 1
 fi
+(umask 077; od -An -tx1 -N32 /dev/urandom | tr -d ' \n' > t/var/signing.key)
+[ -n "$runas" ] && chown nobody:nogroup t/var/signing.key
 log="$top/t/var/apache-test.log"
 $runas env HOME="$HOME" perl t/TEST.PL -apxs /usr/bin/apxs "$@" >"$log" 2>&1; cat "$log"
 rc=$(grep -c 'Result: PASS' "$log")

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "as_db_private.h"
 #include "as_mem.h"
 
 /* ---- statements ---- */
@@ -33,6 +34,9 @@ typedef struct stmt_def {
     " JOIN compat c ON c.product_id = p.id AND c.device_id = %lld JOIN devices d ON d.id = "     \
     "c.device_id "
 #define NO_COMPAT ", NULL, NULL, NULL, NULL, NULL, "
+#define MANDATE_COLS                                                                             \
+    "id, user_id, status, allowed_categories, per_order_limit_cents, monthly_limit_cents, "     \
+    "confirm_above_cents, valid_until, created_at"
 #define COMPAT_COLS ", d.slug, d.name, c.fit_status, c.evidence, c.checked_at, "
 
 static const stmt_def stmts[] = {
@@ -126,6 +130,127 @@ static const stmt_def stmts[] = {
      NULL},
     {"as_fts_rebuild", "INSERT INTO product_fts (product_fts) VALUES ('rebuild')",
      "SELECT 1"},
+    /* Agents and mandates. */
+    {"as_key_by_hash",
+     "SELECT id, user_id, key_hash, revoked_at FROM agent_keys WHERE key_hash = %s", NULL},
+    {"as_mandate_current",
+     "SELECT " MANDATE_COLS " FROM mandates WHERE user_id = %s AND status = 'active' "
+     "ORDER BY created_at DESC, id DESC LIMIT 1",
+     NULL},
+    {"as_mandate_get", "SELECT " MANDATE_COLS " FROM mandates WHERE id = %s", NULL},
+    {"as_mandate_lock", "SELECT " MANDATE_COLS " FROM mandates WHERE id = %s",
+     "SELECT " MANDATE_COLS " FROM mandates WHERE id = %s FOR UPDATE"},
+    {"as_mandate_spent",
+     "SELECT COALESCE(SUM(budget_cents), 0) FROM orders WHERE mandate_id = %s AND month = %s",
+     NULL},
+    /* Quotes and orders. */
+    {"as_quote_insert",
+     "INSERT INTO quotes (id, user_id, product_id, offer_id, quantity, unit_price_cents, "
+     "total_cents, delivery_days, delivery_by, device_slug, fit_status, guarantee, created_at, "
+     "expires_at) VALUES (%s, %s, %lld, %s, %lld, %lld, %lld, %lld, %s, %s, %s, %lld, %lld, "
+     "%lld)",
+     NULL},
+    {"as_quote_get",
+     "SELECT q.id, q.user_id, q.offer_id, q.product_id, q.quantity, q.unit_price_cents, "
+     "q.total_cents, q.delivery_days, q.delivery_by, q.device_slug, q.fit_status, q.guarantee, "
+     "q.created_at, q.expires_at, p.sku, p.name, p.category, m.id, m.name, o.id "
+     "FROM quotes q JOIN products p ON p.id = q.product_id JOIN offers f ON f.id = q.offer_id "
+     "JOIN merchants m ON m.id = f.merchant_id LEFT JOIN orders o ON o.quote_id = q.id "
+     "WHERE q.id = %s",
+     NULL},
+    {"as_order_insert",
+     "INSERT INTO orders (id, user_id, mandate_id, quote_id, offer_id, quantity, "
+     "unit_price_cents, total_cents, budget_cents, month, reason, agent, status, "
+     "confirm_expires_at, created_at, updated_at) VALUES (%s, %s, %s, %s, %s, %lld, %lld, %lld, "
+     "%lld, %s, %s, %s, %s, %lld, %lld, %lld) ON CONFLICT (quote_id) DO NOTHING",
+     NULL},
+    {"as_order_get",
+     "SELECT o.id, o.user_id, o.mandate_id, o.quote_id, o.offer_id, o.quantity, "
+     "o.unit_price_cents, o.total_cents, o.budget_cents, o.month, o.reason, o.agent, o.status, "
+     "o.confirm_expires_at, o.created_at, o.updated_at, p.sku, p.name, p.category, m.name, "
+     "q.delivery_by, q.device_slug, q.fit_status, q.guarantee, c.id "
+     "FROM orders o JOIN quotes q ON q.id = o.quote_id JOIN products p ON p.id = q.product_id "
+     "JOIN offers f ON f.id = o.offer_id JOIN merchants m ON m.id = f.merchant_id "
+     "LEFT JOIN confirmations c ON c.order_id = o.id WHERE o.id = %s",
+     NULL},
+    {"as_order_events",
+     "SELECT status, at, note FROM order_events WHERE order_id = %s ORDER BY seq", NULL},
+    {"as_order_move",
+     "UPDATE orders SET status = %s, budget_cents = %lld, updated_at = %lld WHERE id = %s AND "
+     "status = %s",
+     NULL},
+    {"as_event_add",
+     "INSERT INTO order_events (order_id, seq, status, at, note) VALUES (%s, (SELECT "
+     "COALESCE(MAX(seq), 0) + 1 FROM order_events WHERE order_id = %s), %s, %lld, %s)",
+     NULL},
+    {"as_orders_expired",
+     "SELECT o.id, o.offer_id, o.quantity, c.id FROM orders o LEFT JOIN confirmations c ON "
+     "c.order_id = o.id WHERE o.mandate_id = %s AND o.status = 'awaiting_confirmation' AND "
+     "o.confirm_expires_at <= %lld ORDER BY o.id",
+     NULL},
+    {"as_stock_take", "UPDATE offers SET stock = stock - %lld WHERE id = %s AND stock >= %lld",
+     NULL},
+    {"as_stock_give", "UPDATE offers SET stock = stock + %lld WHERE id = %s", NULL},
+    {"as_conf_insert",
+     "INSERT INTO confirmations (id, order_id, user_id, status, created_at, expires_at) VALUES "
+     "(%s, %s, %s, %s, %lld, %lld)",
+     NULL},
+    {"as_conf_get",
+     "SELECT id, order_id, user_id, status, created_at, expires_at, decided_at FROM "
+     "confirmations WHERE id = %s",
+     NULL},
+    {"as_conf_decide", "UPDATE confirmations SET status = %s, decided_at = %lld WHERE id = %s",
+     NULL},
+    /* Idempotency-Key records. */
+    {"as_idem_claim",
+     "INSERT INTO idempotency (user_id, scope, key, request_hash, state, created_at, "
+     "lease_until) VALUES (%s, %s, %s, %s, 'in_flight', %lld, %lld) ON CONFLICT (user_id, "
+     "scope, key) DO NOTHING",
+     NULL},
+    {"as_idem_get",
+     "SELECT request_hash, state, status, response, created_at, lease_until FROM idempotency "
+     "WHERE user_id = %s AND scope = %s AND key = %s",
+     NULL},
+    {"as_idem_takeover",
+     "UPDATE idempotency SET lease_until = %lld WHERE user_id = %s AND scope = %s AND key = %s "
+     "AND state = 'in_flight' AND request_hash = %s AND lease_until <= %lld",
+     NULL},
+    {"as_idem_forget",
+     "DELETE FROM idempotency WHERE user_id = %s AND scope = %s AND key = %s AND created_at <= "
+     "%lld",
+     NULL},
+    {"as_idem_finish",
+     "UPDATE idempotency SET state = 'done', status = %lld, response = %s WHERE user_id = %s "
+     "AND scope = %s AND key = %s",
+     NULL},
+    {"as_idem_release",
+     "DELETE FROM idempotency WHERE user_id = %s AND scope = %s AND key = %s AND state = "
+     "'in_flight'",
+     NULL},
+    /* Administration (bin/agentshopctl). */
+    {"as_key_insert",
+     "INSERT INTO agent_keys (id, user_id, key_hash, created_at) VALUES (%s, %s, %s, %s)", NULL},
+    {"as_key_revoke",
+     "UPDATE agent_keys SET revoked_at = %s WHERE id = %s AND revoked_at IS NULL", NULL},
+    {"as_key_list",
+     "SELECT id, user_id, created_at, revoked_at FROM agent_keys WHERE (%s IS NULL OR user_id "
+     "= %s) ORDER BY created_at, id",
+     NULL},
+    {"as_key_get", "SELECT id, user_id, created_at, revoked_at FROM agent_keys WHERE id = %s",
+     NULL},
+    {"as_mandate_insert",
+     "INSERT INTO mandates (id, user_id, status, allowed_categories, per_order_limit_cents, "
+     "monthly_limit_cents, confirm_above_cents, valid_until, created_at) VALUES (%s, %s, "
+     "'active', %s, %lld, %lld, %lld, %s, %s)",
+     NULL},
+    {"as_mandate_revoke",
+     "UPDATE mandates SET status = 'revoked', revoked_at = %s WHERE id = %s AND status = "
+     "'active'",
+     NULL},
+    {"as_mandate_list",
+     "SELECT " MANDATE_COLS " FROM mandates WHERE (%s IS NULL OR user_id = %s) ORDER BY "
+     "created_at, id",
+     NULL},
 };
 #define N_STMTS (sizeof(stmts) / sizeof(stmts[0]))
 #define INIT_MARK "as_conn_ready"
@@ -276,7 +401,7 @@ const char *as_db_col(as_db *db, apr_dbd_row_t *row, int n)
     return v;
 }
 
-int as_db_begin(as_db *db, apr_dbd_transaction_t **t)
+int as_db_begin_t(as_db *db, apr_dbd_transaction_t **t)
 {
     *t = NULL;
     int rv = apr_dbd_transaction_start(db->driver, db->pool, db->handle, t);
@@ -284,7 +409,7 @@ int as_db_begin(as_db *db, apr_dbd_transaction_t **t)
     return rv;
 }
 
-int as_db_end(as_db *db, apr_dbd_transaction_t *t, int ok)
+int as_db_end_t(as_db *db, apr_dbd_transaction_t *t, int ok)
 {
     if (!ok) apr_dbd_transaction_mode_set(db->driver, t, APR_DBD_TRANSACTION_ROLLBACK);
     int rv = apr_dbd_transaction_end(db->driver, db->pool, t);
@@ -327,7 +452,7 @@ apr_status_t as_db_exec_script(as_db *db, const char *script, const char **err)
 
 /* ---- the as_store functions ---- */
 
-static int64_t to_i64(const char *s)
+int64_t as_db_i64(const char *s)
 {
     return s ? strtoll(s, NULL, 10) : 0;
 }
@@ -337,15 +462,19 @@ static double to_dbl(const char *s)
     return s ? strtod(s, NULL) : 0;
 }
 
-static int to_bool(const char *s)
+int as_db_bool(const char *s)
 {
     return s && (s[0] == '1' || s[0] == 't');
 }
 
-static const char *i64s(as_db *db, int64_t v)
+const char *as_db_i64s(as_db *db, int64_t v)
 {
     return apr_psprintf(db->pool, "%" APR_INT64_T_FMT, v);
 }
+
+#define to_i64 as_db_i64
+#define to_bool as_db_bool
+#define i64s as_db_i64s
 
 static void read_merchant(as_db *db, apr_dbd_row_t *row, int c, as_merchant *m)
 {
@@ -368,8 +497,7 @@ static void read_offer(as_db *db, apr_dbd_row_t *row, int c, as_offer *o)
     read_merchant(db, row, c + 6, &o->merchant);
 }
 
-/* A growable array on an as_mem. */
-static void *grow(as_mem *m, void *arr, size_t *cap, size_t n, size_t elem)
+void *as_db_grow(as_mem *m, void *arr, size_t *cap, size_t n, size_t elem)
 {
     if (n < *cap) return arr;
     size_t nc = *cap ? *cap * 2 : 16;
@@ -378,6 +506,7 @@ static void *grow(as_mem *m, void *arr, size_t *cap, size_t n, size_t elem)
     *cap = nc;
     return na;
 }
+#define grow as_db_grow
 
 static int st_merchants(void *h, as_mem *m, as_merchant **out, size_t *n)
 {
@@ -611,6 +740,7 @@ static int st_search(void *h, as_mem *m, const as_search_filter *f, as_product *
     return AS_OK;
 }
 
+
 as_store as_db_store(as_db *db)
 {
     as_store s = {
@@ -620,6 +750,28 @@ as_store as_db_store(as_db *db)
         .device_by_slug = st_device_by_slug,
         .product_by_sku = st_product_by_sku,
         .search = st_search,
+        .begin = st_begin,
+        .commit = st_commit,
+        .rollback = st_rollback,
+        .key_by_hash = st_key_by_hash,
+        .mandate_current = st_mandate_current,
+        .mandate_get = st_mandate_get,
+        .mandate_spent = st_mandate_spent,
+        .quote_insert = st_quote_insert,
+        .quote_get = st_quote_get,
+        .order_insert = st_order_insert,
+        .order_get = st_order_get,
+        .order_move = st_order_move,
+        .event_add = st_event_add,
+        .orders_expired = st_orders_expired,
+        .stock_take = st_stock_take,
+        .stock_give = st_stock_give,
+        .confirmation_insert = st_confirmation_insert,
+        .confirmation_get = st_confirmation_get,
+        .confirmation_decide = st_confirmation_decide,
+        .idem_claim = st_idem_claim,
+        .idem_finish = st_idem_finish,
+        .idem_release = st_idem_release,
     };
     return s;
 }

@@ -20,6 +20,7 @@ typedef struct as_db {
     void *log_baton;
     /* Called before the first statement when handle is NULL (mod_dbd's lazy acquire). */
     int (*acquire)(struct as_db *db);
+    apr_dbd_transaction_t *trans; /* the store's open transaction, if any */
 } as_db;
 
 /* Once per connection: PRAGMAs on SQLite (WAL, busy timeout, foreign keys,
@@ -40,8 +41,8 @@ apr_status_t as_db_exec_script(as_db *db, const char *script, const char **err);
 int as_db_select(as_db *db, const char *label, apr_dbd_results_t **res, int nargs,
                  const char **args);
 int as_db_exec(as_db *db, const char *label, int *nrows, int nargs, const char **args);
-int as_db_begin(as_db *db, apr_dbd_transaction_t **t);
-int as_db_end(as_db *db, apr_dbd_transaction_t *t, int ok); /* commit when ok, else roll back */
+int as_db_begin_t(as_db *db, apr_dbd_transaction_t **t);
+int as_db_end_t(as_db *db, apr_dbd_transaction_t *t, int ok); /* commit when ok, else roll back */
 /* Column n of a row as a string; NULL for SQL NULL. */
 const char *as_db_col(as_db *db, apr_dbd_row_t *row, int n);
 int as_db_next(as_db *db, apr_dbd_results_t *res, apr_dbd_row_t **row);

@@ -291,7 +291,7 @@ apr_status_t as_load_catalogue(as_db *db, const char *dir, json_t **summary, con
     json_t *ds = ms ? load_file(&L, dir, "devices.json") : NULL;
     json_t *ps = ds ? load_file(&L, dir, "products.json") : NULL;
     apr_dbd_transaction_t *t = NULL;
-    int ok = ps && as_db_begin(db, &t) == 0;
+    int ok = ps && as_db_begin_t(db, &t) == 0;
     if (ok)
         ok = !load_merchants(&L, ms) && !load_devices(&L, ds) && !load_products(&L, ps) &&
              !exec(&L, "as_fts_rebuild", 0, NULL, NULL);
@@ -299,7 +299,7 @@ apr_status_t as_load_catalogue(as_db *db, const char *dir, json_t **summary, con
         const char *a[] = {"catalogue_version", apr_psprintf(L.p, "%ld", (long)time(NULL))};
         ok = !exec(&L, "as_meta_set", 2, a, NULL);
     }
-    if (t && as_db_end(db, t, ok) != 0 && ok) {
+    if (t && as_db_end_t(db, t, ok) != 0 && ok) {
         ok = 0;
         L.err = "commit failed";
     }

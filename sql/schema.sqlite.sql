@@ -108,3 +108,101 @@ CREATE VIRTUAL TABLE IF NOT EXISTS product_fts USING fts5 (
     content = 'products', content_rowid = 'id',
     tokenize = 'unicode61 remove_diacritics 2'
 );
+
+-- Agents, mandates and buying. Users are the people agents act for; they are
+-- named by an id and need no table of their own.
+
+CREATE TABLE IF NOT EXISTS agent_keys (
+    id         TEXT PRIMARY KEY,
+    user_id    TEXT NOT NULL,
+    key_hash   TEXT NOT NULL UNIQUE,  -- hex SHA-256 of the whole key; the key itself is never stored
+    created_at TEXT NOT NULL,
+    revoked_at TEXT
+);
+CREATE INDEX IF NOT EXISTS agent_keys_user ON agent_keys (user_id);
+
+CREATE TABLE IF NOT EXISTS mandates (
+    id                    TEXT PRIMARY KEY,
+    user_id               TEXT NOT NULL,
+    status                TEXT NOT NULL CHECK (status IN ('active', 'revoked')),
+    allowed_categories    TEXT NOT NULL,  -- comma separated category ids
+    per_order_limit_cents INTEGER NOT NULL CHECK (per_order_limit_cents > 0),
+    monthly_limit_cents   INTEGER NOT NULL CHECK (monthly_limit_cents > 0),
+    confirm_above_cents   INTEGER NOT NULL CHECK (confirm_above_cents >= 0),
+    valid_until           TEXT,           -- yyyy-mm-dd, last valid day; NULL = open-ended
+    created_at            TEXT NOT NULL,
+    revoked_at            TEXT
+);
+CREATE INDEX IF NOT EXISTS mandates_user ON mandates (user_id, status);
+
+CREATE TABLE IF NOT EXISTS quotes (
+    id               TEXT PRIMARY KEY,
+    user_id          TEXT NOT NULL,
+    product_id       INTEGER NOT NULL REFERENCES products (id),
+    offer_id         TEXT NOT NULL REFERENCES offers (id),
+    quantity         INTEGER NOT NULL CHECK (quantity BETWEEN 1 AND 10),
+    unit_price_cents INTEGER NOT NULL CHECK (unit_price_cents > 0),
+    total_cents      INTEGER NOT NULL CHECK (total_cents > 0),
+    delivery_days    INTEGER NOT NULL,
+    delivery_by      TEXT NOT NULL,
+    device_slug      TEXT,
+    fit_status       TEXT,
+    guarantee        INTEGER NOT NULL DEFAULT 0,
+    created_at       INTEGER NOT NULL,
+    expires_at       INTEGER NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS orders (
+    id               TEXT PRIMARY KEY,
+    user_id          TEXT NOT NULL,
+    mandate_id       TEXT NOT NULL REFERENCES mandates (id),
+    quote_id         TEXT NOT NULL UNIQUE REFERENCES quotes (id),  -- a quote becomes at most one order
+    offer_id         TEXT NOT NULL REFERENCES offers (id),
+    quantity         INTEGER NOT NULL,
+    unit_price_cents INTEGER NOT NULL,
+    total_cents      INTEGER NOT NULL,
+    budget_cents     INTEGER NOT NULL,  -- what the order holds of its month's budget now
+    month            TEXT NOT NULL,     -- yyyy-mm (UTC) whose budget it uses
+    reason           TEXT NOT NULL,
+    agent            TEXT NOT NULL,     -- Service-Agent of the caller
+    status           TEXT NOT NULL,
+    confirm_expires_at INTEGER,         -- awaiting_confirmation until then
+    created_at       INTEGER NOT NULL,
+    updated_at       INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS orders_budget ON orders (mandate_id, month);
+CREATE INDEX IF NOT EXISTS orders_awaiting ON orders (mandate_id, status, confirm_expires_at);
+
+CREATE TABLE IF NOT EXISTS order_events (
+    order_id TEXT NOT NULL REFERENCES orders (id),
+    seq      INTEGER NOT NULL,
+    status   TEXT NOT NULL,
+    at       INTEGER NOT NULL,
+    note     TEXT,
+    PRIMARY KEY (order_id, seq)
+);
+
+CREATE TABLE IF NOT EXISTS confirmations (
+    id         TEXT PRIMARY KEY,
+    order_id   TEXT NOT NULL UNIQUE REFERENCES orders (id),
+    user_id    TEXT NOT NULL,
+    status     TEXT NOT NULL CHECK (status IN ('pending', 'approved', 'declined', 'expired')),
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL,
+    decided_at INTEGER
+);
+
+-- Idempotency-Key records, per user and endpoint, kept at least 24 hours.
+CREATE TABLE IF NOT EXISTS idempotency (
+    user_id      TEXT NOT NULL,
+    scope        TEXT NOT NULL,
+    key          TEXT NOT NULL,
+    request_hash TEXT NOT NULL,
+    state        TEXT NOT NULL CHECK (state IN ('in_flight', 'done')),
+    status       INTEGER,
+    response     TEXT,
+    created_at   INTEGER NOT NULL,
+    lease_until  INTEGER NOT NULL,  -- an in-flight claim older than this may be taken over
+    PRIMARY KEY (user_id, scope, key)
+);
+CREATE INDEX IF NOT EXISTS idempotency_age ON idempotency (created_at);

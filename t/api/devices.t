@@ -3,7 +3,6 @@ use strict;
 use warnings FATAL => 'all';
 use FindBin;
 use lib "$FindBin::Bin/../lib";
-use Apache::Test qw(-withtestmore);
 use Test::More;
 use AgentShop::Test;
 

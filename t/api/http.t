@@ -4,8 +4,6 @@ use strict;
 use warnings FATAL => 'all';
 use FindBin;
 use lib "$FindBin::Bin/../lib";
-use Apache::Test qw(-withtestmore);
-use Apache::TestRequest;
 use Test::More;
 use AgentShop::Test;
 
@@ -22,7 +20,7 @@ for my $m (qw(POST PUT DELETE)) {
     is_json_error($res, $v, 405, 'METHOD_NOT_ALLOWED', "$m /v1/search is 405");
     is($res->header('Allow'), 'GET, HEAD', '... with Allow');
 }
-$res = HEAD('/v1/search?q=filter');
+($res) = api('HEAD', '/search?q=filter');
 is($res->code, 200, 'HEAD works');
 is($res->content, '', '... without a body');
 ($res, $v) = api_get('/.error');
@@ -34,7 +32,7 @@ my @paths = ('/products/%2F', '/products/a%00b', '/products/%FF%FE', '/products/
              '/search?q=%E2%82', '/search?weights=%7B%7D', '/search?weights=%5B1%5D',
              '/search?weights=null', '/search?max_price=99999999999999999999',
              '/search?limit=99999999999999999999999', '/devices?q=%F0%9F%98%80',
-             '/search?q=' . ('%41' x 3000));
+             '/search?q=' . ('%41' x 2500));  # within LimitRequestLine (8190)
 srand(20261120);
 for (1 .. 60) {
     my $q = join '', map { chr(32 + int rand 95) } 1 .. 1 + int rand 40;

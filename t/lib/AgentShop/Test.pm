@@ -7,6 +7,7 @@ use Exporter 'import';
 use JSON::PP;
 use Apache::Test ();
 use Apache::TestRequest ();
+use HTTP::Request;
 use POSIX qw(floor);
 
 our @EXPORT = qw(api api_get is_json_error demo_data contradicts expected_status
@@ -14,11 +15,16 @@ our @EXPORT = qw(api api_get is_json_error demo_data contradicts expected_status
 
 my $JSON = JSON::PP->new->utf8->canonical->allow_nonref;
 
-# api(METHOD, PATH, [headers...]) -> ($res, $data-or-undef)
+my $UA;
+
+# api(METHOD, PATH, [HEADERS_ARRAYREF, [BODY]]) -> ($res, $data-or-undef).
+# PATH is below /v1 and sent exactly as written (escapes included).
 sub api {
-    my ($method, $path, @args) = @_;
-    no strict 'refs';
-    my $res = &{"Apache::TestRequest::$method"}("/v1$path", @args);
+    my ($method, $path, $headers, $body) = @_;
+    $UA //= Apache::TestRequest::user_agent(keep_alive => 1, reset => 1);
+    my $url = 'http://' . Apache::TestRequest::hostport() . "/v1$path";
+    my $req = HTTP::Request->new($method, $url, $headers // [], $body);
+    my $res = $UA->request($req);
     my $data;
     if (($res->header('Content-Type') // '') =~ m{^application/json}) {
         $data = eval { $JSON->decode($res->content) };

@@ -1,0 +1,822 @@
+/* Buying: identity (spec 5), the mandate (4.7), quotes (4.8), orders (4.9) and
+ * human confirmation through a signed link (4.13, 4.14). docs/buying.md. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "as_api.h"
+#include "as_buy_view.h"
+#include "as_crypto.h"
+#include "as_devices.h"
+#include "as_mandate.h"
+#include "as_util.h"
+#include "as_view.h"
+
+#define IDEM_LEASE 30 /* seconds an in-flight Idempotency-Key claim is held */
+
+static void storage_failed(as_response *resp)
+{
+    as_respond_error(resp, 503, "SERVICE_UNAVAILABLE", NULL,
+                     "The shop cannot complete this right now; nothing was changed. Retry "
+                     "shortly.");
+}
+
+static const char *req_base(const as_request *req)
+{
+    return req->base_url ? req->base_url : "";
+}
+
+/* HMAC over what the link stands for: the confirmation, its order and expiry. */
+static const char *confirmation_token(as_ctx *ctx, const as_confirmation *c)
+{
+    const char *msg = as_printf(ctx->mem, "agentshop-confirmation:v1:%s:%s:%lld", c->id,
+                                c->order_id, (long long)c->expires_at);
+    return as_hmac_b64url(ctx->mem, ctx->cfg->signing_key, ctx->cfg->signing_key_len, msg);
+}
+
+static json_t *error_body(const char *code, const char *message)
+{
+    return json_pack("{s:s, s:s}", "error", code, "message", message);
+}
+
+/* ---- identity (spec 5) ---- */
+
+static bool token_chars(const char *s, size_t n, const char *extra)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!isalnum((unsigned char)s[i]) && !strchr(extra, s[i])) return false;
+    return n > 0;
+}
+
+/* "name/version": the calling agent and its version. */
+static bool service_agent_ok(const char *s)
+{
+    if (!s) return false;
+    const char *slash = strchr(s, '/');
+    if (!slash) return false;
+    size_t nl = (size_t)(slash - s), vl = strlen(slash + 1);
+    return nl <= 64 && vl <= 32 && token_chars(s, nl, "._-") &&
+           token_chars(slash + 1, vl, "._+-");
+}
+
+/* The key's shape: <prefix>_sk_test_<32 letters or digits>. */
+static bool key_shape_ok(const char *key, const char *prefix)
+{
+    size_t pl = strlen(prefix);
+    if (strncmp(key, prefix, pl) != 0 || strncmp(key + pl, "_sk_test_", 9) != 0) return false;
+    const char *rest = key + pl + 9;
+    return strlen(rest) == 32 && token_chars(rest, 32, "");
+}
+
+static bool identify(as_ctx *ctx, const as_request *req, as_agent *agent, as_response *resp)
+{
+    const char *auth = req->authorization, *key = NULL;
+    if (auth && strncasecmp(auth, "Bearer ", 7) == 0) {
+        key = auth + 7;
+        while (*key == ' ')
+            key++;
+    }
+    const char *why = NULL;
+    if (!key || !*key)
+        why = "Send your agent key as 'Authorization: Bearer <key>'.";
+    else if (!service_agent_ok(req->service_agent))
+        why = "Send 'Service-Agent: <name>/<version>' naming your agent and its version.";
+    else if (!key_shape_ok(key, ctx->cfg->key_prefix))
+        why = as_printf(ctx->mem, "The agent key is not valid: keys look like %s_sk_test_ "
+                                  "followed by 32 letters or digits.",
+                        ctx->cfg->key_prefix);
+    if (why) {
+        as_respond_error(resp, 403, "AGENT_UNIDENTIFIED", NULL, why);
+        return false;
+    }
+    const char *hash = as_sha256_hex(ctx->mem, key, strlen(key));
+    as_key_row row;
+    int rc = ctx->store->key_by_hash(ctx->store->h, ctx->mem, hash, &row);
+    if (rc == AS_EDB) {
+        storage_failed(resp);
+        return false;
+    }
+    if (rc != AS_OK || !as_secure_equal(row.key_hash, hash) || row.revoked_at) {
+        as_respond_error(resp, 403, "AGENT_UNIDENTIFIED", NULL,
+                         "The agent key is not accepted (unknown or revoked).");
+        return false;
+    }
+    agent->key_id = row.id;
+    agent->user_id = row.user_id;
+    agent->name = req->service_agent;
+    return true;
+}
+
+static const char *month_of(as_ctx *ctx)
+{
+    return as_strndup(ctx->mem, as_date_format(ctx->mem, as_today(ctx)), 7);
+}
+
+/* ---- releasing what expired confirmations held ---- */
+
+/* An order that waited past its confirmation's expiry gives back its budget and
+ * stock. Runs inside the caller's transaction. */
+static int expire_order(as_ctx *ctx, const as_order *o)
+{
+    const as_store *s = ctx->store;
+    int rc = s->order_move(s->h, o->id, "awaiting_confirmation", "expired", 0, ctx->now);
+    if (rc == AS_ECONFLICT) return AS_OK; /* someone else moved it first */
+    if (rc == AS_OK) rc = s->stock_give(s->h, o->offer_id, o->quantity);
+    if (rc == AS_OK)
+        rc = s->event_add(s->h, o->id, "expired", ctx->now,
+                          "Nobody approved the order before the link expired; budget and stock "
+                          "were released.");
+    if (rc == AS_OK && o->confirmation_id)
+        rc = s->confirmation_decide(s->h, o->confirmation_id, "expired", ctx->now);
+    return rc;
+}
+
+static int release_expired(as_ctx *ctx, const char *mandate_id)
+{
+    as_order *os;
+    size_t n;
+    int rc = ctx->store->orders_expired(ctx->store->h, ctx->mem, mandate_id, ctx->now, &os, &n);
+    for (size_t i = 0; rc == AS_OK && i < n; i++)
+        rc = expire_order(ctx, &os[i]);
+    return rc;
+}
+
+/* ---- GET /mandates/current (spec 4.7) ---- */
+
+static const char *mandate_state(as_ctx *ctx, const as_mandate *md)
+{
+    int64_t last;
+    if (strcmp(md->status, "active") != 0) return md->status;
+    if (md->valid_until && as_date_parse(md->valid_until, &last) && as_today(ctx) > last)
+        return "expired";
+    return "active";
+}
+
+void as_api_mandate_current(as_ctx *ctx, const as_request *req, as_response *resp)
+{
+    as_agent agent;
+    if (!identify(ctx, req, &agent, resp)) return;
+    const as_store *s = ctx->store;
+    as_mandate md;
+    int rc = s->mandate_current(s->h, ctx->mem, agent.user_id, &md);
+    if (rc == AS_EDB) return storage_failed(resp);
+    if (rc != AS_OK) {
+        as_respond_error(resp, 403, "MANDATE_INVALID", NULL,
+                         "There is no active mandate for the user this agent acts for.");
+        return;
+    }
+    const char *state = mandate_state(ctx, &md);
+    if (strcmp(state, "active") != 0) {
+        as_respond_error(resp, 403, "MANDATE_INVALID", NULL,
+                         as_printf(ctx->mem, "Mandate %s is %s.", md.id, state));
+        return;
+    }
+    int64_t spent = 0;
+    if (s->begin(s->h) != AS_OK) return storage_failed(resp);
+    rc = release_expired(ctx, md.id);
+    if (rc == AS_OK) rc = s->mandate_spent(s->h, md.id, month_of(ctx), &spent);
+    if (rc == AS_OK) rc = s->commit(s->h);
+    if (rc != AS_OK) {
+        s->rollback(s->h);
+        return storage_failed(resp);
+    }
+    as_respond_json(resp, 200, as_view_mandate(ctx->mem, &md, state, month_of(ctx), spent));
+}
+
+/* ---- bodies ---- */
+
+static json_t *parse_json_body(as_ctx *ctx, const as_request *req, as_response *resp)
+{
+    if (!req->body || req->body_len == 0) {
+        as_respond_error(resp, 400, "VALIDATION_ERROR", "body",
+                         "A JSON object body is required.");
+        return NULL;
+    }
+    json_error_t e;
+    json_t *v = json_loadb(req->body, req->body_len, JSON_REJECT_DUPLICATES, &e);
+    if (!v) {
+        as_respond_error(resp, 400, "VALIDATION_ERROR", "body",
+                         as_printf(ctx->mem, "The body is not valid JSON (line %d, column %d): %s",
+                                   e.line, e.column, e.text));
+        return NULL;
+    }
+    return v;
+}
+
+/* ---- POST /quotes (spec 4.8) ---- */
+
+enum { Q_SKU, Q_QUANTITY, Q_OFFER, Q_DEVICE, Q_POSTCODE, Q_DELIVER_BY, Q_WEIGHTS, Q_N };
+static const as_field_rule quote_rules[Q_N] = {
+    [Q_SKU] = {{"sku", AS_V_SLUG, 3, 20, NULL}, true},
+    [Q_QUANTITY] = {{"quantity", AS_V_INT, 1, 10, NULL}, false},
+    [Q_OFFER] = {{"offer_id", AS_V_SLUG, 1, 60, NULL}, false},
+    [Q_DEVICE] = {{"device", AS_V_TEXT, 1, 100, NULL}, false},
+    [Q_POSTCODE] = {{"postcode", AS_V_POSTCODE, 1, 12, NULL}, false},
+    [Q_DELIVER_BY] = {{"deliver_by", AS_V_DATE, 0, 0, NULL}, false},
+    [Q_WEIGHTS] = {{"weights", AS_V_WEIGHTS, 0, 0, NULL}, false},
+};
+
+/* A device for a quote: a slug or text naming one device. */
+static bool quote_device(as_ctx *ctx, const char *text, as_device *out, as_response *resp)
+{
+    as_device *devs;
+    size_t n;
+    if (ctx->store->devices(ctx->store->h, ctx->mem, &devs, &n) != AS_OK) {
+        storage_failed(resp);
+        return false;
+    }
+    const as_device *found;
+    const char *cands;
+    if (as_device_resolve(ctx->mem, devs, n, text, &found, &cands) == AS_DEV_FOUND) {
+        *out = *found;
+        return true;
+    }
+    as_respond_error(resp, 400, "VALIDATION_ERROR", "device",
+                     cands ? as_printf(ctx->mem,
+                                       "device '%s' does not name exactly one device; "
+                                       "candidates: %s",
+                                       text, cands)
+                           : as_printf(ctx->mem, "no device matches '%s'", text));
+    return false;
+}
+
+/* The offer to quote: the one asked for, or the best ranked with enough stock. */
+static const as_offer *choose_offer(as_ctx *ctx, const as_ranking *r, const char *offer_id,
+                                    int64_t qty, as_response *resp)
+{
+    as_mem *m = ctx->mem;
+    if (offer_id) {
+        for (size_t i = 0; i < r->n_ranked; i++) {
+            const as_offer *o = r->ranked[i].offer;
+            if (strcmp(o->id, offer_id) != 0) continue;
+            if (o->stock >= qty) return o;
+            as_respond_error(resp, 409, "OUT_OF_STOCK", NULL,
+                             as_printf(m, "Offer %s has %lld unit%s left; %lld asked.", o->id,
+                                       (long long)o->stock, o->stock == 1 ? "" : "s",
+                                       (long long)qty));
+            return NULL;
+        }
+        for (size_t i = 0; i < r->n_inel; i++) {
+            if (strcmp(r->inel[i].offer->id, offer_id) != 0) continue;
+            if (strcmp(r->inel[i].reason, "Out of stock") == 0)
+                as_respond_error(resp, 409, "OUT_OF_STOCK", NULL,
+                                 as_printf(m, "Offer %s is out of stock.", offer_id));
+            else
+                as_respond_error(resp, 409, "OFFER_NOT_ELIGIBLE", NULL,
+                                 as_printf(m, "Offer %s cannot be quoted: %s.", offer_id,
+                                           r->inel[i].reason));
+            return NULL;
+        }
+        as_respond_error(resp, 404, "NOT_FOUND", "offer_id",
+                         as_printf(m, "This product has no offer '%s'.", offer_id));
+        return NULL;
+    }
+    for (size_t i = 0; i < r->n_ranked; i++)
+        if (r->ranked[i].offer->stock >= qty) return r->ranked[i].offer;
+    bool only_stock = true;
+    for (size_t i = 0; i < r->n_inel; i++)
+        if (strcmp(r->inel[i].reason, "Out of stock") != 0) only_stock = false;
+    if (r->n_ranked > 0 || only_stock)
+        as_respond_error(resp, 409, "OUT_OF_STOCK", NULL,
+                         r->n_ranked ? as_printf(m, "No offer has %lld units in stock.",
+                                                 (long long)qty)
+                                     : "The product is out of stock.");
+    else
+        as_respond_error(resp, 409, "OFFER_NOT_ELIGIBLE", NULL,
+                         as_printf(m, "No offer can be quoted: %s", r->explanation));
+    return NULL;
+}
+
+void as_api_quote_create(as_ctx *ctx, const as_request *req, as_response *resp)
+{
+    as_mem *m = ctx->mem;
+    as_agent agent;
+    if (!identify(ctx, req, &agent, resp)) return;
+    json_t *body = parse_json_body(ctx, req, resp);
+    if (!body) return;
+    as_param v[Q_N];
+    as_problem prob;
+    bool ok = as_validate_body(m, quote_rules, Q_N, body, as_today(ctx), v, &prob);
+    json_decref(body);
+    if (!ok) return as_respond_problem(resp, &prob);
+
+    as_device dev;
+    bool has_dev = v[Q_DEVICE].present;
+    if (has_dev && !quote_device(ctx, v[Q_DEVICE].str, &dev, resp)) return;
+    as_product p;
+    int rc = ctx->store->product_by_sku(ctx->store->h, m, v[Q_SKU].str, has_dev ? dev.id : 0, &p);
+    if (rc == AS_ENOTFOUND) {
+        as_respond_error(resp, 404, "NOT_FOUND", "sku",
+                         as_printf(m, "No product with sku '%s'.", v[Q_SKU].str));
+        return;
+    }
+    if (rc != AS_OK) return storage_failed(resp);
+
+    as_weights w;
+    if (v[Q_WEIGHTS].present)
+        w = v[Q_WEIGHTS].weights;
+    else
+        as_weights_default(&w);
+    as_offer_filter f = {v[Q_DELIVER_BY].present ? v[Q_DELIVER_BY].num : 0, 0, NULL};
+    as_ranking r;
+    as_rank_offers(m, &p, &w, &f, as_today(ctx), &r);
+    int64_t qty = v[Q_QUANTITY].present ? v[Q_QUANTITY].num : 1;
+    const as_offer *o =
+        choose_offer(ctx, &r, v[Q_OFFER].present ? v[Q_OFFER].str : NULL, qty, resp);
+    if (!o) return;
+
+    as_quote q = {
+        .id = as_random_id(m, "q_", 24, false),
+        .user_id = agent.user_id,
+        .offer_id = o->id,
+        .product_id = p.id,
+        .quantity = qty,
+        .unit_price_cents = o->price_cents,
+        .total_cents = o->price_cents * qty,
+        .delivery_days = o->delivery_days,
+        .delivery_by = as_date_format(m, as_today(ctx) + o->delivery_days),
+        .created_at = ctx->now,
+        .expires_at = ctx->now + ctx->cfg->quote_ttl,
+        .sku = p.sku,
+        .product_name = p.name,
+        .category = p.category,
+        .merchant_id = o->merchant.id,
+        .merchant_name = o->merchant.name,
+    };
+    if (has_dev) {
+        q.device_slug = dev.slug;
+        q.fit_status = as_fit_status(&p);
+        q.guarantee = strcmp(q.fit_status, "fits") == 0;
+    }
+    if (ctx->store->quote_insert(ctx->store->h, &q) != AS_OK) return storage_failed(resp);
+    as_respond_json(resp, 201, as_view_quote(m, &q));
+}
+
+/* ---- POST /orders (spec 4.9) ---- */
+
+enum { O_QUOTE, O_REASON, O_MANDATE, O_N };
+static const as_field_rule order_rules[O_N] = {
+    [O_QUOTE] = {{"quote_id", AS_V_SLUG, 3, 40, NULL}, true},
+    [O_REASON] = {{"reason", AS_V_TEXT, 20, 500, NULL}, true},
+    [O_MANDATE] = {{"mandate_id", AS_V_SLUG, 1, 40, NULL}, false},
+};
+
+/* Idempotency-Key: 1 to 255 visible ASCII characters. */
+static bool idem_key_ok(const char *k)
+{
+    size_t n = strlen(k);
+    if (n < 1 || n > 255) return false;
+    for (size_t i = 0; i < n; i++)
+        if (k[i] < 0x21 || k[i] > 0x7e) return false;
+    return true;
+}
+
+/* Claims the key, or answers from its record: the first response again (same
+ * body), 422 (another body) or 409 (still in flight). */
+static bool idem_begin(as_ctx *ctx, const as_agent *agent, const char *scope, const char *key,
+                       const char *hash, as_response *resp)
+{
+    as_idem ex;
+    const as_store *s = ctx->store;
+    int rc = s->idem_claim(s->h, ctx->mem, agent->user_id, scope, key, hash, ctx->now,
+                           ctx->now + IDEM_LEASE, &ex);
+    if (rc == AS_OK) return true;
+    if (rc != AS_ECONFLICT) {
+        storage_failed(resp);
+        return false;
+    }
+    if (strcmp(ex.request_hash, hash) != 0) {
+        as_respond_error(resp, 422, "IDEMPOTENCY_KEY_REUSED", "Idempotency-Key",
+                         "This Idempotency-Key was used for a different request body; use a "
+                         "new key for a new request.");
+    } else if (strcmp(ex.state, "done") == 0) {
+        json_t *first = as_json_parse_or(ex.response, NULL);
+        if (!first) {
+            storage_failed(resp);
+            return false;
+        }
+        as_respond_json(resp, ex.status, first);
+        resp->replayed = true;
+    } else {
+        as_respond_error(resp, 409, "IDEMPOTENCY_KEY_IN_USE", "Idempotency-Key",
+                         "A request with this Idempotency-Key is still being processed; retry "
+                         "after a moment to get its response.");
+        int64_t wait = ex.lease_until - ctx->now;
+        resp->retry_after = wait < 1 ? 1 : (int)wait;
+    }
+    return false;
+}
+
+typedef struct order_job {
+    as_ctx *ctx;
+    const as_agent *agent;
+    const as_request *req;
+    const char *quote_id, *reason, *mandate_id;
+} order_job;
+
+/* The business outcome, inside the transaction: AS_OK with resp filled (a
+ * 201, a 202 or a refusal to remember), or AS_EDB to roll back. */
+static int place_order(order_job *j, as_response *resp)
+{
+    as_ctx *ctx = j->ctx;
+    as_mem *m = ctx->mem;
+    const as_store *s = ctx->store;
+    as_quote q;
+    int rc = s->quote_get(s->h, m, j->quote_id, &q);
+    if (rc == AS_EDB) return rc;
+    if (rc != AS_OK || strcmp(q.user_id, j->agent->user_id) != 0) {
+        as_respond_error(resp, 404, "NOT_FOUND", "quote_id",
+                         as_printf(m, "No quote '%s'.", j->quote_id));
+        return AS_OK;
+    }
+    if (q.order_id) {
+        as_respond_error(resp, 409, "QUOTE_ALREADY_USED", "quote_id",
+                         as_printf(m, "Quote %s was already used for order %s; take a new quote.",
+                                   q.id, q.order_id));
+        return AS_OK;
+    }
+    if (ctx->now >= q.expires_at) {
+        as_respond_error(resp, 410, "QUOTE_EXPIRED", "quote_id",
+                         as_printf(m, "Quote %s expired at %s; take a new quote.", q.id,
+                                   as_time_format(m, q.expires_at)));
+        return AS_OK;
+    }
+    /* The mandate, locked for the rest of the transaction. */
+    as_mandate md;
+    const char *mid = j->mandate_id;
+    if (!mid) {
+        rc = s->mandate_current(s->h, m, j->agent->user_id, &md);
+        if (rc == AS_EDB) return rc;
+        mid = rc == AS_OK ? md.id : NULL;
+    }
+    rc = mid ? s->mandate_get(s->h, m, mid, true, &md) : AS_ENOTFOUND;
+    if (rc == AS_EDB) return rc;
+    if (rc != AS_OK || strcmp(md.user_id, j->agent->user_id) != 0) {
+        as_respond_error(resp, 403, "MANDATE_INVALID", j->mandate_id ? "mandate_id" : NULL,
+                         j->mandate_id ? as_printf(m, "No mandate '%s' for this user.", mid)
+                                       : "There is no active mandate for the user this agent "
+                                         "acts for.");
+        return AS_OK;
+    }
+    if ((rc = release_expired(ctx, md.id)) != AS_OK) return rc;
+    int64_t spent = 0;
+    const char *month = month_of(ctx);
+    if ((rc = s->mandate_spent(s->h, md.id, month, &spent)) != AS_OK) return rc;
+    as_mandate_decision d = as_mandate_check(&md, q.category, q.total_cents, spent, as_today(ctx));
+    if (d.verdict != AS_MANDATE_OK) {
+        const char *msg = as_mandate_message(m, &md, &d, q.category, q.total_cents);
+        if (d.verdict == AS_MANDATE_CATEGORY)
+            as_respond_error(resp, 422, "CATEGORY_NOT_ALLOWED", NULL, msg);
+        else
+            as_respond_error(resp, 403, "MANDATE_INVALID", NULL, msg);
+        return AS_OK;
+    }
+    rc = s->stock_take(s->h, q.offer_id, q.quantity);
+    if (rc == AS_ECONFLICT) {
+        as_respond_error(resp, 409, "OUT_OF_STOCK", NULL,
+                         as_printf(m, "Offer %s no longer has %lld unit%s in stock.", q.offer_id,
+                                   (long long)q.quantity, q.quantity == 1 ? "" : "s"));
+        return AS_OK;
+    }
+    if (rc != AS_OK) return rc;
+
+    as_order o = {
+        .id = as_random_id(m, "ord_", 20, false),
+        .user_id = j->agent->user_id,
+        .mandate_id = md.id,
+        .quote_id = q.id,
+        .offer_id = q.offer_id,
+        .quantity = q.quantity,
+        .unit_price_cents = q.unit_price_cents,
+        .total_cents = q.total_cents,
+        .budget_cents = q.total_cents,
+        .month = month,
+        .reason = j->reason,
+        .agent = j->agent->name,
+        .status = d.needs_confirmation ? "awaiting_confirmation" : "placed",
+        .confirm_expires_at = d.needs_confirmation ? ctx->now + ctx->cfg->confirmation_ttl : 0,
+        .created_at = ctx->now,
+        .updated_at = ctx->now,
+        .sku = q.sku,
+        .product_name = q.product_name,
+        .category = q.category,
+        .merchant_name = q.merchant_name,
+        .delivery_by = q.delivery_by,
+        .device_slug = q.device_slug,
+        .fit_status = q.fit_status,
+        .guarantee = q.guarantee,
+    };
+    rc = s->order_insert(s->h, &o);
+    if (rc == AS_ECONFLICT) { /* another request turned the quote into an order first */
+        as_respond_error(resp, 409, "QUOTE_ALREADY_USED", "quote_id",
+                         as_printf(m, "Quote %s was already used; take a new quote.", q.id));
+        return s->stock_give(s->h, q.offer_id, q.quantity); /* undo the take above */
+    }
+    if (rc != AS_OK) return rc;
+    as_event ev = {o.status,
+                   d.needs_confirmation
+                       ? as_printf(m, "Above the confirm-above threshold of %s: waiting for a "
+                                      "human to approve.",
+                                   as_eur_format(m, md.confirm_above_cents))
+                       : as_printf(m, "Placed by %s within mandate %s.", o.agent, md.id),
+                   ctx->now};
+    o.events = &ev;
+    o.n_events = 1;
+    if ((rc = s->event_add(s->h, o.id, ev.status, ev.at, ev.note)) != AS_OK) return rc;
+    if (!d.needs_confirmation) {
+        as_respond_json(resp, 201, as_view_order(m, &o));
+        return AS_OK;
+    }
+    as_confirmation c = {as_random_id(m, "conf_", 20, false), o.id, o.user_id, "pending",
+                         ctx->now, o.confirm_expires_at, 0};
+    if ((rc = s->confirmation_insert(s->h, &c)) != AS_OK) return rc;
+    o.confirmation_id = c.id;
+    const char *token = confirmation_token(ctx, &c);
+    const char *url =
+        as_printf(m, "%s/confirmations/%s?token=%s", req_base(j->req), c.id, token);
+    json_t *b = error_body("CONFIRMATION_REQUIRED",
+                           as_printf(m,
+                                     "The total %s is above the confirm-above threshold of %s: "
+                                     "a human must approve the order through the link.",
+                                     as_eur_format(m, o.total_cents),
+                                     as_eur_format(m, md.confirm_above_cents)));
+    json_object_set_new(b, "order_id", json_string(o.id));
+    json_object_set_new(b, "confirmation",
+                        json_pack("{s:s, s:s, s:s}", "id", c.id, "url", url, "expires_at",
+                                  as_time_format(m, c.expires_at)));
+    json_object_set_new(b, "order", as_view_order(m, &o));
+    as_respond_json(resp, 202, b);
+    return AS_OK;
+}
+
+void as_api_order_create(as_ctx *ctx, const as_request *req, as_response *resp)
+{
+    as_mem *m = ctx->mem;
+    const as_store *s = ctx->store;
+    as_agent agent;
+    if (!identify(ctx, req, &agent, resp)) return;
+    if (!req->idempotency_key || !*req->idempotency_key) {
+        as_respond_error(resp, 400, "IDEMPOTENCY_KEY_REQUIRED", "Idempotency-Key",
+                         "POST /orders needs an Idempotency-Key header: a unique value per "
+                         "order, sent again unchanged on every retry.");
+        return;
+    }
+    if (!idem_key_ok(req->idempotency_key)) {
+        as_respond_error(resp, 400, "VALIDATION_ERROR", "Idempotency-Key",
+                         "Idempotency-Key must be 1 to 255 visible ASCII characters.");
+        return;
+    }
+    if (!ctx->cfg->signing_key) {
+        as_log(ctx, AS_LOG_ERR, "no signing key: set AgentShopSigningKeyFile");
+        return storage_failed(resp);
+    }
+    json_t *body = parse_json_body(ctx, req, resp);
+    if (!body) return;
+    as_param v[O_N];
+    as_problem prob;
+    bool ok = as_validate_body(m, order_rules, O_N, body, as_today(ctx), v, &prob);
+    char *canon = ok ? json_dumps(body, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+    json_decref(body);
+    if (!ok) return as_respond_problem(resp, &prob);
+    const char *hash = as_sha256_hex(m, canon, strlen(canon));
+    free(canon);
+
+    if (!idem_begin(ctx, &agent, "orders", req->idempotency_key, hash, resp)) return;
+    order_job job = {ctx, &agent, req, v[O_QUOTE].str, v[O_REASON].str,
+                     v[O_MANDATE].present ? v[O_MANDATE].str : NULL};
+    int rc = s->begin(s->h);
+    if (rc == AS_OK) rc = place_order(&job, resp);
+    char *saved = rc == AS_OK ? json_dumps(resp->body, JSON_COMPACT) : NULL;
+    if (rc == AS_OK)
+        rc = saved ? s->idem_finish(s->h, agent.user_id, "orders", req->idempotency_key,
+                                    resp->status, saved)
+                   : AS_EDB;
+    free(saved);
+    if (rc == AS_OK) rc = s->commit(s->h);
+    if (rc != AS_OK) {
+        s->rollback(s->h);
+        s->idem_release(s->h, agent.user_id, "orders", req->idempotency_key);
+        storage_failed(resp);
+    }
+}
+
+/* ---- confirmations (spec 4.13, 4.14) ---- */
+
+typedef struct conf_ctx {
+    as_confirmation c;
+    as_order o;
+    const char *token;
+} conf_ctx;
+
+/* The confirmation and its order, when the id and token are right. */
+static bool confirmation_load(as_ctx *ctx, const char *id, const char *token, conf_ctx *cc,
+                              as_response *resp)
+{
+    const as_store *s = ctx->store;
+    if (!ctx->cfg->signing_key) {
+        storage_failed(resp);
+        return false;
+    }
+    int rc = s->confirmation_get(s->h, ctx->mem, id, &cc->c);
+    if (rc == AS_EDB) {
+        storage_failed(resp);
+        return false;
+    }
+    bool valid = rc == AS_OK && token && as_secure_equal(confirmation_token(ctx, &cc->c), token);
+    if (valid) {
+        rc = s->order_get(s->h, ctx->mem, cc->c.order_id, &cc->o);
+        if (rc == AS_EDB) {
+            storage_failed(resp);
+            return false;
+        }
+        valid = rc == AS_OK;
+    }
+    if (!valid) {
+        as_respond_error(resp, 404, "CONFIRMATION_INVALID", NULL,
+                         "This confirmation link is not valid: the id or the token is wrong.");
+        return false;
+    }
+    cc->token = token;
+    return true;
+}
+
+static bool wants_html(const as_request *req)
+{
+    return req->accept && strstr(req->accept, "text/html") != NULL;
+}
+
+static bool is_form(const as_request *req)
+{
+    return req->content_type &&
+           strncasecmp(req->content_type, "application/x-www-form-urlencoded", 33) == 0;
+}
+
+static const char *page_action(as_ctx *ctx, const as_request *req, const as_confirmation *c)
+{
+    return as_printf(ctx->mem, "%s/confirmations/%s", req_base(req), c->id);
+}
+
+/* Expires a pending confirmation past its time, in its own transaction. */
+static int settle_expiry(as_ctx *ctx, conf_ctx *cc)
+{
+    if (strcmp(cc->c.status, "pending") != 0 || ctx->now < cc->c.expires_at) return AS_OK;
+    const as_store *s = ctx->store;
+    int rc = s->begin(s->h);
+    if (rc == AS_OK) rc = expire_order(ctx, &cc->o);
+    if (rc == AS_OK) rc = s->commit(s->h);
+    if (rc != AS_OK) {
+        s->rollback(s->h);
+        return rc;
+    }
+    cc->c.status = "expired";
+    return s->order_get(s->h, ctx->mem, cc->c.order_id, &cc->o);
+}
+
+static const as_param_rule token_rule = {"token", AS_V_TEXT, 8, 200, NULL};
+
+void as_api_confirmation_get(as_ctx *ctx, const as_request *req, const char *id,
+                             const as_query *q, as_response *resp)
+{
+    as_param v[1];
+    as_problem prob;
+    if (!as_validate_query(ctx->mem, &token_rule, 1, q, as_today(ctx), v, &prob)) {
+        /* a malformed link is as invalid as a wrong one */
+        as_respond_error(resp, 404, "CONFIRMATION_INVALID", NULL,
+                         "This confirmation link is not valid.");
+        return;
+    }
+    conf_ctx cc;
+    if (!confirmation_load(ctx, id, v[0].present ? v[0].str : NULL, &cc, resp)) return;
+    if (settle_expiry(ctx, &cc) != AS_OK) return storage_failed(resp);
+    if (wants_html(req)) {
+        as_respond_json(resp, 200, NULL);
+        resp->html = as_confirmation_page(ctx->mem, &cc.c, &cc.o, page_action(ctx, req, &cc.c),
+                                          cc.token, NULL);
+        return;
+    }
+    as_respond_json(resp, 200, as_view_confirmation(ctx->mem, &cc.c, &cc.o));
+}
+
+enum { C_DECISION, C_TOKEN, C_N };
+static const char *const decisions[] = {"approve", "decline", NULL};
+static const as_field_rule decide_rules[C_N] = {
+    [C_DECISION] = {{"decision", AS_V_ENUM, 1, 10, decisions}, true},
+    [C_TOKEN] = {{"token", AS_V_TEXT, 8, 200, NULL}, false},
+};
+
+/* The decision from a JSON body, or from the page's form. */
+static bool decision_input(as_ctx *ctx, const as_request *req, as_param *v, as_response *resp)
+{
+    as_problem prob;
+    if (is_form(req)) {
+        as_query form;
+        const char *bad = NULL;
+        char *text = as_strndup(ctx->mem, req->body ? req->body : "", req->body_len);
+        if (!as_query_parse(ctx->mem, text, &form, &bad)) {
+            as_respond_error(resp, 400, "VALIDATION_ERROR", bad, "The form is not valid.");
+            return false;
+        }
+        json_t *o = json_object();
+        for (size_t i = 0; i < form.n; i++)
+            json_object_set_new(o, form.items[i].key, json_string(form.items[i].val));
+        bool ok = as_validate_body(ctx->mem, decide_rules, C_N, o, as_today(ctx), v, &prob);
+        json_decref(o);
+        if (!ok) as_respond_problem(resp, &prob);
+        return ok;
+    }
+    json_t *body = parse_json_body(ctx, req, resp);
+    if (!body) return false;
+    bool ok = as_validate_body(ctx->mem, decide_rules, C_N, body, as_today(ctx), v, &prob);
+    json_decref(body);
+    if (!ok) as_respond_problem(resp, &prob);
+    return ok;
+}
+
+/* Applies a decision to a pending, unexpired confirmation, in the transaction. */
+static int apply_decision(as_ctx *ctx, conf_ctx *cc, bool approve)
+{
+    const as_store *s = ctx->store;
+    const as_order *o = &cc->o;
+    int rc;
+    if (approve) {
+        rc = s->order_move(s->h, o->id, "awaiting_confirmation", "placed", o->budget_cents,
+                           ctx->now);
+        if (rc == AS_OK)
+            rc = s->event_add(s->h, o->id, "placed", ctx->now, "Approved by a human.");
+    } else {
+        rc = s->order_move(s->h, o->id, "awaiting_confirmation", "declined", 0, ctx->now);
+        if (rc == AS_OK) rc = s->stock_give(s->h, o->offer_id, o->quantity);
+        if (rc == AS_OK)
+            rc = s->event_add(s->h, o->id, "declined", ctx->now,
+                              "Declined by a human; budget and stock were released.");
+    }
+    if (rc == AS_OK)
+        rc = s->confirmation_decide(s->h, cc->c.id, approve ? "approved" : "declined", ctx->now);
+    return rc;
+}
+
+void as_api_confirmation_decide(as_ctx *ctx, const as_request *req, const char *id,
+                                const as_query *q, as_response *resp)
+{
+    as_mem *m = ctx->mem;
+    const as_store *s = ctx->store;
+    as_param v[C_N];
+    if (!decision_input(ctx, req, v, resp)) return;
+    const char *token = v[C_TOKEN].present ? v[C_TOKEN].str : as_query_get(q, "token");
+    conf_ctx cc;
+    if (!confirmation_load(ctx, id, token, &cc, resp)) return;
+    bool approve = strcmp(v[C_DECISION].str, "approve") == 0;
+
+    int rc = s->begin(s->h);
+    /* Re-read inside the transaction: another decision may have landed. */
+    if (rc == AS_OK) rc = s->confirmation_get(s->h, m, id, &cc.c);
+    if (rc == AS_OK) rc = s->order_get(s->h, m, cc.c.order_id, &cc.o);
+    const char *outcome = NULL;
+    if (rc == AS_OK) {
+        if (strcmp(cc.c.status, "pending") == 0 && ctx->now >= cc.c.expires_at) {
+            rc = expire_order(ctx, &cc.o);
+            outcome = "expired";
+        } else if (strcmp(cc.c.status, "expired") == 0) {
+            outcome = "expired";
+        } else if (strcmp(cc.c.status, "pending") == 0) {
+            rc = apply_decision(ctx, &cc, approve);
+            outcome = "decided";
+        } else {
+            outcome = strcmp(cc.c.status, approve ? "approved" : "declined") == 0 ? "same"
+                                                                                   : "conflict";
+        }
+    }
+    if (rc == AS_OK) rc = s->commit(s->h);
+    if (rc != AS_OK) {
+        s->rollback(s->h);
+        return storage_failed(resp);
+    }
+    if (s->confirmation_get(s->h, m, id, &cc.c) != AS_OK ||
+        s->order_get(s->h, m, cc.c.order_id, &cc.o) != AS_OK)
+        return storage_failed(resp);
+
+    const char *notice = NULL;
+    if (strcmp(outcome, "expired") == 0) {
+        as_respond_error(resp, 410, "CONFIRMATION_EXPIRED", NULL,
+                         as_printf(m, "This confirmation expired at %s; the order was not "
+                                      "placed and its budget and stock were released.",
+                                   as_time_format(m, cc.c.expires_at)));
+        notice = "This link has expired. The order was not placed.";
+    } else if (strcmp(outcome, "conflict") == 0) {
+        as_respond_error(resp, 409, "CONFIRMATION_DECIDED", NULL,
+                         as_printf(m, "This confirmation was already %s; it cannot be changed.",
+                                   cc.c.status));
+        notice = as_printf(m, "This purchase was already %s.", cc.c.status);
+    } else {
+        json_t *b = as_view_confirmation(m, &cc.c, &cc.o);
+        json_object_set_new(b, "order", as_view_order(m, &cc.o));
+        as_respond_json(resp, 200, b);
+        notice = strcmp(cc.c.status, "approved") == 0
+                     ? "Approved. The order is placed."
+                     : "Declined. The order will not be placed.";
+    }
+    if (is_form(req) || wants_html(req))
+        resp->html = as_confirmation_page(m, &cc.c, &cc.o, page_action(ctx, req, &cc.c), token,
+                                          notice);
+}

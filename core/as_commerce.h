@@ -1,0 +1,71 @@
+/* Agents, mandates, quotes, orders, confirmations and idempotency records as
+ * core sees them. Money is integer cents; times are Unix seconds. */
+#ifndef AS_COMMERCE_H
+#define AS_COMMERCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct as_agent {
+    const char *key_id, *user_id;
+    const char *name; /* the Service-Agent header, name/version */
+} as_agent;
+
+typedef struct as_key_row {
+    const char *id, *user_id, *key_hash, *revoked_at;
+} as_key_row;
+
+typedef struct as_mandate {
+    const char *id, *user_id, *status;
+    const char *categories; /* comma separated */
+    int64_t per_order_cents, monthly_cents, confirm_above_cents;
+    const char *valid_until; /* yyyy-mm-dd or NULL */
+    const char *created_at;
+} as_mandate;
+
+typedef struct as_quote {
+    const char *id, *user_id, *offer_id;
+    int64_t product_id, quantity, unit_price_cents, total_cents;
+    int delivery_days;
+    const char *delivery_by;
+    const char *device_slug, *fit_status; /* NULL without a device */
+    bool guarantee;
+    int64_t created_at, expires_at;
+    /* joined, read-only */
+    const char *sku, *product_name, *category, *merchant_id, *merchant_name;
+    const char *order_id; /* the order made from it, or NULL */
+} as_quote;
+
+typedef struct as_event {
+    const char *status, *note;
+    int64_t at;
+} as_event;
+
+typedef struct as_order {
+    const char *id, *user_id, *mandate_id, *quote_id, *offer_id;
+    int64_t quantity, unit_price_cents, total_cents, budget_cents;
+    const char *month, *reason, *agent, *status;
+    int64_t confirm_expires_at; /* 0 when not awaiting confirmation */
+    int64_t created_at, updated_at;
+    /* joined from the quote, product and merchant */
+    const char *sku, *product_name, *category, *merchant_name, *delivery_by;
+    const char *device_slug, *fit_status;
+    bool guarantee;
+    const char *confirmation_id;
+    as_event *events;
+    size_t n_events;
+} as_order;
+
+typedef struct as_confirmation {
+    const char *id, *order_id, *user_id, *status;
+    int64_t created_at, expires_at, decided_at;
+} as_confirmation;
+
+typedef struct as_idem {
+    const char *request_hash, *state, *response;
+    int status;
+    int64_t created_at, lease_until;
+} as_idem;
+
+#endif

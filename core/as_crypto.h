@@ -1,0 +1,19 @@
+/* Hashes, signatures and random ids (OpenSSL libcrypto). */
+#ifndef AS_CRYPTO_H
+#define AS_CRYPTO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "as_mem.h"
+
+/* Lowercase hex SHA-256 of s (64 characters). */
+const char *as_sha256_hex(as_mem *m, const char *s, size_t n);
+/* base64url (no padding) HMAC-SHA256 of msg under key (43 characters). */
+const char *as_hmac_b64url(as_mem *m, const unsigned char *key, size_t key_len, const char *msg);
+/* Equal strings, in time that depends only on their lengths. */
+bool as_secure_equal(const char *a, const char *b);
+/* prefix + n random characters of [a-z0-9] (ids) or [A-Za-z0-9] (keys). */
+const char *as_random_id(as_mem *m, const char *prefix, size_t n, bool mixed_case);
+
+#endif

@@ -1,0 +1,406 @@
+/* The as_store functions for buying: identity, mandates, quotes, orders,
+ * confirmations and Idempotency-Key records. Conditions that decide between
+ * two outcomes (enough stock, the order still in a state, a key not yet
+ * claimed) are in the statements themselves and read from the row count. */
+#include <apr_strings.h>
+#include <string.h>
+
+#include "as_db_private.h"
+
+#define I64(v) as_db_i64s(db, (v))
+
+/* ---- transactions ---- */
+
+int st_begin(void *h)
+{
+    as_db *db = h;
+    if (!db->handle && (!db->acquire || db->acquire(db) != 0)) return AS_EDB;
+    if (db->trans) return AS_EDB; /* no nesting */
+    return as_db_begin_t(db, &db->trans) == 0 ? AS_OK : AS_EDB;
+}
+
+int st_commit(void *h)
+{
+    as_db *db = h;
+    apr_dbd_transaction_t *t = db->trans;
+    db->trans = NULL;
+    if (!t) return AS_EDB;
+    /* Callers commit only when every statement succeeded: the drivers would
+     * silently roll back a transaction holding a failed statement. */
+    return as_db_end_t(db, t, 1) == 0 ? AS_OK : AS_EDB;
+}
+
+int st_rollback(void *h)
+{
+    as_db *db = h;
+    apr_dbd_transaction_t *t = db->trans;
+    db->trans = NULL;
+    if (!t) return AS_OK;
+    return as_db_end_t(db, t, 0) == 0 ? AS_OK : AS_EDB;
+}
+
+/* One row or none; AS_ENOTFOUND when none. */
+static int one_row(as_db *db, const char *label, int nargs, const char **args,
+                   apr_dbd_row_t **row)
+{
+    apr_dbd_results_t *res;
+    apr_dbd_row_t *r;
+    if (as_db_select(db, label, &res, nargs, args)) return AS_EDB;
+    int found = 0;
+    while (as_db_next(db, res, &r))
+        if (!found++) *row = r;
+    return found ? AS_OK : AS_ENOTFOUND;
+}
+
+static int exec_rows(as_db *db, const char *label, int nargs, const char **args, int *nrows)
+{
+    return as_db_exec(db, label, nrows, nargs, args) == 0 ? AS_OK : AS_EDB;
+}
+
+/* A write that must touch exactly one row; AS_ECONFLICT when it touched none. */
+static int exec_one(as_db *db, const char *label, int nargs, const char **args)
+{
+    int n = 0;
+    int rc = exec_rows(db, label, nargs, args, &n);
+    return rc != AS_OK ? rc : n >= 1 ? AS_OK : AS_ECONFLICT;
+}
+
+#define COL(i) as_db_col(db, row, (i))
+
+/* ---- identity and mandates ---- */
+
+int st_key_by_hash(void *h, as_mem *m, const char *hash, as_key_row *out)
+{
+    (void)m;
+    as_db *db = h;
+    apr_dbd_row_t *row;
+    const char *a[] = {hash};
+    int rc = one_row(db, "as_key_by_hash", 1, a, &row);
+    if (rc != AS_OK) return rc;
+    out->id = COL(0);
+    out->user_id = COL(1);
+    out->key_hash = COL(2);
+    out->revoked_at = COL(3);
+    return AS_OK;
+}
+
+void as_db_read_mandate(as_db *db, apr_dbd_row_t *row, as_mandate *md)
+{
+    md->id = COL(0);
+    md->user_id = COL(1);
+    md->status = COL(2);
+    md->categories = COL(3);
+    md->per_order_cents = as_db_i64(COL(4));
+    md->monthly_cents = as_db_i64(COL(5));
+    md->confirm_above_cents = as_db_i64(COL(6));
+    md->valid_until = COL(7);
+    md->created_at = COL(8);
+}
+
+int st_mandate_current(void *h, as_mem *m, const char *user_id, as_mandate *out)
+{
+    (void)m;
+    as_db *db = h;
+    apr_dbd_row_t *row;
+    const char *a[] = {user_id};
+    int rc = one_row(db, "as_mandate_current", 1, a, &row);
+    if (rc == AS_OK) as_db_read_mandate(db, row, out);
+    return rc;
+}
+
+int st_mandate_get(void *h, as_mem *m, const char *id, bool lock, as_mandate *out)
+{
+    (void)m;
+    as_db *db = h;
+    apr_dbd_row_t *row;
+    const char *a[] = {id};
+    int rc = one_row(db, lock ? "as_mandate_lock" : "as_mandate_get", 1, a, &row);
+    if (rc == AS_OK) as_db_read_mandate(db, row, out);
+    return rc;
+}
+
+int st_mandate_spent(void *h, const char *mandate_id, const char *month, int64_t *cents)
+{
+    as_db *db = h;
+    apr_dbd_row_t *row;
+    const char *a[] = {mandate_id, month};
+    int rc = one_row(db, "as_mandate_spent", 2, a, &row);
+    *cents = rc == AS_OK ? as_db_i64(COL(0)) : 0;
+    return rc == AS_ENOTFOUND ? AS_OK : rc;
+}
+
+/* ---- quotes ---- */
+
+int st_quote_insert(void *h, const as_quote *q)
+{
+    as_db *db = h;
+    const char *a[] = {q->id,
+                       q->user_id,
+                       I64(q->product_id),
+                       q->offer_id,
+                       I64(q->quantity),
+                       I64(q->unit_price_cents),
+                       I64(q->total_cents),
+                       I64(q->delivery_days),
+                       q->delivery_by,
+                       q->device_slug,
+                       q->fit_status,
+                       I64(q->guarantee),
+                       I64(q->created_at),
+                       I64(q->expires_at)};
+    return exec_one(db, "as_quote_insert", 14, a) == AS_OK ? AS_OK : AS_EDB;
+}
+
+int st_quote_get(void *h, as_mem *m, const char *id, as_quote *q)
+{
+    (void)m;
+    as_db *db = h;
+    apr_dbd_row_t *row;
+    const char *a[] = {id};
+    int rc = one_row(db, "as_quote_get", 1, a, &row);
+    if (rc != AS_OK) return rc;
+    q->id = COL(0);
+    q->user_id = COL(1);
+    q->offer_id = COL(2);
+    q->product_id = as_db_i64(COL(3));
+    q->quantity = as_db_i64(COL(4));
+    q->unit_price_cents = as_db_i64(COL(5));
+    q->total_cents = as_db_i64(COL(6));
+    q->delivery_days = (int)as_db_i64(COL(7));
+    q->delivery_by = COL(8);
+    q->device_slug = COL(9);
+    q->fit_status = COL(10);
+    q->guarantee = as_db_bool(COL(11));
+    q->created_at = as_db_i64(COL(12));
+    q->expires_at = as_db_i64(COL(13));
+    q->sku = COL(14);
+    q->product_name = COL(15);
+    q->category = COL(16);
+    q->merchant_id = COL(17);
+    q->merchant_name = COL(18);
+    q->order_id = COL(19);
+    return AS_OK;
+}
+
+/* ---- orders ---- */
+
+int st_order_insert(void *h, const as_order *o)
+{
+    as_db *db = h;
+    const char *a[] = {o->id,
+                       o->user_id,
+                       o->mandate_id,
+                       o->quote_id,
+                       o->offer_id,
+                       I64(o->quantity),
+                       I64(o->unit_price_cents),
+                       I64(o->total_cents),
+                       I64(o->budget_cents),
+                       o->month,
+                       o->reason,
+                       o->agent,
+                       o->status,
+                       o->confirm_expires_at ? I64(o->confirm_expires_at) : NULL,
+                       I64(o->created_at),
+                       I64(o->updated_at)};
+    return exec_one(db, "as_order_insert", 16, a);
+}
+
+int st_order_get(void *h, as_mem *m, const char *id, as_order *o)
+{
+    as_db *db = h;
+    apr_dbd_row_t *row;
+    const char *a[] = {id};
+    memset(o, 0, sizeof(*o));
+    int rc = one_row(db, "as_order_get", 1, a, &row);
+    if (rc != AS_OK) return rc;
+    o->id = COL(0);
+    o->user_id = COL(1);
+    o->mandate_id = COL(2);
+    o->quote_id = COL(3);
+    o->offer_id = COL(4);
+    o->quantity = as_db_i64(COL(5));
+    o->unit_price_cents = as_db_i64(COL(6));
+    o->total_cents = as_db_i64(COL(7));
+    o->budget_cents = as_db_i64(COL(8));
+    o->month = COL(9);
+    o->reason = COL(10);
+    o->agent = COL(11);
+    o->status = COL(12);
+    o->confirm_expires_at = as_db_i64(COL(13));
+    o->created_at = as_db_i64(COL(14));
+    o->updated_at = as_db_i64(COL(15));
+    o->sku = COL(16);
+    o->product_name = COL(17);
+    o->category = COL(18);
+    o->merchant_name = COL(19);
+    o->delivery_by = COL(20);
+    o->device_slug = COL(21);
+    o->fit_status = COL(22);
+    o->guarantee = as_db_bool(COL(23));
+    o->confirmation_id = COL(24);
+
+    apr_dbd_results_t *res;
+    size_t cap = 0;
+    if (as_db_select(db, "as_order_events", &res, 1, a)) return AS_EDB;
+    while (as_db_next(db, res, &row)) {
+        o->events = as_db_grow(m, o->events, &cap, o->n_events, sizeof(as_event));
+        as_event *e = &o->events[o->n_events++];
+        e->status = COL(0);
+        e->at = as_db_i64(COL(1));
+        e->note = COL(2);
+    }
+    return AS_OK;
+}
+
+int st_order_move(void *h, const char *id, const char *from, const char *to, int64_t budget,
+                  int64_t at)
+{
+    as_db *db = h;
+    const char *a[] = {to, I64(budget), I64(at), id, from};
+    return exec_one(db, "as_order_move", 5, a);
+}
+
+int st_event_add(void *h, const char *order_id, const char *status, int64_t at, const char *note)
+{
+    as_db *db = h;
+    const char *a[] = {order_id, order_id, status, I64(at), note};
+    return exec_one(db, "as_event_add", 5, a) == AS_OK ? AS_OK : AS_EDB;
+}
+
+int st_orders_expired(void *h, as_mem *m, const char *mandate_id, int64_t now, as_order **out,
+                      size_t *n)
+{
+    as_db *db = h;
+    apr_dbd_results_t *res;
+    apr_dbd_row_t *row;
+    const char *a[] = {mandate_id, I64(now)};
+    size_t cap = 0;
+    *out = NULL;
+    *n = 0;
+    if (as_db_select(db, "as_orders_expired", &res, 2, a)) return AS_EDB;
+    while (as_db_next(db, res, &row)) {
+        *out = as_db_grow(m, *out, &cap, *n, sizeof(as_order));
+        as_order *o = &(*out)[(*n)++];
+        memset(o, 0, sizeof(*o));
+        o->id = COL(0);
+        o->offer_id = COL(1);
+        o->quantity = as_db_i64(COL(2));
+        o->confirmation_id = COL(3);
+    }
+    return AS_OK;
+}
+
+int st_stock_take(void *h, const char *offer_id, int64_t qty)
+{
+    as_db *db = h;
+    const char *a[] = {I64(qty), offer_id, I64(qty)};
+    return exec_one(db, "as_stock_take", 3, a);
+}
+
+int st_stock_give(void *h, const char *offer_id, int64_t qty)
+{
+    as_db *db = h;
+    const char *a[] = {I64(qty), offer_id};
+    return exec_one(db, "as_stock_give", 2, a) == AS_OK ? AS_OK : AS_EDB;
+}
+
+/* ---- confirmations ---- */
+
+int st_confirmation_insert(void *h, const as_confirmation *c)
+{
+    as_db *db = h;
+    const char *a[] = {c->id, c->order_id, c->user_id, c->status, I64(c->created_at),
+                       I64(c->expires_at)};
+    return exec_one(db, "as_conf_insert", 6, a) == AS_OK ? AS_OK : AS_EDB;
+}
+
+int st_confirmation_get(void *h, as_mem *m, const char *id, as_confirmation *c)
+{
+    (void)m;
+    as_db *db = h;
+    apr_dbd_row_t *row;
+    const char *a[] = {id};
+    int rc = one_row(db, "as_conf_get", 1, a, &row);
+    if (rc != AS_OK) return rc;
+    c->id = COL(0);
+    c->order_id = COL(1);
+    c->user_id = COL(2);
+    c->status = COL(3);
+    c->created_at = as_db_i64(COL(4));
+    c->expires_at = as_db_i64(COL(5));
+    c->decided_at = as_db_i64(COL(6));
+    return AS_OK;
+}
+
+int st_confirmation_decide(void *h, const char *id, const char *to, int64_t at)
+{
+    as_db *db = h;
+    const char *a[] = {to, I64(at), id};
+    return exec_one(db, "as_conf_decide", 3, a) == AS_OK ? AS_OK : AS_EDB;
+}
+
+/* ---- Idempotency-Key records ---- */
+
+#define IDEM_KEEP 86400 /* a record is kept (and honoured) at least 24 hours */
+
+static int idem_get(as_db *db, const char *user, const char *scope, const char *key, as_idem *x)
+{
+    apr_dbd_row_t *row;
+    const char *a[] = {user, scope, key};
+    int rc = one_row(db, "as_idem_get", 3, a, &row);
+    if (rc != AS_OK) return rc;
+    x->request_hash = COL(0);
+    x->state = COL(1);
+    x->status = (int)as_db_i64(COL(2));
+    x->response = COL(3);
+    x->created_at = as_db_i64(COL(4));
+    x->lease_until = as_db_i64(COL(5));
+    return AS_OK;
+}
+
+int st_idem_claim(void *h, as_mem *m, const char *user, const char *scope, const char *key,
+                  const char *hash, int64_t now, int64_t lease_until, as_idem *existing)
+{
+    (void)m;
+    as_db *db = h;
+    for (int attempt = 0; attempt < 3; attempt++) {
+        const char *a[] = {user, scope, key, hash, I64(now), I64(lease_until)};
+        int rc = exec_one(db, "as_idem_claim", 6, a);
+        if (rc != AS_ECONFLICT) return rc; /* AS_OK: claimed */
+        rc = idem_get(db, user, scope, key, existing);
+        if (rc == AS_ENOTFOUND) continue; /* released meanwhile: claim again */
+        if (rc != AS_OK) return rc;
+        if (existing->created_at <= now - IDEM_KEEP) {
+            /* past its keeping time: forget it and treat the key as new */
+            const char *f[] = {user, scope, key, I64(now - IDEM_KEEP)};
+            if (exec_rows(db, "as_idem_forget", 4, f, NULL) != AS_OK) return AS_EDB;
+            continue;
+        }
+        if (strcmp(existing->state, "in_flight") == 0 && existing->lease_until <= now &&
+            strcmp(existing->request_hash, hash) == 0) {
+            /* the first request died with its claim: take it over */
+            const char *t[] = {I64(lease_until), user, scope, key, hash, I64(now)};
+            rc = exec_one(db, "as_idem_takeover", 6, t);
+            if (rc != AS_ECONFLICT) return rc;
+            if ((rc = idem_get(db, user, scope, key, existing)) != AS_OK) return rc;
+        }
+        return AS_ECONFLICT;
+    }
+    return AS_EDB;
+}
+
+int st_idem_finish(void *h, const char *user, const char *scope, const char *key, int status,
+                   const char *response)
+{
+    as_db *db = h;
+    const char *a[] = {I64(status), response, user, scope, key};
+    return exec_one(db, "as_idem_finish", 5, a) == AS_OK ? AS_OK : AS_EDB;
+}
+
+int st_idem_release(void *h, const char *user, const char *scope, const char *key)
+{
+    as_db *db = h;
+    const char *a[] = {user, scope, key};
+    return exec_rows(db, "as_idem_release", 3, a, NULL);
+}

@@ -1,0 +1,43 @@
+/* Helpers shared by the storage files (not part of the storage interface). */
+#ifndef AS_DB_PRIVATE_H
+#define AS_DB_PRIVATE_H
+
+#include "as_db.h"
+
+int64_t as_db_i64(const char *s);
+int as_db_bool(const char *s);
+const char *as_db_i64s(as_db *db, int64_t v);
+void *as_db_grow(as_mem *m, void *arr, size_t *cap, size_t n, size_t elem);
+
+/* as_db_orders.c: the as_store functions for buying. */
+int st_begin(void *h);
+int st_commit(void *h);
+int st_rollback(void *h);
+int st_key_by_hash(void *h, as_mem *m, const char *hash, as_key_row *out);
+int st_mandate_current(void *h, as_mem *m, const char *user_id, as_mandate *out);
+int st_mandate_get(void *h, as_mem *m, const char *id, bool lock, as_mandate *out);
+int st_mandate_spent(void *h, const char *mandate_id, const char *month, int64_t *cents);
+int st_quote_insert(void *h, const as_quote *q);
+int st_quote_get(void *h, as_mem *m, const char *id, as_quote *out);
+int st_order_insert(void *h, const as_order *o);
+int st_order_get(void *h, as_mem *m, const char *id, as_order *out);
+int st_order_move(void *h, const char *id, const char *from, const char *to, int64_t budget,
+                  int64_t at);
+int st_event_add(void *h, const char *order_id, const char *status, int64_t at, const char *note);
+int st_orders_expired(void *h, as_mem *m, const char *mandate_id, int64_t now, as_order **out,
+                      size_t *n);
+int st_stock_take(void *h, const char *offer_id, int64_t qty);
+int st_stock_give(void *h, const char *offer_id, int64_t qty);
+int st_confirmation_insert(void *h, const as_confirmation *c);
+int st_confirmation_get(void *h, as_mem *m, const char *id, as_confirmation *out);
+int st_confirmation_decide(void *h, const char *id, const char *to, int64_t at);
+int st_idem_claim(void *h, as_mem *m, const char *user, const char *scope, const char *key,
+                  const char *hash, int64_t now, int64_t lease_until, as_idem *existing);
+int st_idem_finish(void *h, const char *user, const char *scope, const char *key, int status,
+                   const char *response);
+int st_idem_release(void *h, const char *user, const char *scope, const char *key);
+
+/* Reading one mandate row (MANDATE_COLS order). */
+void as_db_read_mandate(as_db *db, apr_dbd_row_t *row, as_mandate *md);
+
+#endif
