@@ -92,10 +92,16 @@ test-apache: deps-test all
 test: deps-test all $(UNIT_BIN)
 	@scripts/test.sh $(UNIT_BIN)
 
+SIGNING_KEY ?= $(DESTDIR)/etc/apache2/agentshop-signing.key
+
 install: all
 	$(APXS) -i -n agentshop $(MODULE)
 	install -D -m 0644 conf/agentshop.conf $(DESTDIR)/etc/apache2/conf-available/agentshop.conf
 	install -D -m 0755 $(CTL) $(DESTDIR)/usr/local/bin/agentshopctl
+	@if [ ! -s "$(SIGNING_KEY)" ]; then \
+	  install -D -m 0600 /dev/null "$(SIGNING_KEY)" && \
+	  od -An -tx1 -N32 /dev/urandom | tr -d ' \n' > "$(SIGNING_KEY)" && \
+	  echo "Created the confirmation signing secret $(SIGNING_KEY)"; fi
 
 clean:
 	rm -rf build bin/agentshopctl mod_agentshop/.libs mod_agentshop/*.la mod_agentshop/*.lo \

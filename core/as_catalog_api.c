@@ -139,26 +139,30 @@ static const char *exclusion(as_ctx *ctx, const as_product *p, const as_ranking 
                          p->verif_note ? p->verif_note : "see the product's verification rows");
     if (dev && p->compat && strcmp(p->compat->fit_status, "does_not_fit") == 0)
         return as_printf(m, "Does not fit %s: %s", dev->name, as_fit_summary(m, p->compat));
-    if (r->n_ranked > 0 || strcmp(p->availability, "in_stock") != 0) return NULL;
-    /* Every offer fell to a filter of the caller: say which. */
+    if (r->n_ranked > 0) return NULL;
+    /* Nothing can be bought. Without offer filters the product stays (last); with
+     * them it does not meet them, and the reason says why. */
+    bool filtered = f->max_price_cents || f->deliver_by || f->merchant;
+    if (!filtered) return NULL;
     int64_t cheapest = 0, soonest = 0;
     bool stock = false;
     for (size_t i = 0; i < p->n_offers; i++) {
         const as_offer *o = &p->offers[i];
-        if (o->stock <= 0) continue;
+        if (o->stock <= 0 || (f->merchant && strcmp(o->merchant.id, f->merchant) != 0)) continue;
         stock = true;
         if (!cheapest || o->price_cents < cheapest) cheapest = o->price_cents;
         int64_t day = as_today(ctx) + o->delivery_days;
         if (!soonest || day < soonest) soonest = day;
     }
-    if (!stock) return NULL;
+    if (!stock || strcmp(p->availability, "in_stock") != 0)
+        return f->merchant ? "Out of stock at the requested merchant" : "Out of stock";
     if (f->max_price_cents && cheapest > f->max_price_cents)
         return as_printf(m, "Every offer is above max_price %s (cheapest in stock: %s)",
                          as_eur_format(m, f->max_price_cents), as_eur_format(m, cheapest));
     if (f->deliver_by && soonest > f->deliver_by)
         return as_printf(m, "No offer delivers by %s (earliest: %s)",
                          as_date_format(m, f->deliver_by), as_date_format(m, soonest));
-    return "No offer meets the requested filters";
+    return "No offer meets the requested filters together";
 }
 
 void as_api_search(as_ctx *ctx, const as_query *q, as_response *resp)

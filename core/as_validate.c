@@ -169,7 +169,7 @@ bool as_validate_query(as_mem *m, const as_param_rule *rules, size_t n, const as
             for (size_t k = 0; k < n; k++)
                 as_buf_printf(&names, "%s%s", k ? ", " : "", rules[k].name);
             const char *shown = as_utf8_len(kv->key) > 40 ? "(a long name)" : kv->key;
-            return bad(m, p, shown, "unknown parameter '%s'; this endpoint takes: %s", shown,
+            return bad(m, p, kv->key, "unknown parameter '%s'; this endpoint takes: %s", shown,
                        n ? as_buf_str(&names) : "no parameters");
         }
         if (vals[r].present)
@@ -207,10 +207,12 @@ bool as_validate_body(as_mem *m, const as_field_rule *rules, size_t n, const jso
     memset(vals, 0, n * sizeof(*vals));
     if (!json_is_object(obj))
         return bad(m, p, "body", "the body must be a JSON object%s%s", "", "");
-    const char *key;
+    const char *jkey;
     json_t *v;
-    json_object_foreach((json_t *)obj, key, v)
+    json_object_foreach((json_t *)obj, jkey, v)
     {
+        /* the problem outlives the JSON (callers release it first): copy names */
+        const char *key = as_strdup(m, jkey);
         size_t r = 0;
         while (r < n && strcmp(rules[r].rule.name, key) != 0)
             r++;
@@ -220,7 +222,7 @@ bool as_validate_body(as_mem *m, const as_field_rule *rules, size_t n, const jso
             for (size_t k = 0; k < n; k++)
                 as_buf_printf(&names, "%s%s", k ? ", " : "", rules[k].rule.name);
             const char *shown = as_utf8_len(key) > 40 ? "(a long name)" : key;
-            return bad(m, p, shown, "unknown field '%s'; the fields are: %s", shown,
+            return bad(m, p, key, "unknown field '%s'; the fields are: %s", shown,
                        as_buf_str(&names));
         }
         const as_param_rule *rule = &rules[r].rule;

@@ -2,6 +2,7 @@
  * as_request, lends core a database connection from mod_dbd, and writes core's
  * as_response. Everything the API decides lives in core/. */
 #include "httpd.h"
+#include "apr_global_mutex.h"
 #include "apr_optional.h"
 #include "apr_strings.h"
 #include "http_config.h"
@@ -9,6 +10,7 @@
 #include "http_log.h"
 #include "http_protocol.h"
 #include "http_request.h"
+#include "util_mutex.h"
 #include "apr_dbd.h"
 #include "mod_dbd.h"
 
@@ -33,6 +35,11 @@ typedef struct dir_cfg {
 
 static ap_dbd_t *(*dbd_acquire)(request_rec *) = NULL;
 
+/* Serializes SQLite writers across threads and child processes (see as_db.h).
+ * Its mechanism can be chosen with `Mutex ... agentshop-write`. */
+#define WRITE_MUTEX "agentshop-write"
+static apr_global_mutex_t *write_mutex;
+
 /* Locations that serve the API: every <Location> holding an AgentShop directive
  * (the sample config sets AgentShopKeyPrefix in it), else "/v1". httpd rejects
  * some paths (%2F, %00) before any <Location> applies, so errors for these
@@ -56,7 +63,10 @@ static int pre_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp)
     (void)ptemp;
     api_bases = NULL; /* rebuilt on every (re)read of the configuration */
     signing_key_seen = 0;
-    return OK;
+    write_mutex = NULL;
+    return ap_mutex_register(pconf, WRITE_MUTEX, NULL, APR_LOCK_DEFAULT, 0) == APR_SUCCESS
+               ? OK
+               : HTTP_INTERNAL_SERVER_ERROR;
 }
 
 /* ---- configuration ---- */
@@ -216,7 +226,21 @@ static int post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp, s
                      "mod_agentshop needs mod_dbd: add LoadModule dbd_module");
         return HTTP_INTERNAL_SERVER_ERROR;
     }
+    apr_status_t rv = ap_global_mutex_create(&write_mutex, NULL, WRITE_MUTEX, NULL, s, pconf, 0);
+    if (rv != APR_SUCCESS) {
+        ap_log_error(APLOG_MARK, APLOG_CRIT, rv, s, "mod_agentshop: cannot create its mutex");
+        return HTTP_INTERNAL_SERVER_ERROR;
+    }
     return OK;
+}
+
+static void child_init(apr_pool_t *p, server_rec *s)
+{
+    if (!write_mutex) return;
+    apr_status_t rv = apr_global_mutex_child_init(
+        &write_mutex, apr_global_mutex_lockfile(write_mutex), p);
+    if (rv != APR_SUCCESS)
+        ap_log_error(APLOG_MARK, APLOG_CRIT, rv, s, "mod_agentshop: cannot attach its mutex");
 }
 
 /* ---- the request ---- */
@@ -243,6 +267,36 @@ static void db_log(void *baton, const char *msg)
     ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, "database: %s", msg);
 }
 
+static int write_lock(as_db *db)
+{
+    apr_status_t rv = apr_global_mutex_lock(write_mutex);
+    if (rv != APR_SUCCESS)
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, rv, (request_rec *)db->log_baton,
+                      "cannot take the write mutex");
+    return rv == APR_SUCCESS ? 0 : -1;
+}
+
+static void write_unlock(as_db *db)
+{
+    (void)db;
+    apr_global_mutex_unlock(write_mutex);
+}
+
+/* Whatever happens, a request never leaves a transaction open on a pooled
+ * connection, nor the write lock held. Runs before mod_dbd takes the
+ * connection back (cleanups run last registered, first). */
+static apr_status_t request_done(void *data)
+{
+    as_db *db = data;
+    if (db->trans) {
+        apr_dbd_transaction_mode_set(db->driver, db->trans, APR_DBD_TRANSACTION_ROLLBACK);
+        apr_dbd_transaction_end(db->driver, db->pool, db->trans);
+        db->trans = NULL;
+    }
+    as_db_write_unlock(db);
+    return APR_SUCCESS;
+}
+
 /* Connections are taken from mod_dbd only when core first needs storage. */
 static int acquire(as_db *db)
 {
@@ -263,6 +317,11 @@ static int acquire(as_db *db)
     db->handle = conn->handle;
     db->prepared = conn->prepared;
     db->pg = strcmp(apr_dbd_name(conn->driver), "pgsql") == 0;
+    if (write_mutex) {
+        db->lock = write_lock;
+        db->unlock = write_unlock;
+    }
+    apr_pool_cleanup_register(r->pool, db, request_done, apr_pool_cleanup_null);
     return 0;
 }
 
@@ -402,7 +461,8 @@ static int agentshop_handler(request_rec *r)
     if (!r->handler || strcmp(r->handler, "agentshop") != 0) return DECLINED;
     dir_cfg *c = ap_get_module_config(r->per_dir_config, &agentshop_module);
 
-    req_ctx rc = {.r = r};
+    req_ctx *rc = apr_pcalloc(r->pool, sizeof(*rc)); /* outlives the handler: cleanups */
+    rc->r = r;
     as_mem mem = {pool_alloc, r->pool};
     as_config cfg;
     as_config_defaults(&cfg);
@@ -414,11 +474,11 @@ static int agentshop_handler(request_rec *r)
     if (c->return_window != UNSET) cfg.return_window_days = c->return_window;
     if (c->ship_after != UNSET) cfg.ship_after = c->ship_after;
 
-    rc.db.pool = r->pool;
-    rc.db.log = db_log;
-    rc.db.log_baton = r;
-    rc.db.acquire = acquire;
-    as_store store = as_db_store(&rc.db);
+    rc->db.pool = r->pool;
+    rc->db.log = db_log;
+    rc->db.log_baton = r;
+    rc->db.acquire = acquire;
+    as_store store = as_db_store(&rc->db);
     as_ctx ctx = {&mem, &store, &cfg, apr_time_sec(r->request_time), core_log, r};
     as_response resp = {0};
 
@@ -461,6 +521,7 @@ static void register_hooks(apr_pool_t *p)
     ap_hook_pre_config(pre_config, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_post_config(post_config, NULL, after_dbd, APR_HOOK_MIDDLE);
     ap_hook_post_read_request(post_read_request, NULL, NULL, APR_HOOK_MIDDLE);
+    ap_hook_child_init(child_init, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_handler(agentshop_handler, NULL, NULL, APR_HOOK_MIDDLE);
 }
 

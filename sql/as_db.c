@@ -401,6 +401,21 @@ const char *as_db_col(as_db *db, apr_dbd_row_t *row, int n)
     return v;
 }
 
+int as_db_write_lock(as_db *db)
+{
+    if (db->pg || !db->lock || db->locked) return 0;
+    if (db->lock(db) != 0) return -1;
+    db->locked = 1;
+    return 0;
+}
+
+void as_db_write_unlock(as_db *db)
+{
+    if (!db->locked) return;
+    db->locked = 0;
+    db->unlock(db);
+}
+
 int as_db_begin_t(as_db *db, apr_dbd_transaction_t **t)
 {
     *t = NULL;

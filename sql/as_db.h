@@ -21,7 +21,19 @@ typedef struct as_db {
     /* Called before the first statement when handle is NULL (mod_dbd's lazy acquire). */
     int (*acquire)(struct as_db *db);
     apr_dbd_transaction_t *trans; /* the store's open transaction, if any */
+    /* SQLite writers are serialized by the caller's lock (httpd: a global mutex),
+     * held from BEGIN to COMMIT and around single writes. apr_dbd's sqlite3
+     * driver runs every call under one per-process mutex, so a writer waiting
+     * inside SQLite for the database lock would block the very thread that
+     * holds it. NULL: no lock (the admin tool). Unused on PostgreSQL. */
+    int (*lock)(struct as_db *db);
+    void (*unlock)(struct as_db *db);
+    int locked;
 } as_db;
+
+/* Take and release the writer lock (no-ops on PostgreSQL or without a lock). */
+int as_db_write_lock(as_db *db);
+void as_db_write_unlock(as_db *db);
 
 /* Once per connection: PRAGMAs on SQLite (WAL, busy timeout, foreign keys,
  * synchronous=FULL) and every statement prepared into `prepared`. Idempotent. */

@@ -16,7 +16,13 @@ int st_begin(void *h)
     as_db *db = h;
     if (!db->handle && (!db->acquire || db->acquire(db) != 0)) return AS_EDB;
     if (db->trans) return AS_EDB; /* no nesting */
-    return as_db_begin_t(db, &db->trans) == 0 ? AS_OK : AS_EDB;
+    if (as_db_write_lock(db) != 0) return AS_EDB;
+    if (as_db_begin_t(db, &db->trans) != 0) {
+        db->trans = NULL;
+        as_db_write_unlock(db);
+        return AS_EDB;
+    }
+    return AS_OK;
 }
 
 int st_commit(void *h)
@@ -27,7 +33,9 @@ int st_commit(void *h)
     if (!t) return AS_EDB;
     /* Callers commit only when every statement succeeded: the drivers would
      * silently roll back a transaction holding a failed statement. */
-    return as_db_end_t(db, t, 1) == 0 ? AS_OK : AS_EDB;
+    int rc = as_db_end_t(db, t, 1) == 0 ? AS_OK : AS_EDB;
+    as_db_write_unlock(db);
+    return rc;
 }
 
 int st_rollback(void *h)
@@ -35,9 +43,19 @@ int st_rollback(void *h)
     as_db *db = h;
     apr_dbd_transaction_t *t = db->trans;
     db->trans = NULL;
-    if (!t) return AS_OK;
-    return as_db_end_t(db, t, 0) == 0 ? AS_OK : AS_EDB;
+    int rc = !t || as_db_end_t(db, t, 0) == 0 ? AS_OK : AS_EDB;
+    as_db_write_unlock(db);
+    return rc;
 }
+
+/* A write outside a transaction still takes the writer lock. */
+#define LOCKED(db, expr)                                                                         \
+    ({                                                                                           \
+        int held_ = (db)->locked;                                                               \
+        int rc_ = as_db_write_lock(db) != 0 ? AS_EDB : (expr);                                  \
+        if (!held_) as_db_write_unlock(db);                                                     \
+        rc_;                                                                                     \
+    })
 
 /* One row or none; AS_ENOTFOUND when none. */
 static int one_row(as_db *db, const char *label, int nargs, const char **args,
@@ -148,7 +166,7 @@ int st_quote_insert(void *h, const as_quote *q)
                        I64(q->guarantee),
                        I64(q->created_at),
                        I64(q->expires_at)};
-    return exec_one(db, "as_quote_insert", 14, a) == AS_OK ? AS_OK : AS_EDB;
+    return LOCKED(db, exec_one(db, "as_quote_insert", 14, a)) == AS_OK ? AS_OK : AS_EDB;
 }
 
 int st_quote_get(void *h, as_mem *m, const char *id, as_quote *q)
@@ -359,11 +377,20 @@ static int idem_get(as_db *db, const char *user, const char *scope, const char *
     return AS_OK;
 }
 
+static int idem_claim(as_db *db, const char *user, const char *scope, const char *key,
+                      const char *hash, int64_t now, int64_t lease_until, as_idem *existing);
+
 int st_idem_claim(void *h, as_mem *m, const char *user, const char *scope, const char *key,
                   const char *hash, int64_t now, int64_t lease_until, as_idem *existing)
 {
     (void)m;
     as_db *db = h;
+    return LOCKED(db, idem_claim(db, user, scope, key, hash, now, lease_until, existing));
+}
+
+static int idem_claim(as_db *db, const char *user, const char *scope, const char *key,
+                      const char *hash, int64_t now, int64_t lease_until, as_idem *existing)
+{
     for (int attempt = 0; attempt < 3; attempt++) {
         const char *a[] = {user, scope, key, hash, I64(now), I64(lease_until)};
         int rc = exec_one(db, "as_idem_claim", 6, a);
@@ -402,5 +429,5 @@ int st_idem_release(void *h, const char *user, const char *scope, const char *ke
 {
     as_db *db = h;
     const char *a[] = {user, scope, key};
-    return exec_rows(db, "as_idem_release", 3, a, NULL);
+    return LOCKED(db, exec_rows(db, "as_idem_release", 3, a, NULL));
 }

@@ -45,7 +45,7 @@ static void request(void **state, const char *method, const char *path, const ch
                     as_response *resp)
 {
     api_fx *fx = *state;
-    as_request req = {method, path, query};
+    as_request req = {.method = method, .path = path, .query = query};
     memset(resp, 0, sizeof(*resp));
     as_handle(&fx->ctx, &req, resp);
 }

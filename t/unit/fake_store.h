@@ -273,8 +273,13 @@ static inline int fake_search(void *h, as_mem *m, const as_search_filter *f, as_
 
 static inline as_store fake_store_make(fake_db *db)
 {
-    as_store s = {db,          fake_merchants, fake_devices, fake_device_by_slug,
-                  fake_product_by_sku, fake_search};
+    /* catalogue reads only: the buying functions stay NULL */
+    as_store s = {.h = db,
+                  .merchants = fake_merchants,
+                  .devices = fake_devices,
+                  .device_by_slug = fake_device_by_slug,
+                  .product_by_sku = fake_product_by_sku,
+                  .search = fake_search};
     return s;
 }
 

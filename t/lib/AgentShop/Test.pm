@@ -9,9 +9,16 @@ use Apache::Test ();
 use Apache::TestRequest ();
 use HTTP::Request;
 use POSIX qw(floor);
+use POSIX ();
 
 our @EXPORT = qw(api api_get is_json_error demo_data contradicts expected_status
-  product_is_contradicted agent_price today_plus is_num is_int is_bool uri_escape_utf8);
+  product_is_contradicted agent_price today_plus is_num is_int is_bool uri_escape_utf8
+  ctl new_agent new_mandate agent_headers post_json sql buyable_offer json_encode
+  concurrently revoke_active live_part sql_write);
+
+# The API base the helpers talk to; `local $AgentShop::Test::BASE = '/fast/v1'`
+# reaches the location with short lifetimes.
+our $BASE = '/v1';
 
 my $JSON = JSON::PP->new->utf8->canonical->allow_nonref;
 
@@ -22,7 +29,7 @@ my $UA;
 sub api {
     my ($method, $path, $headers, $body) = @_;
     $UA //= Apache::TestRequest::user_agent(keep_alive => 1, reset => 1);
-    my $url = 'http://' . Apache::TestRequest::hostport() . "/v1$path";
+    my $url = 'http://' . Apache::TestRequest::hostport() . "$BASE$path";
     my $req = HTTP::Request->new($method, $url, $headers // [], $body);
     my $res = $UA->request($req);
     my $data;
@@ -109,9 +116,152 @@ sub is_num  { my $v = shift; defined $v && !ref $v && $v =~ /^-?\d+(\.\d+)?([eE]
 sub is_int  { my $v = shift; defined $v && !ref $v && $v =~ /^-?\d+$/ }
 sub is_bool { my $v = shift; JSON::PP::is_bool($v) }
 
+sub json_encode { $JSON->encode(shift) }
+
+sub _top { Apache::Test::vars('serverroot') . '/..' }
+
+# bin/agentshopctl against the test database; returns its JSON, dies on failure.
+sub ctl {
+    my @args = @_;
+    my $top = _top();
+    my $db = Apache::Test::vars('serverroot') . '/var/agentshop.db';
+    my $cmd = join ' ', map { "'$_'" } "$top/bin/agentshopctl", '--params', $db, @args;
+    my $out = `$cmd 2>&1`;
+    die "agentshopctl @args failed: $out" if $?;
+    return $JSON->decode($out);
+}
+
+# The test database, read with the sqlite3 shell: rows of columns.
+sub sql {
+    my ($query) = @_;
+    my $db = Apache::Test::vars('serverroot') . '/var/agentshop.db';
+    open my $fh, '-|', 'sqlite3', '-readonly', '-separator', "\t", $db, $query
+      or die "sqlite3: $!";
+    my @rows = map { chomp; [ split /\t/, $_, -1 ] } <$fh>;
+    close $fh or die "sqlite3 failed on: $query";
+    return @rows;
+}
+
+# A write to the test database behind the service's back: only to simulate
+# what a dying process leaves behind.
+sub sql_write {
+    my ($query) = @_;
+    my $db = Apache::Test::vars('serverroot') . '/var/agentshop.db';
+    system('sqlite3', '-cmd', '.timeout 5000', $db, $query) == 0 or die "sqlite3 failed: $query";
+}
+
+my $SEQ = 0;
+
+# A fresh user with an agent key: returns (user, key).
+sub new_agent {
+    my ($user) = @_;
+    $user //= sprintf 'u%d-%d-%d', $$, time, ++$SEQ;
+    my $k = ctl('key', 'create', '--user', $user);
+    return ($user, $k->{key}, $k->{id});
+}
+
+sub new_mandate {
+    my ($user, %o) = @_;
+    return ctl('mandate', 'create', '--user', $user,
+               '--categories', $o{categories} // join(',', qw(hand-soap air-filters vacuum-parts
+                 coffee-kitchen printer-ink chargers-cables batteries)),
+               '--per-order-eur', $o{per_order} // 1000, '--monthly-eur', $o{monthly} // 5000,
+               '--confirm-above-eur', $o{confirm_above} // 1000,
+               defined $o{valid_until} ? ('--valid-until', $o{valid_until}) : ());
+}
+
+# Revokes the user's active mandate, if any.
+sub revoke_active {
+    my ($user) = @_;
+    for my $m (@{ ctl('mandate', 'list', '--user', $user)->{mandates} }) {
+        ctl('mandate', 'revoke', $m->{id}) if $m->{status} eq 'active';
+    }
+}
+
+# A part that fits a device and can be bought now (live stock): (product data, device slug).
+sub live_part {
+    for my $p (@{ demo_data('products') }) {
+        next if product_is_contradicted($p);
+        my ($fit) = grep { $_->{fit_status} eq 'fits' } @{ $p->{compatibility} // [] };
+        next unless $fit;
+        my (undef, $v) = api_get("/products/$p->{sku}");
+        return ($p, $fit->{device}) if $v && @{ $v->{offers}{ranked} };
+    }
+    return ();
+}
+
+sub agent_headers {
+    my ($key, %extra) = @_;
+    return [ 'Authorization' => "Bearer $key", 'Service-Agent' => 'test-agent/1.0',
+             'Content-Type' => 'application/json', %extra ];
+}
+
+sub post_json {
+    my ($path, $headers, $body) = @_;
+    return api('POST', $path, $headers, ref $body ? $JSON->encode($body) : $body);
+}
+
+# An in-stock offer (from the live product view) matching a filter:
+# returns (product view, offer) or ().
+sub buyable_offer {
+    my (%o) = @_;
+    for my $p (@{ demo_data('products') }) {
+        next if $o{category} && $p->{category} ne $o{category};
+        next if $o{not_category} && $p->{category} eq $o{not_category};
+        my (undef, $v) = api_get("/products/$p->{sku}");
+        next unless $v && $v->{offers};
+        for my $off (@{ $v->{offers}{ranked} }) {
+            next if $o{min_stock} && $off->{stock} < $o{min_stock};
+            next if $o{max_stock} && $off->{stock} > $o{max_stock};
+            next if $o{max_cents} && $off->{price_cents} > $o{max_cents};
+            next if $o{min_cents} && $off->{price_cents} < $o{min_cents};
+            return ($v, $off);
+        }
+    }
+    return ();
+}
+
+# Runs each job (a sub returning api()'s ($res, $data)) in its own process, all
+# released at the same moment; returns [{code, body, replayed}] in job order.
+sub concurrently {
+    my (@jobs) = @_;
+    pipe(my $go_r, my $go_w) or die "pipe: $!";
+    my @kids;
+    for my $job (@jobs) {
+        pipe(my $r, my $w) or die "pipe: $!";
+        my $pid = fork // die "fork: $!";
+        if (!$pid) {
+            close $go_w;
+            close $r;
+            $UA = undef;    # a connection of its own
+            my $x = <$go_r>;    # wait for the start
+            my ($res, $data) = eval { $job->() };
+            my $out = $res ? { code => $res->code, body => $data,
+                               replayed => $res->header('Idempotent-Replayed') // '' }
+                           : { code => 0, body => { error => "$@" }, replayed => '' };
+            print $w $JSON->encode($out);
+            close $w;
+            POSIX::_exit(0);
+        }
+        close $w;
+        push @kids, [ $pid, $r ];
+    }
+    close $go_r;
+    close $go_w;    # every child reads EOF at once: go
+    my @out;
+    for my $k (@kids) {
+        my ($pid, $r) = @$k;
+        local $/;
+        my $s = <$r>;
+        waitpid $pid, 0;
+        push @out, $s ? $JSON->decode($s) : { code => 0, body => {}, replayed => '' };
+    }
+    return @out;
+}
+
 sub uri_escape_utf8 {
     my ($s) = @_;
-    utf8::encode($s) if utf8::is_utf8($s);
+    utf8::encode($s);    # characters to UTF-8 bytes, whatever Perl's internal form
     $s =~ s/([^A-Za-z0-9\-._~])/sprintf('%%%02X', ord $1)/ge;
     return $s;
 }
