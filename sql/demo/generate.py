@@ -1721,8 +1721,34 @@ PRICE_RANGE = {  # cents, per (category, part type)
 }
 
 
+# Contradicted products get invented brand names: the demo must not say that a
+# real company's product failed a measurement it never had.
+FICTIONAL_BRANDS = [
+    "Zelvano", "Marwick Labs", "Hemmingby", "Cloverdeen", "Velturo", "Fennick", "Solvary",
+    "Ruvella", "Mossgrove", "Quorvin", "Dunmere", "Elkmoor", "Varnel", "Halvard", "Orlenko",
+    "Brasko", "Kandor", "Tressel", "Ambervale", "Nordquist", "Pellworth", "Ostrik", "Lumbra",
+    "Gravik", "Selmond",
+]
+
+
+def fictional_brands_for_contradicted(products):
+    contra = [p for p in products if p["verification"] is not None
+              and any(contradicts(r, r.get("measured")) for r in p["specs"])]
+    contra.sort(key=lambda p: p["sku"])
+    assert len(contra) <= len(FICTIONAL_BRANDS), "add fictional brands"
+    used = {p["brand"] for p in products}
+    assert not used & set(FICTIONAL_BRANDS), "a fictional brand is also a catalogue brand"
+    for p, brand in zip(contra, FICTIONAL_BRANDS):
+        old = p["brand"]
+        p["brand"] = brand
+        p["name"] = p["name"].replace(old, brand)
+        p["description"] = p["description"].replace(old, brand)
+        assert old not in p["name"], p["sku"]
+
+
 def main():
     merchants, devices, products = build()
+    fictional_brands_for_contradicted(products)
     try:
         summary = validate(merchants, devices, products)
     except Fail as e:
