@@ -30,6 +30,7 @@ UNIT_BIN  := $(patsubst t/unit/%.c,build/unit/%,$(UNIT_SRC))
 
 .PHONY: all deps deps-test run test test-unit test-apache install clean
 .DELETE_ON_ERROR:
+.SECONDARY: build/schema_sqlite.inc build/schema_pgsql.inc
 
 all: deps $(MODULE) $(CTL)
 
