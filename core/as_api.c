@@ -55,6 +55,13 @@ void as_respond_problem(as_response *resp, const as_problem *p)
     as_respond_error(resp, p->status, p->code, p->field, p->message);
 }
 
+void as_respond_storage_failed(as_response *resp)
+{
+    as_respond_error(resp, 503, "SERVICE_UNAVAILABLE", NULL,
+                     "The shop cannot complete this right now; nothing was changed. Retry "
+                     "shortly.");
+}
+
 void as_respond_http_status(as_response *resp, int status)
 {
     static const struct {
@@ -89,7 +96,14 @@ void as_respond_http_status(as_response *resp, int status)
 enum { MAX_SEGS = 4 };
 
 typedef enum {
-    R_ROOT, R_SEARCH, R_PRODUCT, R_DEVICES, R_COMPATIBLE, R_MANDATE, R_QUOTES, R_ORDERS,
+    R_ROOT,
+    R_SEARCH,
+    R_PRODUCT,
+    R_DEVICES,
+    R_COMPATIBLE,
+    R_MANDATE,
+    R_QUOTES,
+    R_ORDERS,
     R_CONFIRMATION
 } route_id;
 
@@ -165,10 +179,10 @@ static void api_root(as_mem *m, as_response *resp)
         as_buf b;
         as_buf_init(&b, m);
         for (size_t k = 0; k < routes[i].nsegs; k++)
-            as_buf_printf(&b, "/%s", strcmp(routes[i].segs[k], "*") == 0 ? "{id}"
-                                                                          : routes[i].segs[k]);
-        json_array_append_new(eps, json_pack("{s:s, s:s}", "path", as_buf_str(&b), "methods",
-                                             routes[i].methods));
+            as_buf_printf(&b, "/%s",
+                          strcmp(routes[i].segs[k], "*") == 0 ? "{id}" : routes[i].segs[k]);
+        json_array_append_new(
+            eps, json_pack("{s:s, s:s}", "path", as_buf_str(&b), "methods", routes[i].methods));
     }
     json_t *o = json_pack("{s:s, s:s, s:o}", "name", "Agent Shopping API", "version", "1.0.0",
                           "endpoints", eps);
@@ -191,9 +205,9 @@ void as_handle(as_ctx *ctx, const as_request *req, as_response *resp)
         return;
     }
     if (!method_allowed(r, req->method)) {
-        as_respond_error(resp, 405, "METHOD_NOT_ALLOWED", NULL,
-                         as_printf(ctx->mem, "%s is not allowed here; allowed: %s", req->method,
-                                   r->methods));
+        as_respond_error(
+            resp, 405, "METHOD_NOT_ALLOWED", NULL,
+            as_printf(ctx->mem, "%s is not allowed here; allowed: %s", req->method, r->methods));
         resp->allow = r->methods;
         return;
     }

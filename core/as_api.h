@@ -13,11 +13,11 @@
 #include "as_validate.h"
 
 typedef struct as_config {
-    const char *key_prefix;       /* AgentShopKeyPrefix */
-    int64_t quote_ttl;            /* seconds */
-    int64_t confirmation_ttl;     /* seconds */
-    int64_t return_window_days;   /* days */
-    int64_t ship_after;           /* seconds */
+    const char *key_prefix;           /* AgentShopKeyPrefix */
+    int64_t quote_ttl;                /* seconds */
+    int64_t confirmation_ttl;         /* seconds */
+    int64_t return_window_days;       /* days */
+    int64_t ship_after;               /* seconds */
     const unsigned char *signing_key; /* AgentShopSigningKeyFile, >= 32 bytes */
     size_t signing_key_len;
 } as_config;
@@ -48,11 +48,11 @@ typedef struct as_ctx {
 
 typedef struct as_response {
     int status;
-    json_t *body;             /* owned: as_response_clear releases it */
-    const char *allow;        /* for 405 */
-    const char *html;         /* a page for a browser instead of JSON, when set */
-    int retry_after;          /* seconds for Retry-After, 0 for none */
-    bool replayed;            /* Idempotent-Replayed: true */
+    json_t *body;      /* owned: as_response_clear releases it */
+    const char *allow; /* for 405 */
+    const char *html;  /* a page for a browser instead of JSON, when set */
+    int retry_after;   /* seconds for Retry-After, 0 for none */
+    bool replayed;     /* Idempotent-Replayed: true */
 } as_response;
 
 void as_handle(as_ctx *ctx, const as_request *req, as_response *resp);
@@ -63,6 +63,13 @@ void as_respond_problem(as_response *resp, const as_problem *p);
 void as_respond_error(as_response *resp, int status, const char *code, const char *field,
                       const char *message);
 void as_respond_json(as_response *resp, int status, json_t *body);
+/* 503: storage failed; nothing was changed (the store logged why). */
+void as_respond_storage_failed(as_response *resp);
+/* A device parameter: a slug, or free text naming exactly one device; else a 400
+ * naming the candidates (never a silent guess). */
+bool as_resolve_device(as_ctx *ctx, const char *text, const char *field, as_device *out,
+                       as_response *resp);
+
 /* The JSON error for a status httpd raised itself (413 from LimitRequestBody...). */
 void as_respond_http_status(as_response *resp, int status);
 
@@ -78,8 +85,8 @@ void as_api_compatible(as_ctx *ctx, const char *slug, const as_query *q, as_resp
 void as_api_mandate_current(as_ctx *ctx, const as_request *req, as_response *resp);
 void as_api_quote_create(as_ctx *ctx, const as_request *req, as_response *resp);
 void as_api_order_create(as_ctx *ctx, const as_request *req, as_response *resp);
-void as_api_confirmation_get(as_ctx *ctx, const as_request *req, const char *id,
-                             const as_query *q, as_response *resp);
+void as_api_confirmation_get(as_ctx *ctx, const as_request *req, const char *id, const as_query *q,
+                             as_response *resp);
 void as_api_confirmation_decide(as_ctx *ctx, const as_request *req, const char *id,
                                 const as_query *q, as_response *resp);
 

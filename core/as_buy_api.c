@@ -15,13 +15,6 @@
 
 #define IDEM_LEASE 30 /* seconds an in-flight Idempotency-Key claim is held */
 
-static void storage_failed(as_response *resp)
-{
-    as_respond_error(resp, 503, "SERVICE_UNAVAILABLE", NULL,
-                     "The shop cannot complete this right now; nothing was changed. Retry "
-                     "shortly.");
-}
-
 static const char *req_base(const as_request *req)
 {
     return req->base_url ? req->base_url : "";
@@ -56,8 +49,7 @@ static bool service_agent_ok(const char *s)
     const char *slash = strchr(s, '/');
     if (!slash) return false;
     size_t nl = (size_t)(slash - s), vl = strlen(slash + 1);
-    return nl <= 64 && vl <= 32 && token_chars(s, nl, "._-") &&
-           token_chars(slash + 1, vl, "._+-");
+    return nl <= 64 && vl <= 32 && token_chars(s, nl, "._-") && token_chars(slash + 1, vl, "._+-");
 }
 
 /* The key's shape: <prefix>_sk_test_<32 letters or digits>. */
@@ -83,8 +75,9 @@ static bool identify(as_ctx *ctx, const as_request *req, as_agent *agent, as_res
     else if (!service_agent_ok(req->service_agent))
         why = "Send 'Service-Agent: <name>/<version>' naming your agent and its version.";
     else if (!key_shape_ok(key, ctx->cfg->key_prefix))
-        why = as_printf(ctx->mem, "The agent key is not valid: keys look like %s_sk_test_ "
-                                  "followed by 32 letters or digits.",
+        why = as_printf(ctx->mem,
+                        "The agent key is not valid: keys look like %s_sk_test_ "
+                        "followed by 32 letters or digits.",
                         ctx->cfg->key_prefix);
     if (why) {
         as_respond_error(resp, 403, "AGENT_UNIDENTIFIED", NULL, why);
@@ -94,7 +87,7 @@ static bool identify(as_ctx *ctx, const as_request *req, as_agent *agent, as_res
     as_key_row row;
     int rc = ctx->store->key_by_hash(ctx->store->h, ctx->mem, hash, &row);
     if (rc == AS_EDB) {
-        storage_failed(resp);
+        as_respond_storage_failed(resp);
         return false;
     }
     if (rc != AS_OK || !as_secure_equal(row.key_hash, hash) || row.revoked_at) {
@@ -160,7 +153,7 @@ void as_api_mandate_current(as_ctx *ctx, const as_request *req, as_response *res
     const as_store *s = ctx->store;
     as_mandate md;
     int rc = s->mandate_current(s->h, ctx->mem, agent.user_id, &md);
-    if (rc == AS_EDB) return storage_failed(resp);
+    if (rc == AS_EDB) return as_respond_storage_failed(resp);
     if (rc != AS_OK) {
         as_respond_error(resp, 403, "MANDATE_INVALID", NULL,
                          "There is no active mandate for the user this agent acts for.");
@@ -173,13 +166,13 @@ void as_api_mandate_current(as_ctx *ctx, const as_request *req, as_response *res
         return;
     }
     int64_t spent = 0;
-    if (s->begin(s->h) != AS_OK) return storage_failed(resp);
+    if (s->begin(s->h) != AS_OK) return as_respond_storage_failed(resp);
     rc = release_expired(ctx, md.id);
     if (rc == AS_OK) rc = s->mandate_spent(s->h, md.id, month_of(ctx), &spent);
     if (rc == AS_OK) rc = s->commit(s->h);
     if (rc != AS_OK) {
         s->rollback(s->h);
-        return storage_failed(resp);
+        return as_respond_storage_failed(resp);
     }
     as_respond_json(resp, 200, as_view_mandate(ctx->mem, &md, state, month_of(ctx), spent));
 }
@@ -189,8 +182,7 @@ void as_api_mandate_current(as_ctx *ctx, const as_request *req, as_response *res
 static json_t *parse_json_body(as_ctx *ctx, const as_request *req, as_response *resp)
 {
     if (!req->body || req->body_len == 0) {
-        as_respond_error(resp, 400, "VALIDATION_ERROR", "body",
-                         "A JSON object body is required.");
+        as_respond_error(resp, 400, "VALIDATION_ERROR", "body", "A JSON object body is required.");
         return NULL;
     }
     json_error_t e;
@@ -217,30 +209,6 @@ static const as_field_rule quote_rules[Q_N] = {
     [Q_WEIGHTS] = {{"weights", AS_V_WEIGHTS, 0, 0, NULL}, false},
 };
 
-/* A device for a quote: a slug or text naming one device. */
-static bool quote_device(as_ctx *ctx, const char *text, as_device *out, as_response *resp)
-{
-    as_device *devs;
-    size_t n;
-    if (ctx->store->devices(ctx->store->h, ctx->mem, &devs, &n) != AS_OK) {
-        storage_failed(resp);
-        return false;
-    }
-    const as_device *found;
-    const char *cands;
-    if (as_device_resolve(ctx->mem, devs, n, text, &found, &cands) == AS_DEV_FOUND) {
-        *out = *found;
-        return true;
-    }
-    as_respond_error(resp, 400, "VALIDATION_ERROR", "device",
-                     cands ? as_printf(ctx->mem,
-                                       "device '%s' does not name exactly one device; "
-                                       "candidates: %s",
-                                       text, cands)
-                           : as_printf(ctx->mem, "no device matches '%s'", text));
-    return false;
-}
-
 /* The offer to quote: the one asked for, or the best ranked with enough stock. */
 static const as_offer *choose_offer(as_ctx *ctx, const as_ranking *r, const char *offer_id,
                                     int64_t qty, as_response *resp)
@@ -263,9 +231,9 @@ static const as_offer *choose_offer(as_ctx *ctx, const as_ranking *r, const char
                 as_respond_error(resp, 409, "OUT_OF_STOCK", NULL,
                                  as_printf(m, "Offer %s is out of stock.", offer_id));
             else
-                as_respond_error(resp, 409, "OFFER_NOT_ELIGIBLE", NULL,
-                                 as_printf(m, "Offer %s cannot be quoted: %s.", offer_id,
-                                           r->inel[i].reason));
+                as_respond_error(
+                    resp, 409, "OFFER_NOT_ELIGIBLE", NULL,
+                    as_printf(m, "Offer %s cannot be quoted: %s.", offer_id, r->inel[i].reason));
             return NULL;
         }
         as_respond_error(resp, 404, "NOT_FOUND", "offer_id",
@@ -279,9 +247,9 @@ static const as_offer *choose_offer(as_ctx *ctx, const as_ranking *r, const char
         if (strcmp(r->inel[i].reason, "Out of stock") != 0) only_stock = false;
     if (r->n_ranked > 0 || only_stock)
         as_respond_error(resp, 409, "OUT_OF_STOCK", NULL,
-                         r->n_ranked ? as_printf(m, "No offer has %lld units in stock.",
-                                                 (long long)qty)
-                                     : "The product is out of stock.");
+                         r->n_ranked
+                             ? as_printf(m, "No offer has %lld units in stock.", (long long)qty)
+                             : "The product is out of stock.");
     else
         as_respond_error(resp, 409, "OFFER_NOT_ELIGIBLE", NULL,
                          as_printf(m, "No offer can be quoted: %s", r->explanation));
@@ -303,7 +271,7 @@ void as_api_quote_create(as_ctx *ctx, const as_request *req, as_response *resp)
 
     as_device dev;
     bool has_dev = v[Q_DEVICE].present;
-    if (has_dev && !quote_device(ctx, v[Q_DEVICE].str, &dev, resp)) return;
+    if (has_dev && !as_resolve_device(ctx, v[Q_DEVICE].str, "device", &dev, resp)) return;
     as_product p;
     int rc = ctx->store->product_by_sku(ctx->store->h, m, v[Q_SKU].str, has_dev ? dev.id : 0, &p);
     if (rc == AS_ENOTFOUND) {
@@ -311,7 +279,7 @@ void as_api_quote_create(as_ctx *ctx, const as_request *req, as_response *resp)
                          as_printf(m, "No product with sku '%s'.", v[Q_SKU].str));
         return;
     }
-    if (rc != AS_OK) return storage_failed(resp);
+    if (rc != AS_OK) return as_respond_storage_failed(resp);
 
     as_weights w;
     if (v[Q_WEIGHTS].present)
@@ -349,7 +317,8 @@ void as_api_quote_create(as_ctx *ctx, const as_request *req, as_response *resp)
         q.fit_status = as_fit_status(&p);
         q.guarantee = strcmp(q.fit_status, "fits") == 0;
     }
-    if (ctx->store->quote_insert(ctx->store->h, &q) != AS_OK) return storage_failed(resp);
+    if (ctx->store->quote_insert(ctx->store->h, &q) != AS_OK)
+        return as_respond_storage_failed(resp);
     as_respond_json(resp, 201, as_view_quote(m, &q));
 }
 
@@ -383,7 +352,7 @@ static bool idem_begin(as_ctx *ctx, const as_agent *agent, const char *scope, co
                            ctx->now + IDEM_LEASE, &ex);
     if (rc == AS_OK) return true;
     if (rc != AS_ECONFLICT) {
-        storage_failed(resp);
+        as_respond_storage_failed(resp);
         return false;
     }
     if (strcmp(ex.request_hash, hash) != 0) {
@@ -393,7 +362,7 @@ static bool idem_begin(as_ctx *ctx, const as_agent *agent, const char *scope, co
     } else if (strcmp(ex.state, "done") == 0) {
         json_t *first = as_json_parse_or(ex.response, NULL);
         if (!first) {
-            storage_failed(resp);
+            as_respond_storage_failed(resp);
             return false;
         }
         as_respond_json(resp, ex.status, first);
@@ -516,8 +485,9 @@ static int place_order(order_job *j, as_response *resp)
     if (rc != AS_OK) return rc;
     as_event ev = {o.status,
                    d.needs_confirmation
-                       ? as_printf(m, "Above the confirm-above threshold of %s: waiting for a "
-                                      "human to approve.",
+                       ? as_printf(m,
+                                   "Above the confirm-above threshold of %s: waiting for a "
+                                   "human to approve.",
                                    as_eur_format(m, md.confirm_above_cents))
                        : as_printf(m, "Placed by %s within mandate %s.", o.agent, md.id),
                    ctx->now};
@@ -528,13 +498,17 @@ static int place_order(order_job *j, as_response *resp)
         as_respond_json(resp, 201, as_view_order(m, &o));
         return AS_OK;
     }
-    as_confirmation c = {as_random_id(m, "conf_", 20, false), o.id, o.user_id, "pending",
-                         ctx->now, o.confirm_expires_at, 0};
+    as_confirmation c = {as_random_id(m, "conf_", 20, false),
+                         o.id,
+                         o.user_id,
+                         "pending",
+                         ctx->now,
+                         o.confirm_expires_at,
+                         0};
     if ((rc = s->confirmation_insert(s->h, &c)) != AS_OK) return rc;
     o.confirmation_id = c.id;
     const char *token = confirmation_token(ctx, &c);
-    const char *url =
-        as_printf(m, "%s/confirmations/%s?token=%s", req_base(j->req), c.id, token);
+    const char *url = as_printf(m, "%s/confirmations/%s?token=%s", req_base(j->req), c.id, token);
     json_t *b = error_body("CONFIRMATION_REQUIRED",
                            as_printf(m,
                                      "The total %s is above the confirm-above threshold of %s: "
@@ -569,7 +543,7 @@ void as_api_order_create(as_ctx *ctx, const as_request *req, as_response *resp)
     }
     if (!ctx->cfg->signing_key) {
         as_log(ctx, AS_LOG_ERR, "no signing key: set AgentShopSigningKeyFile");
-        return storage_failed(resp);
+        return as_respond_storage_failed(resp);
     }
     json_t *body = parse_json_body(ctx, req, resp);
     if (!body) return;
@@ -583,7 +557,11 @@ void as_api_order_create(as_ctx *ctx, const as_request *req, as_response *resp)
     free(canon);
 
     if (!idem_begin(ctx, &agent, "orders", req->idempotency_key, hash, resp)) return;
-    order_job job = {ctx, &agent, req, v[O_QUOTE].str, v[O_REASON].str,
+    order_job job = {ctx,
+                     &agent,
+                     req,
+                     v[O_QUOTE].str,
+                     v[O_REASON].str,
                      v[O_MANDATE].present ? v[O_MANDATE].str : NULL};
     int rc = s->begin(s->h);
     if (rc == AS_OK) rc = place_order(&job, resp);
@@ -597,7 +575,7 @@ void as_api_order_create(as_ctx *ctx, const as_request *req, as_response *resp)
     if (rc != AS_OK) {
         s->rollback(s->h);
         s->idem_release(s->h, agent.user_id, "orders", req->idempotency_key);
-        storage_failed(resp);
+        as_respond_storage_failed(resp);
     }
 }
 
@@ -615,19 +593,19 @@ static bool confirmation_load(as_ctx *ctx, const char *id, const char *token, co
 {
     const as_store *s = ctx->store;
     if (!ctx->cfg->signing_key) {
-        storage_failed(resp);
+        as_respond_storage_failed(resp);
         return false;
     }
     int rc = s->confirmation_get(s->h, ctx->mem, id, &cc->c);
     if (rc == AS_EDB) {
-        storage_failed(resp);
+        as_respond_storage_failed(resp);
         return false;
     }
     bool valid = rc == AS_OK && token && as_secure_equal(confirmation_token(ctx, &cc->c), token);
     if (valid) {
         rc = s->order_get(s->h, ctx->mem, cc->c.order_id, &cc->o);
         if (rc == AS_EDB) {
-            storage_failed(resp);
+            as_respond_storage_failed(resp);
             return false;
         }
         valid = rc == AS_OK;
@@ -675,8 +653,8 @@ static int settle_expiry(as_ctx *ctx, conf_ctx *cc)
 
 static const as_param_rule token_rule = {"token", AS_V_TEXT, 8, 200, NULL};
 
-void as_api_confirmation_get(as_ctx *ctx, const as_request *req, const char *id,
-                             const as_query *q, as_response *resp)
+void as_api_confirmation_get(as_ctx *ctx, const as_request *req, const char *id, const as_query *q,
+                             as_response *resp)
 {
     as_param v[1];
     as_problem prob;
@@ -688,7 +666,7 @@ void as_api_confirmation_get(as_ctx *ctx, const as_request *req, const char *id,
     }
     conf_ctx cc;
     if (!confirmation_load(ctx, id, v[0].present ? v[0].str : NULL, &cc, resp)) return;
-    if (settle_expiry(ctx, &cc) != AS_OK) return storage_failed(resp);
+    if (settle_expiry(ctx, &cc) != AS_OK) return as_respond_storage_failed(resp);
     if (wants_html(req)) {
         as_respond_json(resp, 200, NULL);
         resp->html = as_confirmation_page(ctx->mem, &cc.c, &cc.o, page_action(ctx, req, &cc.c),
@@ -742,8 +720,7 @@ static int apply_decision(as_ctx *ctx, conf_ctx *cc, bool approve)
     if (approve) {
         rc = s->order_move(s->h, o->id, "awaiting_confirmation", "placed", o->budget_cents,
                            ctx->now);
-        if (rc == AS_OK)
-            rc = s->event_add(s->h, o->id, "placed", ctx->now, "Approved by a human.");
+        if (rc == AS_OK) rc = s->event_add(s->h, o->id, "placed", ctx->now, "Approved by a human.");
     } else {
         rc = s->order_move(s->h, o->id, "awaiting_confirmation", "declined", 0, ctx->now);
         if (rc == AS_OK) rc = s->stock_give(s->h, o->offer_id, o->quantity);
@@ -783,40 +760,40 @@ void as_api_confirmation_decide(as_ctx *ctx, const as_request *req, const char *
             rc = apply_decision(ctx, &cc, approve);
             outcome = "decided";
         } else {
-            outcome = strcmp(cc.c.status, approve ? "approved" : "declined") == 0 ? "same"
-                                                                                   : "conflict";
+            outcome =
+                strcmp(cc.c.status, approve ? "approved" : "declined") == 0 ? "same" : "conflict";
         }
     }
     if (rc == AS_OK) rc = s->commit(s->h);
     if (rc != AS_OK) {
         s->rollback(s->h);
-        return storage_failed(resp);
+        return as_respond_storage_failed(resp);
     }
     if (s->confirmation_get(s->h, m, id, &cc.c) != AS_OK ||
         s->order_get(s->h, m, cc.c.order_id, &cc.o) != AS_OK)
-        return storage_failed(resp);
+        return as_respond_storage_failed(resp);
 
     const char *notice = NULL;
     if (strcmp(outcome, "expired") == 0) {
         as_respond_error(resp, 410, "CONFIRMATION_EXPIRED", NULL,
-                         as_printf(m, "This confirmation expired at %s; the order was not "
-                                      "placed and its budget and stock were released.",
+                         as_printf(m,
+                                   "This confirmation expired at %s; the order was not "
+                                   "placed and its budget and stock were released.",
                                    as_time_format(m, cc.c.expires_at)));
         notice = "This link has expired. The order was not placed.";
     } else if (strcmp(outcome, "conflict") == 0) {
-        as_respond_error(resp, 409, "CONFIRMATION_DECIDED", NULL,
-                         as_printf(m, "This confirmation was already %s; it cannot be changed.",
-                                   cc.c.status));
+        as_respond_error(
+            resp, 409, "CONFIRMATION_DECIDED", NULL,
+            as_printf(m, "This confirmation was already %s; it cannot be changed.", cc.c.status));
         notice = as_printf(m, "This purchase was already %s.", cc.c.status);
     } else {
         json_t *b = as_view_confirmation(m, &cc.c, &cc.o);
         json_object_set_new(b, "order", as_view_order(m, &cc.o));
         as_respond_json(resp, 200, b);
-        notice = strcmp(cc.c.status, "approved") == 0
-                     ? "Approved. The order is placed."
-                     : "Declined. The order will not be placed.";
+        notice = strcmp(cc.c.status, "approved") == 0 ? "Approved. The order is placed."
+                                                      : "Declined. The order will not be placed.";
     }
     if (is_form(req) || wants_html(req))
-        resp->html = as_confirmation_page(m, &cc.c, &cc.o, page_action(ctx, req, &cc.c), token,
-                                          notice);
+        resp->html =
+            as_confirmation_page(m, &cc.c, &cc.o, page_action(ctx, req, &cc.c), token, notice);
 }

@@ -16,14 +16,14 @@ static json_t *str_or_null(const char *s)
 
 json_t *as_view_quote(as_mem *m, const as_quote *q)
 {
-    json_t *o = json_pack(
-        "{s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:o, s:s, s:i, s:s, s:s, s:s}", "id", q->id,
-        "sku", q->sku, "name", q->product_name, "offer_id", q->offer_id, "merchant",
-        q->merchant_name, "quantity", (json_int_t)q->quantity, "unit_price_cents",
-        (json_int_t)q->unit_price_cents, "total_cents", (json_int_t)q->total_cents, "total_eur",
-        eur(q->total_cents), "currency", "EUR", "delivery_days", q->delivery_days, "delivery_by",
-        q->delivery_by, "created_at", as_time_format(m, q->created_at), "expires_at",
-        as_time_format(m, q->expires_at));
+    json_t *o =
+        json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:o, s:s, s:i, s:s, s:s, s:s}", "id",
+                  q->id, "sku", q->sku, "name", q->product_name, "offer_id", q->offer_id,
+                  "merchant", q->merchant_name, "quantity", (json_int_t)q->quantity,
+                  "unit_price_cents", (json_int_t)q->unit_price_cents, "total_cents",
+                  (json_int_t)q->total_cents, "total_eur", eur(q->total_cents), "currency", "EUR",
+                  "delivery_days", q->delivery_days, "delivery_by", q->delivery_by, "created_at",
+                  as_time_format(m, q->created_at), "expires_at", as_time_format(m, q->expires_at));
     if (q->device_slug) {
         json_object_set_new(o, "device", json_string(q->device_slug));
         json_object_set_new(o, "fit_status", json_string(q->fit_status));
@@ -67,12 +67,11 @@ json_t *as_view_order(as_mem *m, const as_order *o)
     json_object_set_new(v, "confirmation_id", str_or_null(o->confirmation_id));
     json_object_set_new(v, "timeline", timeline);
     /* What the user sees on the receipt: the item, the money and the agent's reason. */
-    json_object_set_new(
-        v, "receipt",
-        json_pack("{s:s, s:s, s:I, s:o, s:s, s:s, s:s}", "order_id", o->id, "item",
-                  o->product_name, "quantity", (json_int_t)o->quantity, "total_eur",
-                  eur(o->total_cents), "merchant", o->merchant_name, "agent", o->agent, "reason",
-                  o->reason));
+    json_object_set_new(v, "receipt",
+                        json_pack("{s:s, s:s, s:I, s:o, s:s, s:s, s:s}", "order_id", o->id, "item",
+                                  o->product_name, "quantity", (json_int_t)o->quantity, "total_eur",
+                                  eur(o->total_cents), "merchant", o->merchant_name, "agent",
+                                  o->agent, "reason", o->reason));
     return v;
 }
 
@@ -100,11 +99,11 @@ json_t *as_view_mandate(as_mem *m, const as_mandate *md, const char *status, con
                      "id", md->id, "status", status, "user", md->user_id, "allowed_categories",
                      categories(md->categories), "per_order_limit_cents",
                      (json_int_t)md->per_order_cents, "per_order_limit_eur",
-                     eur(md->per_order_cents), "monthly_limit_cents",
-                     (json_int_t)md->monthly_cents, "monthly_limit_eur", eur(md->monthly_cents),
-                     "confirm_above_cents", (json_int_t)md->confirm_above_cents,
-                     "confirm_above_eur", eur(md->confirm_above_cents), "spent_this_month_cents",
-                     (json_int_t)spent, "remaining_this_month_cents", (json_int_t)remaining,
+                     eur(md->per_order_cents), "monthly_limit_cents", (json_int_t)md->monthly_cents,
+                     "monthly_limit_eur", eur(md->monthly_cents), "confirm_above_cents",
+                     (json_int_t)md->confirm_above_cents, "confirm_above_eur",
+                     eur(md->confirm_above_cents), "spent_this_month_cents", (json_int_t)spent,
+                     "remaining_this_month_cents", (json_int_t)remaining,
                      "remaining_this_month_eur", eur(remaining), "month", month, "valid_until",
                      str_or_null(md->valid_until), "currency", "EUR");
 }

@@ -12,20 +12,14 @@
 #define MAX_EXCLUDED 100
 #define MAX_TERMS 16
 
-static void storage_failed(as_response *resp)
-{
-    as_respond_error(resp, 503, "SERVICE_UNAVAILABLE", NULL,
-                     "The catalogue cannot be read right now; retry shortly.");
-}
-
 /* A device parameter: a slug, or free text naming exactly one device (else 400). */
-static bool resolve_device(as_ctx *ctx, const char *text, const char *field,
-                           as_device *out, as_response *resp)
+bool as_resolve_device(as_ctx *ctx, const char *text, const char *field, as_device *out,
+                       as_response *resp)
 {
     as_device *devs;
     size_t n;
     if (ctx->store->devices(ctx->store->h, ctx->mem, &devs, &n) != AS_OK) {
-        storage_failed(resp);
+        as_respond_storage_failed(resp);
         return false;
     }
     const as_device *found;
@@ -51,7 +45,7 @@ static bool resolve_merchant(as_ctx *ctx, const char *text, const char **id, as_
     as_merchant *ms;
     size_t n;
     if (ctx->store->merchants(ctx->store->h, ctx->mem, &ms, &n) != AS_OK) {
-        storage_failed(resp);
+        as_respond_storage_failed(resp);
         return false;
     }
     for (size_t i = 0; i < n; i++)
@@ -63,17 +57,29 @@ static bool resolve_merchant(as_ctx *ctx, const char *text, const char **id, as_
     as_buf_init(&b, ctx->mem);
     for (size_t i = 0; i < n; i++)
         as_buf_printf(&b, "%s%s", i ? ", " : "", ms[i].id);
-    as_respond_error(resp, 400, "VALIDATION_ERROR", "merchant",
-                     as_printf(ctx->mem, "unknown merchant '%s'; known merchants: %s", text,
-                               as_buf_str(&b)));
+    as_respond_error(
+        resp, 400, "VALIDATION_ERROR", "merchant",
+        as_printf(ctx->mem, "unknown merchant '%s'; known merchants: %s", text, as_buf_str(&b)));
     return false;
 }
 
 /* ---- GET /search (spec 4.1) ---- */
 
 enum {
-    S_Q, S_DEVICE, S_CATEGORY, S_PART_TYPE, S_MAX_PRICE, S_DELIVER_BY, S_VERIFIED_ONLY,
-    S_MERCHANT, S_POSTCODE, S_SORT, S_WEIGHTS, S_LIMIT, S_OFFSET, S_N
+    S_Q,
+    S_DEVICE,
+    S_CATEGORY,
+    S_PART_TYPE,
+    S_MAX_PRICE,
+    S_DELIVER_BY,
+    S_VERIFIED_ONLY,
+    S_MERCHANT,
+    S_POSTCODE,
+    S_SORT,
+    S_WEIGHTS,
+    S_LIMIT,
+    S_OFFSET,
+    S_N
 };
 
 static const as_param_rule search_rules[S_N] = {
@@ -188,7 +194,7 @@ void as_api_search(as_ctx *ctx, const as_query *q, as_response *resp)
     }
     as_device dev;
     bool has_dev = v[S_DEVICE].present;
-    if (has_dev && !resolve_device(ctx, v[S_DEVICE].str, "device", &dev, resp)) return;
+    if (has_dev && !as_resolve_device(ctx, v[S_DEVICE].str, "device", &dev, resp)) return;
     f.device_id = has_dev ? dev.id : 0;
     if (v[S_MERCHANT].present && !resolve_merchant(ctx, v[S_MERCHANT].str, &f.merchant, resp))
         return;
@@ -213,7 +219,7 @@ void as_api_search(as_ctx *ctx, const as_query *q, as_response *resp)
     as_product *ps;
     size_t n;
     if (ctx->store->search(ctx->store->h, m, &f, &ps, &n) != AS_OK) {
-        storage_failed(resp);
+        as_respond_storage_failed(resp);
         return;
     }
     hit *hits = as_alloc(m, (n + 1) * sizeof(hit));
@@ -223,8 +229,7 @@ void as_api_search(as_ctx *ctx, const as_query *q, as_response *resp)
         hit *h = &hits[nh];
         h->p = &ps[i];
         as_rank_offers(m, &ps[i], &w, &of, as_today(ctx), &h->r);
-        const char *why =
-            exclusion(ctx, &ps[i], &h->r, verified_only, has_dev ? &dev : NULL, &of);
+        const char *why = exclusion(ctx, &ps[i], &h->r, verified_only, has_dev ? &dev : NULL, &of);
         if (why) {
             if (nx++ < MAX_EXCLUDED) json_array_append_new(excluded, as_view_excluded(&ps[i], why));
             continue;
@@ -277,7 +282,7 @@ void as_api_product(as_ctx *ctx, const char *sku, const as_query *q, as_response
     }
     as_device dev;
     bool has_dev = v[P_DEVICE].present;
-    if (has_dev && !resolve_device(ctx, v[P_DEVICE].str, "device", &dev, resp)) return;
+    if (has_dev && !as_resolve_device(ctx, v[P_DEVICE].str, "device", &dev, resp)) return;
 
     as_product p;
     int rc = ctx->store->product_by_sku(ctx->store->h, m, sku, has_dev ? dev.id : 0, &p);
@@ -287,7 +292,7 @@ void as_api_product(as_ctx *ctx, const char *sku, const as_query *q, as_response
         return;
     }
     if (rc != AS_OK) {
-        storage_failed(resp);
+        as_respond_storage_failed(resp);
         return;
     }
     as_weights w;
@@ -320,7 +325,7 @@ void as_api_devices(as_ctx *ctx, const as_query *q, as_response *resp)
     as_device *devs;
     size_t n;
     if (ctx->store->devices(ctx->store->h, m, &devs, &n) != AS_OK) {
-        storage_failed(resp);
+        as_respond_storage_failed(resp);
         return;
     }
     as_device_match *c;
@@ -328,14 +333,13 @@ void as_api_devices(as_ctx *ctx, const as_query *q, as_response *resp)
     int64_t limit = v[1].present ? v[1].num : (v[0].present ? 10 : 100);
     json_t *arr = json_array();
     for (size_t i = 0; i < k && i < (size_t)limit; i++)
-        json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:s, s:o}", "slug",
-                                             c[i].device->slug, "name", c[i].device->name,
-                                             "brand", c[i].device->brand, "kind",
-                                             c[i].device->kind, "confidence",
+        json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:s, s:o}", "slug", c[i].device->slug,
+                                             "name", c[i].device->name, "brand", c[i].device->brand,
+                                             "kind", c[i].device->kind, "confidence",
                                              as_json_round(c[i].confidence, 2)));
-    json_t *o = json_pack("{s:o, s:o, s:I}", "query", v[0].present ? json_string(v[0].str)
-                                                                   : json_null(),
-                          "candidates", arr, "count", (json_int_t)k);
+    json_t *o =
+        json_pack("{s:o, s:o, s:I}", "query", v[0].present ? json_string(v[0].str) : json_null(),
+                  "candidates", arr, "count", (json_int_t)k);
     as_respond_json(resp, 200, o);
 }
 
@@ -367,20 +371,21 @@ void as_api_compatible(as_ctx *ctx, const char *slug, const as_query *q, as_resp
     int rc = ctx->store->device_by_slug(ctx->store->h, m, slug, &dev);
     if (rc == AS_ENOTFOUND) {
         as_respond_error(resp, 404, "NOT_FOUND", NULL,
-                         as_printf(m, "No device with slug '%s'; find one with GET "
-                                      "/v1/devices?q=",
+                         as_printf(m,
+                                   "No device with slug '%s'; find one with GET "
+                                   "/v1/devices?q=",
                                    slug));
         return;
     }
     if (rc != AS_OK) {
-        storage_failed(resp);
+        as_respond_storage_failed(resp);
         return;
     }
     as_search_filter f = {.device_id = dev.id, .part_type = v[0].present ? v[0].str : NULL};
     as_product *ps;
     size_t n;
     if (ctx->store->search(ctx->store->h, m, &f, &ps, &n) != AS_OK) {
-        storage_failed(resp);
+        as_respond_storage_failed(resp);
         return;
     }
     as_weights w;
@@ -408,8 +413,8 @@ void as_api_compatible(as_ctx *ctx, const char *slug, const as_query *q, as_resp
         if (!cur || strcmp(cur, hits[i].p->part_type) != 0) {
             cur = hits[i].p->part_type;
             parts = json_array();
-            json_array_append_new(groups, json_pack("{s:s, s:o}", "part_type", cur, "parts",
-                                                    parts));
+            json_array_append_new(groups,
+                                  json_pack("{s:s, s:o}", "part_type", cur, "parts", parts));
         }
         json_array_append_new(parts, as_view_summary(m, hits[i].p, &hits[i].r, &dev));
     }

@@ -47,8 +47,8 @@ const char *as_mandate_message(as_mem *mem, const as_mandate *m, const as_mandat
     case AS_MANDATE_EXPIRED:
         return as_printf(mem, "Mandate %s expired after %s.", m->id, m->valid_until);
     case AS_MANDATE_CATEGORY:
-        return as_printf(mem, "Mandate %s does not allow the category '%s'; it allows: %s.",
-                         m->id, category, m->categories);
+        return as_printf(mem, "Mandate %s does not allow the category '%s'; it allows: %s.", m->id,
+                         category, m->categories);
     case AS_MANDATE_PER_ORDER:
         return as_printf(mem,
                          "The order total %s exceeds the per-order limit of %s of mandate %s "

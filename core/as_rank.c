@@ -23,8 +23,7 @@ void as_weights_default(as_weights *w)
 static int weight_index(const char *name, size_t n)
 {
     for (int i = 0; i < AS_W_N; i++)
-        if (strlen(as_weight_names[i]) == n && strncmp(as_weight_names[i], name, n) == 0)
-            return i;
+        if (strlen(as_weight_names[i]) == n && strncmp(as_weight_names[i], name, n) == 0) return i;
     return -1;
 }
 
@@ -254,8 +253,8 @@ static const char *explain(as_mem *m, const as_ranking *r, const as_product *p)
     return as_buf_str(&b);
 }
 
-void as_rank_offers(as_mem *m, const as_product *p, const as_weights *w,
-                    const as_offer_filter *f, int64_t today, as_ranking *out)
+void as_rank_offers(as_mem *m, const as_product *p, const as_weights *w, const as_offer_filter *f,
+                    int64_t today, as_ranking *out)
 {
     static const as_offer_filter none = {0, 0, NULL};
     if (!f) f = &none;

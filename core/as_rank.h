@@ -59,8 +59,8 @@ double as_delivery_component(int days);
 /* Demo offers: agent-only price 5% below the store price, to the nearest cent. */
 int64_t as_demo_agent_price_cents(int64_t retail_cents);
 
-void as_rank_offers(as_mem *m, const as_product *p, const as_weights *w,
-                    const as_offer_filter *f, int64_t today, as_ranking *out);
+void as_rank_offers(as_mem *m, const as_product *p, const as_weights *w, const as_offer_filter *f,
+                    int64_t today, as_ranking *out);
 
 extern const char *const as_ranking_policy;
 

@@ -19,10 +19,10 @@ enum {
 typedef struct as_search_filter {
     const char *const *terms; /* words that must all match name, brand or description */
     size_t n_terms;           /* 0: no text filter */
-    const char *category;  /* NULL for any */
-    const char *part_type; /* NULL for any */
-    int64_t device_id;     /* 0 for none: else only products with a compat row */
-    const char *merchant;  /* merchant id, NULL for any: products it offers */
+    const char *category;     /* NULL for any */
+    const char *part_type;    /* NULL for any */
+    int64_t device_id;        /* 0 for none: else only products with a compat row */
+    const char *merchant;     /* merchant id, NULL for any: products it offers */
 } as_search_filter;
 
 typedef struct as_store {
@@ -31,8 +31,7 @@ typedef struct as_store {
     int (*devices)(void *h, as_mem *m, as_device **out, size_t *n);
     int (*device_by_slug)(void *h, as_mem *m, const char *slug, as_device *out);
     /* Full product with specs, offers and questions; compat for device_id when > 0. */
-    int (*product_by_sku)(void *h, as_mem *m, const char *sku, int64_t device_id,
-                          as_product *out);
+    int (*product_by_sku)(void *h, as_mem *m, const char *sku, int64_t device_id, as_product *out);
     /* Product summaries with their offers (and compat when filtering by device). */
     int (*search)(void *h, as_mem *m, const as_search_filter *f, as_product **out, size_t *n);
 
@@ -61,8 +60,8 @@ typedef struct as_store {
     int (*event_add)(void *h, const char *order_id, const char *status, int64_t at,
                      const char *note);
     /* Orders of a mandate awaiting confirmation past their expiry. */
-    int (*orders_expired)(void *h, as_mem *m, const char *mandate_id, int64_t now,
-                          as_order **out, size_t *n);
+    int (*orders_expired)(void *h, as_mem *m, const char *mandate_id, int64_t now, as_order **out,
+                          size_t *n);
     /* AS_ECONFLICT when the offer has fewer than qty units. */
     int (*stock_take)(void *h, const char *offer_id, int64_t qty);
     int (*stock_give)(void *h, const char *offer_id, int64_t qty);

@@ -116,8 +116,8 @@ char *as_time_format(as_mem *m, int64_t t)
     int64_t y;
     unsigned mo, d;
     civil_from_days(days, &y, &mo, &d);
-    return as_printf(m, "%04lld-%02u-%02uT%02d:%02d:%02dZ", (long long)y, mo, d,
-                     (int)(secs / 3600), (int)(secs / 60 % 60), (int)(secs % 60));
+    return as_printf(m, "%04lld-%02u-%02uT%02d:%02d:%02dZ", (long long)y, mo, d, (int)(secs / 3600),
+                     (int)(secs / 60 % 60), (int)(secs % 60));
 }
 
 bool as_time_parse(const char *s, int64_t *t)

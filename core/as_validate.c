@@ -17,22 +17,27 @@ const as_enum_entry as_categories[] = {
 const size_t as_n_categories = sizeof(as_categories) / sizeof(as_categories[0]);
 
 const as_enum_entry as_part_types[] = {
-    {"hand-soap", "Hand soap"},   {"filter", "Filter"},
-    {"battery", "Battery"},       {"charger", "Charger"},
-    {"cable", "Cable"},           {"descaler", "Descaler"},
-    {"toner", "Toner"},           {"ink-cartridge", "Ink cartridge"},
-    {"jug-filter", "Jug filter"}, {"dust-bag", "Dust bag"},
-    {"accessory-kit", "Accessory kit"}, {"cell", "Cell"},
+    {"hand-soap", "Hand soap"},
+    {"filter", "Filter"},
+    {"battery", "Battery"},
+    {"charger", "Charger"},
+    {"cable", "Cable"},
+    {"descaler", "Descaler"},
+    {"toner", "Toner"},
+    {"ink-cartridge", "Ink cartridge"},
+    {"jug-filter", "Jug filter"},
+    {"dust-bag", "Dust bag"},
+    {"accessory-kit", "Accessory kit"},
+    {"cell", "Cell"},
 };
 const size_t as_n_part_types = sizeof(as_part_types) / sizeof(as_part_types[0]);
 
-const char *const as_category_ids[] = {"hand-soap",   "air-filters",     "vacuum-parts",
+const char *const as_category_ids[] = {"hand-soap",      "air-filters", "vacuum-parts",
                                        "coffee-kitchen", "printer-ink", "chargers-cables",
-                                       "batteries",   NULL};
-const char *const as_part_type_ids[] = {"hand-soap", "filter",     "battery",  "charger",
-                                        "cable",     "descaler",   "toner",    "ink-cartridge",
-                                        "jug-filter", "dust-bag",  "accessory-kit", "cell",
-                                        NULL};
+                                       "batteries",      NULL};
+const char *const as_part_type_ids[] = {
+    "hand-soap",     "filter",     "battery",  "charger",       "cable", "descaler", "toner",
+    "ink-cartridge", "jug-filter", "dust-bag", "accessory-kit", "cell",  NULL};
 const char *const as_sort_choices[] = {"score", "price", "delivery", "return_rate", NULL};
 
 const char *as_category_label(const char *id)
@@ -102,15 +107,15 @@ bool as_validate_value(as_mem *m, const as_param_rule *r, const char *v, int64_t
         if (!length_ok(m, r, v, p)) return false;
         for (const char *c = v; *c; c++)
             if (!isalnum((unsigned char)*c) && !strchr("._-", *c))
-                return bad(m, p, r->name,
-                           "%s may only contain letters, digits, '.', '_' and '-'%s", r->name, "");
+                return bad(m, p, r->name, "%s may only contain letters, digits, '.', '_' and '-'%s",
+                           r->name, "");
         return true;
     case AS_V_POSTCODE:
         if (!length_ok(m, r, v, p)) return false;
         for (const char *c = v; *c; c++)
             if (!isalnum((unsigned char)*c) && *c != ' ' && *c != '-')
-                return bad(m, p, r->name,
-                           "%s may only contain letters, digits, spaces and '-'%s", r->name, "");
+                return bad(m, p, r->name, "%s may only contain letters, digits, spaces and '-'%s",
+                           r->name, "");
         return true;
     case AS_V_ENUM:
         if (!length_ok(m, r, v, p)) return false;
@@ -172,8 +177,7 @@ bool as_validate_query(as_mem *m, const as_param_rule *rules, size_t n, const as
             return bad(m, p, kv->key, "unknown parameter '%s'; this endpoint takes: %s", shown,
                        n ? as_buf_str(&names) : "no parameters");
         }
-        if (vals[r].present)
-            return bad(m, p, kv->key, "%s is given more than once%s", kv->key, "");
+        if (vals[r].present) return bad(m, p, kv->key, "%s is given more than once%s", kv->key, "");
         if (!as_validate_value(m, &rules[r], kv->val, today, &vals[r], p)) return false;
     }
     return true;
@@ -229,13 +233,12 @@ bool as_validate_body(as_mem *m, const as_field_rule *rules, size_t n, const jso
         if (json_is_null(v) && !rules[r].required && rule->type != AS_V_WEIGHTS) continue;
         if (rule->type == AS_V_INT) {
             if (!json_is_integer(v))
-                return bad(m, p, key, "%s must be a whole number, not %s", key,
-                           json_type_name(v));
+                return bad(m, p, key, "%s must be a whole number, not %s", key, json_type_name(v));
             json_int_t x = json_integer_value(v);
             if (x < rule->min || x > rule->max)
-                return bad(m, p, key, "%s must be %s", key,
-                           as_printf(m, "from %lld to %lld", (long long)rule->min,
-                                     (long long)rule->max));
+                return bad(
+                    m, p, key, "%s must be %s", key,
+                    as_printf(m, "from %lld to %lld", (long long)rule->min, (long long)rule->max));
             vals[r].present = true;
             vals[r].num = x;
         } else if (rule->type == AS_V_WEIGHTS) {
@@ -248,8 +251,7 @@ bool as_validate_body(as_mem *m, const as_field_rule *rules, size_t n, const jso
                 return bad(m, p, key, "%s must be a string, not %s", key, json_type_name(v));
             if (strlen(json_string_value(v)) != json_string_length(v))
                 return bad(m, p, key, "%s must not contain NUL characters%s", key, "");
-            if (!as_validate_value(m, rule, as_strdup(m, json_string_value(v)), today, &vals[r],
-                                   p))
+            if (!as_validate_value(m, rule, as_strdup(m, json_string_value(v)), today, &vals[r], p))
                 return false;
         }
     }

@@ -113,12 +113,14 @@ void as_spec_eval(as_mem *m, const as_spec_row *row, bool product_measured, as_r
         out->ok = out->measured_num >= floor_v - 1e-9;
         const char *tol = as_num_text(m, row->tolerance_pct);
         out->detail =
-            out->ok ? as_printf(m, "claimed %s, measured %s: %s", ctext, mtext,
-                                out->delta_num >= 0 ? "meets the claim"
-                                                    : as_printf(m, "within the %s%% tolerance", tol))
-                    : as_printf(m, "claimed %s, measured %s: short of the claim by more than the "
-                                   "%s%% tolerance",
-                                ctext, mtext, tol);
+            out->ok
+                ? as_printf(m, "claimed %s, measured %s: %s", ctext, mtext,
+                            out->delta_num >= 0 ? "meets the claim"
+                                                : as_printf(m, "within the %s%% tolerance", tol))
+                : as_printf(m,
+                            "claimed %s, measured %s: short of the claim by more than the "
+                            "%s%% tolerance",
+                            ctext, mtext, tol);
     } else if (info) {
         if (!out->delta) out->delta = same_value(c, v) ? "matches" : "differs";
         out->detail = as_printf(m, "claimed %s, measured %s (for information only)", ctext, mtext);

@@ -22,9 +22,8 @@ static json_t *str_or_null(const char *s)
 json_t *as_view_merchant(const as_merchant *m)
 {
     return json_pack("{s:s, s:s, s:s, s:s, s:o, s:o}", "id", m->id, "name", m->name, "country",
-                     m->country, "city", m->city, "on_time_rate",
-                     as_json_round(m->on_time_rate, 3), "accuracy_rate",
-                     as_json_round(m->accuracy_rate, 3));
+                     m->country, "city", m->city, "on_time_rate", as_json_round(m->on_time_rate, 3),
+                     "accuracy_rate", as_json_round(m->accuracy_rate, 3));
 }
 
 static json_t *components(const double v[AS_W_N])
@@ -38,15 +37,14 @@ static json_t *components(const double v[AS_W_N])
 json_t *as_view_offer(as_mem *m, const as_scored *s)
 {
     const as_offer *o = s->offer;
-    return json_pack("{s:s, s:o, s:I, s:o, s:I, s:s, s:s, s:i, s:s, s:I, s:i, s:i, s:o, s:o}",
-                     "offer_id", o->id, "merchant", as_view_merchant(&o->merchant),
-                     "price_cents", (json_int_t)o->price_cents, "price_eur",
-                     as_json_round((double)o->price_cents / 100.0, 2), "retail_price_cents",
-                     (json_int_t)o->retail_price_cents, "currency", "EUR", "price_label",
-                     o->price_label, "delivery_days", o->delivery_days, "delivery_by",
-                     as_date_format(m, s->delivery_day), "stock", (json_int_t)o->stock, "rank",
-                     s->rank, "score", s->score, "components", components(s->comp), "weighted",
-                     components(s->weighted));
+    return json_pack(
+        "{s:s, s:o, s:I, s:o, s:I, s:s, s:s, s:i, s:s, s:I, s:i, s:i, s:o, s:o}", "offer_id", o->id,
+        "merchant", as_view_merchant(&o->merchant), "price_cents", (json_int_t)o->price_cents,
+        "price_eur", as_json_round((double)o->price_cents / 100.0, 2), "retail_price_cents",
+        (json_int_t)o->retail_price_cents, "currency", "EUR", "price_label", o->price_label,
+        "delivery_days", o->delivery_days, "delivery_by", as_date_format(m, s->delivery_day),
+        "stock", (json_int_t)o->stock, "rank", s->rank, "score", s->score, "components",
+        components(s->comp), "weighted", components(s->weighted));
 }
 
 static json_t *view_ineligible(as_mem *m, const as_ineligible *i)
@@ -67,9 +65,9 @@ json_t *as_view_offers(as_mem *m, const as_ranking *r)
     for (size_t i = 0; i < r->n_inel; i++)
         json_array_append_new(inel, view_ineligible(m, &r->inel[i]));
     json_t *best = r->n_ranked ? json_incref(json_array_get(ranked, 0)) : json_null();
-    return json_pack("{s:o, s:o, s:o, s:o, s:s, s:s}", "ranked", ranked, "ineligible", inel,
-                     "best", best, "weights", as_weights_json(&r->weights), "explanation",
-                     r->explanation, "ranking_policy", as_ranking_policy);
+    return json_pack("{s:o, s:o, s:o, s:o, s:s, s:s}", "ranked", ranked, "ineligible", inel, "best",
+                     best, "weights", as_weights_json(&r->weights), "explanation", r->explanation,
+                     "ranking_policy", as_ranking_policy);
 }
 
 const char *as_fit_status(const as_product *p)
@@ -93,10 +91,9 @@ const char *as_fit_summary(as_mem *m, const as_compat *c)
             double d = fabs(json_number_value(pv) - json_number_value(dv));
             double tol = json_number_value(json_object_get(e, "tolerance"));
             const char *u = unit ? unit : "";
-            const char *text =
-                as_printf(m, "%s: part %s %s, device %s %s", label ? label : "dimension",
-                          as_num_text(m, json_number_value(pv)), u,
-                          as_num_text(m, json_number_value(dv)), u);
+            const char *text = as_printf(
+                m, "%s: part %s %s, device %s %s", label ? label : "dimension",
+                as_num_text(m, json_number_value(pv)), u, as_num_text(m, json_number_value(dv)), u);
             if (d > tol + 1e-9) {
                 out = as_printf(m, "%s (tolerance %s %s)", text, as_num_text(m, tol), u);
                 break;
@@ -116,8 +113,8 @@ const char *as_fit_summary(as_mem *m, const as_compat *c)
 static json_t *view_compat(as_mem *m, const as_compat *c)
 {
     return json_pack("{s:s, s:s, s:s, s:s, s:s?, s:o}", "device", c->device_slug, "device_name",
-                     c->device_name, "fit_status", c->fit_status, "summary",
-                     as_fit_summary(m, c), "checked_at", c->checked_at, "evidence",
+                     c->device_name, "fit_status", c->fit_status, "summary", as_fit_summary(m, c),
+                     "checked_at", c->checked_at, "evidence",
                      as_json_parse_or(c->evidence, json_array()));
 }
 
@@ -129,8 +126,8 @@ static json_t *verification(as_mem *m, const as_product *p)
         const as_spec_row *s = &p->specs[i];
         as_row_eval e;
         as_spec_eval(m, s, measured, &e);
-        json_t *row = json_pack("{s:s, s:s, s:s}", "spec", s->spec, "label", s->label, "kind",
-                                s->kind);
+        json_t *row =
+            json_pack("{s:s, s:s, s:s}", "spec", s->spec, "label", s->label, "kind", s->kind);
         if (s->unit && *s->unit && strcmp(s->kind, "categorical") != 0)
             json_object_set_new(row, "unit", json_string(s->unit));
         json_object_set_new(row, "claimed", as_json_parse_or(s->claimed, json_null()));
@@ -142,13 +139,13 @@ static json_t *verification(as_mem *m, const as_product *p)
         json_object_set_new(row, "unclaimed", json_boolean(e.unclaimed));
         json_array_append_new(rows, row);
         if (e.measured && e.numeric)
-            json_array_append_new(
-                deltas, json_pack("{s:s, s:s, s:s?, s:o, s:o, s:o, s:o, s:b}", "spec", s->spec,
-                                  "label", s->label, "unit", s->unit, "claimed",
-                                  as_json_round(e.claimed_num, 3), "measured",
-                                  as_json_round(e.measured_num, 3), "delta",
-                                  as_json_round(e.delta_num, 3), "delta_pct",
-                                  as_json_round(e.delta_pct, 1), "ok", e.ok));
+            json_array_append_new(deltas,
+                                  json_pack("{s:s, s:s, s:s?, s:o, s:o, s:o, s:o, s:b}", "spec",
+                                            s->spec, "label", s->label, "unit", s->unit, "claimed",
+                                            as_json_round(e.claimed_num, 3), "measured",
+                                            as_json_round(e.measured_num, 3), "delta",
+                                            as_json_round(e.delta_num, 3), "delta_pct",
+                                            as_json_round(e.delta_pct, 1), "ok", e.ok));
     }
     return json_pack("{s:s, s:o, s:o, s:I, s:o, s:o}", "status", p->verif_status, "measured_at",
                      measured ? str_or_null(p->measured_at) : json_null(), "node",
@@ -177,11 +174,10 @@ json_t *as_view_product(as_mem *m, const as_product *p, const as_ranking *r,
     json_t *questions = json_array();
     for (size_t i = 0; i < p->n_questions; i++) {
         const as_question *q = &p->questions[i];
-        json_array_append_new(questions,
-                              json_pack("{s:s, s:s, s:o, s:s}", "id", q->id, "question",
-                                        q->question, "answer",
-                                        as_json_parse_or(q->answer, json_null()), "asked_at",
-                                        q->asked_at));
+        json_array_append_new(questions, json_pack("{s:s, s:s, s:o, s:s}", "id", q->id, "question",
+                                                   q->question, "answer",
+                                                   as_json_parse_or(q->answer, json_null()),
+                                                   "asked_at", q->asked_at));
     }
     json_t *compat = json_array();
     if (device && p->compat) json_array_append_new(compat, view_compat(m, p->compat));
@@ -225,8 +221,8 @@ json_t *as_view_summary(as_mem *m, const as_product *p, const as_ranking *r,
     json_decref(images);
     const char *label = as_category_label(p->category);
     json_t *o = json_pack(
-        "{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:b, s:o, s:I}", "sku", p->sku,
-        "name", p->name, "brand", p->brand, "category", p->category, "category_label",
+        "{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:b, s:o, s:I}", "sku", p->sku, "name",
+        p->name, "brand", p->brand, "category", p->category, "category_label",
         label ? label : p->category, "part_type", p->part_type, "verification_status",
         p->verif_status, "availability", p->availability, "image_url", img, "return_rate",
         as_json_round(p->return_rate, 3), "right_item_guarantee", guarantee(p, device),

@@ -76,8 +76,7 @@ static int open_db(const opts *o, apr_pool_t *p, as_db *db)
 {
     const char *err = NULL;
     if (drop_to_owner(o, p)) return 1;
-    if (as_db_open(p, o->driver, o->params, db, &err) != APR_SUCCESS)
-        return die("%s%s", err, NULL);
+    if (as_db_open(p, o->driver, o->params, db, &err) != APR_SUCCESS) return die("%s%s", err, NULL);
     db->log = log_stderr;
     return 0;
 }
@@ -105,8 +104,8 @@ static int cmd_init(const opts *o, apr_pool_t *p)
     if (as_db_exec_script(&db, as_db_schema(db.pg), &err) != APR_SUCCESS)
         return die("creating the schema failed: %s%s", err, NULL);
     if (prepare(&db)) return 1;
-    json_t *out = json_pack("{s:s, s:s, s:b}", "driver", o->driver, "database", o->params,
-                            "schema", 1);
+    json_t *out =
+        json_pack("{s:s, s:s, s:b}", "driver", o->driver, "database", o->params, "schema", 1);
     if (demo) {
         json_t *summary = NULL;
         if (as_load_catalogue(&db, o->data, &summary, &err) != APR_SUCCESS) {
@@ -194,11 +193,12 @@ static int cmd_key(const opts *o, apr_pool_t *p)
             return die("key create: user '%s' must be 1 to 64 letters, digits or ._@-%s", user,
                        NULL);
         if (ready(o, p, &db)) return 1;
-        const char *key = as_printf(&m, "%s_sk_test_%s", o->key_prefix,
-                                    as_random_id(&m, "", 32, true));
+        const char *key =
+            as_printf(&m, "%s_sk_test_%s", o->key_prefix, as_random_id(&m, "", 32, true));
         const char *id = as_random_id(&m, "key_", 16, false);
         const char *a[] = {id, user, as_sha256_hex(&m, key, strlen(key)), now_iso(&m)};
-        if (as_db_exec(&db, "as_key_insert", NULL, 4, a)) return die("key create failed%s%s", NULL, NULL);
+        if (as_db_exec(&db, "as_key_insert", NULL, 4, a))
+            return die("key create failed%s%s", NULL, NULL);
         as_db_close(&db);
         return print_json(json_pack("{s:s, s:s, s:s}", "id", id, "key", key, "user", user));
     }
@@ -209,7 +209,8 @@ static int cmd_key(const opts *o, apr_pool_t *p)
         apr_dbd_results_t *res;
         apr_dbd_row_t *row;
         const char *g[] = {id};
-        if (as_db_select(&db, "as_key_get", &res, 1, g)) return die("key revoke failed%s%s", NULL, NULL);
+        if (as_db_select(&db, "as_key_get", &res, 1, g))
+            return die("key revoke failed%s%s", NULL, NULL);
         const char *user = NULL, *revoked = NULL;
         int found = 0;
         while (as_db_next(&db, res, &row))
@@ -221,10 +222,12 @@ static int cmd_key(const opts *o, apr_pool_t *p)
         if (!revoked) {
             revoked = now_iso(&m);
             const char *a[] = {revoked, id};
-            if (as_db_exec(&db, "as_key_revoke", NULL, 2, a)) return die("key revoke failed%s%s", NULL, NULL);
+            if (as_db_exec(&db, "as_key_revoke", NULL, 2, a))
+                return die("key revoke failed%s%s", NULL, NULL);
         }
         as_db_close(&db);
-        return print_json(json_pack("{s:s, s:s, s:s}", "id", id, "user", user, "revoked_at", revoked));
+        return print_json(
+            json_pack("{s:s, s:s, s:s}", "id", id, "user", user, "revoked_at", revoked));
     }
     if (strcmp(sub, "list") == 0) {
         static const char *const names[] = {"--user", NULL};
@@ -234,7 +237,8 @@ static int cmd_key(const opts *o, apr_pool_t *p)
         apr_dbd_results_t *res;
         apr_dbd_row_t *row;
         const char *a[] = {user, user};
-        if (as_db_select(&db, "as_key_list", &res, 2, a)) return die("key list failed%s%s", NULL, NULL);
+        if (as_db_select(&db, "as_key_list", &res, 2, a))
+            return die("key list failed%s%s", NULL, NULL);
         json_t *keys = json_array();
         while (as_db_next(&db, res, &row))
             json_array_append_new(
@@ -244,8 +248,8 @@ static int cmd_key(const opts *o, apr_pool_t *p)
         as_db_close(&db);
         return print_json(json_pack("{s:o}", "keys", keys));
     }
-    return die("usage: key create --user USER | key revoke ID | key list [--user USER]%s%s",
-               NULL, NULL);
+    return die("usage: key create --user USER | key revoke ID | key list [--user USER]%s%s", NULL,
+               NULL);
 }
 
 /* ---- mandate create | revoke | list ---- */
@@ -275,16 +279,23 @@ static int amount(const char *name, const char *v, int allow_zero, int64_t *cent
 static int mandate_create(const opts *o, apr_pool_t *p)
 {
     as_mem m = ctl_mem(p);
-    static const char *const names[] = {"--user", "--categories", "--per-order-eur",
-                                        "--monthly-eur", "--confirm-above-eur", "--valid-until",
+    static const char *const names[] = {"--user",
+                                        "--categories",
+                                        "--per-order-eur",
+                                        "--monthly-eur",
+                                        "--confirm-above-eur",
+                                        "--valid-until",
                                         NULL};
     const char *usage_line = "mandate create --user USER --categories a,b --per-order-eur N "
                              "--monthly-eur N --confirm-above-eur N [--valid-until yyyy-mm-dd]";
     if (only_opts(o, 2, names, usage_line)) return 1;
     const char *user = opt(o, 2, "--user"), *cats = opt(o, 2, "--categories");
     const char *until = opt(o, 2, "--valid-until");
-    if (!user || !user_ok(user)) return die("mandate create: --user USER is required (1 to 64 letters, digits or ._@-)%s%s", NULL, NULL);
-    if (!cats || !*cats) return die("mandate create: --categories is required (usage: %s)%s", usage_line, NULL);
+    if (!user || !user_ok(user))
+        return die("mandate create: --user USER is required (1 to 64 letters, digits or ._@-)%s%s",
+                   NULL, NULL);
+    if (!cats || !*cats)
+        return die("mandate create: --categories is required (usage: %s)%s", usage_line, NULL);
     char *copy = apr_pstrdup(p, cats), *save = NULL;
     for (char *c = apr_strtok(copy, ",", &save); c; c = apr_strtok(NULL, ",", &save))
         if (!as_category_label(c)) {
@@ -306,7 +317,8 @@ static int mandate_create(const opts *o, apr_pool_t *p)
                    opt(o, 2, "--confirm-above-eur"), opt(o, 2, "--per-order-eur"));
     int64_t day;
     if (until && !as_date_parse(until, &day))
-        return die("mandate create: --valid-until must be a date yyyy-mm-dd, not '%s'%s", until, NULL);
+        return die("mandate create: --valid-until must be a date yyyy-mm-dd, not '%s'%s", until,
+                   NULL);
     if (until && day < (int64_t)time(NULL) / 86400)
         return die("mandate create: --valid-until %s is in the past%s", until, NULL);
     as_db db;
@@ -317,11 +329,25 @@ static int mandate_create(const opts *o, apr_pool_t *p)
         return die("mandate create: user '%s' already has the active mandate %s; revoke it "
                    "first (mandate revoke ID)",
                    user, cur.id);
-    as_mandate md = {as_random_id(&m, "mdt_", 16, false), user, "active", cats, per_order,
-                     monthly, confirm, until, now_iso(&m)};
-    const char *a[] = {md.id, user, cats, as_db_i64s(&db, per_order), as_db_i64s(&db, monthly),
-                       as_db_i64s(&db, confirm), until, md.created_at};
-    if (as_db_exec(&db, "as_mandate_insert", NULL, 8, a)) return die("mandate create failed%s%s", NULL, NULL);
+    as_mandate md = {as_random_id(&m, "mdt_", 16, false),
+                     user,
+                     "active",
+                     cats,
+                     per_order,
+                     monthly,
+                     confirm,
+                     until,
+                     now_iso(&m)};
+    const char *a[] = {md.id,
+                       user,
+                       cats,
+                       as_db_i64s(&db, per_order),
+                       as_db_i64s(&db, monthly),
+                       as_db_i64s(&db, confirm),
+                       until,
+                       md.created_at};
+    if (as_db_exec(&db, "as_mandate_insert", NULL, 8, a))
+        return die("mandate create failed%s%s", NULL, NULL);
     as_db_close(&db);
     return print_json(mandate_json(&md));
 }
@@ -340,7 +366,8 @@ static int cmd_mandate(const opts *o, apr_pool_t *p)
         if (st.mandate_get(&db, &m, o->argv[2], false, &md) != AS_OK)
             return die("mandate revoke: there is no mandate '%s'%s", o->argv[2], NULL);
         const char *a[] = {now_iso(&m), md.id};
-        if (as_db_exec(&db, "as_mandate_revoke", NULL, 2, a)) return die("mandate revoke failed%s%s", NULL, NULL);
+        if (as_db_exec(&db, "as_mandate_revoke", NULL, 2, a))
+            return die("mandate revoke failed%s%s", NULL, NULL);
         st.mandate_get(&db, &m, o->argv[2], false, &md);
         as_db_close(&db);
         return print_json(mandate_json(&md));
@@ -353,7 +380,8 @@ static int cmd_mandate(const opts *o, apr_pool_t *p)
         apr_dbd_results_t *res;
         apr_dbd_row_t *row;
         const char *a[] = {user, user};
-        if (as_db_select(&db, "as_mandate_list", &res, 2, a)) return die("mandate list failed%s%s", NULL, NULL);
+        if (as_db_select(&db, "as_mandate_list", &res, 2, a))
+            return die("mandate list failed%s%s", NULL, NULL);
         json_t *list = json_array();
         while (as_db_next(&db, res, &row)) {
             as_mandate md;

@@ -108,8 +108,9 @@ static const char *set_int(cmd_parms *cmd, void *cfg, const char *arg)
     char *end = NULL;
     apr_int64_t v = apr_strtoi64(arg, &end, 10);
     if (!*arg || *end || v < min || v > max)
-        return apr_psprintf(cmd->pool, "%s: '%s' is not a whole number from %" APR_INT64_T_FMT
-                                       " to %" APR_INT64_T_FMT,
+        return apr_psprintf(cmd->pool,
+                            "%s: '%s' is not a whole number from %" APR_INT64_T_FMT
+                            " to %" APR_INT64_T_FMT,
                             cmd->directive->directive, arg, min, max);
     *(apr_int64_t *)((char *)cfg + (size_t)cmd->info) = v;
     note_base(cmd);
@@ -154,8 +155,8 @@ static const char *set_signing_key(cmd_parms *cmd, void *cfg, const char *arg)
     char *data = NULL;
     apr_file_t *f;
     apr_finfo_t fi;
-    apr_status_t rv = path ? apr_file_open(&f, path, APR_READ | APR_BINARY, 0, cmd->temp_pool)
-                           : APR_EBADPATH;
+    apr_status_t rv =
+        path ? apr_file_open(&f, path, APR_READ | APR_BINARY, 0, cmd->temp_pool) : APR_EBADPATH;
     int opened = rv == APR_SUCCESS;
     if (rv == APR_SUCCESS) rv = apr_file_info_get(&fi, APR_FINFO_SIZE, f);
     if (rv == APR_SUCCESS && fi.size > 4096) rv = APR_EINVAL;
@@ -237,8 +238,8 @@ static int post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp, s
 static void child_init(apr_pool_t *p, server_rec *s)
 {
     if (!write_mutex) return;
-    apr_status_t rv = apr_global_mutex_child_init(
-        &write_mutex, apr_global_mutex_lockfile(write_mutex), p);
+    apr_status_t rv =
+        apr_global_mutex_child_init(&write_mutex, apr_global_mutex_lockfile(write_mutex), p);
     if (rv != APR_SUCCESS)
         ap_log_error(APLOG_MARK, APLOG_CRIT, rv, s, "mod_agentshop: cannot attach its mutex");
 }
@@ -448,8 +449,8 @@ static int post_read_request(request_rec *r)
     if (!path || path[0] != '/') return DECLINED;
     const char *base = base_of(path);
     if (!base) return DECLINED;
-    const char *target = apr_pstrcat(r->pool, base, base[strlen(base) - 1] == '/' ? "" : "/",
-                                     ".error", NULL);
+    const char *target =
+        apr_pstrcat(r->pool, base, base[strlen(base) - 1] == '/' ? "" : "/", ".error", NULL);
     static const int codes[] = {400, 403, 404, 405, 408, 411, 413, 414, 415, 431, 500, 501, 503};
     for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
         ap_custom_response(r, codes[i], target);
@@ -526,7 +527,7 @@ static void register_hooks(apr_pool_t *p)
 }
 
 AP_DECLARE_MODULE(agentshop) = {
-    STANDARD20_MODULE_STUFF, create_dir_cfg, merge_dir_cfg, NULL, NULL, cmds, register_hooks,
+    STANDARD20_MODULE_STUFF,    create_dir_cfg, merge_dir_cfg, NULL, NULL, cmds, register_hooks,
 #if defined(AP_MODULE_FLAG_ALWAYS_MERGE)
     AP_MODULE_FLAG_ALWAYS_MERGE
 #endif

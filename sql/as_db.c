@@ -15,27 +15,27 @@ typedef struct stmt_def {
     const char *pgsql;  /* NULL when the SQLite text works as it is */
 } stmt_def;
 
-#define PRODUCT_SUMMARY                                                                          \
-    "p.id, p.sku, p.name, p.brand, p.category, p.part_type, p.image_urls, p.availability, "     \
-    "p.verif_status, p.verif_note, p.return_rate, "                                             \
-    "CASE WHEN EXISTS (SELECT 1 FROM compat g WHERE g.product_id = p.id AND g.fit_status = "    \
+#define PRODUCT_SUMMARY                                                                            \
+    "p.id, p.sku, p.name, p.brand, p.category, p.part_type, p.image_urls, p.availability, "        \
+    "p.verif_status, p.verif_note, p.return_rate, "                                                \
+    "CASE WHEN EXISTS (SELECT 1 FROM compat g WHERE g.product_id = p.id AND g.fit_status = "       \
     "'fits') THEN 1 ELSE 0 END"
-#define OFFER_COLS                                                                               \
-    "o.id, o.price_cents, o.retail_price_cents, o.price_label, o.delivery_days, o.stock, m.id, " \
+#define OFFER_COLS                                                                                 \
+    "o.id, o.price_cents, o.retail_price_cents, o.price_label, o.delivery_days, o.stock, m.id, "   \
     "m.name, m.country, m.city, m.on_time_rate, m.accuracy_rate"
 /* Offer columns start here in every search row. */
 #define SEARCH_OFFER_COL 18
-#define OFFER_JOIN                                                                               \
+#define OFFER_JOIN                                                                                 \
     " LEFT JOIN offers o ON o.product_id = p.id LEFT JOIN merchants m ON m.id = o.merchant_id "
-#define SEARCH_FILTERS                                                                           \
-    " (%s IS NULL OR p.category = %s) AND (%s IS NULL OR p.part_type = %s) AND (%s IS NULL OR "  \
+#define SEARCH_FILTERS                                                                             \
+    " (%s IS NULL OR p.category = %s) AND (%s IS NULL OR p.part_type = %s) AND (%s IS NULL OR "    \
     "EXISTS (SELECT 1 FROM offers x WHERE x.product_id = p.id AND x.merchant_id = %s)) "
-#define DEVICE_JOIN                                                                              \
-    " JOIN compat c ON c.product_id = p.id AND c.device_id = %lld JOIN devices d ON d.id = "     \
+#define DEVICE_JOIN                                                                                \
+    " JOIN compat c ON c.product_id = p.id AND c.device_id = %lld JOIN devices d ON d.id = "       \
     "c.device_id "
 #define NO_COMPAT ", NULL, NULL, NULL, NULL, NULL, "
-#define MANDATE_COLS                                                                             \
-    "id, user_id, status, allowed_categories, per_order_limit_cents, monthly_limit_cents, "     \
+#define MANDATE_COLS                                                                               \
+    "id, user_id, status, allowed_categories, per_order_limit_cents, monthly_limit_cents, "        \
     "confirm_above_cents, valid_until, created_at"
 #define COMPAT_COLS ", d.slug, d.name, c.fit_status, c.evidence, c.checked_at, "
 
@@ -77,13 +77,12 @@ static const stmt_def stmts[] = {
      "SELECT " PRODUCT_SUMMARY ", f.rank" NO_COMPAT OFFER_COLS
      " FROM product_fts f JOIN products p ON p.id = f.rowid" OFFER_JOIN
      "WHERE product_fts MATCH %s AND" SEARCH_FILTERS "ORDER BY p.id, o.id",
-     "SELECT " PRODUCT_SUMMARY
-     ", -ts_rank(p.search, to_tsquery('simple', %s))" NO_COMPAT OFFER_COLS
+     "SELECT " PRODUCT_SUMMARY ", -ts_rank(p.search, to_tsquery('simple', %s))" NO_COMPAT OFFER_COLS
      " FROM products p" OFFER_JOIN "WHERE p.search @@ to_tsquery('simple', %s) AND" SEARCH_FILTERS
      "ORDER BY p.id, o.id"},
     {"as_search_dev",
-     "SELECT " PRODUCT_SUMMARY ", 0" COMPAT_COLS OFFER_COLS " FROM products p" DEVICE_JOIN
-         OFFER_JOIN "WHERE" SEARCH_FILTERS "ORDER BY p.id, o.id",
+     "SELECT " PRODUCT_SUMMARY ", 0" COMPAT_COLS OFFER_COLS
+     " FROM products p" DEVICE_JOIN OFFER_JOIN "WHERE" SEARCH_FILTERS "ORDER BY p.id, o.id",
      NULL},
     {"as_search_text_dev",
      "SELECT " PRODUCT_SUMMARY ", f.rank" COMPAT_COLS OFFER_COLS
@@ -128,8 +127,7 @@ static const stmt_def stmts[] = {
      "INSERT INTO compat (device_id, product_id, fit_status, evidence, checked_at) VALUES "
      "(%lld, %lld, %s, %s, %s)",
      NULL},
-    {"as_fts_rebuild", "INSERT INTO product_fts (product_fts) VALUES ('rebuild')",
-     "SELECT 1"},
+    {"as_fts_rebuild", "INSERT INTO product_fts (product_fts) VALUES ('rebuild')", "SELECT 1"},
     /* Agents and mandates. */
     {"as_key_by_hash",
      "SELECT id, user_id, key_hash, revoked_at FROM agent_keys WHERE key_hash = %s", NULL},
@@ -230,8 +228,8 @@ static const stmt_def stmts[] = {
     /* Administration (bin/agentshopctl). */
     {"as_key_insert",
      "INSERT INTO agent_keys (id, user_id, key_hash, created_at) VALUES (%s, %s, %s, %s)", NULL},
-    {"as_key_revoke",
-     "UPDATE agent_keys SET revoked_at = %s WHERE id = %s AND revoked_at IS NULL", NULL},
+    {"as_key_revoke", "UPDATE agent_keys SET revoked_at = %s WHERE id = %s AND revoked_at IS NULL",
+     NULL},
     {"as_key_list",
      "SELECT id, user_id, created_at, revoked_at FROM agent_keys WHERE (%s IS NULL OR user_id "
      "= %s) ORDER BY created_at, id",
@@ -276,8 +274,10 @@ static apr_status_t sqlite_pragmas(apr_pool_t *p, const apr_dbd_driver_t *d, apr
 {
     /* Each returns at most a row; run as selects so the driver accepts the row. */
     static const char *const pragmas[] = {
-        "PRAGMA busy_timeout = 10000", "PRAGMA journal_mode = WAL",
-        "PRAGMA foreign_keys = ON",    "PRAGMA synchronous = FULL",
+        "PRAGMA busy_timeout = 10000",
+        "PRAGMA journal_mode = WAL",
+        "PRAGMA foreign_keys = ON",
+        "PRAGMA synchronous = FULL",
     };
     for (size_t i = 0; i < sizeof(pragmas) / sizeof(pragmas[0]); i++) {
         apr_dbd_results_t *res = NULL;
@@ -324,8 +324,9 @@ apr_status_t as_db_open(apr_pool_t *p, const char *driver, const char *params, a
     apr_status_t rv = apr_dbd_init(p);
     if (rv == APR_SUCCESS) rv = apr_dbd_get_driver(p, driver, &db->driver);
     if (rv != APR_SUCCESS) {
-        *err = apr_psprintf(p, "cannot load the apr_dbd driver '%s' (install "
-                               "libaprutil1-dbd-%s)",
+        *err = apr_psprintf(p,
+                            "cannot load the apr_dbd driver '%s' (install "
+                            "libaprutil1-dbd-%s)",
                             driver, driver);
         return rv;
     }
@@ -351,8 +352,8 @@ void as_db_close(as_db *db)
 static void db_log(as_db *db, const char *what, int rv)
 {
     if (db->log)
-        db->log(db->log_baton, apr_psprintf(db->pool, "%s: %s", what,
-                                            apr_dbd_error(db->driver, db->handle, rv)));
+        db->log(db->log_baton,
+                apr_psprintf(db->pool, "%s: %s", what, apr_dbd_error(db->driver, db->handle, rv)));
 }
 
 static apr_dbd_prepared_t *stmt_get(as_db *db, const char *label)
@@ -371,8 +372,8 @@ int as_db_select(as_db *db, const char *label, apr_dbd_results_t **res, int narg
     if (!st) return -1;
     *res = NULL;
     /* pgsql: random=1 (sequential access sleeps on empty results); sqlite: streamed */
-    int rv = apr_dbd_pselect(db->driver, db->pool, db->handle, res, st, db->pg ? 1 : 0, nargs,
-                             args);
+    int rv =
+        apr_dbd_pselect(db->driver, db->pool, db->handle, res, st, db->pg ? 1 : 0, nargs, args);
     if (rv) db_log(db, label, rv);
     return rv;
 }
@@ -382,8 +383,7 @@ int as_db_exec(as_db *db, const char *label, int *nrows, int nargs, const char *
     apr_dbd_prepared_t *st = stmt_get(db, label);
     if (!st) return -1;
     int n = 0;
-    int rv = apr_dbd_pquery(db->driver, db->pool, db->handle, nrows ? nrows : &n, st, nargs,
-                            args);
+    int rv = apr_dbd_pquery(db->driver, db->pool, db->handle, nrows ? nrows : &n, st, nargs, args);
     if (rv) db_log(db, label, rv);
     return rv;
 }
@@ -396,8 +396,7 @@ int as_db_next(as_db *db, apr_dbd_results_t *res, apr_dbd_row_t **row)
 const char *as_db_col(as_db *db, apr_dbd_row_t *row, int n)
 {
     char *v = NULL;
-    if (apr_dbd_datum_get(db->driver, row, n, APR_DBD_TYPE_STRING, &v) != APR_SUCCESS)
-        return NULL;
+    if (apr_dbd_datum_get(db->driver, row, n, APR_DBD_TYPE_STRING, &v) != APR_SUCCESS) return NULL;
     return v;
 }
 
@@ -614,8 +613,7 @@ static int read_compat(as_db *db, as_mem *m, apr_dbd_row_t *row, int c, as_compa
     return 1;
 }
 
-static int st_product_by_sku(void *h, as_mem *m, const char *sku, int64_t device_id,
-                             as_product *p)
+static int st_product_by_sku(void *h, as_mem *m, const char *sku, int64_t device_id, as_product *p)
 {
     as_db *db = h;
     apr_dbd_results_t *res;
@@ -697,8 +695,7 @@ static const char *match_expression(as_db *db, const as_search_filter *f)
     return s;
 }
 
-static int st_search(void *h, as_mem *m, const as_search_filter *f, as_product **out,
-                     size_t *n)
+static int st_search(void *h, as_mem *m, const as_search_filter *f, as_product **out, size_t *n)
 {
     as_db *db = h;
     const char *args[10];
@@ -754,7 +751,6 @@ static int st_search(void *h, as_mem *m, const as_search_filter *f, as_product *
     *n = np;
     return AS_OK;
 }
-
 
 as_store as_db_store(as_db *db)
 {

@@ -49,17 +49,16 @@ int st_rollback(void *h)
 }
 
 /* A write outside a transaction still takes the writer lock. */
-#define LOCKED(db, expr)                                                                         \
-    ({                                                                                           \
-        int held_ = (db)->locked;                                                               \
-        int rc_ = as_db_write_lock(db) != 0 ? AS_EDB : (expr);                                  \
-        if (!held_) as_db_write_unlock(db);                                                     \
-        rc_;                                                                                     \
+#define LOCKED(db, expr)                                                                           \
+    ({                                                                                             \
+        int held_ = (db)->locked;                                                                  \
+        int rc_ = as_db_write_lock(db) != 0 ? AS_EDB : (expr);                                     \
+        if (!held_) as_db_write_unlock(db);                                                        \
+        rc_;                                                                                       \
     })
 
 /* One row or none; AS_ENOTFOUND when none. */
-static int one_row(as_db *db, const char *label, int nargs, const char **args,
-                   apr_dbd_row_t **row)
+static int one_row(as_db *db, const char *label, int nargs, const char **args, apr_dbd_row_t **row)
 {
     apr_dbd_results_t *res;
     apr_dbd_row_t *r;
@@ -328,8 +327,8 @@ int st_stock_give(void *h, const char *offer_id, int64_t qty)
 int st_confirmation_insert(void *h, const as_confirmation *c)
 {
     as_db *db = h;
-    const char *a[] = {c->id, c->order_id, c->user_id, c->status, I64(c->created_at),
-                       I64(c->expires_at)};
+    const char *a[] = {c->id,     c->order_id,        c->user_id,
+                       c->status, I64(c->created_at), I64(c->expires_at)};
     return exec_one(db, "as_conf_insert", 6, a) == AS_OK ? AS_OK : AS_EDB;
 }
 

@@ -52,8 +52,9 @@ static int fail(loader *L, const char *what, const char *item)
 static int exec(loader *L, const char *label, int n, const char **args, const char *item)
 {
     if (as_db_exec(L->db, label, NULL, n, args))
-        return fail(L, apr_psprintf(L->p, "%s failed (%s)", label,
-                                    apr_dbd_error(L->db->driver, L->db->handle, -1)),
+        return fail(L,
+                    apr_psprintf(L->p, "%s failed (%s)", label,
+                                 apr_dbd_error(L->db->driver, L->db->handle, -1)),
                     item);
     return 0;
 }
@@ -159,8 +160,14 @@ static int insert_specs(loader *L, const char *pid, const specs *sp)
 {
     for (size_t i = 0; i < sp->n; i++) {
         const as_spec_row *r = &sp->rows[i];
-        const char *a[] = {pid,     i64(L, (json_int_t)i), r->spec,     r->label,
-                           r->kind, r->unit,               r->claimed,  r->measured,
+        const char *a[] = {pid,
+                           i64(L, (json_int_t)i),
+                           r->spec,
+                           r->label,
+                           r->kind,
+                           r->unit,
+                           r->claimed,
+                           r->measured,
                            apr_psprintf(L->p, "%.10g", r->tolerance_pct)};
         if (exec(L, "as_insert_spec", 9, a, r->spec)) return -1;
     }
@@ -304,10 +311,10 @@ apr_status_t as_load_catalogue(as_db *db, const char *dir, json_t **summary, con
         L.err = "commit failed";
     }
     if (ok)
-        *summary = json_pack("{s:b, s:I, s:I, s:I}", "loaded", 1, "products",
-                             (json_int_t)json_array_size(ps), "merchants",
-                             (json_int_t)json_array_size(ms), "devices",
-                             (json_int_t)json_array_size(ds));
+        *summary =
+            json_pack("{s:b, s:I, s:I, s:I}", "loaded", 1, "products",
+                      (json_int_t)json_array_size(ps), "merchants", (json_int_t)json_array_size(ms),
+                      "devices", (json_int_t)json_array_size(ds));
     json_decref(ms);
     json_decref(ds);
     json_decref(ps);
