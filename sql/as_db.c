@@ -3,6 +3,7 @@
 #include <apr_strings.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "as_db_private.h"
 #include "as_mem.h"
@@ -287,7 +288,14 @@ static apr_status_t sqlite_pragmas(apr_pool_t *p, const apr_dbd_driver_t *d, apr
             *err = apr_psprintf(p, "%s failed: %s", pragmas[i], apr_dbd_error(d, h, rv));
             return APR_EGENERAL;
         }
-        while (apr_dbd_get_row(d, p, res, &row, -1) == 0) {
+        const char *got = NULL;
+        while (apr_dbd_get_row(d, p, res, &row, -1) == 0)
+            if (!got) got = apr_pstrdup(p, apr_dbd_get_entry(d, row, 0));
+        /* WAL cannot be switched on for every database (e.g. in memory): say so */
+        if (strstr(pragmas[i], "journal_mode") && (!got || strcasecmp(got, "wal") != 0)) {
+            *err = apr_psprintf(p, "the database refused WAL mode (journal_mode is %s)",
+                                got ? got : "unknown");
+            return APR_EGENERAL;
         }
     }
     return APR_SUCCESS;
