@@ -104,7 +104,8 @@ typedef enum {
     R_MANDATE,
     R_QUOTES,
     R_ORDERS,
-    R_CONFIRMATION
+    R_CONFIRMATION, R_ORDER, R_ORDER_CANCEL, R_RETURNS, R_RETURN_LABEL, R_COMPAT_CHECK,
+    R_QUESTIONS
 } route_id;
 
 typedef struct route {
@@ -124,6 +125,12 @@ static const route routes[] = {
     {R_QUOTES, {"quotes"}, 1, "POST"},
     {R_ORDERS, {"orders"}, 1, "POST"},
     {R_CONFIRMATION, {"confirmations", "*"}, 2, "GET, HEAD, POST"},
+    {R_ORDER, {"orders", "*"}, 2, "GET, HEAD"},
+    {R_ORDER_CANCEL, {"orders", "*", "cancel"}, 3, "POST"},
+    {R_RETURNS, {"returns"}, 1, "POST"},
+    {R_RETURN_LABEL, {"returns", "*", "label"}, 3, "GET, HEAD"},
+    {R_COMPAT_CHECK, {"compatibility", "check"}, 2, "POST"},
+    {R_QUESTIONS, {"questions"}, 1, "POST"},
 };
 
 static bool method_allowed(const route *r, const char *method)
@@ -249,6 +256,24 @@ void as_handle(as_ctx *ctx, const as_request *req, as_response *resp)
             as_api_confirmation_decide(ctx, req, params[0], &q, resp);
         else
             as_api_confirmation_get(ctx, req, params[0], &q, resp);
+        break;
+    case R_ORDER:
+        as_api_order_get(ctx, req, params[0], resp);
+        break;
+    case R_ORDER_CANCEL:
+        as_api_order_cancel(ctx, req, params[0], resp);
+        break;
+    case R_RETURNS:
+        as_api_return_create(ctx, req, resp);
+        break;
+    case R_RETURN_LABEL:
+        as_api_return_label(ctx, req, params[0], resp);
+        break;
+    case R_COMPAT_CHECK:
+        as_api_compat_check(ctx, req, resp);
+        break;
+    case R_QUESTIONS:
+        as_api_question(ctx, req, resp);
         break;
     }
 }

@@ -6,14 +6,15 @@
 #include <strings.h>
 
 #include "as_api.h"
+#include "as_api_internal.h"
 #include "as_buy_view.h"
 #include "as_crypto.h"
 #include "as_devices.h"
 #include "as_mandate.h"
+#include "as_orders.h"
 #include "as_util.h"
 #include "as_view.h"
 
-#define IDEM_LEASE 30 /* seconds an in-flight Idempotency-Key claim is held */
 
 static const char *req_base(const as_request *req)
 {
@@ -33,74 +34,6 @@ static json_t *error_body(const char *code, const char *message)
     return json_pack("{s:s, s:s}", "error", code, "message", message);
 }
 
-/* ---- identity (spec 5) ---- */
-
-static bool token_chars(const char *s, size_t n, const char *extra)
-{
-    for (size_t i = 0; i < n; i++)
-        if (!isalnum((unsigned char)s[i]) && !strchr(extra, s[i])) return false;
-    return n > 0;
-}
-
-/* "name/version": the calling agent and its version. */
-static bool service_agent_ok(const char *s)
-{
-    if (!s) return false;
-    const char *slash = strchr(s, '/');
-    if (!slash) return false;
-    size_t nl = (size_t)(slash - s), vl = strlen(slash + 1);
-    return nl <= 64 && vl <= 32 && token_chars(s, nl, "._-") && token_chars(slash + 1, vl, "._+-");
-}
-
-/* The key's shape: <prefix>_sk_test_<32 letters or digits>. */
-static bool key_shape_ok(const char *key, const char *prefix)
-{
-    size_t pl = strlen(prefix);
-    if (strncmp(key, prefix, pl) != 0 || strncmp(key + pl, "_sk_test_", 9) != 0) return false;
-    const char *rest = key + pl + 9;
-    return strlen(rest) == 32 && token_chars(rest, 32, "");
-}
-
-static bool identify(as_ctx *ctx, const as_request *req, as_agent *agent, as_response *resp)
-{
-    const char *auth = req->authorization, *key = NULL;
-    if (auth && strncasecmp(auth, "Bearer ", 7) == 0) {
-        key = auth + 7;
-        while (*key == ' ')
-            key++;
-    }
-    const char *why = NULL;
-    if (!key || !*key)
-        why = "Send your agent key as 'Authorization: Bearer <key>'.";
-    else if (!service_agent_ok(req->service_agent))
-        why = "Send 'Service-Agent: <name>/<version>' naming your agent and its version.";
-    else if (!key_shape_ok(key, ctx->cfg->key_prefix))
-        why = as_printf(ctx->mem,
-                        "The agent key is not valid: keys look like %s_sk_test_ "
-                        "followed by 32 letters or digits.",
-                        ctx->cfg->key_prefix);
-    if (why) {
-        as_respond_error(resp, 403, "AGENT_UNIDENTIFIED", NULL, why);
-        return false;
-    }
-    const char *hash = as_sha256_hex(ctx->mem, key, strlen(key));
-    as_key_row row;
-    int rc = ctx->store->key_by_hash(ctx->store->h, ctx->mem, hash, &row);
-    if (rc == AS_EDB) {
-        as_respond_storage_failed(resp);
-        return false;
-    }
-    if (rc != AS_OK || !as_secure_equal(row.key_hash, hash) || row.revoked_at) {
-        as_respond_error(resp, 403, "AGENT_UNIDENTIFIED", NULL,
-                         "The agent key is not accepted (unknown or revoked).");
-        return false;
-    }
-    agent->key_id = row.id;
-    agent->user_id = row.user_id;
-    agent->name = req->service_agent;
-    return true;
-}
-
 static const char *month_of(as_ctx *ctx)
 {
     return as_strndup(ctx->mem, as_date_format(ctx->mem, as_today(ctx)), 7);
@@ -110,19 +43,12 @@ static const char *month_of(as_ctx *ctx)
 
 /* An order that waited past its confirmation's expiry gives back its budget and
  * stock. Runs inside the caller's transaction. */
-static int expire_order(as_ctx *ctx, const as_order *o)
+static int expire_order(as_ctx *ctx, as_order *o)
 {
-    const as_store *s = ctx->store;
-    int rc = s->order_move(s->h, o->id, "awaiting_confirmation", "expired", 0, ctx->now);
-    if (rc == AS_ECONFLICT) return AS_OK; /* someone else moved it first */
-    if (rc == AS_OK) rc = s->stock_give(s->h, o->offer_id, o->quantity);
-    if (rc == AS_OK)
-        rc = s->event_add(s->h, o->id, "expired", ctx->now,
-                          "Nobody approved the order before the link expired; budget and stock "
-                          "were released.");
-    if (rc == AS_OK && o->confirmation_id)
-        rc = s->confirmation_decide(s->h, o->confirmation_id, "expired", ctx->now);
-    return rc;
+    int rc = as_order_apply(ctx, o, AS_EV_EXPIRE, ctx->now, 0,
+                            "Nobody approved the order before the link expired; budget and "
+                            "stock were released.");
+    return rc == AS_ECONFLICT ? AS_OK : rc; /* someone else moved it first */
 }
 
 static int release_expired(as_ctx *ctx, const char *mandate_id)
@@ -149,7 +75,7 @@ static const char *mandate_state(as_ctx *ctx, const as_mandate *md)
 void as_api_mandate_current(as_ctx *ctx, const as_request *req, as_response *resp)
 {
     as_agent agent;
-    if (!identify(ctx, req, &agent, resp)) return;
+    if (!as_identify(ctx, req, &agent, resp)) return;
     const as_store *s = ctx->store;
     as_mandate md;
     int rc = s->mandate_current(s->h, ctx->mem, agent.user_id, &md);
@@ -175,25 +101,6 @@ void as_api_mandate_current(as_ctx *ctx, const as_request *req, as_response *res
         return as_respond_storage_failed(resp);
     }
     as_respond_json(resp, 200, as_view_mandate(ctx->mem, &md, state, month_of(ctx), spent));
-}
-
-/* ---- bodies ---- */
-
-static json_t *parse_json_body(as_ctx *ctx, const as_request *req, as_response *resp)
-{
-    if (!req->body || req->body_len == 0) {
-        as_respond_error(resp, 400, "VALIDATION_ERROR", "body", "A JSON object body is required.");
-        return NULL;
-    }
-    json_error_t e;
-    json_t *v = json_loadb(req->body, req->body_len, JSON_REJECT_DUPLICATES, &e);
-    if (!v) {
-        as_respond_error(resp, 400, "VALIDATION_ERROR", "body",
-                         as_printf(ctx->mem, "The body is not valid JSON (line %d, column %d): %s",
-                                   e.line, e.column, e.text));
-        return NULL;
-    }
-    return v;
 }
 
 /* ---- POST /quotes (spec 4.8) ---- */
@@ -260,8 +167,8 @@ void as_api_quote_create(as_ctx *ctx, const as_request *req, as_response *resp)
 {
     as_mem *m = ctx->mem;
     as_agent agent;
-    if (!identify(ctx, req, &agent, resp)) return;
-    json_t *body = parse_json_body(ctx, req, resp);
+    if (!as_identify(ctx, req, &agent, resp)) return;
+    json_t *body = as_json_body(ctx, req, resp);
     if (!body) return;
     as_param v[Q_N];
     as_problem prob;
@@ -331,52 +238,6 @@ static const as_field_rule order_rules[O_N] = {
     [O_MANDATE] = {{"mandate_id", AS_V_SLUG, 1, 40, NULL}, false},
 };
 
-/* Idempotency-Key: 1 to 255 visible ASCII characters. */
-static bool idem_key_ok(const char *k)
-{
-    size_t n = strlen(k);
-    if (n < 1 || n > 255) return false;
-    for (size_t i = 0; i < n; i++)
-        if (k[i] < 0x21 || k[i] > 0x7e) return false;
-    return true;
-}
-
-/* Claims the key, or answers from its record: the first response again (same
- * body), 422 (another body) or 409 (still in flight). */
-static bool idem_begin(as_ctx *ctx, const as_agent *agent, const char *scope, const char *key,
-                       const char *hash, as_response *resp)
-{
-    as_idem ex;
-    const as_store *s = ctx->store;
-    int rc = s->idem_claim(s->h, ctx->mem, agent->user_id, scope, key, hash, ctx->now,
-                           ctx->now + IDEM_LEASE, &ex);
-    if (rc == AS_OK) return true;
-    if (rc != AS_ECONFLICT) {
-        as_respond_storage_failed(resp);
-        return false;
-    }
-    if (strcmp(ex.request_hash, hash) != 0) {
-        as_respond_error(resp, 422, "IDEMPOTENCY_KEY_REUSED", "Idempotency-Key",
-                         "This Idempotency-Key was used for a different request body; use a "
-                         "new key for a new request.");
-    } else if (strcmp(ex.state, "done") == 0) {
-        json_t *first = as_json_parse_or(ex.response, NULL);
-        if (!first) {
-            as_respond_storage_failed(resp);
-            return false;
-        }
-        as_respond_json(resp, ex.status, first);
-        resp->replayed = true;
-    } else {
-        as_respond_error(resp, 409, "IDEMPOTENCY_KEY_IN_USE", "Idempotency-Key",
-                         "A request with this Idempotency-Key is still being processed; retry "
-                         "after a moment to get its response.");
-        int64_t wait = ex.lease_until - ctx->now;
-        resp->retry_after = wait < 1 ? 1 : (int)wait;
-    }
-    return false;
-}
-
 typedef struct order_job {
     as_ctx *ctx;
     const as_agent *agent;
@@ -386,6 +247,13 @@ typedef struct order_job {
 
 /* The business outcome, inside the transaction: AS_OK with resp filled (a
  * 201, a 202 or a refusal to remember), or AS_EDB to roll back. */
+static int place_order(order_job *j, as_response *resp);
+
+static int place_order_cb(void *job, as_response *resp)
+{
+    return place_order(job, resp);
+}
+
 static int place_order(order_job *j, as_response *resp)
 {
     as_ctx *ctx = j->ctx;
@@ -526,57 +394,21 @@ static int place_order(order_job *j, as_response *resp)
 
 void as_api_order_create(as_ctx *ctx, const as_request *req, as_response *resp)
 {
-    as_mem *m = ctx->mem;
-    const as_store *s = ctx->store;
     as_agent agent;
-    if (!identify(ctx, req, &agent, resp)) return;
-    if (!req->idempotency_key || !*req->idempotency_key) {
-        as_respond_error(resp, 400, "IDEMPOTENCY_KEY_REQUIRED", "Idempotency-Key",
-                         "POST /orders needs an Idempotency-Key header: a unique value per "
-                         "order, sent again unchanged on every retry.");
-        return;
-    }
-    if (!idem_key_ok(req->idempotency_key)) {
-        as_respond_error(resp, 400, "VALIDATION_ERROR", "Idempotency-Key",
-                         "Idempotency-Key must be 1 to 255 visible ASCII characters.");
-        return;
-    }
+    if (!as_identify(ctx, req, &agent, resp)) return;
+    if (!as_idem_key_check(req, "POST /orders", resp)) return;
     if (!ctx->cfg->signing_key) {
         as_log(ctx, AS_LOG_ERR, "no signing key: set AgentShopSigningKeyFile");
         return as_respond_storage_failed(resp);
     }
-    json_t *body = parse_json_body(ctx, req, resp);
-    if (!body) return;
     as_param v[O_N];
-    as_problem prob;
-    bool ok = as_validate_body(m, order_rules, O_N, body, as_today(ctx), v, &prob);
-    char *canon = ok ? json_dumps(body, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
-    json_decref(body);
-    if (!ok) return as_respond_problem(resp, &prob);
-    const char *hash = as_sha256_hex(m, canon, strlen(canon));
-    free(canon);
+    const char *hash = as_body_params(ctx, req, order_rules, O_N, v, resp);
+    if (!hash) return;
 
-    if (!idem_begin(ctx, &agent, "orders", req->idempotency_key, hash, resp)) return;
-    order_job job = {ctx,
-                     &agent,
-                     req,
-                     v[O_QUOTE].str,
-                     v[O_REASON].str,
+    if (!as_idem_begin(ctx, &agent, "orders", req->idempotency_key, hash, resp)) return;
+    order_job job = {ctx, &agent, req, v[O_QUOTE].str, v[O_REASON].str,
                      v[O_MANDATE].present ? v[O_MANDATE].str : NULL};
-    int rc = s->begin(s->h);
-    if (rc == AS_OK) rc = place_order(&job, resp);
-    char *saved = rc == AS_OK ? json_dumps(resp->body, JSON_COMPACT) : NULL;
-    if (rc == AS_OK)
-        rc = saved ? s->idem_finish(s->h, agent.user_id, "orders", req->idempotency_key,
-                                    resp->status, saved)
-                   : AS_EDB;
-    free(saved);
-    if (rc == AS_OK) rc = s->commit(s->h);
-    if (rc != AS_OK) {
-        s->rollback(s->h);
-        s->idem_release(s->h, agent.user_id, "orders", req->idempotency_key);
-        as_respond_storage_failed(resp);
-    }
+    as_idem_run(ctx, &agent, "orders", req->idempotency_key, place_order_cb, &job, resp);
 }
 
 /* ---- confirmations (spec 4.13, 4.14) ---- */
@@ -703,7 +535,7 @@ static bool decision_input(as_ctx *ctx, const as_request *req, as_param *v, as_r
         if (!ok) as_respond_problem(resp, &prob);
         return ok;
     }
-    json_t *body = parse_json_body(ctx, req, resp);
+    json_t *body = as_json_body(ctx, req, resp);
     if (!body) return false;
     bool ok = as_validate_body(ctx->mem, decide_rules, C_N, body, as_today(ctx), v, &prob);
     json_decref(body);
@@ -714,23 +546,11 @@ static bool decision_input(as_ctx *ctx, const as_request *req, as_param *v, as_r
 /* Applies a decision to a pending, unexpired confirmation, in the transaction. */
 static int apply_decision(as_ctx *ctx, conf_ctx *cc, bool approve)
 {
-    const as_store *s = ctx->store;
-    const as_order *o = &cc->o;
-    int rc;
-    if (approve) {
-        rc = s->order_move(s->h, o->id, "awaiting_confirmation", "placed", o->budget_cents,
-                           ctx->now);
-        if (rc == AS_OK) rc = s->event_add(s->h, o->id, "placed", ctx->now, "Approved by a human.");
-    } else {
-        rc = s->order_move(s->h, o->id, "awaiting_confirmation", "declined", 0, ctx->now);
-        if (rc == AS_OK) rc = s->stock_give(s->h, o->offer_id, o->quantity);
-        if (rc == AS_OK)
-            rc = s->event_add(s->h, o->id, "declined", ctx->now,
-                              "Declined by a human; budget and stock were released.");
-    }
-    if (rc == AS_OK)
-        rc = s->confirmation_decide(s->h, cc->c.id, approve ? "approved" : "declined", ctx->now);
-    return rc;
+    as_order *o = &cc->o;
+    return approve ? as_order_apply(ctx, o, AS_EV_APPROVE, ctx->now, o->budget_cents,
+                                    "Approved by a human.")
+                   : as_order_apply(ctx, o, AS_EV_DECLINE, ctx->now, 0,
+                                    "Declined by a human; budget and stock were released.");
 }
 
 void as_api_confirmation_decide(as_ctx *ctx, const as_request *req, const char *id,

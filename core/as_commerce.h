@@ -49,13 +49,22 @@ typedef struct as_order {
     int64_t confirm_expires_at; /* 0 when not awaiting confirmation */
     int64_t created_at, updated_at;
     /* joined from the quote, product and merchant */
-    const char *sku, *product_name, *category, *merchant_name, *delivery_by;
+    const char *sku, *product_name, *category, *part_type, *merchant_name, *merchant_country;
+    const char *delivery_by;
     const char *device_slug, *fit_status;
     bool guarantee;
     const char *confirmation_id;
     as_event *events;
     size_t n_events;
 } as_order;
+
+typedef struct as_return {
+    const char *id, *order_id, *user_id, *reason_code, *note;
+    const char *refund_status; /* refunded | pending_inspection */
+    int64_t refund_cents;
+    const char *carrier, *tracking_code, *replacement_sku;
+    int64_t created_at;
+} as_return;
 
 typedef struct as_confirmation {
     const char *id, *order_id, *user_id, *status;

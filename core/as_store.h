@@ -78,6 +78,13 @@ typedef struct as_store {
     int (*idem_finish)(void *h, const char *user, const char *scope, const char *key, int status,
                        const char *response);
     int (*idem_release)(void *h, const char *user, const char *scope, const char *key);
+
+    /* AS_ECONFLICT when the order already has a return. */
+    int (*return_insert)(void *h, const as_return *r);
+    int (*return_get)(void *h, as_mem *m, const char *id, as_return *out);
+    int (*return_by_order)(void *h, as_mem *m, const char *order_id, as_return *out);
+    int (*question_insert)(void *h, int64_t product_id, const char *id, const char *user_id,
+                           const char *question, const char *answer, const char *asked_at);
 } as_store;
 
 #endif

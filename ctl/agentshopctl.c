@@ -14,7 +14,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "as_buy_view.h"
 #include "as_crypto.h"
+#include "as_orders.h"
 #include "as_db.h"
 #include "as_db_private.h"
 #include "as_load.h"
@@ -395,6 +397,75 @@ static int cmd_mandate(const opts *o, apr_pool_t *p)
                NULL, NULL);
 }
 
+/* ---- order ship | deliver: moving a demo order on by hand ---- */
+
+static void ctl_log(void *baton, int level, const char *msg)
+{
+    (void)baton;
+    (void)level;
+    fprintf(stderr, "agentshopctl: %s\n", msg);
+}
+
+static int cmd_order(const opts *o, apr_pool_t *p)
+{
+    as_mem m = ctl_mem(p);
+    const char *sub = o->argc > 1 ? o->argv[1] : "";
+    int ship = strcmp(sub, "ship") == 0, deliver = strcmp(sub, "deliver") == 0;
+    if ((!ship && !deliver) || o->argc < 3)
+        return die("usage: order ship ID | order deliver ID [--at yyyy-mm-dd]%s%s", NULL, NULL);
+    static const char *const names[] = {"--at", NULL};
+    if (only_opts(o, 3, names, "order deliver ID [--at yyyy-mm-dd]")) return 1;
+    const char *at_s = opt(o, 3, "--at");
+    if (at_s && ship) return die("order ship takes no --at%s%s", NULL, NULL);
+    int64_t now = (int64_t)time(NULL), at = now, day;
+    if (at_s) {
+        if (!as_date_parse(at_s, &day))
+            return die("order deliver: --at must be a date yyyy-mm-dd, not '%s'%s", at_s, NULL);
+        at = day * 86400 + 12 * 3600;
+        if (day > now / 86400) return die("order deliver: --at %s is in the future%s", at_s, NULL);
+        if (at > now) at = now;
+    }
+    as_db db;
+    if (ready(o, p, &db)) return 1;
+    as_store st = as_db_store(&db);
+    as_config cfg;
+    as_config_defaults(&cfg);
+    as_ctx ctx = {&m, &st, &cfg, now, ctl_log, NULL};
+    as_order ord;
+    const char *id = o->argv[2];
+    int rc = st.begin(&db);
+    if (rc == AS_OK) rc = st.order_get(&db, &m, id, &ord);
+    if (rc == AS_ENOTFOUND) {
+        st.rollback(&db);
+        return die("order %s: there is no order '%s'", sub, id);
+    }
+    const char *was = rc == AS_OK ? ord.status : NULL;
+    if (rc == AS_OK && strcmp(ord.status, "placed") == 0)
+        rc = as_order_apply(&ctx, &ord, AS_EV_SHIP, at, ord.budget_cents,
+                            "Shipped (moved on by the shop's staff).");
+    else if (rc == AS_OK && ship)
+        rc = AS_ECONFLICT;
+    if (rc == AS_OK && deliver)
+        rc = as_order_apply(&ctx, &ord, AS_EV_DELIVER, at, ord.budget_cents,
+                            "Delivered (recorded by the shop's staff).");
+    if (rc == AS_ECONFLICT) {
+        st.rollback(&db);
+        return die(ship ? "order ship: order %s is %s; only a placed order can ship"
+                        : "order deliver: order %s is %s; only a placed or shipped order can "
+                          "be delivered",
+                   id, was);
+    }
+    if (rc == AS_OK) rc = st.commit(&db);
+    if (rc != AS_OK) {
+        st.rollback(&db);
+        return die("order %s failed%s", sub, NULL);
+    }
+    if (st.order_get(&db, &m, id, &ord) != AS_OK) return die("order %s: cannot read it back%s", sub, NULL);
+    json_t *view = as_view_order(&m, &ord);
+    as_db_close(&db);
+    return print_json(view);
+}
+
 static void usage(FILE *f)
 {
     fputs("usage: agentshopctl [--driver sqlite3|pgsql] [--params STR] [--data DIR] COMMAND\n"
@@ -403,6 +474,7 @@ static void usage(FILE *f)
           "  mandate create --user USER --categories a,b --per-order-eur N --monthly-eur N\n"
           "                 --confirm-above-eur N [--valid-until yyyy-mm-dd]\n"
           "  mandate revoke ID | mandate list [--user USER]\n"
+          "  order ship ID | order deliver ID [--at yyyy-mm-dd]\n"
           "options:\n"
           "  --driver   apr_dbd driver (default sqlite3)\n"
           "  --params   the DBDParams string (default var/agentshop.db)\n"
@@ -451,6 +523,8 @@ int main(int argc, char **argv)
         rc = cmd_key(&o, p);
     else if (strcmp(o.argv[0], "mandate") == 0)
         rc = cmd_mandate(&o, p);
+    else if (strcmp(o.argv[0], "order") == 0)
+        rc = cmd_order(&o, p);
     else
         rc = die("unknown command '%s' (see --help)%s", o.argv[0], NULL);
     apr_pool_destroy(p);

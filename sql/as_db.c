@@ -35,6 +35,9 @@ typedef struct stmt_def {
     " JOIN compat c ON c.product_id = p.id AND c.device_id = %lld JOIN devices d ON d.id = "       \
     "c.device_id "
 #define NO_COMPAT ", NULL, NULL, NULL, NULL, NULL, "
+#define RETURN_COLS                                                                              \
+    "id, order_id, user_id, reason_code, note, refund_status, refund_cents, carrier, "           \
+    "tracking_code, replacement_sku, created_at"
 #define MANDATE_COLS                                                                               \
     "id, user_id, status, allowed_categories, per_order_limit_cents, monthly_limit_cents, "        \
     "confirm_above_cents, valid_until, created_at"
@@ -167,7 +170,7 @@ static const stmt_def stmts[] = {
      "SELECT o.id, o.user_id, o.mandate_id, o.quote_id, o.offer_id, o.quantity, "
      "o.unit_price_cents, o.total_cents, o.budget_cents, o.month, o.reason, o.agent, o.status, "
      "o.confirm_expires_at, o.created_at, o.updated_at, p.sku, p.name, p.category, m.name, "
-     "q.delivery_by, q.device_slug, q.fit_status, q.guarantee, c.id "
+     "q.delivery_by, q.device_slug, q.fit_status, q.guarantee, c.id, p.part_type, m.country "
      "FROM orders o JOIN quotes q ON q.id = o.quote_id JOIN products p ON p.id = q.product_id "
      "JOIN offers f ON f.id = o.offer_id JOIN merchants m ON m.id = f.merchant_id "
      "LEFT JOIN confirmations c ON c.order_id = o.id WHERE o.id = %s",
@@ -225,6 +228,20 @@ static const stmt_def stmts[] = {
     {"as_idem_release",
      "DELETE FROM idempotency WHERE user_id = %s AND scope = %s AND key = %s AND state = "
      "'in_flight'",
+     NULL},
+    /* Returns and questions. */
+    {"as_return_insert",
+     "INSERT INTO returns (id, order_id, user_id, reason_code, note, refund_status, "
+     "refund_cents, carrier, tracking_code, replacement_sku, created_at) VALUES (%s, %s, %s, %s, "
+     "%s, %s, %lld, %s, %s, %s, %lld) ON CONFLICT (order_id) DO NOTHING",
+     NULL},
+    {"as_return_get",
+     "SELECT " RETURN_COLS " FROM returns WHERE id = %s", NULL},
+    {"as_return_by_order",
+     "SELECT " RETURN_COLS " FROM returns WHERE order_id = %s", NULL},
+    {"as_question_insert",
+     "INSERT INTO questions (id, product_id, user_id, question, answer, asked_at) VALUES (%s, "
+     "%lld, %s, %s, %s, %s)",
      NULL},
     /* Administration (bin/agentshopctl). */
     {"as_key_insert",
@@ -791,6 +808,10 @@ as_store as_db_store(as_db *db)
         .idem_claim = st_idem_claim,
         .idem_finish = st_idem_finish,
         .idem_release = st_idem_release,
+        .return_insert = st_return_insert,
+        .return_get = st_return_get,
+        .return_by_order = st_return_by_order,
+        .question_insert = st_question_insert,
     };
     return s;
 }

@@ -256,6 +256,8 @@ int st_order_get(void *h, as_mem *m, const char *id, as_order *o)
     o->fit_status = COL(22);
     o->guarantee = as_db_bool(COL(23));
     o->confirmation_id = COL(24);
+    o->part_type = COL(25);
+    o->merchant_country = COL(26);
 
     apr_dbd_results_t *res;
     size_t cap = 0;
@@ -304,6 +306,7 @@ int st_orders_expired(void *h, as_mem *m, const char *mandate_id, int64_t now, a
         o->offer_id = COL(1);
         o->quantity = as_db_i64(COL(2));
         o->confirmation_id = COL(3);
+        o->status = "awaiting_confirmation";
     }
     return AS_OK;
 }
@@ -429,4 +432,55 @@ int st_idem_release(void *h, const char *user, const char *scope, const char *ke
     as_db *db = h;
     const char *a[] = {user, scope, key};
     return LOCKED(db, exec_rows(db, "as_idem_release", 3, a, NULL));
+}
+
+/* ---- returns and questions ---- */
+
+int st_return_insert(void *h, const as_return *r)
+{
+    as_db *db = h;
+    const char *a[] = {r->id,          r->order_id,      r->user_id,           r->reason_code,
+                       r->note,        r->refund_status, I64(r->refund_cents), r->carrier,
+                       r->tracking_code, r->replacement_sku, I64(r->created_at)};
+    return exec_one(db, "as_return_insert", 11, a);
+}
+
+static int return_row(as_db *db, const char *label, const char *arg, as_return *r)
+{
+    apr_dbd_row_t *row;
+    const char *a[] = {arg};
+    int rc = one_row(db, label, 1, a, &row);
+    if (rc != AS_OK) return rc;
+    r->id = COL(0);
+    r->order_id = COL(1);
+    r->user_id = COL(2);
+    r->reason_code = COL(3);
+    r->note = COL(4);
+    r->refund_status = COL(5);
+    r->refund_cents = as_db_i64(COL(6));
+    r->carrier = COL(7);
+    r->tracking_code = COL(8);
+    r->replacement_sku = COL(9);
+    r->created_at = as_db_i64(COL(10));
+    return AS_OK;
+}
+
+int st_return_get(void *h, as_mem *m, const char *id, as_return *out)
+{
+    (void)m;
+    return return_row(h, "as_return_get", id, out);
+}
+
+int st_return_by_order(void *h, as_mem *m, const char *order_id, as_return *out)
+{
+    (void)m;
+    return return_row(h, "as_return_by_order", order_id, out);
+}
+
+int st_question_insert(void *h, int64_t product_id, const char *id, const char *user_id,
+                       const char *question, const char *answer, const char *asked_at)
+{
+    as_db *db = h;
+    const char *a[] = {id, I64(product_id), user_id, question, answer, asked_at};
+    return LOCKED(db, exec_one(db, "as_question_insert", 6, a)) == AS_OK ? AS_OK : AS_EDB;
 }

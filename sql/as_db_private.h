@@ -37,6 +37,12 @@ int st_idem_finish(void *h, const char *user, const char *scope, const char *key
                    const char *response);
 int st_idem_release(void *h, const char *user, const char *scope, const char *key);
 
+int st_return_insert(void *h, const as_return *r);
+int st_return_get(void *h, as_mem *m, const char *id, as_return *out);
+int st_return_by_order(void *h, as_mem *m, const char *order_id, as_return *out);
+int st_question_insert(void *h, int64_t product_id, const char *id, const char *user_id,
+                       const char *question, const char *answer, const char *asked_at);
+
 /* Reading one mandate row (MANDATE_COLS order). */
 void as_db_read_mandate(as_db *db, apr_dbd_row_t *row, as_mandate *md);
 

@@ -186,7 +186,7 @@ CREATE TABLE IF NOT EXISTS confirmations (
     id         TEXT PRIMARY KEY,
     order_id   TEXT NOT NULL UNIQUE REFERENCES orders (id),
     user_id    TEXT NOT NULL,
-    status     TEXT NOT NULL CHECK (status IN ('pending', 'approved', 'declined', 'expired')),
+    status     TEXT NOT NULL CHECK (status IN ('pending', 'approved', 'declined', 'expired', 'cancelled')),
     created_at INTEGER NOT NULL,
     expires_at INTEGER NOT NULL,
     decided_at INTEGER
@@ -206,3 +206,19 @@ CREATE TABLE IF NOT EXISTS idempotency (
     PRIMARY KEY (user_id, scope, key)
 );
 CREATE INDEX IF NOT EXISTS idempotency_age ON idempotency (created_at);
+
+-- Returns: at most one per order.
+CREATE TABLE IF NOT EXISTS returns (
+    id             TEXT PRIMARY KEY,
+    order_id       TEXT NOT NULL UNIQUE REFERENCES orders (id),
+    user_id        TEXT NOT NULL,
+    reason_code    TEXT NOT NULL CHECK (reason_code IN ('wrong_item', 'does_not_fit', 'defective',
+                                                        'damaged_in_transit', 'no_longer_needed')),
+    note           TEXT,
+    refund_status  TEXT NOT NULL CHECK (refund_status IN ('refunded', 'pending_inspection')),
+    refund_cents   INTEGER NOT NULL CHECK (refund_cents >= 0),
+    carrier        TEXT NOT NULL,
+    tracking_code  TEXT NOT NULL,
+    replacement_sku TEXT,
+    created_at     INTEGER NOT NULL
+);

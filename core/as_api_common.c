@@ -1,0 +1,204 @@
+/* What the agent-key endpoints share: identifying the agent (spec 5), JSON
+ * bodies, and Idempotency-Key records around a transaction (docs/buying.md). */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "as_api_internal.h"
+#include "as_crypto.h"
+#include "as_util.h"
+#include "as_view.h"
+
+#define IDEM_LEASE 30 /* seconds an in-flight Idempotency-Key claim is held */
+
+/* ---- identity (spec 5) ---- */
+
+static bool token_chars(const char *s, size_t n, const char *extra)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!isalnum((unsigned char)s[i]) && !strchr(extra, s[i])) return false;
+    return n > 0;
+}
+
+/* "name/version": the calling agent and its version. */
+static bool service_agent_ok(const char *s)
+{
+    if (!s) return false;
+    const char *slash = strchr(s, '/');
+    if (!slash) return false;
+    size_t nl = (size_t)(slash - s), vl = strlen(slash + 1);
+    return nl <= 64 && vl <= 32 && token_chars(s, nl, "._-") && token_chars(slash + 1, vl, "._+-");
+}
+
+/* The key's shape: <prefix>_sk_test_<32 letters or digits>. */
+static bool key_shape_ok(const char *key, const char *prefix)
+{
+    size_t pl = strlen(prefix);
+    if (strncmp(key, prefix, pl) != 0 || strncmp(key + pl, "_sk_test_", 9) != 0) return false;
+    const char *rest = key + pl + 9;
+    return strlen(rest) == 32 && token_chars(rest, 32, "");
+}
+
+bool as_identify(as_ctx *ctx, const as_request *req, as_agent *agent, as_response *resp)
+{
+    const char *auth = req->authorization, *key = NULL;
+    if (auth && strncasecmp(auth, "Bearer ", 7) == 0) {
+        key = auth + 7;
+        while (*key == ' ')
+            key++;
+    }
+    const char *why = NULL;
+    if (!key || !*key)
+        why = "Send your agent key as 'Authorization: Bearer <key>'.";
+    else if (!service_agent_ok(req->service_agent))
+        why = "Send 'Service-Agent: <name>/<version>' naming your agent and its version.";
+    else if (!key_shape_ok(key, ctx->cfg->key_prefix))
+        why = as_printf(ctx->mem,
+                        "The agent key is not valid: keys look like %s_sk_test_ "
+                        "followed by 32 letters or digits.",
+                        ctx->cfg->key_prefix);
+    if (why) {
+        as_respond_error(resp, 403, "AGENT_UNIDENTIFIED", NULL, why);
+        return false;
+    }
+    const char *hash = as_sha256_hex(ctx->mem, key, strlen(key));
+    as_key_row row;
+    int rc = ctx->store->key_by_hash(ctx->store->h, ctx->mem, hash, &row);
+    if (rc == AS_EDB) {
+        as_respond_storage_failed(resp);
+        return false;
+    }
+    if (rc != AS_OK || !as_secure_equal(row.key_hash, hash) || row.revoked_at) {
+        as_respond_error(resp, 403, "AGENT_UNIDENTIFIED", NULL,
+                         "The agent key is not accepted (unknown or revoked).");
+        return false;
+    }
+    agent->key_id = row.id;
+    agent->user_id = row.user_id;
+    agent->name = req->service_agent;
+    return true;
+}
+
+/* ---- bodies ---- */
+
+json_t *as_json_body(as_ctx *ctx, const as_request *req, as_response *resp)
+{
+    if (!req->body || req->body_len == 0) {
+        as_respond_error(resp, 400, "VALIDATION_ERROR", "body", "A JSON object body is required.");
+        return NULL;
+    }
+    json_error_t e;
+    json_t *v = json_loadb(req->body, req->body_len, JSON_REJECT_DUPLICATES, &e);
+    if (!v) {
+        as_respond_error(resp, 400, "VALIDATION_ERROR", "body",
+                         as_printf(ctx->mem, "The body is not valid JSON (line %d, column %d): %s",
+                                   e.line, e.column, e.text));
+        return NULL;
+    }
+    return v;
+}
+
+/* Idempotency-Key: 1 to 255 visible ASCII characters. */
+bool as_idem_key_ok(const char *k)
+{
+    size_t n = strlen(k);
+    if (n < 1 || n > 255) return false;
+    for (size_t i = 0; i < n; i++)
+        if (k[i] < 0x21 || k[i] > 0x7e) return false;
+    return true;
+}
+
+/* Claims the key, or answers from its record: the first response again (same
+ * body), 422 (another body) or 409 (still in flight). */
+bool as_idem_begin(as_ctx *ctx, const as_agent *agent, const char *scope, const char *key,
+                   const char *hash, as_response *resp)
+{
+    as_idem ex;
+    const as_store *s = ctx->store;
+    int rc = s->idem_claim(s->h, ctx->mem, agent->user_id, scope, key, hash, ctx->now,
+                           ctx->now + IDEM_LEASE, &ex);
+    if (rc == AS_OK) return true;
+    if (rc != AS_ECONFLICT) {
+        as_respond_storage_failed(resp);
+        return false;
+    }
+    if (strcmp(ex.request_hash, hash) != 0) {
+        as_respond_error(resp, 422, "IDEMPOTENCY_KEY_REUSED", "Idempotency-Key",
+                         "This Idempotency-Key was used for a different request body; use a "
+                         "new key for a new request.");
+    } else if (strcmp(ex.state, "done") == 0) {
+        json_t *first = as_json_parse_or(ex.response, NULL);
+        if (!first) {
+            as_respond_storage_failed(resp);
+            return false;
+        }
+        as_respond_json(resp, ex.status, first);
+        resp->replayed = true;
+    } else {
+        as_respond_error(resp, 409, "IDEMPOTENCY_KEY_IN_USE", "Idempotency-Key",
+                         "A request with this Idempotency-Key is still being processed; retry "
+                         "after a moment to get its response.");
+        int64_t wait = ex.lease_until - ctx->now;
+        resp->retry_after = wait < 1 ? 1 : (int)wait;
+    }
+    return false;
+}
+
+
+bool as_idem_key_check(const as_request *req, const char *endpoint, as_response *resp)
+{
+    if (!req->idempotency_key || !*req->idempotency_key) {
+        char msg[200];
+        snprintf(msg, sizeof(msg),
+                 "%s needs an Idempotency-Key header: a unique value per request, sent again "
+                 "unchanged on every retry.",
+                 endpoint);
+        as_respond_error(resp, 400, "IDEMPOTENCY_KEY_REQUIRED", "Idempotency-Key", msg);
+        return false;
+    }
+    if (!as_idem_key_ok(req->idempotency_key)) {
+        as_respond_error(resp, 400, "VALIDATION_ERROR", "Idempotency-Key",
+                         "Idempotency-Key must be 1 to 255 visible ASCII characters.");
+        return false;
+    }
+    return true;
+}
+
+const char *as_body_params(as_ctx *ctx, const as_request *req, const as_field_rule *rules,
+                           size_t n, as_param *vals, as_response *resp)
+{
+    json_t *body = as_json_body(ctx, req, resp);
+    if (!body) return NULL;
+    as_problem prob;
+    bool ok = as_validate_body(ctx->mem, rules, n, body, as_today(ctx), vals, &prob);
+    char *canon = ok ? json_dumps(body, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+    json_decref(body);
+    if (!ok) {
+        as_respond_problem(resp, &prob);
+        return NULL;
+    }
+    const char *hash = as_sha256_hex(ctx->mem, canon, strlen(canon));
+    free(canon);
+    return hash;
+}
+
+void as_idem_run(as_ctx *ctx, const as_agent *agent, const char *scope, const char *key,
+                 int (*work)(void *job, as_response *resp), void *job, as_response *resp)
+{
+    const as_store *s = ctx->store;
+    int rc = s->begin(s->h);
+    if (rc == AS_OK) rc = work(job, resp);
+    char *saved = rc == AS_OK ? json_dumps(resp->body, JSON_COMPACT) : NULL;
+    if (rc == AS_OK)
+        rc = saved ? s->idem_finish(s->h, agent->user_id, scope, key, resp->status, saved)
+                   : AS_EDB;
+    free(saved);
+    if (rc == AS_OK) rc = s->commit(s->h);
+    if (rc != AS_OK) {
+        s->rollback(s->h);
+        s->idem_release(s->h, agent->user_id, scope, key);
+        as_respond_storage_failed(resp);
+    }
+}

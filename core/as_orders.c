@@ -1,0 +1,108 @@
+#include "as_orders.h"
+
+#include <string.h>
+
+#include "as_util.h"
+
+static const char *confirmation_outcome(as_order_event ev)
+{
+    switch (ev) {
+    case AS_EV_APPROVE:
+        return "approved";
+    case AS_EV_DECLINE:
+        return "declined";
+    case AS_EV_EXPIRE:
+        return "expired";
+    case AS_EV_CANCEL:
+        return "cancelled";
+    default:
+        return NULL;
+    }
+}
+
+int as_order_apply(as_ctx *ctx, as_order *o, as_order_event ev, int64_t at,
+                   int64_t budget_after, const char *note)
+{
+    const as_store *s = ctx->store;
+    as_order_state from;
+    as_transition t;
+    if (!as_order_state_parse(o->status, &from) || !as_order_transition(from, ev, &t))
+        return AS_ECONFLICT;
+    const char *to = as_order_state_name(t.to);
+    int64_t budget = (t.effects & AS_FX_RELEASE_BUDGET) ? 0 : budget_after;
+    int rc = s->order_move(s->h, o->id, o->status, to, budget, at);
+    if (rc == AS_OK && (t.effects & AS_FX_RESTOCK))
+        rc = s->stock_give(s->h, o->offer_id, o->quantity);
+    if (rc == AS_OK) rc = s->event_add(s->h, o->id, to, at, note);
+    if (rc == AS_OK && (t.effects & AS_FX_CLOSE_CONFIRMATION) && o->confirmation_id)
+        rc = s->confirmation_decide(s->h, o->confirmation_id, confirmation_outcome(ev), at);
+    if (rc == AS_OK) {
+        o->status = to;
+        o->budget_cents = budget;
+    }
+    return rc;
+}
+
+int64_t as_order_event_at(const as_order *o, const char *status)
+{
+    int64_t at = 0;
+    for (size_t i = 0; i < o->n_events; i++)
+        if (strcmp(o->events[i].status, status) == 0) at = o->events[i].at;
+    return at;
+}
+
+int64_t as_order_ship_due(const as_ctx *ctx, const as_order *o)
+{
+    if (strcmp(o->status, "placed") != 0) return 0;
+    int64_t placed = as_order_event_at(o, "placed");
+    int64_t at = (placed ? placed : o->created_at) + ctx->cfg->ship_after;
+    return at <= ctx->now ? at : 0;
+}
+
+static int64_t delivery_time(const as_order *o, int64_t shipped)
+{
+    int64_t day;
+    int64_t at = as_date_parse(o->delivery_by, &day) ? day * 86400 + 12 * 3600 : shipped;
+    return at > shipped ? at : shipped;
+}
+
+int64_t as_order_deliver_due(const as_ctx *ctx, const as_order *o)
+{
+    int64_t shipped;
+    if (strcmp(o->status, "shipped") == 0)
+        shipped = as_order_event_at(o, "shipped");
+    else if ((shipped = as_order_ship_due(ctx, o)) == 0)
+        return 0;
+    int64_t at = delivery_time(o, shipped);
+    return at <= ctx->now ? at : 0;
+}
+
+int as_order_fulfil(as_ctx *ctx, as_order *o)
+{
+    int64_t ship = as_order_ship_due(ctx, o), deliver = as_order_deliver_due(ctx, o);
+    int rc = AS_OK;
+    if (ship)
+        rc = as_order_apply(ctx, o, AS_EV_SHIP, ship, o->budget_cents,
+                            as_printf(ctx->mem, "Shipped by %s.", o->merchant_name));
+    if (rc == AS_OK && deliver)
+        rc = as_order_apply(ctx, o, AS_EV_DELIVER, deliver, o->budget_cents,
+                            "Delivered by the carrier.");
+    return rc;
+}
+
+int as_order_settle(as_ctx *ctx, as_order *o)
+{
+    if (!as_order_ship_due(ctx, o) && !as_order_deliver_due(ctx, o)) return AS_OK;
+    const as_store *s = ctx->store;
+    char *id = as_strdup(ctx->mem, o->id);
+    int rc = s->begin(s->h);
+    if (rc == AS_OK) rc = s->order_get(s->h, ctx->mem, id, o); /* as it is now */
+    if (rc == AS_OK) rc = as_order_fulfil(ctx, o);
+    if (rc == AS_ECONFLICT) rc = AS_OK; /* another request moved it on first */
+    if (rc == AS_OK) rc = s->commit(s->h);
+    if (rc != AS_OK) {
+        s->rollback(s->h);
+        return rc;
+    }
+    return s->order_get(s->h, ctx->mem, id, o);
+}
