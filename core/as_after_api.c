@@ -23,8 +23,7 @@ static bool own_order(as_ctx *ctx, const as_agent *agent, const char *id, as_ord
         return false;
     }
     if (rc != AS_OK || strcmp(o->user_id, agent->user_id) != 0) {
-        as_respond_error(resp, 404, "NOT_FOUND", NULL,
-                         as_printf(ctx->mem, "No order '%s'.", id));
+        as_respond_error(resp, 404, "NOT_FOUND", NULL, as_printf(ctx->mem, "No order '%s'.", id));
         return false;
     }
     return true;
@@ -34,11 +33,12 @@ static bool own_order(as_ctx *ctx, const as_agent *agent, const char *id, as_ord
 static json_t *order_view(as_ctx *ctx, const as_order *o)
 {
     json_t *v = as_view_order(ctx->mem, o);
-    int64_t shipped = as_order_event_at(o, "shipped"), delivered = as_order_event_at(o, "delivered");
+    int64_t shipped = as_order_event_at(o, "shipped"),
+            delivered = as_order_event_at(o, "delivered");
     json_object_set_new(v, "shipped_at",
                         shipped ? json_string(as_time_format(ctx->mem, shipped)) : json_null());
-    json_object_set_new(v, "delivered_at", delivered ? json_string(as_time_format(ctx->mem, delivered))
-                                                     : json_null());
+    json_object_set_new(v, "delivered_at",
+                        delivered ? json_string(as_time_format(ctx->mem, delivered)) : json_null());
     int64_t window_end = delivered ? delivered + ctx->cfg->return_window_days * 86400 : 0;
     bool returnable = (strcmp(o->status, "shipped") == 0 || strcmp(o->status, "delivered") == 0) &&
                       (!window_end || ctx->now <= window_end);
@@ -78,9 +78,9 @@ void as_api_order_cancel(as_ctx *ctx, const as_request *req, const char *id, as_
     bool was_cancelled = rc == AS_OK && strcmp(o.status, "cancelled") == 0;
     const char *refused = NULL;
     if (rc == AS_OK && !was_cancelled) {
-        rc = as_order_apply(ctx, &o, AS_EV_CANCEL, ctx->now, 0,
-                            as_printf(m, "Cancelled by %s; budget and stock were released.",
-                                      agent.name));
+        rc = as_order_apply(
+            ctx, &o, AS_EV_CANCEL, ctx->now, 0,
+            as_printf(m, "Cancelled by %s; budget and stock were released.", agent.name));
         if (rc == AS_ECONFLICT) {
             refused = o.status;
             rc = AS_OK;
@@ -92,15 +92,15 @@ void as_api_order_cancel(as_ctx *ctx, const as_request *req, const char *id, as_
         return as_respond_storage_failed(resp);
     }
     if (refused) {
-        as_respond_error(resp, 409, "ORDER_NOT_CANCELLABLE", NULL,
-                         as_printf(m,
-                                   "Order %s is %s and can no longer be cancelled; only orders "
-                                   "awaiting confirmation or placed (not yet shipped) can.%s",
-                                   id, refused,
-                                   strcmp(refused, "shipped") == 0 ||
-                                           strcmp(refused, "delivered") == 0
-                                       ? " Start a return with POST /v1/returns instead."
-                                       : ""));
+        as_respond_error(
+            resp, 409, "ORDER_NOT_CANCELLABLE", NULL,
+            as_printf(m,
+                      "Order %s is %s and can no longer be cancelled; only orders "
+                      "awaiting confirmation or placed (not yet shipped) can.%s",
+                      id, refused,
+                      strcmp(refused, "shipped") == 0 || strcmp(refused, "delivered") == 0
+                          ? " Start a return with POST /v1/returns instead."
+                          : ""));
         return;
     }
     if (s->order_get(s->h, m, id, &o) != AS_OK) return as_respond_storage_failed(resp);
@@ -110,7 +110,7 @@ void as_api_order_cancel(as_ctx *ctx, const as_request *req, const char *id, as_
 /* ---- POST /returns (spec 4.12) ---- */
 
 enum { R_ORDER, R_REASON, R_NOTE, R_N };
-static const char *const reason_codes[] = {"wrong_item", "does_not_fit", "defective",
+static const char *const reason_codes[] = {"wrong_item",         "does_not_fit",     "defective",
                                            "damaged_in_transit", "no_longer_needed", NULL};
 static const as_field_rule return_rules[R_N] = {
     [R_ORDER] = {{"order_id", AS_V_SLUG, 3, 40, NULL}, true},
@@ -180,12 +180,11 @@ static json_t *return_view(as_ctx *ctx, const as_request *req, const as_return *
                      "id", r->id, "order_id", r->order_id, "reason_code", r->reason_code, "note",
                      r->note ? json_string(r->note) : json_null(), "refund_status",
                      r->refund_status, "refund_cents", (json_int_t)r->refund_cents, "refund_eur",
-                     as_json_round((double)r->refund_cents / 100.0, 2), "currency", "EUR",
-                     "label", "carrier", r->carrier, "tracking_code", r->tracking_code, "url",
-                     as_printf(m, "%s/returns/%s/label", req->base_url ? req->base_url : "",
-                               r->id),
-                     "suggested_replacement", suggestion, "order_status", o->status,
-                     "created_at", as_time_format(m, r->created_at));
+                     as_json_round((double)r->refund_cents / 100.0, 2), "currency", "EUR", "label",
+                     "carrier", r->carrier, "tracking_code", r->tracking_code, "url",
+                     as_printf(m, "%s/returns/%s/label", req->base_url ? req->base_url : "", r->id),
+                     "suggested_replacement", suggestion, "order_status", o->status, "created_at",
+                     as_time_format(m, r->created_at));
 }
 
 static int make_return(void *job, as_response *resp)
@@ -223,13 +222,12 @@ static int make_return(void *job, as_response *resp)
                                    "The return window of %lld days after delivery closed at %s "
                                    "(delivered %s).",
                                    (long long)ctx->cfg->return_window_days,
-                                   as_time_format(m, window_end),
-                                   as_time_format(m, delivered_at)));
+                                   as_time_format(m, window_end), as_time_format(m, delivered_at)));
         return AS_OK;
     }
     /* The right-item guarantee: a part bought for a device it was verified to fit. */
-    bool wrong = strcmp(j->reason_code, "wrong_item") == 0 ||
-                 strcmp(j->reason_code, "does_not_fit") == 0;
+    bool wrong =
+        strcmp(j->reason_code, "wrong_item") == 0 || strcmp(j->reason_code, "does_not_fit") == 0;
     bool guaranteed = wrong && o.device_slug && o.guarantee;
     as_return r = {
         .id = as_random_id(m, "ret_", 20, false),
@@ -323,35 +321,6 @@ static const as_field_rule check_rules[K_N] = {
     [K_DEVICE] = {{"device", AS_V_TEXT, 1, 100, NULL}, true},
 };
 
-/* One evidence item in words: "Filter diameter measured 87 mm; device 87 mm". */
-static json_t *evidence_item(as_mem *m, json_t *e)
-{
-    json_t *out = json_deep_copy(e);
-    const char *label = json_string_value(json_object_get(e, "label"));
-    const char *method = json_string_value(json_object_get(e, "method"));
-    const char *by = json_string_value(json_object_get(e, "by"));
-    const char *at = json_string_value(json_object_get(e, "at"));
-    const char *unit = json_string_value(json_object_get(e, "unit"));
-    json_t *pv = json_object_get(e, "part_value"), *dv = json_object_get(e, "device_value");
-    const char *u = unit ? unit : "";
-    const char *text;
-    if (json_is_number(pv) && json_is_number(dv))
-        text = as_printf(m, "%s %s %s %s; device %s %s", label ? label : "Dimension",
-                         method && strcmp(method, "declared") == 0 ? "declared" : "measured",
-                         as_num_text(m, json_number_value(pv)), u,
-                         as_num_text(m, json_number_value(dv)), u);
-    else
-        text = as_printf(m, "%s: %s", label ? label : "Declaration",
-                         json_string_value(json_object_get(e, "note"))
-                             ? json_string_value(json_object_get(e, "note"))
-                             : "declared");
-    json_object_set_new(out, "text",
-                        json_string(as_printf(m, "%s (%s%s%s%s)", text, method ? method : "",
-                                              by ? " by " : "", by ? by : "",
-                                              at ? as_printf(m, ", %s", at) : "")));
-    return out;
-}
-
 void as_api_compat_check(as_ctx *ctx, const as_request *req, as_response *resp)
 {
     as_mem *m = ctx->mem;
@@ -364,8 +333,9 @@ void as_api_compat_check(as_ctx *ctx, const as_request *req, as_response *resp)
     if (rc == AS_EDB) return as_respond_storage_failed(resp);
     if (rc != AS_OK) {
         as_respond_error(resp, 404, "NOT_FOUND", "device",
-                         as_printf(m, "No device with slug '%s'; find one with GET "
-                                      "/v1/devices?q=",
+                         as_printf(m,
+                                   "No device with slug '%s'; find one with GET "
+                                   "/v1/devices?q=",
                                    v[K_DEVICE].str));
         return;
     }
@@ -383,25 +353,21 @@ void as_api_compat_check(as_ctx *ctx, const as_request *req, as_response *resp)
     json_t *e;
     json_array_foreach(ev, i, e)
     {
-        json_array_append_new(evidence, evidence_item(m, e));
+        json_array_append_new(evidence, as_view_evidence_item(m, e));
         json_t *pv = json_object_get(e, "part_value"), *dv = json_object_get(e, "device_value");
         if (!json_is_number(pv) || !json_is_number(dv)) continue;
         double d = json_number_value(pv) - json_number_value(dv);
         double tol = json_number_value(json_object_get(e, "tolerance"));
         json_array_append_new(
-            deltas, json_pack("{s:O, s:O, s:O, s:o, s:o, s:o, s:o, s:b}", "dimension",
-                              json_object_get(e, "dimension") ? json_object_get(e, "dimension")
-                                                              : json_null(),
-                              "label",
-                              json_object_get(e, "label") ? json_object_get(e, "label")
-                                                          : json_null(),
-                              "unit",
-                              json_object_get(e, "unit") ? json_object_get(e, "unit")
-                                                         : json_null(),
-                              "part_value", as_json_round(json_number_value(pv), 3),
-                              "device_value", as_json_round(json_number_value(dv), 3), "delta",
-                              as_json_round(d, 3), "tolerance", as_json_round(tol, 3), "ok",
-                              d <= tol + 1e-9 && -d <= tol + 1e-9));
+            deltas,
+            json_pack(
+                "{s:O, s:O, s:O, s:o, s:o, s:o, s:o, s:b}", "dimension",
+                json_object_get(e, "dimension") ? json_object_get(e, "dimension") : json_null(),
+                "label", json_object_get(e, "label") ? json_object_get(e, "label") : json_null(),
+                "unit", json_object_get(e, "unit") ? json_object_get(e, "unit") : json_null(),
+                "part_value", as_json_round(json_number_value(pv), 3), "device_value",
+                as_json_round(json_number_value(dv), 3), "delta", as_json_round(d, 3), "tolerance",
+                as_json_round(tol, 3), "ok", d <= tol + 1e-9 && -d <= tol + 1e-9));
     }
     json_decref(ev);
     const char *fit = as_fit_status(&p);

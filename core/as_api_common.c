@@ -146,7 +146,6 @@ bool as_idem_begin(as_ctx *ctx, const as_agent *agent, const char *scope, const 
     return false;
 }
 
-
 bool as_idem_key_check(const as_request *req, const char *endpoint, as_response *resp)
 {
     if (!req->idempotency_key || !*req->idempotency_key) {
@@ -166,8 +165,8 @@ bool as_idem_key_check(const as_request *req, const char *endpoint, as_response 
     return true;
 }
 
-const char *as_body_params(as_ctx *ctx, const as_request *req, const as_field_rule *rules,
-                           size_t n, as_param *vals, as_response *resp)
+const char *as_body_params(as_ctx *ctx, const as_request *req, const as_field_rule *rules, size_t n,
+                           as_param *vals, as_response *resp)
 {
     json_t *body = as_json_body(ctx, req, resp);
     if (!body) return NULL;
@@ -192,8 +191,7 @@ void as_idem_run(as_ctx *ctx, const as_agent *agent, const char *scope, const ch
     if (rc == AS_OK) rc = work(job, resp);
     char *saved = rc == AS_OK ? json_dumps(resp->body, JSON_COMPACT) : NULL;
     if (rc == AS_OK)
-        rc = saved ? s->idem_finish(s->h, agent->user_id, scope, key, resp->status, saved)
-                   : AS_EDB;
+        rc = saved ? s->idem_finish(s->h, agent->user_id, scope, key, resp->status, saved) : AS_EDB;
     free(saved);
     if (rc == AS_OK) rc = s->commit(s->h);
     if (rc != AS_OK) {

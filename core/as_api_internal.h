@@ -11,8 +11,8 @@ bool as_identify(as_ctx *ctx, const as_request *req, as_agent *agent, as_respons
 json_t *as_json_body(as_ctx *ctx, const as_request *req, as_response *resp);
 /* Validates the body against rules into vals; returns the hash of its canonical
  * form (for Idempotency-Key comparisons), or NULL with a 400 in resp. */
-const char *as_body_params(as_ctx *ctx, const as_request *req, const as_field_rule *rules,
-                           size_t n, as_param *vals, as_response *resp);
+const char *as_body_params(as_ctx *ctx, const as_request *req, const as_field_rule *rules, size_t n,
+                           as_param *vals, as_response *resp);
 
 /* Idempotency-Key present and well formed, else 400. endpoint: for the message. */
 bool as_idem_key_check(const as_request *req, const char *endpoint, as_response *resp);

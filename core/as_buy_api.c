@@ -15,7 +15,6 @@
 #include "as_util.h"
 #include "as_view.h"
 
-
 static const char *req_base(const as_request *req)
 {
     return req->base_url ? req->base_url : "";
@@ -406,7 +405,11 @@ void as_api_order_create(as_ctx *ctx, const as_request *req, as_response *resp)
     if (!hash) return;
 
     if (!as_idem_begin(ctx, &agent, "orders", req->idempotency_key, hash, resp)) return;
-    order_job job = {ctx, &agent, req, v[O_QUOTE].str, v[O_REASON].str,
+    order_job job = {ctx,
+                     &agent,
+                     req,
+                     v[O_QUOTE].str,
+                     v[O_REASON].str,
                      v[O_MANDATE].present ? v[O_MANDATE].str : NULL};
     as_idem_run(ctx, &agent, "orders", req->idempotency_key, place_order_cb, &job, resp);
 }

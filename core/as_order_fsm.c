@@ -3,15 +3,24 @@
 #include <string.h>
 
 static const char *const state_names[AS_OS_N] = {
-    "awaiting_confirmation", "placed",   "shipped", "delivered",
-    "cancelled",             "declined", "expired", "returned",
+    "awaiting_confirmation",
+    "placed",
+    "shipped",
+    "delivered",
+    "cancelled",
+    "declined",
+    "expired",
+    "returned",
 };
 
 static const char *const event_names[AS_EV_N] = {
     "approve", "decline", "expire", "cancel", "ship", "deliver", "return",
 };
 
-#define NO {AS_OS_N, 0}
+#define NO                                                                                         \
+    {                                                                                              \
+        AS_OS_N, 0                                                                                 \
+    }
 #define RELEASE (AS_FX_RELEASE_BUDGET | AS_FX_RESTOCK | AS_FX_CLOSE_CONFIRMATION)
 
 /* Rows: states; columns: events (approve, decline, expire, cancel, ship, deliver, return).
@@ -26,8 +35,13 @@ static const as_transition table[AS_OS_N][AS_EV_N] = {
                         NO,
                         NO,
                         NO},
-    [AS_OS_PLACED] = {NO, NO, NO, {AS_OS_CANCELLED, AS_FX_RELEASE_BUDGET | AS_FX_RESTOCK},
-                      {AS_OS_SHIPPED, 0}, NO, NO},
+    [AS_OS_PLACED] = {NO,
+                      NO,
+                      NO,
+                      {AS_OS_CANCELLED, AS_FX_RELEASE_BUDGET | AS_FX_RESTOCK},
+                      {AS_OS_SHIPPED, 0},
+                      NO,
+                      NO},
     [AS_OS_SHIPPED] = {NO, NO, NO, NO, NO, {AS_OS_DELIVERED, 0}, {AS_OS_RETURNED, 0}},
     [AS_OS_DELIVERED] = {NO, NO, NO, NO, NO, NO, {AS_OS_RETURNED, 0}},
     [AS_OS_CANCELLED] = {NO, NO, NO, NO, NO, NO, NO},

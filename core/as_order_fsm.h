@@ -30,8 +30,8 @@ typedef enum {
 
 /* What a transition does besides changing the status. */
 enum {
-    AS_FX_RELEASE_BUDGET = 1 << 0, /* the order stops holding its month's budget */
-    AS_FX_RESTOCK = 1 << 1,        /* its units go back to the offer */
+    AS_FX_RELEASE_BUDGET = 1 << 0,     /* the order stops holding its month's budget */
+    AS_FX_RESTOCK = 1 << 1,            /* its units go back to the offer */
     AS_FX_CLOSE_CONFIRMATION = 1 << 2, /* a pending confirmation is settled */
 };
 

@@ -20,8 +20,8 @@ static const char *confirmation_outcome(as_order_event ev)
     }
 }
 
-int as_order_apply(as_ctx *ctx, as_order *o, as_order_event ev, int64_t at,
-                   int64_t budget_after, const char *note)
+int as_order_apply(as_ctx *ctx, as_order *o, as_order_event ev, int64_t at, int64_t budget_after,
+                   const char *note)
 {
     const as_store *s = ctx->store;
     as_order_state from;

@@ -11,8 +11,8 @@
  * transition releases it, else budget_after), stock, timeline entry at `at`
  * with `note`, and the confirmation. AS_ECONFLICT when the state table forbids
  * the event or the order moved meanwhile; o->status and o->budget_cents follow. */
-int as_order_apply(as_ctx *ctx, as_order *o, as_order_event ev, int64_t at,
-                   int64_t budget_after, const char *note);
+int as_order_apply(as_ctx *ctx, as_order *o, as_order_event ev, int64_t at, int64_t budget_after,
+                   const char *note);
 
 /* The demo store's simulated fulfilment (docs/orders.md): an order ships
  * AgentShopShipAfter seconds after it was placed and is delivered at noon UTC

@@ -51,11 +51,11 @@ static const struct synonyms {
 };
 
 static const char *const stopwords[] = {
-    "a",   "an",  "the",  "is",    "it",   "its",  "in",   "of",   "this", "that", "does",
-    "do",  "how", "what", "which", "are",  "for",  "to",   "and",  "or",   "be",   "can",
-    "i",   "my",  "me",   "with",  "on",   "at",   "by",   "was",  "has",  "have", "there",
-    "any", "you", "your", "if",    "will", "would", "much", "many", "contain", "contains",
-    "product", "really", "actually", "true", NULL,
+    "a",    "an",      "the",      "is",      "it",     "its",      "in",   "of",   "this",  "that",
+    "does", "do",      "how",      "what",    "which",  "are",      "for",  "to",   "and",   "or",
+    "be",   "can",     "i",        "my",      "me",     "with",     "on",   "at",   "by",    "was",
+    "has",  "have",    "there",    "any",     "you",    "your",     "if",   "will", "would", "much",
+    "many", "contain", "contains", "product", "really", "actually", "true", NULL,
 };
 
 static bool stopword(const char *w)
@@ -147,12 +147,11 @@ size_t as_question_match(as_mem *m, const as_product *p, const char *question, s
 
 static json_t *cite(as_mem *m, const as_spec_row *s, const as_row_eval *e, bool measured)
 {
-    json_t *r = json_pack("{s:s, s:s, s:s?, s:o, s:o, s:b, s:b, s:s}", "spec", s->spec, "label",
-                          s->label, "unit", s->unit, "claimed",
-                          as_json_parse_or(s->claimed, json_null()), "measured",
-                          as_json_parse_or(measured ? s->measured : NULL, json_null()),
-                          "was_measured", measured && s->measured != NULL, "ok", e->ok, "detail",
-                          e->detail);
+    json_t *r =
+        json_pack("{s:s, s:s, s:s?, s:o, s:o, s:b, s:b, s:s}", "spec", s->spec, "label", s->label,
+                  "unit", s->unit, "claimed", as_json_parse_or(s->claimed, json_null()), "measured",
+                  as_json_parse_or(measured ? s->measured : NULL, json_null()), "was_measured",
+                  measured && s->measured != NULL, "ok", e->ok, "detail", e->detail);
     (void)m;
     return r;
 }
@@ -185,11 +184,12 @@ json_t *as_question_answer(as_mem *m, const as_product *p, const char *question)
         as_row_eval e;
         as_spec_eval(m, s, measured, &e);
         json_array_append_new(rows, cite(m, s, &e, measured));
-        const char *claim = s->claimed ? with_unit(m, as_json_text(m, s->claimed), s->unit)
-                                       : "nothing";
+        const char *claim =
+            s->claimed ? with_unit(m, as_json_text(m, s->claimed), s->unit) : "nothing";
         if (!measured || !s->measured) {
-            as_buf_printf(&text, "%s%s: not measured %s; the merchant claims %s, and we do not "
-                                 "answer from claims alone.",
+            as_buf_printf(&text,
+                          "%s%s: not measured %s; the merchant claims %s, and we do not "
+                          "answer from claims alone.",
                           k ? " " : "", s->label,
                           measured ? "in our test of this product" : "yet (verification pending)",
                           claim);
@@ -204,13 +204,12 @@ json_t *as_question_answer(as_mem *m, const as_product *p, const char *question)
         else
             as_buf_puts(&text, " (the merchant made no claim).");
     }
-    json_t *a = json_pack("{s:b, s:s, s:s, s:o}", "answered", answered, "text",
-                          as_buf_str(&text), "basis", answered ? "measured" : "none", "rows",
-                          rows);
+    json_t *a = json_pack("{s:b, s:s, s:s, s:o}", "answered", answered, "text", as_buf_str(&text),
+                          "basis", answered ? "measured" : "none", "rows", rows);
     if (answered) {
         json_object_set_new(a, "measured_at", json_string(p->measured_at ? p->measured_at : ""));
-        json_object_set_new(a, "node", p->measured_node ? json_string(p->measured_node)
-                                                        : json_null());
+        json_object_set_new(a, "node",
+                            p->measured_node ? json_string(p->measured_node) : json_null());
         json_object_set_new(a, "sample_size", json_integer(p->sample_size));
     }
     return a;

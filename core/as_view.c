@@ -110,12 +110,51 @@ const char *as_fit_summary(as_mem *m, const as_compat *c)
     return declared ? declared : "no evidence recorded";
 }
 
+/* One evidence item in words: "Filter diameter measured 87 mm; device 87 mm". */
+json_t *as_view_evidence_item(as_mem *m, const json_t *e)
+{
+    json_t *out = json_deep_copy(e);
+    json_t *ej = (json_t *)e;
+    const char *label = json_string_value(json_object_get(ej, "label"));
+    const char *method = json_string_value(json_object_get(ej, "method"));
+    const char *by = json_string_value(json_object_get(ej, "by"));
+    const char *at = json_string_value(json_object_get(ej, "at"));
+    const char *unit = json_string_value(json_object_get(ej, "unit"));
+    json_t *pv = json_object_get(ej, "part_value"), *dv = json_object_get(ej, "device_value");
+    const char *u = unit ? unit : "";
+    const char *text;
+    if (json_is_number(pv) && json_is_number(dv))
+        text = as_printf(m, "%s %s %s %s; device %s %s", label ? label : "Dimension",
+                         method && strcmp(method, "declared") == 0 ? "declared" : "measured",
+                         as_num_text(m, json_number_value(pv)), u,
+                         as_num_text(m, json_number_value(dv)), u);
+    else
+        text = as_printf(m, "%s: %s", label ? label : "Declaration",
+                         json_string_value(json_object_get(ej, "note"))
+                             ? json_string_value(json_object_get(ej, "note"))
+                             : "declared");
+    json_object_set_new(
+        out, "text",
+        json_string(as_printf(m, "%s (%s%s%s%s)", text, method ? method : "", by ? " by " : "",
+                              by ? by : "", at ? as_printf(m, ", %s", at) : "")));
+    return out;
+}
+
+static json_t *evidence_in_words(as_mem *m, const char *text)
+{
+    json_t *ev = as_json_parse_or(text, json_array()), *out = json_array();
+    size_t i;
+    json_t *e;
+    json_array_foreach(ev, i, e) json_array_append_new(out, as_view_evidence_item(m, e));
+    json_decref(ev);
+    return out;
+}
+
 static json_t *view_compat(as_mem *m, const as_compat *c)
 {
     return json_pack("{s:s, s:s, s:s, s:s, s:s?, s:o}", "device", c->device_slug, "device_name",
                      c->device_name, "fit_status", c->fit_status, "summary", as_fit_summary(m, c),
-                     "checked_at", c->checked_at, "evidence",
-                     as_json_parse_or(c->evidence, json_array()));
+                     "checked_at", c->checked_at, "evidence", evidence_in_words(m, c->evidence));
 }
 
 static json_t *verification(as_mem *m, const as_product *p)

@@ -23,6 +23,10 @@ const char *as_fit_status(const as_product *p);
 /* One sentence on the evidence behind a compat row. */
 const char *as_fit_summary(as_mem *m, const as_compat *c);
 
+/* One piece of fit evidence with a "text" in words: "Filter diameter measured
+ * 87 mm; device 87 mm (measured by lab-utrecht-01, 2026-10-02T10:00:00Z)". */
+json_t *as_view_evidence_item(as_mem *m, const json_t *e);
+
 /* JSON text from storage to a value; invalid or NULL text gives `fallback`. */
 json_t *as_json_parse_or(const char *text, json_t *fallback);
 

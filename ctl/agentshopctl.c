@@ -460,7 +460,8 @@ static int cmd_order(const opts *o, apr_pool_t *p)
         st.rollback(&db);
         return die("order %s failed%s", sub, NULL);
     }
-    if (st.order_get(&db, &m, id, &ord) != AS_OK) return die("order %s: cannot read it back%s", sub, NULL);
+    if (st.order_get(&db, &m, id, &ord) != AS_OK)
+        return die("order %s: cannot read it back%s", sub, NULL);
     json_t *view = as_view_order(&m, &ord);
     as_db_close(&db);
     return print_json(view);

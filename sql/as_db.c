@@ -35,8 +35,8 @@ typedef struct stmt_def {
     " JOIN compat c ON c.product_id = p.id AND c.device_id = %lld JOIN devices d ON d.id = "       \
     "c.device_id "
 #define NO_COMPAT ", NULL, NULL, NULL, NULL, NULL, "
-#define RETURN_COLS                                                                              \
-    "id, order_id, user_id, reason_code, note, refund_status, refund_cents, carrier, "           \
+#define RETURN_COLS                                                                                \
+    "id, order_id, user_id, reason_code, note, refund_status, refund_cents, carrier, "             \
     "tracking_code, replacement_sku, created_at"
 #define MANDATE_COLS                                                                               \
     "id, user_id, status, allowed_categories, per_order_limit_cents, monthly_limit_cents, "        \
@@ -235,10 +235,8 @@ static const stmt_def stmts[] = {
      "refund_cents, carrier, tracking_code, replacement_sku, created_at) VALUES (%s, %s, %s, %s, "
      "%s, %s, %lld, %s, %s, %s, %lld) ON CONFLICT (order_id) DO NOTHING",
      NULL},
-    {"as_return_get",
-     "SELECT " RETURN_COLS " FROM returns WHERE id = %s", NULL},
-    {"as_return_by_order",
-     "SELECT " RETURN_COLS " FROM returns WHERE order_id = %s", NULL},
+    {"as_return_get", "SELECT " RETURN_COLS " FROM returns WHERE id = %s", NULL},
+    {"as_return_by_order", "SELECT " RETURN_COLS " FROM returns WHERE order_id = %s", NULL},
     {"as_question_insert",
      "INSERT INTO questions (id, product_id, user_id, question, answer, asked_at) VALUES (%s, "
      "%lld, %s, %s, %s, %s)",

@@ -439,9 +439,17 @@ int st_idem_release(void *h, const char *user, const char *scope, const char *ke
 int st_return_insert(void *h, const as_return *r)
 {
     as_db *db = h;
-    const char *a[] = {r->id,          r->order_id,      r->user_id,           r->reason_code,
-                       r->note,        r->refund_status, I64(r->refund_cents), r->carrier,
-                       r->tracking_code, r->replacement_sku, I64(r->created_at)};
+    const char *a[] = {r->id,
+                       r->order_id,
+                       r->user_id,
+                       r->reason_code,
+                       r->note,
+                       r->refund_status,
+                       I64(r->refund_cents),
+                       r->carrier,
+                       r->tracking_code,
+                       r->replacement_sku,
+                       I64(r->created_at)};
     return exec_one(db, "as_return_insert", 11, a);
 }
 
