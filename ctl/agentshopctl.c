@@ -209,7 +209,7 @@ static int cmd_key(const opts *o, apr_pool_t *p)
         if (ready(o, p, &db)) return 1;
         const char *id = o->argv[2];
         apr_dbd_results_t *res;
-        apr_dbd_row_t *row;
+        apr_dbd_row_t *row = NULL;
         const char *g[] = {id};
         if (as_db_select(&db, "as_key_get", &res, 1, g))
             return die("key revoke failed%s%s", NULL, NULL);
@@ -237,7 +237,7 @@ static int cmd_key(const opts *o, apr_pool_t *p)
         const char *user = opt(o, 2, "--user");
         if (ready(o, p, &db)) return 1;
         apr_dbd_results_t *res;
-        apr_dbd_row_t *row;
+        apr_dbd_row_t *row = NULL;
         const char *a[] = {user, user};
         if (as_db_select(&db, "as_key_list", &res, 2, a))
             return die("key list failed%s%s", NULL, NULL);
@@ -380,14 +380,14 @@ static int cmd_mandate(const opts *o, apr_pool_t *p)
         const char *user = opt(o, 2, "--user");
         if (ready(o, p, &db)) return 1;
         apr_dbd_results_t *res;
-        apr_dbd_row_t *row;
+        apr_dbd_row_t *row = NULL;
         const char *a[] = {user, user};
         if (as_db_select(&db, "as_mandate_list", &res, 2, a))
             return die("mandate list failed%s%s", NULL, NULL);
         json_t *list = json_array();
         while (as_db_next(&db, res, &row)) {
             as_mandate md;
-            as_db_read_mandate(&db, row, &md);
+            as_db_read_mandate(as_db_copy_row(&db, res, row), &md);
             json_array_append_new(list, mandate_json(&md));
         }
         as_db_close(&db);

@@ -297,7 +297,7 @@ static apr_status_t sqlite_pragmas(apr_pool_t *p, const apr_dbd_driver_t *d, apr
     };
     for (size_t i = 0; i < sizeof(pragmas) / sizeof(pragmas[0]); i++) {
         apr_dbd_results_t *res = NULL;
-        apr_dbd_row_t *row;
+        apr_dbd_row_t *row = NULL;
         int rv = apr_dbd_select(d, p, h, &res, pragmas[i], 0);
         if (rv) {
             *err = apr_psprintf(p, "%s failed: %s", pragmas[i], apr_dbd_error(d, h, rv));
@@ -420,7 +420,8 @@ const char *as_db_col(as_db *db, apr_dbd_row_t *row, int n)
 {
     char *v = NULL;
     if (apr_dbd_datum_get(db->driver, row, n, APR_DBD_TYPE_STRING, &v) != APR_SUCCESS) return NULL;
-    return v;
+    /* pgsql frees its result when the last row has been read: keep a copy */
+    return db->pg ? apr_pstrdup(db->pool, v) : v;
 }
 
 int as_db_write_lock(as_db *db)
@@ -436,6 +437,15 @@ void as_db_write_unlock(as_db *db)
     if (!db->locked) return;
     db->locked = 0;
     db->unlock(db);
+}
+
+as_db_rec as_db_copy_row(as_db *db, apr_dbd_results_t *res, apr_dbd_row_t *row)
+{
+    int n = apr_dbd_num_cols(db->driver, res);
+    as_db_rec v = apr_pcalloc(db->pool, (size_t)(n + 1) * sizeof(*v));
+    for (int i = 0; i < n; i++)
+        v[i] = as_db_col(db, row, i);
+    return v;
 }
 
 int as_db_begin_t(as_db *db, apr_dbd_transaction_t **t)
@@ -549,7 +559,7 @@ static int st_merchants(void *h, as_mem *m, as_merchant **out, size_t *n)
 {
     as_db *db = h;
     apr_dbd_results_t *res;
-    apr_dbd_row_t *row;
+    apr_dbd_row_t *row = NULL;
     if (as_db_select(db, "as_merchants", &res, 0, NULL)) return AS_EDB;
     size_t cap = 0;
     *out = NULL;
@@ -576,7 +586,7 @@ static int st_devices(void *h, as_mem *m, as_device **out, size_t *n)
 {
     as_db *db = h;
     apr_dbd_results_t *res;
-    apr_dbd_row_t *row;
+    apr_dbd_row_t *row = NULL;
     if (as_db_select(db, "as_devices", &res, 0, NULL)) return AS_EDB;
     size_t cap = 0;
     *out = NULL;
@@ -593,7 +603,7 @@ static int st_device_by_slug(void *h, as_mem *m, const char *slug, as_device *ou
     (void)m;
     as_db *db = h;
     apr_dbd_results_t *res;
-    apr_dbd_row_t *row;
+    apr_dbd_row_t *row = NULL;
     const char *args[] = {slug};
     if (as_db_select(db, "as_device_by_slug", &res, 1, args)) return AS_EDB;
     int found = 0;
@@ -640,7 +650,7 @@ static int st_product_by_sku(void *h, as_mem *m, const char *sku, int64_t device
 {
     as_db *db = h;
     apr_dbd_results_t *res;
-    apr_dbd_row_t *row;
+    apr_dbd_row_t *row = NULL;
     memset(p, 0, sizeof(*p));
     const char *a1[] = {sku};
     if (as_db_select(db, "as_product_by_sku", &res, 1, a1)) return AS_EDB;
@@ -670,6 +680,7 @@ static int st_product_by_sku(void *h, as_mem *m, const char *sku, int64_t device
     const char *id = i64s(db, p->id);
     const char *a2[] = {id};
     size_t cap = 0;
+    row = NULL;
     if (as_db_select(db, "as_product_specs", &res, 1, a2)) return AS_EDB;
     while (as_db_next(db, res, &row)) {
         p->specs = grow(m, p->specs, &cap, p->n_specs, sizeof(as_spec_row));
@@ -683,12 +694,14 @@ static int st_product_by_sku(void *h, as_mem *m, const char *sku, int64_t device
         s->tolerance_pct = to_dbl(as_db_col(db, row, 6));
     }
     cap = 0;
+    row = NULL;
     if (as_db_select(db, "as_product_offers", &res, 1, a2)) return AS_EDB;
     while (as_db_next(db, res, &row)) {
         p->offers = grow(m, p->offers, &cap, p->n_offers, sizeof(as_offer));
         read_offer(db, row, 0, &p->offers[p->n_offers++]);
     }
     cap = 0;
+    row = NULL;
     if (as_db_select(db, "as_product_questions", &res, 1, a2)) return AS_EDB;
     while (as_db_next(db, res, &row)) {
         p->questions = grow(m, p->questions, &cap, p->n_questions, sizeof(as_question));
@@ -700,6 +713,7 @@ static int st_product_by_sku(void *h, as_mem *m, const char *sku, int64_t device
     }
     if (device_id > 0) {
         const char *a3[] = {id, i64s(db, device_id)};
+        row = NULL;
         if (as_db_select(db, "as_product_compat", &res, 2, a3)) return AS_EDB;
         while (as_db_next(db, res, &row))
             if (!p->compat) read_compat(db, m, row, 0, &p->compat);
@@ -724,6 +738,8 @@ static int st_search(void *h, as_mem *m, const as_search_filter *f, as_product *
     const char *args[10];
     int na = 0;
     const char *label;
+    /* the driver decides the text syntax and the parameter order: connect first */
+    if (!db->handle && (!db->acquire || db->acquire(db) != 0)) return AS_EDB;
     const char *match = f->n_terms ? match_expression(db, f) : NULL;
     /* Parameters in the order they appear in the SQL text. */
     if (f->device_id > 0) {
@@ -741,7 +757,7 @@ static int st_search(void *h, as_mem *m, const as_search_filter *f, as_product *
         args[na++] = filters[i];
     }
     apr_dbd_results_t *res;
-    apr_dbd_row_t *row;
+    apr_dbd_row_t *row = NULL;
     if (as_db_select(db, label, &res, na, args)) return AS_EDB;
 
     as_product *ps = NULL;

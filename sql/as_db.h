@@ -55,8 +55,11 @@ int as_db_select(as_db *db, const char *label, apr_dbd_results_t **res, int narg
 int as_db_exec(as_db *db, const char *label, int *nrows, int nargs, const char **args);
 int as_db_begin_t(as_db *db, apr_dbd_transaction_t **t);
 int as_db_end_t(as_db *db, apr_dbd_transaction_t *t, int ok); /* commit when ok, else roll back */
-/* Column n of a row as a string; NULL for SQL NULL. */
+/* Column n of a row as a string that lives as long as db->pool; NULL for SQL NULL. */
 const char *as_db_col(as_db *db, apr_dbd_row_t *row, int n);
+/* The next row. *row must start NULL for each result (the pgsql driver keeps
+ * its cursor in it), and every loop must run to the end (pgsql frees the
+ * result then; SQLite resets the statement). */
 int as_db_next(as_db *db, apr_dbd_results_t *res, apr_dbd_row_t **row);
 
 const char *as_db_schema(int pg); /* the schema text built into the binary */

@@ -57,15 +57,16 @@ int st_rollback(void *h)
         rc_;                                                                                       \
     })
 
-/* One row or none; AS_ENOTFOUND when none. */
-static int one_row(as_db *db, const char *label, int nargs, const char **args, apr_dbd_row_t **row)
+/* The first row of a result, copied (the result is drained, and may be freed);
+ * AS_ENOTFOUND when there is none. */
+static int one_row(as_db *db, const char *label, int nargs, const char **args, as_db_rec *rec)
 {
     apr_dbd_results_t *res;
-    apr_dbd_row_t *r;
+    apr_dbd_row_t *r = NULL;
     if (as_db_select(db, label, &res, nargs, args)) return AS_EDB;
     int found = 0;
     while (as_db_next(db, res, &r))
-        if (!found++) *row = r;
+        if (!found++) *rec = as_db_copy_row(db, res, r);
     return found ? AS_OK : AS_ENOTFOUND;
 }
 
@@ -82,7 +83,8 @@ static int exec_one(as_db *db, const char *label, int nargs, const char **args)
     return rc != AS_OK ? rc : n >= 1 ? AS_OK : AS_ECONFLICT;
 }
 
-#define COL(i) as_db_col(db, row, (i))
+#define COL(i) (rec[(i)])                /* a copied row (one_row) */
+#define RCOL(i) as_db_col(db, row, (i)) /* a live row, inside its loop */
 
 /* ---- identity and mandates ---- */
 
@@ -90,9 +92,9 @@ int st_key_by_hash(void *h, as_mem *m, const char *hash, as_key_row *out)
 {
     (void)m;
     as_db *db = h;
-    apr_dbd_row_t *row;
+    as_db_rec rec = NULL;
     const char *a[] = {hash};
-    int rc = one_row(db, "as_key_by_hash", 1, a, &row);
+    int rc = one_row(db, "as_key_by_hash", 1, a, &rec);
     if (rc != AS_OK) return rc;
     out->id = COL(0);
     out->user_id = COL(1);
@@ -101,7 +103,7 @@ int st_key_by_hash(void *h, as_mem *m, const char *hash, as_key_row *out)
     return AS_OK;
 }
 
-void as_db_read_mandate(as_db *db, apr_dbd_row_t *row, as_mandate *md)
+void as_db_read_mandate(as_db_rec rec, as_mandate *md)
 {
     md->id = COL(0);
     md->user_id = COL(1);
@@ -118,10 +120,10 @@ int st_mandate_current(void *h, as_mem *m, const char *user_id, as_mandate *out)
 {
     (void)m;
     as_db *db = h;
-    apr_dbd_row_t *row;
+    as_db_rec rec = NULL;
     const char *a[] = {user_id};
-    int rc = one_row(db, "as_mandate_current", 1, a, &row);
-    if (rc == AS_OK) as_db_read_mandate(db, row, out);
+    int rc = one_row(db, "as_mandate_current", 1, a, &rec);
+    if (rc == AS_OK) as_db_read_mandate(rec, out);
     return rc;
 }
 
@@ -129,19 +131,19 @@ int st_mandate_get(void *h, as_mem *m, const char *id, bool lock, as_mandate *ou
 {
     (void)m;
     as_db *db = h;
-    apr_dbd_row_t *row;
+    as_db_rec rec = NULL;
     const char *a[] = {id};
-    int rc = one_row(db, lock ? "as_mandate_lock" : "as_mandate_get", 1, a, &row);
-    if (rc == AS_OK) as_db_read_mandate(db, row, out);
+    int rc = one_row(db, lock ? "as_mandate_lock" : "as_mandate_get", 1, a, &rec);
+    if (rc == AS_OK) as_db_read_mandate(rec, out);
     return rc;
 }
 
 int st_mandate_spent(void *h, const char *mandate_id, const char *month, int64_t *cents)
 {
     as_db *db = h;
-    apr_dbd_row_t *row;
+    as_db_rec rec = NULL;
     const char *a[] = {mandate_id, month};
-    int rc = one_row(db, "as_mandate_spent", 2, a, &row);
+    int rc = one_row(db, "as_mandate_spent", 2, a, &rec);
     *cents = rc == AS_OK ? as_db_i64(COL(0)) : 0;
     return rc == AS_ENOTFOUND ? AS_OK : rc;
 }
@@ -172,9 +174,9 @@ int st_quote_get(void *h, as_mem *m, const char *id, as_quote *q)
 {
     (void)m;
     as_db *db = h;
-    apr_dbd_row_t *row;
+    as_db_rec rec = NULL;
     const char *a[] = {id};
-    int rc = one_row(db, "as_quote_get", 1, a, &row);
+    int rc = one_row(db, "as_quote_get", 1, a, &rec);
     if (rc != AS_OK) return rc;
     q->id = COL(0);
     q->user_id = COL(1);
@@ -226,10 +228,10 @@ int st_order_insert(void *h, const as_order *o)
 int st_order_get(void *h, as_mem *m, const char *id, as_order *o)
 {
     as_db *db = h;
-    apr_dbd_row_t *row;
+    as_db_rec rec = NULL;
     const char *a[] = {id};
     memset(o, 0, sizeof(*o));
-    int rc = one_row(db, "as_order_get", 1, a, &row);
+    int rc = one_row(db, "as_order_get", 1, a, &rec);
     if (rc != AS_OK) return rc;
     o->id = COL(0);
     o->user_id = COL(1);
@@ -260,14 +262,15 @@ int st_order_get(void *h, as_mem *m, const char *id, as_order *o)
     o->merchant_country = COL(26);
 
     apr_dbd_results_t *res;
+    apr_dbd_row_t *row = NULL;
     size_t cap = 0;
     if (as_db_select(db, "as_order_events", &res, 1, a)) return AS_EDB;
     while (as_db_next(db, res, &row)) {
         o->events = as_db_grow(m, o->events, &cap, o->n_events, sizeof(as_event));
         as_event *e = &o->events[o->n_events++];
-        e->status = COL(0);
-        e->at = as_db_i64(COL(1));
-        e->note = COL(2);
+        e->status = RCOL(0);
+        e->at = as_db_i64(RCOL(1));
+        e->note = RCOL(2);
     }
     return AS_OK;
 }
@@ -292,7 +295,7 @@ int st_orders_expired(void *h, as_mem *m, const char *mandate_id, int64_t now, a
 {
     as_db *db = h;
     apr_dbd_results_t *res;
-    apr_dbd_row_t *row;
+    apr_dbd_row_t *row = NULL;
     const char *a[] = {mandate_id, I64(now)};
     size_t cap = 0;
     *out = NULL;
@@ -302,10 +305,10 @@ int st_orders_expired(void *h, as_mem *m, const char *mandate_id, int64_t now, a
         *out = as_db_grow(m, *out, &cap, *n, sizeof(as_order));
         as_order *o = &(*out)[(*n)++];
         memset(o, 0, sizeof(*o));
-        o->id = COL(0);
-        o->offer_id = COL(1);
-        o->quantity = as_db_i64(COL(2));
-        o->confirmation_id = COL(3);
+        o->id = RCOL(0);
+        o->offer_id = RCOL(1);
+        o->quantity = as_db_i64(RCOL(2));
+        o->confirmation_id = RCOL(3);
         o->status = "awaiting_confirmation";
     }
     return AS_OK;
@@ -339,9 +342,9 @@ int st_confirmation_get(void *h, as_mem *m, const char *id, as_confirmation *c)
 {
     (void)m;
     as_db *db = h;
-    apr_dbd_row_t *row;
+    as_db_rec rec = NULL;
     const char *a[] = {id};
-    int rc = one_row(db, "as_conf_get", 1, a, &row);
+    int rc = one_row(db, "as_conf_get", 1, a, &rec);
     if (rc != AS_OK) return rc;
     c->id = COL(0);
     c->order_id = COL(1);
@@ -366,9 +369,9 @@ int st_confirmation_decide(void *h, const char *id, const char *to, int64_t at)
 
 static int idem_get(as_db *db, const char *user, const char *scope, const char *key, as_idem *x)
 {
-    apr_dbd_row_t *row;
+    as_db_rec rec = NULL;
     const char *a[] = {user, scope, key};
-    int rc = one_row(db, "as_idem_get", 3, a, &row);
+    int rc = one_row(db, "as_idem_get", 3, a, &rec);
     if (rc != AS_OK) return rc;
     x->request_hash = COL(0);
     x->state = COL(1);
@@ -455,9 +458,9 @@ int st_return_insert(void *h, const as_return *r)
 
 static int return_row(as_db *db, const char *label, const char *arg, as_return *r)
 {
-    apr_dbd_row_t *row;
+    as_db_rec rec = NULL;
     const char *a[] = {arg};
-    int rc = one_row(db, label, 1, a, &row);
+    int rc = one_row(db, label, 1, a, &rec);
     if (rc != AS_OK) return rc;
     r->id = COL(0);
     r->order_id = COL(1);

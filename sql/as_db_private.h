@@ -43,7 +43,11 @@ int st_return_by_order(void *h, as_mem *m, const char *order_id, as_return *out)
 int st_question_insert(void *h, int64_t product_id, const char *id, const char *user_id,
                        const char *question, const char *answer, const char *asked_at);
 
+/* A row's columns copied into db->pool, so they outlive the result. */
+typedef const char **as_db_rec;
+as_db_rec as_db_copy_row(as_db *db, apr_dbd_results_t *res, apr_dbd_row_t *row);
+
 /* Reading one mandate row (MANDATE_COLS order). */
-void as_db_read_mandate(as_db *db, apr_dbd_row_t *row, as_mandate *md);
+void as_db_read_mandate(as_db_rec rec, as_mandate *md);
 
 #endif

@@ -274,7 +274,7 @@ static int load_products(loader *L, json_t *arr)
 static int64_t count_products(as_db *db)
 {
     apr_dbd_results_t *res;
-    apr_dbd_row_t *row;
+    apr_dbd_row_t *row = NULL;
     int64_t n = -1;
     if (as_db_select(db, "as_count_products", &res, 0, NULL)) return -1;
     while (as_db_next(db, res, &row))
