@@ -187,11 +187,7 @@ void as_api_quote_create(as_ctx *ctx, const as_request *req, as_response *resp)
     }
     if (rc != AS_OK) return as_respond_storage_failed(resp);
 
-    as_weights w;
-    if (v[Q_WEIGHTS].present)
-        w = v[Q_WEIGHTS].weights;
-    else
-        as_weights_default(&w);
+    as_weights w = as_param_weights(&v[Q_WEIGHTS]);
     as_offer_filter f = {v[Q_DELIVER_BY].present ? v[Q_DELIVER_BY].num : 0, 0, NULL};
     as_ranking r;
     as_rank_offers(m, &p, &w, &f, as_today(ctx), &r);

@@ -201,11 +201,7 @@ void as_api_search(as_ctx *ctx, const as_query *q, as_response *resp)
     f.category = v[S_CATEGORY].present ? v[S_CATEGORY].str : NULL;
     f.part_type = v[S_PART_TYPE].present ? v[S_PART_TYPE].str : NULL;
 
-    as_weights w;
-    if (v[S_WEIGHTS].present)
-        w = v[S_WEIGHTS].weights;
-    else
-        as_weights_default(&w);
+    as_weights w = as_param_weights(&v[S_WEIGHTS]);
     as_offer_filter of = {v[S_DELIVER_BY].present ? v[S_DELIVER_BY].num : 0,
                           v[S_MAX_PRICE].present ? v[S_MAX_PRICE].num : 0, f.merchant};
     bool verified_only = v[S_VERIFIED_ONLY].present ? v[S_VERIFIED_ONLY].num != 0 : true;
@@ -295,11 +291,7 @@ void as_api_product(as_ctx *ctx, const char *sku, const as_query *q, as_response
         as_respond_storage_failed(resp);
         return;
     }
-    as_weights w;
-    if (v[P_WEIGHTS].present)
-        w = v[P_WEIGHTS].weights;
-    else
-        as_weights_default(&w);
+    as_weights w = as_param_weights(&v[P_WEIGHTS]);
     as_offer_filter of = {v[P_DELIVER_BY].present ? v[P_DELIVER_BY].num : 0, 0, NULL};
     as_ranking r;
     as_rank_offers(m, &p, &w, &of, as_today(ctx), &r);

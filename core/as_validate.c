@@ -260,3 +260,13 @@ bool as_validate_body(as_mem *m, const as_field_rule *rules, size_t n, const jso
             return bad(m, p, rules[r].rule.name, "%s is required%s", rules[r].rule.name, "");
     return true;
 }
+
+as_weights as_param_weights(const as_param *v)
+{
+    as_weights w;
+    if (v->present)
+        w = v->weights;
+    else
+        as_weights_default(&w);
+    return w;
+}

@@ -62,6 +62,9 @@ typedef struct as_field_rule {
 bool as_validate_body(as_mem *m, const as_field_rule *rules, size_t n, const json_t *obj,
                       int64_t today, as_param *vals, as_problem *p);
 
+/* The weights a weights parameter gave, or the defaults when it was absent. */
+as_weights as_param_weights(const as_param *v);
+
 void as_problem_set(as_problem *p, int status, const char *code, const char *field,
                     const char *message);
 
