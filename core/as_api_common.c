@@ -83,10 +83,40 @@ bool as_identify(as_ctx *ctx, const as_request *req, as_agent *agent, as_respons
 
 /* ---- bodies ---- */
 
+#define MAX_JSON_DEPTH 16
+
+/* Deepest nesting of arrays and objects, strings skipped; stops past max. */
+static int json_depth(const char *s, size_t n, int max)
+{
+    int depth = 0, deepest = 0;
+    bool in_string = false;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (in_string) {
+            if (c == '\\')
+                i++;
+            else if (c == '"')
+                in_string = false;
+        } else if (c == '"') {
+            in_string = true;
+        } else if (c == '[' || c == '{') {
+            if (++depth > deepest && (deepest = depth) > max) return deepest;
+        } else if (c == ']' || c == '}') {
+            depth--;
+        }
+    }
+    return deepest;
+}
+
 json_t *as_json_body(as_ctx *ctx, const as_request *req, as_response *resp)
 {
     if (!req->body || req->body_len == 0) {
         as_respond_error(resp, 400, "VALIDATION_ERROR", "body", "A JSON object body is required.");
+        return NULL;
+    }
+    if (json_depth(req->body, req->body_len, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
+        as_respond_error(resp, 400, "VALIDATION_ERROR", "body",
+                         "The body nests arrays or objects more than 16 levels deep.");
         return NULL;
     }
     json_error_t e;

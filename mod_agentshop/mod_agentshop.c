@@ -4,6 +4,7 @@
 #include "httpd.h"
 #include "apr_global_mutex.h"
 #include "apr_optional.h"
+#include "apr_shm.h"
 #include "apr_strings.h"
 #include "http_config.h"
 #include "http_core.h"
@@ -29,7 +30,11 @@ typedef struct dir_cfg {
     const char *signing_key_file;
     const unsigned char *signing_key; /* read at start-up */
     apr_size_t signing_key_len;
+    apr_int64_t rate_requests, rate_seconds; /* 0 requests: no limit */
 } dir_cfg;
+
+#define DEFAULT_RATE_REQUESTS 600
+#define DEFAULT_RATE_SECONDS 60
 
 #define MAX_BODY 65536
 
@@ -39,6 +44,20 @@ static ap_dbd_t *(*dbd_acquire)(request_rec *) = NULL;
  * Its mechanism can be chosen with `Mutex ... agentshop-write`. */
 #define WRITE_MUTEX "agentshop-write"
 static apr_global_mutex_t *write_mutex;
+
+/* Rate-limit counters shared by every child: a fixed table in shared memory,
+ * guarded by its own global mutex (`Mutex ... agentshop-ratelimit`). */
+#define RATE_MUTEX "agentshop-ratelimit"
+#define RATE_SLOTS 16384
+#define RATE_PROBES 8
+typedef struct rate_slot {
+    apr_uint64_t key; /* 0: free */
+    apr_int64_t expires;
+    apr_uint32_t count;
+} rate_slot;
+static apr_global_mutex_t *rate_mutex;
+static apr_shm_t *rate_shm;
+static rate_slot *rate_table;
 
 /* Locations that serve the API: every <Location> holding an AgentShop directive
  * (the sample config sets AgentShopKeyPrefix in it), else "/v1". httpd rejects
@@ -63,10 +82,13 @@ static int pre_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp)
     (void)ptemp;
     api_bases = NULL; /* rebuilt on every (re)read of the configuration */
     signing_key_seen = 0;
-    write_mutex = NULL;
-    return ap_mutex_register(pconf, WRITE_MUTEX, NULL, APR_LOCK_DEFAULT, 0) == APR_SUCCESS
-               ? OK
-               : HTTP_INTERNAL_SERVER_ERROR;
+    write_mutex = rate_mutex = NULL;
+    rate_shm = NULL;
+    rate_table = NULL;
+    if (ap_mutex_register(pconf, WRITE_MUTEX, NULL, APR_LOCK_DEFAULT, 0) != APR_SUCCESS ||
+        ap_mutex_register(pconf, RATE_MUTEX, NULL, APR_LOCK_DEFAULT, 0) != APR_SUCCESS)
+        return HTTP_INTERNAL_SERVER_ERROR;
+    return OK;
 }
 
 /* ---- configuration ---- */
@@ -76,6 +98,7 @@ static void *create_dir_cfg(apr_pool_t *p, char *dir)
     dir_cfg *c = apr_pcalloc(p, sizeof(*c));
     c->base = dir;
     c->quote_ttl = c->confirmation_ttl = c->return_window = c->ship_after = UNSET;
+    c->rate_requests = c->rate_seconds = UNSET;
     return c;
 }
 
@@ -89,6 +112,8 @@ static void *merge_dir_cfg(apr_pool_t *p, void *basev, void *addv)
     c->confirmation_ttl = a->confirmation_ttl != UNSET ? a->confirmation_ttl : b->confirmation_ttl;
     c->return_window = a->return_window != UNSET ? a->return_window : b->return_window;
     c->ship_after = a->ship_after != UNSET ? a->ship_after : b->ship_after;
+    c->rate_requests = a->rate_requests != UNSET ? a->rate_requests : b->rate_requests;
+    c->rate_seconds = a->rate_seconds != UNSET ? a->rate_seconds : b->rate_seconds;
     if (a->signing_key) {
         c->signing_key_file = a->signing_key_file;
         c->signing_key = a->signing_key;
@@ -189,7 +214,32 @@ static const char *set_signing_key(cmd_parms *cmd, void *cfg, const char *arg)
     return NULL;
 }
 
+static const char *set_rate(cmd_parms *cmd, void *cfg, const char *n, const char *secs)
+{
+    dir_cfg *c = cfg;
+    if (!secs && strcasecmp(n, "off") == 0) {
+        c->rate_requests = 0;
+        c->rate_seconds = 1;
+        note_base(cmd);
+        return NULL;
+    }
+    char *e1 = NULL, *e2 = NULL;
+    apr_int64_t r = apr_strtoi64(n, &e1, 10), t = secs ? apr_strtoi64(secs, &e2, 10) : 0;
+    if (!secs || *e1 || *e2 || r < 1 || r > 100000000 || t < 1 || t > 86400)
+        return apr_psprintf(cmd->pool,
+                            "AgentShopRateLimit: '%s %s' must be <requests> <seconds> (requests "
+                            "1 to 100000000, seconds 1 to 86400), or off",
+                            n, secs ? secs : "");
+    c->rate_requests = r;
+    c->rate_seconds = t;
+    note_base(cmd);
+    return NULL;
+}
+
 static const command_rec cmds[] = {
+    AP_INIT_TAKE12("AgentShopRateLimit", set_rate, NULL, RSRC_CONF | ACCESS_CONF,
+                   "requests allowed per agent key (or client address) in a window of seconds; "
+                   "default 600 60; or off"),
     AP_INIT_TAKE1("AgentShopSigningKeyFile", set_signing_key, NULL, RSRC_CONF | ACCESS_CONF,
                   "file holding the secret (32 bytes or more) that signs confirmation links"),
     AP_INIT_TAKE1("AgentShopKeyPrefix", set_prefix, NULL, RSRC_CONF | ACCESS_CONF,
@@ -228,10 +278,17 @@ static int post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp, s
         return HTTP_INTERNAL_SERVER_ERROR;
     }
     apr_status_t rv = ap_global_mutex_create(&write_mutex, NULL, WRITE_MUTEX, NULL, s, pconf, 0);
+    if (rv == APR_SUCCESS)
+        rv = ap_global_mutex_create(&rate_mutex, NULL, RATE_MUTEX, NULL, s, pconf, 0);
+    if (rv == APR_SUCCESS)
+        rv = apr_shm_create(&rate_shm, RATE_SLOTS * sizeof(rate_slot), NULL, pconf);
     if (rv != APR_SUCCESS) {
-        ap_log_error(APLOG_MARK, APLOG_CRIT, rv, s, "mod_agentshop: cannot create its mutex");
+        ap_log_error(APLOG_MARK, APLOG_CRIT, rv, s,
+                     "mod_agentshop: cannot create its mutexes or shared memory");
         return HTTP_INTERNAL_SERVER_ERROR;
     }
+    rate_table = apr_shm_baseaddr_get(rate_shm);
+    memset(rate_table, 0, RATE_SLOTS * sizeof(rate_slot));
     return OK;
 }
 
@@ -240,6 +297,8 @@ static void child_init(apr_pool_t *p, server_rec *s)
     if (!write_mutex) return;
     apr_status_t rv =
         apr_global_mutex_child_init(&write_mutex, apr_global_mutex_lockfile(write_mutex), p);
+    if (rv == APR_SUCCESS)
+        rv = apr_global_mutex_child_init(&rate_mutex, apr_global_mutex_lockfile(rate_mutex), p);
     if (rv != APR_SUCCESS)
         ap_log_error(APLOG_MARK, APLOG_CRIT, rv, s, "mod_agentshop: cannot attach its mutex");
 }
@@ -457,6 +516,127 @@ static int post_read_request(request_rec *r)
     return DECLINED;
 }
 
+/* Errors httpd sends with its own page before any <Location> applies (a request
+ * line over LimitRequestLine, headers over LimitRequestFieldSize): when the
+ * request line names one of our bases, the page is replaced by the JSON error. */
+static const char *JSON_ERROR_FILTER = "AGENTSHOP_JSON_ERROR";
+
+static const char *request_line_path(request_rec *r)
+{
+    const char *line = r->the_request;
+    if (!line) return NULL;
+    const char *sp = strchr(line, ' ');
+    return sp && sp[1] == '/' ? sp + 1 : NULL;
+}
+
+static void insert_error_filter(request_rec *r)
+{
+    const char *path = request_line_path(r);
+    if (r->status < 400 || !path || !base_of(path)) return;
+    if (r->handler && strcmp(r->handler, "agentshop") == 0 && r->prev) return;
+    ap_add_output_filter(JSON_ERROR_FILTER, NULL, r, r->connection);
+}
+
+static apr_status_t json_error_filter(ap_filter_t *f, apr_bucket_brigade *bb)
+{
+    request_rec *r = f->r;
+    apr_brigade_cleanup(bb); /* httpd's HTML page */
+    ap_remove_output_filter(f);
+    as_response resp = {0};
+    as_respond_http_status(&resp, r->status);
+    char *s = json_dumps(resp.body, JSON_COMPACT);
+    as_response_clear(&resp);
+    if (!s) return APR_ENOMEM;
+    ap_set_content_type(r, "application/json");
+    apr_table_unset(r->headers_out, "Content-Length");
+    char *body = apr_pstrcat(r->pool, s, "\n", NULL);
+    free(s);
+    ap_set_content_length(r, (apr_off_t)strlen(body));
+    APR_BRIGADE_INSERT_TAIL(bb, apr_bucket_pool_create(body, strlen(body), r->pool,
+                                                       f->c->bucket_alloc));
+    APR_BRIGADE_INSERT_TAIL(bb, apr_bucket_eos_create(f->c->bucket_alloc));
+    return ap_pass_brigade(f->next, bb);
+}
+
+/* FNV-1a: spreads identities over the table; never 0 (0 marks a free slot). */
+static apr_uint64_t rate_key(const char *a, const char *b)
+{
+    apr_uint64_t h = 1469598103934665603ULL;
+    for (const char *s = a; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    h = (h ^ '\n') * 1099511628211ULL;
+    for (const char *s = b; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h ? h : 1;
+}
+
+/* Counts one request in a fixed window; 0 when allowed, else seconds to wait.
+ * Called with rate_mutex held. */
+static int rate_count(apr_uint64_t key, apr_int64_t now, apr_int64_t limit, apr_int64_t secs)
+{
+    rate_slot *use = NULL, *free_slot = NULL, *oldest = NULL;
+    for (int i = 0; i < RATE_PROBES; i++) {
+        rate_slot *sl = &rate_table[(key + (apr_uint64_t)i) % RATE_SLOTS];
+        if (sl->key == key) {
+            use = sl;
+            break;
+        }
+        if (!free_slot && (sl->key == 0 || sl->expires <= now)) free_slot = sl;
+        if (!oldest || sl->expires < oldest->expires) oldest = sl;
+    }
+    if (!use) { /* a new window: a free slot, or the one that ends soonest */
+        use = free_slot ? free_slot : oldest;
+        use->key = key;
+        use->expires = 0;
+    }
+    if (use->expires <= now) {
+        use->expires = now + secs;
+        use->count = 0;
+    }
+    if (use->count < 0xffffffffu) use->count++;
+    return (apr_int64_t)use->count > limit ? (int)(use->expires - now) : 0;
+}
+
+/* Per agent key (a well-formed Bearer key) or else per client address, at the
+ * location's limit; and per address for every request at ten times it, so
+ * made-up keys cannot escape the address's limit. 0, or seconds to wait. */
+static int rate_limited(request_rec *r, const dir_cfg *c, const as_config *cfg,
+                        apr_int64_t *limit, const char **who)
+{
+    apr_int64_t n = c->rate_requests != UNSET ? c->rate_requests : DEFAULT_RATE_REQUESTS;
+    apr_int64_t secs = c->rate_seconds != UNSET ? c->rate_seconds : DEFAULT_RATE_SECONDS;
+    if (n == 0 || !rate_table || !rate_mutex) return 0;
+    const char *auth = apr_table_get(r->headers_in, "Authorization");
+    const char *key = auth && strncasecmp(auth, "Bearer ", 7) == 0 ? auth + 7 : NULL;
+    size_t pl = strlen(cfg->key_prefix);
+    int keyed = key && strncmp(key, cfg->key_prefix, pl) == 0 &&
+                strncmp(key + pl, "_sk_test_", 9) == 0 && strlen(key + pl + 9) == 32;
+    const char *base = c->base ? c->base : "/v1";
+    const char *ip = r->useragent_ip ? r->useragent_ip : "unknown";
+    apr_int64_t now = apr_time_sec(apr_time_now());
+    apr_status_t rv = apr_global_mutex_lock(rate_mutex);
+    if (rv != APR_SUCCESS) {
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, rv, r, "rate limit: cannot take its mutex");
+        return 0; /* fail open: availability over throttling */
+    }
+    int w1 = rate_count(rate_key(base, keyed ? key : apr_pstrcat(r->pool, "ip:", ip, NULL)),
+                        now, n, secs);
+    int w2 = rate_count(rate_key(base, apr_pstrcat(r->pool, "all:", ip, NULL)), now, n * 10,
+                        secs);
+    apr_global_mutex_unlock(rate_mutex);
+    if (w1) {
+        *limit = n;
+        *who = keyed ? "this agent key" : "this client address";
+        return w1 < 1 ? 1 : w1;
+    }
+    if (w2) {
+        *limit = n * 10;
+        *who = "this client address (all its requests)";
+        return w2 < 1 ? 1 : w2;
+    }
+    return 0;
+}
+
 static int agentshop_handler(request_rec *r)
 {
     if (!r->handler || strcmp(r->handler, "agentshop") != 0) return DECLINED;
@@ -486,6 +666,20 @@ static int agentshop_handler(request_rec *r)
     /* An error httpd raised inside our location arrives here via ErrorDocument. */
     if (r->prev && apr_table_get(r->subprocess_env, "REDIRECT_STATUS")) {
         as_respond_http_status(&resp, r->prev->status);
+        return write_response(r, &resp);
+    }
+    apr_int64_t limit = 0;
+    const char *who = NULL;
+    int wait = rate_limited(r, c, &cfg, &limit, &who);
+    if (wait > 0) {
+        apr_int64_t secs = c->rate_seconds != UNSET ? c->rate_seconds : DEFAULT_RATE_SECONDS;
+        as_respond_error(&resp, 429, "RATE_LIMITED", NULL,
+                         apr_psprintf(r->pool,
+                                      "Too many requests: %s may make %" APR_INT64_T_FMT
+                                      " requests per %" APR_INT64_T_FMT
+                                      " seconds. Retry after %d seconds.",
+                                      who, limit, secs, wait));
+        resp.retry_after = wait;
         return write_response(r, &resp);
     }
     const char *path = api_path(r, c);
@@ -523,6 +717,8 @@ static void register_hooks(apr_pool_t *p)
     ap_hook_post_config(post_config, NULL, after_dbd, APR_HOOK_MIDDLE);
     ap_hook_post_read_request(post_read_request, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_child_init(child_init, NULL, NULL, APR_HOOK_MIDDLE);
+    ap_hook_insert_error_filter(insert_error_filter, NULL, NULL, APR_HOOK_MIDDLE);
+    ap_register_output_filter(JSON_ERROR_FILTER, json_error_filter, NULL, AP_FTYPE_CONTENT_SET);
     ap_hook_handler(agentshop_handler, NULL, NULL, APR_HOOK_MIDDLE);
 }
 

@@ -23,6 +23,8 @@ fi
 if [ ! -e "$db" ]; then
     echo "Creating the demo database $db"
     bin/agentshopctl --params "$db" init --demo >/dev/null
+else
+    bin/agentshopctl --params "$db" init >/dev/null # adds what a newer version needs
 fi
 # The secret that signs confirmation links: made once, kept beside the database.
 keyfile="$(dirname "$db")/signing.key"

@@ -294,6 +294,9 @@ static apr_status_t sqlite_pragmas(apr_pool_t *p, const apr_dbd_driver_t *d, apr
         "PRAGMA journal_mode = WAL",
         "PRAGMA foreign_keys = ON",
         "PRAGMA synchronous = FULL",
+        /* No connection checkpoints on its own (SQLite 3.40's WAL-reset bug):
+         * the module checkpoints from one place, see as_db_checkpoint. */
+        "PRAGMA wal_autocheckpoint = 0",
     };
     for (size_t i = 0; i < sizeof(pragmas) / sizeof(pragmas[0]); i++) {
         apr_dbd_results_t *res = NULL;
@@ -435,8 +438,32 @@ int as_db_write_lock(as_db *db)
 void as_db_write_unlock(as_db *db)
 {
     if (!db->locked) return;
+    if (!db->trans) as_db_checkpoint_maybe(db); /* between writes, still holding the lock */
     db->locked = 0;
     db->unlock(db);
+}
+
+/* Every this many commits a process checkpoints the WAL, holding the writer
+ * lock: no two checkpoints, nor a checkpoint and a commit, ever overlap. */
+#define CHECKPOINT_EVERY 64
+static unsigned commits_since_checkpoint; /* guarded by the writer lock */
+
+void as_db_checkpoint_maybe(as_db *db)
+{
+    if (db->pg || !db->locked || ++commits_since_checkpoint < CHECKPOINT_EVERY) return;
+    commits_since_checkpoint = 0;
+    apr_dbd_results_t *res = NULL;
+    apr_dbd_row_t *row = NULL;
+    int rv = apr_dbd_select(db->driver, db->pool, db->handle, &res,
+                            "PRAGMA wal_checkpoint(PASSIVE)", 0);
+    if (rv) {
+        if (db->log)
+            db->log(db->log_baton, apr_psprintf(db->pool, "checkpoint failed: %s",
+                                                apr_dbd_error(db->driver, db->handle, rv)));
+        return;
+    }
+    while (apr_dbd_get_row(db->driver, db->pool, res, &row, -1) == 0) {
+    }
 }
 
 as_db_rec as_db_copy_row(as_db *db, apr_dbd_results_t *res, apr_dbd_row_t *row)

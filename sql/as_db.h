@@ -31,6 +31,10 @@ typedef struct as_db {
     int locked;
 } as_db;
 
+/* Every CHECKPOINT_EVERY writes, while the writer lock is still held, one
+ * PASSIVE checkpoint (called by as_db_write_unlock). */
+void as_db_checkpoint_maybe(as_db *db);
+
 /* Take and release the writer lock (no-ops on PostgreSQL or without a lock). */
 int as_db_write_lock(as_db *db);
 void as_db_write_unlock(as_db *db);

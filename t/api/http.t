@@ -5,6 +5,7 @@ use warnings FATAL => 'all';
 use FindBin;
 use lib "$FindBin::Bin/../lib";
 use Test::More;
+use Apache::TestRequest ();
 use AgentShop::Test;
 
 my ($res, $v) = api_get('');
@@ -47,5 +48,31 @@ for my $p (@paths) {
       || ref $v ne 'HASH' || ($res->code >= 400 && !defined $v->{error});
 }
 is_deeply(\@bad, [], 'no hostile path or query string gets HTML, a server error or a non-error body');
+
+# Requests httpd refuses while reading them, before any URL mapping: still JSON.
+use IO::Socket::INET;
+sub raw {
+    my ($request) = @_;
+    my $sock = IO::Socket::INET->new(PeerAddr => Apache::TestRequest::hostport(), Timeout => 10)
+      or die "connect: $!";
+    print $sock $request;
+    local $/;
+    my $reply = <$sock> // '';
+    close $sock;
+    my ($status) = $reply =~ m{^HTTP/1\.\d (\d+)};
+    my ($ctype) = $reply =~ m{^Content-Type: ([^\r\n]+)}mi;
+    my ($body) = $reply =~ m{\r\n\r\n(.*)\z}s;
+    return ($status // 0, $ctype // '', $body // '');
+}
+my ($st, $ct, $body) = raw('GET /v1/search?q=' . ('a' x 9000) . " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+is($st, 414, 'a request line over LimitRequestLine: 414');
+like($ct, qr{^application/json}, '... as JSON');
+like($body, qr/"error":"URI_TOO_LONG"/, '... with the error object');
+($st, $ct, $body) = raw("GET /v1/search HTTP/1.1\r\nHost: x\r\nX-Huge: " . ('b' x 9000) . "\r\nConnection: close\r\n\r\n");
+is($st, 400, 'a header over LimitRequestFieldSize: 400');
+like($ct, qr{^application/json}, '... as JSON');
+like($body, qr/"error":"VALIDATION_ERROR"/, '... with the error object');
+($st, $ct) = raw('GET /not-the-api/' . ('a' x 9000) . " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+unlike($ct, qr{json}, 'other paths keep httpd\'s own page');
 
 done_testing();

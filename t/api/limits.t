@@ -1,0 +1,73 @@
+# Limits: rate limiting per agent key and per client address (shared by all
+# child processes), JSON nesting depth, and the SQLite WAL kept in check.
+use strict;
+use warnings FATAL => 'all';
+use FindBin;
+use lib "$FindBin::Bin/../lib";
+use Test::More;
+use AgentShop::Test;
+
+# ---- AgentShopRateLimit 5 60 on /limited/v1 ----
+{
+    local $AgentShop::Test::BASE = '/limited/v1';
+    my @codes = map { (api_get('/search?limit=1'))[0]->code } 1 .. 5;
+    is_deeply(\@codes, [ (200) x 5 ], 'five requests from one address are allowed');
+    my ($res, $v) = api_get('/search?limit=1');
+    is_json_error($res, $v, 429, 'RATE_LIMITED', 'the sixth is 429 RATE_LIMITED');
+    my $ra = $res->header('Retry-After') // 0;
+    ok($ra >= 1 && $ra <= 60, "... with Retry-After ($ra s)");
+    like($v->{message}, qr/5 requests per 60 seconds/, '... saying what the limit is');
+    ($res, $v) = api_get('/devices');
+    is($res->code, 429, '... on every endpoint of the location');
+
+    my ($ua, $ka) = new_agent();
+    my ($ub, $kb) = new_agent();
+    @codes = map { (api_get('/mandates/current', agent_headers($ka)))[0]->code } 1 .. 5;
+    ok(!grep({ $_ == 429 } @codes), 'an agent key has its own allowance, apart from the address');
+    ($res, $v) = api_get('/mandates/current', agent_headers($ka));
+    is_json_error($res, $v, 429, 'RATE_LIMITED', 'its sixth request is 429');
+    like($v->{message}, qr/agent key/, '... naming the agent key');
+    ($res) = api_get('/mandates/current', agent_headers($kb));
+    isnt($res->code, 429, 'another key is not affected');
+
+    # Made-up keys cannot escape the address: every request also counts against
+    # the address, at ten times the limit (50 here).
+    my ($limited_at, $msg);
+    for my $i (1 .. 60) {
+        my $fake = 'agentshop_sk_test_' . join '', map { ('a' .. 'z')[ int rand 26 ] } 1 .. 32;
+        ($res, $v) = api_get('/search?limit=1', agent_headers($fake));
+        if ($res->code == 429) { ($limited_at, $msg) = ($i, $v->{message}); last }
+    }
+    ok($limited_at, "rotating made-up keys hits the address's ceiling (after $limited_at more)");
+    like($msg // '', qr/client address/, '... which the message names');
+}
+my ($res, $v) = api_get('/search?limit=1');
+is($res->code, 200, 'the limits of /limited/v1 do not touch /v1');
+
+# ---- JSON nesting ----
+my ($u, $k) = new_agent();
+my $deep = '{"sku":' . ('[' x 20) . ('1') . (']' x 20) . '}';
+($res, $v) = post_json('/quotes', agent_headers($k), $deep);
+is_json_error($res, $v, 400, 'VALIDATION_ERROR', 'a body nested 20 levels deep is 400');
+is($v->{field}, 'body', '... naming the body');
+like($v->{message}, qr/16 levels/, '... and the limit');
+($res, $v) = post_json('/quotes', agent_headers($k), '{"sku":"[[[[[[[[[[[[[[[[[[[[[[[[[["}');
+is_json_error($res, $v, 400, 'VALIDATION_ERROR', 'brackets inside a string are not nesting');
+is($v->{field}, 'sku', '... the sku is refused for what it is');
+($res, $v) = post_json('/quotes', agent_headers($k), "{\"sku\":\"AB\\u0000CD\"}");
+is_json_error($res, $v, 400, 'VALIDATION_ERROR', 'a NUL inside a string is refused');
+($res, $v) = post_json('/quotes', agent_headers($k), "{\"sku\":\"\xff\xfe\"}");
+is_json_error($res, $v, 400, 'VALIDATION_ERROR', 'invalid UTF-8 is refused');
+($res, $v) = post_json('/quotes', agent_headers($k), '{"sku":"HS-0001","quantity":99999999999999999999999}');
+is_json_error($res, $v, 400, 'VALIDATION_ERROR', 'a number out of any range is refused');
+
+# ---- the WAL stays bounded: the module checkpoints it from one place ----
+my $wal = Apache::Test::vars('serverroot') . '/var/agentshop.db-wal';
+my ($p) = grep { $_->{source}{availability} eq 'in_stock' } @{ demo_data('products') };
+my $before = -s $wal // 0;
+for (1 .. 600) { post_json('/quotes', agent_headers($k), { sku => $p->{sku} }) }
+my $growth = (-s $wal // 0) - $before;
+# without checkpoints 600 writes grow it by about 5.7 MB; with them by far less
+cmp_ok($growth, '<', 1.5 * 1024 * 1024, "600 more writes grow the WAL by $growth bytes only");
+
+done_testing();

@@ -1,0 +1,219 @@
+/* libFuzzer harness: the whole router, as_handle, against the in-memory store
+ * of fuzz_store.h.
+ *
+ * Input: four control bytes, then text.
+ *   byte 0  bits 0-2 method: GET HEAD POST PUT DELETE POST GET POST
+ *           bits 3-5 Idempotency-Key: k-fresh, none, k-replay (a finished record
+ *                    with the same body), k-busy (in flight), k-other (another
+ *                    body), k-badjson (a corrupt record), "" (empty), "a b" (bad)
+ *           bit 6    Accept: text/html
+ *           bit 7    Content-Type: application/x-www-form-urlencoded (else JSON)
+ *   byte 1  bits 0-1 identity: 0 a valid key and Service-Agent, 1 none,
+ *                    2 both headers from the text (see below), 3 valid
+ *           bits 2-3 what key_by_hash answers: u1, revoked, another hash, u2
+ *           bit 4    no signing key configured
+ *           bit 5    no base URL
+ *           bits 6-7 clock: now, +2 hours, +40 days, -1 day
+ *   byte 2  store function to fail (fuzz_store.h FZ_OP_*; >= FZ_OP_N: none)
+ *   byte 3  bits 0-2 which call of it fails (0: every call)
+ *           bits 3-4 code: AS_EDB, AS_ENOTFOUND, AS_ECONFLICT, AS_EDB (a code
+ *                    the function may not return per as_store.h becomes AS_EDB)
+ *   text    path '\n' query '\n' body         (identity 0, 1, 3)
+ *           path '\n' query '\n' Authorization '\n' Service-Agent '\n' body  (2)
+ *           An empty query line means no query string. "@TOKEN@" in the query or
+ *           body becomes the valid signed token of /confirmations/<id> when the
+ *           store has that confirmation, so the decision logic is reachable.
+ *
+ * Invariants (abort() when broken), besides the sanitizers and the store's own
+ * checks (transactions, schema constraints: see fuzz_store.h):
+ *   - the status is 200..599; a 405 names the allowed methods;
+ *   - a response that is not an HTML page has a JSON body that json_dumps can
+ *     encode (the glue answers 500 "could not be encoded" otherwise);
+ *   - a JSON body of a status >= 400 is an object with string error and message;
+ *   - no transaction is left open. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "as_api.h"
+#include "as_crypto.h"
+#include "as_mem.h"
+#include "fuzz_store.h"
+
+#define VALID_KEY "agentshop_sk_test_0123456789abcdefABCDEF0123456789"
+#define VALID_AGENT "shopbot/1.0"
+
+static const unsigned char signing_key[32] = "fuzz-signing-key-0123456789abcde";
+
+static void fz_log(void *baton, int level, const char *msg)
+{
+    (void)baton;
+    FZ_ASSERT(msg != NULL && level >= 0 && level <= 7, "log: bad message or level");
+}
+
+/* A NUL-terminated malloc'd copy of [s, s+n): exact size, so ASan sees overreads. */
+static char *dup_n(const char *s, size_t n)
+{
+    char *d = malloc(n + 1);
+    if (!d) abort();
+    memcpy(d, s, n);
+    d[n] = '\0';
+    return d;
+}
+
+/* The next line of [*p, end) as a malloc'd string; NULL when the input ran out. */
+static char *next_line(const char **p, const char *end)
+{
+    if (*p > end) return NULL;
+    const char *nl = memchr(*p, '\n', (size_t)(end - *p));
+    const char *stop = nl ? nl : end;
+    char *s = dup_n(*p, (size_t)(stop - *p));
+    *p = nl ? nl + 1 : end + 1;
+    return s;
+}
+
+/* Replaces every "@TOKEN@" in s (malloc'd, length *n) with tok. */
+static char *subst_token(char *s, size_t *n, const char *tok)
+{
+    static const char mark[] = "@TOKEN@";
+    const size_t ml = sizeof(mark) - 1, tl = strlen(tok);
+    if (!s || !tok) return s;
+    size_t count = 0;
+    for (size_t i = 0; i + ml <= *n; i++)
+        if (memcmp(s + i, mark, ml) == 0) count++, i += ml - 1;
+    if (!count) return s;
+    size_t out_n = *n + count * tl - count * ml, o = 0;
+    char *d = malloc(out_n + 1);
+    if (!d) abort();
+    for (size_t i = 0; i < *n;) {
+        if (i + ml <= *n && memcmp(s + i, mark, ml) == 0) {
+            memcpy(d + o, tok, tl);
+            o += tl;
+            i += ml;
+        } else {
+            d[o++] = s[i++];
+        }
+    }
+    d[o] = '\0';
+    free(s);
+    *n = out_n;
+    return d;
+}
+
+/* The token core signs for a stored confirmation (as_buy_api.c's formula). */
+static const char *token_for_path(as_mem *m, const char *path)
+{
+    static const char pre[] = "/confirmations/";
+    if (!path || strncmp(path, pre, sizeof(pre) - 1) != 0) return NULL;
+    const char *id = path + sizeof(pre) - 1;
+    for (size_t i = 0; i < FZ_N_CONFS; i++)
+        if (strcmp(fz_confs[i].id, id) == 0) {
+            const char *msg =
+                as_printf(m, "agentshop-confirmation:v1:%s:%s:%lld", fz_confs[i].id,
+                          fz_confs[i].order_id, (long long)fz_confs[i].expires_at);
+            return as_hmac_b64url(m, signing_key, sizeof(signing_key), msg);
+        }
+    return NULL;
+}
+
+static void check_response(const as_response *resp, const char *method)
+{
+    FZ_ASSERT(resp->status >= 200 && resp->status <= 599, "status %d", resp->status);
+    FZ_ASSERT(resp->retry_after >= 0, "retry_after %d", resp->retry_after);
+    if (resp->status == 405) FZ_ASSERT(resp->allow && *resp->allow, "405 without Allow");
+    if (!resp->html) {
+        FZ_ASSERT(resp->body != NULL, "%s: status %d without a JSON body (the glue would answer 500)",
+                  method, resp->status);
+        char *s = json_dumps(resp->body, JSON_COMPACT | JSON_REAL_PRECISION(12));
+        FZ_ASSERT(s != NULL, "status %d: the body cannot be encoded", resp->status);
+        free(s);
+    }
+    if (resp->body && resp->status >= 400) {
+        FZ_ASSERT(json_is_object(resp->body), "status %d: the error body is not an object",
+                  resp->status);
+        FZ_ASSERT(json_is_string(json_object_get(resp->body, "error")),
+                  "status %d: no string 'error'", resp->status);
+        FZ_ASSERT(json_is_string(json_object_get(resp->body, "message")),
+                  "status %d: no string 'message'", resp->status);
+    }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static const char *const methods[8] = {"GET", "HEAD", "POST", "PUT",
+                                           "DELETE", "POST", "GET", "POST"};
+    static const char *const idem_keys[8] = {"k-fresh", NULL,        "k-replay", "k-busy",
+                                             "k-other", "k-badjson", "",         "a b"};
+    static const int64_t clock_offsets[4] = {0, 2 * 3600, 40 * 86400, -86400};
+    static const int fail_codes[4] = {AS_EDB, AS_ENOTFOUND, AS_ECONFLICT, AS_EDB};
+    if (size < 4) return 0;
+    const uint8_t b0 = data[0], b1 = data[1], b2 = data[2], b3 = data[3];
+    const char *p = (const char *)data + 4, *end = (const char *)data + size;
+
+    static fz_db db; /* large: keep it off the stack */
+    fz_db_reset(&db);
+    db.key_mode = (b1 >> 2) & 3;
+    db.fail_op = b2 < FZ_OP_N ? b2 : FZ_OP_NONE;
+    db.fail_nth = b3 & 7;
+    db.fail_rc = fail_codes[(b3 >> 3) & 3];
+    as_store store = fz_store_make(&db);
+
+    as_arena *arena = as_arena_create();
+    as_mem mem = as_arena_mem(arena);
+    as_config cfg;
+    as_config_defaults(&cfg);
+    if (!(b1 & 0x10)) {
+        cfg.signing_key = signing_key;
+        cfg.signing_key_len = sizeof(signing_key);
+    }
+    as_ctx ctx = {&mem, &store, &cfg, FZ_NOW + clock_offsets[b1 >> 6], fz_log, NULL};
+
+    char *path = next_line(&p, end), *query = next_line(&p, end);
+    char *auth = NULL, *agent = NULL;
+    int identity = b1 & 3;
+    if (identity == 2) {
+        auth = next_line(&p, end);
+        agent = next_line(&p, end);
+    }
+    size_t body_len = p <= end ? (size_t)(end - p) : 0;
+    char *body = p <= end ? dup_n(p, body_len) : NULL;
+    if (query && !*query) {
+        free(query);
+        query = NULL;
+    }
+    const char *tok = token_for_path(&mem, path);
+    size_t qn = query ? strlen(query) : 0;
+    query = subst_token(query, &qn, tok);
+    body = subst_token(body, &body_len, tok);
+
+    as_request req = {
+        .method = methods[b0 & 7],
+        .path = path ? path : "",
+        .query = query,
+        .body = body,
+        .body_len = body_len,
+        .content_type = (b0 & 0x80) ? "application/x-www-form-urlencoded" : "application/json",
+        .accept = (b0 & 0x40) ? "text/html,application/xhtml+xml" : "application/json",
+        .authorization = identity == 1 ? NULL : identity == 2 ? auth : "Bearer " VALID_KEY,
+        .service_agent = identity == 1 ? NULL : identity == 2 ? agent : VALID_AGENT,
+        .idempotency_key = idem_keys[(b0 >> 3) & 7],
+        .base_url = (b1 & 0x20) ? NULL : "https://shop.example/v1",
+    };
+    as_response resp;
+    as_handle(&ctx, &req, &resp);
+    check_response(&resp, req.method);
+    FZ_ASSERT(!db.in_tx, "a transaction was left open");
+    as_response_clear(&resp);
+    FZ_ASSERT(resp.body == NULL, "as_response_clear left a body");
+
+    as_arena_destroy(arena);
+    free(path);
+    free(query);
+    free(auth);
+    free(agent);
+    free(body);
+    return 0;
+}

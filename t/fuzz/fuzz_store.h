@@ -1,0 +1,1149 @@
+/* An in-memory as_store for fuzz_api.c: the catalogue of t/unit/fake_store.h
+ * (without cmocka) plus agents, mandates, quotes, orders, confirmations,
+ * returns and Idempotency-Key records, so every route reaches its logic.
+ *
+ * State that writes change (order status and timeline, stock, confirmation
+ * status, quotes turned into orders) lives in fz_state, reset for every input;
+ * begin/rollback snapshot and restore it. The store also checks what a real
+ * store's schema and transactions would enforce, and abort()s on:
+ *   - a nested begin, or a transaction left open at the end of a request;
+ *   - a multi-step write (order, stock, event, confirmation, return) outside a
+ *     transaction;
+ *   - rows that break the schema's NOT NULL / CHECK constraints.
+ * Failures can be injected: fz_db.fail_op names one store function, fail_nth
+ * which call of it fails (0: every call), fail_rc the code (only codes the
+ * function may return per as_store.h; otherwise AS_EDB). */
+#ifndef FUZZ_STORE_H
+#define FUZZ_STORE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <jansson.h>
+
+#include "as_catalog.h"
+#include "as_commerce.h"
+#include "as_mem.h"
+#include "as_store.h"
+#include "as_util.h"
+
+#define FZ_NOW 1772445600LL /* 2026-03-02T10:00:00Z */
+#define FZ_TODAY (FZ_NOW / 86400)
+#define FZ_N(a) (sizeof(a) / sizeof((a)[0]))
+
+#define FZ_FAIL(...)                                                                               \
+    do {                                                                                           \
+        fprintf(stderr, "fuzz invariant violated: ");                                              \
+        fprintf(stderr, __VA_ARGS__);                                                              \
+        fprintf(stderr, "\n");                                                                     \
+        abort();                                                                                   \
+    } while (0)
+#define FZ_ASSERT(cond, ...)                                                                       \
+    do {                                                                                           \
+        if (!(cond)) FZ_FAIL(__VA_ARGS__);                                                         \
+    } while (0)
+
+/* ---- the store functions, for failure injection ---- */
+enum {
+    FZ_OP_NONE,
+    FZ_OP_MERCHANTS,
+    FZ_OP_DEVICES,
+    FZ_OP_DEVICE_BY_SLUG,
+    FZ_OP_PRODUCT_BY_SKU,
+    FZ_OP_SEARCH,
+    FZ_OP_BEGIN,
+    FZ_OP_COMMIT,
+    FZ_OP_ROLLBACK,
+    FZ_OP_KEY_BY_HASH,
+    FZ_OP_MANDATE_CURRENT,
+    FZ_OP_MANDATE_GET,
+    FZ_OP_MANDATE_SPENT,
+    FZ_OP_QUOTE_INSERT,
+    FZ_OP_QUOTE_GET,
+    FZ_OP_ORDER_INSERT,
+    FZ_OP_ORDER_GET,
+    FZ_OP_ORDER_MOVE,
+    FZ_OP_EVENT_ADD,
+    FZ_OP_ORDERS_EXPIRED,
+    FZ_OP_STOCK_TAKE,
+    FZ_OP_STOCK_GIVE,
+    FZ_OP_CONF_INSERT,
+    FZ_OP_CONF_GET,
+    FZ_OP_CONF_DECIDE,
+    FZ_OP_IDEM_CLAIM,
+    FZ_OP_IDEM_FINISH,
+    FZ_OP_IDEM_RELEASE,
+    FZ_OP_RETURN_INSERT,
+    FZ_OP_RETURN_GET,
+    FZ_OP_RETURN_BY_ORDER,
+    FZ_OP_QUESTION_INSERT,
+    FZ_OP_N
+};
+
+/* Which codes other than AS_EDB each function may return (as_store.h). */
+static const unsigned fz_op_codes[FZ_OP_N] = {
+    [FZ_OP_DEVICE_BY_SLUG] = 1u << AS_ENOTFOUND,  [FZ_OP_PRODUCT_BY_SKU] = 1u << AS_ENOTFOUND,
+    [FZ_OP_KEY_BY_HASH] = 1u << AS_ENOTFOUND,     [FZ_OP_MANDATE_CURRENT] = 1u << AS_ENOTFOUND,
+    [FZ_OP_MANDATE_GET] = 1u << AS_ENOTFOUND,     [FZ_OP_QUOTE_GET] = 1u << AS_ENOTFOUND,
+    [FZ_OP_ORDER_GET] = 1u << AS_ENOTFOUND,       [FZ_OP_CONF_GET] = 1u << AS_ENOTFOUND,
+    [FZ_OP_RETURN_GET] = 1u << AS_ENOTFOUND,      [FZ_OP_RETURN_BY_ORDER] = 1u << AS_ENOTFOUND,
+    [FZ_OP_ORDER_INSERT] = 1u << AS_ECONFLICT,    [FZ_OP_ORDER_MOVE] = 1u << AS_ECONFLICT,
+    [FZ_OP_STOCK_TAKE] = 1u << AS_ECONFLICT,      [FZ_OP_RETURN_INSERT] = 1u << AS_ECONFLICT,
+    [FZ_OP_CONF_DECIDE] = 1u << AS_ECONFLICT,
+};
+
+/* ---- the catalogue (t/unit/fake_store.h's, plus products for questions,
+ * replacements and odd evidence) ---- */
+
+#define FZ_MERCHANT_A {"m-alpha", "Alpha Parts", "NL", "Utrecht", 0.95, 0.99}
+#define FZ_MERCHANT_B {"m-beta", "Beta Supplies", "DE", "Köln", 0.90, 0.97}
+#define FZ_MERCHANT_C {"m-gamma", "Gamma & Co <BE>", "BE", "Gent", 0.5, 0.0}
+
+static const as_merchant fz_merchants[] = {FZ_MERCHANT_A, FZ_MERCHANT_B, FZ_MERCHANT_C};
+
+static const as_device fz_devices[] = {
+    {1, "dyson-v11", "V11 Absolute", "Dyson", "vacuum", "v11 sv14"},
+    {2, "dyson-v8", "V8 Animal", "Dyson", "vacuum", "v8 sv10"},
+    {3, "brita-marella", "Marella", "Brita", "water-jug", "marella xl"},
+    {4, "dyson-v11-torque", "V11 Torque Drive", "Dyson", "vacuum", "v11 sv15"},
+    {5, "hp-deskjet-2720", "DeskJet 2720", "HP", "printer", ""},
+};
+
+/* Offers point at their merchants by value, as the store fills them. */
+static const as_offer fz_offers[] = {
+    {"of-soap-a", FZ_MERCHANT_A, 450, 499, "agent price", 1, 40},   /* 0 SOAP-001 */
+    {"of-soap-b", FZ_MERCHANT_B, 420, 449, "agent price", 3, 12},   /* 1 SOAP-001 */
+    {"of-filt-a", FZ_MERCHANT_A, 2999, 3199, "agent price", 2, 5},  /* 2 FILT-002 */
+    {"of-jug-b", FZ_MERCHANT_B, 1299, 1399, "agent price", 2, 0},   /* 3 JUG-003 */
+    {"of-batt-a", FZ_MERCHANT_A, 15999, 16999, "agent price", 1, 3}, /* 4 BATT-004 */
+    {"of-batt-c", FZ_MERCHANT_C, 14999, 15999, "agent price", 9, 0}, /* 5 BATT-004 */
+    {"of-batt-b", FZ_MERCHANT_B, 15499, 15999, "agent price", 0, 1}, /* 6 BATT-004 */
+    {"of-filt5-b", FZ_MERCHANT_B, 2499, 2599, "agent price", 2, 7}, /* 7 FILT-005 */
+    {"of-filt5-c", FZ_MERCHANT_C, 2399, 2599, "agent price", 4, 2}, /* 8 FILT-005 */
+    {"of-ink-a", FZ_MERCHANT_A, 1999, 2099, "agent price", 1, 100}, /* 9 INK-006 */
+};
+#define FZ_N_OFFERS FZ_N(fz_offers)
+
+static const as_spec_row fz_soap_specs[] = {
+    {"volume", "Volume", "performance", "ml", "500", "502", 2},
+    {"scent", "Scent", "categorical", NULL, "\"lavender\"", "\"lavender\"", 0},
+};
+static const as_spec_row fz_filt_specs[] = {
+    {"filtration", "Filtration", "performance", "%", "99.97", "92.1", 1},
+    {"washable", "Washable", "categorical", NULL, "true", "false", 0},
+};
+static const as_spec_row fz_batt_specs[] = {
+    {"capacity_mah", "Capacity", "performance", "mAh", "3000", "2810", 5},
+    {"voltage_v", "Voltage", "categorical", "V", "25.2", "25.2", 0},
+    {"chemistry", "Chemistry", "categorical", NULL, "\"Li-ion\"", "\"li-ion\"", 0},
+    {"weight_g", "Weight", "info", "g", "420", "433", 0},
+    {"runtime_min", "Runtime", "performance", "min", "60", NULL, 10},
+    {"pack_contents", "In the box", "categorical", NULL, "[\"battery\",\"screws\"]",
+     "[\"screws\",\"battery\"]", 0},
+    {"colour", "Colour", "categorical", NULL, NULL, "\"purple\"", 0},
+    {"ph", "pH", "info", "", "7", "\"n/a\"", 0},
+};
+static const as_spec_row fz_filt5_specs[] = {
+    {"filter_efficiency_pct", "Filter efficiency", "performance", "%", "99.5", "99.6", 1},
+    {"diameter_mm", "Diameter", "categorical", "mm", "80", "80.0", 0},
+    {"lifetime_months", "Lifetime", "info", "months", "12", "[12, 6]", 0},
+};
+static const as_question fz_soap_questions[] = {
+    {"q-1", "Is it vegan?", "{\"text\":\"Yes\"}", "2025-12-01T10:00:00Z"},
+    {"q-2", "Broken answer", "{not json", "2025-12-02T10:00:00Z"},
+};
+
+static const as_product fz_products[] = {
+    {.id = 1,
+     .sku = "SOAP-001",
+     .gtin = "8710000000011",
+     .name = "Lavender hand soap 500 ml",
+     .brand = "Savon",
+     .category = "hand-soap",
+     .part_type = "hand-soap",
+     .description = "Gentle liquid hand soap refill",
+     .image_urls = "[\"https://img.example/soap.jpg\"]",
+     .source_url = "https://shop.example/soap",
+     .source_notes = "[]",
+     .source_checked_at = "2026-01-10T08:00:00Z",
+     .source_product_id = "S1",
+     .availability = "in_stock",
+     .is_demo = true,
+     .verif_status = "verified",
+     .measured_at = "2026-01-05T09:00:00Z",
+     .measured_node = "lab-1",
+     .sample_size = 3,
+     .has_on_time = true,
+     .on_time_rate_90d = 0.96,
+     .return_rate = 0.01,
+     .wrong_item_rate = 0.002,
+     .agent_orders_90d = 120,
+     .orders_per_week = "[1,2,3,4,5,6,7,8,9,10,11,12,13]",
+     .text_rank = 1.0,
+     .specs = (as_spec_row *)fz_soap_specs,
+     .n_specs = FZ_N(fz_soap_specs),
+     .questions = (as_question *)fz_soap_questions,
+     .n_questions = FZ_N(fz_soap_questions)},
+    {.id = 2,
+     .sku = "FILT-002",
+     .name = "HEPA filter for Dyson V11",
+     .brand = "Filtra",
+     .category = "vacuum-parts",
+     .part_type = "filter",
+     .description = "Washable post-motor HEPA filter",
+     .image_urls = "[]",
+     .source_url = "https://shop.example/filter",
+     .source_notes = "[\"claims from the box\"]",
+     .source_checked_at = "2026-01-10T08:00:00Z",
+     .source_product_id = "F2",
+     .availability = "in_stock",
+     .verif_status = "contradicted",
+     .verif_note = "Filtration: claimed 99.97 %, measured 92.1 %",
+     .measured_at = "2026-01-06T09:00:00Z",
+     .measured_node = "lab-1",
+     .sample_size = 2,
+     .return_rate = 0.08,
+     .orders_per_week = "[]",
+     .guarantee = true,
+     .text_rank = 2.0,
+     .specs = (as_spec_row *)fz_filt_specs,
+     .n_specs = FZ_N(fz_filt_specs)},
+    {.id = 3,
+     .sku = "JUG-003",
+     .name = "Maxtra filter cartridge",
+     .brand = "Brita",
+     .category = "coffee-kitchen",
+     .part_type = "jug-filter",
+     .description = "Jug filter cartridge",
+     .image_urls = "[]",
+     .source_url = "https://shop.example/jug",
+     .source_notes = "[]",
+     .source_checked_at = "2026-01-10T08:00:00Z",
+     .source_product_id = "J3",
+     .availability = "out_of_stock",
+     .verif_status = "pending",
+     .orders_per_week = "[]",
+     .text_rank = 3.0},
+    {.id = 4,
+     .sku = "BATT-004",
+     .gtin = "5025155000004",
+     .name = "Replacement battery for Dyson V11 (3000 mAh)",
+     .brand = "PowerCell",
+     .category = "batteries",
+     .part_type = "battery",
+     .description = "Click-in battery pack, Li-ion, with screws",
+     .image_urls = "not json",
+     .source_url = "https://shop.example/battery",
+     .source_notes = "{\"note\":\"an object, not an array\"}",
+     .source_checked_at = "2026-01-11T08:00:00Z",
+     .source_product_id = "B4",
+     .availability = "in_stock",
+     .verif_status = "contradicted",
+     .verif_note = "Capacity: claimed 3000 mAh, measured 2810 mAh",
+     .measured_at = "2026-01-07T09:00:00Z",
+     .sample_size = 5,
+     .has_on_time = true,
+     .on_time_rate_90d = 1.0,
+     .return_rate = 0.0,
+     .wrong_item_rate = 1.0,
+     .agent_orders_90d = 0,
+     .orders_per_week = "[0,0,0,0,0,0,0,0,0,0,0,0,1]",
+     .guarantee = true,
+     .text_rank = 0.5,
+     .specs = (as_spec_row *)fz_batt_specs,
+     .n_specs = FZ_N(fz_batt_specs)},
+    {.id = 5,
+     .sku = "FILT-005",
+     .name = "Pre-motor filter for Dyson V11",
+     .brand = "Filtra",
+     .category = "vacuum-parts",
+     .part_type = "filter",
+     .description = "Washable pre-motor filter",
+     .image_urls = "[\"https://img.example/f5.jpg\", 3]",
+     .source_url = "https://shop.example/f5",
+     .source_notes = "[]",
+     .source_checked_at = "2026-01-12T08:00:00Z",
+     .source_product_id = "F5",
+     .availability = "in_stock",
+     .verif_status = "verified",
+     .measured_at = "2026-01-08T09:00:00Z",
+     .measured_node = "lab-2",
+     .sample_size = 4,
+     .return_rate = 0.02,
+     .wrong_item_rate = 0.01,
+     .orders_per_week = "[3]",
+     .guarantee = true,
+     .text_rank = 2.5,
+     .specs = (as_spec_row *)fz_filt5_specs,
+     .n_specs = FZ_N(fz_filt5_specs)},
+    {.id = 6,
+     .sku = "INK-006",
+     .name = "HP 305 black ink \"XL\" <cartridge>",
+     .brand = "HP",
+     .category = "printer-ink",
+     .part_type = "ink-cartridge",
+     .description = "Black ink & more",
+     .image_urls = "[]",
+     .source_url = "https://shop.example/ink",
+     .source_notes = "[]",
+     .source_checked_at = "2026-01-12T08:00:00Z",
+     .source_product_id = "I6",
+     .availability = "in_stock",
+     .verif_status = "pending",
+     .return_rate = 0.5,
+     .orders_per_week = "[]",
+     .text_rank = 4.0},
+};
+#define FZ_N_PRODUCTS FZ_N(fz_products)
+
+/* Which offers (indexes into fz_offers) each product has. */
+static const struct {
+    size_t first, n;
+} fz_product_offers[FZ_N_PRODUCTS] = {{0, 2}, {2, 1}, {3, 1}, {4, 3}, {7, 2}, {9, 1}};
+
+typedef struct fz_compat {
+    const char *sku;
+    int64_t device_id;
+    as_compat row;
+} fz_compat;
+
+static const fz_compat fz_compats[] = {
+    {"FILT-002", 1,
+     {"dyson-v11", "V11 Absolute", "fits",
+      "[{\"label\":\"Diameter\",\"unit\":\"mm\",\"part_value\":80,\"device_value\":80,"
+      "\"tolerance\":0.5}]",
+      "2026-01-02"}},
+    {"FILT-002", 2,
+     {"dyson-v8", "V8 Animal", "does_not_fit",
+      "[{\"label\":\"Diameter\",\"unit\":\"mm\",\"part_value\":80,\"device_value\":70,"
+      "\"tolerance\":0.5}]",
+      "2026-01-02"}},
+    {"JUG-003", 3,
+     {"brita-marella", "Marella", "fits", "[{\"note\":\"Brand declares fit\",\"by\":\"Brita\"}]",
+      "2026-01-02"}},
+    {"FILT-005", 1,
+     {"dyson-v11", "V11 Absolute", "fits",
+      "[{\"dimension\":\"d\",\"label\":\"Diameter\",\"unit\":\"mm\",\"part_value\":80.2,"
+      "\"device_value\":80,\"tolerance\":0.5,\"method\":\"measured\",\"by\":\"lab-2\",\"at\":"
+      "\"2026-01-03\"},{\"note\":\"Click fit\"},{\"part_value\":\"x\",\"device_value\":1},7]",
+      "2026-01-03"}},
+    {"BATT-004", 1,
+     {"dyson-v11", "V11 Absolute", "fits", "{\"not\":\"an array\"}", "2026-01-04"}},
+    {"BATT-004", 4,
+     {"dyson-v11-torque", "V11 Torque Drive", "does_not_fit", "not json at all", "2026-01-04"}},
+    {"FILT-005", 2, {"dyson-v8", "V8 Animal", "fits", "[]", "2026-01-04"}},
+};
+
+/* ---- agents, mandates, quotes, orders, confirmations, returns ---- */
+
+static const as_mandate fz_mandates[] = {
+    {"md_1", "u1", "active", "hand-soap,vacuum-parts,coffee-kitchen", 50000, 100000, 10000,
+     "2026-12-31", "2026-01-01T00:00:00Z"},
+    {"md_open", "u1", "active", "hand-soap,batteries", 20000, 30000, 0, NULL,
+     "2026-01-01T00:00:00Z"},
+    {"md_exp", "u1", "active", "hand-soap", 50000, 100000, 10000, "2026-01-31",
+     "2025-01-01T00:00:00Z"},
+    {"md_rev", "u1", "revoked", "hand-soap", 50000, 100000, 10000, NULL, "2025-01-01T00:00:00Z"},
+    {"md_u2", "u2", "active", "hand-soap", 50000, 100000, 10000, NULL, "2025-01-01T00:00:00Z"},
+};
+
+#define FZ_Q(id_, user, offer, pid, qty, unit, days, by, dev, fit, guar, created, expires, sku,   \
+             name, cat, mid, mname, ord)                                                           \
+    {id_,  user, offer,   pid,  qty,  unit,  (unit) * (qty), days, by,  dev, fit,                  \
+     guar, created, expires, sku, name, cat, mid, mname, ord}
+
+static const as_quote fz_quotes[] = {
+    FZ_Q("q_ok", "u1", "of-soap-a", 1, 2, 450, 1, "2026-03-03", NULL, NULL, false, FZ_NOW - 60,
+         FZ_NOW + 540, "SOAP-001", "Lavender hand soap 500 ml", "hand-soap", "m-alpha",
+         "Alpha Parts", NULL),
+    FZ_Q("q_big", "u1", "of-filt-a", 2, 5, 2999, 2, "2026-03-04", "dyson-v11", "fits", true,
+         FZ_NOW - 60, FZ_NOW + 540, "FILT-002", "HEPA filter for Dyson V11", "vacuum-parts",
+         "m-alpha", "Alpha Parts", NULL),
+    FZ_Q("q_huge", "u1", "of-filt-a", 2, 10, 9999, 2, "2026-03-04", NULL, NULL, false, FZ_NOW - 60,
+         FZ_NOW + 540, "FILT-002", "HEPA filter for Dyson V11", "vacuum-parts", "m-alpha",
+         "Alpha Parts", NULL),
+    FZ_Q("q_used", "u1", "of-soap-a", 1, 1, 450, 1, "2026-03-03", NULL, NULL, false, FZ_NOW - 60,
+         FZ_NOW + 540, "SOAP-001", "Lavender hand soap 500 ml", "hand-soap", "m-alpha",
+         "Alpha Parts", "ord_placed"),
+    FZ_Q("q_expired", "u1", "of-soap-a", 1, 1, 450, 1, "2026-03-03", NULL, NULL, false,
+         FZ_NOW - 900, FZ_NOW - 300, "SOAP-001", "Lavender hand soap 500 ml", "hand-soap",
+         "m-alpha", "Alpha Parts", NULL),
+    FZ_Q("q_u2", "u2", "of-soap-a", 1, 1, 450, 1, "2026-03-03", NULL, NULL, false, FZ_NOW - 60,
+         FZ_NOW + 540, "SOAP-001", "Lavender hand soap 500 ml", "hand-soap", "m-alpha",
+         "Alpha Parts", NULL),
+    FZ_Q("q_batt", "u1", "of-batt-a", 4, 3, 15999, 1, "2026-03-03", NULL, NULL, false, FZ_NOW - 60,
+         FZ_NOW + 540, "BATT-004", "Replacement battery", "batteries", "m-alpha", "Alpha Parts",
+         NULL),
+    FZ_Q("q_nostock", "u1", "of-jug-b", 3, 1, 1299, 2, "2026-03-04", NULL, NULL, false,
+         FZ_NOW - 60, FZ_NOW + 540, "JUG-003", "Maxtra filter cartridge", "coffee-kitchen",
+         "m-beta", "Beta Supplies", NULL),
+};
+#define FZ_N_QUOTES FZ_N(fz_quotes)
+
+typedef struct fz_order_tpl {
+    as_order o;
+    as_event events[4];
+    size_t n_events;
+} fz_order_tpl;
+
+#define FZ_H 3600LL
+#define FZ_D 86400LL
+#define FZ_O(id_, user, mid, qid, offer, qty, unit, budget, status, cexp, created, sku, name, cat, \
+             ptype, mname, country, by, dev, fit, guar, conf)                                      \
+    {                                                                                              \
+        id_, user, mid, qid, offer, qty, unit, (unit) * (qty), budget, "2026-03",                  \
+            "Restocking the bathroom soap as agreed", "shopbot/1.0", status, cexp, created,        \
+            created, sku, name, cat, ptype, mname, country, by, dev, fit, guar, conf, NULL, 0      \
+    }
+
+static const fz_order_tpl fz_orders[] = {
+    {FZ_O("ord_placed", "u1", "md_1", "q_used", "of-soap-a", 1, 450, 450, "placed", 0, FZ_NOW - 60,
+          "SOAP-001", "Lavender hand soap 500 ml", "hand-soap", "hand-soap", "Alpha Parts", "NL",
+          "2026-03-03", NULL, NULL, false, "conf_done"),
+     {{"placed", "Placed by shopbot/1.0 within mandate md_1.", FZ_NOW - 60}},
+     1},
+    {FZ_O("ord_due", "u1", "md_1", "q_p2", "of-soap-b", 2, 420, 840, "placed", 0, FZ_NOW - 3 * FZ_D,
+          "SOAP-001", "Lavender hand soap 500 ml", "hand-soap", "hand-soap", "Beta Supplies", "DE",
+          "2026-03-01", NULL, NULL, false, NULL),
+     {{"placed", NULL, FZ_NOW - 3 * FZ_D}},
+     1},
+    {FZ_O("ord_shipped", "u1", "md_1", "q_p3", "of-filt-a", 1, 2999, 2999, "shipped", 0,
+          FZ_NOW - 2 * FZ_H * 3, "FILT-002", "HEPA filter for Dyson V11", "vacuum-parts", "filter",
+          "Alpha Parts", "NL", "2026-03-04", "dyson-v11", "fits", true, NULL),
+     {{"placed", "placed", FZ_NOW - 6 * FZ_H}, {"shipped", "Shipped.", FZ_NOW - 5 * FZ_H}},
+     2},
+    {FZ_O("ord_delivered", "u1", "md_1", "q_p4", "of-filt-a", 1, 2999, 2999, "delivered", 0,
+          FZ_NOW - 5 * FZ_D, "FILT-002", "HEPA filter for Dyson V11", "vacuum-parts", "filter",
+          "Alpha Parts", "BE", "2026-02-28", "dyson-v11", "fits", true, NULL),
+     {{"placed", "placed", FZ_NOW - 5 * FZ_D},
+      {"shipped", "Shipped.", FZ_NOW - 4 * FZ_D},
+      {"delivered", "Delivered.", FZ_NOW - 3 * FZ_D}},
+     3},
+    {FZ_O("ord_old", "u1", "md_1", "q_p5", "of-soap-a", 1, 450, 450, "delivered", 0, FZ_NOW - 60 * FZ_D,
+          "SOAP-001", "Lavender hand soap 500 ml", "hand-soap", "hand-soap", "Alpha Parts", "NL",
+          "2026-01-02", NULL, NULL, false, NULL),
+     {{"placed", "placed", FZ_NOW - 60 * FZ_D},
+      {"shipped", "Shipped.", FZ_NOW - 59 * FZ_D},
+      {"delivered", "Delivered.", FZ_NOW - 58 * FZ_D}},
+     3},
+    {FZ_O("ord_await", "u1", "md_1", "q_p6", "of-filt-a", 5, 2999, 14995, "awaiting_confirmation",
+          FZ_NOW + FZ_H, FZ_NOW - 60, "FILT-002", "HEPA filter for Dyson V11", "vacuum-parts",
+          "filter", "Alpha Parts", "NL", "2026-03-04", "dyson-v11", "fits", true, "conf_ok"),
+     {{"awaiting_confirmation", "Above the threshold.", FZ_NOW - 60}},
+     1},
+    {FZ_O("ord_await_exp", "u1", "md_1", "q_p7", "of-soap-a", 3, 4500, 13500, "awaiting_confirmation",
+          FZ_NOW - 10, FZ_NOW - FZ_D, "SOAP-001", "Lavender hand soap 500 ml", "hand-soap",
+          "hand-soap", "Alpha Parts", "NL", "2026-03-02", NULL, NULL, false, "conf_exp"),
+     {{"awaiting_confirmation", "Above the threshold.", FZ_NOW - FZ_D}},
+     1},
+    {FZ_O("ord_cancelled", "u1", "md_1", "q_p8", "of-soap-a", 1, 450, 0, "cancelled", 0,
+          FZ_NOW - 2 * FZ_D, "SOAP-001", "Lavender hand soap 500 ml", "hand-soap", "hand-soap",
+          "Alpha Parts", "NL", "2026-03-01", NULL, NULL, false, NULL),
+     {{"placed", NULL, FZ_NOW - 2 * FZ_D}, {"cancelled", "Cancelled.", FZ_NOW - 2 * FZ_D + 5}},
+     2},
+    {FZ_O("ord_returned", "u1", "md_1", "q_p9", "of-filt-a", 1, 2999, 0, "returned", 0,
+          FZ_NOW - 10 * FZ_D, "FILT-002", "HEPA filter for Dyson V11", "vacuum-parts", "filter",
+          "Alpha Parts", "DE", "2026-02-21", "dyson-v11", "fits", true, NULL),
+     {{"placed", NULL, FZ_NOW - 10 * FZ_D},
+      {"shipped", NULL, FZ_NOW - 9 * FZ_D},
+      {"delivered", NULL, FZ_NOW - 8 * FZ_D},
+      {"returned", "Returned.", FZ_NOW - 7 * FZ_D}},
+     4},
+    {FZ_O("ord_u2", "u2", "md_u2", "q_p10", "of-soap-a", 1, 450, 450, "shipped", 0, FZ_NOW - 2 * FZ_D,
+          "SOAP-001", "Lavender hand soap 500 ml", "hand-soap", "hand-soap", "Alpha Parts", "NL",
+          "2026-03-05", NULL, NULL, false, NULL),
+     {{"placed", NULL, FZ_NOW - 2 * FZ_D}, {"shipped", NULL, FZ_NOW - FZ_D}},
+     2},
+};
+#define FZ_N_ORDERS FZ_N(fz_orders)
+
+static const as_confirmation fz_confs[] = {
+    {"conf_ok", "ord_await", "u1", "pending", FZ_NOW - 60, FZ_NOW + FZ_H, 0},
+    {"conf_exp", "ord_await_exp", "u1", "pending", FZ_NOW - FZ_D, FZ_NOW - 10, 0},
+    {"conf_done", "ord_placed", "u1", "approved", FZ_NOW - FZ_D, FZ_NOW + FZ_D, FZ_NOW - 100},
+    {"conf_lost", "ord_missing", "u1", "pending", FZ_NOW - 60, FZ_NOW + FZ_H, 0},
+};
+#define FZ_N_CONFS FZ_N(fz_confs)
+
+static const as_return fz_returns[] = {
+    {"ret_1", "ord_returned", "u1", "does_not_fit", "too small <b>", "refunded", 2999, "DHL",
+     "RT0123ABCD99", "FILT-005", FZ_NOW - 7 * FZ_D},
+    {"ret_lost", "ord_missing", "u1", "defective", NULL, "pending_inspection", 0, "PostNL",
+     "RT000000000", NULL, FZ_NOW - 7 * FZ_D},
+};
+
+/* ---- mutable state ---- */
+
+#define FZ_MAX_EVENTS 12
+#define FZ_MAX_NEW 4
+
+typedef struct fz_state {
+    const char *order_status[FZ_N_ORDERS];
+    int64_t order_budget[FZ_N_ORDERS], order_updated[FZ_N_ORDERS];
+    as_event events[FZ_N_ORDERS][FZ_MAX_EVENTS];
+    size_t n_events[FZ_N_ORDERS];
+    int64_t stock[FZ_N_OFFERS];
+    const char *quote_order[FZ_N_QUOTES];
+    const char *conf_status[FZ_N_CONFS];
+    int64_t conf_decided[FZ_N_CONFS];
+    bool returned[FZ_N_ORDERS];
+    /* rows inserted by this request (ids live on the request's as_mem) */
+    const char *new_orders[FZ_MAX_NEW];
+    size_t n_new_orders;
+    size_t n_new_events, n_new_confs, n_new_quotes, n_new_returns, n_questions;
+} fz_state;
+
+typedef struct fz_db {
+    fz_state st, snapshot;
+    bool in_tx;
+    int fail_op, fail_nth, fail_rc;
+    int key_mode; /* key_by_hash: 0 u1, 1 revoked, 2 another key's hash, 3 user u2 */
+    int calls[FZ_OP_N];
+} fz_db;
+
+static inline void fz_db_reset(fz_db *db)
+{
+    memset(db, 0, sizeof(*db));
+    for (size_t i = 0; i < FZ_N_ORDERS; i++) {
+        db->st.order_status[i] = fz_orders[i].o.status;
+        db->st.order_budget[i] = fz_orders[i].o.budget_cents;
+        db->st.order_updated[i] = fz_orders[i].o.updated_at;
+        memcpy(db->st.events[i], fz_orders[i].events, fz_orders[i].n_events * sizeof(as_event));
+        db->st.n_events[i] = fz_orders[i].n_events;
+        db->st.returned[i] = strcmp(fz_orders[i].o.status, "returned") == 0;
+    }
+    for (size_t i = 0; i < FZ_N_OFFERS; i++)
+        db->st.stock[i] = fz_offers[i].stock;
+    for (size_t i = 0; i < FZ_N_QUOTES; i++)
+        db->st.quote_order[i] = fz_quotes[i].order_id;
+    for (size_t i = 0; i < FZ_N_CONFS; i++) {
+        db->st.conf_status[i] = fz_confs[i].status;
+        db->st.conf_decided[i] = fz_confs[i].decided_at;
+    }
+}
+
+/* Counts the call; returns the injected code or AS_OK. */
+static inline int fz_enter(fz_db *db, int op)
+{
+    int n = ++db->calls[op];
+    if (db->fail_op != op || (db->fail_nth && db->fail_nth != n)) return AS_OK;
+    if (db->fail_rc != AS_EDB && (fz_op_codes[op] & (1u << db->fail_rc))) return db->fail_rc;
+    return AS_EDB;
+}
+#define FZ_ENTER(db, op)                                                                           \
+    do {                                                                                           \
+        int rc_ = fz_enter(db, op);                                                                \
+        if (rc_ != AS_OK) return rc_;                                                              \
+    } while (0)
+#define FZ_IN_TX(db, what) FZ_ASSERT((db)->in_tx, "%s outside a transaction", what)
+
+static inline bool fz_icontains(const char *hay, const char *needle)
+{
+    if (!hay) return false;
+    size_t n = strlen(needle);
+    for (const char *p = hay; *p; p++)
+        if (strncasecmp(p, needle, n) == 0) return true;
+    return n == 0;
+}
+
+static inline const as_compat *fz_compat_for(const char *sku, int64_t device_id)
+{
+    if (device_id <= 0) return NULL;
+    for (size_t i = 0; i < FZ_N(fz_compats); i++)
+        if (fz_compats[i].device_id == device_id && strcmp(fz_compats[i].sku, sku) == 0)
+            return &fz_compats[i].row;
+    return NULL;
+}
+
+static inline void fz_copy_product(fz_db *db, as_mem *m, size_t i, int64_t device_id,
+                                   as_product *out)
+{
+    const as_product *p = &fz_products[i];
+    *out = *p;
+    size_t first = fz_product_offers[i].first, n = fz_product_offers[i].n;
+    out->offers = as_alloc(m, (n + 1) * sizeof(as_offer));
+    for (size_t k = 0; k < n; k++) {
+        out->offers[k] = fz_offers[first + k];
+        out->offers[k].stock = db->st.stock[first + k];
+    }
+    out->n_offers = n;
+    out->specs = as_alloc(m, (p->n_specs + 1) * sizeof(as_spec_row));
+    if (p->n_specs) memcpy(out->specs, p->specs, p->n_specs * sizeof(as_spec_row));
+    out->questions = as_alloc(m, (p->n_questions + 1) * sizeof(as_question));
+    if (p->n_questions) memcpy(out->questions, p->questions, p->n_questions * sizeof(as_question));
+    const as_compat *c = fz_compat_for(p->sku, device_id);
+    if (c) {
+        as_compat *cc = as_alloc(m, sizeof(*cc));
+        *cc = *c;
+        out->compat = cc;
+    } else {
+        out->compat = NULL;
+    }
+}
+
+/* ---- catalogue reads ---- */
+
+static int fz_merchants_fn(void *h, as_mem *m, as_merchant **out, size_t *n)
+{
+    FZ_ENTER(h, FZ_OP_MERCHANTS);
+    as_merchant *r = as_alloc(m, sizeof(fz_merchants));
+    memcpy(r, fz_merchants, sizeof(fz_merchants));
+    *out = r;
+    *n = FZ_N(fz_merchants);
+    return AS_OK;
+}
+
+static int fz_devices_fn(void *h, as_mem *m, as_device **out, size_t *n)
+{
+    FZ_ENTER(h, FZ_OP_DEVICES);
+    as_device *r = as_alloc(m, sizeof(fz_devices));
+    memcpy(r, fz_devices, sizeof(fz_devices));
+    *out = r;
+    *n = FZ_N(fz_devices);
+    return AS_OK;
+}
+
+static int fz_device_by_slug(void *h, as_mem *m, const char *slug, as_device *out)
+{
+    FZ_ENTER(h, FZ_OP_DEVICE_BY_SLUG);
+    FZ_ASSERT(slug, "device_by_slug(NULL)");
+    for (size_t i = 0; i < FZ_N(fz_devices); i++)
+        if (strcmp(fz_devices[i].slug, slug) == 0) {
+            *out = fz_devices[i];
+            return AS_OK;
+        }
+    return AS_ENOTFOUND;
+}
+
+static int fz_product_by_sku(void *h, as_mem *m, const char *sku, int64_t device_id,
+                             as_product *out)
+{
+    FZ_ENTER(h, FZ_OP_PRODUCT_BY_SKU);
+    FZ_ASSERT(sku, "product_by_sku(NULL)");
+    for (size_t i = 0; i < FZ_N_PRODUCTS; i++)
+        if (strcmp(fz_products[i].sku, sku) == 0) {
+            fz_copy_product(h, m, i, device_id, out);
+            return AS_OK;
+        }
+    return AS_ENOTFOUND;
+}
+
+static int fz_search_fn(void *h, as_mem *m, const as_search_filter *f, as_product **out,
+                        size_t *n)
+{
+    FZ_ENTER(h, FZ_OP_SEARCH);
+    FZ_ASSERT(f->n_terms == 0 || f->terms, "search: terms NULL");
+    as_product *r = as_alloc(m, (FZ_N_PRODUCTS + 1) * sizeof(*r));
+    size_t k = 0;
+    for (size_t i = 0; i < FZ_N_PRODUCTS; i++) {
+        const as_product *p = &fz_products[i];
+        bool ok = true;
+        for (size_t t = 0; ok && t < f->n_terms; t++)
+            if (!fz_icontains(p->name, f->terms[t]) && !fz_icontains(p->brand, f->terms[t]) &&
+                !fz_icontains(p->description, f->terms[t]))
+                ok = false;
+        if (f->category && strcmp(f->category, p->category) != 0) ok = false;
+        if (f->part_type && strcmp(f->part_type, p->part_type) != 0) ok = false;
+        if (f->device_id > 0 && !fz_compat_for(p->sku, f->device_id)) ok = false;
+        if (ok && f->merchant) {
+            bool sells = false;
+            for (size_t o = 0; o < fz_product_offers[i].n; o++)
+                if (strcmp(fz_offers[fz_product_offers[i].first + o].merchant.id, f->merchant) == 0)
+                    sells = true;
+            ok = sells;
+        }
+        if (ok) fz_copy_product(h, m, i, f->device_id, &r[k++]);
+    }
+    *out = r;
+    *n = k;
+    return AS_OK;
+}
+
+/* ---- transactions ---- */
+
+static int fz_begin(void *h)
+{
+    fz_db *db = h;
+    FZ_ASSERT(!db->in_tx, "begin inside an open transaction");
+    FZ_ENTER(db, FZ_OP_BEGIN);
+    db->snapshot = db->st;
+    db->in_tx = true;
+    return AS_OK;
+}
+
+static int fz_commit(void *h)
+{
+    fz_db *db = h;
+    FZ_ASSERT(db->in_tx, "commit without a transaction");
+    FZ_ENTER(db, FZ_OP_COMMIT); /* a failed commit leaves the transaction open */
+    db->in_tx = false;
+    return AS_OK;
+}
+
+static int fz_rollback(void *h)
+{
+    fz_db *db = h;
+    /* core may roll back after a failed begin: harmless, as in SQL */
+    int rc = fz_enter(db, FZ_OP_ROLLBACK);
+    if (db->in_tx) {
+        db->st = db->snapshot;
+        db->in_tx = false;
+    }
+    return rc;
+}
+
+/* ---- agents and mandates ---- */
+
+static int fz_key_by_hash(void *h, as_mem *m, const char *hash, as_key_row *out)
+{
+    fz_db *db = h;
+    FZ_ENTER(db, FZ_OP_KEY_BY_HASH);
+    FZ_ASSERT(hash && strlen(hash) == 64, "key_by_hash: not a hex SHA-256");
+    /* any well-formed key is accepted, for user u1 unless key_mode says otherwise */
+    out->id = "key_1";
+    out->user_id = db->key_mode == 3 ? "u2" : "u1";
+    out->key_hash = db->key_mode == 2 ? "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+                                      : as_strdup(m, hash);
+    out->revoked_at = db->key_mode == 1 ? "2026-02-01T00:00:00Z" : NULL;
+    return AS_OK;
+}
+
+static const as_mandate *fz_mandate_find(const char *id)
+{
+    for (size_t i = 0; i < FZ_N(fz_mandates); i++)
+        if (strcmp(fz_mandates[i].id, id) == 0) return &fz_mandates[i];
+    return NULL;
+}
+
+static int fz_mandate_current(void *h, as_mem *m, const char *user_id, as_mandate *out)
+{
+    FZ_ENTER(h, FZ_OP_MANDATE_CURRENT);
+    FZ_ASSERT(user_id, "mandate_current(NULL)");
+    for (size_t i = 0; i < FZ_N(fz_mandates); i++)
+        if (strcmp(fz_mandates[i].user_id, user_id) == 0 &&
+            strcmp(fz_mandates[i].status, "active") == 0) {
+            *out = fz_mandates[i];
+            return AS_OK;
+        }
+    return AS_ENOTFOUND;
+}
+
+static int fz_mandate_get(void *h, as_mem *m, const char *id, bool lock, as_mandate *out)
+{
+    fz_db *db = h;
+    FZ_ENTER(db, FZ_OP_MANDATE_GET);
+    if (lock) FZ_IN_TX(db, "mandate_get(lock)");
+    const as_mandate *md = fz_mandate_find(id);
+    if (!md) return AS_ENOTFOUND;
+    *out = *md;
+    return AS_OK;
+}
+
+static int fz_mandate_spent(void *h, const char *mandate_id, const char *month, int64_t *cents)
+{
+    fz_db *db = h;
+    FZ_ENTER(db, FZ_OP_MANDATE_SPENT);
+    FZ_ASSERT(month && strlen(month) == 7 && month[4] == '-', "mandate_spent: month '%s'",
+              month ? month : "(null)");
+    int64_t sum = 0;
+    for (size_t i = 0; i < FZ_N_ORDERS; i++)
+        if (strcmp(fz_orders[i].o.mandate_id, mandate_id) == 0 &&
+            strcmp(fz_orders[i].o.month, month) == 0)
+            sum += db->st.order_budget[i];
+    *cents = sum;
+    return AS_OK;
+}
+
+/* ---- quotes ---- */
+
+static bool fz_valid_date(const char *s)
+{
+    int64_t d;
+    return s && as_date_parse(s, &d);
+}
+
+static int fz_quote_insert(void *h, const as_quote *q)
+{
+    fz_db *db = h;
+    FZ_ENTER(db, FZ_OP_QUOTE_INSERT);
+    FZ_ASSERT(q->id && q->user_id && q->offer_id, "quote_insert: NULL id/user/offer");
+    FZ_ASSERT(q->quantity >= 1 && q->quantity <= 10, "quote_insert: quantity %lld",
+              (long long)q->quantity);
+    FZ_ASSERT(q->unit_price_cents > 0 && q->total_cents == q->unit_price_cents * q->quantity,
+              "quote_insert: prices %lld x %lld != %lld", (long long)q->unit_price_cents,
+              (long long)q->quantity, (long long)q->total_cents);
+    FZ_ASSERT(fz_valid_date(q->delivery_by), "quote_insert: delivery_by");
+    FZ_ASSERT(q->expires_at > q->created_at, "quote_insert: expiry");
+    FZ_ASSERT(!q->device_slug == !q->fit_status, "quote_insert: device without fit status");
+    db->st.n_new_quotes++;
+    return AS_OK;
+}
+
+static int fz_quote_get(void *h, as_mem *m, const char *id, as_quote *out)
+{
+    fz_db *db = h;
+    FZ_ENTER(db, FZ_OP_QUOTE_GET);
+    for (size_t i = 0; i < FZ_N_QUOTES; i++)
+        if (strcmp(fz_quotes[i].id, id) == 0) {
+            *out = fz_quotes[i];
+            out->order_id = db->st.quote_order[i];
+            return AS_OK;
+        }
+    return AS_ENOTFOUND;
+}
+
+/* ---- orders ---- */
+
+static bool fz_state_name(const char *s)
+{
+    static const char *const names[] = {"awaiting_confirmation", "placed",   "shipped",
+                                        "delivered",             "cancelled", "declined",
+                                        "expired",               "returned"};
+    for (size_t i = 0; s && i < FZ_N(names); i++)
+        if (strcmp(names[i], s) == 0) return true;
+    return false;
+}
+
+static int fz_order_index(const char *id)
+{
+    for (size_t i = 0; i < FZ_N_ORDERS; i++)
+        if (strcmp(fz_orders[i].o.id, id) == 0) return (int)i;
+    return -1;
+}
+
+static int fz_order_insert(void *h, const as_order *o)
+{
+    fz_db *db = h;
+    FZ_ENTER(db, FZ_OP_ORDER_INSERT);
+    FZ_IN_TX(db, "order_insert");
+    FZ_ASSERT(o->id && o->user_id && o->mandate_id && o->quote_id && o->offer_id && o->month &&
+                  o->reason && o->agent && o->status,
+              "order_insert: a NOT NULL column is NULL");
+    FZ_ASSERT(fz_state_name(o->status), "order_insert: status '%s'", o->status);
+    FZ_ASSERT(o->quantity >= 1 && o->total_cents > 0 && o->budget_cents >= 0,
+              "order_insert: amounts");
+    for (size_t i = 0; i < FZ_N_QUOTES; i++)
+        if (strcmp(fz_quotes[i].id, o->quote_id) == 0) {
+            if (db->st.quote_order[i]) return AS_ECONFLICT;
+            db->st.quote_order[i] = o->id;
+        }
+    if (db->st.n_new_orders == FZ_MAX_NEW) return AS_EDB;
+    db->st.new_orders[db->st.n_new_orders++] = o->id;
+    return AS_OK;
+}
+
+static int fz_order_get(void *h, as_mem *m, const char *id, as_order *out)
+{
+    fz_db *db = h;
+    FZ_ENTER(db, FZ_OP_ORDER_GET);
+    FZ_ASSERT(id, "order_get(NULL)");
+    int i = fz_order_index(id);
+    if (i < 0) return AS_ENOTFOUND;
+    *out = fz_orders[i].o;
+    out->status = db->st.order_status[i];
+    out->budget_cents = db->st.order_budget[i];
+    out->updated_at = db->st.order_updated[i];
+    out->n_events = db->st.n_events[i];
+    out->events = as_alloc(m, (out->n_events + 1) * sizeof(as_event));
+    memcpy(out->events, db->st.events[i], out->n_events * sizeof(as_event));
+    return AS_OK;
+}
+
+static int fz_order_move(void *h, const char *id, const char *from, const char *to,
+                         int64_t budget_cents, int64_t at)
+{
+    fz_db *db = h;
+    FZ_ENTER(db, FZ_OP_ORDER_MOVE);
+    FZ_IN_TX(db, "order_move");
+    FZ_ASSERT(fz_state_name(from) && fz_state_name(to), "order_move: %s -> %s",
+              from ? from : "(null)", to ? to : "(null)");
+    FZ_ASSERT(budget_cents >= 0, "order_move: budget %lld", (long long)budget_cents);
+    int i = fz_order_index(id);
+    if (i < 0 || strcmp(db->st.order_status[i], from) != 0) return AS_ECONFLICT;
+    db->st.order_status[i] = to;
+    db->st.order_budget[i] = budget_cents;
+    db->st.order_updated[i] = at;
+    return AS_OK;
+}
+
+static int fz_event_add(void *h, const char *order_id, const char *status, int64_t at,
+                        const char *note)
+{
+    fz_db *db = h;
+    FZ_ENTER(db, FZ_OP_EVENT_ADD);
+    FZ_IN_TX(db, "event_add");
+    FZ_ASSERT(fz_state_name(status), "event_add: status '%s'", status ? status : "(null)");
+    int i = fz_order_index(order_id);
+    if (i < 0) {
+        bool known = false;
+        for (size_t k = 0; k < db->st.n_new_orders; k++)
+            if (strcmp(db->st.new_orders[k], order_id) == 0) known = true;
+        FZ_ASSERT(known, "event_add for an order that does not exist: %s", order_id);
+        db->st.n_new_events++;
+        return AS_OK;
+    }
+    if (db->st.n_events[i] == FZ_MAX_EVENTS) return AS_EDB;
+    db->st.events[i][db->st.n_events[i]++] = (as_event){status, note, at};
+    return AS_OK;
+}
+
+static int fz_orders_expired(void *h, as_mem *m, const char *mandate_id, int64_t now,
+                             as_order **out, size_t *n)
+{
+    fz_db *db = h;
+    FZ_ENTER(db, FZ_OP_ORDERS_EXPIRED);
+    as_order *r = as_alloc(m, (FZ_N_ORDERS + 1) * sizeof(*r));
+    size_t k = 0;
+    for (size_t i = 0; i < FZ_N_ORDERS; i++) {
+        const as_order *o = &fz_orders[i].o;
+        if (strcmp(o->mandate_id, mandate_id) != 0 ||
+            strcmp(db->st.order_status[i], "awaiting_confirmation") != 0 ||
+            o->confirm_expires_at > now)
+            continue;
+        /* as the SQL store: only what expiring needs */
+        r[k].id = o->id;
+        r[k].offer_id = o->offer_id;
+        r[k].quantity = o->quantity;
+        r[k].confirmation_id = o->confirmation_id;
+        r[k].status = "awaiting_confirmation";
+        k++;
+    }
+    *out = r;
+    *n = k;
+    return AS_OK;
+}
+
+static int fz_offer_index(const char *id)
+{
+    for (size_t i = 0; i < FZ_N_OFFERS; i++)
+        if (strcmp(fz_offers[i].id, id) == 0) return (int)i;
+    return -1;
+}
+
+static int fz_stock_take(void *h, const char *offer_id, int64_t qty)
+{
+    fz_db *db = h;
+    FZ_ENTER(db, FZ_OP_STOCK_TAKE);
+    FZ_IN_TX(db, "stock_take");
+    FZ_ASSERT(qty > 0, "stock_take: qty %lld", (long long)qty);
+    int i = fz_offer_index(offer_id);
+    if (i < 0 || db->st.stock[i] < qty) return AS_ECONFLICT;
+    db->st.stock[i] -= qty;
+    return AS_OK;
+}
+
+static int fz_stock_give(void *h, const char *offer_id, int64_t qty)
+{
+    fz_db *db = h;
+    FZ_ENTER(db, FZ_OP_STOCK_GIVE);
+    FZ_IN_TX(db, "stock_give");
+    FZ_ASSERT(qty > 0, "stock_give: qty %lld", (long long)qty);
+    int i = fz_offer_index(offer_id);
+    if (i < 0) return AS_EDB;
+    db->st.stock[i] += qty;
+    return AS_OK;
+}
+
+/* ---- confirmations ---- */
+
+static bool fz_conf_status(const char *s)
+{
+    return s && (!strcmp(s, "pending") || !strcmp(s, "approved") || !strcmp(s, "declined") ||
+                 !strcmp(s, "expired") || !strcmp(s, "cancelled"));
+}
+
+static int fz_conf_insert(void *h, const as_confirmation *c)
+{
+    fz_db *db = h;
+    FZ_ENTER(db, FZ_OP_CONF_INSERT);
+    FZ_IN_TX(db, "confirmation_insert");
+    FZ_ASSERT(c->id && c->order_id && c->user_id && fz_conf_status(c->status),
+              "confirmation_insert: NULL column or bad status");
+    FZ_ASSERT(c->expires_at > c->created_at, "confirmation_insert: expiry");
+    db->st.n_new_confs++;
+    return AS_OK;
+}
+
+static int fz_conf_get(void *h, as_mem *m, const char *id, as_confirmation *out)
+{
+    fz_db *db = h;
+    FZ_ENTER(db, FZ_OP_CONF_GET);
+    FZ_ASSERT(id, "confirmation_get(NULL)");
+    for (size_t i = 0; i < FZ_N_CONFS; i++)
+        if (strcmp(fz_confs[i].id, id) == 0) {
+            *out = fz_confs[i];
+            out->status = db->st.conf_status[i];
+            out->decided_at = db->st.conf_decided[i];
+            return AS_OK;
+        }
+    return AS_ENOTFOUND;
+}
+
+static int fz_conf_decide(void *h, const char *id, const char *to, int64_t at)
+{
+    fz_db *db = h;
+    FZ_ENTER(db, FZ_OP_CONF_DECIDE);
+    FZ_IN_TX(db, "confirmation_decide");
+    FZ_ASSERT(fz_conf_status(to), "confirmation_decide: status '%s'", to ? to : "(null)");
+    for (size_t i = 0; i < FZ_N_CONFS; i++)
+        if (strcmp(fz_confs[i].id, id) == 0) {
+            db->st.conf_status[i] = to;
+            db->st.conf_decided[i] = at;
+            return AS_OK;
+        }
+    return AS_ECONFLICT;
+}
+
+/* ---- Idempotency-Key records: the key's text picks the record ---- */
+
+static int fz_idem_claim(void *h, as_mem *m, const char *user, const char *scope, const char *key,
+                         const char *hash, int64_t now, int64_t lease_until, as_idem *existing)
+{
+    FZ_ENTER(h, FZ_OP_IDEM_CLAIM);
+    FZ_ASSERT(user && scope && key && hash, "idem_claim: NULL argument");
+    FZ_ASSERT(lease_until > now, "idem_claim: lease");
+    memset(existing, 0, sizeof(*existing));
+    existing->created_at = now - 5;
+    existing->lease_until = now + 12;
+    if (strcmp(key, "k-replay") == 0) {
+        existing->request_hash = as_strdup(m, hash);
+        existing->state = "done";
+        existing->status = 201;
+        existing->response = "{\"id\":\"ord_first\",\"status\":\"placed\"}";
+    } else if (strcmp(key, "k-badjson") == 0) {
+        existing->request_hash = as_strdup(m, hash);
+        existing->state = "done";
+        existing->status = 201;
+        existing->response = "{truncated";
+    } else if (strcmp(key, "k-busy") == 0) {
+        existing->request_hash = as_strdup(m, hash);
+        existing->state = "in_flight";
+    } else if (strcmp(key, "k-other") == 0) {
+        existing->request_hash = "0000000000000000000000000000000000000000000000000000000000000000";
+        existing->state = "done";
+        existing->status = 201;
+        existing->response = "{}";
+    } else {
+        return AS_OK;
+    }
+    return AS_ECONFLICT;
+}
+
+static int fz_idem_finish(void *h, const char *user, const char *scope, const char *key,
+                          int status, const char *response)
+{
+    fz_db *db = h;
+    FZ_ENTER(db, FZ_OP_IDEM_FINISH);
+    FZ_IN_TX(db, "idem_finish");
+    FZ_ASSERT(status >= 200 && status <= 599, "idem_finish: status %d", status);
+    json_t *v = response ? json_loads(response, 0, NULL) : NULL;
+    FZ_ASSERT(v, "idem_finish: the remembered response is not JSON");
+    json_decref(v);
+    return AS_OK;
+}
+
+static int fz_idem_release(void *h, const char *user, const char *scope, const char *key)
+{
+    FZ_ENTER(h, FZ_OP_IDEM_RELEASE);
+    return AS_OK;
+}
+
+/* ---- returns and questions ---- */
+
+static int fz_return_insert(void *h, const as_return *r)
+{
+    fz_db *db = h;
+    FZ_ENTER(db, FZ_OP_RETURN_INSERT);
+    FZ_IN_TX(db, "return_insert");
+    FZ_ASSERT(r->id && r->order_id && r->user_id && r->reason_code && r->refund_status &&
+                  r->carrier && r->tracking_code,
+              "return_insert: a NOT NULL column is NULL");
+    FZ_ASSERT(r->refund_cents >= 0, "return_insert: refund %lld", (long long)r->refund_cents);
+    int i = fz_order_index(r->order_id);
+    if (i >= 0) {
+        if (db->st.returned[i]) return AS_ECONFLICT;
+        db->st.returned[i] = true;
+    }
+    db->st.n_new_returns++;
+    return AS_OK;
+}
+
+static int fz_return_get(void *h, as_mem *m, const char *id, as_return *out)
+{
+    FZ_ENTER(h, FZ_OP_RETURN_GET);
+    for (size_t i = 0; i < FZ_N(fz_returns); i++)
+        if (strcmp(fz_returns[i].id, id) == 0) {
+            *out = fz_returns[i];
+            return AS_OK;
+        }
+    return AS_ENOTFOUND;
+}
+
+static int fz_return_by_order(void *h, as_mem *m, const char *order_id, as_return *out)
+{
+    FZ_ENTER(h, FZ_OP_RETURN_BY_ORDER);
+    for (size_t i = 0; i < FZ_N(fz_returns); i++)
+        if (strcmp(fz_returns[i].order_id, order_id) == 0) {
+            *out = fz_returns[i];
+            return AS_OK;
+        }
+    return AS_ENOTFOUND;
+}
+
+static int fz_question_insert(void *h, int64_t product_id, const char *id, const char *user_id,
+                              const char *question, const char *answer, const char *asked_at)
+{
+    fz_db *db = h;
+    FZ_ENTER(db, FZ_OP_QUESTION_INSERT);
+    FZ_ASSERT(id && user_id && question && answer && asked_at, "question_insert: NULL column");
+    json_t *v = json_loads(answer, 0, NULL);
+    FZ_ASSERT(json_is_object(v), "question_insert: the answer is not a JSON object");
+    json_decref(v);
+    db->st.n_questions++;
+    return AS_OK;
+}
+
+static inline as_store fz_store_make(fz_db *db)
+{
+    as_store s = {
+        .h = db,
+        .merchants = fz_merchants_fn,
+        .devices = fz_devices_fn,
+        .device_by_slug = fz_device_by_slug,
+        .product_by_sku = fz_product_by_sku,
+        .search = fz_search_fn,
+        .begin = fz_begin,
+        .commit = fz_commit,
+        .rollback = fz_rollback,
+        .key_by_hash = fz_key_by_hash,
+        .mandate_current = fz_mandate_current,
+        .mandate_get = fz_mandate_get,
+        .mandate_spent = fz_mandate_spent,
+        .quote_insert = fz_quote_insert,
+        .quote_get = fz_quote_get,
+        .order_insert = fz_order_insert,
+        .order_get = fz_order_get,
+        .order_move = fz_order_move,
+        .event_add = fz_event_add,
+        .orders_expired = fz_orders_expired,
+        .stock_take = fz_stock_take,
+        .stock_give = fz_stock_give,
+        .confirmation_insert = fz_conf_insert,
+        .confirmation_get = fz_conf_get,
+        .confirmation_decide = fz_conf_decide,
+        .idem_claim = fz_idem_claim,
+        .idem_finish = fz_idem_finish,
+        .idem_release = fz_idem_release,
+        .return_insert = fz_return_insert,
+        .return_get = fz_return_get,
+        .return_by_order = fz_return_by_order,
+        .question_insert = fz_question_insert,
+    };
+    return s;
+}
+
+#endif
