@@ -30,7 +30,9 @@ fi
 (umask 077; od -An -tx1 -N32 /dev/urandom | tr -d ' \n' > t/var/signing.key)
 [ -n "$runas" ] && chown nobody:nogroup t/var/signing.key
 log="$top/t/var/apache-test.log"
-$runas env HOME="$HOME" perl t/TEST.PL -apxs /usr/bin/apxs "$@" >"$log" 2>&1; cat "$log"
+$runas env HOME="$HOME" perl t/TEST.PL -apxs /usr/bin/apxs -httpd_conf "$top/t/conf/base.conf" \
+    "$@" >"$log" 2>&1
+cat "$log"
 rc=$(grep -c 'Result: PASS' "$log")
 tests=$(sed -n 's/^Files=[0-9]*, Tests=\([0-9]*\).*/\1/p' "$log" | tail -n 1)
 failed=$(grep -Ec '^t/.* (Failed|Wstat|Dubious)|^not ok' "$log")

@@ -342,6 +342,21 @@ apr_status_t as_db_conn_init(apr_pool_t *conn_pool, const apr_dbd_driver_t *d, a
     return APR_SUCCESS;
 }
 
+/* Closing a connection opened by as_db_open belongs to its pool, so every path
+ * out of a program closes it (and SQLite frees what the connection held). */
+typedef struct db_closer {
+    const apr_dbd_driver_t *driver;
+    apr_dbd_t *handle;
+} db_closer;
+
+static apr_status_t db_close_cleanup(void *data)
+{
+    db_closer *c = data;
+    if (c->handle) apr_dbd_close(c->driver, c->handle);
+    c->handle = NULL;
+    return APR_SUCCESS;
+}
+
 apr_status_t as_db_open(apr_pool_t *p, const char *driver, const char *params, as_db *db,
                         const char **err)
 {
@@ -363,6 +378,11 @@ apr_status_t as_db_open(apr_pool_t *p, const char *driver, const char *params, a
                             dberr ? dberr : "unknown error");
         return rv;
     }
+    db_closer *c = apr_pcalloc(p, sizeof(*c));
+    c->driver = db->driver;
+    c->handle = db->handle;
+    apr_pool_cleanup_register(p, c, db_close_cleanup, apr_pool_cleanup_null);
+    db->closer = c;
     db->pg = is_pg(db->driver);
     db->prepared = apr_hash_make(p);
     if (!db->pg) return sqlite_pragmas(p, db->driver, db->handle, err);
@@ -371,7 +391,8 @@ apr_status_t as_db_open(apr_pool_t *p, const char *driver, const char *params, a
 
 void as_db_close(as_db *db)
 {
-    if (db->handle) apr_dbd_close(db->driver, db->handle);
+    if (db->closer) apr_pool_cleanup_run(db->pool, db->closer, db_close_cleanup);
+    db->closer = NULL;
     db->handle = NULL;
 }
 

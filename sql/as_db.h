@@ -29,6 +29,7 @@ typedef struct as_db {
     int (*lock)(struct as_db *db);
     void (*unlock)(struct as_db *db);
     int locked;
+    void *closer; /* as_db_open's connection: closed with the pool, or by as_db_close */
 } as_db;
 
 /* Every CHECKPOINT_EVERY writes, while the writer lock is still held, one

@@ -30,7 +30,9 @@
  *   - a response that is not an HTML page has a JSON body that json_dumps can
  *     encode (the glue answers 500 "could not be encoded" otherwise);
  *   - a JSON body of a status >= 400 is an object with string error and message;
- *   - no transaction is left open. */
+ *   - no transaction is left open, no unit of stock is created or lost (stock
+ *     plus what orders hold), a cancelled/declined/expired order holds no budget. */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,14 +66,22 @@ static char *dup_n(const char *s, size_t n)
     return d;
 }
 
-/* The next line of [*p, end) as a malloc'd string; NULL when the input ran out. */
-static char *next_line(const char **p, const char *end)
+typedef struct cursor {
+    const char *p, *end;
+    bool done; /* the last line was taken: nothing is left, not even "" */
+} cursor;
+
+/* The next line as a malloc'd string; NULL when the input ran out. */
+static char *next_line(cursor *c)
 {
-    if (*p > end) return NULL;
-    const char *nl = memchr(*p, '\n', (size_t)(end - *p));
-    const char *stop = nl ? nl : end;
-    char *s = dup_n(*p, (size_t)(stop - *p));
-    *p = nl ? nl + 1 : end + 1;
+    if (c->done) return NULL;
+    const char *nl = memchr(c->p, '\n', (size_t)(c->end - c->p));
+    const char *stop = nl ? nl : c->end;
+    char *s = dup_n(c->p, (size_t)(stop - c->p));
+    if (nl)
+        c->p = nl + 1;
+    else
+        c->done = true;
     return s;
 }
 
@@ -79,8 +89,8 @@ static char *next_line(const char **p, const char *end)
 static char *subst_token(char *s, size_t *n, const char *tok)
 {
     static const char mark[] = "@TOKEN@";
-    const size_t ml = sizeof(mark) - 1, tl = strlen(tok);
     if (!s || !tok) return s;
+    const size_t ml = sizeof(mark) - 1, tl = strlen(tok);
     size_t count = 0;
     for (size_t i = 0; i + ml <= *n; i++)
         if (memcmp(s + i, mark, ml) == 0) count++, i += ml - 1;
@@ -151,7 +161,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static const int fail_codes[4] = {AS_EDB, AS_ENOTFOUND, AS_ECONFLICT, AS_EDB};
     if (size < 4) return 0;
     const uint8_t b0 = data[0], b1 = data[1], b2 = data[2], b3 = data[3];
-    const char *p = (const char *)data + 4, *end = (const char *)data + size;
+    cursor cur = {(const char *)data + 4, (const char *)data + size, false};
 
     static fz_db db; /* large: keep it off the stack */
     fz_db_reset(&db);
@@ -171,15 +181,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     as_ctx ctx = {&mem, &store, &cfg, FZ_NOW + clock_offsets[b1 >> 6], fz_log, NULL};
 
-    char *path = next_line(&p, end), *query = next_line(&p, end);
+    char *path = next_line(&cur), *query = next_line(&cur);
     char *auth = NULL, *agent = NULL;
     int identity = b1 & 3;
     if (identity == 2) {
-        auth = next_line(&p, end);
-        agent = next_line(&p, end);
+        auth = next_line(&cur);
+        agent = next_line(&cur);
     }
-    size_t body_len = p <= end ? (size_t)(end - p) : 0;
-    char *body = p <= end ? dup_n(p, body_len) : NULL;
+    size_t body_len = cur.done ? 0 : (size_t)(cur.end - cur.p);
+    char *body = cur.done ? NULL : dup_n(cur.p, body_len);
     if (query && !*query) {
         free(query);
         query = NULL;
@@ -204,8 +214,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     };
     as_response resp;
     as_handle(&ctx, &req, &resp);
+    static int verbose = -1;
+    if (verbose < 0) verbose = getenv("FUZZ_API_VERBOSE") != NULL;
+    if (verbose) { /* FUZZ_API_VERBOSE=1 build/fuzz/fuzz_api FILE...: what each input got */
+        char *s = resp.body ? json_dumps(resp.body, JSON_COMPACT) : NULL;
+        fprintf(stderr, "%s %s?%s -> %d %.300s%s\n", req.method, req.path,
+                req.query ? req.query : "", resp.status, s ? s : "(no body)",
+                resp.html ? " +html" : "");
+        free(s);
+    }
     check_response(&resp, req.method);
-    FZ_ASSERT(!db.in_tx, "a transaction was left open");
+    fz_check_end(&db);
     as_response_clear(&resp);
     FZ_ASSERT(resp.body == NULL, "as_response_clear left a body");
 

@@ -492,18 +492,61 @@ typedef struct fz_state {
     int64_t conf_decided[FZ_N_CONFS];
     bool returned[FZ_N_ORDERS];
     /* rows inserted by this request (ids live on the request's as_mem) */
-    const char *new_orders[FZ_MAX_NEW];
+    const char *new_orders[FZ_MAX_NEW], *new_order_offer[FZ_MAX_NEW];
+    int64_t new_order_qty[FZ_MAX_NEW];
     size_t n_new_orders;
     size_t n_new_events, n_new_confs, n_new_quotes, n_new_returns, n_questions;
 } fz_state;
 
 typedef struct fz_db {
     fz_state st, snapshot;
+    int64_t units[FZ_N_OFFERS]; /* per offer: stock + units orders hold, at the start */
     bool in_tx;
     int fail_op, fail_nth, fail_rc;
     int key_mode; /* key_by_hash: 0 u1, 1 revoked, 2 another key's hash, 3 user u2 */
     int calls[FZ_OP_N];
 } fz_db;
+
+static int fz_offer_index(const char *id);
+
+/* An order holds its units from placement until it is cancelled, declined or
+ * expired (a return does not restock: the item is inspected first). */
+static inline bool fz_holds_stock(const char *status)
+{
+    return strcmp(status, "cancelled") != 0 && strcmp(status, "declined") != 0 &&
+           strcmp(status, "expired") != 0;
+}
+
+/* Per offer: units in stock plus units held by orders. */
+static inline void fz_units(const fz_db *db, int64_t *units)
+{
+    for (size_t i = 0; i < FZ_N_OFFERS; i++)
+        units[i] = db->st.stock[i];
+    for (size_t i = 0; i < FZ_N_ORDERS; i++)
+        if (fz_holds_stock(db->st.order_status[i]))
+            units[fz_offer_index(fz_orders[i].o.offer_id)] += fz_orders[i].o.quantity;
+    for (size_t k = 0; k < db->st.n_new_orders; k++) {
+        int i = fz_offer_index(db->st.new_order_offer[k]);
+        if (i >= 0) units[i] += db->st.new_order_qty[k];
+    }
+}
+
+/* After a request: no transaction open, no unit of stock created or lost, and
+ * a released order holds no budget. */
+static inline void fz_check_end(const fz_db *db)
+{
+    FZ_ASSERT(!db->in_tx, "a transaction was left open");
+    int64_t units[FZ_N_OFFERS];
+    fz_units(db, units);
+    for (size_t i = 0; i < FZ_N_OFFERS; i++)
+        FZ_ASSERT(units[i] == db->units[i], "offer %s: %lld units (stock + held), was %lld",
+                  fz_offers[i].id, (long long)units[i], (long long)db->units[i]);
+    for (size_t i = 0; i < FZ_N_ORDERS; i++)
+        if (!fz_holds_stock(db->st.order_status[i]))
+            FZ_ASSERT(db->st.order_budget[i] == 0, "order %s is %s but holds %lld cents of budget",
+                      fz_orders[i].o.id, db->st.order_status[i],
+                      (long long)db->st.order_budget[i]);
+}
 
 static inline void fz_db_reset(fz_db *db)
 {
@@ -524,6 +567,7 @@ static inline void fz_db_reset(fz_db *db)
         db->st.conf_status[i] = fz_confs[i].status;
         db->st.conf_decided[i] = fz_confs[i].decided_at;
     }
+    fz_units(db, db->units);
 }
 
 /* Counts the call; returns the injected code or AS_OK. */
@@ -832,6 +876,9 @@ static int fz_order_insert(void *h, const as_order *o)
             db->st.quote_order[i] = o->id;
         }
     if (db->st.n_new_orders == FZ_MAX_NEW) return AS_EDB;
+    FZ_ASSERT(fz_holds_stock(o->status), "order_insert: status '%s'", o->status);
+    db->st.new_order_offer[db->st.n_new_orders] = o->offer_id;
+    db->st.new_order_qty[db->st.n_new_orders] = o->quantity;
     db->st.new_orders[db->st.n_new_orders++] = o->id;
     return AS_OK;
 }
@@ -919,6 +966,7 @@ static int fz_orders_expired(void *h, as_mem *m, const char *mandate_id, int64_t
 
 static int fz_offer_index(const char *id)
 {
+    if (!id) return -1;
     for (size_t i = 0; i < FZ_N_OFFERS; i++)
         if (strcmp(fz_offers[i].id, id) == 0) return (int)i;
     return -1;
