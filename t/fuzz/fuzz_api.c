@@ -173,7 +173,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     as_arena *arena = as_arena_create();
     as_mem mem = as_arena_mem(arena);
-    as_config cfg;
+    as_config cfg = {0}; /* as_config_defaults leaves the signing key alone */
     as_config_defaults(&cfg);
     if (!(b1 & 0x10)) {
         cfg.signing_key = signing_key;
