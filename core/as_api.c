@@ -231,6 +231,16 @@ void as_handle(as_ctx *ctx, const as_request *req, as_response *resp)
                          "(no NUL bytes).");
         return;
     }
+    /* Endpoints that take no query parameters refuse any, as the others
+     * refuse unknown ones: a misspelt parameter must never pass silently. */
+    bool own_query = r->id == R_SEARCH || r->id == R_PRODUCT || r->id == R_DEVICES ||
+                     r->id == R_COMPATIBLE || r->id == R_CONFIRMATION;
+    as_problem prob;
+    as_param none;
+    if (!own_query && !as_validate_query(ctx->mem, NULL, 0, &q, as_today(ctx), &none, &prob)) {
+        as_respond_problem(resp, &prob);
+        return;
+    }
     switch (r->id) {
     case R_ROOT:
         api_root(ctx->mem, resp);

@@ -557,9 +557,14 @@ void as_api_confirmation_decide(as_ctx *ctx, const as_request *req, const char *
 {
     as_mem *m = ctx->mem;
     const as_store *s = ctx->store;
-    as_param v[C_N];
+    as_param v[C_N], qv[1];
+    as_problem qprob;
+    if (!as_validate_query(m, &token_rule, 1, q, as_today(ctx), qv, &qprob)) {
+        as_respond_problem(resp, &qprob);
+        return;
+    }
     if (!decision_input(ctx, req, v, resp)) return;
-    const char *token = v[C_TOKEN].present ? v[C_TOKEN].str : as_query_get(q, "token");
+    const char *token = v[C_TOKEN].present ? v[C_TOKEN].str : qv[0].present ? qv[0].str : NULL;
     conf_ctx cc;
     if (!confirmation_load(ctx, id, token, &cc, resp)) return;
     bool approve = strcmp(v[C_DECISION].str, "approve") == 0;
