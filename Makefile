@@ -99,6 +99,10 @@ SIGNING_KEY ?= $(DESTDIR)/etc/apache2/agentshop-signing.key
 test-asan: deps-test
 	@scripts/test-asan.sh
 
+# libFuzzer harnesses over core: make fuzz (each 60 s), make fuzz-ci (20 s each
+# plus the saved crash inputs); see t/fuzz/fuzz.mk.
+include t/fuzz/fuzz.mk
+
 install: all
 	$(APXS) -i -n agentshop $(MODULE)
 	install -D -m 0644 conf/agentshop.conf $(DESTDIR)/etc/apache2/conf-available/agentshop.conf

@@ -103,7 +103,7 @@ void as_api_order_cancel(as_ctx *ctx, const as_request *req, const char *id, as_
                           : ""));
         return;
     }
-    if (s->order_get(s->h, m, id, &o) != AS_OK) return as_respond_storage_failed(resp);
+    if (s->order_get(s->h, m, id, &o) != AS_OK) return as_respond_saved_unreadable(resp);
     as_respond_json(resp, 200, order_view(ctx, &o)); /* a second cancel sees the same */
 }
 

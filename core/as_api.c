@@ -1,12 +1,14 @@
 #include "as_api.h"
 
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "as_util.h"
 
 void as_config_defaults(as_config *c)
 {
+    memset(c, 0, sizeof(*c)); /* no signing key until the caller sets one */
     c->key_prefix = "agentshop";
     c->quote_ttl = 600;
     c->confirmation_ttl = 86400;
@@ -42,17 +44,57 @@ void as_respond_json(as_response *resp, int status, json_t *body)
     resp->body = body;
 }
 
+/* A copy of s that is valid UTF-8: bytes that do not start a valid sequence
+ * become '?'. Messages can quote input (jansson's parse errors quote the
+ * text, and may cut a character in half); the error object must still be
+ * JSON. Caller frees. */
+static char *utf8_repaired(const char *s)
+{
+    size_t n = strlen(s);
+    char *out = malloc(n + 1);
+    if (!out) return NULL;
+    size_t i = 0, o = 0;
+    while (i < n) {
+        unsigned char c = (unsigned char)s[i];
+        size_t len = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3
+                                  : (c & 0xF8) == 0xF0 ? 4 : 0;
+        if (len && i + len <= n && as_utf8_valid(s + i, len)) {
+            memcpy(out + o, s + i, len);
+            o += len;
+            i += len;
+        } else {
+            out[o++] = '?';
+            i++;
+        }
+    }
+    out[o] = '\0';
+    return out;
+}
+
 void as_respond_error(as_response *resp, int status, const char *code, const char *field,
                       const char *message)
 {
-    json_t *o = json_pack("{s:s, s:s}", "error", code, "message", message);
-    if (field) json_object_set_new(o, "field", json_string(field));
+    char *msg = utf8_repaired(message ? message : "");
+    char *fld = field ? utf8_repaired(field) : NULL;
+    json_t *o = msg ? json_pack("{s:s, s:s}", "error", code, "message", msg) : NULL;
+    if (o && fld) json_object_set_new(o, "field", json_string(fld));
+    free(msg);
+    free(fld);
+    if (!o) /* out of memory: still an error object */
+        o = json_pack("{s:s, s:s}", "error", code, "message", "The request failed.");
     as_respond_json(resp, status, o);
 }
 
 void as_respond_problem(as_response *resp, const as_problem *p)
 {
     as_respond_error(resp, p->status, p->code, p->field, p->message);
+}
+
+void as_respond_saved_unreadable(as_response *resp)
+{
+    as_respond_error(resp, 503, "SERVICE_UNAVAILABLE", NULL,
+                     "The change was saved, but its result cannot be read right now; read it "
+                     "again shortly.");
 }
 
 void as_respond_storage_failed(as_response *resp)

@@ -65,6 +65,8 @@ void as_respond_error(as_response *resp, int status, const char *code, const cha
 void as_respond_json(as_response *resp, int status, json_t *body);
 /* 503: storage failed; nothing was changed (the store logged why). */
 void as_respond_storage_failed(as_response *resp);
+/* 503 after a commit: the change stands, only reading it back failed. */
+void as_respond_saved_unreadable(as_response *resp);
 /* A device parameter: a slug, or free text naming exactly one device; else a 400
  * naming the candidates (never a silent guess). */
 bool as_resolve_device(as_ctx *ctx, const char *text, const char *field, as_device *out,

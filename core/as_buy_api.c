@@ -595,7 +595,7 @@ void as_api_confirmation_decide(as_ctx *ctx, const as_request *req, const char *
     }
     if (s->confirmation_get(s->h, m, id, &cc.c) != AS_OK ||
         s->order_get(s->h, m, cc.c.order_id, &cc.o) != AS_OK)
-        return as_respond_storage_failed(resp);
+        return as_respond_saved_unreadable(resp);
 
     const char *notice = NULL;
     if (strcmp(outcome, "expired") == 0) {

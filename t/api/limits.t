@@ -61,6 +61,13 @@ is_json_error($res, $v, 400, 'VALIDATION_ERROR', 'invalid UTF-8 is refused');
 ($res, $v) = post_json('/quotes', agent_headers($k), '{"sku":"HS-0001","quantity":99999999999999999999999}');
 is_json_error($res, $v, 400, 'VALIDATION_ERROR', 'a number out of any range is refused');
 
+# Found by fuzzing: jansson's error text may cut a UTF-8 character in half; the
+# error object must still be JSON (it was a 500 without a body).
+($res, $v) = post_json('/quotes', agent_headers($k), qq{["\\\xc3\xa9"]});
+is_json_error($res, $v, 400, 'VALIDATION_ERROR', 'a broken escape before a multibyte character is 400 JSON');
+($res, $v) = api_get('/search?weights=%7B%22%5C%C3%A9');
+is_json_error($res, $v, 400, 'VALIDATION_ERROR', '... also in the weights parameter');
+
 # ---- the WAL stays bounded: the module checkpoints it from one place ----
 my $wal = Apache::Test::vars('serverroot') . '/var/agentshop.db-wal';
 my ($p) = grep { $_->{source}{availability} eq 'in_stock' } @{ demo_data('products') };

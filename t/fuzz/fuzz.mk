@@ -64,13 +64,16 @@ define fuzz_run
 	  -max_total_time=$(2) -artifact_prefix=build/fuzz/artifacts/$(1)/
 endef
 
-# Replays the saved crash inputs of harness $(1) (every file but .keep): one
+# Replays the saved crash inputs of harness $(1) (every file but .keep), each
+# on its own so one failure does not hide the others; fails if any fails. One
 # shell command, so fuzz-ci can chain them.
-fuzz_regress_cmd = { files="$(wildcard t/fuzz/regressions/$(1)/*)"; \
-  if [ -n "$$files" ]; then \
-    echo "== $(1): replaying $$(echo $$files | wc -w) regression input(s)"; \
-    $(FUZZ_ENV) build/fuzz/$(1) $(FUZZ_RUN_OPTS) $$files; \
-  else echo "== $(1): no regression inputs"; fi; }
+fuzz_regress_cmd = { files="$(wildcard t/fuzz/regressions/$(1)/*)"; bad=0; \
+  echo "== $(1): replaying $$(echo $$files | wc -w) regression input(s)"; \
+  for f in $$files; do \
+    $(FUZZ_ENV) build/fuzz/$(1) $$f >build/fuzz/regress-$(1).log 2>&1 \
+      && echo "   ok    $$f" \
+      || { bad=1; echo "   FAIL  $$f"; grep -a -m3 -E 'invariant|ERROR|runtime error|SUMMARY' build/fuzz/regress-$(1).log | sed 's/^/         /'; }; \
+  done; [ $$bad = 0 ]; }
 
 $(addprefix fuzz-run-,$(FUZZ_HARNESSES)): fuzz-run-%: fuzz-build
 	$(call fuzz_run,$*,$(FUZZ_SECONDS))
@@ -85,6 +88,7 @@ $(addprefix fuzz-regress-,$(FUZZ_HARNESSES)): fuzz-regress-%: fuzz-build
 
 fuzz-regress: $(addprefix fuzz-regress-,$(FUZZ_HARNESSES))
 
-# The regressions are replayed after the timed runs.
+# The regressions are replayed after the timed runs, every harness's even when
+# one fails; the target fails if any did.
 fuzz-ci: $(addprefix fuzz-ci-run-,$(FUZZ_HARNESSES))
-	@$(foreach h,$(FUZZ_HARNESSES),$(call fuzz_regress_cmd,$(h)) &&) true
+	@rc=0; $(foreach h,$(FUZZ_HARNESSES),$(call fuzz_regress_cmd,$(h)) || rc=1;) exit $$rc

@@ -10,7 +10,7 @@
  *           bit 7    Content-Type: application/x-www-form-urlencoded (else JSON)
  *   byte 1  bits 0-1 identity: 0 a valid key and Service-Agent, 1 none,
  *                    2 both headers from the text (see below), 3 valid
- *           bits 2-3 what key_by_hash answers: u1, revoked, another hash, u2
+ *           bits 2-3 what key_by_hash answers: the key, revoked, another hash, the key
  *           bit 4    no signing key configured
  *           bit 5    no base URL
  *           bits 6-7 clock: now, +2 hours, +40 days, -1 day
@@ -18,6 +18,8 @@
  *   byte 3  bits 0-2 which call of it fails (0: every call)
  *           bits 3-4 code: AS_EDB, AS_ENOTFOUND, AS_ECONFLICT, AS_EDB (a code
  *                    the function may not return per as_store.h becomes AS_EDB)
+ *           bits 5-6 whose key it is: u1; u2 (owns md_u2, q_u2, ord_u2); u3 (its
+ *                    mandate expired); u4 (its only mandate is revoked)
  *   text    path '\n' query '\n' body         (identity 0, 1, 3)
  *           path '\n' query '\n' Authorization '\n' Service-Agent '\n' body  (2)
  *           An empty query line means no query string. "@TOKEN@" in the query or
@@ -165,7 +167,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     static fz_db db; /* large: keep it off the stack */
     fz_db_reset(&db);
+    static const char *const users[4] = {"u1", "u2", "u3", "u4"};
     db.key_mode = (b1 >> 2) & 3;
+    db.user = users[(b3 >> 5) & 3];
     db.fail_op = b2 < FZ_OP_N ? b2 : FZ_OP_NONE;
     db.fail_nth = b3 & 7;
     db.fail_rc = fail_codes[(b3 >> 3) & 3];

@@ -6,9 +6,9 @@
  *
  * Invariants (abort() when broken): parsed keys and values are valid UTF-8
  * without NUL; a validated value obeys its rule; a refusal is a 400
- * VALIDATION_ERROR naming a field, with a message that is valid UTF-8 (it ends
- * up in a JSON string; jansson refuses anything else, and the glue then
- * answers 500); parsed weights are each 0..1 and sum to 1. */
+ * VALIDATION_ERROR naming a field whose message as_respond_error turns into a
+ * JSON error object (jansson refuses strings that are not UTF-8, and the glue
+ * then answers 500); parsed weights are each 0..1 and sum to 1. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -67,16 +67,15 @@ static void validate(as_mem *m, const as_param_rule *rules, size_t n, const as_q
     }
 }
 
-/* Core only passes UTF-8 text here (query values are checked when parsed), so
- * the error need only be UTF-8 for such input: it may quote the input. */
+/* A refusal names the problem in a message that must become a JSON error. */
 static void weights(as_mem *m, const char *s)
 {
     as_weights w;
     const char *err = NULL;
     if (as_weights_parse(m, s, &w, &err))
         check_weights(&w, "as_weights_parse");
-    else if (utf8_ok(s))
-        CHECK(utf8_ok(err), "as_weights_parse: error is not valid UTF-8: %s", err ? err : "(null)");
+    else if (utf8_ok(s) && !utf8_ok(err)) /* core passes UTF-8 (query values are) */
+        check_error_json("VALIDATION_ERROR", "weights", err, "as_weights_parse");
     else
         CHECK(err != NULL, "as_weights_parse: no error");
 }

@@ -349,6 +349,9 @@ static const as_mandate fz_mandates[] = {
      "2025-01-01T00:00:00Z"},
     {"md_rev", "u1", "revoked", "hand-soap", 50000, 100000, 10000, NULL, "2025-01-01T00:00:00Z"},
     {"md_u2", "u2", "active", "hand-soap", 50000, 100000, 10000, NULL, "2025-01-01T00:00:00Z"},
+    {"md_u3", "u3", "active", "hand-soap", 50000, 100000, 10000, "2025-12-31",
+     "2025-01-01T00:00:00Z"},
+    {"md_u4", "u4", "revoked", "hand-soap", 50000, 100000, 10000, NULL, "2025-01-01T00:00:00Z"},
 };
 
 #define FZ_Q(id_, user, offer, pid, qty, unit, days, by, dev, fit, guar, created, expires, sku,   \
@@ -503,7 +506,8 @@ typedef struct fz_db {
     int64_t units[FZ_N_OFFERS]; /* per offer: stock + units orders hold, at the start */
     bool in_tx;
     int fail_op, fail_nth, fail_rc;
-    int key_mode; /* key_by_hash: 0 u1, 1 revoked, 2 another key's hash, 3 user u2 */
+    int key_mode;     /* key_by_hash: 0 and 3 the key, 1 revoked, 2 another key's hash */
+    const char *user; /* whose key it is: u1, u2, u3 (mandate expired), u4 (mandate revoked) */
     int calls[FZ_OP_N];
 } fz_db;
 
@@ -749,7 +753,7 @@ static int fz_key_by_hash(void *h, as_mem *m, const char *hash, as_key_row *out)
     FZ_ASSERT(hash && strlen(hash) == 64, "key_by_hash: not a hex SHA-256");
     /* any well-formed key is accepted, for user u1 unless key_mode says otherwise */
     out->id = "key_1";
-    out->user_id = db->key_mode == 3 ? "u2" : "u1";
+    out->user_id = db->user ? db->user : "u1";
     out->key_hash = db->key_mode == 2 ? "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
                                       : as_strdup(m, hash);
     out->revoked_at = db->key_mode == 1 ? "2026-02-01T00:00:00Z" : NULL;

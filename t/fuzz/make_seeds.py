@@ -128,11 +128,11 @@ RC = {"EDB": 0, "ENOTFOUND": 1, "ECONFLICT": 2}
 
 def api(name, method, path, query="", body=None, idem="k-fresh", html=False, form=False,
         ident=0, keymode=0, nosign=False, nobase=False, clock=0, fail=None, nth=0, rc="EDB",
-        auth=None, agent=None):
+        user=0, auth=None, agent=None):
     b0 = METHODS[method] | IDEM[idem] << 3 | html << 6 | form << 7
     b1 = ident | keymode << 2 | nosign << 4 | nobase << 5 | clock << 6
     b2 = OPS.index(fail) if fail else 255
-    b3 = nth | RC[rc] << 3
+    b3 = nth | RC[rc] << 3 | user << 5
     text = path + "\n" + query
     if ident == 2:
         text += "\n" + (auth or "") + "\n" + (agent or "")
@@ -184,6 +184,14 @@ api("confirmation-form", "POST", "/confirmations/conf_ok", "token=@TOKEN@", body
 api("confirmation-expired", "POST", "/confirmations/conf_exp", "token=@TOKEN@", body={"decision": "approve"})
 api("compat-check", "POST", "/compatibility/check", body={"sku": "FILT-005", "device": "dyson-v11"})
 api("question", "POST", "/questions", body={"sku": "BATT-004", "question": "How long does the battery last?"})
+api("mandate-expired", "GET", "/mandates/current", user=2)
+api("mandate-revoked", "GET", "/mandates/current", user=3)
+api("order-other-user", "GET", "/orders/ord_placed", user=1)
+api("order-quote-used", "POST", "/orders", body={"quote_id": "q_used", "reason": REASON})
+api("order-no-stock", "POST", "/orders", body={"quote_id": "q_nostock", "reason": REASON})
+api("quote-units-left", "POST", "/quotes", body={"sku": "FILT-002", "offer_id": "of-filt-a", "quantity": 6})
+api("quote-not-eligible", "POST", "/quotes", body={"sku": "SOAP-001", "offer_id": "of-soap-b", "deliver_by": "2026-03-03"})
+api("confirmation-decided", "POST", "/confirmations/conf_done", "token=@TOKEN@", body={"decision": "decline"})
 api("wrong-method", "DELETE", "/orders/ord_placed")
 api("bad-path", "GET", "/products/%2Fx")
 
