@@ -28,7 +28,7 @@ CTL       := bin/agentshopctl
 UNIT_SRC  := $(wildcard t/unit/*_test.c)
 UNIT_BIN  := $(patsubst t/unit/%.c,build/unit/%,$(UNIT_SRC))
 
-.PHONY: all deps deps-test run test test-unit test-apache test-asan install clean
+.PHONY: all deps deps-test run test test-unit test-apache test-asan test-pg install clean
 .DELETE_ON_ERROR:
 .SECONDARY: build/schema_sqlite.inc build/schema_pgsql.inc
 
@@ -94,6 +94,11 @@ test: deps-test all $(UNIT_BIN)
 	@scripts/test.sh $(UNIT_BIN)
 
 SIGNING_KEY ?= $(DESTDIR)/etc/apache2/agentshop-signing.key
+
+# The Apache::Test suite on a throwaway PostgreSQL cluster.
+test-pg: all
+	@scripts/deps.sh pg
+	@scripts/test-pg.sh
 
 # The same suites with AddressSanitizer and UndefinedBehaviorSanitizer.
 test-asan: deps-test

@@ -22,7 +22,15 @@ rm -rf t/var t/logs
 mkdir -p t/var t/logs
 [ -n "$runas" ] && chown nobody:nogroup t/var t/logs
 export HOME="$top/t/var" APACHE_TEST_NO_STICKY_PREFERENCES=1
-if ! $runas bin/agentshopctl --params "$top/t/var/agentshop.db" --data "$top/sql/demo" \
+# SQLite by default; PostgreSQL when scripts/test-pg.sh says so.
+driver=${AGENTSHOP_TEST_DRIVER:-sqlite3}
+if [ "$driver" = pgsql ]; then
+    params=$AGENTSHOP_TEST_PARAMS
+else
+    params="$top/t/var/agentshop.db"
+fi
+printf 'Define AGENTSHOP_DRIVER %s\nDefine AGENTSHOP_DB "%s"\n' "$driver" "$params" > t/var/db.conf
+if ! $runas bin/agentshopctl --driver "$driver" --params "$params" --data "$top/sql/demo" \
     init --demo >t/var/init.json; then
     echo "apache-test: creating the test database failed" >&2
     exit 1

@@ -8,6 +8,7 @@ test="$build libapache2-mod-perl2 libwww-perl libcmocka-dev curl sqlite3"
 case "${1:-build}" in
     build) want=$build ;;
     test) want=$test ;;
+    pg) want="$test postgresql libaprutil1-dbd-pgsql" ;;
     *) echo "deps.sh: unknown set '$1'" >&2; exit 2 ;;
 esac
 missing=""

@@ -3,12 +3,15 @@
 # AddressSanitizer + UndefinedBehaviorSanitizer, the core unit tests, then the
 # whole Apache::Test suite under an httpd that preloads the sanitizer runtime.
 # Any sanitizer report, leaks included, fails the run. Works in a copy of the
-# tree (build/asan), so the ordinary build is left alone.
+# tree in /tmp (readable by the unprivileged user the suite runs as, wherever
+# the checkout is), so the ordinary build is left alone.
 set -u -o pipefail
 top=$(pwd)
-stage="$top/build/asan"
+stage="/tmp/agentshop-asan-$(id -u)"
 rm -rf "$stage"
 mkdir -p "$stage"
+chmod 755 "$stage"
+echo "test-asan: building in $stage"
 tar -C "$top" --exclude=./.git --exclude=./build --exclude=./bin/agentshopctl \
     --exclude=./mod_agentshop/.libs --exclude='./t/var' --exclude='./t/logs' -cf - . |
     tar -C "$stage" -xf -

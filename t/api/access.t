@@ -69,7 +69,7 @@ sub facts {
             updated_at   => $o->[2],
             stock        => one("SELECT stock FROM offers WHERE id = '$o->[3]'"),
             timeline     => join(',', map { "$_->[0]:$_->[1]" } sql("SELECT seq, status FROM order_events WHERE order_id = '$id' ORDER BY seq")),
-            confirmation => one("SELECT status || '/' || COALESCE(decided_at, '-') FROM confirmations WHERE order_id = '$id'") // 'none',
+            confirmation => one("SELECT status || '/' || COALESCE(CAST(decided_at AS TEXT), '-') FROM confirmations WHERE order_id = '$id'") // 'none',
             returns      => one("SELECT COUNT(*) FROM returns WHERE order_id = '$id'"),
         };
     }

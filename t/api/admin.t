@@ -14,7 +14,7 @@ my $db  = Apache::Test::vars('serverroot') . '/var/agentshop.db';
 
 sub ctl_fails {
     my ($name, $want, @args) = @_;
-    my $cmd = join ' ', map { "'$_'" } "$top/bin/agentshopctl", '--params', $db, @args;
+    my $cmd = ctl_argv(@args);
     my $out = `$cmd 2>&1 >/dev/null`;
     my $rc = $? >> 8;
     ok($rc != 0 && $out =~ $want, $name) or diag "rc=$rc: $out";

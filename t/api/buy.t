@@ -150,11 +150,11 @@ is_json_error($res, $v, 404, 'NOT_FOUND', 'an unknown quote is 404');
     my $hash = sha256_hex(JSON::PP->new->utf8->canonical->encode(\%body));
     my $ik = "inflight-$$";
     sql_write("INSERT INTO idempotency (user_id, scope, key, request_hash, state, created_at, lease_until) "
-              . "VALUES ('$user', 'orders', '$ik', '$hash', 'in_flight', strftime('%s','now'), strftime('%s','now') + 30)");
+              . "VALUES ('$user', 'orders', '$ik', '$hash', 'in_flight', ${\ time}, ${\ (time + 30)})");
     ($res, $v) = post_json('/orders', agent_headers($key, 'Idempotency-Key' => $ik), \%body);
     is_json_error($res, $v, 409, 'IDEMPOTENCY_KEY_IN_USE', 'a key still in flight is 409 IDEMPOTENCY_KEY_IN_USE');
     ok($res->header('Retry-After') >= 1 && $res->header('Retry-After') <= 30, '... with Retry-After');
-    sql_write("UPDATE idempotency SET lease_until = strftime('%s','now') - 1 WHERE key = '$ik'");
+    sql_write("UPDATE idempotency SET lease_until = ${\ (time - 1)} WHERE key = '$ik'");
     ($res, $v) = post_json('/orders', agent_headers($key, 'Idempotency-Key' => $ik), \%body);
     is($res->code, 201, 'after its lease ran out (the process died), a retry takes the claim over');
     is(scalar sql("SELECT id FROM orders WHERE quote_id = '$qf->{id}'"), 1, '... and places exactly one order');

@@ -69,12 +69,16 @@ is_json_error($res, $v, 400, 'VALIDATION_ERROR', 'a broken escape before a multi
 is_json_error($res, $v, 400, 'VALIDATION_ERROR', '... also in the weights parameter');
 
 # ---- the WAL stays bounded: the module checkpoints it from one place ----
-my $wal = Apache::Test::vars('serverroot') . '/var/agentshop.db-wal';
-my ($p) = grep { $_->{source}{availability} eq 'in_stock' } @{ demo_data('products') };
-my $before = -s $wal // 0;
-for (1 .. 600) { post_json('/quotes', agent_headers($k), { sku => $p->{sku} }) }
-my $growth = (-s $wal // 0) - $before;
-# without checkpoints 600 writes grow it by about 5.7 MB; with them by far less
-cmp_ok($growth, '<', 1.5 * 1024 * 1024, "600 more writes grow the WAL by $growth bytes only");
+SKIP: {
+    skip 'the WAL is SQLite\'s', 1 if is_pg();
+    my $wal = Apache::Test::vars('serverroot') . '/var/agentshop.db-wal';
+    my ($p) = grep { $_->{source}{availability} eq 'in_stock' } @{ demo_data('products') };
+    my $before = -s $wal // 0;
+    for (1 .. 600) { post_json('/quotes', agent_headers($k), { sku => $p->{sku} }) }
+    my $growth = (-s $wal // 0) - $before;
+    # without checkpoints 600 writes grow it by about 5.7 MB; with them by far less
+    cmp_ok($growth, '<', 1.5 * 1024 * 1024, "600 more writes grow the WAL by $growth bytes only");
+
+}
 
 done_testing();

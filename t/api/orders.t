@@ -69,14 +69,14 @@ is_json_error($res, $v, 404, 'NOT_FOUND', "another user's order: 404, as if it d
 my $s = place();
 my $shipped = ctl('order', 'ship', $s->{id});
 is($shipped->{status}, 'shipped', 'agentshopctl order ship moves a placed order on');
-my $out = `$FindBin::Bin/../../bin/agentshopctl --params '${\ Apache::Test::vars('serverroot')}/var/agentshop.db' order ship $s->{id} 2>&1`;
+my $out = `${\ ctl_argv('order', 'ship', $s->{id})} 2>&1`;
 ok($? != 0 && $out =~ /only a placed order can ship/, '... but not twice') or diag $out;
 my $d = ctl('order', 'deliver', $s->{id});
 is($d->{status}, 'delivered', 'agentshopctl order deliver');
 ($res, $v) = api_get("/orders/$s->{id}", $H);
 is_deeply([ map { $_->{status} } @{ $v->{timeline} } ], [qw(placed shipped delivered)], '... the timeline has every step');
 ok($v->{delivered_at} && $v->{return_window_ends_at}, '... with delivery time and the return window');
-$out = `$FindBin::Bin/../../bin/agentshopctl --params '${\ Apache::Test::vars('serverroot')}/var/agentshop.db' order deliver ord_nosuch 2>&1`;
+$out = `${\ ctl_argv('order', 'deliver', 'ord_nosuch')} 2>&1`;
 ok($? != 0 && $out =~ /no order 'ord_nosuch'/, 'an unknown order id is a clear error');
 
 # ---- cancel ----

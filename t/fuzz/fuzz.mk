@@ -59,9 +59,12 @@ fuzz-build: $(FUZZ_BINS)
 define fuzz_run
 	@mkdir -p build/fuzz/corpus/$(1) build/fuzz/artifacts/$(1)
 	@echo "== $(1): $(2) s"
-	$(FUZZ_ENV) build/fuzz/$(1) build/fuzz/corpus/$(1) t/fuzz/corpus/$(1) \
+	@$(FUZZ_ENV) build/fuzz/$(1) build/fuzz/corpus/$(1) t/fuzz/corpus/$(1) \
 	  $(if $(wildcard t/fuzz/$(1).dict),-dict=t/fuzz/$(1).dict) $(FUZZ_RUN_OPTS) \
-	  -max_total_time=$(2) -artifact_prefix=build/fuzz/artifacts/$(1)/
+	  -max_total_time=$(2) -artifact_prefix=build/fuzz/artifacts/$(1)/ \
+	  >build/fuzz/run-$(1).log 2>&1 \
+	  && grep -a -E '^Done|^stat::(number_of_executed_units|peak_rss)' build/fuzz/run-$(1).log \
+	  || { tail -n 60 build/fuzz/run-$(1).log; echo "fuzz: $(1) failed (log: build/fuzz/run-$(1).log)"; exit 1; }
 endef
 
 # Replays the saved crash inputs of harness $(1) (every file but .keep), each

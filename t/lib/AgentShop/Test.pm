@@ -14,7 +14,7 @@ use POSIX ();
 our @EXPORT = qw(api api_get is_json_error demo_data contradicts expected_status
   product_is_contradicted agent_price today_plus is_num is_int is_bool uri_escape_utf8
   ctl new_agent new_mandate agent_headers post_json sql buyable_offer json_encode
-  concurrently revoke_active live_part sql_write);
+  concurrently revoke_active live_part sql_write is_pg ctl_argv);
 
 # The API base the helpers talk to; `local $AgentShop::Test::BASE = '/fast/v1'`
 # reaches the location with short lifetimes.
@@ -120,12 +120,33 @@ sub json_encode { $JSON->encode(shift) }
 
 sub _top { Apache::Test::vars('serverroot') . '/..' }
 
+# The suite runs on SQLite, or on PostgreSQL when scripts/test-pg.sh sets
+# AGENTSHOP_TEST_DRIVER=pgsql and AGENTSHOP_TEST_PARAMS (a conninfo).
+sub is_pg { ($ENV{AGENTSHOP_TEST_DRIVER} // 'sqlite3') eq 'pgsql' }
+
+sub _db_args {
+    return ('--driver', 'pgsql', '--params', $ENV{AGENTSHOP_TEST_PARAMS}) if is_pg();
+    return ('--params', Apache::Test::vars('serverroot') . '/var/agentshop.db');
+}
+
+sub _psql_args {
+    my %kv = map { split /=/, $_, 2 } split ' ', $ENV{AGENTSHOP_TEST_PARAMS};
+    return ('psql', '-X', '-q', '-At', '-F', "\t", '-v', 'ON_ERROR_STOP=1',
+            '-h', $kv{host}, '-U', $kv{user}, '-d', $kv{dbname});
+}
+
+# The admin tool's command line for the test database, as one shell string.
+sub ctl_argv {
+    my @args = @_;
+    return join ' ', map { my $a = $_; $a =~ s/'/'\\''/g; "'$a'" } _top() . '/bin/agentshopctl',
+      _db_args(), @args;
+}
+
 # bin/agentshopctl against the test database; returns its JSON, dies on failure.
 sub ctl {
     my @args = @_;
     my $top = _top();
-    my $db = Apache::Test::vars('serverroot') . '/var/agentshop.db';
-    my $cmd = join ' ', map { "'$_'" } "$top/bin/agentshopctl", '--params', $db, @args;
+    my $cmd = join ' ', map { "'$_'" } "$top/bin/agentshopctl", _db_args(), @args;
     my $out = `$cmd 2>&1`;
     die "agentshopctl @args failed: $out" if $?;
     return $JSON->decode($out);
@@ -135,10 +156,11 @@ sub ctl {
 sub sql {
     my ($query) = @_;
     my $db = Apache::Test::vars('serverroot') . '/var/agentshop.db';
-    open my $fh, '-|', 'sqlite3', '-readonly', '-separator', "\t", $db, $query
-      or die "sqlite3: $!";
+    my @cmd = is_pg() ? (_psql_args(), '-c', $query)
+                      : ('sqlite3', '-readonly', '-separator', "\t", $db, $query);
+    open my $fh, '-|', @cmd or die "$cmd[0]: $!";
     my @rows = map { chomp; [ split /\t/, $_, -1 ] } <$fh>;
-    close $fh or die "sqlite3 failed on: $query";
+    close $fh or die "$cmd[0] failed on: $query";
     return @rows;
 }
 
@@ -147,7 +169,8 @@ sub sql {
 sub sql_write {
     my ($query) = @_;
     my $db = Apache::Test::vars('serverroot') . '/var/agentshop.db';
-    system('sqlite3', '-cmd', '.timeout 5000', $db, $query) == 0 or die "sqlite3 failed: $query";
+    my @cmd = is_pg() ? (_psql_args(), '-c', $query) : ('sqlite3', '-cmd', '.timeout 5000', $db, $query);
+    system(@cmd) == 0 or die "$cmd[0] failed: $query";
 }
 
 my $SEQ = 0;
