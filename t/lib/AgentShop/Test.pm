@@ -19,6 +19,8 @@ our @EXPORT = qw(api api_get is_json_error demo_data contradicts expected_status
 # The API base the helpers talk to; `local $AgentShop::Test::BASE = '/fast/v1'`
 # reaches the location with short lifetimes.
 our $BASE = '/v1';
+# host:port of the node the helpers talk to; `local` it to reach another node.
+our $HOSTPORT;
 
 my $JSON = JSON::PP->new->utf8->canonical->allow_nonref;
 
@@ -29,7 +31,7 @@ my $UA;
 sub api {
     my ($method, $path, $headers, $body) = @_;
     $UA //= Apache::TestRequest::user_agent(keep_alive => 1, reset => 1);
-    my $url = 'http://' . Apache::TestRequest::hostport() . "$BASE$path";
+    my $url = 'http://' . ($HOSTPORT // Apache::TestRequest::hostport()) . "$BASE$path";
     my $req = HTTP::Request->new($method, $url, $headers // [], $body);
     my $res = $UA->request($req);
     my $data;
