@@ -19,6 +19,7 @@
 #include "as_orders.h"
 #include "as_db.h"
 #include "as_db_private.h"
+#include "as_generate.h"
 #include "as_load.h"
 #include "as_util.h"
 #include "as_validate.h"
@@ -397,6 +398,32 @@ static int cmd_mandate(const opts *o, apr_pool_t *p)
                NULL, NULL);
 }
 
+/* ---- catalogue generate: a synthetic catalogue for scale tests ---- */
+
+static int cmd_catalogue(const opts *o, apr_pool_t *p)
+{
+    const char *usage_line = "catalogue generate --products N [--seed S]";
+    if (o->argc < 2 || strcmp(o->argv[1], "generate") != 0) return die("usage: %s%s", usage_line, NULL);
+    static const char *const names[] = {"--products", "--seed", NULL};
+    if (only_opts(o, 2, names, usage_line)) return 1;
+    const char *ns = opt(o, 2, "--products"), *ss = opt(o, 2, "--seed");
+    int64_t n, seed = 1;
+    if (!ns || !as_int_parse(ns, 1, 10000000, &n))
+        return die("catalogue generate: --products must be a whole number from 1 to 10000000 "
+                   "(usage: %s)%s",
+                   usage_line, NULL);
+    if (ss && !as_int_parse(ss, 1, INT64_MAX, &seed))
+        return die("catalogue generate: --seed must be a positive whole number, not '%s'%s", ss, NULL);
+    as_db db;
+    if (ready(o, p, &db)) return 1;
+    json_t *summary = NULL;
+    const char *err = NULL;
+    if (as_generate_catalogue(&db, n, (apr_uint64_t)seed, &summary, &err) != APR_SUCCESS)
+        return die("catalogue generate: %s%s", err, NULL);
+    as_db_close(&db);
+    return print_json(summary);
+}
+
 /* ---- order ship | deliver: moving a demo order on by hand ---- */
 
 static void ctl_log(void *baton, int level, const char *msg)
@@ -476,6 +503,7 @@ static void usage(FILE *f)
           "                 --confirm-above-eur N [--valid-until yyyy-mm-dd]\n"
           "  mandate revoke ID | mandate list [--user USER]\n"
           "  order ship ID | order deliver ID [--at yyyy-mm-dd]\n"
+          "  catalogue generate --products N [--seed S]   (into a database without a catalogue)\n"
           "options:\n"
           "  --driver   apr_dbd driver (default sqlite3)\n"
           "  --params   the DBDParams string (default var/agentshop.db)\n"
@@ -526,6 +554,8 @@ int main(int argc, char **argv)
         rc = cmd_mandate(&o, p);
     else if (strcmp(o.argv[0], "order") == 0)
         rc = cmd_order(&o, p);
+    else if (strcmp(o.argv[0], "catalogue") == 0)
+        rc = cmd_catalogue(&o, p);
     else
         rc = die("unknown command '%s' (see --help)%s", o.argv[0], NULL);
     apr_pool_destroy(p);

@@ -6,17 +6,27 @@ db=$2
 top=$(pwd)
 case "$db" in /*) ;; *) db="$top/$db" ;; esac
 rundir="$top/build/run"
-mkdir -p "$rundir" "$(dirname "$db")"
+dbdir=$(dirname "$db")
+made_dbdir=""
+[ -d "$dbdir" ] || made_dbdir=1
+mkdir -p "$rundir" "$dbdir"
 user=""
 if [ "$(id -u)" -eq 0 ]; then
-    # httpd's children cannot run as root: they run as www-data, which must own
-    # the database directory (agentshopctl then creates files as that owner).
+    # httpd's children cannot run as root: they run as www-data, which must be
+    # able to write the database and its directory (-wal, -shm). The directory
+    # is handed over only when this script made it, or it is the project's var/:
+    # never an existing directory such as /tmp.
     user="User www-data
 Group www-data"
-    chown www-data:www-data "$(dirname "$db")"
-    [ -e "$db" ] && chown www-data:www-data "$db"* 
-    if ! runuser -u www-data -- test -w "$(dirname "$db")"; then
-        echo "make run: www-data cannot write $(dirname "$db"); use DB=/some/dir/agentshop.db" >&2
+    if [ -n "$made_dbdir" ] || [ "$dbdir" = "$top/var" ]; then
+        chown www-data:www-data "$dbdir"
+    fi
+    for f in "$db" "$db-wal" "$db-shm"; do
+        [ -e "$f" ] && chown www-data:www-data "$f"
+    done
+    if ! runuser -u www-data -- test -w "$dbdir"; then
+        echo "make run: www-data cannot write $dbdir; give it a directory of its own, e.g." >&2
+        echo "  install -d -o www-data -g www-data /var/lib/agentshop && make run DB=/var/lib/agentshop/agentshop.db" >&2
         exit 1
     fi
 fi
@@ -41,6 +51,11 @@ if [ -z "$(bin/agentshopctl --params "$db" mandate list --user demo | grep '"id"
     echo "$key" | sed -n 's/.*"key": "\(.*\)".*/  \1/p'
     echo "and its mandate:"
     echo "$mandate" | sed 's/^/  /'
+fi
+if [ "$(id -u)" -eq 0 ]; then # files the admin tool made as root: httpd's now
+    for f in "$db" "$db-wal" "$db-shm"; do
+        [ -e "$f" ] && chown www-data:www-data "$f"
+    done
 fi
 sed -e "s|@RUNDIR@|$rundir|g" -e "s|@PORT@|$port|g" -e "s|@TOP@|$top|g" -e "s|@DB@|$db|g" \
     -e "s|@KEYFILE@|$keyfile|g" \

@@ -131,6 +131,12 @@ static const stmt_def stmts[] = {
      "INSERT INTO compat (device_id, product_id, fit_status, evidence, checked_at) VALUES "
      "(%lld, %lld, %s, %s, %s)",
      NULL},
+    {"as_set_verification",
+     "UPDATE products SET verif_status = %s, verif_note = %s WHERE id = %lld", NULL},
+    {"as_insert_compat_once",
+     "INSERT INTO compat (device_id, product_id, fit_status, evidence, checked_at) VALUES "
+     "(%lld, %lld, %s, %s, %s) ON CONFLICT (device_id, product_id) DO NOTHING",
+     NULL},
     {"as_fts_rebuild", "INSERT INTO product_fts (product_fts) VALUES ('rebuild')", "SELECT 1"},
     /* Agents and mandates. */
     {"as_key_by_hash",
