@@ -510,7 +510,8 @@ static int post_read_request(request_rec *r)
     if (!base) return DECLINED;
     const char *target =
         apr_pstrcat(r->pool, base, base[strlen(base) - 1] == '/' ? "" : "/", ".error", NULL);
-    static const int codes[] = {400, 403, 404, 405, 408, 411, 413, 414, 415, 431, 500, 501, 503};
+    static const int codes[] = {400, 401, 403, 404, 405, 408, 411,
+                                413, 414, 415, 431, 500, 501, 503};
     for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
         ap_custom_response(r, codes[i], target);
     return DECLINED;
@@ -552,8 +553,8 @@ static apr_status_t json_error_filter(ap_filter_t *f, apr_bucket_brigade *bb)
     char *body = apr_pstrcat(r->pool, s, "\n", NULL);
     free(s);
     ap_set_content_length(r, (apr_off_t)strlen(body));
-    APR_BRIGADE_INSERT_TAIL(bb, apr_bucket_pool_create(body, strlen(body), r->pool,
-                                                       f->c->bucket_alloc));
+    APR_BRIGADE_INSERT_TAIL(
+        bb, apr_bucket_pool_create(body, strlen(body), r->pool, f->c->bucket_alloc));
     APR_BRIGADE_INSERT_TAIL(bb, apr_bucket_eos_create(f->c->bucket_alloc));
     return ap_pass_brigade(f->next, bb);
 }
@@ -600,8 +601,8 @@ static int rate_count(apr_uint64_t key, apr_int64_t now, apr_int64_t limit, apr_
 /* Per agent key (a well-formed Bearer key) or else per client address, at the
  * location's limit; and per address for every request at ten times it, so
  * made-up keys cannot escape the address's limit. 0, or seconds to wait. */
-static int rate_limited(request_rec *r, const dir_cfg *c, const as_config *cfg,
-                        apr_int64_t *limit, const char **who)
+static int rate_limited(request_rec *r, const dir_cfg *c, const as_config *cfg, apr_int64_t *limit,
+                        const char **who)
 {
     apr_int64_t n = c->rate_requests != UNSET ? c->rate_requests : DEFAULT_RATE_REQUESTS;
     apr_int64_t secs = c->rate_seconds != UNSET ? c->rate_seconds : DEFAULT_RATE_SECONDS;
@@ -619,10 +620,9 @@ static int rate_limited(request_rec *r, const dir_cfg *c, const as_config *cfg,
         ap_log_rerror(APLOG_MARK, APLOG_ERR, rv, r, "rate limit: cannot take its mutex");
         return 0; /* fail open: availability over throttling */
     }
-    int w1 = rate_count(rate_key(base, keyed ? key : apr_pstrcat(r->pool, "ip:", ip, NULL)),
-                        now, n, secs);
-    int w2 = rate_count(rate_key(base, apr_pstrcat(r->pool, "all:", ip, NULL)), now, n * 10,
+    int w1 = rate_count(rate_key(base, keyed ? key : apr_pstrcat(r->pool, "ip:", ip, NULL)), now, n,
                         secs);
+    int w2 = rate_count(rate_key(base, apr_pstrcat(r->pool, "all:", ip, NULL)), now, n * 10, secs);
     apr_global_mutex_unlock(rate_mutex);
     if (w1) {
         *limit = n;

@@ -23,18 +23,8 @@
 #include "as_catalog.h"
 #include "as_mem.h"
 #include "as_questions.h"
+#include "fuzz_check.h"
 
-#define FAIL(...)                                                                                  \
-    do {                                                                                           \
-        fprintf(stderr, "fuzz invariant violated: ");                                              \
-        fprintf(stderr, __VA_ARGS__);                                                              \
-        fprintf(stderr, "\n");                                                                     \
-        abort();                                                                                   \
-    } while (0)
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) FAIL(__VA_ARGS__);                                                            \
-    } while (0)
 
 static const as_spec_row specs[] = {
     {"volume_ml", "Volume", "performance", "ml", "500", "492", 2},
