@@ -98,15 +98,14 @@ static const as_param_rule search_rules[S_N] = {
     [S_OFFSET] = {"offset", AS_V_INT, 0, 100000, NULL},
 };
 
-typedef enum { SORT_SCORE, SORT_PRICE, SORT_DELIVERY, SORT_RETURN_RATE } sort_kind;
-
 typedef struct hit {
     const as_product *p;
     as_ranking r;
     double key; /* the sort's own key, ascending */
 } hit;
 
-/* Buyable products first; then the sort key; then score, relevance and sku. */
+/* Buyable products first; then the sort key; then score, relevance and sku.
+ * The store's paged search (product_rank) sorts the same way. */
 static int hit_cmp(const void *a, const void *b)
 {
     const hit *x = a, *y = b;
@@ -119,20 +118,26 @@ static int hit_cmp(const void *a, const void *b)
     return strcmp(x->p->sku, y->p->sku);
 }
 
-static double sort_key(sort_kind k, const hit *h)
+static double sort_key(as_sort_kind k, const hit *h)
 {
     const as_scored *best = h->r.n_ranked ? &h->r.ranked[0] : NULL;
     switch (k) {
-    case SORT_PRICE:
+    case AS_SORT_PRICE:
         return best ? (double)best->offer->price_cents : 0;
-    case SORT_DELIVERY:
+    case AS_SORT_DELIVERY:
         return best ? best->offer->delivery_days : 0;
-    case SORT_RETURN_RATE:
+    case AS_SORT_RETURN_RATE:
         return h->p->return_rate;
-    case SORT_SCORE:
+    case AS_SORT_SCORE:
     default:
         return best ? -best->score : 0;
     }
+}
+
+static const char *contradicted(as_mem *m, const as_product *p)
+{
+    return as_printf(m, "Measurements contradict the merchant's claims: %s",
+                     p->verif_note ? p->verif_note : "see the product's verification rows");
 }
 
 /* Why a matching product is left out of the results, or NULL to keep it. */
@@ -140,9 +145,7 @@ static const char *exclusion(as_ctx *ctx, const as_product *p, const as_ranking 
                              bool verified_only, const as_device *dev, const as_offer_filter *f)
 {
     as_mem *m = ctx->mem;
-    if (verified_only && strcmp(p->verif_status, "contradicted") == 0)
-        return as_printf(m, "Measurements contradict the merchant's claims: %s",
-                         p->verif_note ? p->verif_note : "see the product's verification rows");
+    if (verified_only && strcmp(p->verif_status, "contradicted") == 0) return contradicted(m, p);
     if (dev && p->compat && strcmp(p->compat->fit_status, "does_not_fit") == 0)
         return as_printf(m, "Does not fit %s: %s", dev->name, as_fit_summary(m, p->compat));
     if (r->n_ranked > 0) return NULL;
@@ -171,6 +174,97 @@ static const char *exclusion(as_ctx *ctx, const as_product *p, const as_ranking 
     return "No offer meets the requested filters together";
 }
 
+/* What one search asks, validated. */
+typedef struct search_req {
+    as_search_filter f;
+    bool has_dev;
+    as_device dev;
+    as_weights w;
+    as_offer_filter of;
+    bool verified_only;
+    as_sort_kind sort;
+    int64_t limit, offset;
+    const char *ranked_by; /* the parameter that needs every match ranked, or NULL */
+} search_req;
+
+typedef struct search_out {
+    json_t *results, *excluded;
+    int64_t count, excluded_count;
+} search_out;
+
+/* Searches that rank every match (most products have a few offers) stop here;
+ * see docs/api.md, "Search at scale". */
+#define MAX_RANKED 10000
+
+/* Custom weights, offer filters or a device: every match is read and ranked here. */
+static bool search_ranked(as_ctx *ctx, search_req *sr, search_out *so, as_response *resp)
+{
+    as_mem *m = ctx->mem;
+    as_product *ps;
+    size_t n;
+    sr->f.max_products = MAX_RANKED;
+    int rc = ctx->store->search(ctx->store->h, m, &sr->f, &ps, &n);
+    if (rc == AS_ETOOMANY) {
+        as_respond_error(resp, 400, "VALIDATION_ERROR", sr->ranked_by,
+                         as_printf(m,
+                                   "This search matches %zu products. With %s every match is "
+                                   "ranked, which this service does for at most %d; narrow it "
+                                   "with q, category or part_type, or leave %s out.",
+                                   n, sr->ranked_by, MAX_RANKED, sr->ranked_by));
+        return false;
+    }
+    if (rc != AS_OK) {
+        as_respond_storage_failed(resp);
+        return false;
+    }
+    const as_device *dev = sr->has_dev ? &sr->dev : NULL;
+    hit *hits = as_alloc(m, (n + 1) * sizeof(hit));
+    size_t nh = 0, nx = 0;
+    for (size_t i = 0; i < n; i++) {
+        hit *h = &hits[nh];
+        h->p = &ps[i];
+        as_rank_offers(m, &ps[i], &sr->w, &sr->of, as_today(ctx), &h->r);
+        const char *why = exclusion(ctx, &ps[i], &h->r, sr->verified_only, dev, &sr->of);
+        if (why) {
+            if (nx++ < MAX_EXCLUDED)
+                json_array_append_new(so->excluded, as_view_excluded(&ps[i], why));
+            continue;
+        }
+        h->key = sort_key(sr->sort, h);
+        nh++;
+    }
+    qsort(hits, nh, sizeof(hit), hit_cmp);
+    for (size_t i = (size_t)sr->offset; i < nh && i < (size_t)(sr->offset + sr->limit); i++)
+        json_array_append_new(so->results, as_view_summary(m, hits[i].p, &hits[i].r, dev));
+    so->count = (int64_t)nh;
+    so->excluded_count = (int64_t)nx;
+    return true;
+}
+
+/* Default weights, no offer filters, no device: the store sorts and pages. */
+static bool search_paged(as_ctx *ctx, search_req *sr, search_out *so, as_response *resp)
+{
+    as_mem *m = ctx->mem;
+    as_search_query q = {sr->f.terms, sr->f.n_terms,     sr->f.category, sr->f.part_type,
+                         sr->sort,    sr->verified_only, sr->limit,      sr->offset};
+    as_search_page page;
+    if (ctx->store->search_page(ctx->store->h, m, &q, &page) != AS_OK) {
+        as_respond_storage_failed(resp);
+        return false;
+    }
+    for (size_t i = 0; i < page.n; i++) {
+        as_ranking r;
+        as_rank_offers(m, &page.products[i], &sr->w, &sr->of, as_today(ctx), &r);
+        json_array_append_new(so->results, as_view_summary(m, &page.products[i], &r, NULL));
+    }
+    for (size_t i = 0; i < page.n_excluded; i++)
+        json_array_append_new(
+            so->excluded, as_view_excluded(&page.excluded[i], contradicted(m, &page.excluded[i])));
+    so->count = page.count;
+    so->excluded_count = page.excluded_count;
+    return true;
+}
+
 void as_api_search(as_ctx *ctx, const as_query *q, as_response *resp)
 {
     as_mem *m = ctx->mem;
@@ -180,7 +274,7 @@ void as_api_search(as_ctx *ctx, const as_query *q, as_response *resp)
         as_respond_problem(resp, &prob);
         return;
     }
-    as_search_filter f = {0};
+    search_req sr = {0};
     if (v[S_Q].present && *v[S_Q].str) {
         const char **terms;
         size_t n = as_text_terms(m, v[S_Q].str, &terms);
@@ -189,70 +283,55 @@ void as_api_search(as_ctx *ctx, const as_query *q, as_response *resp)
                              "q must contain at least one letter or digit");
             return;
         }
-        f.terms = terms;
-        f.n_terms = n < MAX_TERMS ? n : MAX_TERMS;
+        sr.f.terms = terms;
+        sr.f.n_terms = n < MAX_TERMS ? n : MAX_TERMS;
     }
-    as_device dev;
-    bool has_dev = v[S_DEVICE].present;
-    if (has_dev && !as_resolve_device(ctx, v[S_DEVICE].str, "device", &dev, resp)) return;
-    f.device_id = has_dev ? dev.id : 0;
-    if (v[S_MERCHANT].present && !resolve_merchant(ctx, v[S_MERCHANT].str, &f.merchant, resp))
+    sr.has_dev = v[S_DEVICE].present;
+    if (sr.has_dev && !as_resolve_device(ctx, v[S_DEVICE].str, "device", &sr.dev, resp)) return;
+    sr.f.device_id = sr.has_dev ? sr.dev.id : 0;
+    if (v[S_MERCHANT].present && !resolve_merchant(ctx, v[S_MERCHANT].str, &sr.f.merchant, resp))
         return;
-    f.category = v[S_CATEGORY].present ? v[S_CATEGORY].str : NULL;
-    f.part_type = v[S_PART_TYPE].present ? v[S_PART_TYPE].str : NULL;
+    sr.f.category = v[S_CATEGORY].present ? v[S_CATEGORY].str : NULL;
+    sr.f.part_type = v[S_PART_TYPE].present ? v[S_PART_TYPE].str : NULL;
 
-    as_weights w = as_param_weights(&v[S_WEIGHTS]);
-    as_offer_filter of = {v[S_DELIVER_BY].present ? v[S_DELIVER_BY].num : 0,
-                          v[S_MAX_PRICE].present ? v[S_MAX_PRICE].num : 0, f.merchant};
-    bool verified_only = v[S_VERIFIED_ONLY].present ? v[S_VERIFIED_ONLY].num != 0 : true;
-    sort_kind sort = SORT_SCORE;
+    sr.w = as_param_weights(&v[S_WEIGHTS]);
+    sr.of = (as_offer_filter){v[S_DELIVER_BY].present ? v[S_DELIVER_BY].num : 0,
+                              v[S_MAX_PRICE].present ? v[S_MAX_PRICE].num : 0, sr.f.merchant};
+    sr.verified_only = v[S_VERIFIED_ONLY].present ? v[S_VERIFIED_ONLY].num != 0 : true;
+    sr.sort = AS_SORT_SCORE;
     if (v[S_SORT].present)
         for (int k = 0; as_sort_choices[k]; k++)
-            if (strcmp(as_sort_choices[k], v[S_SORT].str) == 0) sort = (sort_kind)k;
-    int64_t limit = v[S_LIMIT].present ? v[S_LIMIT].num : 20;
-    int64_t offset = v[S_OFFSET].present ? v[S_OFFSET].num : 0;
+            if (strcmp(as_sort_choices[k], v[S_SORT].str) == 0) sr.sort = (as_sort_kind)k;
+    sr.limit = v[S_LIMIT].present ? v[S_LIMIT].num : 20;
+    sr.offset = v[S_OFFSET].present ? v[S_OFFSET].num : 0;
+    /* the first parameter, in the table's order, that the paged search cannot serve */
+    static const int ranked_params[] = {S_DEVICE, S_MAX_PRICE, S_DELIVER_BY, S_MERCHANT};
+    for (size_t i = 0; i < sizeof(ranked_params) / sizeof(ranked_params[0]) && !sr.ranked_by; i++)
+        if (v[ranked_params[i]].present) sr.ranked_by = search_rules[ranked_params[i]].name;
+    if (!sr.ranked_by && !as_weights_is_default(&sr.w)) sr.ranked_by = "weights";
 
-    as_product *ps;
-    size_t n;
-    if (ctx->store->search(ctx->store->h, m, &f, &ps, &n) != AS_OK) {
-        as_respond_storage_failed(resp);
+    search_out so = {json_array(), json_array(), 0, 0};
+    bool ok = !sr.ranked_by && ctx->store->search_page ? search_paged(ctx, &sr, &so, resp)
+                                                       : search_ranked(ctx, &sr, &so, resp);
+    if (!ok) {
+        json_decref(so.results);
+        json_decref(so.excluded);
         return;
     }
-    hit *hits = as_alloc(m, (n + 1) * sizeof(hit));
-    size_t nh = 0, nx = 0;
-    json_t *excluded = json_array();
-    for (size_t i = 0; i < n; i++) {
-        hit *h = &hits[nh];
-        h->p = &ps[i];
-        as_rank_offers(m, &ps[i], &w, &of, as_today(ctx), &h->r);
-        const char *why = exclusion(ctx, &ps[i], &h->r, verified_only, has_dev ? &dev : NULL, &of);
-        if (why) {
-            if (nx++ < MAX_EXCLUDED) json_array_append_new(excluded, as_view_excluded(&ps[i], why));
-            continue;
-        }
-        h->key = sort_key(sort, h);
-        nh++;
-    }
-    qsort(hits, nh, sizeof(hit), hit_cmp);
-    json_t *results = json_array();
-    for (size_t i = (size_t)offset; i < nh && i < (size_t)(offset + limit); i++)
-        json_array_append_new(results,
-                              as_view_summary(m, hits[i].p, &hits[i].r, has_dev ? &dev : NULL));
-
     json_t *o = json_object();
-    json_object_set_new(o, "results", results);
-    json_object_set_new(o, "count", json_integer((json_int_t)nh));
-    json_object_set_new(o, "limit", json_integer(limit));
-    json_object_set_new(o, "offset", json_integer(offset));
-    json_object_set_new(o, "excluded", excluded);
-    json_object_set_new(o, "excluded_count", json_integer((json_int_t)nx));
+    json_object_set_new(o, "results", so.results);
+    json_object_set_new(o, "count", json_integer((json_int_t)so.count));
+    json_object_set_new(o, "limit", json_integer(sr.limit));
+    json_object_set_new(o, "offset", json_integer(sr.offset));
+    json_object_set_new(o, "excluded", so.excluded);
+    json_object_set_new(o, "excluded_count", json_integer((json_int_t)so.excluded_count));
     json_object_set_new(o, "ranking_policy", json_string(as_ranking_policy));
-    json_object_set_new(o, "weights", as_weights_json(&w));
-    json_object_set_new(o, "sort", json_string(as_sort_choices[sort]));
-    json_object_set_new(o, "verified_only", json_boolean(verified_only));
+    json_object_set_new(o, "weights", as_weights_json(&sr.w));
+    json_object_set_new(o, "sort", json_string(as_sort_choices[sr.sort]));
+    json_object_set_new(o, "verified_only", json_boolean(sr.verified_only));
     json_object_set_new(o, "postcode",
                         v[S_POSTCODE].present ? json_string(v[S_POSTCODE].str) : json_null());
-    json_object_set_new(o, "device", has_dev ? json_string(dev.slug) : json_null());
+    json_object_set_new(o, "device", sr.has_dev ? json_string(sr.dev.slug) : json_null());
     as_respond_json(resp, 200, o);
 }
 
@@ -395,7 +474,7 @@ void as_api_compatible(as_ctx *ctx, const char *slug, const as_query *q, as_resp
             json_array_append_new(excluded, as_view_excluded(&ps[i], why));
             continue;
         }
-        h->key = sort_key(SORT_SCORE, h);
+        h->key = sort_key(AS_SORT_SCORE, h);
         nh++;
     }
     qsort(hits, nh, sizeof(hit), by_type_then_score);

@@ -20,6 +20,11 @@ void as_weights_default(as_weights *w)
     memcpy(w->w, default_weights, sizeof(w->w));
 }
 
+bool as_weights_is_default(const as_weights *w)
+{
+    return memcmp(w->w, default_weights, sizeof(w->w)) == 0;
+}
+
 static int weight_index(const char *name, size_t n)
 {
     for (int i = 0; i < AS_W_N; i++)

@@ -17,6 +17,7 @@ typedef struct as_weights {
 } as_weights;
 
 void as_weights_default(as_weights *w);
+bool as_weights_is_default(const as_weights *w); /* exactly the defaults */
 /* Query-string form: "price:0.5,delivery:0.2" or a JSON object; "null" = defaults.
  * On failure returns false with a message on m. */
 bool as_weights_parse(as_mem *m, const char *s, as_weights *out, const char **err);

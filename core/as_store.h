@@ -13,6 +13,7 @@ enum {
     AS_ENOTFOUND = 1, /* no such row */
     AS_EDB = 2,       /* storage failed; the store has logged why */
     AS_ECONFLICT = 3, /* a unique key or a condition stopped the write */
+    AS_ETOOMANY = 4,  /* more rows match than the caller allows */
 };
 
 /* Catalogue filters that the store applies with its indexes. */
@@ -23,7 +24,34 @@ typedef struct as_search_filter {
     const char *part_type;    /* NULL for any */
     int64_t device_id;        /* 0 for none: else only products with a compat row */
     const char *merchant;     /* merchant id, NULL for any: products it offers */
+    size_t max_products;      /* 0: no limit; else AS_ETOOMANY (and *n = matches) beyond it */
 } as_search_filter;
+
+/* Search orders, in the order of as_sort_choices. */
+typedef enum { AS_SORT_SCORE, AS_SORT_PRICE, AS_SORT_DELIVERY, AS_SORT_RETURN_RATE } as_sort_kind;
+
+/* A search the store answers from its search order table (product_rank): the
+ * default weights, no offer filters (max_price, deliver_by, merchant) and no
+ * device. The store sorts and pages; only the page's products are read. */
+typedef struct as_search_query {
+    const char *const *terms; /* as in as_search_filter */
+    size_t n_terms;
+    const char *category;  /* NULL for any */
+    const char *part_type; /* NULL for any */
+    as_sort_kind sort;
+    bool verified_only; /* leave out contradicted products (and list them) */
+    int64_t limit, offset;
+} as_search_query;
+
+typedef struct as_search_page {
+    as_product *products; /* the page in search order, each with its offers */
+    size_t n;
+    int64_t count;        /* results before paging */
+    as_product *excluded; /* contradicted products left out (verified_only), by id, at most 100:
+                             sku, name, verif_status and verif_note set */
+    size_t n_excluded;
+    int64_t excluded_count;
+} as_search_page;
 
 typedef struct as_store {
     void *h;
@@ -34,6 +62,8 @@ typedef struct as_store {
     int (*product_by_sku)(void *h, as_mem *m, const char *sku, int64_t device_id, as_product *out);
     /* Product summaries with their offers (and compat when filtering by device). */
     int (*search)(void *h, as_mem *m, const as_search_filter *f, as_product **out, size_t *n);
+    /* NULL when the store has no search order table: core then ranks with search. */
+    int (*search_page)(void *h, as_mem *m, const as_search_query *q, as_search_page *out);
 
     /* Transactions: on SQLite BEGIN IMMEDIATE (one writer at a time), on
      * PostgreSQL with the mandate row locked by mandate_get(lock = true). */

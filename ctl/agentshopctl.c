@@ -107,6 +107,16 @@ static int cmd_init(const opts *o, apr_pool_t *p)
     if (as_db_exec_script(&db, as_db_schema(db.pg), &err) != APR_SUCCESS)
         return die("creating the schema failed: %s%s", err, NULL);
     if (prepare(&db)) return 1;
+    /* A database from before the search order table, or one changed behind the
+     * loader's back: build the table again from the catalogue. */
+    int stale = as_db_rank_stale(&db);
+    if (stale < 0) return die("reading the search order table failed%s%s", "", NULL);
+    if (stale) {
+        apr_dbd_transaction_t *t = NULL;
+        int ok = as_db_begin_t(&db, &t) == 0 && as_db_rank_rebuild(&db, &err) == APR_SUCCESS;
+        if (as_db_end_t(&db, t, ok) != 0 || !ok)
+            return die("building the search order table failed: %s%s", err ? err : "", NULL);
+    }
     json_t *out =
         json_pack("{s:s, s:s, s:b}", "driver", o->driver, "database", o->params, "schema", 1);
     if (demo) {
@@ -403,7 +413,8 @@ static int cmd_mandate(const opts *o, apr_pool_t *p)
 static int cmd_catalogue(const opts *o, apr_pool_t *p)
 {
     const char *usage_line = "catalogue generate --products N [--seed S]";
-    if (o->argc < 2 || strcmp(o->argv[1], "generate") != 0) return die("usage: %s%s", usage_line, NULL);
+    if (o->argc < 2 || strcmp(o->argv[1], "generate") != 0)
+        return die("usage: %s%s", usage_line, NULL);
     static const char *const names[] = {"--products", "--seed", NULL};
     if (only_opts(o, 2, names, usage_line)) return 1;
     const char *ns = opt(o, 2, "--products"), *ss = opt(o, 2, "--seed");
@@ -413,7 +424,8 @@ static int cmd_catalogue(const opts *o, apr_pool_t *p)
                    "(usage: %s)%s",
                    usage_line, NULL);
     if (ss && !as_int_parse(ss, 1, INT64_MAX, &seed))
-        return die("catalogue generate: --seed must be a positive whole number, not '%s'%s", ss, NULL);
+        return die("catalogue generate: --seed must be a positive whole number, not '%s'%s", ss,
+                   NULL);
     as_db db;
     if (ready(o, p, &db)) return 1;
     json_t *summary = NULL;

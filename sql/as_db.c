@@ -10,38 +10,12 @@
 
 /* ---- statements ---- */
 
-typedef struct stmt_def {
-    const char *label;
-    const char *sqlite; /* apr_dbd syntax: %s text, %lld integer, %lf real */
-    const char *pgsql;  /* NULL when the SQLite text works as it is */
-} stmt_def;
-
-#define PRODUCT_SUMMARY                                                                            \
-    "p.id, p.sku, p.name, p.brand, p.category, p.part_type, p.image_urls, p.availability, "        \
-    "p.verif_status, p.verif_note, p.return_rate, "                                                \
-    "CASE WHEN EXISTS (SELECT 1 FROM compat g WHERE g.product_id = p.id AND g.fit_status = "       \
-    "'fits') THEN 1 ELSE 0 END"
-#define OFFER_COLS                                                                                 \
-    "o.id, o.price_cents, o.retail_price_cents, o.price_label, o.delivery_days, o.stock, m.id, "   \
-    "m.name, m.country, m.city, m.on_time_rate, m.accuracy_rate"
-/* Offer columns start here in every search row. */
-#define SEARCH_OFFER_COL 18
-#define OFFER_JOIN                                                                                 \
-    " LEFT JOIN offers o ON o.product_id = p.id LEFT JOIN merchants m ON m.id = o.merchant_id "
-#define SEARCH_FILTERS                                                                             \
-    " (%s IS NULL OR p.category = %s) AND (%s IS NULL OR p.part_type = %s) AND (%s IS NULL OR "    \
-    "EXISTS (SELECT 1 FROM offers x WHERE x.product_id = p.id AND x.merchant_id = %s)) "
-#define DEVICE_JOIN                                                                                \
-    " JOIN compat c ON c.product_id = p.id AND c.device_id = %lld JOIN devices d ON d.id = "       \
-    "c.device_id "
-#define NO_COMPAT ", NULL, NULL, NULL, NULL, NULL, "
 #define RETURN_COLS                                                                                \
     "id, order_id, user_id, reason_code, note, refund_status, refund_cents, carrier, "             \
     "tracking_code, replacement_sku, created_at"
 #define MANDATE_COLS                                                                               \
     "id, user_id, status, allowed_categories, per_order_limit_cents, monthly_limit_cents, "        \
     "confirm_above_cents, valid_until, created_at"
-#define COMPAT_COLS ", d.slug, d.name, c.fit_status, c.evidence, c.checked_at, "
 
 static const stmt_def stmts[] = {
     {"as_merchants",
@@ -72,30 +46,6 @@ static const stmt_def stmts[] = {
      "SELECT id, question, answer, asked_at FROM questions WHERE product_id = %lld "
      "ORDER BY asked_at, id",
      NULL},
-    /* Search: four shapes (text or not, device or not), filters as NULL-able params. */
-    {"as_search",
-     "SELECT " PRODUCT_SUMMARY ", 0" NO_COMPAT OFFER_COLS " FROM products p" OFFER_JOIN
-     "WHERE" SEARCH_FILTERS "ORDER BY p.id, o.id",
-     NULL},
-    {"as_search_text",
-     "SELECT " PRODUCT_SUMMARY ", f.rank" NO_COMPAT OFFER_COLS
-     " FROM product_fts f JOIN products p ON p.id = f.rowid" OFFER_JOIN
-     "WHERE product_fts MATCH %s AND" SEARCH_FILTERS "ORDER BY p.id, o.id",
-     "SELECT " PRODUCT_SUMMARY ", -ts_rank(p.search, to_tsquery('simple', %s))" NO_COMPAT OFFER_COLS
-     " FROM products p" OFFER_JOIN "WHERE p.search @@ to_tsquery('simple', %s) AND" SEARCH_FILTERS
-     "ORDER BY p.id, o.id"},
-    {"as_search_dev",
-     "SELECT " PRODUCT_SUMMARY ", 0" COMPAT_COLS OFFER_COLS
-     " FROM products p" DEVICE_JOIN OFFER_JOIN "WHERE" SEARCH_FILTERS "ORDER BY p.id, o.id",
-     NULL},
-    {"as_search_text_dev",
-     "SELECT " PRODUCT_SUMMARY ", f.rank" COMPAT_COLS OFFER_COLS
-     " FROM product_fts f JOIN products p ON p.id = f.rowid" DEVICE_JOIN OFFER_JOIN
-     "WHERE product_fts MATCH %s AND" SEARCH_FILTERS "ORDER BY p.id, o.id",
-     "SELECT " PRODUCT_SUMMARY
-     ", -ts_rank(p.search, to_tsquery('simple', %s))" COMPAT_COLS OFFER_COLS
-     " FROM products p" DEVICE_JOIN OFFER_JOIN
-     "WHERE p.search @@ to_tsquery('simple', %s) AND" SEARCH_FILTERS "ORDER BY p.id, o.id"},
     /* Catalogue loading (bin/agentshopctl). */
     {"as_meta_get", "SELECT value FROM meta WHERE key = %s", NULL},
     {"as_meta_set",
@@ -331,19 +281,23 @@ apr_status_t as_db_conn_init(apr_pool_t *conn_pool, const apr_dbd_driver_t *d, a
     if (apr_hash_get(prepared, INIT_MARK, APR_HASH_KEY_STRING)) return APR_SUCCESS;
     int pg = is_pg(d);
     if (!pg && sqlite_pragmas(conn_pool, d, h, err) != APR_SUCCESS) return APR_EGENERAL;
-    for (size_t i = 0; i < N_STMTS; i++) {
-        const char *sql = pg && stmts[i].pgsql ? stmts[i].pgsql : stmts[i].sqlite;
-        apr_dbd_prepared_t *st = NULL;
-        int rv = apr_dbd_prepare(d, conn_pool, h, sql, stmts[i].label, &st);
-        if (rv) {
-            *err = apr_psprintf(conn_pool,
-                                "preparing %s failed (is the schema loaded? run "
-                                "agentshopctl init): %s",
-                                stmts[i].label, apr_dbd_error(d, h, rv));
-            return APR_EGENERAL;
+    const stmt_def *tables[] = {stmts, as_db_search_stmts};
+    size_t sizes[] = {N_STMTS, as_db_n_search_stmts};
+    for (size_t t = 0; t < 2; t++)
+        for (size_t i = 0; i < sizes[t]; i++) {
+            const stmt_def *sd = &tables[t][i];
+            const char *sql = pg && sd->pgsql ? sd->pgsql : sd->sqlite;
+            apr_dbd_prepared_t *st = NULL;
+            int rv = apr_dbd_prepare(d, conn_pool, h, sql, sd->label, &st);
+            if (rv) {
+                *err = apr_psprintf(conn_pool,
+                                    "preparing %s failed (is the schema loaded? run "
+                                    "agentshopctl init): %s",
+                                    sd->label, apr_dbd_error(d, h, rv));
+                return APR_EGENERAL;
+            }
+            apr_hash_set(prepared, sd->label, APR_HASH_KEY_STRING, st);
         }
-        apr_hash_set(prepared, stmts[i].label, APR_HASH_KEY_STRING, st);
-    }
     apr_hash_set(prepared, INIT_MARK, APR_HASH_KEY_STRING, (void *)INIT_MARK);
     return APR_SUCCESS;
 }
@@ -481,8 +435,8 @@ void as_db_checkpoint_maybe(as_db *db)
     commits_since_checkpoint = 0;
     apr_dbd_results_t *res = NULL;
     apr_dbd_row_t *row = NULL;
-    int rv = apr_dbd_select(db->driver, db->pool, db->handle, &res,
-                            "PRAGMA wal_checkpoint(PASSIVE)", 0);
+    int rv =
+        apr_dbd_select(db->driver, db->pool, db->handle, &res, "PRAGMA wal_checkpoint(PASSIVE)", 0);
     if (rv) {
         if (db->log)
             db->log(db->log_baton, apr_psprintf(db->pool, "checkpoint failed: %s",
@@ -558,7 +512,7 @@ int64_t as_db_i64(const char *s)
     return s ? strtoll(s, NULL, 10) : 0;
 }
 
-static double to_dbl(const char *s)
+double as_db_dbl(const char *s)
 {
     return s ? strtod(s, NULL) : 0;
 }
@@ -574,6 +528,10 @@ const char *as_db_i64s(as_db *db, int64_t v)
 }
 
 #define to_i64 as_db_i64
+#define to_dbl as_db_dbl
+#define read_offer as_db_read_offer
+#define read_summary as_db_read_summary
+#define read_compat as_db_read_compat
 #define to_bool as_db_bool
 #define i64s as_db_i64s
 
@@ -587,7 +545,7 @@ static void read_merchant(as_db *db, apr_dbd_row_t *row, int c, as_merchant *m)
     m->accuracy_rate = to_dbl(as_db_col(db, row, c + 5));
 }
 
-static void read_offer(as_db *db, apr_dbd_row_t *row, int c, as_offer *o)
+void as_db_read_offer(as_db *db, apr_dbd_row_t *row, int c, as_offer *o)
 {
     o->id = as_db_col(db, row, c);
     o->price_cents = to_i64(as_db_col(db, row, c + 1));
@@ -667,7 +625,7 @@ static int st_device_by_slug(void *h, as_mem *m, const char *slug, as_device *ou
 }
 
 /* Columns 0..11 of PRODUCT_SUMMARY. */
-static void read_summary(as_db *db, apr_dbd_row_t *row, as_product *p)
+void as_db_read_summary(as_db *db, apr_dbd_row_t *row, as_product *p)
 {
     p->id = to_i64(as_db_col(db, row, 0));
     p->sku = as_db_col(db, row, 1);
@@ -684,7 +642,7 @@ static void read_summary(as_db *db, apr_dbd_row_t *row, as_product *p)
     p->is_demo = true;
 }
 
-static int read_compat(as_db *db, as_mem *m, apr_dbd_row_t *row, int c, as_compat **out)
+int as_db_read_compat(as_db *db, as_mem *m, apr_dbd_row_t *row, int c, as_compat **out)
 {
     if (!as_db_col(db, row, c)) {
         *out = NULL;
@@ -775,76 +733,6 @@ static int st_product_by_sku(void *h, as_mem *m, const char *sku, int64_t device
     return AS_OK;
 }
 
-/* Every term must match as a word prefix: FTS5 '"a"* "b"*', tsquery 'a:* & b:*'.
- * Terms are runs of letters and digits, so they need no quoting beyond this. */
-static const char *match_expression(as_db *db, const as_search_filter *f)
-{
-    const char *s = "";
-    for (size_t i = 0; i < f->n_terms; i++)
-        s = db->pg ? apr_psprintf(db->pool, "%s%s%s:*", s, i ? " & " : "", f->terms[i])
-                   : apr_psprintf(db->pool, "%s%s\"%s\"*", s, i ? " " : "", f->terms[i]);
-    return s;
-}
-
-static int st_search(void *h, as_mem *m, const as_search_filter *f, as_product **out, size_t *n)
-{
-    as_db *db = h;
-    const char *args[10];
-    int na = 0;
-    const char *label;
-    /* the driver decides the text syntax and the parameter order: connect first */
-    if (!db->handle && (!db->acquire || db->acquire(db) != 0)) return AS_EDB;
-    const char *match = f->n_terms ? match_expression(db, f) : NULL;
-    /* Parameters in the order they appear in the SQL text. */
-    if (f->device_id > 0) {
-        label = match ? "as_search_text_dev" : "as_search_dev";
-        if (match && db->pg) args[na++] = match; /* the rank expression comes first */
-        args[na++] = i64s(db, f->device_id);
-    } else {
-        label = match ? "as_search_text" : "as_search";
-        if (match && db->pg) args[na++] = match;
-    }
-    if (match) args[na++] = match;
-    const char *filters[3] = {f->category, f->part_type, f->merchant};
-    for (int i = 0; i < 3; i++) {
-        args[na++] = filters[i];
-        args[na++] = filters[i];
-    }
-    apr_dbd_results_t *res;
-    apr_dbd_row_t *row = NULL;
-    if (as_db_select(db, label, &res, na, args)) return AS_EDB;
-
-    as_product *ps = NULL;
-    as_offer *offers = NULL;
-    size_t np = 0, no = 0, pcap = 0, ocap = 0;
-    size_t *first = NULL, fcap = 0; /* index of each product's first offer */
-    int64_t last = -1;
-    while (as_db_next(db, res, &row)) {
-        int64_t pid = to_i64(as_db_col(db, row, 0));
-        if (pid != last) {
-            ps = grow(m, ps, &pcap, np, sizeof(as_product));
-            first = grow(m, first, &fcap, np, sizeof(size_t));
-            as_product *p = &ps[np];
-            memset(p, 0, sizeof(*p));
-            read_summary(db, row, p);
-            p->text_rank = to_dbl(as_db_col(db, row, 12));
-            read_compat(db, m, row, 13, &p->compat);
-            first[np++] = no;
-            last = pid;
-        }
-        if (as_db_col(db, row, SEARCH_OFFER_COL)) {
-            offers = grow(m, offers, &ocap, no, sizeof(as_offer));
-            read_offer(db, row, SEARCH_OFFER_COL, &offers[no++]);
-            ps[np - 1].n_offers++;
-        }
-    }
-    for (size_t i = 0; i < np; i++)
-        ps[i].offers = ps[i].n_offers ? &offers[first[i]] : NULL;
-    *out = ps;
-    *n = np;
-    return AS_OK;
-}
-
 as_store as_db_store(as_db *db)
 {
     as_store s = {
@@ -854,6 +742,7 @@ as_store as_db_store(as_db *db)
         .device_by_slug = st_device_by_slug,
         .product_by_sku = st_product_by_sku,
         .search = st_search,
+        .search_page = st_search_page,
         .begin = st_begin,
         .commit = st_commit,
         .rollback = st_rollback,

@@ -69,6 +69,12 @@ int as_db_next(as_db *db, apr_dbd_results_t *res, apr_dbd_row_t **row);
 
 const char *as_db_schema(int pg); /* the schema text built into the binary */
 
+/* The search order table (product_rank, product_counts) built again from the
+ * catalogue, in the caller's transaction: after loading a catalogue, and by
+ * agentshopctl init when it is out of step (as_db_rank_stale: 1, or -1 on error). */
+apr_status_t as_db_rank_rebuild(as_db *db, const char **err);
+int as_db_rank_stale(as_db *db);
+
 as_store as_db_store(as_db *db);
 
 #endif

@@ -83,7 +83,7 @@ static int exec_one(as_db *db, const char *label, int nargs, const char **args)
     return rc != AS_OK ? rc : n >= 1 ? AS_OK : AS_ECONFLICT;
 }
 
-#define COL(i) (rec[(i)])                /* a copied row (one_row) */
+#define COL(i) (rec[(i)])               /* a copied row (one_row) */
 #define RCOL(i) as_db_col(db, row, (i)) /* a live row, inside its loop */
 
 /* ---- identity and mandates ---- */
@@ -318,14 +318,16 @@ int st_stock_take(void *h, const char *offer_id, int64_t qty)
 {
     as_db *db = h;
     const char *a[] = {I64(qty), offer_id, I64(qty)};
-    return exec_one(db, "as_stock_take", 3, a);
+    int rc = exec_one(db, "as_stock_take", 3, a);
+    return rc == AS_OK ? as_db_rank_stock_moved(db, offer_id, -qty) : rc;
 }
 
 int st_stock_give(void *h, const char *offer_id, int64_t qty)
 {
     as_db *db = h;
     const char *a[] = {I64(qty), offer_id};
-    return exec_one(db, "as_stock_give", 2, a) == AS_OK ? AS_OK : AS_EDB;
+    if (exec_one(db, "as_stock_give", 2, a) != AS_OK) return AS_EDB;
+    return as_db_rank_stock_moved(db, offer_id, qty);
 }
 
 /* ---- confirmations ---- */

@@ -4,6 +4,42 @@
 
 #include "as_db.h"
 
+/* ---- statements ---- */
+
+typedef struct stmt_def {
+    const char *label;
+    const char *sqlite; /* apr_dbd syntax: %s text, %lld integer, %lf real */
+    const char *pgsql;  /* NULL when the SQLite text works as it is */
+} stmt_def;
+
+#define PRODUCT_SUMMARY                                                                            \
+    "p.id, p.sku, p.name, p.brand, p.category, p.part_type, p.image_urls, p.availability, "        \
+    "p.verif_status, p.verif_note, p.return_rate, "                                                \
+    "CASE WHEN EXISTS (SELECT 1 FROM compat g WHERE g.product_id = p.id AND g.fit_status = "       \
+    "'fits') THEN 1 ELSE 0 END"
+#define OFFER_COLS                                                                                 \
+    "o.id, o.price_cents, o.retail_price_cents, o.price_label, o.delivery_days, o.stock, m.id, "   \
+    "m.name, m.country, m.city, m.on_time_rate, m.accuracy_rate"
+#define OFFER_JOIN                                                                                 \
+    " LEFT JOIN offers o ON o.product_id = p.id LEFT JOIN merchants m ON m.id = o.merchant_id "
+#define NO_COMPAT ", NULL, NULL, NULL, NULL, NULL, "
+#define COMPAT_COLS ", d.slug, d.name, c.fit_status, c.evidence, c.checked_at, "
+
+/* sql/as_db_search.c: search, the search order table, and their statements. */
+extern const stmt_def as_db_search_stmts[];
+extern const size_t as_db_n_search_stmts;
+int st_search(void *h, as_mem *m, const as_search_filter *f, as_product **out, size_t *n);
+int st_search_page(void *h, as_mem *m, const as_search_query *q, as_search_page *out);
+/* After a write moved an offer's stock by delta: ranks the product again when
+ * the offer ran out or came back, in the caller's transaction. */
+int as_db_rank_stock_moved(as_db *db, const char *offer_id, int64_t delta);
+
+/* Rows of the catalogue queries (as_db.c). */
+double as_db_dbl(const char *s);
+void as_db_read_summary(as_db *db, apr_dbd_row_t *row, as_product *p);    /* PRODUCT_SUMMARY */
+void as_db_read_offer(as_db *db, apr_dbd_row_t *row, int c, as_offer *o); /* OFFER_COLS */
+int as_db_read_compat(as_db *db, as_mem *m, apr_dbd_row_t *row, int c, as_compat **out);
+
 int64_t as_db_i64(const char *s);
 int as_db_bool(const char *s);
 const char *as_db_i64s(as_db *db, int64_t v);

@@ -302,6 +302,7 @@ apr_status_t as_load_catalogue(as_db *db, const char *dir, json_t **summary, con
     if (ok)
         ok = !load_merchants(&L, ms) && !load_devices(&L, ds) && !load_products(&L, ps) &&
              !exec(&L, "as_fts_rebuild", 0, NULL, NULL);
+    if (ok && as_db_rank_rebuild(db, &L.err) != APR_SUCCESS) ok = 0;
     if (ok) {
         const char *a[] = {"catalogue_version", apr_psprintf(L.p, "%ld", (long)time(NULL))};
         ok = !exec(&L, "as_meta_set", 2, a, NULL);

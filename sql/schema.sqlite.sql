@@ -109,6 +109,41 @@ CREATE VIRTUAL TABLE IF NOT EXISTS product_fts USING fts5 (
     tokenize = 'unicode61 remove_diacritics 2'
 );
 
+-- Search order under the default weights, one row per product: whether it can
+-- be bought and its best offer's score, price and delivery days. Written by the
+-- catalogue loader and, in the same transaction, by every write that takes an
+-- offer's stock to or from zero, so an index can serve a page of search
+-- results without ranking every match (docs/storage.md, "Search at scale").
+CREATE TABLE IF NOT EXISTS product_rank (
+    product_id  INTEGER PRIMARY KEY REFERENCES products (id),
+    sku         TEXT NOT NULL,
+    category    TEXT NOT NULL,
+    part_type   TEXT NOT NULL,
+    hidden      INTEGER NOT NULL,  -- 1: contradicted, left out while verified_only
+    buyable     INTEGER NOT NULL,  -- 1: at least one offer can be bought
+    score       INTEGER NOT NULL,  -- the best offer's score; 0 when not buyable
+    price_cents INTEGER NOT NULL,  -- the best offer's unit price; 0 when not buyable
+    days        INTEGER NOT NULL,  -- the best offer's delivery days; 0 when not buyable
+    return_rate REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS rank_score ON product_rank (buyable DESC, score DESC, sku);
+CREATE INDEX IF NOT EXISTS rank_category_score ON product_rank (category, buyable DESC, score DESC, sku);
+CREATE INDEX IF NOT EXISTS rank_part_type_score ON product_rank (part_type, buyable DESC, score DESC, sku);
+CREATE INDEX IF NOT EXISTS rank_category_price ON product_rank (category, buyable DESC, price_cents, score DESC, sku);
+CREATE INDEX IF NOT EXISTS rank_category_delivery ON product_rank (category, buyable DESC, days, score DESC, sku);
+CREATE INDEX IF NOT EXISTS rank_category_return ON product_rank (category, buyable DESC, return_rate, score DESC, sku);
+CREATE INDEX IF NOT EXISTS rank_hidden ON product_rank (hidden, product_id);
+
+-- Products per category, part type and hidden flag (the counts of a search
+-- without text or device), rebuilt with product_rank by the loader.
+CREATE TABLE IF NOT EXISTS product_counts (
+    category  TEXT NOT NULL,
+    part_type TEXT NOT NULL,
+    hidden    INTEGER NOT NULL,
+    n         INTEGER NOT NULL,
+    PRIMARY KEY (category, part_type, hidden)
+);
+
 -- Agents, mandates and buying. Users are the people agents act for; they are
 -- named by an id and need no table of their own.
 

@@ -1,0 +1,483 @@
+/* Search storage: the statements behind GET /search and the compatible-parts
+ * list, and the search order table (product_rank) that lets an index, not a
+ * scan of every match, produce a page of results.
+ *
+ * product_rank holds, per product, what search sorts by under the default
+ * weights: whether any offer can be bought, and the best offer's score, price
+ * and delivery days, computed by core's as_rank_offers (the one ranking
+ * formula). It changes only when the catalogue is loaded and when an offer's
+ * stock reaches zero or comes back from it; both update it in the same
+ * transaction as the change, so a page read from it agrees with the offers
+ * read with it. docs/storage.md, "Search at scale", has the design. */
+#include <apr_strings.h>
+#include <string.h>
+
+#include "as_db_private.h"
+#include "as_rank.h"
+
+#define to_i64 as_db_i64
+#define i64s as_db_i64s
+#define grow as_db_grow
+
+/* Offer columns start here in every search row. */
+#define SEARCH_OFFER_COL 18
+
+/* ---- statements ---- */
+
+/* The general search: every match with its offers, ranked by core. */
+#define SEARCH_FILTERS                                                                             \
+    " (%s IS NULL OR p.category = %s) AND (%s IS NULL OR p.part_type = %s) AND (%s IS NULL OR "    \
+    "EXISTS (SELECT 1 FROM offers x WHERE x.product_id = p.id AND x.merchant_id = %s)) "
+#define DEVICE_JOIN                                                                                \
+    " JOIN compat c ON c.product_id = p.id AND c.device_id = %lld JOIN devices d ON d.id = "       \
+    "c.device_id "
+#define DEVICE_CROSS                                                                               \
+    " CROSS JOIN compat c ON c.product_id = p.id AND c.device_id = %lld CROSS JOIN devices d ON "  \
+    "d.id = c.device_id "
+/* CROSS JOIN keeps SQLite's planner from driving a text search from another
+ * table's index and running the MATCH once per row: the text index goes first. */
+#define FTS_FROM " FROM product_fts f CROSS JOIN products p ON p.id = f.rowid"
+#define FTS_WHERE "WHERE product_fts MATCH %s AND"
+#define TS_RANK "-ts_rank(p.search, to_tsquery('simple', %s))"
+#define TS_WHERE "WHERE p.search @@ to_tsquery('simple', %s) AND"
+
+/* The paged search over product_rank. BY_* are the sort orders of hit_cmp in
+ * core/as_catalog_api.c: buyable first, the sort key, the score; then text
+ * relevance and sku, added by PAGE. */
+#define RANK_COLS "r.product_id, r.buyable, r.score, r.price_cents, r.days, r.return_rate, r.sku"
+#define BY_SCORE "r.buyable DESC, r.score DESC"
+#define BY_PRICE "r.buyable DESC, r.price_cents, r.score DESC"
+#define BY_DELIVERY "r.buyable DESC, r.days, r.score DESC"
+#define BY_RETURN "r.buyable DESC, r.return_rate, r.score DESC"
+/* The parameter is 0 under verified_only, else 1. A comparison with a column, not
+ * "%lld = 0": apr_dbd's sqlite3 driver binds every parameter as text, which only
+ * a column's affinity turns back into a number. */
+#define VISIBLE " AND r.hidden <= %lld"
+#define RANK_FILTERS " (%s IS NULL OR r.category = %s) AND (%s IS NULL OR r.part_type = %s)"
+/* The page's products, with their offers, from a subquery that picks the page. */
+#define PAGE(sub, order)                                                                           \
+    "SELECT " PRODUCT_SUMMARY ", r.trank" NO_COMPAT OFFER_COLS " FROM (" sub " ORDER BY " order    \
+    ", trank, r.sku LIMIT %lld OFFSET %lld) r JOIN products p ON p.id = r.product_id" OFFER_JOIN   \
+    "ORDER BY " order ", r.trank, r.sku, o.id"
+#define PLAIN(where) "SELECT " RANK_COLS ", 0 AS trank FROM product_rank r WHERE " where VISIBLE
+#define FTS_SUB                                                                                    \
+    "SELECT " RANK_COLS ", f.rank AS trank FROM product_fts f CROSS JOIN product_rank r ON "       \
+    "r.product_id = f.rowid WHERE product_fts MATCH %s AND" RANK_FILTERS VISIBLE
+#define TS_SUB                                                                                     \
+    "SELECT " RANK_COLS ", -ts_rank(t.search, to_tsquery('simple', %s)) AS trank FROM products t " \
+    "JOIN product_rank r ON r.product_id = t.id WHERE t.search @@ to_tsquery('simple', %s) "       \
+    "AND" RANK_FILTERS VISIBLE
+/* Without text, one statement per filter shape, so each can use its index. */
+#define PLAIN_PAGES(sort, order)                                                                   \
+    {"as_page_" sort, PAGE(PLAIN("1 = 1"), order), NULL},                                          \
+        {"as_page_c_" sort, PAGE(PLAIN("r.category = %s"), order), NULL},                          \
+        {"as_page_t_" sort, PAGE(PLAIN("r.part_type = %s"), order), NULL},                         \
+        {"as_page_ct_" sort, PAGE(PLAIN("r.category = %s AND r.part_type = %s"), order), NULL},    \
+    {                                                                                              \
+        "as_page_q_" sort, PAGE(FTS_SUB, order), PAGE(TS_SUB, order)                               \
+    }
+#define COUNTS(unit)                                                                               \
+    "SELECT COALESCE(SUM(CASE WHEN r.hidden <= %lld THEN " unit " ELSE 0 END), 0), "               \
+    "COALESCE(SUM(CASE WHEN r.hidden > %lld THEN " unit " ELSE 0 END), 0)"
+#define HIDDEN_COLS "SELECT p.id, p.sku, p.name, p.verif_status, p.verif_note"
+
+const stmt_def as_db_search_stmts[] = {
+    /* General search: four shapes (text or not, device or not), filters as NULL-able
+     * params; and the number of matches of each, checked first. */
+    {"as_search",
+     "SELECT " PRODUCT_SUMMARY ", 0" NO_COMPAT OFFER_COLS " FROM products p" OFFER_JOIN
+     "WHERE" SEARCH_FILTERS "ORDER BY p.id, o.id",
+     NULL},
+    {"as_search_text",
+     "SELECT " PRODUCT_SUMMARY
+     ", f.rank" NO_COMPAT OFFER_COLS FTS_FROM OFFER_JOIN FTS_WHERE SEARCH_FILTERS
+     "ORDER BY p.id, o.id",
+     "SELECT " PRODUCT_SUMMARY ", " TS_RANK NO_COMPAT OFFER_COLS
+     " FROM products p" OFFER_JOIN TS_WHERE SEARCH_FILTERS "ORDER BY p.id, o.id"},
+    {"as_search_dev",
+     "SELECT " PRODUCT_SUMMARY ", 0" COMPAT_COLS OFFER_COLS
+     " FROM products p" DEVICE_JOIN OFFER_JOIN "WHERE" SEARCH_FILTERS "ORDER BY p.id, o.id",
+     NULL},
+    {"as_search_text_dev",
+     "SELECT " PRODUCT_SUMMARY
+     ", f.rank" COMPAT_COLS OFFER_COLS FTS_FROM DEVICE_CROSS OFFER_JOIN FTS_WHERE SEARCH_FILTERS
+     "ORDER BY p.id, o.id",
+     "SELECT " PRODUCT_SUMMARY ", " TS_RANK COMPAT_COLS OFFER_COLS
+     " FROM products p" DEVICE_JOIN OFFER_JOIN TS_WHERE SEARCH_FILTERS "ORDER BY p.id, o.id"},
+    {"as_search_n", "SELECT COUNT(*) FROM products p WHERE" SEARCH_FILTERS, NULL},
+    {"as_search_text_n", "SELECT COUNT(*)" FTS_FROM " " FTS_WHERE SEARCH_FILTERS,
+     "SELECT COUNT(*) FROM products p " TS_WHERE SEARCH_FILTERS},
+    {"as_search_dev_n", "SELECT COUNT(*) FROM products p" DEVICE_JOIN "WHERE" SEARCH_FILTERS, NULL},
+    {"as_search_text_dev_n", "SELECT COUNT(*)" FTS_FROM DEVICE_CROSS FTS_WHERE SEARCH_FILTERS,
+     "SELECT COUNT(*) FROM products p" DEVICE_JOIN TS_WHERE SEARCH_FILTERS},
+
+    /* Paged search over product_rank. */
+    PLAIN_PAGES("score", BY_SCORE),
+    PLAIN_PAGES("price", BY_PRICE),
+    PLAIN_PAGES("delivery", BY_DELIVERY),
+    PLAIN_PAGES("return_rate", BY_RETURN),
+    /* Results and hidden products in all: from the per-shape totals without text. */
+    {"as_page_n", COUNTS("r.n") " FROM product_counts r WHERE" RANK_FILTERS, NULL},
+    {"as_page_q_n",
+     COUNTS("1") " FROM product_fts f CROSS JOIN product_rank r ON r.product_id = f.rowid WHERE "
+                 "product_fts MATCH %s AND" RANK_FILTERS,
+     COUNTS("1") " FROM products t JOIN product_rank r ON r.product_id = t.id WHERE t.search @@ "
+                 "to_tsquery('simple', %s) AND" RANK_FILTERS},
+    /* The first 100 hidden (contradicted) products, by id. */
+    {"as_page_x",
+     HIDDEN_COLS " FROM product_rank r JOIN products p ON p.id = r.product_id WHERE r.hidden = 1 "
+                 "AND" RANK_FILTERS " ORDER BY r.product_id LIMIT 100",
+     NULL},
+    {"as_page_q_x",
+     HIDDEN_COLS
+     " FROM product_fts f CROSS JOIN product_rank r ON r.product_id = f.rowid CROSS JOIN products "
+     "p ON p.id = r.product_id WHERE product_fts MATCH %s AND r.hidden = 1 AND" RANK_FILTERS
+     " ORDER BY r.product_id LIMIT 100",
+     HIDDEN_COLS " FROM products p JOIN product_rank r ON r.product_id = p.id WHERE p.search @@ "
+                 "to_tsquery('simple', %s) AND r.hidden = 1 AND" RANK_FILTERS
+                 " ORDER BY r.product_id LIMIT 100"},
+
+    /* Keeping product_rank and product_counts. */
+    {"as_rank_sizes",
+     "SELECT (SELECT COUNT(*) FROM product_rank), (SELECT COUNT(*) FROM products), "
+     "(SELECT COALESCE(MAX(id), 0) FROM products)",
+     NULL},
+    {"as_rank_clear", "DELETE FROM product_rank", NULL},
+    {"as_rank_seed",
+     "INSERT INTO product_rank (product_id, sku, category, part_type, hidden, buyable, score, "
+     "price_cents, days, return_rate) SELECT id, sku, category, part_type, CASE WHEN "
+     "verif_status = 'contradicted' THEN 1 ELSE 0 END, 0, 0, 0, 0, return_rate FROM products",
+     NULL},
+    {"as_rank_offers",
+     "SELECT p.id, p.availability, " OFFER_COLS " FROM products p JOIN offers o ON o.product_id "
+     "= p.id JOIN merchants m ON m.id = o.merchant_id WHERE p.id > %lld AND p.id <= %lld ORDER "
+     "BY p.id, o.id",
+     NULL},
+    {"as_rank_of_offer", "SELECT product_id, stock FROM offers WHERE id = %s", NULL},
+    {"as_rank_set",
+     "UPDATE product_rank SET buyable = %lld, score = %lld, price_cents = %lld, days = %lld "
+     "WHERE product_id = %lld",
+     NULL},
+    {"as_counts_clear", "DELETE FROM product_counts", NULL},
+    {"as_counts_fill",
+     "INSERT INTO product_counts (category, part_type, hidden, n) SELECT category, part_type, "
+     "hidden, COUNT(*) FROM product_rank GROUP BY category, part_type, hidden",
+     NULL},
+};
+const size_t as_db_n_search_stmts = sizeof(as_db_search_stmts) / sizeof(as_db_search_stmts[0]);
+
+/* ---- the general search ---- */
+
+/* Every term must match as a word prefix: FTS5 '"a"* "b"*', tsquery 'a:* & b:*'.
+ * Terms are runs of letters and digits, so they need no quoting beyond this. */
+static const char *match_expression(as_db *db, const char *const *terms, size_t n)
+{
+    const char *s = "";
+    for (size_t i = 0; i < n; i++)
+        s = db->pg ? apr_psprintf(db->pool, "%s%s%s:*", s, i ? " & " : "", terms[i])
+                   : apr_psprintf(db->pool, "%s%s\"%s\"*", s, i ? " " : "", terms[i]);
+    return s;
+}
+
+/* The driver decides the text syntax and the parameter order: connect first. */
+static int connected(as_db *db)
+{
+    return db->handle || (db->acquire && db->acquire(db) == 0);
+}
+
+static int64_t first_i64(as_db *db, const char *label, int na, const char **args, int64_t *b)
+{
+    apr_dbd_results_t *res;
+    apr_dbd_row_t *row = NULL;
+    int64_t a = -1;
+    if (as_db_select(db, label, &res, na, args)) return -1;
+    while (as_db_next(db, res, &row))
+        if (a < 0) {
+            a = to_i64(as_db_col(db, row, 0));
+            if (b) *b = to_i64(as_db_col(db, row, 1));
+        }
+    return a;
+}
+
+int st_search(void *h, as_mem *m, const as_search_filter *f, as_product **out, size_t *n)
+{
+    as_db *db = h;
+    const char *args[11];
+    int na = 0;
+    *out = NULL;
+    *n = 0;
+    if (!connected(db)) return AS_EDB;
+    const char *match = f->n_terms ? match_expression(db, f->terms, f->n_terms) : NULL;
+    const char *label = f->device_id > 0 ? (match ? "as_search_text_dev" : "as_search_dev")
+                                         : (match ? "as_search_text" : "as_search");
+    /* Parameters in the order they appear in the SQL text; on PostgreSQL the rank
+     * expression takes the match first (args[0], left out of the count). */
+    args[na++] = match;
+    if (f->device_id > 0) args[na++] = i64s(db, f->device_id);
+    if (match) args[na++] = match;
+    const char *filters[3] = {f->category, f->part_type, f->merchant};
+    for (int i = 0; i < 3; i++) {
+        args[na++] = filters[i];
+        args[na++] = filters[i];
+    }
+    const char **cargs = args + 1; /* the count has no rank expression */
+    if (f->max_products) {
+        int64_t total =
+            first_i64(db, apr_pstrcat(db->pool, label, "_n", NULL), na - 1, cargs, NULL);
+        if (total < 0) return AS_EDB;
+        if ((uint64_t)total > f->max_products) {
+            *n = (size_t)total;
+            return AS_ETOOMANY;
+        }
+    }
+    int pg_rank = match && db->pg;
+    apr_dbd_results_t *res;
+    apr_dbd_row_t *row = NULL;
+    if (as_db_select(db, label, &res, pg_rank ? na : na - 1, pg_rank ? args : cargs)) return AS_EDB;
+
+    as_product *ps = NULL;
+    as_offer *offers = NULL;
+    size_t np = 0, no = 0, pcap = 0, ocap = 0;
+    size_t *first = NULL, fcap = 0; /* index of each product's first offer */
+    int64_t last = -1;
+    while (as_db_next(db, res, &row)) {
+        int64_t pid = to_i64(as_db_col(db, row, 0));
+        if (pid != last) {
+            ps = grow(m, ps, &pcap, np, sizeof(as_product));
+            first = grow(m, first, &fcap, np, sizeof(size_t));
+            as_product *p = &ps[np];
+            memset(p, 0, sizeof(*p));
+            as_db_read_summary(db, row, p);
+            p->text_rank = as_db_dbl(as_db_col(db, row, 12));
+            as_db_read_compat(db, m, row, 13, &p->compat);
+            first[np++] = no;
+            last = pid;
+        }
+        if (as_db_col(db, row, SEARCH_OFFER_COL)) {
+            offers = grow(m, offers, &ocap, no, sizeof(as_offer));
+            as_db_read_offer(db, row, SEARCH_OFFER_COL, &offers[no++]);
+            ps[np - 1].n_offers++;
+        }
+    }
+    for (size_t i = 0; i < np; i++)
+        ps[i].offers = ps[i].n_offers ? &offers[first[i]] : NULL;
+    *out = ps;
+    *n = np;
+    return AS_OK;
+}
+
+/* ---- the paged search ---- */
+
+static const char *const sort_names[] = {"score", "price", "delivery", "return_rate"};
+
+int st_search_page(void *h, as_mem *m, const as_search_query *q, as_search_page *out)
+{
+    as_db *db = h;
+    memset(out, 0, sizeof(*out));
+    if (!connected(db)) return AS_EDB;
+    const char *match = q->n_terms ? match_expression(db, q->terms, q->n_terms) : NULL;
+    const char *vis = q->verified_only ? "0" : "1"; /* the most hidden value shown */
+    const char *cat = q->category, *pt = q->part_type;
+    const char *args[12];
+    int na = 0;
+
+    /* the totals: results and hidden products */
+    args[na++] = vis;
+    args[na++] = vis;
+    if (match) args[na++] = match;
+    const char *filters[4] = {cat, cat, pt, pt};
+    memcpy(args + na, filters, sizeof(filters));
+    na += 4;
+    out->count = first_i64(db, match ? "as_page_q_n" : "as_page_n", na, args, &out->excluded_count);
+    if (out->count < 0) return AS_EDB;
+
+    /* the page */
+    const char *label;
+    na = 0;
+    if (match) {
+        label = apr_pstrcat(db->pool, "as_page_q_", sort_names[q->sort], NULL);
+        if (db->pg) args[na++] = match;
+        args[na++] = match;
+        memcpy(args + na, filters, sizeof(filters));
+        na += 4;
+    } else {
+        const char *shape = cat && pt ? "ct_" : cat ? "c_" : pt ? "t_" : "";
+        label = apr_pstrcat(db->pool, "as_page_", shape, sort_names[q->sort], NULL);
+        if (cat) args[na++] = cat;
+        if (pt) args[na++] = pt;
+    }
+    args[na++] = vis;
+    args[na++] = i64s(db, q->limit);
+    args[na++] = i64s(db, q->offset);
+    apr_dbd_results_t *res;
+    apr_dbd_row_t *row = NULL;
+    if (as_db_select(db, label, &res, na, args)) return AS_EDB;
+    size_t pcap = 0, ocap = 0;
+    as_offer *offers = NULL;
+    int64_t last = -1;
+    while (as_db_next(db, res, &row)) {
+        int64_t pid = to_i64(as_db_col(db, row, 0));
+        if (pid != last) {
+            out->products = grow(m, out->products, &pcap, out->n, sizeof(as_product));
+            as_product *p = &out->products[out->n++];
+            memset(p, 0, sizeof(*p));
+            as_db_read_summary(db, row, p);
+            p->text_rank = as_db_dbl(as_db_col(db, row, 12));
+            last = pid;
+            offers = NULL;
+            ocap = 0;
+        }
+        if (as_db_col(db, row, SEARCH_OFFER_COL)) {
+            as_product *p = &out->products[out->n - 1];
+            offers = grow(m, offers, &ocap, p->n_offers, sizeof(as_offer));
+            as_db_read_offer(db, row, SEARCH_OFFER_COL, &offers[p->n_offers++]);
+            p->offers = offers;
+        }
+    }
+
+    /* the hidden products, listed */
+    if (!q->verified_only || out->excluded_count == 0) return AS_OK;
+    na = 0;
+    if (match) args[na++] = match;
+    memcpy(args + na, filters, sizeof(filters));
+    na += 4;
+    row = NULL;
+    if (as_db_select(db, match ? "as_page_q_x" : "as_page_x", &res, na, args)) return AS_EDB;
+    size_t xcap = 0;
+    while (as_db_next(db, res, &row)) {
+        out->excluded = grow(m, out->excluded, &xcap, out->n_excluded, sizeof(as_product));
+        as_product *p = &out->excluded[out->n_excluded++];
+        memset(p, 0, sizeof(*p));
+        p->id = to_i64(as_db_col(db, row, 0));
+        p->sku = as_db_col(db, row, 1);
+        p->name = as_db_col(db, row, 2);
+        p->verif_status = as_db_col(db, row, 3);
+        p->verif_note = as_db_col(db, row, 4);
+    }
+    return AS_OK;
+}
+
+/* ---- keeping product_rank ---- */
+
+static void *pool_alloc(void *baton, size_t size)
+{
+    return apr_pcalloc(baton, size);
+}
+
+/* Ranks one product's offers (default weights, no filters) and stores its row. */
+static int rank_store(as_db *db, as_product *p)
+{
+    as_mem m = {pool_alloc, db->pool};
+    as_weights w;
+    as_weights_default(&w);
+    as_offer_filter none = {0, 0, NULL};
+    as_ranking r;
+    as_rank_offers(&m, p, &w, &none, 0, &r);
+    const as_scored *b = r.n_ranked ? &r.ranked[0] : NULL;
+    const char *a[] = {b ? "1" : "0", i64s(db, b ? b->score : 0),
+                       i64s(db, b ? b->offer->price_cents : 0),
+                       i64s(db, b ? b->offer->delivery_days : 0), i64s(db, p->id)};
+    return as_db_exec(db, "as_rank_set", NULL, 5, a) ? AS_EDB : AS_OK;
+}
+
+/* Reads the offers of products lo < id <= hi and stores each one's rank. */
+static int rank_range(as_db *db, int64_t lo, int64_t hi)
+{
+    const char *a[] = {i64s(db, lo), i64s(db, hi)};
+    apr_dbd_results_t *res;
+    apr_dbd_row_t *row = NULL;
+    if (as_db_select(db, "as_rank_offers", &res, 2, a)) return AS_EDB;
+    /* collect first: the pgsql driver's result must be read to the end */
+    as_mem m = {pool_alloc, db->pool};
+    as_product *ps = NULL;
+    as_offer *offers = NULL;
+    size_t np = 0, no = 0, pcap = 0, ocap = 0, *first = NULL, fcap = 0;
+    int64_t last = -1;
+    while (as_db_next(db, res, &row)) {
+        int64_t pid = to_i64(as_db_col(db, row, 0));
+        if (pid != last) {
+            ps = grow(&m, ps, &pcap, np, sizeof(as_product));
+            first = grow(&m, first, &fcap, np, sizeof(size_t));
+            memset(&ps[np], 0, sizeof(as_product));
+            ps[np].id = pid;
+            ps[np].name = "";
+            ps[np].availability = as_db_col(db, row, 1);
+            first[np++] = no;
+            last = pid;
+        }
+        offers = grow(&m, offers, &ocap, no, sizeof(as_offer));
+        as_db_read_offer(db, row, 2, &offers[no++]);
+        ps[np - 1].n_offers++;
+    }
+    for (size_t i = 0; i < np; i++) {
+        ps[i].offers = &offers[first[i]];
+        if (rank_store(db, &ps[i]) != AS_OK) return AS_EDB;
+    }
+    return AS_OK;
+}
+
+int as_db_rank_stock_moved(as_db *db, const char *offer_id, int64_t delta)
+{
+    const char *a[] = {offer_id};
+    int64_t stock = 0;
+    int64_t pid = first_i64(db, "as_rank_of_offer", 1, a, &stock);
+    if (pid < 0) return AS_EDB;
+    /* Only running out or coming back changes which offers can be bought. */
+    if ((stock - delta > 0) == (stock > 0)) return AS_OK;
+    return rank_range(db, pid - 1, pid);
+}
+
+#define RANK_BATCH 5000 /* product ids per read while rebuilding */
+
+apr_status_t as_db_rank_rebuild(as_db *db, const char **err)
+{
+    int rc = as_db_exec(db, "as_rank_clear", NULL, 0, NULL) ||
+             as_db_exec(db, "as_rank_seed", NULL, 0, NULL);
+    int64_t rows = 0, products = 0, max_id = 0;
+    if (!rc) {
+        int64_t sizes[2] = {0, 0};
+        apr_dbd_results_t *res;
+        apr_dbd_row_t *row = NULL;
+        rc = as_db_select(db, "as_rank_sizes", &res, 0, NULL);
+        while (!rc && as_db_next(db, res, &row)) {
+            sizes[0] = to_i64(as_db_col(db, row, 1));
+            sizes[1] = to_i64(as_db_col(db, row, 2));
+            rows = to_i64(as_db_col(db, row, 0));
+        }
+        products = sizes[0];
+        max_id = sizes[1];
+    }
+    if (!rc && rows != products) rc = 1;
+    apr_pool_t *outer = db->pool;
+    for (int64_t lo = 0; !rc && lo < max_id; lo += RANK_BATCH) {
+        apr_pool_t *batch;
+        apr_pool_create(&batch, outer);
+        db->pool = batch;
+        rc = rank_range(db, lo, lo + RANK_BATCH) != AS_OK;
+        db->pool = outer;
+        apr_pool_destroy(batch);
+    }
+    if (!rc)
+        rc = as_db_exec(db, "as_counts_clear", NULL, 0, NULL) ||
+             as_db_exec(db, "as_counts_fill", NULL, 0, NULL);
+    /* PostgreSQL plans by statistics: give it fresh ones for the new catalogue
+     * (SQLite's plans are fixed by the statements themselves, see FTS_FROM). */
+    const char *ignored;
+    if (!rc && db->pg)
+        rc = as_db_exec_script(db,
+                               "ANALYZE products;\nANALYZE offers;\nANALYZE compat;\n"
+                               "ANALYZE product_rank;\nANALYZE product_counts;\n",
+                               &ignored) != APR_SUCCESS;
+    if (rc) {
+        *err = "building the search order table (product_rank) failed";
+        return APR_EGENERAL;
+    }
+    return APR_SUCCESS;
+}
+
+int as_db_rank_stale(as_db *db)
+{
+    int64_t products = 0;
+    int64_t rows = first_i64(db, "as_rank_sizes", 0, NULL, &products);
+    return rows < 0 ? -1 : rows != products;
+}
