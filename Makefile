@@ -28,7 +28,7 @@ CTL       := bin/agentshopctl
 UNIT_SRC  := $(wildcard t/unit/*_test.c)
 UNIT_BIN  := $(patsubst t/unit/%.c,build/unit/%,$(UNIT_SRC))
 
-.PHONY: all deps deps-test run test test-unit test-apache test-asan test-pg install clean
+.PHONY: all deps deps-test run test test-unit test-apache test-asan test-pg test-scale install clean
 .DELETE_ON_ERROR:
 .SECONDARY: build/schema_sqlite.inc build/schema_pgsql.inc
 
@@ -99,6 +99,12 @@ SIGNING_KEY ?= $(DESTDIR)/etc/apache2/agentshop-signing.key
 test-pg: all
 	@scripts/deps.sh pg
 	@scripts/test-pg.sh
+
+# Search on a generated catalogue of 200,000 products: the same results from
+# SQLite and from PostgreSQL (a throwaway cluster), each behind its own httpd.
+test-scale: all
+	@scripts/deps.sh pg
+	@scripts/test-scale.sh
 
 # The same suites with AddressSanitizer and UndefinedBehaviorSanitizer.
 test-asan: deps-test

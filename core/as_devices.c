@@ -11,6 +11,47 @@ static bool term_char(unsigned char c)
     return isalnum(c) || c >= 0x80;
 }
 
+/* Latin letters with diacritics (U+00C0..U+017F) folded to plain lowercase ASCII,
+ * as SQLite's FTS5 tokenizer (unicode61 remove_diacritics 2) folds the catalogue
+ * text: so "Aldérmoor" and "ÁLDERMOOR" search like "aldermoor" on both backends.
+ * NULL: a letter of its own (ß, æ, ø, ł, ...), kept as it is. */
+/* clang-format off */
+static const char *const latin_fold[] = {
+    /* U+00C0 */ "a", "a", "a", "a", "a", "a", NULL, "c", "e", "e", "e", "e", "i", "i", "i", "i",
+    /* U+00D0 */ NULL, "n", "o", "o", "o", "o", "o", NULL, NULL, "u", "u", "u", "u", "y", NULL, NULL,
+    /* U+00E0 */ "a", "a", "a", "a", "a", "a", NULL, "c", "e", "e", "e", "e", "i", "i", "i", "i",
+    /* U+00F0 */ NULL, "n", "o", "o", "o", "o", "o", NULL, NULL, "u", "u", "u", "u", "y", NULL, "y",
+    /* U+0100 */ "a", "a", "a", "a", "a", "a", "c", "c", "c", "c", "c", "c", "c", "c", "d", "d",
+    /* U+0110 */ NULL, NULL, "e", "e", "e", "e", "e", "e", "e", "e", "e", "e", "g", "g", "g", "g",
+    /* U+0120 */ "g", "g", "g", "g", "h", "h", NULL, NULL, "i", "i", "i", "i", "i", "i", "i", "i",
+    /* U+0130 */ "i", NULL, NULL, NULL, "j", "j", "k", "k", NULL, "l", "l", "l", "l", "l", "l", NULL,
+    /* U+0140 */ NULL, NULL, NULL, "n", "n", "n", "n", "n", "n", NULL, NULL, NULL, "o", "o", "o", "o",
+    /* U+0150 */ "o", "o", NULL, NULL, "r", "r", "r", "r", "r", "r", "s", "s", "s", "s", "s", "s",
+    /* U+0160 */ "s", "s", "t", "t", "t", "t", NULL, NULL, "u", "u", "u", "u", "u", "u", "u", "u",
+    /* U+0170 */ "u", "u", "u", "u", "w", "w", "y", "y", "y", "z", "z", "z", "z", "z", "z", NULL,
+};
+/* clang-format on */
+static const char *fold_term(as_mem *m, const char *t)
+{
+    as_buf b;
+    as_buf_init(&b, m);
+    for (const unsigned char *p = (const unsigned char *)t; *p;) {
+        /* two-byte UTF-8 sequences C3 80..C5 BF are U+00C0..U+017F */
+        if (p[0] >= 0xC3 && p[0] <= 0xC5 && p[1] >= 0x80 && p[1] <= 0xBF) {
+            unsigned cp = ((p[0] & 0x1Fu) << 6) | (p[1] & 0x3Fu);
+            const char *f = cp >= 0xC0 ? latin_fold[cp - 0xC0] : NULL;
+            if (f) {
+                as_buf_puts(&b, f);
+                p += 2;
+                continue;
+            }
+        }
+        as_buf_add(&b, (const char *)p, 1);
+        p++;
+    }
+    return as_buf_str(&b);
+}
+
 size_t as_text_terms(as_mem *m, const char *s, const char ***out)
 {
     size_t cap = strlen(s) / 2 + 1, n = 0;
@@ -22,7 +63,7 @@ size_t as_text_terms(as_mem *m, const char *s, const char ***out)
         const char *b = p;
         while (*p && term_char((unsigned char)*p))
             p++;
-        if (p > b) t[n++] = as_lower(m, as_strndup(m, b, (size_t)(p - b)));
+        if (p > b) t[n++] = fold_term(m, as_lower(m, as_strndup(m, b, (size_t)(p - b))));
     }
     *out = t;
     return n;
