@@ -138,20 +138,20 @@ const stmt_def as_db_search_stmts[] = {
                  " ORDER BY r.product_id LIMIT 100"},
 
     /* Keeping product_rank and product_counts. */
-    {"as_rank_sizes",
-     "SELECT (SELECT COUNT(*) FROM product_rank), (SELECT COUNT(*) FROM products), "
-     "(SELECT COALESCE(MAX(id), 0) FROM products)",
+    {"as_rank_sizes", "SELECT (SELECT COUNT(*) FROM product_rank), (SELECT COUNT(*) FROM products)",
      NULL},
+    {"as_rank_max_id", "SELECT COALESCE(MAX(id), 0) FROM products", NULL},
     {"as_rank_clear", "DELETE FROM product_rank", NULL},
     {"as_rank_seed",
      "INSERT INTO product_rank (product_id, sku, category, part_type, hidden, buyable, score, "
      "price_cents, days, return_rate) SELECT id, sku, category, part_type, CASE WHEN "
      "verif_status = 'contradicted' THEN 1 ELSE 0 END, 0, 0, 0, 0, return_rate FROM products",
      NULL},
+    /* in the layout of the search rows, so read_products reads it */
     {"as_rank_offers",
-     "SELECT p.id, p.availability, " OFFER_COLS " FROM products p JOIN offers o ON o.product_id "
-     "= p.id JOIN merchants m ON m.id = o.merchant_id WHERE p.id > %lld AND p.id <= %lld ORDER "
-     "BY p.id, o.id",
+     "SELECT " PRODUCT_SUMMARY ", 0" NO_COMPAT OFFER_COLS " FROM products p JOIN offers o ON "
+     "o.product_id = p.id JOIN merchants m ON m.id = o.merchant_id WHERE p.id > %lld AND p.id "
+     "<= %lld ORDER BY p.id, o.id",
      NULL},
     {"as_rank_of_offer", "SELECT product_id, stock FROM offers WHERE id = %s", NULL},
     {"as_rank_set",
@@ -199,6 +199,42 @@ static int64_t first_i64(as_db *db, const char *label, int na, const char **args
     return a;
 }
 
+/* Rows of PRODUCT_SUMMARY, text rank, compat and OFFER_COLS, ordered by product:
+ * one as_product per product, its offers in row order (read to the end, as the
+ * pgsql driver requires). */
+static void read_products(as_db *db, as_mem *m, apr_dbd_results_t *res, as_product **out, size_t *n)
+{
+    apr_dbd_row_t *row = NULL;
+    as_product *ps = NULL;
+    as_offer *offers = NULL;
+    size_t np = 0, no = 0, pcap = 0, ocap = 0;
+    size_t *first = NULL, fcap = 0; /* index of each product's first offer */
+    int64_t last = -1;
+    while (as_db_next(db, res, &row)) {
+        int64_t pid = to_i64(as_db_col(db, row, 0));
+        if (pid != last) {
+            ps = grow(m, ps, &pcap, np, sizeof(as_product));
+            first = grow(m, first, &fcap, np, sizeof(size_t));
+            as_product *p = &ps[np];
+            memset(p, 0, sizeof(*p));
+            as_db_read_summary(db, row, p);
+            p->text_rank = as_db_dbl(as_db_col(db, row, 12));
+            as_db_read_compat(db, m, row, 13, &p->compat);
+            first[np++] = no;
+            last = pid;
+        }
+        if (as_db_col(db, row, SEARCH_OFFER_COL)) {
+            offers = grow(m, offers, &ocap, no, sizeof(as_offer));
+            as_db_read_offer(db, row, SEARCH_OFFER_COL, &offers[no++]);
+            ps[np - 1].n_offers++;
+        }
+    }
+    for (size_t i = 0; i < np; i++)
+        ps[i].offers = ps[i].n_offers ? &offers[first[i]] : NULL;
+    *out = ps;
+    *n = np;
+}
+
 int st_search(void *h, as_mem *m, const as_search_filter *f, as_product **out, size_t *n)
 {
     as_db *db = h;
@@ -232,37 +268,8 @@ int st_search(void *h, as_mem *m, const as_search_filter *f, as_product **out, s
     }
     int pg_rank = match && db->pg;
     apr_dbd_results_t *res;
-    apr_dbd_row_t *row = NULL;
     if (as_db_select(db, label, &res, pg_rank ? na : na - 1, pg_rank ? args : cargs)) return AS_EDB;
-
-    as_product *ps = NULL;
-    as_offer *offers = NULL;
-    size_t np = 0, no = 0, pcap = 0, ocap = 0;
-    size_t *first = NULL, fcap = 0; /* index of each product's first offer */
-    int64_t last = -1;
-    while (as_db_next(db, res, &row)) {
-        int64_t pid = to_i64(as_db_col(db, row, 0));
-        if (pid != last) {
-            ps = grow(m, ps, &pcap, np, sizeof(as_product));
-            first = grow(m, first, &fcap, np, sizeof(size_t));
-            as_product *p = &ps[np];
-            memset(p, 0, sizeof(*p));
-            as_db_read_summary(db, row, p);
-            p->text_rank = as_db_dbl(as_db_col(db, row, 12));
-            as_db_read_compat(db, m, row, 13, &p->compat);
-            first[np++] = no;
-            last = pid;
-        }
-        if (as_db_col(db, row, SEARCH_OFFER_COL)) {
-            offers = grow(m, offers, &ocap, no, sizeof(as_offer));
-            as_db_read_offer(db, row, SEARCH_OFFER_COL, &offers[no++]);
-            ps[np - 1].n_offers++;
-        }
-    }
-    for (size_t i = 0; i < np; i++)
-        ps[i].offers = ps[i].n_offers ? &offers[first[i]] : NULL;
-    *out = ps;
-    *n = np;
+    read_products(db, m, res, out, n);
     return AS_OK;
 }
 
@@ -310,30 +317,8 @@ int st_search_page(void *h, as_mem *m, const as_search_query *q, as_search_page 
     args[na++] = i64s(db, q->limit);
     args[na++] = i64s(db, q->offset);
     apr_dbd_results_t *res;
-    apr_dbd_row_t *row = NULL;
     if (as_db_select(db, label, &res, na, args)) return AS_EDB;
-    size_t pcap = 0, ocap = 0;
-    as_offer *offers = NULL;
-    int64_t last = -1;
-    while (as_db_next(db, res, &row)) {
-        int64_t pid = to_i64(as_db_col(db, row, 0));
-        if (pid != last) {
-            out->products = grow(m, out->products, &pcap, out->n, sizeof(as_product));
-            as_product *p = &out->products[out->n++];
-            memset(p, 0, sizeof(*p));
-            as_db_read_summary(db, row, p);
-            p->text_rank = as_db_dbl(as_db_col(db, row, 12));
-            last = pid;
-            offers = NULL;
-            ocap = 0;
-        }
-        if (as_db_col(db, row, SEARCH_OFFER_COL)) {
-            as_product *p = &out->products[out->n - 1];
-            offers = grow(m, offers, &ocap, p->n_offers, sizeof(as_offer));
-            as_db_read_offer(db, row, SEARCH_OFFER_COL, &offers[p->n_offers++]);
-            p->offers = offers;
-        }
-    }
+    read_products(db, m, res, &out->products, &out->n);
 
     /* the hidden products, listed */
     if (!q->verified_only || out->excluded_count == 0) return AS_OK;
@@ -341,7 +326,7 @@ int st_search_page(void *h, as_mem *m, const as_search_query *q, as_search_page 
     if (match) args[na++] = match;
     memcpy(args + na, filters, sizeof(filters));
     na += 4;
-    row = NULL;
+    apr_dbd_row_t *row = NULL;
     if (as_db_select(db, match ? "as_page_q_x" : "as_page_x", &res, na, args)) return AS_EDB;
     size_t xcap = 0;
     while (as_db_next(db, res, &row)) {
@@ -385,34 +370,13 @@ static int rank_range(as_db *db, int64_t lo, int64_t hi)
 {
     const char *a[] = {i64s(db, lo), i64s(db, hi)};
     apr_dbd_results_t *res;
-    apr_dbd_row_t *row = NULL;
     if (as_db_select(db, "as_rank_offers", &res, 2, a)) return AS_EDB;
-    /* collect first: the pgsql driver's result must be read to the end */
     as_mem m = {pool_alloc, db->pool};
-    as_product *ps = NULL;
-    as_offer *offers = NULL;
-    size_t np = 0, no = 0, pcap = 0, ocap = 0, *first = NULL, fcap = 0;
-    int64_t last = -1;
-    while (as_db_next(db, res, &row)) {
-        int64_t pid = to_i64(as_db_col(db, row, 0));
-        if (pid != last) {
-            ps = grow(&m, ps, &pcap, np, sizeof(as_product));
-            first = grow(&m, first, &fcap, np, sizeof(size_t));
-            memset(&ps[np], 0, sizeof(as_product));
-            ps[np].id = pid;
-            ps[np].name = "";
-            ps[np].availability = as_db_col(db, row, 1);
-            first[np++] = no;
-            last = pid;
-        }
-        offers = grow(&m, offers, &ocap, no, sizeof(as_offer));
-        as_db_read_offer(db, row, 2, &offers[no++]);
-        ps[np - 1].n_offers++;
-    }
-    for (size_t i = 0; i < np; i++) {
-        ps[i].offers = &offers[first[i]];
+    as_product *ps;
+    size_t np;
+    read_products(db, &m, res, &ps, &np); /* all read before the first write */
+    for (size_t i = 0; i < np; i++)
         if (rank_store(db, &ps[i]) != AS_OK) return AS_EDB;
-    }
     return AS_OK;
 }
 
@@ -433,21 +397,8 @@ apr_status_t as_db_rank_rebuild(as_db *db, const char **err)
 {
     int rc = as_db_exec(db, "as_rank_clear", NULL, 0, NULL) ||
              as_db_exec(db, "as_rank_seed", NULL, 0, NULL);
-    int64_t rows = 0, products = 0, max_id = 0;
-    if (!rc) {
-        int64_t sizes[2] = {0, 0};
-        apr_dbd_results_t *res;
-        apr_dbd_row_t *row = NULL;
-        rc = as_db_select(db, "as_rank_sizes", &res, 0, NULL);
-        while (!rc && as_db_next(db, res, &row)) {
-            sizes[0] = to_i64(as_db_col(db, row, 1));
-            sizes[1] = to_i64(as_db_col(db, row, 2));
-            rows = to_i64(as_db_col(db, row, 0));
-        }
-        products = sizes[0];
-        max_id = sizes[1];
-    }
-    if (!rc && rows != products) rc = 1;
+    int64_t max_id = rc ? -1 : first_i64(db, "as_rank_max_id", 0, NULL, NULL);
+    if (max_id < 0) rc = 1;
     apr_pool_t *outer = db->pool;
     for (int64_t lo = 0; !rc && lo < max_id; lo += RANK_BATCH) {
         apr_pool_t *batch;

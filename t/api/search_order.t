@@ -62,12 +62,11 @@ sub check {
     my %o = map { split /=/, $_, 2 } split /&/, $query;
     my ($count, $xcount, $skus, $hidden) = expected(%o);
     my $v = page($query);
-    my $ok = is($v->{count}, $count, "$name '$query': count")
-        & is($v->{excluded_count}, ($o{verified_only} // '') eq 'false' ? 0 : $xcount, '... excluded_count')
-        & is_deeply([ map { $_->{sku} } @{ $v->{results} } ], $skus, '... the page, in order')
-        & is_deeply([ sort map { $_->{sku} } @{ $v->{excluded} } ],
-                    ($o{verified_only} // '') eq 'false' ? [] : $hidden, '... the excluded products');
-    return $ok;
+    is($v->{count}, $count, "$name '$query': count");
+    is($v->{excluded_count}, ($o{verified_only} // '') eq 'false' ? 0 : $xcount, '... excluded_count');
+    is_deeply([ map { $_->{sku} } @{ $v->{results} } ], $skus, '... the page, in order');
+    is_deeply([ sort map { $_->{sku} } @{ $v->{excluded} } ],
+              ($o{verified_only} // '') eq 'false' ? [] : $hidden, '... the excluded products');
 }
 
 my @queries = (
