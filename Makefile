@@ -25,12 +25,14 @@ CORE_LIB  := build/libascore.a
 STORE_LIB := build/libasstore.a
 MODULE    := mod_agentshop/.libs/mod_agentshop.so
 CTL       := bin/agentshopctl
+# Documents core serves, compiled in as C strings (scripts/embed.sh).
+EMBED_INC := build/openapi_json.inc
 UNIT_SRC  := $(wildcard t/unit/*_test.c)
 UNIT_BIN  := $(patsubst t/unit/%.c,build/unit/%,$(UNIT_SRC))
 
 .PHONY: all deps deps-test run test test-unit test-apache test-asan test-pg test-scale install clean
 .DELETE_ON_ERROR:
-.SECONDARY: build/schema_sqlite.inc build/schema_pgsql.inc
+.SECONDARY: build/schema_sqlite.inc build/schema_pgsql.inc $(EMBED_INC)
 
 all: deps $(MODULE) $(CTL)
 
@@ -40,8 +42,11 @@ deps:
 build/core build/sql build/unit var:
 	@mkdir -p $@
 
-build/core/%.o: core/%.c $(wildcard core/*.h) | build/core
+build/core/%.o: core/%.c $(wildcard core/*.h) $(EMBED_INC) | build/core
 	$(CC) $(CFLAGS) $(CPPFLAGS) -c $< -o $@
+
+build/openapi_json.inc: docs/openapi.json scripts/embed.sh | build/core
+	scripts/embed.sh openapi_json $< > $@
 
 build/schema_%.inc: sql/schema.%.sql scripts/embed.sh | build/core
 	scripts/embed.sh schema_$*_sql $< > $@

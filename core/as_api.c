@@ -78,6 +78,8 @@ void as_respond_error(as_response *resp, int status, const char *code, const cha
     char *fld = field ? utf8_repaired(field) : NULL;
     json_t *o = msg ? json_pack("{s:s, s:s}", "error", code, "message", msg) : NULL;
     if (o && fld) json_object_set_new(o, "field", json_string(fld));
+    /* Every code has a help page (as_help.c), relative to the API base. */
+    if (o) json_object_set_new(o, "docs", json_string(as_error_docs(code)));
     free(msg);
     free(fld);
     if (!o) /* out of memory: still an error object */
@@ -152,7 +154,12 @@ typedef enum {
     R_RETURNS,
     R_RETURN_LABEL,
     R_COMPAT_CHECK,
-    R_QUESTIONS
+    R_QUESTIONS,
+    R_OPENAPI,
+    R_DOCS,
+    R_DOCS_PAGE,
+    R_DOCS_ERROR,
+    R_MCP
 } route_id;
 
 typedef struct route {
@@ -178,6 +185,11 @@ static const route routes[] = {
     {R_RETURN_LABEL, {"returns", "*", "label"}, 3, "GET, HEAD"},
     {R_COMPAT_CHECK, {"compatibility", "check"}, 2, "POST"},
     {R_QUESTIONS, {"questions"}, 1, "POST"},
+    {R_OPENAPI, {"openapi.json"}, 1, "GET, HEAD"},
+    {R_DOCS, {"docs"}, 1, "GET, HEAD"},
+    {R_DOCS_PAGE, {"docs", "*"}, 2, "GET, HEAD"},
+    {R_DOCS_ERROR, {"docs", "errors", "*"}, 3, "GET, HEAD"},
+    {R_MCP, {"mcp"}, 1, "POST"},
 };
 
 static bool method_allowed(const route *r, const char *method)
@@ -331,6 +343,21 @@ void as_handle(as_ctx *ctx, const as_request *req, as_response *resp)
         break;
     case R_QUESTIONS:
         as_api_question(ctx, req, resp);
+        break;
+    case R_OPENAPI:
+        as_api_openapi(ctx, req, resp);
+        break;
+    case R_DOCS:
+        as_api_help(ctx, req, NULL, NULL, resp);
+        break;
+    case R_DOCS_PAGE:
+        as_api_help(ctx, req, params[0], NULL, resp);
+        break;
+    case R_DOCS_ERROR:
+        as_api_help(ctx, req, "errors", params[0], resp);
+        break;
+    case R_MCP:
+        as_api_mcp(ctx, req, resp);
         break;
     }
 }

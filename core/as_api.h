@@ -33,6 +33,8 @@ typedef struct as_request {
     const char *content_type, *accept;
     const char *authorization, *service_agent, *idempotency_key; /* headers or NULL */
     const char *base_url; /* absolute URL of the API base, e.g. "https://shop.example/v1" */
+    /* MCP's Streamable HTTP transport (POST /mcp): headers or NULL. */
+    const char *origin, *mcp_protocol_version, *mcp_session_id;
 } as_request;
 
 enum { AS_LOG_ERR = 3, AS_LOG_WARN = 4, AS_LOG_INFO = 6, AS_LOG_DEBUG = 7 };
@@ -51,6 +53,13 @@ typedef struct as_response {
     json_t *body;      /* owned: as_response_clear releases it */
     const char *allow; /* for 405 */
     const char *html;  /* a page for a browser instead of JSON, when set */
+    /* A ready-made body instead of JSON (the OpenAPI document, help pages):
+     * raw_len bytes of raw, sent as content_type. */
+    const char *raw;
+    size_t raw_len;
+    const char *content_type;
+    int max_age;  /* > 0: the body may be cached this many seconds (static documents) */
+    bool no_body; /* the status alone (202 to an MCP notification) */
     int retry_after;   /* seconds for Retry-After, 0 for none */
     bool replayed;     /* Idempotent-Replayed: true */
 } as_response;
@@ -71,6 +80,9 @@ void as_respond_saved_unreadable(as_response *resp);
  * naming the candidates (never a silent guess). */
 bool as_resolve_device(as_ctx *ctx, const char *text, const char *field, as_device *out,
                        as_response *resp);
+
+/* The `docs` link of an error code: "docs/errors/CODE" (a static string). */
+const char *as_error_docs(const char *code);
 
 /* The JSON error for a status httpd raised itself (413 from LimitRequestBody...). */
 void as_respond_http_status(as_response *resp, int status);
@@ -99,6 +111,15 @@ void as_api_return_create(as_ctx *ctx, const as_request *req, as_response *resp)
 void as_api_return_label(as_ctx *ctx, const as_request *req, const char *id, as_response *resp);
 void as_api_compat_check(as_ctx *ctx, const as_request *req, as_response *resp);
 void as_api_question(as_ctx *ctx, const as_request *req, as_response *resp);
+
+/* Documents for clients and people (as_openapi.c, as_help.c). */
+void as_api_openapi(as_ctx *ctx, const as_request *req, as_response *resp);
+/* page: NULL for the index; code: an error code for docs/errors/{code}. */
+void as_api_help(as_ctx *ctx, const as_request *req, const char *page, const char *code,
+                 as_response *resp);
+
+/* The Model Context Protocol over Streamable HTTP (as_mcp.c). */
+void as_api_mcp(as_ctx *ctx, const as_request *req, as_response *resp);
 
 int64_t as_today(const as_ctx *ctx);
 

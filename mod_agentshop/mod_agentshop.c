@@ -455,16 +455,28 @@ static int write_response(request_rec *r, as_response *resp)
     if (resp->retry_after > 0)
         apr_table_setn(r->headers_out, "Retry-After", apr_itoa(r->pool, resp->retry_after));
     if (resp->replayed) apr_table_setn(r->headers_out, "Idempotent-Replayed", "true");
-    if (resp->html) {
-        ap_set_content_type(r, "text/html; charset=utf-8");
-        apr_table_setn(r->headers_out, "Content-Security-Policy",
-                       "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; "
-                       "frame-ancestors 'none'");
-        apr_table_setn(r->headers_out, "Referrer-Policy", "no-referrer");
+    if (resp->no_body) {
         as_response_clear(resp);
-        size_t hn = strlen(resp->html);
+        ap_set_content_length(r, 0);
+        return OK;
+    }
+    if (resp->html || resp->raw) {
+        const char *body = resp->raw ? resp->raw : resp->html;
+        size_t hn = resp->raw ? resp->raw_len : strlen(resp->html);
+        const char *type = resp->raw ? resp->content_type : "text/html; charset=utf-8";
+        ap_set_content_type(r, type ? type : "application/octet-stream");
+        if (strncmp(r->content_type, "text/html", 9) == 0) {
+            apr_table_setn(r->headers_out, "Content-Security-Policy",
+                           "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; "
+                           "frame-ancestors 'none'");
+            apr_table_setn(r->headers_out, "Referrer-Policy", "no-referrer");
+        }
+        if (resp->max_age > 0)
+            apr_table_setn(r->headers_out, "Cache-Control",
+                           apr_psprintf(r->pool, "public, max-age=%d", resp->max_age));
+        as_response_clear(resp);
         ap_set_content_length(r, (apr_off_t)hn);
-        if (!r->header_only) ap_rwrite(resp->html, (int)hn, r);
+        if (!r->header_only) ap_rwrite(body, (int)hn, r);
         return OK;
     }
     ap_set_content_type(r, "application/json");
@@ -696,6 +708,9 @@ static int agentshop_handler(request_rec *r)
         .authorization = apr_table_get(r->headers_in, "Authorization"),
         .service_agent = apr_table_get(r->headers_in, "Service-Agent"),
         .idempotency_key = apr_table_get(r->headers_in, "Idempotency-Key"),
+        .origin = apr_table_get(r->headers_in, "Origin"),
+        .mcp_protocol_version = apr_table_get(r->headers_in, "MCP-Protocol-Version"),
+        .mcp_session_id = apr_table_get(r->headers_in, "MCP-Session-Id"),
         .base_url = base_url(r, c),
     };
     if (r->method_number == M_POST) {

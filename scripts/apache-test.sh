@@ -38,8 +38,11 @@ fi
 (umask 077; od -An -tx1 -N32 /dev/urandom | tr -d ' \n' > t/var/signing.key)
 [ -n "$runas" ] && chown nobody:nogroup t/var/signing.key
 log="$top/t/var/apache-test.log"
+# AGENTSHOP_TEST_PORT: another port than Apache::Test's 8529 (two checkouts at once).
+port=${AGENTSHOP_TEST_PORT:+-port $AGENTSHOP_TEST_PORT}
+# shellcheck disable=SC2086
 $runas env HOME="$HOME" perl t/TEST.PL -apxs /usr/bin/apxs -httpd_conf "$top/t/conf/base.conf" \
-    "$@" >"$log" 2>&1
+    $port "$@" >"$log" 2>&1
 cat "$log"
 rc=$(grep -c 'Result: PASS' "$log")
 tests=$(sed -n 's/^Files=[0-9]*, Tests=\([0-9]*\).*/\1/p' "$log" | tail -n 1)

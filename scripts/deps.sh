@@ -1,24 +1,48 @@
 #!/bin/sh
 # Installs the Debian packages mod_agentshop needs that are missing: apt-get as
 # root, sudo otherwise. Silent and fast when everything is present.
-# usage: scripts/deps.sh build|test|bench
+# The test set also installs the npm packages of t/js (the OpenAPI linter,
+# JSON Schema validator, MCP SDK and browser driver) exactly as
+# t/js/package-lock.json pins them.
+# usage: scripts/deps.sh build|test|pg
 set -eu
 build="gcc make pkg-config apache2 apache2-dev libaprutil1-dbd-sqlite3 libjansson-dev libssl-dev"
-test="$build libapache2-mod-perl2 libwww-perl libcmocka-dev curl sqlite3"
+test="$build libapache2-mod-perl2 libwww-perl libcmocka-dev curl sqlite3 nodejs npm chromium"
+npm_too=0
 case "${1:-build}" in
     build) want=$build ;;
-    test) want=$test ;;
-    pg) want="$test postgresql libaprutil1-dbd-pgsql" ;;
+    test) want=$test; npm_too=1 ;;
+    pg) want="$test postgresql libaprutil1-dbd-pgsql"; npm_too=1 ;;
     *) echo "deps.sh: unknown set '$1'" >&2; exit 2 ;;
 esac
+
+# npm ci when node_modules is missing or older than the lock file.
+npm_deps() {
+    [ "$npm_too" -eq 1 ] || return 0
+    dir="$(dirname "$0")/../t/js"
+    stamp="$dir/node_modules/.package-lock.json"
+    if [ -f "$stamp" ] && [ ! "$dir/package-lock.json" -nt "$stamp" ]; then return 0; fi
+    echo "Installing the npm packages of t/js (npm ci)"
+    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+}
+
 missing=""
 for p in $want; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
 done
-[ -z "$missing" ] && exit 0
-echo "Installing missing packages:$missing"
-if [ "$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi
-export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq
-# shellcheck disable=SC2086
-$sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null
+# Node.js may come from elsewhere than Debian (nodesource): a working node and
+# npm are enough.
+case "$missing" in *" nodejs"* | *" npm"*)
+    if command -v node >/dev/null && command -v npm >/dev/null; then
+        missing=$(printf '%s' "$missing" | sed -e 's/ nodejs\b//' -e 's/ npm\b//')
+    fi ;;
+esac
+if [ -n "$missing" ]; then
+    echo "Installing missing packages:$missing"
+    if [ "$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi
+    export DEBIAN_FRONTEND=noninteractive
+    $sudo apt-get update -qq
+    # shellcheck disable=SC2086
+    $sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi
+npm_deps

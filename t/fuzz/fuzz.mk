@@ -21,7 +21,7 @@ FUZZ_MAX_LEN   ?= 4096
 FUZZ_CFLAGS    := -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
                   -fno-sanitize-recover=undefined -fno-omit-frame-pointer -Wall -Wextra \
                   -Wno-unused-parameter -Wno-unused-function
-FUZZ_CPPFLAGS  := -Icore -It/unit -It/fuzz
+FUZZ_CPPFLAGS  := -Icore -Ibuild -It/unit -It/fuzz
 FUZZ_LIBS      := -ljansson -lcrypto -lm
 FUZZ_HARNESSES := fuzz_query fuzz_body fuzz_api fuzz_question
 FUZZ_BINS      := $(addprefix build/fuzz/,$(FUZZ_HARNESSES))
@@ -47,7 +47,7 @@ build/fuzz/core:
 	@mkdir -p $@
 
 # fuzz-deps is order-only: it runs first but never forces a rebuild.
-build/fuzz/core/%.o: core/%.c $(wildcard core/*.h) | build/fuzz/core fuzz-deps
+build/fuzz/core/%.o: core/%.c $(wildcard core/*.h) $(EMBED_INC) | build/fuzz/core fuzz-deps
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_CPPFLAGS) -c $< -o $@
 
 build/fuzz/%: t/fuzz/%.c $(FUZZ_HEADERS) $(FUZZ_CORE_OBJ) | fuzz-deps
