@@ -263,8 +263,11 @@ void as_handle(as_ctx *ctx, const as_request *req, as_response *resp)
     memset(resp, 0, sizeof(*resp));
     resp->status = 500;
 
+    /* The help index answers at "/docs/" too (people type it); every other
+     * trailing slash stays a 404. */
+    const char *path = req->path && strcmp(req->path, "/docs/") == 0 ? "/docs" : req->path;
     const route *r = NULL;
-    if (split_path(ctx->mem, req->path, segs, &n)) r = match_route(segs, n, params);
+    if (split_path(ctx->mem, path, segs, &n)) r = match_route(segs, n, params);
     if (!r) {
         as_respond_error(resp, 404, "NOT_FOUND", NULL,
                          "No such endpoint; GET the API base (/v1) for the list of endpoints.");

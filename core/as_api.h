@@ -83,6 +83,8 @@ bool as_resolve_device(as_ctx *ctx, const char *text, const char *field, as_devi
 
 /* The `docs` link of an error code: "docs/errors/CODE" (a static string). */
 const char *as_error_docs(const char *code);
+/* The i-th error code that has a help page, NULL past the last (for tests). */
+const char *as_help_error_code(size_t i);
 
 /* The JSON error for a status httpd raised itself (413 from LimitRequestBody...). */
 void as_respond_http_status(as_response *resp, int status);

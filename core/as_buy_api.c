@@ -30,7 +30,8 @@ static const char *confirmation_token(as_ctx *ctx, const as_confirmation *c)
 
 static json_t *error_body(const char *code, const char *message)
 {
-    return json_pack("{s:s, s:s}", "error", code, "message", message);
+    return json_pack("{s:s, s:s, s:s}", "error", code, "message", message, "docs",
+                     as_error_docs(code));
 }
 
 static const char *month_of(as_ctx *ctx)

@@ -1,0 +1,225 @@
+/* Help pages (as_help.c): every error code has a docs link and a page that
+ * names it; the index, checkout and errors pages; relative links; 404s. */
+#include "fake_store.h"
+
+#include "as_api.h"
+
+typedef struct help_fx {
+    unit_fx base; /* first: unit_mem() works on it */
+    as_config cfg;
+    as_ctx ctx;
+} help_fx;
+
+static int help_setup(void **state)
+{
+    help_fx *fx = calloc(1, sizeof(*fx));
+    if (!fx) return -1;
+    fx->base.arena = as_arena_create();
+    fx->base.mem = as_arena_mem(fx->base.arena);
+    as_config_defaults(&fx->cfg);
+    fx->ctx.mem = &fx->base.mem;
+    fx->ctx.cfg = &fx->cfg; /* no store: help pages never touch it */
+    *state = fx;
+    return 0;
+}
+
+static int help_teardown(void **state)
+{
+    help_fx *fx = *state;
+    as_arena_destroy(fx->base.arena);
+    free(fx);
+    return 0;
+}
+
+#define HELP_TEST(f) cmocka_unit_test_setup_teardown(f, help_setup, help_teardown)
+
+static void get(void **state, const char *path, as_response *resp)
+{
+    help_fx *fx = *state;
+    as_request req = {.method = "GET", .path = path};
+    as_handle(&fx->ctx, &req, resp);
+}
+
+static bool is_page(const as_response *r)
+{
+    return r->status == 200 && r->raw && r->raw_len == strlen(r->raw) && r->content_type &&
+           strncmp(r->content_type, "text/html", 9) == 0 &&
+           strncmp(r->raw, "<!DOCTYPE html>", 15) == 0 && strstr(r->raw, "</html>") &&
+           !strstr(r->raw, "<script") && r->max_age > 0;
+}
+
+static bool has(const as_response *r, const char *s)
+{
+    return r->raw && strstr(r->raw, s) != NULL;
+}
+
+static bool is_error(const as_response *r, int status, const char *code)
+{
+    const char *e = json_string_value(json_object_get(r->body, "error"));
+    return r->status == status && !r->raw && e && strcmp(e, code) == 0;
+}
+
+/* Codes the module emits, written out here independently of as_help.c's table. */
+static const char *const emitted[] = {
+    "CONFIRMATION_REQUIRED",
+    "VALIDATION_ERROR",
+    "IDEMPOTENCY_KEY_REQUIRED",
+    "AGENT_UNIDENTIFIED",
+    "MANDATE_INVALID",
+    "FORBIDDEN",
+    "NOT_FOUND",
+    "CONFIRMATION_INVALID",
+    "METHOD_NOT_ALLOWED",
+    "REQUEST_TIMEOUT",
+    "OUT_OF_STOCK",
+    "OFFER_NOT_ELIGIBLE",
+    "QUOTE_ALREADY_USED",
+    "ORDER_NOT_CANCELLABLE",
+    "ORDER_NOT_RETURNABLE",
+    "CONFIRMATION_DECIDED",
+    "IDEMPOTENCY_KEY_IN_USE",
+    "QUOTE_EXPIRED",
+    "CONFIRMATION_EXPIRED",
+    "LENGTH_REQUIRED",
+    "PAYLOAD_TOO_LARGE",
+    "URI_TOO_LONG",
+    "UNSUPPORTED_MEDIA_TYPE",
+    "CATEGORY_NOT_ALLOWED",
+    "RETURN_WINDOW_CLOSED",
+    "IDEMPOTENCY_KEY_REUSED",
+    "RATE_LIMITED",
+    "HEADERS_TOO_LARGE",
+    "INTERNAL_ERROR",
+    "NOT_IMPLEMENTED",
+    "SERVICE_UNAVAILABLE",
+};
+
+/* Every code of the table: its docs link, and a page there naming it. */
+static void test_every_code_has_a_page(void **state)
+{
+    as_mem *m = unit_mem(state);
+    size_t n = 0;
+    ROWS_BEGIN;
+    for (const char *code; (code = as_help_error_code(n)) != NULL; n++) {
+        const char *want = as_printf(m, "docs/errors/%s", code);
+        CHECK(code, strcmp(as_error_docs(code), want) == 0);
+        CHECK(code, as_error_docs(code) == as_error_docs(code)); /* static, not built */
+        as_response r = {0};
+        get(state, as_printf(m, "/%s", want), &r);
+        CHECK(code, is_page(&r));
+        CHECK(code, has(&r, as_printf(m, "<h1>%s</h1>", code)));
+        CHECK(code, has(&r, "HTTP status "));
+        CHECK(code, has(&r, "What it means") && has(&r, "What to do"));
+        CHECK(code, has(&r, "Is retrying safe?"));
+        as_response_clear(&r);
+        for (size_t k = 0; k < n; k++) /* no code twice */
+            CHECK(code, strcmp(as_help_error_code(k), code) != 0);
+    }
+    CHECK("table size", n >= N_ROWS(emitted));
+    ROWS_DONE();
+}
+
+/* The independent list: each has its own link, not the errors index. */
+static void test_emitted_codes_are_in_the_table(void **state)
+{
+    as_mem *m = unit_mem(state);
+    ROWS_BEGIN;
+    for (size_t i = 0; i < N_ROWS(emitted); i++)
+        CHECK(emitted[i],
+              strcmp(as_error_docs(emitted[i]), as_printf(m, "docs/errors/%s", emitted[i])) == 0);
+    CHECK("unknown", strcmp(as_error_docs("NO_SUCH_CODE"), "docs/errors") == 0);
+    CHECK("NULL", strcmp(as_error_docs(NULL), "docs/errors") == 0);
+    ROWS_DONE();
+}
+
+/* Errors httpd raises are answered with codes that have pages too. */
+static void test_http_status_codes_have_pages(void **state)
+{
+    const int statuses[] = {400, 403, 404, 405, 408, 411, 413, 414, 415, 429, 431, 500, 501, 503};
+    ROWS_BEGIN;
+    for (size_t i = 0; i < N_ROWS(statuses); i++) {
+        char label[16];
+        snprintf(label, sizeof(label), "%d", statuses[i]);
+        as_response r = {0};
+        as_respond_http_status(&r, statuses[i]);
+        const char *code = json_string_value(json_object_get(r.body, "error"));
+        const char *docs = json_string_value(json_object_get(r.body, "docs"));
+        CHECK(label, code && docs && strcmp(docs, as_error_docs(code)) == 0);
+        CHECK(label, docs && strcmp(docs, "docs/errors") != 0);
+        as_response_clear(&r);
+    }
+    ROWS_DONE();
+}
+
+typedef struct page_row {
+    const char *path;
+    int status;
+    const char *contains; /* for 200: text on the page; links show the way back */
+} page_row;
+
+static void test_pages(void **state)
+{
+    const page_row rows[] = {
+        {"/docs", 200, "href=\"./docs/checkout\""},
+        {"/docs/", 200, "href=\"../docs/checkout\""},
+        {"/docs/checkout", 200, "Idempotency-Key"},
+        {"/docs/checkout", 200, "create_order"},
+        {"/docs/checkout", 200, "href=\"../docs/errors/CONFIRMATION_REQUIRED\""},
+        {"/docs/errors", 200, "href=\"../docs/errors/RATE_LIMITED\""},
+        {"/docs/errors/NOT_FOUND", 200, "href=\"../../docs/errors\""},
+        {"/docs/errors/NOT_FOUND", 200, "HTTP status 404"},
+        {"/docs/errors/CONFIRMATION_REQUIRED", 200, "HTTP status 202"},
+        {"/docs/nope", 404, NULL},
+        {"/docs/errors/NOPE", 404, NULL},
+        {"/docs/errors/not_found", 404, NULL}, /* codes are upper case */
+        {"/docs/checkout/x", 404, NULL},
+        {"/docs//", 404, NULL},
+        {"/docs/checkout/", 404, NULL},
+        {"/search/", 404, NULL}, /* other trailing slashes stay 404 */
+    };
+    ROWS_BEGIN;
+    for (size_t i = 0; i < N_ROWS(rows); i++) {
+        as_response r = {0};
+        get(state, rows[i].path, &r);
+        if (rows[i].status == 200) {
+            CHECK(rows[i].path, is_page(&r));
+            CHECK(rows[i].path, has(&r, rows[i].contains));
+            CHECK(rows[i].path, !has(&r, "/v1")); /* links are relative to the base */
+            CHECK(rows[i].path, !has(&r, "@/"));  /* every placeholder replaced */
+        } else {
+            CHECK(rows[i].path, is_error(&r, 404, "NOT_FOUND"));
+        }
+        as_response_clear(&r);
+    }
+    ROWS_DONE();
+}
+
+static void test_head_and_methods(void **state)
+{
+    help_fx *fx = *state;
+    as_request head = {.method = "HEAD", .path = "/docs/checkout"};
+    as_response r = {0};
+    as_handle(&fx->ctx, &head, &r);
+    assert_true(is_page(&r));
+    as_response_clear(&r);
+    as_request post = {.method = "POST", .path = "/docs"};
+    as_handle(&fx->ctx, &post, &r);
+    assert_true(is_error(&r, 405, "METHOD_NOT_ALLOWED"));
+    as_response_clear(&r);
+    as_request query = {.method = "GET", .path = "/docs", .query = "x=1"};
+    as_handle(&fx->ctx, &query, &r);
+    assert_true(is_error(&r, 400, "VALIDATION_ERROR"));
+    as_response_clear(&r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        HELP_TEST(test_every_code_has_a_page),
+        HELP_TEST(test_emitted_codes_are_in_the_table),
+        HELP_TEST(test_http_status_codes_have_pages),
+        HELP_TEST(test_pages),
+        HELP_TEST(test_head_and_methods),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
