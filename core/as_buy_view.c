@@ -161,31 +161,40 @@ const char *as_confirmation_page(as_mem *m, const as_confirmation *c, const as_o
                                  const char *action, const char *token, const char *notice)
 {
 #define E(s) as_html_escape(m, s)
+    /* After the decision the page says what happened, not that it still waits. */
+    bool pending = strcmp(c->status, "pending") == 0;
+    const char *heading = pending                              ? "Approve a purchase"
+                          : strcmp(c->status, "approved") == 0 ? "Purchase approved"
+                          : strcmp(c->status, "declined") == 0 ? "Purchase declined"
+                                                               : "Purchase not placed";
     as_buf b;
     as_buf_init(&b, m);
     as_buf_printf(&b,
                   "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                   "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-                  "<title>Approve a purchase: %s</title>\n"
+                  "<title>%s: %s</title>\n"
                   "<style>body{font-family:system-ui,sans-serif;max-width:36rem;margin:2rem "
                   "auto;padding:0 1rem;line-height:1.5}dt{font-weight:600}dd{margin:0 0 "
                   ".75rem}button{font-size:1rem;padding:.6rem 1.4rem;margin-right:1rem}"
                   ".approve{background:#1a7f37;color:#fff;border:0}"
                   ".decline{background:#fff;border:2px solid #b42318;color:#b42318}</style>\n"
-                  "</head>\n<body>\n<main>\n<h1>Approve a purchase</h1>\n",
-                  E(o->product_name));
+                  "</head>\n<body>\n<main>\n<h1>%s</h1>\n",
+                  heading, E(o->product_name), heading);
     if (notice) as_buf_printf(&b, "<p role=\"status\"><strong>%s</strong></p>\n", E(notice));
     as_buf_printf(&b,
-                  "<p>An agent asks to place this order for you. It waits for your "
-                  "decision.</p>\n<dl>\n<dt>Item</dt><dd id=\"item\">%s (%s) &times; %lld, from "
+                  "<p>%s</p>\n<dl>\n<dt>Item</dt><dd id=\"item\">%s (%s) &times; %lld, from "
                   "%s</dd>\n<dt>Price</dt><dd id=\"price\">%s total, including VAT</dd>\n"
                   "<dt>Agent</dt><dd id=\"agent\">%s</dd>\n<dt>Reason</dt><dd "
                   "id=\"reason\">%s</dd>\n<dt>Status</dt><dd id=\"status\">%s</dd>\n"
-                  "<dt>Link valid until</dt><dd>%s</dd>\n</dl>\n",
+                  "<dt>%s</dt><dd>%s</dd>\n</dl>\n",
+                  pending ? "An agent asks to place this order for you. It waits for your "
+                            "decision."
+                          : "An agent asked to place this order for you.",
                   E(o->product_name), E(o->sku), (long long)o->quantity, E(o->merchant_name),
                   E(as_eur_format(m, o->total_cents)), E(o->agent), E(o->reason), E(c->status),
+                  pending ? "Link valid until" : "Link was valid until",
                   E(as_time_format(m, c->expires_at)));
-    if (strcmp(c->status, "pending") == 0)
+    if (pending)
         as_buf_printf(&b,
                       "<form method=\"post\" action=\"%s\">\n<input type=\"hidden\" "
                       "name=\"token\" value=\"%s\">\n<button class=\"approve\" type=\"submit\" "
