@@ -4,6 +4,7 @@
 # having run nothing), and it fails when no test ran.
 set -u
 top=$(pwd)
+checkout=$top # where t/artifacts (the browser test's screenshots) ends up
 runas=""
 if [ "$(id -u)" -eq 0 ]; then
     runas="runuser -u nobody --"
@@ -18,9 +19,9 @@ if [ "$(id -u)" -eq 0 ]; then
     chown -R nobody:nogroup "$top/t"
 fi
 cd "$top" || exit 1
-rm -rf t/var t/logs
-mkdir -p t/var t/logs
-[ -n "$runas" ] && chown nobody:nogroup t/var t/logs
+rm -rf t/var t/logs t/artifacts
+mkdir -p t/var t/logs t/artifacts
+[ -n "$runas" ] && chown nobody:nogroup t/var t/logs t/artifacts
 export HOME="$top/t/var" APACHE_TEST_NO_STICKY_PREFERENCES=1
 # SQLite by default; PostgreSQL when scripts/test-pg.sh says so.
 driver=${AGENTSHOP_TEST_DRIVER:-sqlite3}
@@ -44,6 +45,14 @@ port=${AGENTSHOP_TEST_PORT:+-port $AGENTSHOP_TEST_PORT}
 $runas env HOME="$HOME" perl t/TEST.PL -apxs /usr/bin/apxs -httpd_conf "$top/t/conf/base.conf" \
     $port "$@" >"$log" 2>&1
 cat "$log"
+# Test artifacts (t/api/browser.t's screenshots) go back to the checkout.
+if [ "$top" != "$checkout" ]; then
+    rm -rf "$checkout/t/artifacts"
+    cp -R "$top/t/artifacts" "$checkout/t/artifacts"
+fi
+shots=""
+for f in "$checkout"/t/artifacts/*.png; do [ -e "$f" ] && shots="$shots $f"; done
+[ -n "$shots" ] && echo "apache-test: screenshots:$shots"
 rc=$(grep -c 'Result: PASS' "$log")
 tests=$(sed -n 's/^Files=[0-9]*, Tests=\([0-9]*\).*/\1/p' "$log" | tail -n 1)
 failed=$(grep -Ec '^t/.* (Failed|Wstat|Dubious)|^not ok' "$log")
