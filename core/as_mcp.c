@@ -377,8 +377,9 @@ void as_api_mcp(as_ctx *ctx, const as_request *req, as_response *resp)
                       "Not Acceptable: the Accept header must allow application/json or "
                       "text/event-stream");
     json_error_t e;
-    json_t *msg =
-        req->body ? json_loadb(req->body, req->body_len, JSON_REJECT_DUPLICATES, &e) : NULL;
+    json_t *msg = req->body ? json_loadb(req->body, req->body_len,
+                                         JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &e)
+                            : NULL;
     if (!msg)
         return refuse(resp, 400, RPC_PARSE,
                       req->body ? as_printf(ctx->mem, "Parse error: %s (line %d, column %d)",

@@ -152,11 +152,6 @@ static bool check_args(as_mem *m, const mcp_tool *t, const json_t *schema, json_
         }
         if (json_is_real(v) && want && strcmp(want, "integer") == 0)
             json_object_set_new(args, k, json_integer((json_int_t)json_real_value(v)));
-        if (json_is_string(v) && strlen(json_string_value(v)) != json_string_length(v)) {
-            as_problem_set(p, 400, "VALIDATION_ERROR", k,
-                           as_printf(m, "%s must not contain NUL characters", k));
-            return false;
-        }
     }
     const json_t *req = json_object_get(schema, "required");
     size_t i;
