@@ -26,7 +26,7 @@ STORE_LIB := build/libasstore.a
 MODULE    := mod_agentshop/.libs/mod_agentshop.so
 CTL       := bin/agentshopctl
 # Documents core serves, compiled in as C strings (scripts/embed.sh).
-EMBED_INC := build/openapi_json.inc
+EMBED_INC := build/openapi_json.inc build/mcp_tools_json.inc
 UNIT_SRC  := $(wildcard t/unit/*_test.c)
 UNIT_BIN  := $(patsubst t/unit/%.c,build/unit/%,$(UNIT_SRC))
 
@@ -47,6 +47,9 @@ build/core/%.o: core/%.c $(wildcard core/*.h) $(EMBED_INC) | build/core
 
 build/openapi_json.inc: docs/openapi.json scripts/embed.sh | build/core
 	scripts/embed.sh openapi_json $< > $@
+
+build/mcp_tools_json.inc: core/mcp_tools.json scripts/embed.sh | build/core
+	scripts/embed.sh mcp_tools_json $< > $@
 
 build/schema_%.inc: sql/schema.%.sql scripts/embed.sh | build/core
 	scripts/embed.sh schema_$*_sql $< > $@

@@ -20,6 +20,10 @@ typedef struct as_config {
     int64_t ship_after;               /* seconds */
     const unsigned char *signing_key; /* AgentShopSigningKeyFile, >= 32 bytes */
     size_t signing_key_len;
+    /* AgentShopMCPAllowOrigin: origins (as_origin_normalize'd) allowed to call
+     * POST /mcp besides the API's own. */
+    const char *const *mcp_origins;
+    size_t n_mcp_origins;
 } as_config;
 
 void as_config_defaults(as_config *c);
@@ -58,10 +62,10 @@ typedef struct as_response {
     const char *raw;
     size_t raw_len;
     const char *content_type;
-    int max_age;  /* > 0: the body may be cached this many seconds (static documents) */
-    bool no_body; /* the status alone (202 to an MCP notification) */
-    int retry_after;   /* seconds for Retry-After, 0 for none */
-    bool replayed;     /* Idempotent-Replayed: true */
+    int max_age;     /* > 0: the body may be cached this many seconds (static documents) */
+    bool no_body;    /* the status alone (202 to an MCP notification) */
+    int retry_after; /* seconds for Retry-After, 0 for none */
+    bool replayed;   /* Idempotent-Replayed: true */
 } as_response;
 
 void as_handle(as_ctx *ctx, const as_request *req, as_response *resp);
@@ -122,6 +126,9 @@ void as_api_help(as_ctx *ctx, const as_request *req, const char *page, const cha
 
 /* The Model Context Protocol over Streamable HTTP (as_mcp.c). */
 void as_api_mcp(as_ctx *ctx, const as_request *req, as_response *resp);
+/* An origin as "scheme://host[:port]": http or https, lowercase, the default
+ * port dropped; NULL when s is not such an origin (a path, a user, a query...). */
+const char *as_origin_normalize(as_mem *m, const char *s);
 
 int64_t as_today(const as_ctx *ctx);
 

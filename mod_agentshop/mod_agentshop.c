@@ -31,6 +31,7 @@ typedef struct dir_cfg {
     const unsigned char *signing_key; /* read at start-up */
     apr_size_t signing_key_len;
     apr_int64_t rate_requests, rate_seconds; /* 0 requests: no limit */
+    apr_array_header_t *mcp_origins;         /* AgentShopMCPAllowOrigin, normalised; NULL: unset */
 } dir_cfg;
 
 #define DEFAULT_RATE_REQUESTS 600
@@ -114,6 +115,7 @@ static void *merge_dir_cfg(apr_pool_t *p, void *basev, void *addv)
     c->ship_after = a->ship_after != UNSET ? a->ship_after : b->ship_after;
     c->rate_requests = a->rate_requests != UNSET ? a->rate_requests : b->rate_requests;
     c->rate_seconds = a->rate_seconds != UNSET ? a->rate_seconds : b->rate_seconds;
+    c->mcp_origins = a->mcp_origins ? a->mcp_origins : b->mcp_origins;
     if (a->signing_key) {
         c->signing_key_file = a->signing_key_file;
         c->signing_key = a->signing_key;
@@ -236,12 +238,39 @@ static const char *set_rate(cmd_parms *cmd, void *cfg, const char *n, const char
     return NULL;
 }
 
+/* core allocates from an APR pool (at start-up cmd->pool, later r->pool) */
+static void *pool_alloc(void *baton, size_t n)
+{
+    return apr_pcalloc((apr_pool_t *)baton, n);
+}
+
+/* One origin per argument, scheme://host[:port]; the lines of one section add up. */
+static const char *set_mcp_origin(cmd_parms *cmd, void *cfg, const char *arg)
+{
+    dir_cfg *c = cfg;
+    as_mem mem = {pool_alloc, cmd->pool};
+    const char *o = as_origin_normalize(&mem, arg);
+    if (!o)
+        return apr_psprintf(cmd->pool,
+                            "AgentShopMCPAllowOrigin: '%s' is not an origin; write "
+                            "scheme://host[:port] with http or https and no path, e.g. "
+                            "https://agent.example",
+                            arg);
+    if (!c->mcp_origins) c->mcp_origins = apr_array_make(cmd->pool, 2, sizeof(const char *));
+    APR_ARRAY_PUSH(c->mcp_origins, const char *) = o;
+    note_base(cmd);
+    return NULL;
+}
+
 static const command_rec cmds[] = {
     AP_INIT_TAKE12("AgentShopRateLimit", set_rate, NULL, RSRC_CONF | ACCESS_CONF,
                    "requests allowed per agent key (or client address) in a window of seconds; "
                    "default 600 60; or off"),
     AP_INIT_TAKE1("AgentShopSigningKeyFile", set_signing_key, NULL, RSRC_CONF | ACCESS_CONF,
                   "file holding the secret (32 bytes or more) that signs confirmation links"),
+    AP_INIT_ITERATE("AgentShopMCPAllowOrigin", set_mcp_origin, NULL, RSRC_CONF | ACCESS_CONF,
+                    "origins (scheme://host[:port]) allowed to call POST /mcp from a browser, "
+                    "besides the API's own"),
     AP_INIT_TAKE1("AgentShopKeyPrefix", set_prefix, NULL, RSRC_CONF | ACCESS_CONF,
                   "prefix of agent keys, <prefix>_sk_test_<32 characters> (default agentshop)"),
     AP_INIT_TAKE1("AgentShopBaseURL", set_base_url, NULL, RSRC_CONF | ACCESS_CONF,
@@ -309,11 +338,6 @@ typedef struct req_ctx {
     request_rec *r;
     as_db db;
 } req_ctx;
-
-static void *pool_alloc(void *baton, size_t n)
-{
-    return apr_pcalloc((apr_pool_t *)baton, n);
-}
 
 static void core_log(void *baton, int level, const char *msg)
 {
@@ -666,6 +690,10 @@ static int agentshop_handler(request_rec *r)
     if (c->confirmation_ttl != UNSET) cfg.confirmation_ttl = c->confirmation_ttl;
     if (c->return_window != UNSET) cfg.return_window_days = c->return_window;
     if (c->ship_after != UNSET) cfg.ship_after = c->ship_after;
+    if (c->mcp_origins) {
+        cfg.mcp_origins = (const char *const *)c->mcp_origins->elts;
+        cfg.n_mcp_origins = (size_t)c->mcp_origins->nelts;
+    }
 
     rc->db.pool = r->pool;
     rc->db.log = db_log;

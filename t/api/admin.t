@@ -82,6 +82,10 @@ ok($rc && $out =~ /AgentShopQuoteTTL: 'ten' is not a whole number/, 'a bad Agent
 ok($rc && $out =~ /AgentShopKeyPrefix: 'Bad_Prefix'/, 'a bad AgentShopKeyPrefix stops httpd') or diag $out;
 ($rc, $out) = configtest(extra => "AgentShopSigningKeyFile $dir/good.key\n AgentShopBaseURL ftp://x");
 ok($rc && $out =~ /AgentShopBaseURL/, 'a bad AgentShopBaseURL stops httpd') or diag $out;
+($rc, $out) = configtest(extra => "AgentShopSigningKeyFile $dir/good.key\n AgentShopMCPAllowOrigin https://a.example http://b.example:8080");
+is($rc, 0, 'AgentShopMCPAllowOrigin takes origins') or diag $out;
+($rc, $out) = configtest(extra => "AgentShopSigningKeyFile $dir/good.key\n AgentShopMCPAllowOrigin https://a.example/app");
+ok($rc && $out =~ /AgentShopMCPAllowOrigin: 'https:\/\/a.example\/app' is not an origin/, 'an AgentShopMCPAllowOrigin with a path stops httpd') or diag $out;
 
 # ---- bodies above 64 KiB ----
 my ($u2, $key2) = new_agent();

@@ -1,0 +1,126 @@
+// The official MCP TypeScript SDK against mod_agentshop's POST /v1/mcp: connect,
+// list the tools, buy and cancel (search -> quote -> order -> get -> cancel),
+// and print what happened as one JSON object for t/api/mcp.t to judge.
+//
+//   node t/js/mcp-client.mjs http://127.0.0.1:8529/v1/mcp AGENT_KEY
+//
+// Exits 0 when it could print its findings (even bad ones), 1 when it could not.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { randomUUID } from 'node:crypto';
+
+const [url, key] = process.argv.slice(2);
+if (!url || !key) {
+  console.error('usage: node mcp-client.mjs MCP_URL AGENT_KEY');
+  process.exit(2);
+}
+
+const out = { steps: [] };
+const step = (name, data) => out.steps.push({ name, ...data });
+
+// A tool call that never throws: the result, or the protocol error.
+async function call(client, name, args) {
+  try {
+    const r = await client.callTool({ name, arguments: args });
+    return { result: r };
+  } catch (e) {
+    return { error: { code: e.code ?? null, message: String(e.message ?? e) } };
+  }
+}
+
+const summary = (c) =>
+  c.error
+    ? { protocol_error: c.error }
+    : {
+        isError: c.result.isError === true,
+        status: c.result._meta?.['agentshop/status'] ?? null,
+        replayed: c.result._meta?.['agentshop/replayed'] === true,
+        text_is_json: (() => {
+          try {
+            return JSON.stringify(JSON.parse(c.result.content[0].text)) ===
+              JSON.stringify(c.result.structuredContent);
+          } catch {
+            return false;
+          }
+        })(),
+        texts: c.result.content.length,
+      };
+
+async function main() {
+  const transport = new StreamableHTTPClientTransport(new URL(url), {
+    requestInit: {
+      headers: { Authorization: `Bearer ${key}`, 'Service-Agent': 'mcp-sdk-test/1.0' },
+    },
+  });
+  const client = new Client({ name: 'agentshop-sdk-test', version: '1.0.0' });
+  await client.connect(transport);
+  out.protocol_version = transport.protocolVersion ?? null;
+  out.session_id = transport.sessionId ?? null;
+  out.server = client.getServerVersion() ?? null;
+  out.capabilities = client.getServerCapabilities() ?? null;
+  out.instructions = typeof client.getInstructions() === 'string';
+
+  const { tools } = await client.listTools();
+  out.tools = tools.map((t) => t.name);
+  out.object_schemas = tools.every(
+    (t) => t.inputSchema?.type === 'object' && typeof t.inputSchema.properties === 'object',
+  );
+  out.annotated = tools.every((t) => typeof t.annotations?.readOnlyHint === 'boolean');
+
+  // search_products: the first result that has an offer to buy.
+  const search = await call(client, 'search_products', { q: 'filter', limit: 20 });
+  step('search_products', summary(search));
+  const hit = search.result?.structuredContent?.results?.find((r) => r.best_offer);
+  if (!hit) throw new Error('search_products found nothing to buy');
+  out.sku = hit.sku;
+
+  const quote = await call(client, 'create_quote', { sku: hit.sku, quantity: 1 });
+  step('create_quote', summary(quote));
+  const q = quote.result?.structuredContent;
+  out.quote = { id: q?.id ?? null, sku: q?.sku ?? null, total_cents: q?.total_cents ?? null };
+
+  const idem = randomUUID();
+  const orderArgs = {
+    quote_id: q?.id,
+    reason: 'Bought by the MCP SDK test: the best-ranked offer for a filter.',
+    idempotency_key: idem,
+  };
+  const order = await call(client, 'create_order', orderArgs);
+  step('create_order', summary(order));
+  const o = order.result?.structuredContent;
+  out.order = { id: o?.id ?? null, status: o?.status ?? null, quote_id: o?.quote_id ?? null };
+
+  const again = await call(client, 'create_order', orderArgs);
+  step('create_order_again', summary(again));
+  out.replay_same_order = again.result?.structuredContent?.id === o?.id;
+
+  const got = await call(client, 'get_order', { order_id: o?.id });
+  step('get_order', summary(got));
+  out.got_status = got.result?.structuredContent?.status ?? null;
+
+  const cancel = await call(client, 'cancel_order', { order_id: o?.id });
+  step('cancel_order', summary(cancel));
+  out.cancelled_status = cancel.result?.structuredContent?.status ?? null;
+
+  const missing = await call(client, 'get_order', { order_id: 'ord_doesnotexist' });
+  step('get_order_missing', summary(missing));
+  out.missing_error = missing.result?.structuredContent?.error ?? null;
+
+  const unknown = await call(client, 'no_such_tool', {});
+  step('no_such_tool', summary(unknown));
+  out.unknown_tool_code = unknown.error?.code ?? null;
+
+  out.ping = await client.ping().then(
+    () => true,
+    () => false,
+  );
+  await client.close();
+}
+
+try {
+  await main();
+} catch (e) {
+  out.failure = String(e?.stack ?? e);
+}
+process.stdout.write(JSON.stringify(out) + '\n');
+process.exit(0);
