@@ -51,6 +51,9 @@ is_deeply(\@bad, [], 'no hostile path or query string gets HTML, a server error 
 ($res, $v) = api_get('/products/a%2');
 is_json_error($res, $v, 400, 'VALIDATION_ERROR', 'a bad escape in the path: 400');
 is($v && $v->{field}, 'path', '... naming the path');
+($res, $v) = api_get('/search?=x');
+is_json_error($res, $v, 400, 'VALIDATION_ERROR', 'a query parameter without a name: 400');
+is($v && $v->{field}, 'query', '... naming the query');
 
 # Requests httpd refuses while reading them, before any URL mapping: still JSON.
 use IO::Socket::INET;
