@@ -165,6 +165,8 @@ bool as_validate_query(as_mem *m, const as_param_rule *rules, size_t n, const as
     memset(vals, 0, n * sizeof(*vals));
     for (size_t i = 0; i < q->n; i++) {
         const as_kv *kv = &q->items[i];
+        if (!*kv->key) /* "?=x": no name to put in field */
+            return bad(m, p, "query", "a query parameter has no name (\"=...\")%s%s", "", "");
         size_t r = 0;
         while (r < n && strcmp(rules[r].name, kv->key) != 0)
             r++;

@@ -580,7 +580,15 @@ static apr_status_t json_error_filter(ap_filter_t *f, apr_bucket_brigade *bb)
     apr_brigade_cleanup(bb); /* httpd's HTML page */
     ap_remove_output_filter(f);
     as_response resp = {0};
-    as_respond_http_status(&resp, r->status);
+    /* Before any URL mapping httpd refuses with 400 only what it read of the
+     * request line and headers: a header over LimitRequestFieldSize, a
+     * malformed header, a missing Host. */
+    if (r->status == HTTP_BAD_REQUEST)
+        as_respond_error(&resp, 400, "VALIDATION_ERROR", "headers",
+                         "The request headers are not valid: one is too long or malformed, or "
+                         "Host is missing.");
+    else
+        as_respond_http_status(&resp, r->status);
     char *s = json_dumps(resp.body, JSON_COMPACT);
     as_response_clear(&resp);
     if (!s) return APR_ENOMEM;
@@ -705,7 +713,13 @@ static int agentshop_handler(request_rec *r)
 
     /* An error httpd raised inside our location arrives here via ErrorDocument. */
     if (r->prev && apr_table_get(r->subprocess_env, "REDIRECT_STATUS")) {
-        as_respond_http_status(&resp, r->prev->status);
+        /* Inside a location httpd refuses only the path with 400: a bad escape. */
+        if (r->prev->status == HTTP_BAD_REQUEST)
+            as_respond_error(&resp, 400, "VALIDATION_ERROR", "path",
+                             "The path is not valid: write it in percent-encoded UTF-8 (a '%' "
+                             "followed by two hex digits).");
+        else
+            as_respond_http_status(&resp, r->prev->status);
         return write_response(r, &resp);
     }
     apr_int64_t limit = 0;
@@ -744,7 +758,12 @@ static int agentshop_handler(request_rec *r)
     if (r->method_number == M_POST) {
         int rb = read_body(r, &req.body, &req.body_len);
         if (rb != OK) {
-            as_respond_http_status(&resp, rb);
+            if (rb == HTTP_BAD_REQUEST)
+                as_respond_error(&resp, 400, "VALIDATION_ERROR", "body",
+                                 "The body could not be read: a malformed Content-Length or "
+                                 "chunk.");
+            else
+                as_respond_http_status(&resp, rb);
             return write_response(r, &resp);
         }
     }

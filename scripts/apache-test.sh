@@ -53,6 +53,21 @@ fi
 shots=""
 for f in "$checkout"/t/artifacts/*.png; do [ -e "$f" ] && shots="$shots $f"; done
 [ -n "$shots" ] && echo "apache-test: screenshots:$shots"
+
+# Every response the suite received (t/var/responses.jsonl, logged by
+# AgentShop::Test::api) against the OpenAPI document the server served
+# (saved by t/api/openapi.t), else the source. Prints `openapi: N passed, M failed`.
+validate_responses() {
+    doc=t/var/openapi.json
+    [ -s "$doc" ] || doc=docs/openapi.json
+    if ! command -v node >/dev/null; then
+        echo "apache-test: node is missing; run scripts/deps.sh test" >&2
+        echo "openapi: 0 passed, 1 failed"
+        return 1
+    fi
+    node t/js/validate-responses.mjs "$doc" t/var/responses.jsonl
+}
+
 rc=$(grep -c 'Result: PASS' "$log")
 tests=$(sed -n 's/^Files=[0-9]*, Tests=\([0-9]*\).*/\1/p' "$log" | tail -n 1)
 failed=$(grep -Ec '^t/.* (Failed|Wstat|Dubious)|^not ok' "$log")
@@ -61,8 +76,11 @@ if [ -z "$tests" ] || [ "$tests" -eq 0 ]; then
     echo "apache: 0 passed, 1 failed"
     exit 1
 fi
+validate_responses
+v=$?
 if [ "$rc" -eq 0 ]; then
     echo "apache: $((tests - failed)) passed, $failed failed"
     exit 1
 fi
 echo "apache: $tests passed, 0 failed"
+[ "$v" -eq 0 ]

@@ -48,6 +48,12 @@ for my $p (@paths) {
       || ref $v ne 'HASH' || ($res->code >= 400 && !defined $v->{error});
 }
 is_deeply(\@bad, [], 'no hostile path or query string gets HTML, a server error or a non-error body');
+($res, $v) = api_get('/products/a%2');
+is_json_error($res, $v, 400, 'VALIDATION_ERROR', 'a bad escape in the path: 400');
+is($v && $v->{field}, 'path', '... naming the path');
+($res, $v) = api_get('/search?=x');
+is_json_error($res, $v, 400, 'VALIDATION_ERROR', 'a query parameter without a name: 400');
+is($v && $v->{field}, 'query', '... naming the query');
 
 # Requests httpd refuses while reading them, before any URL mapping: still JSON.
 use IO::Socket::INET;
@@ -72,6 +78,7 @@ like($body, qr/"error":"URI_TOO_LONG"/, '... with the error object');
 is($st, 400, 'a header over LimitRequestFieldSize: 400');
 like($ct, qr{^application/json}, '... as JSON');
 like($body, qr/"error":"VALIDATION_ERROR"/, '... with the error object');
+like($body, qr/"field":"headers"/, '... naming the headers');
 ($st, $ct) = raw('GET /not-the-api/' . ('a' x 9000) . " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
 unlike($ct, qr{json}, 'other paths keep httpd\'s own page');
 

@@ -10,6 +10,7 @@ use Apache::TestRequest ();
 use HTTP::Request;
 use POSIX qw(floor);
 use POSIX ();
+use Fcntl qw(O_WRONLY O_APPEND O_CREAT);
 
 our @EXPORT = qw(api api_get is_json_error demo_data contradicts expected_status
   product_is_contradicted agent_price today_plus is_num is_int is_bool uri_escape_utf8
@@ -34,11 +35,52 @@ sub api {
     my $url = 'http://' . ($HOSTPORT // Apache::TestRequest::hostport()) . "$BASE$path";
     my $req = HTTP::Request->new($method, $url, $headers // [], $body);
     my $res = $UA->request($req);
+    _log_response($method, $path, $res);
     my $data;
     if (($res->header('Content-Type') // '') =~ m{^application/json}) {
         $data = eval { $JSON->decode($res->content) };
     }
     return ($res, $data);
+}
+
+# Every response api() receives, one JSON line each in t/var/responses.jsonl:
+# t/js/validate-responses.mjs checks them all against the OpenAPI document
+# after the suite. One syswrite per record on an O_APPEND handle, so the
+# records of concurrent (forked) clients never interleave.
+my ($LOG_FH, $LOG_PID);
+
+sub _log_response {
+    my ($method, $path, $res) = @_;
+    if (!$LOG_FH || $LOG_PID != $$) {
+        my $file = Apache::Test::vars('serverroot') . '/var/responses.jsonl';
+        sysopen($LOG_FH, $file, O_WRONLY | O_APPEND | O_CREAT, 0644)
+          or die "cannot append to $file: $!";
+        $LOG_PID = $$;
+    }
+    my ($below, $query) = split /\?/, $path, 2;
+    $below //= '';
+    my $body = $res->content // '';
+    utf8::decode($body);    # UTF-8 bytes to characters where they are valid UTF-8
+    my %headers;
+    for my $h (qw(Allow Retry-After Idempotent-Replayed)) {
+        my $v = $res->header($h);
+        $headers{ lc $h } = $v if defined $v;
+    }
+    my $line = $JSON->encode({
+        method       => $method,
+        base         => $BASE,
+        path         => $below eq '' ? '/' : $below,
+        query        => $query,
+        status       => $res->code + 0,
+        content_type => $res->header('Content-Type'),
+        headers      => \%headers,
+        body         => $body,
+        test         => $0,
+        # no response from the server: LWP made this one up (connection refused or reset)
+        ($res->header('Client-Warning') // '') eq 'Internal response' ? (internal => JSON::PP::true) : (),
+    }) . "\n";
+    my $n = syswrite($LOG_FH, $line);
+    die "responses.jsonl: short write: $!" unless defined $n && $n == length $line;
 }
 
 sub api_get { api('GET', @_) }
