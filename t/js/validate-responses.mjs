@@ -16,9 +16,7 @@ import Ajv2020 from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 
 // Operations no api() call of the suite reaches, and why.
-const UNCOVERED = {
-  mcp: "MCP clients (the official SDK) drive POST /mcp in the MCP tests, not through AgentShop::Test::api()",
-};
+const UNCOVERED = {};
 
 const [docPath, logPath] = process.argv.slice(2);
 let passed = 0;
@@ -227,6 +225,20 @@ for (const [i, line] of lines.entries()) {
   }
   if (type === "application/json" || type.endsWith("+json")) {
     const err = checkBody(r, `${respPointer}/content/${pointerPart(type)}/schema`);
+    if (err) {
+      fail(`${describe(r)} (${opName})`, err);
+      continue;
+    }
+  } else if (type === "text/event-stream") {
+    // Server-sent events: each event's data must be JSON of the schema named
+    // by the media type's x-event-data (the document's extension).
+    const events = r.body.split(/\n\n/).filter((e) => e.trim() !== "");
+    const dataPointer = `${respPointer}/content/${pointerPart(type)}/x-event-data`;
+    let err = events.length ? null : "an event stream without events";
+    for (const e of events) {
+      const data = e.split("\n").filter((l) => l.startsWith("data:")).map((l) => l.slice(5).trimStart()).join("\n");
+      err = err || (content[type]["x-event-data"] ? checkBody({ body: data }, dataPointer) : null);
+    }
     if (err) {
       fail(`${describe(r)} (${opName})`, err);
       continue;

@@ -72,7 +72,7 @@ sub _log_response {
         path         => $below eq '' ? '/' : $below,
         query        => $query,
         status       => $res->code + 0,
-        content_type => $res->header('Content-Type'),
+        content_type => scalar $res->header('Content-Type'),    # scalar: no header is undef, not ()
         headers      => \%headers,
         body         => $body,
         test         => $0,
