@@ -262,8 +262,28 @@ is($r->{structuredContent}{error}, 'CONFIRMATION_REQUIRED', '... the 202 body');
 my $url = $r->{structuredContent}{confirmation}{url} // 'none';
 like($r->{content}[1]{text} // '', qr/human must approve.*\Q$url\E/s, '... and a text telling a human to open confirmation.url');
 
-# ---- the official TypeScript SDK ----
+# ---- the tools take what their REST operations take ----
+# The served tools/list and the served OpenAPI document, compared argument by
+# argument (names, types, limits, enums, required) by t/js/tools-match-openapi.mjs.
 my $top = Apache::Test::vars('serverroot') . '/..';
+my $var = Apache::Test::vars('serverroot') . '/var';
+(undef, $d) = request('tools/list');
+my ($ores) = api_get('/openapi.json');
+{
+    open my $fh, '>', "$var/mcp-tools.json" or die $!;
+    print $fh $JSON->encode($d->{result} // {});
+    open my $oh, '>', "$var/mcp-openapi.json" or die $!;
+    print $oh $ores->content;
+}
+my $cmp = `node '$top/t/js/tools-match-openapi.mjs' '$var/mcp-openapi.json' '$var/mcp-tools.json' 2>&1`;
+my $diffs = eval { $JSON->decode($cmp) } // {};
+is(scalar keys %$diffs, 12, 'each of the 12 tools has its OpenAPI operation (same operationId)') or diag($cmp);
+for my $name (sort keys %$diffs) {
+    ok(!@{ $diffs->{$name} }, "$name: its input schema matches the operation's parameters and body")
+      or diag(join "\n", @{ $diffs->{$name} });
+}
+
+# ---- the official TypeScript SDK ----
 my ($u3, $k3) = new_agent();
 new_mandate($u3, per_order => 1000, monthly => 10000, confirm_above => 1000);
 my $hp = Apache::TestRequest::hostport();
