@@ -52,27 +52,6 @@ json_t *as_mcp_tools_list(void)
 
 /* ---- arguments against the input schema ---- */
 
-static const char *json_kind(const json_t *v)
-{
-    switch (json_typeof(v)) {
-    case JSON_OBJECT:
-        return "an object";
-    case JSON_ARRAY:
-        return "an array";
-    case JSON_STRING:
-        return "a string";
-    case JSON_INTEGER:
-        return "an integer";
-    case JSON_REAL:
-        return "a number with a fraction";
-    case JSON_TRUE:
-    case JSON_FALSE:
-        return "a boolean";
-    default:
-        return "null";
-    }
-}
-
 /* A JSON Schema "type" word against a value; 2.0 is an integer, as in JSON Schema. */
 static bool type_is(const char *type, const json_t *v)
 {
@@ -147,7 +126,7 @@ static bool check_args(as_mem *m, const mcp_tool *t, const json_t *schema, json_
             want = want ? want : "value of another type";
             as_problem_set(
                 p, 400, "VALIDATION_ERROR", k,
-                as_printf(m, "%s must be %s %s, not %s", k, article(want), want, json_kind(v)));
+                as_printf(m, "%s must be %s %s, not %s", k, article(want), want, as_json_type_name(v)));
             return false;
         }
         if (json_is_real(v) && want && strcmp(want, "integer") == 0)

@@ -185,7 +185,7 @@ bool as_validate_query(as_mem *m, const as_param_rule *rules, size_t n, const as
     return true;
 }
 
-static const char *json_type_name(const json_t *v)
+const char *as_json_type_name(const json_t *v)
 {
     switch (json_typeof(v)) {
     case JSON_OBJECT:
@@ -235,7 +235,7 @@ bool as_validate_body(as_mem *m, const as_field_rule *rules, size_t n, const jso
         if (json_is_null(v) && !rules[r].required && rule->type != AS_V_WEIGHTS) continue;
         if (rule->type == AS_V_INT) {
             if (!json_is_integer(v))
-                return bad(m, p, key, "%s must be a whole number, not %s", key, json_type_name(v));
+                return bad(m, p, key, "%s must be a whole number, not %s", key, as_json_type_name(v));
             json_int_t x = json_integer_value(v);
             if (x < rule->min || x > rule->max)
                 return bad(
@@ -250,7 +250,7 @@ bool as_validate_body(as_mem *m, const as_field_rule *rules, size_t n, const jso
             vals[r].present = true;
         } else {
             if (!json_is_string(v))
-                return bad(m, p, key, "%s must be a string, not %s", key, json_type_name(v));
+                return bad(m, p, key, "%s must be a string, not %s", key, as_json_type_name(v));
             if (strlen(json_string_value(v)) != json_string_length(v))
                 return bad(m, p, key, "%s must not contain NUL characters%s", key, "");
             if (!as_validate_value(m, rule, as_strdup(m, json_string_value(v)), today, &vals[r], p))

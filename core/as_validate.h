@@ -72,4 +72,7 @@ extern const char *const as_category_ids[];
 extern const char *const as_part_type_ids[];
 extern const char *const as_sort_choices[];
 
+/* "an object", "a string", "a number with a fraction"...: for messages. */
+const char *as_json_type_name(const json_t *v);
+
 #endif
