@@ -124,9 +124,9 @@ static bool check_args(as_mem *m, const mcp_tool *t, const json_t *schema, json_
         const char *want = NULL;
         if (!type_ok(prop, v, &want)) {
             want = want ? want : "value of another type";
-            as_problem_set(
-                p, 400, "VALIDATION_ERROR", k,
-                as_printf(m, "%s must be %s %s, not %s", k, article(want), want, as_json_type_name(v)));
+            as_problem_set(p, 400, "VALIDATION_ERROR", k,
+                           as_printf(m, "%s must be %s %s, not %s", k, article(want), want,
+                                     as_json_type_name(v)));
             return false;
         }
         if (json_is_real(v) && want && strcmp(want, "integer") == 0)

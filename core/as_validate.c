@@ -235,7 +235,8 @@ bool as_validate_body(as_mem *m, const as_field_rule *rules, size_t n, const jso
         if (json_is_null(v) && !rules[r].required && rule->type != AS_V_WEIGHTS) continue;
         if (rule->type == AS_V_INT) {
             if (!json_is_integer(v))
-                return bad(m, p, key, "%s must be a whole number, not %s", key, as_json_type_name(v));
+                return bad(m, p, key, "%s must be a whole number, not %s", key,
+                           as_json_type_name(v));
             json_int_t x = json_integer_value(v);
             if (x < rule->min || x > rule->max)
                 return bad(

@@ -136,7 +136,11 @@ static void check_response(const as_response *resp, const char *method)
     FZ_ASSERT(resp->status >= 200 && resp->status <= 599, "status %d", resp->status);
     FZ_ASSERT(resp->retry_after >= 0, "retry_after %d", resp->retry_after);
     if (resp->status == 405) FZ_ASSERT(resp->allow && *resp->allow, "405 without Allow");
-    if (!resp->html) {
+    if (resp->no_body) FZ_ASSERT(resp->status == 202, "no body with status %d", resp->status);
+    if (resp->raw)
+        FZ_ASSERT(resp->raw_len > 0 && resp->content_type && strlen(resp->raw) == resp->raw_len,
+                  "status %d: a ready-made body without length or type", resp->status);
+    if (!resp->html && !resp->raw && !resp->no_body) {
         FZ_ASSERT(resp->body != NULL, "%s: status %d without a JSON body (the glue would answer 500)",
                   method, resp->status);
         char *s = json_dumps(resp->body, JSON_COMPACT | JSON_REAL_PRECISION(12));

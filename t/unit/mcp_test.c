@@ -413,7 +413,9 @@ static void test_tool_definitions(void **state)
         json_t *prop;
         json_object_foreach(json_object_get(s, "properties"), pk, prop)
         {
-            CHECK(pk, json_is_string(json_object_get(prop, "type")));
+            json_t *type = json_object_get(prop, "type"); /* "object", or ["object", "null"] */
+            CHECK(pk, json_is_string(type) ||
+                          (json_is_array(type) && json_is_string(json_array_get(type, 0))));
         }
         CHECK(name, json_string_length(json_object_get(def, "title")) > 0);
         CHECK(name, json_string_length(json_object_get(def, "description")) > 40);
