@@ -1,43 +1,9 @@
 /* Endpoint level: requests through as_handle against the fake store. */
 #include "fake_store.h"
 
-#include "as_api.h"
 #include "as_rank.h"
 
-#define TODAY 20468 /* 2026-01-15 */
-
-typedef struct api_fx {
-    unit_fx base; /* first: unit_mem() works on it */
-    fake_db db;
-    as_store store;
-    as_config cfg;
-    as_ctx ctx;
-} api_fx;
-
-static int api_setup(void **state)
-{
-    api_fx *fx = calloc(1, sizeof(*fx));
-    if (!fx) return -1;
-    fx->base.arena = as_arena_create();
-    fx->base.mem = as_arena_mem(fx->base.arena);
-    fake_db_default(&fx->db);
-    fx->store = fake_store_make(&fx->db);
-    as_config_defaults(&fx->cfg);
-    fx->ctx.mem = &fx->base.mem;
-    fx->ctx.store = &fx->store;
-    fx->ctx.cfg = &fx->cfg;
-    fx->ctx.now = (int64_t)TODAY * 86400 + 12 * 3600;
-    *state = fx;
-    return 0;
-}
-
-static int api_teardown(void **state)
-{
-    api_fx *fx = *state;
-    as_arena_destroy(fx->base.arena);
-    free(fx);
-    return 0;
-}
+#define TODAY API_TODAY
 
 #define API_TEST(f) cmocka_unit_test_setup_teardown(f, api_setup, api_teardown)
 

@@ -4,50 +4,28 @@
  * that become REST requests. */
 #include "fake_store.h"
 
-#include "as_api.h"
 #include "as_mcp.h"
 
-#define TODAY 20468 /* 2026-01-15 */
+#define TODAY API_TODAY
 #define BASE "http://shop.example:8080/v1"
 
-typedef struct mcp_fx {
-    unit_fx base; /* first: unit_mem() works on it */
-    fake_db db;
-    as_store store;
-    as_config cfg;
-    as_ctx ctx;
-} mcp_fx;
+typedef api_fx mcp_fx;
 
 static const char *const allowed[] = {"https://agent.example"};
 
+/* The endpoint fixture, with one more browser origin allowed. */
 static int mcp_setup(void **state)
 {
-    mcp_fx *fx = calloc(1, sizeof(*fx));
-    if (!fx) return -1;
-    fx->base.arena = as_arena_create();
-    fx->base.mem = as_arena_mem(fx->base.arena);
-    fake_db_default(&fx->db);
-    fx->store = fake_store_make(&fx->db);
-    as_config_defaults(&fx->cfg);
-    fx->cfg.mcp_origins = allowed;
-    fx->cfg.n_mcp_origins = 1;
-    fx->ctx.mem = &fx->base.mem;
-    fx->ctx.store = &fx->store;
-    fx->ctx.cfg = &fx->cfg;
-    fx->ctx.now = (int64_t)TODAY * 86400 + 12 * 3600;
-    *state = fx;
-    return 0;
+    int rc = api_setup(state);
+    if (rc == 0) {
+        mcp_fx *fx = *state;
+        fx->cfg.mcp_origins = allowed;
+        fx->cfg.n_mcp_origins = 1;
+    }
+    return rc;
 }
 
-static int mcp_teardown(void **state)
-{
-    mcp_fx *fx = *state;
-    as_arena_destroy(fx->base.arena);
-    free(fx);
-    return 0;
-}
-
-#define MCP_TEST(f) cmocka_unit_test_setup_teardown(f, mcp_setup, mcp_teardown)
+#define MCP_TEST(f) cmocka_unit_test_setup_teardown(f, mcp_setup, api_teardown)
 
 typedef struct http_in {
     const char *body, *origin, *version, *content_type, *accept;
