@@ -56,8 +56,11 @@ static char *utf8_repaired(const char *s)
     size_t i = 0, o = 0;
     while (i < n) {
         unsigned char c = (unsigned char)s[i];
-        size_t len = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3
-                                  : (c & 0xF8) == 0xF0 ? 4 : 0;
+        size_t len = c < 0x80             ? 1
+                     : (c & 0xE0) == 0xC0 ? 2
+                     : (c & 0xF0) == 0xE0 ? 3
+                     : (c & 0xF8) == 0xF0 ? 4
+                                          : 0;
         if (len && i + len <= n && as_utf8_valid(s + i, len)) {
             memcpy(out + o, s + i, len);
             o += len;
@@ -104,6 +107,29 @@ void as_respond_storage_failed(as_response *resp)
     as_respond_error(resp, 503, "SERVICE_UNAVAILABLE", NULL,
                      "The shop cannot complete this right now; nothing was changed. Retry "
                      "shortly.");
+}
+
+void as_respond_http_refusal(as_response *resp, int status, const char *part)
+{
+    static const struct {
+        const char *part, *message;
+    } bad[] = {
+        /* inside a location httpd refuses the path only for a bad escape */
+        {"path", "The path is not valid: write it in percent-encoded UTF-8 (a '%' followed by "
+                 "two hex digits)."},
+        /* before any URL mapping: a header over LimitRequestFieldSize, a
+         * malformed header, a missing Host */
+        {"headers", "The request headers are not valid: one is too long or malformed, or Host "
+                    "is missing."},
+        {"body", "The body could not be read: a malformed Content-Length or chunk."},
+    };
+    if (status == 400 && part)
+        for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+            if (strcmp(bad[i].part, part) == 0) {
+                as_respond_error(resp, 400, "VALIDATION_ERROR", part, bad[i].message);
+                return;
+            }
+    as_respond_http_status(resp, status);
 }
 
 void as_respond_http_status(as_response *resp, int status)

@@ -38,7 +38,7 @@ typedef struct as_request {
     const char *authorization, *service_agent, *idempotency_key; /* headers or NULL */
     const char *base_url; /* absolute URL of the API base, e.g. "https://shop.example/v1" */
     /* MCP's Streamable HTTP transport (POST /mcp): headers or NULL. */
-    const char *origin, *mcp_protocol_version, *mcp_session_id;
+    const char *origin, *mcp_protocol_version;
 } as_request;
 
 enum { AS_LOG_ERR = 3, AS_LOG_WARN = 4, AS_LOG_INFO = 6, AS_LOG_DEBUG = 7 };
@@ -92,6 +92,9 @@ const char *as_help_error_code(size_t i);
 
 /* The JSON error for a status httpd raised itself (413 from LimitRequestBody...). */
 void as_respond_http_status(as_response *resp, int status);
+/* The same, naming the part of the request httpd refused ("path", "headers" or
+ * "body"): a 400 then carries it as `field`, with a message about that part. */
+void as_respond_http_refusal(as_response *resp, int status, const char *part);
 
 void as_log(as_ctx *ctx, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 

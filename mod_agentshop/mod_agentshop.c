@@ -581,14 +581,8 @@ static apr_status_t json_error_filter(ap_filter_t *f, apr_bucket_brigade *bb)
     ap_remove_output_filter(f);
     as_response resp = {0};
     /* Before any URL mapping httpd refuses with 400 only what it read of the
-     * request line and headers: a header over LimitRequestFieldSize, a
-     * malformed header, a missing Host. */
-    if (r->status == HTTP_BAD_REQUEST)
-        as_respond_error(&resp, 400, "VALIDATION_ERROR", "headers",
-                         "The request headers are not valid: one is too long or malformed, or "
-                         "Host is missing.");
-    else
-        as_respond_http_status(&resp, r->status);
+     * request line and headers. */
+    as_respond_http_refusal(&resp, r->status, "headers");
     char *s = json_dumps(resp.body, JSON_COMPACT);
     as_response_clear(&resp);
     if (!s) return APR_ENOMEM;
@@ -714,12 +708,7 @@ static int agentshop_handler(request_rec *r)
     /* An error httpd raised inside our location arrives here via ErrorDocument. */
     if (r->prev && apr_table_get(r->subprocess_env, "REDIRECT_STATUS")) {
         /* Inside a location httpd refuses only the path with 400: a bad escape. */
-        if (r->prev->status == HTTP_BAD_REQUEST)
-            as_respond_error(&resp, 400, "VALIDATION_ERROR", "path",
-                             "The path is not valid: write it in percent-encoded UTF-8 (a '%' "
-                             "followed by two hex digits).");
-        else
-            as_respond_http_status(&resp, r->prev->status);
+        as_respond_http_refusal(&resp, r->prev->status, "path");
         return write_response(r, &resp);
     }
     apr_int64_t limit = 0;
@@ -752,18 +741,12 @@ static int agentshop_handler(request_rec *r)
         .idempotency_key = apr_table_get(r->headers_in, "Idempotency-Key"),
         .origin = apr_table_get(r->headers_in, "Origin"),
         .mcp_protocol_version = apr_table_get(r->headers_in, "MCP-Protocol-Version"),
-        .mcp_session_id = apr_table_get(r->headers_in, "MCP-Session-Id"),
         .base_url = base_url(r, c),
     };
     if (r->method_number == M_POST) {
         int rb = read_body(r, &req.body, &req.body_len);
         if (rb != OK) {
-            if (rb == HTTP_BAD_REQUEST)
-                as_respond_error(&resp, 400, "VALIDATION_ERROR", "body",
-                                 "The body could not be read: a malformed Content-Length or "
-                                 "chunk.");
-            else
-                as_respond_http_status(&resp, rb);
+            as_respond_http_refusal(&resp, rb, "body");
             return write_response(r, &resp);
         }
     }
