@@ -30,7 +30,7 @@ EMBED_INC := build/openapi_json.inc build/mcp_tools_json.inc
 UNIT_SRC  := $(wildcard t/unit/*_test.c)
 UNIT_BIN  := $(patsubst t/unit/%.c,build/unit/%,$(UNIT_SRC))
 
-.PHONY: all deps deps-test run test test-unit test-apache test-asan test-pg test-scale install clean
+.PHONY: all deps deps-test run test test-unit test-apache test-asan test-pg test-scale bench install clean
 .DELETE_ON_ERROR:
 .SECONDARY: build/schema_sqlite.inc build/schema_pgsql.inc $(EMBED_INC)
 
@@ -113,6 +113,16 @@ test-pg: all
 test-scale: all
 	@scripts/deps.sh pg
 	@scripts/test-scale.sh
+
+# Requests per second, p50 and p99 of each endpoint next to a static file from
+# the same httpd, memory of its children, and an audit of the orders placed
+# (docs/performance.md). Prints a table; also kept in build/bench/latest.txt.
+bench: all build/bench-agents
+	@scripts/deps.sh bench
+	@scripts/bench.sh
+
+build/bench-agents: bench/agents.c | build/core
+	$(CC) -std=gnu11 -O2 -g $(WARN) -pthread $< -o $@
 
 # The same suites with AddressSanitizer and UndefinedBehaviorSanitizer.
 test-asan: deps-test

@@ -4,7 +4,7 @@
 # The test set also installs the npm packages of t/js (the OpenAPI linter,
 # JSON Schema validator, MCP SDK and browser driver) exactly as
 # t/js/package-lock.json pins them.
-# usage: scripts/deps.sh build|test|pg
+# usage: scripts/deps.sh build|test|pg|bench
 set -eu
 build="gcc make pkg-config apache2 apache2-dev libaprutil1-dbd-sqlite3 libjansson-dev libssl-dev"
 test="$build libapache2-mod-perl2 libwww-perl libcmocka-dev curl sqlite3 nodejs npm chromium"
@@ -13,6 +13,7 @@ case "${1:-build}" in
     build) want=$build ;;
     test) want=$test; npm_too=1 ;;
     pg) want="$test postgresql libaprutil1-dbd-pgsql"; npm_too=1 ;;
+    bench) want="$build wrk curl sqlite3" ;;
     *) echo "deps.sh: unknown set '$1'" >&2; exit 2 ;;
 esac
 

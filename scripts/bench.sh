@@ -1,0 +1,334 @@
+#!/bin/bash
+# make bench: how fast each endpoint is next to the best this httpd can do.
+#
+# One httpd (event MPM, conf/agentshop.conf as shipped, plus conf/bench.conf.in
+# for the MPM and ports) serves the demo catalogue on one port and a generated
+# catalogue of 100,000 products on another, and a static JSON file as large as
+# a product view on both. wrk and bench/agents (32 buying agents) measure, one
+# after the other, in one run; the table gives requests per second, p50 and p99
+# latency and the ratio to the static file. The resident memory of the httpd
+# children is read after a warm-up and again after the measured runs (at least
+# 200,000 API requests). After the buying run the database is audited: stock,
+# budgets, quotes and the orders the agents were told of must all agree.
+#
+# Exits non-zero when a request failed or an invariant does not hold; targets
+# missed are reported, not failed (docs/performance.md).
+#
+# Environment:
+#   BENCH_SECONDS   seconds per measured run (default 10)
+#   BENCH_PRODUCTS  size of the generated catalogue (default 100000)
+#   BENCH_KEEP=1    keep the working directory (logs, databases)
+#   BENCH_OUT       where the table is written as well (default build/bench/latest.txt)
+set -u -o pipefail
+top=$(pwd)
+secs=${BENCH_SECONDS:-10}
+products=${BENCH_PRODUCTS:-100000}
+out=${BENCH_OUT:-$top/build/bench/latest.txt}
+httpd=/usr/sbin/apache2
+modules=/usr/lib/apache2/modules
+wrk_opts=(-t1 -c16 --latency) # as the measurements in STYLE.md: one client thread, 16 connections
+warm=2
+
+say() { printf 'bench: [%3ds] %s\n' "$SECONDS" "$*" >&2; }
+die() { echo "bench: $*" >&2; exit 1; }
+[ -x bin/agentshopctl ] && [ -f mod_agentshop/.libs/mod_agentshop.so ] && [ -x build/bench-agents ] ||
+    die "build first (make bench builds)"
+command -v wrk >/dev/null || die "wrk is not installed (scripts/deps.sh bench)"
+
+port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+ports=()
+for p in $(seq 8701 8749); do
+    port_busy "$p" || ports+=("$p")
+    [ "${#ports[@]}" -eq 2 ] && break
+done
+[ "${#ports[@]}" -eq 2 ] || die "no two free ports in 8701-8749"
+demo_port=${ports[0]}
+big_port=${ports[1]}
+
+dir=$(mktemp -d /tmp/agentshop-bench.XXXXXX)
+chmod 755 "$dir"
+user=""
+if [ "$(id -u)" -eq 0 ]; then # httpd's children run as nobody and write the databases
+    chown nobody:nogroup "$dir"
+    user="User nobody
+Group nogroup"
+fi
+stop_httpd() {
+    local pid
+    pid=$(cat "$dir/httpd.pid" 2>/dev/null) || return 0
+    kill -TERM "$pid" 2>/dev/null || return 0
+    for _ in $(seq 1 100); do
+        kill -0 "$pid" 2>/dev/null || return 0
+        sleep 0.1
+    done
+    kill -KILL "$pid" 2>/dev/null
+}
+cleanup() {
+    stop_httpd
+    if [ "${BENCH_KEEP:-}" = 1 ]; then echo "bench: kept $dir" >&2; else rm -rf "$dir"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+ctl() { "$top/bin/agentshopctl" --params "$@"; }
+
+# ---- the two catalogues ----
+say "demo catalogue and $products generated products"
+ctl "$dir/demo.db" init --demo >/dev/null || die "init --demo failed"
+t0=$SECONDS
+{ ctl "$dir/big.db" init && ctl "$dir/big.db" catalogue generate --products "$products" --seed 8; } \
+    >"$dir/generate.log" 2>&1 || { cat "$dir/generate.log" >&2; die "catalogue generate failed"; }
+say "generated $products products in $((SECONDS - t0)) s"
+# Stock to spare for the buying run, on offers that have some (which offers
+# can be bought, and so the search order, stays as loaded).
+sqlite3 "$dir/demo.db" "UPDATE offers SET stock = stock + 1000000 WHERE stock > 0" || die "stock"
+sqlite3 -separator ' ' "$dir/demo.db" "SELECT id, stock FROM offers ORDER BY id" >"$dir/stock.before"
+
+# Four users with eight agent keys each: the agents of three have budget to
+# spare; the fourth's monthly limit runs out while its eight agents buy at once.
+cats=hand-soap,air-filters,vacuum-parts,coffee-kitchen,printer-ink,chargers-cables,batteries
+: >"$dir/keys"
+for u in a b c d; do
+    monthly=999999
+    [ "$u" = d ] && monthly=300
+    ctl "$dir/demo.db" mandate create --user "bench-$u" --categories "$cats" --per-order-eur 5000 \
+        --monthly-eur "$monthly" --confirm-above-eur 5000 >/dev/null || die "mandate create"
+    for _ in 1 2 3 4 5 6 7 8; do
+        ctl "$dir/demo.db" key create --user "bench-$u" |
+            sed -n 's/.*"key": "\(.*\)".*/\1/p' >>"$dir/keys"
+    done
+done
+[ "$(wc -l <"$dir/keys")" -eq 32 ] || die "could not create 32 agent keys"
+key_a=$(head -n 1 "$dir/keys")
+
+# The paths each run cycles through.
+sqlite3 "$dir/demo.db" "SELECT '/v1/products/' || sku FROM products ORDER BY sku" >"$dir/demo.paths"
+sqlite3 "$dir/big.db" "SELECT '/v1/products/' || sku FROM products ORDER BY random() LIMIT 20000" \
+    >"$dir/big.paths"
+sqlite3 "$dir/demo.db" "SELECT sku FROM product_rank WHERE buyable = 1 AND hidden = 0 ORDER BY sku" \
+    >"$dir/buy.skus"
+# Words of the generated names (brands, series, part names) with each category.
+: >"$dir/search.paths"
+for q in aldermoor brightvale pro eco toner filter cable battery descaler soap bags hepa \
+    marlow+pro thorne+max usb-c; do
+    for c in hand-soap air-filters vacuum-parts coffee-kitchen printer-ink chargers-cables batteries; do
+        echo "/v1/search?q=$q&category=$c" >>"$dir/search.paths"
+    done
+done
+for f in "$dir"/*.db*; do [ -n "$user" ] && chown nobody:nogroup "$f"; done
+
+# ---- httpd ----
+(umask 077; od -An -tx1 -N32 /dev/urandom | tr -d ' \n' >"$dir/signing.key")
+mkdir -p "$dir/htdocs"
+sed -e "s|@DIR@|$dir|g" -e "s|@TOP@|$top|g" -e "s|@MODULES@|$modules|g" \
+    -e "s|@DEMO_PORT@|$demo_port|g" -e "s|@BIG_PORT@|$big_port|g" \
+    conf/bench.conf.in | awk -v user="$user" '{ if ($0 == "@USER@") print user; else print }' \
+    >"$dir/httpd.conf"
+"$httpd" -f "$dir/httpd.conf" -t >"$dir/configtest.log" 2>&1 || { cat "$dir/configtest.log" >&2; die "httpd -t"; }
+"$httpd" -f "$dir/httpd.conf" -k start || { cat "$dir/error.log" >&2; die "httpd did not start"; }
+demo="http://127.0.0.1:$demo_port"
+big="http://127.0.0.1:$big_port"
+for u in "$demo" "$big"; do
+    for _ in $(seq 1 100); do
+        [ "$(curl -s -o /dev/null -w '%{http_code}' "$u/v1/search?limit=1")" = 200 ] && break
+        sleep 0.1
+    done
+done
+# The ceiling: a static file with the bytes of a typical product view (the
+# median size of the demo's views).
+sku=$(sqlite3 "$dir/demo.db" "SELECT sku FROM product_rank WHERE buyable = 1 AND hidden = 0 ORDER BY sku LIMIT 1 OFFSET 40")
+for s in $(sed -n 's|/v1/products/||p' "$dir/demo.paths"); do
+    printf '%s %s\n' "$(curl -s "$demo/v1/products/$s" | wc -c)" "$s"
+done | sort -n >"$dir/sizes"
+sku=$(awk -v n="$(wc -l <"$dir/sizes")" 'NR == int((n + 1) / 2) { print $2 }' "$dir/sizes")
+curl -s -o "$dir/htdocs/product.json" -w '%{http_code}' "$demo/v1/products/$sku" | grep -q 200 ||
+    die "GET /v1/products/$sku failed"
+static_bytes=$(wc -c <"$dir/htdocs/product.json")
+curl -s -o /dev/null -w '%{http_code} %{content_type}\n' "$demo/product.json" | grep -q '^200 application/json' ||
+    die "the static file is not served as application/json"
+
+children() { # pids of httpd's children (the parent's own children named apache2)
+    local ppid
+    ppid=$(cat "$dir/httpd.pid")
+    for p in $(pgrep -P "$ppid"); do
+        [ "$(cat "/proc/$p/comm" 2>/dev/null)" = apache2 ] && echo "$p"
+    done | sort -n
+}
+rss() { # pid: resident KiB
+    awk '/^VmRSS:/ { print $2 }' "/proc/$1/status" 2>/dev/null || echo 0
+}
+
+# ---- the runs ----
+results="$dir/results"
+: >"$results"
+api_requests=0
+to_ms() { # wrk's 1.23ms / 456.00us / 1.02s
+    awk -v v="$1" 'BEGIN {
+        if (v ~ /us$/) { sub(/us$/, "", v); printf "%.2f", v / 1000 }
+        else if (v ~ /ms$/) { sub(/ms$/, "", v); printf "%.2f", v }
+        else if (v ~ /s$/) { sub(/s$/, "", v); printf "%.2f", v * 1000 }
+        else print v }'
+}
+# run_wrk NAME URL SECONDS [PATHS [wrk options...]]: one row of the table
+# (unless NAME is "-"); with PATHS, each path of that file in turn.
+run_wrk() {
+    local name=$1 url=$2 d=$3 paths=${4:-}
+    shift 3
+    [ $# -gt 0 ] && shift
+    local log="$dir/wrk.$(printf '%s' "$name" | tr -c 'a-zA-Z0-9' _).log"
+    if [ -n "$paths" ]; then
+        wrk "${wrk_opts[@]}" -d "${d}s" "$@" -s bench/paths.lua "$url" -- "$paths"
+    else
+        wrk "${wrk_opts[@]}" -d "${d}s" "$url"
+    fi >"$log" 2>&1 || { cat "$log" >&2; die "wrk failed: $name"; }
+    local rps n bad p50 p99
+    rps=$(awk '/^Requests\/sec:/ { printf "%d", $2 }' "$log")
+    n=$(awk '/requests in/ { print $1 }' "$log")
+    bad=$(awk '/Non-2xx or 3xx responses:/ { print $NF }' "$log")
+    errs=$(awk '/Socket errors:/ { print }' "$log")
+    p50=$(to_ms "$(awk '$1 == "50%" { print $2 }' "$log")")
+    p99=$(to_ms "$(awk '$1 == "99%" { print $2 }' "$log")")
+    [ -z "$bad" ] || { cat "$log" >&2; die "$name: $bad responses were not 2xx"; }
+    [ -z "$errs" ] || say "$name: $errs"
+    case "$url" in */v1 | */v1/*) api_requests=$((api_requests + n)) ;; esac
+    [ "$name" = - ] || printf '%s\t%s\t%s\t%s\n' "$name" "$rps" "$p50" "$p99" >>"$results"
+}
+H=(-H "Authorization: Bearer $key_a" -H "Service-Agent: agentshop-bench/1.0")
+agents_run() { # seconds, log, keys
+    build/bench-agents 127.0.0.1 "$demo_port" /v1 "$3" "$dir/buy.skus" "$1" "$2.orders" >"$2" 2>"$2.err" ||
+        { cat "$2" "$2.err" >&2; die "the buying agents failed"; }
+    api_requests=$((api_requests + $(awk '$1 == "requests" { print $2 }' "$2")))
+}
+orders_paths() { # the orders of user a (the first eight keys), to read back
+    cat "$dir"/agents.*.orders 2>/dev/null | awk '$3 < 8 { print "/v1/orders/" $1 }' >"$dir/orders.paths"
+    [ -s "$dir/orders.paths" ] || { # no buying run: a few orders to read
+        agents_run 1 "$dir/agents.seed" "$dir/keys"
+        cat "$dir"/agents.*.orders | awk '$3 < 8 { print "/v1/orders/" $1 }' >"$dir/orders.paths"
+    }
+}
+all_api_runs() { # seconds; the static file is measured apart
+    run_wrk "GET /products/{sku}, demo ($(wc -l <"$dir/demo.paths") SKUs)" "$demo/v1" "$1" "$dir/demo.paths"
+    run_wrk "GET /products/{sku}, $products products ($(wc -l <"$dir/big.paths") SKUs)" "$big/v1" "$1" "$dir/big.paths"
+    run_wrk "GET /search?q&category, $products products" "$big/v1" "$1" "$dir/search.paths"
+}
+
+want() { [ -z "${BENCH_ONLY:-}" ] || [[ " $BENCH_ONLY " == *" $1 "* ]]; }
+if [ -n "${BENCH_SERVE:-}" ]; then # for profiling: serve until interrupted
+    echo "bench: serving the demo at $demo/v1 and $products products at $big/v1 (keys: $dir/keys)"
+    echo "bench: paths to request: $dir/{demo,big,search}.paths; Ctrl-C stops"
+    sleep infinity
+fi
+
+say "warming up ($warm s per run)"
+want static && run_wrk - "$demo/product.json" "$warm"
+want buy && agents_run "$warm" "$dir/agents.warm" "$dir/keys"
+want orders && orders_paths && run_wrk - "$demo" "$warm" "$dir/orders.paths" "${H[@]}"
+want products && run_wrk - "$demo" "$warm" "$dir/demo.paths" && run_wrk - "$big" "$warm" "$dir/big.paths"
+want search && run_wrk - "$big" "$warm" "$dir/search.paths"
+api_requests=0
+pids_before=$(children | tr '\n' ' ')
+rss_before=""
+for p in $pids_before; do rss_before="$rss_before $(rss "$p")"; done
+
+say "measuring ($secs s per run)"
+run_wrk "static JSON file ($static_bytes bytes)" "$demo/product.json" "$secs"
+if want products; then
+    run_wrk "GET /products/{sku}, demo ($(wc -l <"$dir/demo.paths") SKUs)" "$demo" "$secs" "$dir/demo.paths"
+    run_wrk "GET /products/{sku}, $products products ($(wc -l <"$dir/big.paths") SKUs)" "$big" "$secs" "$dir/big.paths"
+fi
+want search && run_wrk "GET /search?q&category, $products products" "$big" "$secs" "$dir/search.paths"
+# the measured buying run: the three users with budget to spare (24 keys, so
+# some keys are used by two agents at once)
+want buy && head -n 24 "$dir/keys" >"$dir/keys.abc" && agents_run "$secs" "$dir/agents.run" "$dir/keys.abc"
+want orders && orders_paths &&
+    run_wrk "GET /orders/{id} ($(wc -l <"$dir/orders.paths") orders)" "$demo" "$secs" "$dir/orders.paths" "${H[@]}"
+# Up to 200,000 API requests between the two readings of memory.
+if [ -z "${BENCH_ONLY:-}" ]; then
+    while [ "$api_requests" -lt 200000 ]; do
+        run_wrk - "$demo" "$secs" "$dir/demo.paths"
+        run_wrk - "$big" "$secs" "$dir/search.paths"
+    done
+fi
+pids_after=$(children | tr '\n' ' ')
+rss_after=""
+for p in $pids_after; do rss_after="$rss_after $(rss "$p")"; done
+
+# ---- the audit of the buying runs ----
+say "auditing the database"
+violations=0
+check() { # description, then the offending rows on stdin (none: it holds)
+    local rows
+    rows=$(cat)
+    if [ -n "$rows" ]; then
+        violations=$((violations + 1))
+        printf 'bench: VIOLATED: %s\n%s\n' "$1" "$(printf '%s\n' "$rows" | head -n 10 | sed 's/^/  /')" >&2
+    else
+        printf 'holds: %s\n' "$1" >>"$dir/audit"
+    fi
+}
+: >"$dir/audit"
+db=$dir/demo.db
+sq() { sqlite3 -separator ' ' "$db" "$@" 2>&1 || echo "the audit's query failed: $*"; }
+cat "$dir"/agents.*.orders | sort >"$dir/told"
+sq "SELECT id FROM orders ORDER BY id" >"$dir/db.orders"
+check "every order an agent was told of (201) is in the database" < <(comm -23 <(cut -d' ' -f1 "$dir/told" | sort) "$dir/db.orders")
+check "every order in the database is one an agent was told of" < <(comm -13 <(cut -d' ' -f1 "$dir/told" | sort) "$dir/db.orders")
+check "no quote made two orders" < <(sq "SELECT quote_id, COUNT(*) FROM orders GROUP BY quote_id HAVING COUNT(*) > 1")
+check "no offer has negative stock" < <(sq "SELECT id, stock FROM offers WHERE stock < 0")
+sq "SELECT o.id, o.stock + COALESCE((SELECT SUM(quantity) FROM orders WHERE offer_id = o.id), 0) FROM offers o ORDER BY o.id" \
+    >"$dir/stock.after"
+check "for every offer, stock now plus the units ordered equals the stock before" < <(diff "$dir/stock.before" "$dir/stock.after")
+check "every mandate's spending is within its monthly limit" < <(sq "SELECT m.id, m.monthly_limit_cents, SUM(o.budget_cents) FROM mandates m JOIN orders o ON o.mandate_id = m.id GROUP BY m.id HAVING SUM(o.budget_cents) > m.monthly_limit_cents")
+# what each user's agents were told they spent, against the database
+awk '{ u = int($3 / 8); s[u] += $2 } END { for (u = 0; u < 4; u++) printf "bench-%s %d\n", substr("abcd", u + 1, 1), s[u] + 0 }' "$dir/told" >"$dir/told.spent"
+sq "SELECT m.user_id, COALESCE(SUM(o.budget_cents), 0) FROM mandates m LEFT JOIN orders o ON o.mandate_id = m.id GROUP BY m.user_id ORDER BY m.user_id" >"$dir/db.spent"
+check "each user's orders in the database total what its agents were told" < <(diff "$dir/told.spent" "$dir/db.spent")
+
+# ---- the report ----
+static_rps=$(awk -F'\t' 'NR == 1 { print $2 }' "$results")
+{
+    printf '%-52s %9s %8s %8s %9s\n' "run ($secs s each, wrk -t1 -c16; agents: 32)" "req/s" "p50 ms" "p99 ms" "vs static"
+    awk -F'\t' -v s="$static_rps" '{ printf "%-52s %9d %8s %8s %8.0f%%\n", $1, $2, $3, $4, 100 * $2 / s }' "$results"
+    a="$dir/agents.run"
+    v() { awk -v k="$1" '$1 == k { print $2 }' "$a"; }
+    if [ -f "$a" ]; then
+        printf '%-52s %9d %8s %8s %8.0f%%\n' "POST /quotes + POST /orders, 32 agents (requests)" \
+            "$(v requests_per_s | cut -d. -f1)" "$(v quote_p50)/$(v order_p50)" "$(v quote_p99)/$(v order_p99)" \
+            "$(awk -v r="$(v requests_per_s)" -v s="$static_rps" 'BEGIN { print 100 * r / s }')"
+        printf '%-52s %9d %8s %8s\n' "  orders placed (201) per second, synchronous=FULL" \
+            "$(v orders_per_s | cut -d. -f1)" "$(v pair_p50)" "$(v pair_p99)"
+        printf '  (quote/order latencies; the placed line gives the pair) %s orders placed, %s errors\n' \
+            "$(v orders)" "$(v errors)"
+    fi
+    a="$dir/agents.warm"
+    [ -f "$a" ] && printf '  warm-up with user d too: %s orders placed, %s refused by its monthly limit\n' \
+        "$(v orders)" "$(v refused)"
+    echo
+    [ -n "${BENCH_ONLY:-}" ] || echo "memory of the httpd children (VmRSS), after the warm-up and after $api_requests API requests:"
+    i=0
+    [ -n "${BENCH_ONLY:-}" ] && pids_before=""
+    for p in $pids_before; do
+        i=$((i + 1))
+        b=$(echo "$rss_before" | awk -v i="$i" '{ print $i }')
+        j=0
+        a=""
+        for q in $pids_after; do
+            j=$((j + 1))
+            [ "$q" = "$p" ] && a=$(echo "$rss_after" | awk -v j="$j" '{ print $j }')
+        done
+        if [ -n "$a" ]; then
+            printf '  child %s: %d KiB -> %d KiB (%+d KiB)\n' "$p" "$b" "$a" "$((a - b))"
+        else
+            printf '  child %s: %d KiB -> gone (replaced by httpd)\n' "$p" "$b"
+        fi
+    done
+    echo
+    echo "invariants after the buying runs ($(wc -l <"$dir/told") orders):"
+    sed 's/^/  /' "$dir/audit"
+    [ "$violations" -eq 0 ] || echo "  $violations VIOLATED (see above)"
+} | tee "$dir/report"
+mkdir -p "$(dirname "$out")"
+cp "$dir/report" "$out"
+grep -v 'AH00489\|AH00094\|AH00491\|AH00492\|AH00493' "$dir/error.log" | tail -n 20 >"$dir/errors"
+[ -s "$dir/errors" ] && { echo "bench: httpd's error log:" >&2; sed 's/^/  /' "$dir/errors" >&2; }
+[ "$violations" -eq 0 ] || exit 1
