@@ -89,7 +89,7 @@ deps-test:
 	@scripts/deps.sh test
 
 build/unit/%: t/unit/%.c t/unit/fake_store.h $(CORE_LIB) | build/unit
-	$(CC) $(CFLAGS) $(CPPFLAGS) $< $(CORE_LIB) -lcmocka $(LIBS) -o $@
+	$(CC) $(CFLAGS) $(CPPFLAGS) $< $(CORE_LIB) -lcmocka $(LIBS) -pthread -o $@
 
 test-unit: deps-test $(UNIT_BIN)
 	@scripts/unit.sh $(UNIT_BIN)

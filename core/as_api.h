@@ -24,7 +24,13 @@ typedef struct as_config {
      * POST /mcp besides the API's own. */
     const char *const *mcp_origins;
     size_t n_mcp_origins;
+    /* This process's cache of encoded product views (AgentShopViewCache), or
+     * NULL: every view is built from the store. */
+    struct as_view_cache *product_views;
 } as_config;
+
+/* How every JSON body is encoded (the glue and the view cache alike). */
+#define AS_JSON_DUMP_FLAGS (JSON_COMPACT | JSON_REAL_PRECISION(12))
 
 void as_config_defaults(as_config *c);
 

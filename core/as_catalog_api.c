@@ -7,6 +7,7 @@
 #include "as_devices.h"
 #include "as_util.h"
 #include "as_view.h"
+#include "as_view_cache.h"
 
 #define MAX_PRICE_CENTS 100000000 /* one million euros */
 #define MAX_EXCLUDED 100
@@ -345,6 +346,48 @@ static const as_param_rule product_rules[P_N] = {
 };
 static const as_param_rule sku_rule = {"sku", AS_V_SLUG, 3, 20, NULL};
 
+/* The cache key of a view: sku, the query as given, and today. */
+static const char *view_key(as_ctx *ctx, const char *sku, const as_query *q)
+{
+    as_buf b;
+    as_buf_init(&b, ctx->mem);
+    as_buf_printf(&b, "%s\n%lld", sku, (long long)as_today(ctx));
+    for (size_t i = 0; i < q->n; i++) {
+        as_buf_add(&b, "\n", 1);
+        as_buf_puts(&b, q->items[i].key);
+        as_buf_add(&b, "=", 1);
+        as_buf_puts(&b, q->items[i].val);
+    }
+    return as_buf_str(&b);
+}
+
+/* Sends view as its encoding, and keeps that encoding under the version read
+ * before the view's data. The data is at least as new as that version: if it
+ * changed in between, the store's version has moved on for good (versions never
+ * return to an earlier value) and the entry is never served. */
+static void respond_cached(as_ctx *ctx, as_view_cache *cache, const char *key, const char *version,
+                           json_t *view, as_response *resp)
+{
+    char *s = view ? json_dumps(view, AS_JSON_DUMP_FLAGS) : NULL;
+    if (!s) {
+        as_respond_json(resp, 200, view);
+        return;
+    }
+    json_decref(view);
+    size_t n = strlen(s);
+    char *body = as_alloc(ctx->mem, n + 2);
+    memcpy(body, s, n);
+    body[n++] = '\n';
+    free(s);
+    as_view_cache_put(cache, key, version, body, n);
+    json_decref(resp->body);
+    resp->body = NULL;
+    resp->status = 200;
+    resp->raw = body;
+    resp->raw_len = n;
+    resp->content_type = "application/json";
+}
+
 void as_api_product(as_ctx *ctx, const char *sku, const as_query *q, as_response *resp)
 {
     as_mem *m = ctx->mem;
@@ -355,12 +398,32 @@ void as_api_product(as_ctx *ctx, const char *sku, const as_query *q, as_response
         as_respond_problem(resp, &prob);
         return;
     }
+    /* A cached view is served while the product's version is the one it was
+     * built at: the same data, the same query, the same day (delivery dates). */
+    as_view_cache *cache = ctx->cfg->product_views;
+    const char *key = NULL, *version = NULL;
+    int rc = AS_OK;
+    if (cache && ctx->store->product_version) {
+        rc = ctx->store->product_version(ctx->store->h, m, sku, &version);
+        if (rc == AS_OK) {
+            key = view_key(ctx, sku, q);
+            if (as_view_cache_get(cache, m, key, version, &resp->raw, &resp->raw_len)) {
+                resp->status = 200;
+                resp->content_type = "application/json";
+                return;
+            }
+        } else if (rc == AS_ENOTFOUND) {
+            rc = AS_OK; /* answered below, in the order of checks of an uncached view */
+        }
+    }
     as_device dev;
     bool has_dev = v[P_DEVICE].present;
-    if (has_dev && !as_resolve_device(ctx, v[P_DEVICE].str, "device", &dev, resp)) return;
+    if (rc == AS_OK && has_dev && !as_resolve_device(ctx, v[P_DEVICE].str, "device", &dev, resp))
+        return;
 
     as_product p;
-    int rc = ctx->store->product_by_sku(ctx->store->h, m, sku, has_dev ? dev.id : 0, &p);
+    if (rc == AS_OK)
+        rc = ctx->store->product_by_sku(ctx->store->h, m, sku, has_dev ? dev.id : 0, &p);
     if (rc == AS_ENOTFOUND) {
         as_respond_error(resp, 404, "NOT_FOUND", NULL,
                          as_printf(m, "No product with sku '%s'.", sku));
@@ -374,7 +437,11 @@ void as_api_product(as_ctx *ctx, const char *sku, const as_query *q, as_response
     as_offer_filter of = {v[P_DELIVER_BY].present ? v[P_DELIVER_BY].num : 0, 0, NULL};
     as_ranking r;
     as_rank_offers(m, &p, &w, &of, as_today(ctx), &r);
-    as_respond_json(resp, 200, as_view_product(m, &p, &r, has_dev ? &dev : NULL));
+    json_t *view = as_view_product(m, &p, &r, has_dev ? &dev : NULL);
+    if (key) /* encoded once: kept, and sent as it is kept */
+        respond_cached(ctx, cache, key, version, view, resp);
+    else
+        as_respond_json(resp, 200, view);
 }
 
 /* ---- GET /devices (spec 4.3) ---- */

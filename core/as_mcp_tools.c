@@ -283,6 +283,9 @@ static json_t *tool_result(as_ctx *ctx, as_response *resp)
 {
     json_t *body = resp->body;
     resp->body = NULL;
+    if (!body && resp->raw && resp->content_type &&
+        strcmp(resp->content_type, "application/json") == 0) /* a view sent as encoded */
+        body = json_loadb(resp->raw, resp->raw_len, 0, NULL);
     if (!json_is_object(body)) { /* no endpoint reachable from a tool answers otherwise */
         json_decref(body);
         as_response tmp = {0};

@@ -60,6 +60,11 @@ typedef struct as_store {
     int (*device_by_slug)(void *h, as_mem *m, const char *slug, as_device *out);
     /* Full product with specs, offers and questions; compat for device_id when > 0. */
     int (*product_by_sku)(void *h, as_mem *m, const char *sku, int64_t device_id, as_product *out);
+    /* A string that changes whenever anything the product's view is built
+     * from changes (its offers' stock, its questions, the catalogue), and never
+     * returns to an earlier value; AS_ENOTFOUND for an unknown sku. NULL in a
+     * store that cannot tell: views are then never cached. */
+    int (*product_version)(void *h, as_mem *m, const char *sku, const char **out);
     /* Product summaries with their offers (and compat when filtering by device). */
     int (*search)(void *h, as_mem *m, const as_search_filter *f, as_product **out, size_t *n);
     /* NULL when the store has no search order table: core then ranks with search. */

@@ -17,6 +17,7 @@
 
 #include "as_api.h"
 #include "as_db.h"
+#include "as_view_cache.h"
 
 module AP_MODULE_DECLARE_DATA agentshop_module;
 
@@ -33,6 +34,16 @@ typedef struct dir_cfg {
     apr_int64_t rate_requests, rate_seconds; /* 0 requests: no limit */
     apr_array_header_t *mcp_origins;         /* AgentShopMCPAllowOrigin, normalised; NULL: unset */
 } dir_cfg;
+
+/* Per server (virtual host, so per database): this process's cache of encoded
+ * product views, made in child_init. */
+typedef struct srv_cfg {
+    apr_int64_t view_slots; /* AgentShopViewCache; 0: off */
+    as_view_cache *views;
+} srv_cfg;
+
+#define DEFAULT_VIEW_SLOTS 4096
+#define VIEW_MAX_BYTES 24576 /* larger views are built every time */
 
 #define DEFAULT_RATE_REQUESTS 600
 #define DEFAULT_RATE_SECONDS 60
@@ -238,6 +249,36 @@ static const char *set_rate(cmd_parms *cmd, void *cfg, const char *n, const char
     return NULL;
 }
 
+static void *create_srv_cfg(apr_pool_t *p, server_rec *s)
+{
+    (void)s;
+    srv_cfg *c = apr_pcalloc(p, sizeof(*c));
+    c->view_slots = UNSET;
+    return c;
+}
+
+static void *merge_srv_cfg(apr_pool_t *p, void *basev, void *addv)
+{
+    srv_cfg *b = basev, *a = addv, *c = apr_pcalloc(p, sizeof(*c));
+    c->view_slots = a->view_slots != UNSET ? a->view_slots : b->view_slots;
+    return c;
+}
+
+static const char *set_view_cache(cmd_parms *cmd, void *dummy, const char *arg)
+{
+    (void)dummy;
+    srv_cfg *c = ap_get_module_config(cmd->server->module_config, &agentshop_module);
+    char *end = NULL;
+    apr_int64_t n = strcasecmp(arg, "off") == 0 ? 0 : apr_strtoi64(arg, &end, 10);
+    if ((end && (*end || !*arg)) || n < 0 || n > 1000000)
+        return apr_psprintf(cmd->pool,
+                            "AgentShopViewCache: '%s' must be a number of product views from 0 "
+                            "to 1000000, or off",
+                            arg);
+    c->view_slots = n;
+    return NULL;
+}
+
 /* core allocates from an APR pool (at start-up cmd->pool, later r->pool) */
 static void *pool_alloc(void *baton, size_t n)
 {
@@ -271,6 +312,9 @@ static const command_rec cmds[] = {
     AP_INIT_ITERATE("AgentShopMCPAllowOrigin", set_mcp_origin, NULL, RSRC_CONF | ACCESS_CONF,
                     "origins (scheme://host[:port]) allowed to call POST /mcp from a browser, "
                     "besides the API's own"),
+    AP_INIT_TAKE1("AgentShopViewCache", set_view_cache, NULL, RSRC_CONF,
+                  "product views each child process keeps encoded, per virtual host (default "
+                  "4096; off)"),
     AP_INIT_TAKE1("AgentShopKeyPrefix", set_prefix, NULL, RSRC_CONF | ACCESS_CONF,
                   "prefix of agent keys, <prefix>_sk_test_<32 characters> (default agentshop)"),
     AP_INIT_TAKE1("AgentShopBaseURL", set_base_url, NULL, RSRC_CONF | ACCESS_CONF,
@@ -321,9 +365,21 @@ static int post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp, s
     return OK;
 }
 
+static apr_status_t view_cache_cleanup(void *c)
+{
+    as_view_cache_destroy(c);
+    return APR_SUCCESS;
+}
+
 static void child_init(apr_pool_t *p, server_rec *s)
 {
     if (!write_mutex) return;
+    for (server_rec *sv = s; sv; sv = sv->next) {
+        srv_cfg *sc = ap_get_module_config(sv->module_config, &agentshop_module);
+        apr_int64_t n = sc->view_slots != UNSET ? sc->view_slots : DEFAULT_VIEW_SLOTS;
+        if (n > 0 && (sc->views = as_view_cache_create((size_t)n, VIEW_MAX_BYTES)))
+            apr_pool_cleanup_register(p, sc->views, view_cache_cleanup, apr_pool_cleanup_null);
+    }
     apr_status_t rv =
         apr_global_mutex_child_init(&write_mutex, apr_global_mutex_lockfile(write_mutex), p);
     if (rv == APR_SUCCESS)
@@ -504,7 +560,7 @@ static int write_response(request_rec *r, as_response *resp)
         return OK;
     }
     ap_set_content_type(r, "application/json");
-    char *s = resp->body ? json_dumps(resp->body, JSON_COMPACT | JSON_REAL_PRECISION(12)) : NULL;
+    char *s = resp->body ? json_dumps(resp->body, AS_JSON_DUMP_FLAGS) : NULL;
     as_response_clear(resp);
     if (!s) {
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, "response could not be encoded");
@@ -692,6 +748,8 @@ static int agentshop_handler(request_rec *r)
     if (c->confirmation_ttl != UNSET) cfg.confirmation_ttl = c->confirmation_ttl;
     if (c->return_window != UNSET) cfg.return_window_days = c->return_window;
     if (c->ship_after != UNSET) cfg.ship_after = c->ship_after;
+    cfg.product_views =
+        ((srv_cfg *)ap_get_module_config(r->server->module_config, &agentshop_module))->views;
     if (c->mcp_origins) {
         cfg.mcp_origins = (const char *const *)c->mcp_origins->elts;
         cfg.n_mcp_origins = (size_t)c->mcp_origins->nelts;
@@ -767,9 +825,14 @@ static void register_hooks(apr_pool_t *p)
     ap_hook_handler(agentshop_handler, NULL, NULL, APR_HOOK_MIDDLE);
 }
 
-AP_DECLARE_MODULE(agentshop) = {
-    STANDARD20_MODULE_STUFF,    create_dir_cfg, merge_dir_cfg, NULL, NULL, cmds, register_hooks,
+AP_DECLARE_MODULE(agentshop) = {STANDARD20_MODULE_STUFF,
+                                create_dir_cfg,
+                                merge_dir_cfg,
+                                create_srv_cfg,
+                                merge_srv_cfg,
+                                cmds,
+                                register_hooks,
 #if defined(AP_MODULE_FLAG_ALWAYS_MERGE)
-    AP_MODULE_FLAG_ALWAYS_MERGE
+                                AP_MODULE_FLAG_ALWAYS_MERGE
 #endif
 };

@@ -42,6 +42,13 @@ static const stmt_def stmts[] = {
      "SELECT d.slug, d.name, c.fit_status, c.evidence, c.checked_at FROM compat c "
      "JOIN devices d ON d.id = c.device_id WHERE c.product_id = %lld AND c.device_id = %lld",
      NULL},
+    /* What a product's view is built from has changed when this has (the
+     * triggers on offers and questions raise product_versions.version). */
+    {"as_product_version",
+     "SELECT p.id, COALESCE(v.version, 0), COALESCE((SELECT value FROM meta WHERE key = "
+     "'catalogue_version'), '') FROM products p LEFT JOIN product_versions v ON v.product_id = "
+     "p.id WHERE p.sku = %s",
+     NULL},
     {"as_product_questions",
      "SELECT id, question, answer, asked_at FROM questions WHERE product_id = %lld "
      "ORDER BY asked_at, id",
@@ -658,6 +665,21 @@ int as_db_read_compat(as_db *db, as_mem *m, apr_dbd_row_t *row, int c, as_compat
     return 1;
 }
 
+static int st_product_version(void *h, as_mem *m, const char *sku, const char **out)
+{
+    as_db *db = h;
+    apr_dbd_results_t *res;
+    apr_dbd_row_t *row = NULL;
+    const char *a[] = {sku};
+    *out = NULL;
+    if (as_db_select(db, "as_product_version", &res, 1, a)) return AS_EDB;
+    while (as_db_next(db, res, &row))
+        if (!*out)
+            *out = as_printf(m, "%s/%s/%s", as_db_col(db, row, 2) ? as_db_col(db, row, 2) : "",
+                             as_db_col(db, row, 0), as_db_col(db, row, 1));
+    return *out ? AS_OK : AS_ENOTFOUND;
+}
+
 static int st_product_by_sku(void *h, as_mem *m, const char *sku, int64_t device_id, as_product *p)
 {
     as_db *db = h;
@@ -741,6 +763,7 @@ as_store as_db_store(as_db *db)
         .devices = st_devices,
         .device_by_slug = st_device_by_slug,
         .product_by_sku = st_product_by_sku,
+        .product_version = st_product_version,
         .search = st_search,
         .search_page = st_search_page,
         .begin = st_begin,

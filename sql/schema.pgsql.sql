@@ -104,6 +104,24 @@ CREATE TABLE IF NOT EXISTS questions (
 );
 CREATE INDEX IF NOT EXISTS questions_product ON questions (product_id, asked_at);
 
+-- The version of each product's view: raised by every change to one of its
+-- offers (stock) and every question asked about it, by triggers, so every
+-- writer raises it in the writer's own transaction. It never goes back, so a
+-- view cached at one version (the module keeps encoded product views per
+-- process) is still true while the version is unchanged.
+CREATE TABLE IF NOT EXISTS product_versions (
+    product_id BIGINT PRIMARY KEY REFERENCES products (id),
+    version    BIGINT NOT NULL
+);
+-- (A statement ends at a line ending in ';': the function body keeps its inside.)
+CREATE OR REPLACE FUNCTION product_version_raise() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+    INSERT INTO product_versions (product_id, version) VALUES (NEW.product_id, 1)
+    ON CONFLICT (product_id) DO UPDATE SET version = product_versions.version + 1; RETURN NULL; END $$;
+CREATE OR REPLACE TRIGGER offers_version AFTER UPDATE ON offers
+    FOR EACH ROW EXECUTE FUNCTION product_version_raise();
+CREATE OR REPLACE TRIGGER questions_version AFTER INSERT ON questions
+    FOR EACH ROW EXECUTE FUNCTION product_version_raise();
+
 -- Search order under the default weights, one row per product: whether it can
 -- be bought and its best offer's score, price and delivery days. Written by the
 -- catalogue loader and, in the same transaction, by every write that takes an

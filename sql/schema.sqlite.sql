@@ -101,6 +101,23 @@ CREATE TABLE IF NOT EXISTS questions (
 );
 CREATE INDEX IF NOT EXISTS questions_product ON questions (product_id, asked_at);
 
+-- The version of each product's view: raised by every change to one of its
+-- offers (stock) and every question asked about it, by triggers, so every
+-- writer raises it in the writer's own transaction. It never goes back, so a
+-- view cached at one version (the module keeps encoded product views per
+-- process) is still true while the version is unchanged.
+CREATE TABLE IF NOT EXISTS product_versions (
+    product_id INTEGER PRIMARY KEY REFERENCES products (id),
+    version    INTEGER NOT NULL
+);
+-- (A statement ends at a line ending in ';': the trigger bodies keep theirs inside.)
+CREATE TRIGGER IF NOT EXISTS offers_version AFTER UPDATE ON offers BEGIN
+    INSERT INTO product_versions (product_id, version) VALUES (NEW.product_id, 1)
+    ON CONFLICT (product_id) DO UPDATE SET version = version + 1; END;
+CREATE TRIGGER IF NOT EXISTS questions_version AFTER INSERT ON questions BEGIN
+    INSERT INTO product_versions (product_id, version) VALUES (NEW.product_id, 1)
+    ON CONFLICT (product_id) DO UPDATE SET version = version + 1; END;
+
 -- Full-text index over name, brand and description (external content: rebuilt
 -- by the loader after each catalogue load; the catalogue is written only there).
 CREATE VIRTUAL TABLE IF NOT EXISTS product_fts USING fts5 (
