@@ -526,6 +526,26 @@ static const char *base_url(request_rec *r, const dir_cfg *c)
     return ap_construct_url(r->pool, apr_pstrndup(r->pool, base, bl), r);
 }
 
+/* jansson's encoder writes into the brigade's own buffers: no intermediate string. */
+static int brigade_write(const char *buf, size_t n, void *bb)
+{
+    return apr_brigade_write(bb, NULL, NULL, buf, n) == APR_SUCCESS ? 0 : -1;
+}
+
+/* Sends the body in bb with its Content-Length (nothing for HEAD). A client
+ * gone away is not the handler's error. */
+static int send_body(request_rec *r, apr_bucket_brigade *bb)
+{
+    apr_off_t n = 0;
+    apr_brigade_length(bb, 1, &n);
+    ap_set_content_length(r, n);
+    if (r->header_only)
+        apr_brigade_cleanup(bb);
+    else
+        ap_pass_brigade(r->output_filters, bb);
+    return OK;
+}
+
 static int write_response(request_rec *r, as_response *resp)
 {
     r->status = resp->status;
@@ -555,27 +575,25 @@ static int write_response(request_rec *r, as_response *resp)
             apr_table_setn(r->headers_out, "Cache-Control",
                            apr_psprintf(r->pool, "public, max-age=%d", resp->max_age));
         as_response_clear(resp);
-        ap_set_content_length(r, (apr_off_t)hn);
-        if (!r->header_only) ap_rwrite(body, (int)hn, r);
-        return OK;
+        /* the body lives as long as the request (pool, or compiled in): sent in place */
+        apr_bucket_brigade *bb = apr_brigade_create(r->pool, r->connection->bucket_alloc);
+        APR_BRIGADE_INSERT_TAIL(bb,
+                                apr_bucket_transient_create(body, hn, r->connection->bucket_alloc));
+        return send_body(r, bb);
     }
     ap_set_content_type(r, "application/json");
-    char *s = resp->body ? json_dumps(resp->body, AS_JSON_DUMP_FLAGS) : NULL;
-    as_response_clear(resp);
-    if (!s) {
+    apr_bucket_brigade *bb = apr_brigade_create(r->pool, r->connection->bucket_alloc);
+    if (!resp->body || json_dump_callback(resp->body, brigade_write, bb, AS_JSON_DUMP_FLAGS) != 0) {
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, "response could not be encoded");
-        s = strdup("{\"error\":\"INTERNAL_ERROR\",\"message\":\"The response could not be "
-                   "encoded.\"}");
+        apr_brigade_cleanup(bb); /* what was written of it */
+        apr_brigade_puts(bb, NULL, NULL,
+                         "{\"error\":\"INTERNAL_ERROR\",\"message\":\"The response could not be "
+                         "encoded.\"}");
         r->status = HTTP_INTERNAL_SERVER_ERROR;
     }
-    size_t n = strlen(s);
-    ap_set_content_length(r, (apr_off_t)n + 1);
-    if (!r->header_only) {
-        ap_rwrite(s, (int)n, r);
-        ap_rputc('\n', r);
-    }
-    free(s);
-    return OK;
+    as_response_clear(resp);
+    apr_brigade_write(bb, NULL, NULL, "\n", 1);
+    return send_body(r, bb);
 }
 
 static const char *base_of(const char *path)
