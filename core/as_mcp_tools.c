@@ -4,6 +4,7 @@
  * through as_handle with the caller's own headers, and wraps the REST answer in
  * a CallToolResult: the REST body as text and as structuredContent. */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,9 +46,27 @@ const char *as_mcp_tool_name(size_t i)
     return i < N_TOOLS ? tools[i].name : NULL;
 }
 
+/* The compiled-in definitions, parsed once per process and then only read
+ * (by any thread): not on every tools/list or tools/call. */
+static json_t *tools_doc;
+static pthread_once_t tools_once = PTHREAD_ONCE_INIT;
+
+static void tools_parse(void)
+{
+    tools_doc =
+        json_loadb(mcp_tools_json, sizeof(mcp_tools_json) - 1, JSON_REJECT_DUPLICATES, NULL);
+}
+
+static json_t *tools_shared(void)
+{
+    pthread_once(&tools_once, tools_parse);
+    return tools_doc;
+}
+
 json_t *as_mcp_tools_list(void)
 {
-    return json_loadb(mcp_tools_json, sizeof(mcp_tools_json) - 1, JSON_REJECT_DUPLICATES, NULL);
+    json_t *d = tools_shared();
+    return d ? json_copy(d) : NULL; /* the caller's own top object; the tools are shared */
 }
 
 /* ---- arguments against the input schema ---- */
@@ -330,10 +349,9 @@ json_t *as_mcp_tool_call(as_ctx *ctx, const as_request *http, const char *name, 
     const mcp_tool *t = NULL;
     for (size_t i = 0; i < N_TOOLS && !t; i++)
         if (strcmp(tools[i].name, name) == 0) t = &tools[i];
-    json_t *doc = t ? as_mcp_tools_list() : NULL;
+    json_t *doc = t ? tools_shared() : NULL;
     json_t *schema = tool_schema(doc, name);
     if (!t || !schema) {
-        json_decref(doc);
         *rpc_code = -32602;
         *rpc_message =
             as_printf(m, "Unknown tool: %s", as_utf8_len(name) > 60 ? "(a long name)" : name);
@@ -353,7 +371,6 @@ json_t *as_mcp_tool_call(as_ctx *ctx, const as_request *http, const char *name, 
         as_handle(ctx, &rest, &resp);
     }
     json_decref(a);
-    json_decref(doc);
     as_log(ctx, AS_LOG_DEBUG, "mcp: %s -> %d", t->name, resp.status);
     json_t *result = tool_result(ctx, &resp);
     as_response_clear(&resp);
