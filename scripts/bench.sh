@@ -7,8 +7,8 @@
 # a product view on both. wrk and bench/agents (32 buying agents) measure, one
 # after the other, in one run; the table gives requests per second, p50 and p99
 # latency and the ratio to the static file. The resident memory of the httpd
-# children is read after a warm-up and again after the measured runs (at least
-# 200,000 API requests). After the buying run the database is audited: stock,
+# children is read after a warm-up round of every run and again after the
+# measured round (at least 200,000 API requests). After the buying run the database is audited: stock,
 # budgets, quotes and the orders the agents were told of must all agree.
 #
 # Exits non-zero when a request failed or an invariant does not hold; targets
@@ -16,6 +16,10 @@
 #
 # Environment:
 #   BENCH_SECONDS   seconds per measured run (default 10)
+#   BENCH_WARM      seconds per warm-up run (default BENCH_SECONDS)
+#   BENCH_ONLY      some of: static products search buy orders (default all;
+#                   memory is read only when all run)
+#   BENCH_SERVE=1   set up and serve, for profiling, until interrupted
 #   BENCH_PRODUCTS  size of the generated catalogue (default 100000)
 #   BENCH_KEEP=1    keep the working directory (logs, databases)
 #   BENCH_OUT       where the table is written as well (default build/bench/latest.txt)
@@ -27,7 +31,10 @@ out=${BENCH_OUT:-$top/build/bench/latest.txt}
 httpd=/usr/sbin/apache2
 modules=/usr/lib/apache2/modules
 wrk_opts=(-t1 -c16 --latency) # as the measurements in STYLE.md: one client thread, 16 connections
-warm=2
+# The warm-up is a first round of every run, as long as the measured one: the
+# caches of the children (SQLite's pages, the product views) reach the state
+# they keep under this load before memory is read the first time.
+warm=${BENCH_WARM:-$secs}
 
 say() { printf 'bench: [%3ds] %s\n' "$SECONDS" "$*" >&2; }
 die() { echo "bench: $*" >&2; exit 1; }
