@@ -400,15 +400,13 @@ void as_api_order_create(as_ctx *ctx, const as_request *req, as_response *resp)
     as_param v[O_N];
     const char *hash = as_body_params(ctx, req, order_rules, O_N, v, resp);
     if (!hash) return;
-
-    if (!as_idem_begin(ctx, &agent, "orders", req->idempotency_key, hash, resp)) return;
     order_job job = {ctx,
                      &agent,
                      req,
                      v[O_QUOTE].str,
                      v[O_REASON].str,
                      v[O_MANDATE].present ? v[O_MANDATE].str : NULL};
-    as_idem_run(ctx, &agent, "orders", req->idempotency_key, place_order_cb, &job, resp);
+    as_idem_run(ctx, &agent, "orders", req->idempotency_key, hash, place_order_cb, &job, resp);
 }
 
 /* ---- confirmations (spec 4.13, 4.14) ---- */

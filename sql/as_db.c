@@ -181,10 +181,6 @@ static const stmt_def stmts[] = {
      "UPDATE idempotency SET state = 'done', status = %lld, response = %s WHERE user_id = %s "
      "AND scope = %s AND key = %s",
      NULL},
-    {"as_idem_release",
-     "DELETE FROM idempotency WHERE user_id = %s AND scope = %s AND key = %s AND state = "
-     "'in_flight'",
-     NULL},
     /* Returns and questions. */
     {"as_return_insert",
      "INSERT INTO returns (id, order_id, user_id, reason_code, note, refund_status, "
@@ -764,7 +760,6 @@ as_store as_db_store(as_db *db)
         .confirmation_decide = st_confirmation_decide,
         .idem_claim = st_idem_claim,
         .idem_finish = st_idem_finish,
-        .idem_release = st_idem_release,
         .return_insert = st_return_insert,
         .return_get = st_return_get,
         .return_by_order = st_return_by_order,

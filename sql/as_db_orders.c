@@ -384,20 +384,14 @@ static int idem_get(as_db *db, const char *user, const char *scope, const char *
     return AS_OK;
 }
 
-static int idem_claim(as_db *db, const char *user, const char *scope, const char *key,
-                      const char *hash, int64_t now, int64_t lease_until, as_idem *existing);
-
+/* Runs in the caller's transaction, so the claim is committed (or rolled back)
+ * with the work it guards. */
 int st_idem_claim(void *h, as_mem *m, const char *user, const char *scope, const char *key,
                   const char *hash, int64_t now, int64_t lease_until, as_idem *existing)
 {
     (void)m;
     as_db *db = h;
-    return LOCKED(db, idem_claim(db, user, scope, key, hash, now, lease_until, existing));
-}
-
-static int idem_claim(as_db *db, const char *user, const char *scope, const char *key,
-                      const char *hash, int64_t now, int64_t lease_until, as_idem *existing)
-{
+    if (!db->trans) return AS_EDB;
     for (int attempt = 0; attempt < 3; attempt++) {
         const char *a[] = {user, scope, key, hash, I64(now), I64(lease_until)};
         int rc = exec_one(db, "as_idem_claim", 6, a);
@@ -430,13 +424,6 @@ int st_idem_finish(void *h, const char *user, const char *scope, const char *key
     as_db *db = h;
     const char *a[] = {I64(status), response, user, scope, key};
     return exec_one(db, "as_idem_finish", 5, a) == AS_OK ? AS_OK : AS_EDB;
-}
-
-int st_idem_release(void *h, const char *user, const char *scope, const char *key)
-{
-    as_db *db = h;
-    const char *a[] = {user, scope, key};
-    return LOCKED(db, exec_rows(db, "as_idem_release", 3, a, NULL));
 }
 
 /* ---- returns and questions ---- */

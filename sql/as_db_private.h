@@ -71,7 +71,6 @@ int st_idem_claim(void *h, as_mem *m, const char *user, const char *scope, const
                   const char *hash, int64_t now, int64_t lease_until, as_idem *existing);
 int st_idem_finish(void *h, const char *user, const char *scope, const char *key, int status,
                    const char *response);
-int st_idem_release(void *h, const char *user, const char *scope, const char *key);
 
 int st_return_insert(void *h, const as_return *r);
 int st_return_get(void *h, as_mem *m, const char *id, as_return *out);
