@@ -75,7 +75,8 @@ typedef struct as_store {
     /* The user's newest mandate that is active (revoked ones are skipped). */
     int (*mandate_current)(void *h, as_mem *m, const char *user_id, as_mandate *out);
     int (*mandate_get)(void *h, as_mem *m, const char *id, bool lock, as_mandate *out);
-    /* Sum of budget_cents of the mandate's orders in month (yyyy-mm). */
+    /* Sum of budget_cents of the mandate's orders in month (yyyy-mm), from the running
+     * total kept with the orders; on PostgreSQL its row stays locked until commit. */
     int (*mandate_spent)(void *h, const char *mandate_id, const char *month, int64_t *cents);
 
     int (*quote_insert)(void *h, const as_quote *q);

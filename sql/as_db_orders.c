@@ -138,6 +138,21 @@ int st_mandate_get(void *h, as_mem *m, const char *id, bool lock, as_mandate *ou
     return rc;
 }
 
+int as_db_spent_stale(as_db *db)
+{
+    as_db_rec rec = NULL;
+    int rc = one_row(db, "as_spent_stale", 0, NULL, &rec);
+    return rc != AS_OK ? -1 : as_db_i64(COL(0)) != 0;
+}
+
+apr_status_t as_db_spent_rebuild(as_db *db)
+{
+    return as_db_exec(db, "as_spent_clear", NULL, 0, NULL) == 0 &&
+                   as_db_exec(db, "as_spent_fill", NULL, 0, NULL) == 0
+               ? APR_SUCCESS
+               : APR_EGENERAL;
+}
+
 int st_mandate_spent(void *h, const char *mandate_id, const char *month, int64_t *cents)
 {
     as_db *db = h;

@@ -107,4 +107,7 @@ my %held = map { $_->[0] => $_->[1] } sql("SELECT offer_id, SUM(quantity) FROM o
 my @off = grep { my ($id, $s) = @$_; $s + ($held{$id} // 0) != $initial{$id} } sql('SELECT id, stock FROM offers');
 is_deeply([ map { $_->[0] } @off ], [], 'for every offer, stock plus the units of live orders equals its initial stock');
 
+# mandate_spent, kept by triggers on orders, against the orders themselves.
+is_deeply([ spent_mismatches() ], [], "every mandate's running total of a month equals the sum of its orders' budgets, after concurrent orders");
+
 done_testing();

@@ -287,4 +287,7 @@ is($res->code, 201, '... and still orders (no write lock was left behind by a ki
 is($o2->{status}, 'cancelled', '... and cancels');
 diag sprintf 'crash.t ran %.1f s', time - $T0;
 
+# mandate_spent, kept by triggers on orders, against the orders themselves.
+is_deeply([ spent_mismatches() ], [], "every mandate's running total of a month equals the sum of its orders' budgets, after the kills");
+
 done_testing();
