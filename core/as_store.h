@@ -72,8 +72,9 @@ typedef struct as_store {
     int (*rollback)(void *h);
 
     int (*key_by_hash)(void *h, as_mem *m, const char *hash, as_key_row *out);
-    /* The user's newest mandate that is active (revoked ones are skipped). */
-    int (*mandate_current)(void *h, as_mem *m, const char *user_id, as_mandate *out);
+    /* The user's newest mandate that is active (revoked ones are skipped); lock:
+     * as mandate_get, for the rest of the transaction. */
+    int (*mandate_current)(void *h, as_mem *m, const char *user_id, bool lock, as_mandate *out);
     int (*mandate_get)(void *h, as_mem *m, const char *id, bool lock, as_mandate *out);
     /* Sum of budget_cents of the mandate's orders in month (yyyy-mm), from the running
      * total kept with the orders; on PostgreSQL its row stays locked until commit. */

@@ -348,7 +348,7 @@ static int mandate_create(const opts *o, apr_pool_t *p)
     if (ready(o, p, &db)) return 1;
     as_store st = as_db_store(&db);
     as_mandate cur;
-    if (st.mandate_current(&db, &m, user, &cur) == AS_OK)
+    if (st.mandate_current(&db, &m, user, false, &cur) == AS_OK)
         return die("mandate create: user '%s' already has the active mandate %s; revoke it "
                    "first (mandate revoke ID)",
                    user, cur.id);

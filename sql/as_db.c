@@ -95,6 +95,11 @@ static const stmt_def stmts[] = {
      "SELECT " MANDATE_COLS " FROM mandates WHERE user_id = %s AND status = 'active' "
      "ORDER BY created_at DESC, id DESC LIMIT 1",
      NULL},
+    {"as_mandate_current_lock",
+     "SELECT " MANDATE_COLS " FROM mandates WHERE user_id = %s AND status = 'active' "
+     "ORDER BY created_at DESC, id DESC LIMIT 1",
+     "SELECT " MANDATE_COLS " FROM mandates WHERE user_id = %s AND status = 'active' "
+     "ORDER BY created_at DESC, id DESC LIMIT 1 FOR UPDATE"},
     {"as_mandate_get", "SELECT " MANDATE_COLS " FROM mandates WHERE id = %s", NULL},
     {"as_mandate_lock", "SELECT " MANDATE_COLS " FROM mandates WHERE id = %s",
      "SELECT " MANDATE_COLS " FROM mandates WHERE id = %s FOR UPDATE"},
@@ -162,9 +167,14 @@ static const stmt_def stmts[] = {
      "c.order_id = o.id WHERE o.mandate_id = %s AND o.status = 'awaiting_confirmation' AND "
      "o.confirm_expires_at <= %lld ORDER BY o.id",
      NULL},
-    {"as_stock_take", "UPDATE offers SET stock = stock - %lld WHERE id = %s AND stock >= %lld",
+    /* Each returns the offer's product and its stock now, for the search order
+     * table (as_db_rank_stock_moved): no second statement reads them. */
+    {"as_stock_take",
+     "UPDATE offers SET stock = stock - %lld WHERE id = %s AND stock >= %lld RETURNING "
+     "product_id, stock",
      NULL},
-    {"as_stock_give", "UPDATE offers SET stock = stock + %lld WHERE id = %s", NULL},
+    {"as_stock_give",
+     "UPDATE offers SET stock = stock + %lld WHERE id = %s RETURNING product_id, stock", NULL},
     {"as_conf_insert",
      "INSERT INTO confirmations (id, order_id, user_id, status, created_at, expires_at) VALUES "
      "(%s, %s, %s, %s, %lld, %lld)",

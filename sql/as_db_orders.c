@@ -116,13 +116,13 @@ void as_db_read_mandate(as_db_rec rec, as_mandate *md)
     md->created_at = COL(8);
 }
 
-int st_mandate_current(void *h, as_mem *m, const char *user_id, as_mandate *out)
+int st_mandate_current(void *h, as_mem *m, const char *user_id, bool lock, as_mandate *out)
 {
     (void)m;
     as_db *db = h;
     as_db_rec rec = NULL;
     const char *a[] = {user_id};
-    int rc = one_row(db, "as_mandate_current", 1, a, &rec);
+    int rc = one_row(db, lock ? "as_mandate_current_lock" : "as_mandate_current", 1, a, &rec);
     if (rc == AS_OK) as_db_read_mandate(rec, out);
     return rc;
 }
@@ -333,16 +333,20 @@ int st_stock_take(void *h, const char *offer_id, int64_t qty)
 {
     as_db *db = h;
     const char *a[] = {I64(qty), offer_id, I64(qty)};
-    int rc = exec_one(db, "as_stock_take", 3, a);
-    return rc == AS_OK ? as_db_rank_stock_moved(db, offer_id, -qty) : rc;
+    as_db_rec rec = NULL;
+    int rc = one_row(db, "as_stock_take", 3, a, &rec);
+    if (rc == AS_ENOTFOUND) return AS_ECONFLICT; /* fewer than qty units */
+    if (rc != AS_OK) return rc;
+    return as_db_rank_stock_moved(db, as_db_i64(COL(0)), as_db_i64(COL(1)), -qty);
 }
 
 int st_stock_give(void *h, const char *offer_id, int64_t qty)
 {
     as_db *db = h;
     const char *a[] = {I64(qty), offer_id};
-    if (exec_one(db, "as_stock_give", 2, a) != AS_OK) return AS_EDB;
-    return as_db_rank_stock_moved(db, offer_id, qty);
+    as_db_rec rec = NULL;
+    if (one_row(db, "as_stock_give", 2, a, &rec) != AS_OK) return AS_EDB;
+    return as_db_rank_stock_moved(db, as_db_i64(COL(0)), as_db_i64(COL(1)), qty);
 }
 
 /* ---- confirmations ---- */

@@ -766,10 +766,12 @@ static const as_mandate *fz_mandate_find(const char *id)
     return NULL;
 }
 
-static int fz_mandate_current(void *h, as_mem *m, const char *user_id, as_mandate *out)
+static int fz_mandate_current(void *h, as_mem *m, const char *user_id, bool lock,
+                              as_mandate *out)
 {
     FZ_ENTER(h, FZ_OP_MANDATE_CURRENT);
     FZ_ASSERT(user_id, "mandate_current(NULL)");
+    if (lock) FZ_IN_TX((fz_db *)h, "mandate_current(lock)");
     for (size_t i = 0; i < FZ_N(fz_mandates); i++)
         if (strcmp(fz_mandates[i].user_id, user_id) == 0 &&
             strcmp(fz_mandates[i].status, "active") == 0) {
