@@ -298,8 +298,10 @@ static_rps=$(awk -F'\t' 'NR == 1 { print $2 }' "$results")
             "$(awk -v r="$(v requests_per_s)" -v s="$static_rps" 'BEGIN { print 100 * r / s }')"
         printf '%-52s %9d %8s %8s\n' "  orders placed (201) per second, synchronous=FULL" \
             "$(v orders_per_s | cut -d. -f1)" "$(v pair_p50)" "$(v pair_p99)"
-        printf '  (quote/order latencies; the placed line gives the pair) %s orders placed, %s errors\n' \
+        printf '  (quote/order latencies; the placed line gives the pair) %s orders placed, %s errors,\n' \
             "$(v orders)" "$(v errors)"
+        printf '  %s requests sent again on a new connection (httpd closed the idle keep-alive one)\n' \
+            "$(v resent)"
     fi
     a="$dir/agents.warm"
     [ -f "$a" ] && printf '  warm-up with user d too: %s orders placed, %s refused by its monthly limit\n' \
