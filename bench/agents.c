@@ -38,7 +38,7 @@ typedef struct agent {
     char buf[BUF];
     size_t have; /* bytes of the next response already read */
     lat quote_ms, order_ms, pair_ms;
-    long quotes_ok, orders_ok, orders_202, refused, errors, reconnects;
+    long quotes_ok, orders_ok, orders_202, refused, errors, reconnects, resent;
     char last_error[200];
     FILE *orders_out;
 } agent;
@@ -159,6 +159,24 @@ broken:
     return -1;
 }
 
+/* A request, sent again on a new connection when the connection failed before
+ * an answer: httpd's event MPM closes idle keep-alive connections when all of
+ * a child's workers are busy, and a request sent at that moment gets no
+ * answer. Sending it again is what a client should do: a quote commits
+ * nothing, and an order goes again with the same Idempotency-Key, so it is
+ * answered once (replayed if the first attempt got through). */
+#define TRIES 3
+static int request_again(agent *a, const char *method, const char *path, const char *idem,
+                         const char *body)
+{
+    int st = request(a, method, path, idem, body);
+    for (int t = 1; st == -1 && t < TRIES; t++) {
+        a->resent++;
+        st = request(a, method, path, idem, body);
+    }
+    return st;
+}
+
 /* The string value of "name" in a flat JSON body, or NULL. */
 static int json_str(const char *body, const char *name, char *out, size_t cap)
 {
@@ -200,7 +218,7 @@ static void *run(void *arg)
         const char *sku = skus[next++ % n_skus];
         double t0 = now_ms();
         snprintf(body, sizeof(body), "{\"sku\":\"%s\",\"quantity\":1}", sku);
-        int st = request(a, "POST", "/quotes", NULL, body);
+        int st = request_again(a, "POST", "/quotes", NULL, body);
         double t1 = now_ms();
         lat_add(&a->quote_ms, t1 - t0);
         if (st != 201 || json_str(a->buf, "id", quote_id, sizeof(quote_id)) != 0) {
@@ -213,7 +231,7 @@ static void *run(void *arg)
                  "{\"quote_id\":\"%s\",\"reason\":\"Benchmark: the usual item the user "
                  "reorders every month.\"}",
                  quote_id);
-        st = request(a, "POST", "/orders", idem, body);
+        st = request_again(a, "POST", "/orders", idem, body);
         double t2 = now_ms();
         lat_add(&a->order_ms, t2 - t1);
         if (st == 201 && json_str(a->buf, "id", order_id, sizeof(order_id)) == 0) {
@@ -303,7 +321,7 @@ int main(int argc, char **argv)
         pthread_create(&th[i], NULL, run, &agents[i]);
     }
     lat q = {0}, o = {0}, p = {0};
-    long quotes = 0, orders = 0, o202 = 0, refused = 0, errors = 0, reconnects = 0;
+    long quotes = 0, orders = 0, o202 = 0, refused = 0, errors = 0, reconnects = 0, resent = 0;
     for (int i = 0; i < n; i++) {
         pthread_join(th[i], NULL);
         agent *a = &agents[i];
@@ -313,6 +331,7 @@ int main(int argc, char **argv)
         refused += a->refused;
         errors += a->errors;
         reconnects += a->reconnects - 1;
+        resent += a->resent;
         merge(&q, &a->quote_ms);
         merge(&o, &a->order_ms);
         merge(&p, &a->pair_ms);
@@ -325,8 +344,9 @@ int main(int argc, char **argv)
     qsort(p.v, p.n, sizeof(double), cmp_double);
     /* one line per figure, read by scripts/bench.sh */
     printf("agents %d\nseconds %.2f\nrequests %zu\n", n, elapsed, q.n + o.n);
-    printf("quotes %ld\norders %ld\nconfirmations %ld\nrefused %ld\nerrors %ld\nreconnects %ld\n",
-           quotes, orders, o202, refused, errors, reconnects);
+    printf("quotes %ld\norders %ld\nconfirmations %ld\nrefused %ld\nerrors %ld\nreconnects %ld\n"
+           "resent %ld\n",
+           quotes, orders, o202, refused, errors, reconnects, resent);
     printf("orders_per_s %.1f\nrequests_per_s %.1f\n", (double)orders / elapsed,
            (double)(q.n + o.n) / elapsed);
     printf("quote_p50 %.3f\nquote_p99 %.3f\norder_p50 %.3f\norder_p99 %.3f\n", pct(&q, 0.5),

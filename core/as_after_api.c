@@ -273,14 +273,13 @@ void as_api_return_create(as_ctx *ctx, const as_request *req, as_response *resp)
     as_param v[R_N];
     const char *hash = as_body_params(ctx, req, return_rules, R_N, v, resp);
     if (!hash) return;
-    if (!as_idem_begin(ctx, &agent, "returns", req->idempotency_key, hash, resp)) return;
     return_job job = {ctx,
                       &agent,
                       req,
                       v[R_ORDER].str,
                       v[R_REASON].str,
                       v[R_NOTE].present && *v[R_NOTE].str ? v[R_NOTE].str : NULL};
-    as_idem_run(ctx, &agent, "returns", req->idempotency_key, make_return, &job, resp);
+    as_idem_run(ctx, &agent, "returns", req->idempotency_key, hash, make_return, &job, resp);
 }
 
 /* ---- GET /returns/{id}/label: the page a person prints ---- */

@@ -140,40 +140,27 @@ bool as_idem_key_ok(const char *k)
     return true;
 }
 
-/* Claims the key, or answers from its record: the first response again (same
- * body), 422 (another body) or 409 (still in flight). */
-bool as_idem_begin(as_ctx *ctx, const as_agent *agent, const char *scope, const char *key,
-                   const char *hash, as_response *resp)
+/* Answers from the record of a key claimed before: the first response again
+ * (same body), 422 (another body) or 409 (still in flight: a claim an older
+ * version committed on its own, whose lease has not run out). */
+static void idem_answer(as_ctx *ctx, const as_idem *ex, const char *hash, as_response *resp)
 {
-    as_idem ex;
-    const as_store *s = ctx->store;
-    int rc = s->idem_claim(s->h, ctx->mem, agent->user_id, scope, key, hash, ctx->now,
-                           ctx->now + IDEM_LEASE, &ex);
-    if (rc == AS_OK) return true;
-    if (rc != AS_ECONFLICT) {
-        as_respond_storage_failed(resp);
-        return false;
-    }
-    if (strcmp(ex.request_hash, hash) != 0) {
+    if (strcmp(ex->request_hash, hash) != 0) {
         as_respond_error(resp, 422, "IDEMPOTENCY_KEY_REUSED", "Idempotency-Key",
                          "This Idempotency-Key was used for a different request body; use a "
                          "new key for a new request.");
-    } else if (strcmp(ex.state, "done") == 0) {
-        json_t *first = as_json_parse_or(ex.response, NULL);
-        if (!first) {
-            as_respond_storage_failed(resp);
-            return false;
-        }
-        as_respond_json(resp, ex.status, first);
+    } else if (strcmp(ex->state, "done") == 0) {
+        json_t *first = as_json_parse_or(ex->response, NULL);
+        if (!first) return as_respond_storage_failed(resp);
+        as_respond_json(resp, ex->status, first);
         resp->replayed = true;
     } else {
         as_respond_error(resp, 409, "IDEMPOTENCY_KEY_IN_USE", "Idempotency-Key",
                          "A request with this Idempotency-Key is still being processed; retry "
                          "after a moment to get its response.");
-        int64_t wait = ex.lease_until - ctx->now;
+        int64_t wait = ex->lease_until - ctx->now;
         resp->retry_after = wait < 1 ? 1 : (int)wait;
     }
-    return false;
 }
 
 bool as_idem_key_check(const as_request *req, const char *endpoint, as_response *resp)
@@ -213,11 +200,24 @@ const char *as_body_params(as_ctx *ctx, const as_request *req, const as_field_ru
     return hash;
 }
 
+/* One transaction claims the key, runs the work and remembers its response:
+ * a request that fails or dies leaves no claim behind, and a second request
+ * with the key waits for the first (SQLite's one writer; PostgreSQL's unique
+ * index) and then answers from its record. */
 void as_idem_run(as_ctx *ctx, const as_agent *agent, const char *scope, const char *key,
-                 int (*work)(void *job, as_response *resp), void *job, as_response *resp)
+                 const char *hash, int (*work)(void *job, as_response *resp), void *job,
+                 as_response *resp)
 {
     const as_store *s = ctx->store;
+    as_idem ex;
     int rc = s->begin(s->h);
+    if (rc == AS_OK)
+        rc = s->idem_claim(s->h, ctx->mem, agent->user_id, scope, key, hash, ctx->now,
+                           ctx->now + IDEM_LEASE, &ex);
+    if (rc == AS_ECONFLICT) {
+        s->rollback(s->h); /* nothing was written */
+        return idem_answer(ctx, &ex, hash, resp);
+    }
     if (rc == AS_OK) rc = work(job, resp);
     char *saved = rc == AS_OK ? json_dumps(resp->body, JSON_COMPACT) : NULL;
     if (rc == AS_OK)
@@ -225,8 +225,7 @@ void as_idem_run(as_ctx *ctx, const as_agent *agent, const char *scope, const ch
     free(saved);
     if (rc == AS_OK) rc = s->commit(s->h);
     if (rc != AS_OK) {
-        s->rollback(s->h);
-        s->idem_release(s->h, agent->user_id, scope, key);
+        s->rollback(s->h); /* the claim goes with the rest: a retry runs again */
         as_respond_storage_failed(resp);
     }
 }

@@ -17,12 +17,11 @@ const char *as_body_params(as_ctx *ctx, const as_request *req, const as_field_ru
 /* Idempotency-Key present and well formed, else 400. endpoint: for the message. */
 bool as_idem_key_check(const as_request *req, const char *endpoint, as_response *resp);
 bool as_idem_key_ok(const char *key);
-/* Claims the key, or answers from its record (replay, 422, 409). */
-bool as_idem_begin(as_ctx *ctx, const as_agent *agent, const char *scope, const char *key,
-                   const char *hash, as_response *resp);
-/* Runs work in a transaction and remembers its response under the key; on a
- * storage failure rolls back, releases the claim and answers 503. */
+/* In one transaction: claims the Idempotency-Key (or answers from its record:
+ * replay, 422, 409), runs work and remembers its response under the key. On a
+ * storage failure everything, the claim included, is rolled back: 503. */
 void as_idem_run(as_ctx *ctx, const as_agent *agent, const char *scope, const char *key,
-                 int (*work)(void *job, as_response *resp), void *job, as_response *resp);
+                 const char *hash, int (*work)(void *job, as_response *resp), void *job,
+                 as_response *resp);
 
 #endif

@@ -78,7 +78,7 @@ void as_api_mandate_current(as_ctx *ctx, const as_request *req, as_response *res
     if (!as_identify(ctx, req, &agent, resp)) return;
     const as_store *s = ctx->store;
     as_mandate md;
-    int rc = s->mandate_current(s->h, ctx->mem, agent.user_id, &md);
+    int rc = s->mandate_current(s->h, ctx->mem, agent.user_id, false, &md);
     if (rc == AS_EDB) return as_respond_storage_failed(resp);
     if (rc != AS_OK) {
         as_respond_error(resp, 403, "MANDATE_INVALID", NULL,
@@ -275,19 +275,14 @@ static int place_order(order_job *j, as_response *resp)
                                    as_time_format(m, q.expires_at)));
         return AS_OK;
     }
-    /* The mandate, locked for the rest of the transaction. */
+    /* The mandate, locked for the rest of the transaction (one read). */
     as_mandate md;
-    const char *mid = j->mandate_id;
-    if (!mid) {
-        rc = s->mandate_current(s->h, m, j->agent->user_id, &md);
-        if (rc == AS_EDB) return rc;
-        mid = rc == AS_OK ? md.id : NULL;
-    }
-    rc = mid ? s->mandate_get(s->h, m, mid, true, &md) : AS_ENOTFOUND;
+    rc = j->mandate_id ? s->mandate_get(s->h, m, j->mandate_id, true, &md)
+                       : s->mandate_current(s->h, m, j->agent->user_id, true, &md);
     if (rc == AS_EDB) return rc;
     if (rc != AS_OK || strcmp(md.user_id, j->agent->user_id) != 0) {
         as_respond_error(resp, 403, "MANDATE_INVALID", j->mandate_id ? "mandate_id" : NULL,
-                         j->mandate_id ? as_printf(m, "No mandate '%s' for this user.", mid)
+                         j->mandate_id ? as_printf(m, "No mandate '%s' for this user.", j->mandate_id)
                                        : "There is no active mandate for the user this agent "
                                          "acts for.");
         return AS_OK;
@@ -400,15 +395,13 @@ void as_api_order_create(as_ctx *ctx, const as_request *req, as_response *resp)
     as_param v[O_N];
     const char *hash = as_body_params(ctx, req, order_rules, O_N, v, resp);
     if (!hash) return;
-
-    if (!as_idem_begin(ctx, &agent, "orders", req->idempotency_key, hash, resp)) return;
     order_job job = {ctx,
                      &agent,
                      req,
                      v[O_QUOTE].str,
                      v[O_REASON].str,
                      v[O_MANDATE].present ? v[O_MANDATE].str : NULL};
-    as_idem_run(ctx, &agent, "orders", req->idempotency_key, place_order_cb, &job, resp);
+    as_idem_run(ctx, &agent, "orders", req->idempotency_key, hash, place_order_cb, &job, resp);
 }
 
 /* ---- confirmations (spec 4.13, 4.14) ---- */

@@ -163,9 +163,11 @@ static const help_error errors[] = {
         "<p>Read the link (<code>GET /confirmations/{id}?token=...</code>) or "
         "<code>GET /orders/{id}</code> to see what was decided.</p>",
         "<p>Not unchanged: a decision is final. Nothing was changed.</p>"),
-    ERR("IDEMPOTENCY_KEY_IN_USE", 409, "The first request with this key is still running.",
-        "<p>A request with this <code>Idempotency-Key</code> is still being processed. "
-        "<code>Retry-After</code> says how many seconds to wait. A claim is a lease of 30 "
+    ERR("IDEMPOTENCY_KEY_IN_USE", 409, "A claim on this key is still in flight.",
+        "<p>An earlier version of the service left a claim on this "
+        "<code>Idempotency-Key</code> in flight (today a key is claimed in the same "
+        "transaction as the order, and a retry waits for the first request instead). "
+        "<code>Retry-After</code> says how many seconds to wait. Such a claim is a lease of 30 "
         "seconds: if the process handling it died, the next retry after the lease takes it "
         "over.</p>",
         "<p>Wait <code>Retry-After</code> seconds, then send the same request with the same key "
@@ -346,8 +348,9 @@ static const char CHECKOUT[] =
     "<code>Idempotency-Key</code> and body: you get the first answer again (header "
     "<code>Idempotent-Replayed: true</code>) and nothing is bought twice. The same key with "
     "another body is <a href=\"@/docs/errors/IDEMPOTENCY_KEY_REUSED\">422 "
-    "IDEMPOTENCY_KEY_REUSED</a>; while the first request still runs, <a "
-    "href=\"@/docs/errors/IDEMPOTENCY_KEY_IN_USE\">409 IDEMPOTENCY_KEY_IN_USE</a>. Keys are "
+    "IDEMPOTENCY_KEY_REUSED</a>; a retry while the first request still runs waits for it "
+    "and gets its answer (<a href=\"@/docs/errors/IDEMPOTENCY_KEY_IN_USE\">409 "
+    "IDEMPOTENCY_KEY_IN_USE</a> only for a claim an earlier version left). Keys are "
     "kept at least 24 hours. Each error page says whether a retry is safe.</p>\n"
     "<h2>After the sale</h2>\n"
     "<p><code>POST /orders/{id}/cancel</code> while <code>awaiting_confirmation</code> or "

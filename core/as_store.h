@@ -77,10 +77,12 @@ typedef struct as_store {
     int (*rollback)(void *h);
 
     int (*key_by_hash)(void *h, as_mem *m, const char *hash, as_key_row *out);
-    /* The user's newest mandate that is active (revoked ones are skipped). */
-    int (*mandate_current)(void *h, as_mem *m, const char *user_id, as_mandate *out);
+    /* The user's newest mandate that is active (revoked ones are skipped); lock:
+     * as mandate_get, for the rest of the transaction. */
+    int (*mandate_current)(void *h, as_mem *m, const char *user_id, bool lock, as_mandate *out);
     int (*mandate_get)(void *h, as_mem *m, const char *id, bool lock, as_mandate *out);
-    /* Sum of budget_cents of the mandate's orders in month (yyyy-mm). */
+    /* Sum of budget_cents of the mandate's orders in month (yyyy-mm), from the running
+     * total kept with the orders; on PostgreSQL its row stays locked until commit. */
     int (*mandate_spent)(void *h, const char *mandate_id, const char *month, int64_t *cents);
 
     int (*quote_insert)(void *h, const as_quote *q);
@@ -105,14 +107,13 @@ typedef struct as_store {
     int (*confirmation_get)(void *h, as_mem *m, const char *id, as_confirmation *out);
     int (*confirmation_decide)(void *h, const char *id, const char *to, int64_t at);
 
-    /* Claims (user, scope, key) for a request: AS_OK when claimed, or
-     * AS_ECONFLICT with the existing record in *existing. An in-flight claim
-     * whose lease has run out is taken over (AS_OK). */
+    /* Inside a transaction: claims (user, scope, key) for a request, AS_OK, or
+     * AS_ECONFLICT with the existing record in *existing. A claim still in
+     * flight whose lease has run out is taken over (AS_OK). */
     int (*idem_claim)(void *h, as_mem *m, const char *user, const char *scope, const char *key,
                       const char *hash, int64_t now, int64_t lease_until, as_idem *existing);
     int (*idem_finish)(void *h, const char *user, const char *scope, const char *key, int status,
                        const char *response);
-    int (*idem_release)(void *h, const char *user, const char *scope, const char *key);
 
     /* AS_ECONFLICT when the order already has a return. */
     int (*return_insert)(void *h, const as_return *r);

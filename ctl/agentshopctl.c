@@ -117,6 +117,16 @@ static int cmd_init(const opts *o, apr_pool_t *p)
         if (as_db_end_t(&db, t, ok) != 0 || !ok)
             return die("building the search order table failed: %s%s", err ? err : "", NULL);
     }
+    /* A database from before the mandates' running totals, or one whose orders
+     * changed without the triggers: sum the orders again. */
+    if ((stale = as_db_spent_stale(&db)) < 0)
+        return die("reading the mandates' running totals failed%s%s", "", NULL);
+    if (stale) {
+        apr_dbd_transaction_t *t = NULL;
+        int ok = as_db_begin_t(&db, &t) == 0 && as_db_spent_rebuild(&db) == APR_SUCCESS;
+        if (as_db_end_t(&db, t, ok) != 0 || !ok)
+            return die("summing the mandates' orders failed%s%s", "", NULL);
+    }
     json_t *out =
         json_pack("{s:s, s:s, s:b}", "driver", o->driver, "database", o->params, "schema", 1);
     if (demo) {
@@ -338,7 +348,7 @@ static int mandate_create(const opts *o, apr_pool_t *p)
     if (ready(o, p, &db)) return 1;
     as_store st = as_db_store(&db);
     as_mandate cur;
-    if (st.mandate_current(&db, &m, user, &cur) == AS_OK)
+    if (st.mandate_current(&db, &m, user, false, &cur) == AS_OK)
         return die("mandate create: user '%s' already has the active mandate %s; revoke it "
                    "first (mandate revoke ID)",
                    user, cur.id);

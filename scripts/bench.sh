@@ -286,6 +286,7 @@ sq "SELECT o.id, o.stock + COALESCE((SELECT SUM(quantity) FROM orders WHERE offe
     >"$dir/stock.after"
 check "for every offer, stock now plus the units ordered equals the stock before" < <(diff "$dir/stock.before" "$dir/stock.after")
 check "every mandate's spending is within its monthly limit" < <(sq "SELECT m.id, m.monthly_limit_cents, SUM(o.budget_cents) FROM mandates m JOIN orders o ON o.mandate_id = m.id GROUP BY m.id HAVING SUM(o.budget_cents) > m.monthly_limit_cents")
+check "every mandate's running total (mandate_spent) equals the sum of its orders" < <(sq "SELECT k.mandate_id, k.month, COALESCE(s.cents, 0), COALESCE(o.cents, 0) FROM (SELECT mandate_id, month FROM orders UNION SELECT mandate_id, month FROM mandate_spent) k LEFT JOIN mandate_spent s ON s.mandate_id = k.mandate_id AND s.month = k.month LEFT JOIN (SELECT mandate_id, month, SUM(budget_cents) AS cents FROM orders GROUP BY mandate_id, month) o ON o.mandate_id = k.mandate_id AND o.month = k.month WHERE COALESCE(s.cents, 0) <> COALESCE(o.cents, 0)")
 # what each user's agents were told they spent, against the database
 awk '{ u = int($3 / 8); s[u] += $2 } END { for (u = 0; u < 4; u++) printf "bench-%s %d\n", substr("abcd", u + 1, 1), s[u] + 0 }' "$dir/told" >"$dir/told.spent"
 sq "SELECT m.user_id, COALESCE(SUM(o.budget_cents), 0) FROM mandates m LEFT JOIN orders o ON o.mandate_id = m.id GROUP BY m.user_id ORDER BY m.user_id" >"$dir/db.spent"
@@ -304,8 +305,10 @@ static_rps=$(awk -F'\t' 'NR == 1 { print $2 }' "$results")
             "$(awk -v r="$(v requests_per_s)" -v s="$static_rps" 'BEGIN { print 100 * r / s }')"
         printf '%-52s %9d %8s %8s\n' "  orders placed (201) per second, synchronous=FULL" \
             "$(v orders_per_s | cut -d. -f1)" "$(v pair_p50)" "$(v pair_p99)"
-        printf '  (quote/order latencies; the placed line gives the pair) %s orders placed, %s errors\n' \
+        printf '  (quote/order latencies; the placed line gives the pair) %s orders placed, %s errors,\n' \
             "$(v orders)" "$(v errors)"
+        printf '  %s requests sent again on a new connection (httpd closed the idle keep-alive one)\n' \
+            "$(v resent)"
     fi
     a="$dir/agents.warm"
     [ -f "$a" ] && printf '  warm-up with user d too: %s orders placed, %s refused by its monthly limit\n' \

@@ -102,11 +102,32 @@ static const stmt_def stmts[] = {
      "SELECT " MANDATE_COLS " FROM mandates WHERE user_id = %s AND status = 'active' "
      "ORDER BY created_at DESC, id DESC LIMIT 1",
      NULL},
+    {"as_mandate_current_lock",
+     "SELECT " MANDATE_COLS " FROM mandates WHERE user_id = %s AND status = 'active' "
+     "ORDER BY created_at DESC, id DESC LIMIT 1",
+     "SELECT " MANDATE_COLS " FROM mandates WHERE user_id = %s AND status = 'active' "
+     "ORDER BY created_at DESC, id DESC LIMIT 1 FOR UPDATE"},
     {"as_mandate_get", "SELECT " MANDATE_COLS " FROM mandates WHERE id = %s", NULL},
     {"as_mandate_lock", "SELECT " MANDATE_COLS " FROM mandates WHERE id = %s",
      "SELECT " MANDATE_COLS " FROM mandates WHERE id = %s FOR UPDATE"},
-    {"as_mandate_spent",
-     "SELECT COALESCE(SUM(budget_cents), 0) FROM orders WHERE mandate_id = %s AND month = %s",
+    /* The running total the triggers on orders keep (schema). On PostgreSQL the
+     * row is also locked, before the order takes any offer's row: a cancel
+     * locks the total (its trigger) before the offer it restocks. */
+    {"as_mandate_spent", "SELECT cents FROM mandate_spent WHERE mandate_id = %s AND month = %s",
+     "INSERT INTO mandate_spent (mandate_id, month, cents) VALUES (%s, %s, 0) ON CONFLICT "
+     "(mandate_id, month) DO UPDATE SET cents = mandate_spent.cents RETURNING cents"},
+    /* agentshopctl init: the running totals against the orders they sum. */
+    {"as_spent_stale",
+     "SELECT (SELECT COUNT(*) FROM (SELECT mandate_id, month, SUM(budget_cents) AS cents FROM "
+     "orders GROUP BY mandate_id, month) o LEFT JOIN mandate_spent s ON s.mandate_id = "
+     "o.mandate_id AND s.month = o.month WHERE s.cents IS NULL OR s.cents <> o.cents) + (SELECT "
+     "COUNT(*) FROM mandate_spent s WHERE s.cents <> 0 AND NOT EXISTS (SELECT 1 FROM orders o "
+     "WHERE o.mandate_id = s.mandate_id AND o.month = s.month))",
+     NULL},
+    {"as_spent_clear", "DELETE FROM mandate_spent", NULL},
+    {"as_spent_fill",
+     "INSERT INTO mandate_spent (mandate_id, month, cents) SELECT mandate_id, month, "
+     "SUM(budget_cents) FROM orders GROUP BY mandate_id, month",
      NULL},
     /* Quotes and orders. */
     {"as_quote_insert",
@@ -153,9 +174,14 @@ static const stmt_def stmts[] = {
      "c.order_id = o.id WHERE o.mandate_id = %s AND o.status = 'awaiting_confirmation' AND "
      "o.confirm_expires_at <= %lld ORDER BY o.id",
      NULL},
-    {"as_stock_take", "UPDATE offers SET stock = stock - %lld WHERE id = %s AND stock >= %lld",
+    /* Each returns the offer's product and its stock now, for the search order
+     * table (as_db_rank_stock_moved): no second statement reads them. */
+    {"as_stock_take",
+     "UPDATE offers SET stock = stock - %lld WHERE id = %s AND stock >= %lld RETURNING "
+     "product_id, stock",
      NULL},
-    {"as_stock_give", "UPDATE offers SET stock = stock + %lld WHERE id = %s", NULL},
+    {"as_stock_give",
+     "UPDATE offers SET stock = stock + %lld WHERE id = %s RETURNING product_id, stock", NULL},
     {"as_conf_insert",
      "INSERT INTO confirmations (id, order_id, user_id, status, created_at, expires_at) VALUES "
      "(%s, %s, %s, %s, %lld, %lld)",
@@ -187,10 +213,6 @@ static const stmt_def stmts[] = {
     {"as_idem_finish",
      "UPDATE idempotency SET state = 'done', status = %lld, response = %s WHERE user_id = %s "
      "AND scope = %s AND key = %s",
-     NULL},
-    {"as_idem_release",
-     "DELETE FROM idempotency WHERE user_id = %s AND scope = %s AND key = %s AND state = "
-     "'in_flight'",
      NULL},
     /* Returns and questions. */
     {"as_return_insert",
@@ -479,23 +501,37 @@ int as_db_end_t(as_db *db, apr_dbd_transaction_t *t, int ok)
     return rv;
 }
 
+/* Whether a line ending with ';' ends the statement so far: not inside a
+ * PostgreSQL $$ body, and in an SQLite CREATE TRIGGER only its line "END;". */
+static int statement_ends(const char *stmt, const char *line, size_t n, int in_dollar)
+{
+    if (!n || line[n - 1] != ';' || in_dollar) return 0;
+    if (strncmp(stmt, "CREATE TRIGGER", 14) != 0) return 1;
+    const char *t = line + strspn(line, " \t");
+    return (size_t)(line + n - t) == 4 && strncmp(t, "END;", 4) == 0;
+}
+
 apr_status_t as_db_exec_script(as_db *db, const char *script, const char **err)
 {
     char *copy = apr_pstrdup(db->pool, script), *save = NULL;
     struct {
         char *data;
         size_t len;
-    } cur = {apr_pcalloc(db->pool, strlen(script) + 1), 0};
+    } cur = {apr_pcalloc(db->pool, strlen(script) + 2), 0};
+    int in_dollar = 0;
     for (char *line = apr_strtok(copy, "\n", &save); line; line = apr_strtok(NULL, "\n", &save)) {
         const char *t = line + strspn(line, " \t");
         if (strncmp(t, "--", 2) == 0 || !*t) continue;
+        for (const char *d = strstr(line, "$$"); d; d = strstr(d + 2, "$$"))
+            in_dollar = !in_dollar;
         size_t n = strlen(line);
         memcpy(cur.data + cur.len, line, n);
         cur.len += n;
         cur.data[cur.len++] = '\n';
         while (n && strchr(" \t\r", line[n - 1]))
             n--;
-        if (n && line[n - 1] == ';') {
+        cur.data[cur.len] = '\0';
+        if (statement_ends(cur.data, line, n, in_dollar)) {
             while (cur.len && strchr(" \t\r\n", cur.data[cur.len - 1]))
                 cur.len--;
             cur.data[cur.len] = '\0';
@@ -787,7 +823,6 @@ as_store as_db_store(as_db *db)
         .confirmation_decide = st_confirmation_decide,
         .idem_claim = st_idem_claim,
         .idem_finish = st_idem_finish,
-        .idem_release = st_idem_release,
         .return_insert = st_return_insert,
         .return_get = st_return_get,
         .return_by_order = st_return_by_order,

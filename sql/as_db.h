@@ -74,6 +74,11 @@ const char *as_db_schema(int pg); /* the schema text built into the binary */
  * agentshopctl init when it is out of step (as_db_rank_stale: 1, or -1 on error). */
 apr_status_t as_db_rank_rebuild(as_db *db, const char **err);
 int as_db_rank_stale(as_db *db);
+/* Each mandate's running total of a month's budget (mandate_spent) built again
+ * from its orders, in the caller's transaction; by agentshopctl init when a
+ * total disagrees with the orders (as_db_spent_stale: 1, or -1 on error). */
+apr_status_t as_db_spent_rebuild(as_db *db);
+int as_db_spent_stale(as_db *db);
 
 as_store as_db_store(as_db *db);
 

@@ -116,13 +116,13 @@ void as_db_read_mandate(as_db_rec rec, as_mandate *md)
     md->created_at = COL(8);
 }
 
-int st_mandate_current(void *h, as_mem *m, const char *user_id, as_mandate *out)
+int st_mandate_current(void *h, as_mem *m, const char *user_id, bool lock, as_mandate *out)
 {
     (void)m;
     as_db *db = h;
     as_db_rec rec = NULL;
     const char *a[] = {user_id};
-    int rc = one_row(db, "as_mandate_current", 1, a, &rec);
+    int rc = one_row(db, lock ? "as_mandate_current_lock" : "as_mandate_current", 1, a, &rec);
     if (rc == AS_OK) as_db_read_mandate(rec, out);
     return rc;
 }
@@ -136,6 +136,21 @@ int st_mandate_get(void *h, as_mem *m, const char *id, bool lock, as_mandate *ou
     int rc = one_row(db, lock ? "as_mandate_lock" : "as_mandate_get", 1, a, &rec);
     if (rc == AS_OK) as_db_read_mandate(rec, out);
     return rc;
+}
+
+int as_db_spent_stale(as_db *db)
+{
+    as_db_rec rec = NULL;
+    int rc = one_row(db, "as_spent_stale", 0, NULL, &rec);
+    return rc != AS_OK ? -1 : as_db_i64(COL(0)) != 0;
+}
+
+apr_status_t as_db_spent_rebuild(as_db *db)
+{
+    return as_db_exec(db, "as_spent_clear", NULL, 0, NULL) == 0 &&
+                   as_db_exec(db, "as_spent_fill", NULL, 0, NULL) == 0
+               ? APR_SUCCESS
+               : APR_EGENERAL;
 }
 
 int st_mandate_spent(void *h, const char *mandate_id, const char *month, int64_t *cents)
@@ -318,16 +333,20 @@ int st_stock_take(void *h, const char *offer_id, int64_t qty)
 {
     as_db *db = h;
     const char *a[] = {I64(qty), offer_id, I64(qty)};
-    int rc = exec_one(db, "as_stock_take", 3, a);
-    return rc == AS_OK ? as_db_rank_stock_moved(db, offer_id, -qty) : rc;
+    as_db_rec rec = NULL;
+    int rc = one_row(db, "as_stock_take", 3, a, &rec);
+    if (rc == AS_ENOTFOUND) return AS_ECONFLICT; /* fewer than qty units */
+    if (rc != AS_OK) return rc;
+    return as_db_rank_stock_moved(db, as_db_i64(COL(0)), as_db_i64(COL(1)), -qty);
 }
 
 int st_stock_give(void *h, const char *offer_id, int64_t qty)
 {
     as_db *db = h;
     const char *a[] = {I64(qty), offer_id};
-    if (exec_one(db, "as_stock_give", 2, a) != AS_OK) return AS_EDB;
-    return as_db_rank_stock_moved(db, offer_id, qty);
+    as_db_rec rec = NULL;
+    if (one_row(db, "as_stock_give", 2, a, &rec) != AS_OK) return AS_EDB;
+    return as_db_rank_stock_moved(db, as_db_i64(COL(0)), as_db_i64(COL(1)), qty);
 }
 
 /* ---- confirmations ---- */
@@ -384,20 +403,14 @@ static int idem_get(as_db *db, const char *user, const char *scope, const char *
     return AS_OK;
 }
 
-static int idem_claim(as_db *db, const char *user, const char *scope, const char *key,
-                      const char *hash, int64_t now, int64_t lease_until, as_idem *existing);
-
+/* Runs in the caller's transaction, so the claim is committed (or rolled back)
+ * with the work it guards. */
 int st_idem_claim(void *h, as_mem *m, const char *user, const char *scope, const char *key,
                   const char *hash, int64_t now, int64_t lease_until, as_idem *existing)
 {
     (void)m;
     as_db *db = h;
-    return LOCKED(db, idem_claim(db, user, scope, key, hash, now, lease_until, existing));
-}
-
-static int idem_claim(as_db *db, const char *user, const char *scope, const char *key,
-                      const char *hash, int64_t now, int64_t lease_until, as_idem *existing)
-{
+    if (!db->trans) return AS_EDB;
     for (int attempt = 0; attempt < 3; attempt++) {
         const char *a[] = {user, scope, key, hash, I64(now), I64(lease_until)};
         int rc = exec_one(db, "as_idem_claim", 6, a);
@@ -430,13 +443,6 @@ int st_idem_finish(void *h, const char *user, const char *scope, const char *key
     as_db *db = h;
     const char *a[] = {I64(status), response, user, scope, key};
     return exec_one(db, "as_idem_finish", 5, a) == AS_OK ? AS_OK : AS_EDB;
-}
-
-int st_idem_release(void *h, const char *user, const char *scope, const char *key)
-{
-    as_db *db = h;
-    const char *a[] = {user, scope, key};
-    return LOCKED(db, exec_rows(db, "as_idem_release", 3, a, NULL));
 }
 
 /* ---- returns and questions ---- */

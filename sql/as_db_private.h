@@ -30,9 +30,9 @@ extern const stmt_def as_db_search_stmts[];
 extern const size_t as_db_n_search_stmts;
 int st_search(void *h, as_mem *m, const as_search_filter *f, as_product **out, size_t *n);
 int st_search_page(void *h, as_mem *m, const as_search_query *q, as_search_page *out);
-/* After a write moved an offer's stock by delta: ranks the product again when
- * the offer ran out or came back, in the caller's transaction. */
-int as_db_rank_stock_moved(as_db *db, const char *offer_id, int64_t delta);
+/* After a write moved an offer of product pid by delta to stock: ranks the
+ * product again when the offer ran out or came back, in the caller's transaction. */
+int as_db_rank_stock_moved(as_db *db, int64_t pid, int64_t stock, int64_t delta);
 
 /* Rows of the catalogue queries (as_db.c). */
 double as_db_dbl(const char *s);
@@ -50,7 +50,7 @@ int st_begin(void *h);
 int st_commit(void *h);
 int st_rollback(void *h);
 int st_key_by_hash(void *h, as_mem *m, const char *hash, as_key_row *out);
-int st_mandate_current(void *h, as_mem *m, const char *user_id, as_mandate *out);
+int st_mandate_current(void *h, as_mem *m, const char *user_id, bool lock, as_mandate *out);
 int st_mandate_get(void *h, as_mem *m, const char *id, bool lock, as_mandate *out);
 int st_mandate_spent(void *h, const char *mandate_id, const char *month, int64_t *cents);
 int st_quote_insert(void *h, const as_quote *q);
@@ -71,7 +71,6 @@ int st_idem_claim(void *h, as_mem *m, const char *user, const char *scope, const
                   const char *hash, int64_t now, int64_t lease_until, as_idem *existing);
 int st_idem_finish(void *h, const char *user, const char *scope, const char *key, int status,
                    const char *response);
-int st_idem_release(void *h, const char *user, const char *scope, const char *key);
 
 int st_return_insert(void *h, const as_return *r);
 int st_return_get(void *h, as_mem *m, const char *id, as_return *out);

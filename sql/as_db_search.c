@@ -153,7 +153,6 @@ const stmt_def as_db_search_stmts[] = {
      "o.product_id = p.id JOIN merchants m ON m.id = o.merchant_id WHERE p.id > %lld AND p.id "
      "<= %lld ORDER BY p.id, o.id",
      NULL},
-    {"as_rank_of_offer", "SELECT product_id, stock FROM offers WHERE id = %s", NULL},
     {"as_rank_set",
      "UPDATE product_rank SET buyable = %lld, score = %lld, price_cents = %lld, days = %lld "
      "WHERE product_id = %lld",
@@ -380,12 +379,8 @@ static int rank_range(as_db *db, int64_t lo, int64_t hi)
     return AS_OK;
 }
 
-int as_db_rank_stock_moved(as_db *db, const char *offer_id, int64_t delta)
+int as_db_rank_stock_moved(as_db *db, int64_t pid, int64_t stock, int64_t delta)
 {
-    const char *a[] = {offer_id};
-    int64_t stock = 0;
-    int64_t pid = first_i64(db, "as_rank_of_offer", 1, a, &stock);
-    if (pid < 0) return AS_EDB;
     /* Only running out or coming back changes which offers can be bought. */
     if ((stock - delta > 0) == (stock > 0)) return AS_OK;
     return rank_range(db, pid - 1, pid);

@@ -1,6 +1,7 @@
 -- mod_agentshop schema for PostgreSQL (13+). Idempotent: safe to run again.
 -- The same tables and columns as schema.sqlite.sql; full-text search uses a
--- generated tsvector with a GIN index instead of FTS5.
+-- generated tsvector with a GIN index instead of FTS5. Statements end with ';'
+-- at the end of a line, outside $$ bodies; bin/agentshopctl runs them one by one.
 
 CREATE TABLE IF NOT EXISTS meta (
     key   TEXT PRIMARY KEY,
@@ -218,8 +219,46 @@ CREATE TABLE IF NOT EXISTS orders (
     created_at       BIGINT NOT NULL,
     updated_at       BIGINT NOT NULL
 );
-CREATE INDEX IF NOT EXISTS orders_budget ON orders (mandate_id, month);
 CREATE INDEX IF NOT EXISTS orders_awaiting ON orders (mandate_id, status, confirm_expires_at);
+-- (orders_budget served the sum that mandate_spent below replaces)
+DROP INDEX IF EXISTS orders_budget;
+
+-- What a mandate's orders hold of a month's budget: SUM(budget_cents) of its
+-- orders in that month, kept by the trigger below in the transaction that
+-- changes an order, so an order reads the month's spending from one row.
+-- agentshopctl init builds it again when it disagrees with the orders.
+CREATE TABLE IF NOT EXISTS mandate_spent (
+    mandate_id TEXT NOT NULL,
+    month      TEXT NOT NULL,
+    cents      BIGINT NOT NULL,
+    PRIMARY KEY (mandate_id, month)
+);
+CREATE OR REPLACE FUNCTION orders_spent() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP = 'UPDATE' AND OLD.budget_cents = NEW.budget_cents
+       AND OLD.mandate_id = NEW.mandate_id AND OLD.month = NEW.month THEN
+        RETURN NULL;
+    END IF;
+    IF TG_OP <> 'INSERT' THEN
+        UPDATE mandate_spent SET cents = cents - OLD.budget_cents
+        WHERE mandate_id = OLD.mandate_id AND month = OLD.month;
+    END IF;
+    IF TG_OP <> 'DELETE' THEN
+        INSERT INTO mandate_spent (mandate_id, month, cents)
+        VALUES (NEW.mandate_id, NEW.month, NEW.budget_cents)
+        ON CONFLICT (mandate_id, month) DO UPDATE SET cents = mandate_spent.cents + EXCLUDED.cents;
+    END IF;
+    RETURN NULL;
+END
+$$;
+DO $$
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = 'orders_spent_row') THEN
+        CREATE TRIGGER orders_spent_row AFTER INSERT OR DELETE OR UPDATE OF mandate_id, month, budget_cents
+        ON orders FOR EACH ROW EXECUTE FUNCTION orders_spent();
+    END IF;
+END
+$$;
 
 CREATE TABLE IF NOT EXISTS order_events (
     order_id TEXT NOT NULL REFERENCES orders (id),

@@ -1,5 +1,6 @@
 -- mod_agentshop schema for SQLite (3.35+ with FTS5). Idempotent: safe to run again.
--- Statements end with ';' at the end of a line; bin/agentshopctl runs them one by one.
+-- Statements end with ';' at the end of a line (a CREATE TRIGGER with its line
+-- 'END;'); bin/agentshopctl runs them one by one.
 -- Money is integer cents. JSON values are stored as JSON text.
 
 CREATE TABLE IF NOT EXISTS meta (
@@ -222,8 +223,39 @@ CREATE TABLE IF NOT EXISTS orders (
     created_at       INTEGER NOT NULL,
     updated_at       INTEGER NOT NULL
 );
-CREATE INDEX IF NOT EXISTS orders_budget ON orders (mandate_id, month);
 CREATE INDEX IF NOT EXISTS orders_awaiting ON orders (mandate_id, status, confirm_expires_at);
+-- (orders_budget served the sum that mandate_spent below replaces)
+DROP INDEX IF EXISTS orders_budget;
+
+-- What a mandate's orders hold of a month's budget: SUM(budget_cents) of its
+-- orders in that month, kept by the triggers below in the transaction that
+-- changes an order, so an order reads the month's spending from one row.
+-- agentshopctl init builds it again when it disagrees with the orders.
+CREATE TABLE IF NOT EXISTS mandate_spent (
+    mandate_id TEXT NOT NULL,
+    month      TEXT NOT NULL,
+    cents      INTEGER NOT NULL,
+    PRIMARY KEY (mandate_id, month)
+) WITHOUT ROWID;
+CREATE TRIGGER IF NOT EXISTS orders_spent_insert AFTER INSERT ON orders BEGIN
+    INSERT INTO mandate_spent (mandate_id, month, cents)
+    VALUES (NEW.mandate_id, NEW.month, NEW.budget_cents)
+    ON CONFLICT (mandate_id, month) DO UPDATE SET cents = cents + excluded.cents;
+END;
+CREATE TRIGGER IF NOT EXISTS orders_spent_update
+AFTER UPDATE OF mandate_id, month, budget_cents ON orders
+WHEN OLD.budget_cents <> NEW.budget_cents OR OLD.mandate_id <> NEW.mandate_id
+    OR OLD.month <> NEW.month BEGIN
+    UPDATE mandate_spent SET cents = cents - OLD.budget_cents
+    WHERE mandate_id = OLD.mandate_id AND month = OLD.month;
+    INSERT INTO mandate_spent (mandate_id, month, cents)
+    VALUES (NEW.mandate_id, NEW.month, NEW.budget_cents)
+    ON CONFLICT (mandate_id, month) DO UPDATE SET cents = cents + excluded.cents;
+END;
+CREATE TRIGGER IF NOT EXISTS orders_spent_delete AFTER DELETE ON orders BEGIN
+    UPDATE mandate_spent SET cents = cents - OLD.budget_cents
+    WHERE mandate_id = OLD.mandate_id AND month = OLD.month;
+END;
 
 CREATE TABLE IF NOT EXISTS order_events (
     order_id TEXT NOT NULL REFERENCES orders (id),

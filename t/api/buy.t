@@ -239,6 +239,19 @@ is(stock_of($sp->{sku}, $soff->{offer_id}), $stock0 - 1, '... holding its stock'
 ($res, my $mv) = api_get('/mandates/current', $LH);
 is($mv->{spent_this_month_cents}, $price, '... and reserving its budget');
 
+
+# The month's spending comes from a running total (mandate_spent) that
+# triggers keep with the orders; a database whose totals are missing (from
+# before the table) or wrong is summed again by agentshopctl init.
+is_deeply([ spent_mismatches() ], [], "every mandate's running total equals the sum of its orders' budgets");
+sql_write("DELETE FROM mandate_spent");
+sql_write("INSERT INTO mandate_spent (mandate_id, month, cents) VALUES ('mdt_nosuchmandate', '2020-01', 5)");
+ok(scalar(spent_mismatches()) >= 2, 'totals removed behind the service\'s back disagree with the orders');
+ctl('init');
+is_deeply([ spent_mismatches() ], [], 'agentshopctl init sums the orders again');
+($res, $mv) = api_get('/mandates/current', $LH);
+is($mv->{spent_this_month_cents}, $price, '... and the mandate reads the same spending as before');
+
 done_testing();
 
 sub stock_of {

@@ -133,6 +133,9 @@ my $held = spent();
 sleep 3;
 is(spent(), $held - $price, 'after expiry the mandate no longer counts it');
 
+# mandate_spent, kept by triggers on orders, against the orders themselves.
+is_deeply([ spent_mismatches() ], [], "every mandate's running total of a month equals the sum of its orders' budgets, after approvals, declines and expiries");
+
 done_testing();
 
 sub escape {

@@ -115,4 +115,7 @@ is(spent(), $spent1 - $off->{price_cents}, '... releasing the budget it reserved
 my ($cs) = sql("SELECT c.status FROM confirmations c WHERE c.order_id = '$w->{id}'");
 is($cs->[0], 'cancelled', '... and its confirmation is cancelled: the link can no longer approve it');
 
+# mandate_spent, kept by triggers on orders, against the orders themselves.
+is_deeply([ spent_mismatches() ], [], "every mandate's running total of a month equals the sum of its orders' budgets, after cancels");
+
 done_testing();

@@ -135,4 +135,7 @@ ctl('order', 'deliver', $o5->{id}, '--at', sprintf('%04d-%02d-%02d', $t[5] + 190
 ($res, $v) = ret("ret-$$-6", { order_id => $o5->{id}, reason_code => 'damaged_in_transit' });
 is($res->code, 201, 'delivered 29 days ago: still returnable');
 
+# mandate_spent, kept by triggers on orders, against the orders themselves.
+is_deeply([ spent_mismatches() ], [], "every mandate's running total of a month equals the sum of its orders' budgets, after refunds");
+
 done_testing();

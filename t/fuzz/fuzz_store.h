@@ -76,7 +76,6 @@ enum {
     FZ_OP_CONF_DECIDE,
     FZ_OP_IDEM_CLAIM,
     FZ_OP_IDEM_FINISH,
-    FZ_OP_IDEM_RELEASE,
     FZ_OP_RETURN_INSERT,
     FZ_OP_RETURN_GET,
     FZ_OP_RETURN_BY_ORDER,
@@ -767,10 +766,12 @@ static const as_mandate *fz_mandate_find(const char *id)
     return NULL;
 }
 
-static int fz_mandate_current(void *h, as_mem *m, const char *user_id, as_mandate *out)
+static int fz_mandate_current(void *h, as_mem *m, const char *user_id, bool lock,
+                              as_mandate *out)
 {
     FZ_ENTER(h, FZ_OP_MANDATE_CURRENT);
     FZ_ASSERT(user_id, "mandate_current(NULL)");
+    if (lock) FZ_IN_TX((fz_db *)h, "mandate_current(lock)");
     for (size_t i = 0; i < FZ_N(fz_mandates); i++)
         if (strcmp(fz_mandates[i].user_id, user_id) == 0 &&
             strcmp(fz_mandates[i].status, "active") == 0) {
@@ -1056,6 +1057,7 @@ static int fz_idem_claim(void *h, as_mem *m, const char *user, const char *scope
                          const char *hash, int64_t now, int64_t lease_until, as_idem *existing)
 {
     FZ_ENTER(h, FZ_OP_IDEM_CLAIM);
+    FZ_IN_TX((fz_db *)h, "idem_claim");
     FZ_ASSERT(user && scope && key && hash, "idem_claim: NULL argument");
     FZ_ASSERT(lease_until > now, "idem_claim: lease");
     memset(existing, 0, sizeof(*existing));
@@ -1095,12 +1097,6 @@ static int fz_idem_finish(void *h, const char *user, const char *scope, const ch
     json_t *v = response ? json_loads(response, 0, NULL) : NULL;
     FZ_ASSERT(v, "idem_finish: the remembered response is not JSON");
     json_decref(v);
-    return AS_OK;
-}
-
-static int fz_idem_release(void *h, const char *user, const char *scope, const char *key)
-{
-    FZ_ENTER(h, FZ_OP_IDEM_RELEASE);
     return AS_OK;
 }
 
@@ -1189,7 +1185,6 @@ static inline as_store fz_store_make(fz_db *db)
         .confirmation_decide = fz_conf_decide,
         .idem_claim = fz_idem_claim,
         .idem_finish = fz_idem_finish,
-        .idem_release = fz_idem_release,
         .return_insert = fz_return_insert,
         .return_get = fz_return_get,
         .return_by_order = fz_return_by_order,

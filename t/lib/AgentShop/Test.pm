@@ -15,7 +15,7 @@ use Fcntl qw(O_WRONLY O_APPEND O_CREAT);
 our @EXPORT = qw(api api_get is_json_error demo_data contradicts expected_status
   product_is_contradicted agent_price today_plus is_num is_int is_bool uri_escape_utf8
   ctl new_agent new_mandate agent_headers post_json sql buyable_offer json_encode
-  concurrently revoke_active live_part sql_write is_pg ctl_argv);
+  concurrently revoke_active live_part sql_write is_pg ctl_argv spent_mismatches);
 
 # The API base the helpers talk to; `local $AgentShop::Test::BASE = '/fast/v1'`
 # reaches the location with short lifetimes.
@@ -206,6 +206,19 @@ sub sql {
     my @rows = map { chomp; [ split /\t/, $_, -1 ] } <$fh>;
     close $fh or die "$cmd[0] failed on: $query";
     return @rows;
+}
+
+# Every (mandate, month) whose running total (mandate_spent, kept by triggers
+# on orders) differs from the sum of its orders' budget_cents, as
+# "mandate month: total N, orders M"; empty when they all agree.
+sub spent_mismatches {
+    return map { "$_->[0] $_->[1]: total $_->[2], orders $_->[3]" } sql(
+        "SELECT k.mandate_id, k.month, COALESCE(s.cents, 0), COALESCE(o.cents, 0) FROM "
+      . "(SELECT mandate_id, month FROM orders UNION SELECT mandate_id, month FROM mandate_spent) k "
+      . "LEFT JOIN mandate_spent s ON s.mandate_id = k.mandate_id AND s.month = k.month "
+      . "LEFT JOIN (SELECT mandate_id, month, SUM(budget_cents) AS cents FROM orders GROUP BY mandate_id, month) o "
+      . "ON o.mandate_id = k.mandate_id AND o.month = k.month "
+      . "WHERE COALESCE(s.cents, 0) <> COALESCE(o.cents, 0) ORDER BY 1, 2");
 }
 
 # A write to the test database behind the service's back: only to simulate
