@@ -321,8 +321,35 @@ static int post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp, s
     return OK;
 }
 
+/* Per virtual host (each may have its own database): the child's text index. */
+typedef struct srv_cfg {
+    as_search_index *index;
+} srv_cfg;
+
+static void *create_srv_cfg(apr_pool_t *p, server_rec *s)
+{
+    (void)s;
+    return apr_pcalloc(p, sizeof(srv_cfg));
+}
+
+static apr_status_t indexes_free(void *data)
+{
+    for (server_rec *v = data; v; v = v->next) {
+        srv_cfg *sc = ap_get_module_config(v->module_config, &agentshop_module);
+        as_search_index_destroy(sc->index);
+        sc->index = NULL;
+    }
+    return APR_SUCCESS;
+}
+
 static void child_init(apr_pool_t *p, server_rec *s)
 {
+    /* empty until the first search with q builds it from the database */
+    for (server_rec *v = s; v; v = v->next) {
+        srv_cfg *sc = ap_get_module_config(v->module_config, &agentshop_module);
+        sc->index = as_search_index_create();
+    }
+    apr_pool_cleanup_register(p, s, indexes_free, apr_pool_cleanup_null);
     if (!write_mutex) return;
     apr_status_t rv =
         apr_global_mutex_child_init(&write_mutex, apr_global_mutex_lockfile(write_mutex), p);
@@ -702,7 +729,8 @@ static int agentshop_handler(request_rec *r)
     rc->db.log_baton = r;
     rc->db.acquire = acquire;
     as_store store = as_db_store(&rc->db);
-    as_ctx ctx = {&mem, &store, &cfg, apr_time_sec(r->request_time), core_log, r};
+    srv_cfg *sc = ap_get_module_config(r->server->module_config, &agentshop_module);
+    as_ctx ctx = {&mem, &store, &cfg, apr_time_sec(r->request_time), core_log, r, sc->index};
     as_response resp = {0};
 
     /* An error httpd raised inside our location arrives here via ErrorDocument. */
@@ -767,9 +795,14 @@ static void register_hooks(apr_pool_t *p)
     ap_hook_handler(agentshop_handler, NULL, NULL, APR_HOOK_MIDDLE);
 }
 
-AP_DECLARE_MODULE(agentshop) = {
-    STANDARD20_MODULE_STUFF,    create_dir_cfg, merge_dir_cfg, NULL, NULL, cmds, register_hooks,
+AP_DECLARE_MODULE(agentshop) = {STANDARD20_MODULE_STUFF,
+                                create_dir_cfg,
+                                merge_dir_cfg,
+                                create_srv_cfg,
+                                NULL,
+                                cmds,
+                                register_hooks,
 #if defined(AP_MODULE_FLAG_ALWAYS_MERGE)
-    AP_MODULE_FLAG_ALWAYS_MERGE
+                                AP_MODULE_FLAG_ALWAYS_MERGE
 #endif
 };

@@ -74,6 +74,9 @@ const char *as_db_schema(int pg); /* the schema text built into the binary */
  * agentshopctl init when it is out of step (as_db_rank_stale: 1, or -1 on error). */
 apr_status_t as_db_rank_rebuild(as_db *db, const char **err);
 int as_db_rank_stale(as_db *db);
+/* Before the schema script: what CREATE ... IF NOT EXISTS cannot add to a
+ * database from an older version (product_rank.version on SQLite). */
+apr_status_t as_db_upgrade(as_db *db, const char **err);
 
 as_store as_db_store(as_db *db);
 
