@@ -452,11 +452,30 @@ as_text_index *as_text_builder_finish(as_text_builder *b, const as_search_versio
     }
     for (uint32_t i = 0; i < b->ntok; i++)
         w->post_at[i + 1] += w->post_at[i];
+    /* each word's postings by category, then product: a category's share of
+     * a posting list is one run, found by binary search */
     uint32_t *fill = order; /* reused: next free slot of each word */
     memcpy(fill, w->post_at, b->ntok * sizeof(uint32_t));
+    size_t *cat_at = calloc(b->ncats + 1, sizeof(size_t));
+    uint32_t *by_cat = malloc((n ? n : 1) * sizeof(uint32_t));
+    if (!cat_at || !by_cat) {
+        free(cat_at);
+        free(by_cat);
+        goto fail;
+    }
     for (size_t d = 0; d < n; d++)
+        cat_at[b->cat[d] + 1]++;
+    for (size_t c = 0; c < b->ncats; c++)
+        cat_at[c + 1] += cat_at[c];
+    for (size_t d = 0; d < n; d++)
+        by_cat[cat_at[b->cat[d]]++] = (uint32_t)d;
+    for (size_t k = 0; k < n; k++) {
+        uint32_t d = by_cat[k];
         for (uint32_t i = b->fwd_at[d]; i < b->fwd_at[d + 1]; i++)
-            w->post[fill[b->fwd[i] >> 8]++] = (uint32_t)d;
+            w->post[fill[b->fwd[i] >> 8]++] = d;
+    }
+    free(cat_at);
+    free(by_cat);
 
     /* sku order */
     w->sku_rk = malloc((n ? n : 1) * sizeof(uint32_t));
@@ -598,13 +617,45 @@ static term_range prefix_range(const tix_words *w, const char *term)
     return r;
 }
 
-/* Sets the bits of every product that has one of the range's words; returns how many. */
-static size_t union_bits(const tix_words *w, const term_range *r, uint64_t *bits)
+/* The run of a word's postings (ordered by category, then product) in category c. */
+static void cat_run(const tix_words *w, uint32_t word, uint16_t c, uint32_t *from, uint32_t *to)
 {
-    for (uint32_t p = w->post_at[r->lo]; p < w->post_at[r->hi]; p++)
-        bits[w->post[p] >> 6] |= 1ull << (w->post[p] & 63);
+    uint32_t lo = w->post_at[word], hi = w->post_at[word + 1];
+    while (lo < hi) { /* first posting of category >= c */
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (w->cat[w->post[mid]] < c)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    *from = lo;
+    hi = w->post_at[word + 1];
+    while (lo < hi) { /* first posting of category > c */
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (w->cat[w->post[mid]] <= c)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    *to = lo;
+}
+
+/* Sets the bits of every product (of category c, or any when c < 0) that has
+ * one of the range's words. */
+static void union_bits(const tix_words *w, const term_range *r, int c, uint64_t *bits)
+{
+    for (uint32_t word = r->lo; word < r->hi; word++) {
+        uint32_t p = w->post_at[word], e = w->post_at[word + 1];
+        if (c >= 0) cat_run(w, word, (uint16_t)c, &p, &e);
+        for (; p < e; p++)
+            bits[w->post[p] >> 6] |= 1ull << (w->post[p] & 63);
+    }
+}
+
+static size_t count_bits(const uint64_t *bits, size_t words)
+{
     size_t n = 0;
-    for (size_t i = 0; i < (w->n + 63) / 64; i++)
+    for (size_t i = 0; i < words; i++)
         n += (size_t)__builtin_popcountll(bits[i]);
     return n;
 }
@@ -732,14 +783,17 @@ void as_text_index_search(const as_text_index *ix, as_mem *m, const as_search_qu
         if (tr[i].postings == 0) return;
         if (tr[i].postings < tr[drive].postings) drive = i;
     }
+    /* IDF needs each term's products in the whole catalogue: a posting count
+     * for one word, a union for several (not needed for one term alone: it
+     * scales every score alike) */
     size_t words = (w->n + 63) / 64;
-    uint64_t *bits = NULL; /* the driving term's products, when it has several words */
     for (size_t i = 0; i < nt; i++) {
         if (tr[i].hi - tr[i].lo == 1) {
             tr[i].docs = tr[i].postings;
-        } else if (i == drive || nt > 1) { /* one term: its IDF does not change the order */
-            uint64_t *b = i == drive ? (bits = as_alloc(m, words * 8)) : as_alloc(m, words * 8);
-            tr[i].docs = union_bits(w, &tr[i], b);
+        } else if (nt > 1) {
+            uint64_t *b = as_alloc(m, words * 8);
+            union_bits(w, &tr[i], -1, b);
+            tr[i].docs = count_bits(b, words);
         }
         tr[i].idf = idf(w->n, tr[i].docs);
     }
@@ -749,11 +803,20 @@ void as_text_index_search(const as_text_index *ix, as_mem *m, const as_search_qu
     size_t cap = tr[drive].postings;
     top.k = k < cap ? k : cap;
     top.heap = as_alloc(m, (top.k ? top.k : 1) * sizeof(hit));
-    out->excluded = as_alloc(m, MAX_EXCLUDED * sizeof(as_product));
+    uint32_t hidden[MAX_EXCLUDED];
+    size_t n_hidden = 0;
     double *freq = as_alloc(m, nt * sizeof(double));
 
-    /* candidates in product order: the driving term's postings, or its bits */
-    uint32_t p = w->post_at[tr[drive].lo], pend = w->post_at[tr[drive].hi];
+    /* Candidates in product (id) order: one word in one category is a run of
+     * its postings; otherwise a bitmap of the driving term's products. */
+    uint32_t p = 0, pend = 0;
+    uint64_t *bits = NULL;
+    if (tr[drive].hi - tr[drive].lo == 1 && q->category) {
+        cat_run(w, tr[drive].lo, cat, &p, &pend);
+    } else {
+        bits = as_alloc(m, words * 8);
+        union_bits(w, &tr[drive], q->category ? cat : -1, bits);
+    }
     size_t bw = 0;
     uint64_t cur = bits ? bits[0] : 0;
     for (;;) {
@@ -784,14 +847,7 @@ void as_text_index_search(const as_text_index *ix, as_mem *m, const as_search_qu
         }
         if (!all) continue;
         if (q->verified_only && w->hidden[d]) {
-            if (out->n_excluded < MAX_EXCLUDED) {
-                as_product *x = &out->excluded[out->n_excluded++];
-                x->id = w->ids[d];
-                x->sku = copy_str(m, w, w->sku_at[d]);
-                x->name = copy_str(m, w, w->name_at[d]);
-                x->verif_status = "contradicted";
-                x->verif_note = copy_str(m, w, w->note_at[d]);
-            }
+            if (n_hidden < MAX_EXCLUDED) hidden[n_hidden++] = d;
             out->excluded_count++;
             continue;
         }
@@ -806,6 +862,17 @@ void as_text_index_search(const as_text_index *ix, as_mem *m, const as_search_qu
         top_offer(&top, &h);
     }
     top_sort(&top);
+
+    out->excluded = as_alloc(m, (n_hidden ? n_hidden : 1) * sizeof(as_product));
+    for (size_t i = 0; i < n_hidden; i++) {
+        as_product *x = &out->excluded[out->n_excluded++];
+        uint32_t d = hidden[i];
+        x->id = w->ids[d];
+        x->sku = copy_str(m, w, w->sku_at[d]);
+        x->name = copy_str(m, w, w->name_at[d]);
+        x->verif_status = "contradicted";
+        x->verif_note = copy_str(m, w, w->note_at[d]);
+    }
 
     size_t first = (size_t)q->offset;
     size_t n = top.n > first ? top.n - first : 0;

@@ -183,15 +183,18 @@ const stmt_def as_db_search_stmts[] = {
      "SELECT product_id, buyable, score, price_cents, days, return_rate FROM product_rank WHERE "
      "version > %lld",
      NULL},
-    /* A page of products by id: a JSON array on SQLite, an array literal on
-     * PostgreSQL. Each product's rows come together (a nested loop per id); not
-     * sorting them spares SQLite a sorter per page: st_products_by_ids orders
-     * the offers. */
+    /* A page of products by id (a JSON array on SQLite, an array literal on
+     * PostgreSQL), and their offers: two reads, so that the product's columns
+     * are not repeated on every offer's row (apr_dbd copies every column). */
+    /* SQLite: json_each drives (CROSS JOIN), so no temporary table is built for an IN list. */
     {"as_products_by_ids",
-     "SELECT " PRODUCT_SUMMARY ", 0" NO_COMPAT OFFER_COLS " FROM products p" OFFER_JOIN
-     "WHERE p.id IN (SELECT value FROM json_each(%s))",
-     "SELECT " PRODUCT_SUMMARY ", 0" NO_COMPAT OFFER_COLS " FROM products p" OFFER_JOIN
-     "WHERE p.id = ANY (CAST(%s AS bigint[])) ORDER BY p.id, o.id"},
+     "SELECT " PRODUCT_SUMMARY " FROM json_each(%s) j CROSS JOIN products p ON p.id = j.value",
+     "SELECT " PRODUCT_SUMMARY " FROM products p WHERE p.id = ANY (CAST(%s AS bigint[]))"},
+    {"as_offers_by_ids",
+     "SELECT o.product_id, " OFFER_COLS " FROM json_each(%s) j CROSS JOIN offers o ON "
+     "o.product_id = j.value JOIN merchants m ON m.id = o.merchant_id",
+     "SELECT o.product_id, " OFFER_COLS " FROM offers o JOIN merchants m ON m.id = o.merchant_id "
+     "WHERE o.product_id = ANY (CAST(%s AS bigint[]))"},
     {"as_counts_clear", "DELETE FROM product_counts", NULL},
     {"as_counts_fill",
      "INSERT INTO product_counts (category, part_type, hidden, n) SELECT category, part_type, "
@@ -582,24 +585,52 @@ int st_products_by_ids(void *h, as_mem *m, const int64_t *ids, size_t n, as_prod
     *nout = 0;
     if (!connected(db)) return AS_EDB;
     /* [1,2,3] for SQLite's json_each, {1,2,3} for a PostgreSQL array */
-    char *list = apr_palloc(db->pool, n * 21 + 3), *p = list;
-    *p++ = db->pg ? '{' : '[';
+    char *list = apr_palloc(db->pool, n * 21 + 3), *w = list;
+    *w++ = db->pg ? '{' : '[';
     for (size_t i = 0; i < n; i++)
-        p += apr_snprintf(p, 22, "%s%" APR_INT64_T_FMT, i ? "," : "", ids[i]);
-    *p++ = db->pg ? '}' : ']';
-    *p = '\0';
+        w += apr_snprintf(w, 22, "%s%" APR_INT64_T_FMT, i ? "," : "", ids[i]);
+    *w++ = db->pg ? '}' : ']';
+    *w = '\0';
     const char *a[] = {list};
     apr_dbd_results_t *res;
+    apr_dbd_row_t *row = NULL;
     if (as_db_select(db, "as_products_by_ids", &res, 1, a)) return AS_EDB;
-    read_products(db, m, res, out, nout);
-    for (size_t i = 0; i < *nout; i++) { /* offers by id, as the other reads give them */
-        as_offer *o = (*out)[i].offers;
-        for (size_t k = 1; k < (*out)[i].n_offers; k++)
-            for (size_t j = k; j > 0 && strcmp(o[j - 1].id, o[j].id) > 0; j--) {
-                as_offer t = o[j];
-                o[j] = o[j - 1];
-                o[j - 1] = t;
-            }
+    as_product *ps = as_alloc(m, (n ? n : 1) * sizeof(as_product));
+    size_t np = 0;
+    while (as_db_next(db, res, &row))
+        if (np < n) as_db_read_summary(db, row, &ps[np++]);
+    /* the offers, each to its product, then by offer id as the other reads give them */
+    as_offer *all = NULL;
+    size_t *owner = NULL, no = 0, ocap = 0, wcap = 0;
+    row = NULL;
+    if (as_db_select(db, "as_offers_by_ids", &res, 1, a)) return AS_EDB;
+    while (as_db_next(db, res, &row)) {
+        int64_t pid = to_i64(as_db_col(db, row, 0));
+        size_t k = 0;
+        while (k < np && ps[k].id != pid)
+            k++;
+        if (k == np) continue;
+        all = grow(m, all, &ocap, no, sizeof(as_offer));
+        owner = grow(m, owner, &wcap, no, sizeof(size_t));
+        as_db_read_offer(db, row, 1, &all[no]);
+        owner[no++] = k;
+        ps[k].n_offers++;
     }
+    as_offer *slots = as_alloc(m, (no ? no : 1) * sizeof(as_offer));
+    size_t at = 0;
+    for (size_t k = 0; k < np; k++) {
+        ps[k].offers = ps[k].n_offers ? slots + at : NULL;
+        at += ps[k].n_offers;
+        ps[k].n_offers = 0;
+    }
+    for (size_t i = 0; i < no; i++) {
+        as_product *p = &ps[owner[i]];
+        size_t j = p->n_offers++;
+        for (; j > 0 && strcmp(p->offers[j - 1].id, all[i].id) > 0; j--)
+            p->offers[j] = p->offers[j - 1];
+        p->offers[j] = all[i];
+    }
+    *out = ps;
+    *nout = np;
     return AS_OK;
 }
