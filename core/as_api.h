@@ -10,6 +10,7 @@
 
 #include "as_mem.h"
 #include "as_store.h"
+#include "as_text_index.h"
 #include "as_validate.h"
 
 typedef struct as_config {
@@ -56,6 +57,9 @@ typedef struct as_ctx {
     int64_t now; /* Unix seconds: one clock reading per request */
     void (*log)(void *baton, int level, const char *msg);
     void *log_baton;
+    /* The process's text index (the glue keeps one per server and child), or
+     * NULL: then text searches go to the store's search_page. */
+    as_search_index *index;
 } as_ctx;
 
 typedef struct as_response {

@@ -242,6 +242,37 @@ static bool search_ranked(as_ctx *ctx, search_req *sr, search_out *so, as_respon
     return true;
 }
 
+/* With q: the process's text index matches, counts and orders; the store
+ * reads the page's products (docs/storage.md, "Search at scale"). */
+static bool text_page(as_ctx *ctx, const as_search_query *q, as_search_page *page)
+{
+    as_mem *m = ctx->mem;
+    as_text_index *ix = as_search_index_get(ctx->index, ctx->store);
+    if (!ix) return false;
+    as_text_page tp;
+    as_text_index_search(ix, m, q, &tp);
+    as_text_index_release(ix);
+    memset(page, 0, sizeof(*page));
+    page->count = tp.count;
+    page->excluded_count = tp.excluded_count;
+    page->excluded = tp.excluded;
+    page->n_excluded = tp.n_excluded;
+    if (tp.n == 0) return true;
+    as_product *ps;
+    size_t n;
+    if (ctx->store->products_by_ids(ctx->store->h, m, tp.ids, tp.n, &ps, &n) != AS_OK) return false;
+    /* back into the index's order (at most 100: a plain scan) */
+    page->products = as_alloc(m, tp.n * sizeof(as_product));
+    for (size_t i = 0; i < tp.n; i++)
+        for (size_t k = 0; k < n; k++)
+            if (ps[k].id == tp.ids[i]) {
+                page->products[page->n] = ps[k];
+                page->products[page->n++].text_rank = tp.relevance[i];
+                break;
+            }
+    return true;
+}
+
 /* Default weights, no offer filters, no device: the store sorts and pages. */
 static bool search_paged(as_ctx *ctx, search_req *sr, search_out *so, as_response *resp)
 {
@@ -249,7 +280,9 @@ static bool search_paged(as_ctx *ctx, search_req *sr, search_out *so, as_respons
     as_search_query q = {sr->f.terms, sr->f.n_terms,     sr->f.category, sr->f.part_type,
                          sr->sort,    sr->verified_only, sr->limit,      sr->offset};
     as_search_page page;
-    if (ctx->store->search_page(ctx->store->h, m, &q, &page) != AS_OK) {
+    bool indexed = q.n_terms && ctx->index && ctx->store->search_version;
+    if (indexed ? !text_page(ctx, &q, &page)
+                : ctx->store->search_page(ctx->store->h, m, &q, &page) != AS_OK) {
         as_respond_storage_failed(resp);
         return false;
     }

@@ -6,9 +6,40 @@
 
 #include "as_util.h"
 
-static bool term_char(unsigned char c)
+/* Unicode punctuation and symbols that separate words, as SQLite's unicode61
+ * tokenizer treats them (only letters, digits and private use are word
+ * characters): Latin-1 punctuation and signs (but not µ, ª, º, ², ³, ¹, ¼..¾),
+ * × and ÷, general punctuation, currency, arrows and mathematical and
+ * technical signs, box drawing, shapes and dingbats, CJK punctuation. Other
+ * code points count as letters. */
+static bool separator_cp(unsigned cp)
 {
-    return isalnum(c) || c >= 0x80;
+    if (cp >= 0xA0 && cp <= 0xBF)
+        return !(cp == 0xAA || cp == 0xB2 || cp == 0xB3 || cp == 0xB5 || cp == 0xB9 || cp == 0xBA ||
+                 cp >= 0xBC);
+    return cp == 0xD7 || cp == 0xF7 || (cp >= 0x2000 && cp <= 0x206F) ||
+           (cp >= 0x20A0 && cp <= 0x20CF) || (cp >= 0x2190 && cp <= 0x23FF) ||
+           (cp >= 0x2500 && cp <= 0x27BF) || (cp >= 0x3000 && cp <= 0x303F);
+}
+
+size_t as_text_char(const char *s, bool *word)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    if (p[0] < 0x80) {
+        *word = isalnum(p[0]) != 0;
+        return 1;
+    }
+    size_t n = p[0] >= 0xF0 ? 4 : p[0] >= 0xE0 ? 3 : p[0] >= 0xC0 ? 2 : 1;
+    unsigned cp = n == 4 ? p[0] & 0x07u : n == 3 ? p[0] & 0x0Fu : p[0] & 0x1Fu;
+    for (size_t i = 1; i < n; i++) {
+        if ((p[i] & 0xC0) != 0x80) { /* broken UTF-8: one byte, part of a word */
+            *word = true;
+            return 1;
+        }
+        cp = (cp << 6) | (p[i] & 0x3Fu);
+    }
+    *word = !separator_cp(cp);
+    return n;
 }
 
 /* Latin letters with diacritics (U+00C0..U+017F) folded to plain lowercase ASCII,
@@ -31,25 +62,27 @@ static const char *const latin_fold[] = {
     /* U+0170 */ "u", "u", "u", "u", "w", "w", "y", "y", "y", "z", "z", "z", "z", "z", "z", NULL,
 };
 /* clang-format on */
-static const char *fold_term(as_mem *m, const char *t)
+
+size_t as_text_fold(const char *s, size_t n, char *out)
 {
-    as_buf b;
-    as_buf_init(&b, m);
-    for (const unsigned char *p = (const unsigned char *)t; *p;) {
+    const unsigned char *p = (const unsigned char *)s, *end = p + n;
+    size_t k = 0;
+    while (p < end) {
         /* two-byte UTF-8 sequences C3 80..C5 BF are U+00C0..U+017F */
-        if (p[0] >= 0xC3 && p[0] <= 0xC5 && p[1] >= 0x80 && p[1] <= 0xBF) {
+        if (p + 1 < end && p[0] >= 0xC3 && p[0] <= 0xC5 && p[1] >= 0x80 && p[1] <= 0xBF) {
             unsigned cp = ((p[0] & 0x1Fu) << 6) | (p[1] & 0x3Fu);
             const char *f = cp >= 0xC0 ? latin_fold[cp - 0xC0] : NULL;
             if (f) {
-                as_buf_puts(&b, f);
+                out[k++] = f[0];
                 p += 2;
                 continue;
             }
         }
-        as_buf_add(&b, (const char *)p, 1);
+        out[k++] = (char)(*p < 0x80 ? tolower(*p) : *p);
         p++;
     }
-    return as_buf_str(&b);
+    out[k] = '\0';
+    return k;
 }
 
 size_t as_text_terms(as_mem *m, const char *s, const char ***out)
@@ -57,13 +90,19 @@ size_t as_text_terms(as_mem *m, const char *s, const char ***out)
     size_t cap = strlen(s) / 2 + 1, n = 0;
     const char **t = as_alloc(m, cap * sizeof(char *));
     const char *p = s;
+    bool word = false;
     while (*p) {
-        while (*p && !term_char((unsigned char)*p))
-            p++;
+        size_t k;
+        while (*p && (k = as_text_char(p, &word), !word))
+            p += k;
         const char *b = p;
-        while (*p && term_char((unsigned char)*p))
-            p++;
-        if (p > b) t[n++] = fold_term(m, as_lower(m, as_strndup(m, b, (size_t)(p - b))));
+        while (*p && (k = as_text_char(p, &word), word))
+            p += k;
+        if (p > b) {
+            char *f = as_alloc(m, (size_t)(p - b) + 1);
+            as_text_fold(b, (size_t)(p - b), f);
+            t[n++] = f;
+        }
     }
     *out = t;
     return n;

@@ -23,7 +23,13 @@ typedef enum { AS_DEV_FOUND, AS_DEV_NONE, AS_DEV_AMBIGUOUS } as_dev_resolution;
 as_dev_resolution as_device_resolve(as_mem *m, const as_device *devs, size_t n, const char *q,
                                     const as_device **found, const char **candidates_text);
 
-/* Words of free text: lowercase runs of letters and digits (UTF-8 kept whole). */
+/* Words of free text: lowercase runs of letters and digits, Latin diacritics
+ * folded, split as SQLite's unicode61 tokenizer splits (as_text_char). */
 size_t as_text_terms(as_mem *m, const char *s, const char ***out);
+/* The character at s: its length in bytes, and whether it belongs to a word. */
+size_t as_text_char(const char *s, bool *word);
+/* n bytes of a word, lowercased with Latin diacritics folded, into out (at
+ * least n + 1 bytes; the result is never longer); returns its length. */
+size_t as_text_fold(const char *s, size_t n, char *out);
 
 #endif

@@ -53,6 +53,35 @@ typedef struct as_search_page {
     int64_t excluded_count;
 } as_search_page;
 
+/* A product's row of the search order table (product_rank). */
+typedef struct as_rank_row {
+    bool buyable;        /* some offer can be bought */
+    int64_t score;       /* the best offer's, under the default weights; 0 when not buyable */
+    int64_t price_cents; /* the best offer's unit price; 0 when not buyable */
+    int64_t days;        /* the best offer's delivery days; 0 when not buyable */
+    double return_rate;
+} as_rank_row;
+
+/* What the text index holds of one product (core/as_text_index.c). */
+typedef struct as_index_row {
+    int64_t id;
+    const char *sku, *category, *part_type;
+    const char *name, *brand, *description; /* the text searched */
+    bool hidden;                            /* contradicted: left out under verified_only */
+    const char *verif_note;                 /* why, when hidden; else NULL */
+    as_rank_row rank;
+} as_index_row;
+
+/* Versions of what the text index is built from: `catalogue` changes when a
+ * catalogue is loaded (the index is built again), `rank` with every change of
+ * a product_rank row (only the changed rows are read again). */
+typedef struct as_search_version {
+    int64_t catalogue, rank;
+} as_search_version;
+
+typedef int (*as_index_row_fn)(void *baton, const as_index_row *row);
+typedef int (*as_rank_row_fn)(void *baton, int64_t product_id, const as_rank_row *row);
+
 typedef struct as_store {
     void *h;
     int (*merchants)(void *h, as_mem *m, as_merchant **out, size_t *n);
@@ -69,6 +98,16 @@ typedef struct as_store {
     int (*search)(void *h, as_mem *m, const as_search_filter *f, as_product **out, size_t *n);
     /* NULL when the store has no search order table: core then ranks with search. */
     int (*search_page)(void *h, as_mem *m, const as_search_query *q, as_search_page *out);
+    /* The text index's sources; NULL when the store has none (core then
+     * searches text with search_page). Rows are valid during the call only; a
+     * callback that returns non-zero stops the stream (AS_EDB). */
+    int (*search_version)(void *h, as_search_version *out);
+    int (*index_rows)(void *h, as_index_row_fn each, void *baton); /* every product, by id */
+    int (*rank_changes)(void *h, int64_t since, as_rank_row_fn each, void *baton);
+    /* Product summaries with their offers (by offer id), in any order; ids unknown
+     * to the store are skipped. */
+    int (*products_by_ids)(void *h, as_mem *m, const int64_t *ids, size_t n, as_product **out,
+                           size_t *nout);
 
     /* Transactions: on SQLite BEGIN IMMEDIATE (one writer at a time), on
      * PostgreSQL with the mandate row locked by mandate_get(lock = true). */

@@ -104,6 +104,8 @@ static int cmd_init(const opts *o, apr_pool_t *p)
     as_db db;
     if (open_db(o, p, &db)) return 1;
     const char *err = NULL;
+    if (as_db_upgrade(&db, &err) != APR_SUCCESS)
+        return die("upgrading the schema failed: %s%s", err, NULL);
     if (as_db_exec_script(&db, as_db_schema(db.pg), &err) != APR_SUCCESS)
         return die("creating the schema failed: %s%s", err, NULL);
     if (prepare(&db)) return 1;
@@ -479,7 +481,7 @@ static int cmd_order(const opts *o, apr_pool_t *p)
     as_store st = as_db_store(&db);
     as_config cfg;
     as_config_defaults(&cfg);
-    as_ctx ctx = {&m, &st, &cfg, now, ctl_log, NULL};
+    as_ctx ctx = {&m, &st, &cfg, now, ctl_log, NULL, NULL};
     as_order ord;
     const char *id = o->argv[2];
     int rc = st.begin(&db);

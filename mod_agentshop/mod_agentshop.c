@@ -40,6 +40,7 @@ typedef struct dir_cfg {
 typedef struct srv_cfg {
     apr_int64_t view_slots; /* AgentShopViewCache; 0: off */
     as_view_cache *views;
+    as_search_index *index; /* the text index, built by the first search with q */
 } srv_cfg;
 
 #define DEFAULT_VIEW_SLOTS 4096
@@ -371,8 +372,24 @@ static apr_status_t view_cache_cleanup(void *c)
     return APR_SUCCESS;
 }
 
+static apr_status_t indexes_free(void *data)
+{
+    for (server_rec *v = data; v; v = v->next) {
+        srv_cfg *sc = ap_get_module_config(v->module_config, &agentshop_module);
+        as_search_index_destroy(sc->index);
+        sc->index = NULL;
+    }
+    return APR_SUCCESS;
+}
+
 static void child_init(apr_pool_t *p, server_rec *s)
 {
+    /* empty until the first search with q builds it from the database */
+    for (server_rec *v = s; v; v = v->next) {
+        srv_cfg *sc = ap_get_module_config(v->module_config, &agentshop_module);
+        sc->index = as_search_index_create();
+    }
+    apr_pool_cleanup_register(p, s, indexes_free, apr_pool_cleanup_null);
     if (!write_mutex) return;
     for (server_rec *sv = s; sv; sv = sv->next) {
         srv_cfg *sc = ap_get_module_config(sv->module_config, &agentshop_module);
@@ -778,7 +795,8 @@ static int agentshop_handler(request_rec *r)
     rc->db.log_baton = r;
     rc->db.acquire = acquire;
     as_store store = as_db_store(&rc->db);
-    as_ctx ctx = {&mem, &store, &cfg, apr_time_sec(r->request_time), core_log, r};
+    srv_cfg *sc = ap_get_module_config(r->server->module_config, &agentshop_module);
+    as_ctx ctx = {&mem, &store, &cfg, apr_time_sec(r->request_time), core_log, r, sc->index};
     as_response resp = {0};
 
     /* An error httpd raised inside our location arrives here via ErrorDocument. */

@@ -79,6 +79,9 @@ int as_db_rank_stale(as_db *db);
  * total disagrees with the orders (as_db_spent_stale: 1, or -1 on error). */
 apr_status_t as_db_spent_rebuild(as_db *db);
 int as_db_spent_stale(as_db *db);
+/* Before the schema script: what CREATE ... IF NOT EXISTS cannot add to a
+ * database from an older version (product_rank.version on SQLite). */
+apr_status_t as_db_upgrade(as_db *db, const char **err);
 
 as_store as_db_store(as_db *db);
 

@@ -153,10 +153,47 @@ const stmt_def as_db_search_stmts[] = {
      "o.product_id = p.id JOIN merchants m ON m.id = o.merchant_id WHERE p.id > %lld AND p.id "
      "<= %lld ORDER BY p.id, o.id",
      NULL},
+    /* A row takes the current rank version, so the text index reads only rows
+     * that changed since its own (st_rank_changes). */
     {"as_rank_set",
-     "UPDATE product_rank SET buyable = %lld, score = %lld, price_cents = %lld, days = %lld "
+     "UPDATE product_rank SET buyable = %lld, score = %lld, price_cents = %lld, days = %lld, "
+     "version = COALESCE((SELECT CAST(value AS BIGINT) FROM meta WHERE key = 'search_rank'), 0) "
      "WHERE product_id = %lld",
      NULL},
+    /* The versions of the text index's sources (as_search_version), in meta:
+     * search_catalogue moves with every catalogue load, search_rank with every
+     * change of a product_rank row, in the transaction of the change. */
+    {"as_version_get",
+     "SELECT (SELECT value FROM meta WHERE key = 'search_catalogue'), (SELECT value FROM meta "
+     "WHERE key = 'search_rank')",
+     NULL},
+    {"as_version_bump",
+     "INSERT INTO meta (key, value) VALUES (%s, '1') ON CONFLICT (key) DO UPDATE SET value = "
+     "CAST(CAST(meta.value AS BIGINT) + 1 AS TEXT)",
+     NULL},
+    /* The text index's rows, by id ranges; the rank rows changed since a version. */
+    {"as_index_rows",
+     "SELECT p.id, p.sku, p.category, p.part_type, p.name, p.brand, p.description, r.hidden, "
+     "p.verif_note, r.buyable, r.score, r.price_cents, r.days, r.return_rate FROM products p "
+     "JOIN product_rank r ON r.product_id = p.id WHERE p.id > %lld AND p.id <= %lld ORDER BY "
+     "p.id",
+     NULL},
+    {"as_rank_changes",
+     "SELECT product_id, buyable, score, price_cents, days, return_rate FROM product_rank WHERE "
+     "version > %lld",
+     NULL},
+    /* A page of products by id (a JSON array on SQLite, an array literal on
+     * PostgreSQL), and their offers: two reads, so that the product's columns
+     * are not repeated on every offer's row (apr_dbd copies every column). */
+    /* SQLite: json_each drives (CROSS JOIN), so no temporary table is built for an IN list. */
+    {"as_products_by_ids",
+     "SELECT " PRODUCT_SUMMARY " FROM json_each(%s) j CROSS JOIN products p ON p.id = j.value",
+     "SELECT " PRODUCT_SUMMARY " FROM products p WHERE p.id = ANY (CAST(%s AS bigint[]))"},
+    {"as_offers_by_ids",
+     "SELECT o.product_id, " OFFER_COLS " FROM json_each(%s) j CROSS JOIN offers o ON "
+     "o.product_id = j.value JOIN merchants m ON m.id = o.merchant_id",
+     "SELECT o.product_id, " OFFER_COLS " FROM offers o JOIN merchants m ON m.id = o.merchant_id "
+     "WHERE o.product_id = ANY (CAST(%s AS bigint[]))"},
     {"as_counts_clear", "DELETE FROM product_counts", NULL},
     {"as_counts_fill",
      "INSERT INTO product_counts (category, part_type, hidden, n) SELECT category, part_type, "
@@ -379,10 +416,17 @@ static int rank_range(as_db *db, int64_t lo, int64_t hi)
     return AS_OK;
 }
 
+static int version_bump(as_db *db, const char *key)
+{
+    const char *a[] = {key};
+    return as_db_exec(db, "as_version_bump", NULL, 1, a) ? AS_EDB : AS_OK;
+}
+
 int as_db_rank_stock_moved(as_db *db, int64_t pid, int64_t stock, int64_t delta)
 {
     /* Only running out or coming back changes which offers can be bought. */
     if ((stock - delta > 0) == (stock > 0)) return AS_OK;
+    if (version_bump(db, "search_rank") != AS_OK) return AS_EDB;
     return rank_range(db, pid - 1, pid);
 }
 
@@ -390,7 +434,8 @@ int as_db_rank_stock_moved(as_db *db, int64_t pid, int64_t stock, int64_t delta)
 
 apr_status_t as_db_rank_rebuild(as_db *db, const char **err)
 {
-    int rc = as_db_exec(db, "as_rank_clear", NULL, 0, NULL) ||
+    int rc = version_bump(db, "search_catalogue") != AS_OK ||
+             as_db_exec(db, "as_rank_clear", NULL, 0, NULL) ||
              as_db_exec(db, "as_rank_seed", NULL, 0, NULL);
     int64_t max_id = rc ? -1 : first_i64(db, "as_rank_max_id", 0, NULL, NULL);
     if (max_id < 0) rc = 1;
@@ -421,9 +466,166 @@ apr_status_t as_db_rank_rebuild(as_db *db, const char **err)
     return APR_SUCCESS;
 }
 
+apr_status_t as_db_upgrade(as_db *db, const char **err)
+{
+    if (db->pg) return APR_SUCCESS; /* the schema script adds the column (IF NOT EXISTS) */
+    apr_dbd_results_t *res = NULL;
+    apr_dbd_row_t *row = NULL;
+    int rv = apr_dbd_select(db->driver, db->pool, db->handle, &res,
+                            "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = "
+                            "'product_rank' AND NOT EXISTS (SELECT 1 FROM "
+                            "pragma_table_info('product_rank') WHERE name = 'version')",
+                            0);
+    if (rv) {
+        *err = apr_psprintf(db->pool, "reading the schema failed: %s",
+                            apr_dbd_error(db->driver, db->handle, rv));
+        return APR_EGENERAL;
+    }
+    int64_t old = 0;
+    while (apr_dbd_get_row(db->driver, db->pool, res, &row, -1) == 0)
+        old = to_i64(apr_dbd_get_entry(db->driver, row, 0));
+    if (!old) return APR_SUCCESS;
+    return as_db_exec_script(
+        db, "ALTER TABLE product_rank ADD COLUMN version INTEGER NOT NULL DEFAULT 0;\n", err);
+}
+
 int as_db_rank_stale(as_db *db)
 {
     int64_t products = 0;
     int64_t rows = first_i64(db, "as_rank_sizes", 0, NULL, &products);
     return rows < 0 ? -1 : rows != products;
+}
+
+/* ---- the text index's sources (core/as_text_index.c) ---- */
+
+int st_search_version(void *h, as_search_version *out)
+{
+    as_db *db = h;
+    apr_dbd_results_t *res;
+    apr_dbd_row_t *row = NULL;
+    if (as_db_select(db, "as_version_get", &res, 0, NULL)) return AS_EDB;
+    int found = 0;
+    while (as_db_next(db, res, &row))
+        if (!found++) {
+            out->catalogue = to_i64(as_db_col(db, row, 0));
+            out->rank = to_i64(as_db_col(db, row, 1));
+        }
+    return found ? AS_OK : AS_EDB;
+}
+
+static as_rank_row read_rank(as_db *db, apr_dbd_row_t *row, int c)
+{
+    as_rank_row r = {as_db_bool(as_db_col(db, row, c)), to_i64(as_db_col(db, row, c + 1)),
+                     to_i64(as_db_col(db, row, c + 2)), to_i64(as_db_col(db, row, c + 3)),
+                     as_db_dbl(as_db_col(db, row, c + 4))};
+    return r;
+}
+
+#define INDEX_BATCH 5000 /* product ids per read: what a read holds stays small */
+
+int st_index_rows(void *h, as_index_row_fn each, void *baton)
+{
+    as_db *db = h;
+    if (!connected(db)) return AS_EDB;
+    int64_t max_id = first_i64(db, "as_rank_max_id", 0, NULL, NULL);
+    if (max_id < 0) return AS_EDB;
+    apr_pool_t *outer = db->pool;
+    int rc = AS_OK;
+    for (int64_t lo = 0; rc == AS_OK && lo < max_id; lo += INDEX_BATCH) {
+        apr_pool_t *batch;
+        apr_pool_create(&batch, outer);
+        db->pool = batch;
+        const char *a[] = {i64s(db, lo), i64s(db, lo + INDEX_BATCH)};
+        apr_dbd_results_t *res;
+        apr_dbd_row_t *row = NULL;
+        if (as_db_select(db, "as_index_rows", &res, 2, a)) rc = AS_EDB;
+        while (rc == AS_OK ? as_db_next(db, res, &row) : 0) {
+            as_index_row r = {to_i64(as_db_col(db, row, 0)), as_db_col(db, row, 1),
+                              as_db_col(db, row, 2),         as_db_col(db, row, 3),
+                              as_db_col(db, row, 4),         as_db_col(db, row, 5),
+                              as_db_col(db, row, 6),         as_db_bool(as_db_col(db, row, 7)),
+                              as_db_col(db, row, 8),         read_rank(db, row, 9)};
+            if (each(baton, &r) != 0) {
+                rc = AS_EDB;
+                while (as_db_next(db, res, &row)) { /* read to the end */
+                }
+            }
+        }
+        db->pool = outer;
+        apr_pool_destroy(batch);
+    }
+    return rc;
+}
+
+int st_rank_changes(void *h, int64_t since, as_rank_row_fn each, void *baton)
+{
+    as_db *db = h;
+    const char *a[] = {i64s(db, since)};
+    apr_dbd_results_t *res;
+    apr_dbd_row_t *row = NULL;
+    if (as_db_select(db, "as_rank_changes", &res, 1, a)) return AS_EDB;
+    int rc = AS_OK;
+    while (as_db_next(db, res, &row)) {
+        as_rank_row r = read_rank(db, row, 1);
+        if (rc == AS_OK && each(baton, to_i64(as_db_col(db, row, 0)), &r) != 0) rc = AS_EDB;
+    }
+    return rc;
+}
+
+int st_products_by_ids(void *h, as_mem *m, const int64_t *ids, size_t n, as_product **out,
+                       size_t *nout)
+{
+    as_db *db = h;
+    *out = NULL;
+    *nout = 0;
+    if (!connected(db)) return AS_EDB;
+    /* [1,2,3] for SQLite's json_each, {1,2,3} for a PostgreSQL array */
+    char *list = apr_palloc(db->pool, n * 21 + 3), *w = list;
+    *w++ = db->pg ? '{' : '[';
+    for (size_t i = 0; i < n; i++)
+        w += apr_snprintf(w, 22, "%s%" APR_INT64_T_FMT, i ? "," : "", ids[i]);
+    *w++ = db->pg ? '}' : ']';
+    *w = '\0';
+    const char *a[] = {list};
+    apr_dbd_results_t *res;
+    apr_dbd_row_t *row = NULL;
+    if (as_db_select(db, "as_products_by_ids", &res, 1, a)) return AS_EDB;
+    as_product *ps = as_alloc(m, (n ? n : 1) * sizeof(as_product));
+    size_t np = 0;
+    while (as_db_next(db, res, &row))
+        if (np < n) as_db_read_summary(db, row, &ps[np++]);
+    /* the offers, each to its product, then by offer id as the other reads give them */
+    as_offer *all = NULL;
+    size_t *owner = NULL, no = 0, ocap = 0, wcap = 0;
+    row = NULL;
+    if (as_db_select(db, "as_offers_by_ids", &res, 1, a)) return AS_EDB;
+    while (as_db_next(db, res, &row)) {
+        int64_t pid = to_i64(as_db_col(db, row, 0));
+        size_t k = 0;
+        while (k < np && ps[k].id != pid)
+            k++;
+        if (k == np) continue;
+        all = grow(m, all, &ocap, no, sizeof(as_offer));
+        owner = grow(m, owner, &wcap, no, sizeof(size_t));
+        as_db_read_offer(db, row, 1, &all[no]);
+        owner[no++] = k;
+        ps[k].n_offers++;
+    }
+    as_offer *slots = as_alloc(m, (no ? no : 1) * sizeof(as_offer));
+    size_t at = 0;
+    for (size_t k = 0; k < np; k++) {
+        ps[k].offers = ps[k].n_offers ? slots + at : NULL;
+        at += ps[k].n_offers;
+        ps[k].n_offers = 0;
+    }
+    for (size_t i = 0; i < no; i++) {
+        as_product *p = &ps[owner[i]];
+        size_t j = p->n_offers++;
+        for (; j > 0 && strcmp(p->offers[j - 1].id, all[i].id) > 0; j--)
+            p->offers[j] = p->offers[j - 1];
+        p->offers[j] = all[i];
+    }
+    *out = ps;
+    *nout = np;
+    return AS_OK;
 }

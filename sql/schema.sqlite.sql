@@ -142,7 +142,8 @@ CREATE TABLE IF NOT EXISTS product_rank (
     score       INTEGER NOT NULL,  -- the best offer's score; 0 when not buyable
     price_cents INTEGER NOT NULL,  -- the best offer's unit price; 0 when not buyable
     days        INTEGER NOT NULL,  -- the best offer's delivery days; 0 when not buyable
-    return_rate REAL NOT NULL
+    return_rate REAL NOT NULL,
+    version     INTEGER NOT NULL DEFAULT 0  -- the search_rank (meta) of its last change
 );
 CREATE INDEX IF NOT EXISTS rank_score ON product_rank (buyable DESC, score DESC, sku);
 CREATE INDEX IF NOT EXISTS rank_category_score ON product_rank (category, buyable DESC, score DESC, sku);
@@ -151,6 +152,8 @@ CREATE INDEX IF NOT EXISTS rank_category_price ON product_rank (category, buyabl
 CREATE INDEX IF NOT EXISTS rank_category_delivery ON product_rank (category, buyable DESC, days, score DESC, sku);
 CREATE INDEX IF NOT EXISTS rank_category_return ON product_rank (category, buyable DESC, return_rate, score DESC, sku);
 CREATE INDEX IF NOT EXISTS rank_hidden ON product_rank (hidden, product_id);
+-- Rows changed since the text index of a process last read them (core/as_text_index.c).
+CREATE INDEX IF NOT EXISTS rank_version ON product_rank (version);
 
 -- Products per category, part type and hidden flag (the counts of a search
 -- without text or device), rebuilt with product_rank by the loader.

@@ -187,7 +187,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         cfg.signing_key = signing_key;
         cfg.signing_key_len = sizeof(signing_key);
     }
-    as_ctx ctx = {&mem, &store, &cfg, FZ_NOW + clock_offsets[b1 >> 6], fz_log, NULL};
+    as_ctx ctx = {&mem, &store, &cfg, FZ_NOW + clock_offsets[b1 >> 6], fz_log, NULL, NULL};
 
     char *path = next_line(&cur), *query = next_line(&cur);
     char *auth = NULL, *agent = NULL;
