@@ -197,7 +197,7 @@ run_wrk() {
     p99=$(to_ms "$(awk '$1 == "99%" { print $2 }' "$log")")
     [ -z "$bad" ] || { cat "$log" >&2; die "$name: $bad responses were not 2xx"; }
     [ -z "$errs" ] || say "$name: $errs"
-    case "$url" in */v1 | */v1/*) api_requests=$((api_requests + n)) ;; esac
+    [ -n "$paths" ] && api_requests=$((api_requests + n)) # every API run cycles through paths
     [ "$name" = - ] || printf '%s\t%s\t%s\t%s\n' "$name" "$rps" "$p50" "$p99" >>"$results"
 }
 H=(-H "Authorization: Bearer $key_a" -H "Service-Agent: agentshop-bench/1.0")
