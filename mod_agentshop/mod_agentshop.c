@@ -36,7 +36,7 @@ typedef struct dir_cfg {
 } dir_cfg;
 
 /* Per server (virtual host, so per database): this process's cache of encoded
- * product views, made in child_init. */
+ * product views and its text index, made in child_init. */
 typedef struct srv_cfg {
     apr_int64_t view_slots; /* AgentShopViewCache; 0: off */
     as_view_cache *views;
@@ -366,17 +366,14 @@ static int post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp, s
     return OK;
 }
 
-static apr_status_t view_cache_cleanup(void *c)
-{
-    as_view_cache_destroy(c);
-    return APR_SUCCESS;
-}
-
-static apr_status_t indexes_free(void *data)
+/* The child's caches of every virtual host, freed when the child exits. */
+static apr_status_t child_caches_free(void *data)
 {
     for (server_rec *v = data; v; v = v->next) {
         srv_cfg *sc = ap_get_module_config(v->module_config, &agentshop_module);
+        as_view_cache_destroy(sc->views);
         as_search_index_destroy(sc->index);
+        sc->views = NULL;
         sc->index = NULL;
     }
     return APR_SUCCESS;
@@ -384,19 +381,14 @@ static apr_status_t indexes_free(void *data)
 
 static void child_init(apr_pool_t *p, server_rec *s)
 {
-    /* empty until the first search with q builds it from the database */
+    if (!write_mutex) return;
     for (server_rec *v = s; v; v = v->next) {
         srv_cfg *sc = ap_get_module_config(v->module_config, &agentshop_module);
-        sc->index = as_search_index_create();
-    }
-    apr_pool_cleanup_register(p, s, indexes_free, apr_pool_cleanup_null);
-    if (!write_mutex) return;
-    for (server_rec *sv = s; sv; sv = sv->next) {
-        srv_cfg *sc = ap_get_module_config(sv->module_config, &agentshop_module);
         apr_int64_t n = sc->view_slots != UNSET ? sc->view_slots : DEFAULT_VIEW_SLOTS;
-        if (n > 0 && (sc->views = as_view_cache_create((size_t)n, VIEW_MAX_BYTES)))
-            apr_pool_cleanup_register(p, sc->views, view_cache_cleanup, apr_pool_cleanup_null);
+        if (n > 0) sc->views = as_view_cache_create((size_t)n, VIEW_MAX_BYTES);
+        sc->index = as_search_index_create(); /* empty until the first search with q */
     }
+    apr_pool_cleanup_register(p, s, child_caches_free, apr_pool_cleanup_null);
     apr_status_t rv =
         apr_global_mutex_child_init(&write_mutex, apr_global_mutex_lockfile(write_mutex), p);
     if (rv == APR_SUCCESS)
