@@ -42,12 +42,8 @@ die() { echo "bench: $*" >&2; exit 1; }
     die "build first (make bench builds)"
 command -v wrk >/dev/null || die "wrk is not installed (scripts/deps.sh bench)"
 
-port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-ports=()
-for p in $(seq 8701 8749); do
-    port_busy "$p" || ports+=("$p")
-    [ "${#ports[@]}" -eq 2 ] && break
-done
+. "$top/scripts/httpd-helpers.sh"
+mapfile -t ports < <(free_ports 8701 8749 2)
 [ "${#ports[@]}" -eq 2 ] || die "no two free ports in 8701-8749"
 demo_port=${ports[0]}
 big_port=${ports[1]}
@@ -60,18 +56,8 @@ if [ "$(id -u)" -eq 0 ]; then # httpd's children run as nobody and write the dat
     user="User nobody
 Group nogroup"
 fi
-stop_httpd() {
-    local pid
-    pid=$(cat "$dir/httpd.pid" 2>/dev/null) || return 0
-    kill -TERM "$pid" 2>/dev/null || return 0
-    for _ in $(seq 1 100); do
-        kill -0 "$pid" 2>/dev/null || return 0
-        sleep 0.1
-    done
-    kill -KILL "$pid" 2>/dev/null
-}
 cleanup() {
-    stop_httpd
+    stop_httpd "$dir"
     if [ "${BENCH_KEEP:-}" = 1 ]; then echo "bench: kept $dir" >&2; else rm -rf "$dir"; fi
 }
 trap cleanup EXIT
@@ -143,7 +129,6 @@ for u in "$demo" "$big"; do
 done
 # The ceiling: a static file with the bytes of a typical product view (the
 # median size of the demo's views).
-sku=$(sqlite3 "$dir/demo.db" "SELECT sku FROM product_rank WHERE buyable = 1 AND hidden = 0 ORDER BY sku LIMIT 1 OFFSET 40")
 for s in $(sed -n 's|/v1/products/||p' "$dir/demo.paths"); do
     printf '%s %s\n' "$(curl -s "$demo/v1/products/$s" | wc -c)" "$s"
 done | sort -n >"$dir/sizes"

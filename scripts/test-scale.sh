@@ -11,6 +11,7 @@
 set -u -o pipefail
 top=$(pwd)
 . "$top/scripts/pg-cluster.sh"
+. "$top/scripts/httpd-helpers.sh"
 products=${AGENTSHOP_SCALE_PRODUCTS:-200000}
 seed=20261121
 httpd=/usr/sbin/apache2
@@ -23,12 +24,7 @@ pg_installed || { echo "test-scale: PostgreSQL is not installed" >&2; exit 1; }
 say() { printf 'scale: [%3ds] %s\n' "$SECONDS" "$*"; }
 
 # Two free ports from 8651 up (Apache::Test uses 8529 and nearby).
-port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-ports=()
-for p in $(seq 8651 8699); do
-    port_busy "$p" || ports+=("$p")
-    [ "${#ports[@]}" -eq 2 ] && break
-done
+mapfile -t ports < <(free_ports 8651 8699 2)
 [ "${#ports[@]}" -eq 2 ] || { echo "test-scale: no two free ports in 8651-8699" >&2; exit 1; }
 
 # As root, httpd's children and PostgreSQL run as nobody: the directory is theirs.
@@ -44,16 +40,6 @@ names=(sqlite pgsql)
 drivers=(sqlite3 pgsql)
 params=("$dir/scale.db" "") # PostgreSQL's once its cluster runs
 
-stop_httpd() { # by the pid each httpd wrote, waiting until it has gone
-    local pid
-    pid=$(cat "$1/httpd.pid" 2>/dev/null) || return 0
-    kill -TERM "$pid" 2>/dev/null || return 0
-    for _ in $(seq 1 100); do
-        kill -0 "$pid" 2>/dev/null || return 0
-        sleep 0.1
-    done
-    kill -KILL "$pid" 2>/dev/null
-}
 gen_pids=()
 cleanup() {
     for pid in "${gen_pids[@]}"; do # interrupted while generating
