@@ -257,18 +257,20 @@ static bool text_page(as_ctx *ctx, const as_search_query *q, as_search_page *pag
     page->excluded = tp.excluded;
     page->n_excluded = tp.n_excluded;
     if (tp.n == 0) return true;
-    as_product *ps;
+    /* the one thing of a page that changes between catalogue loads: stock */
+    as_offer_stock *st;
     size_t n;
-    if (ctx->store->products_by_ids(ctx->store->h, m, tp.ids, tp.n, &ps, &n) != AS_OK) return false;
-    /* back into the index's order (at most 100: a plain scan) */
-    page->products = as_alloc(m, tp.n * sizeof(as_product));
-    for (size_t i = 0; i < tp.n; i++)
-        for (size_t k = 0; k < n; k++)
-            if (ps[k].id == tp.ids[i]) {
-                page->products[page->n] = ps[k];
-                page->products[page->n++].text_rank = tp.relevance[i];
-                break;
-            }
+    if (ctx->store->offers_stock(ctx->store->h, m, tp.ids, tp.n, &st, &n) != AS_OK) return false;
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < tp.n; k++) {
+            as_product *p = &tp.products[k];
+            if (p->id != st[i].product_id) continue;
+            for (size_t o = 0; o < p->n_offers; o++)
+                if (strcmp(p->offers[o].id, st[i].offer_id) == 0) p->offers[o].stock = st[i].stock;
+            break;
+        }
+    page->products = tp.products;
+    page->n = tp.n;
     return true;
 }
 
