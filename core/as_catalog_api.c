@@ -223,7 +223,7 @@ static bool search_ranked(as_ctx *ctx, search_req *sr, search_out *so, as_respon
     for (size_t i = 0; i < n; i++) {
         hit *h = &hits[nh];
         h->p = &ps[i];
-        as_rank_offers(m, &ps[i], &sr->w, &sr->of, as_today(ctx), &h->r);
+        as_rank_offers_brief(m, &ps[i], &sr->w, &sr->of, as_today(ctx), &h->r);
         const char *why = exclusion(ctx, &ps[i], &h->r, sr->verified_only, dev, &sr->of);
         if (why) {
             if (nx++ < MAX_EXCLUDED)
@@ -289,7 +289,7 @@ static bool search_paged(as_ctx *ctx, search_req *sr, search_out *so, as_respons
     }
     for (size_t i = 0; i < page.n; i++) {
         as_ranking r;
-        as_rank_offers(m, &page.products[i], &sr->w, &sr->of, as_today(ctx), &r);
+        as_rank_offers_brief(m, &page.products[i], &sr->w, &sr->of, as_today(ctx), &r);
         json_array_append_new(so->results, as_view_summary(m, &page.products[i], &r, NULL));
     }
     for (size_t i = 0; i < page.n_excluded; i++)
@@ -503,7 +503,7 @@ void as_api_compatible(as_ctx *ctx, const char *slug, const as_query *q, as_resp
     for (size_t i = 0; i < n; i++) {
         hit *h = &hits[nh];
         h->p = &ps[i];
-        as_rank_offers(m, &ps[i], &w, &none, as_today(ctx), &h->r);
+        as_rank_offers_brief(m, &ps[i], &w, &none, as_today(ctx), &h->r);
         const char *why = exclusion(ctx, &ps[i], &h->r, true, &dev, &none);
         if (why) {
             json_array_append_new(excluded, as_view_excluded(&ps[i], why));

@@ -396,7 +396,7 @@ static int rank_store(as_db *db, as_product *p)
     as_weights_default(&w);
     as_offer_filter none = {0, 0, NULL};
     as_ranking r;
-    as_rank_offers(&m, p, &w, &none, 0, &r);
+    as_rank_offers_brief(&m, p, &w, &none, 0, &r);
     const as_scored *b = r.n_ranked ? &r.ranked[0] : NULL;
     const char *a[] = {b ? "1" : "0", i64s(db, b ? b->score : 0),
                        i64s(db, b ? b->offer->price_cents : 0),
