@@ -224,7 +224,7 @@ static bool search_ranked(as_ctx *ctx, search_req *sr, search_out *so, as_respon
     for (size_t i = 0; i < n; i++) {
         hit *h = &hits[nh];
         h->p = &ps[i];
-        as_rank_offers(m, &ps[i], &sr->w, &sr->of, as_today(ctx), &h->r);
+        as_rank_offers_brief(m, &ps[i], &sr->w, &sr->of, as_today(ctx), &h->r);
         const char *why = exclusion(ctx, &ps[i], &h->r, sr->verified_only, dev, &sr->of);
         if (why) {
             if (nx++ < MAX_EXCLUDED)
@@ -258,18 +258,20 @@ static bool text_page(as_ctx *ctx, const as_search_query *q, as_search_page *pag
     page->excluded = tp.excluded;
     page->n_excluded = tp.n_excluded;
     if (tp.n == 0) return true;
-    as_product *ps;
+    /* the one thing of a page that changes between catalogue loads: stock */
+    as_offer_stock *st;
     size_t n;
-    if (ctx->store->products_by_ids(ctx->store->h, m, tp.ids, tp.n, &ps, &n) != AS_OK) return false;
-    /* back into the index's order (at most 100: a plain scan) */
-    page->products = as_alloc(m, tp.n * sizeof(as_product));
-    for (size_t i = 0; i < tp.n; i++)
-        for (size_t k = 0; k < n; k++)
-            if (ps[k].id == tp.ids[i]) {
-                page->products[page->n] = ps[k];
-                page->products[page->n++].text_rank = tp.relevance[i];
-                break;
-            }
+    if (ctx->store->offers_stock(ctx->store->h, m, tp.ids, tp.n, &st, &n) != AS_OK) return false;
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < tp.n; k++) {
+            as_product *p = &tp.products[k];
+            if (p->id != st[i].product_id) continue;
+            for (size_t o = 0; o < p->n_offers; o++)
+                if (strcmp(p->offers[o].id, st[i].offer_id) == 0) p->offers[o].stock = st[i].stock;
+            break;
+        }
+    page->products = tp.products;
+    page->n = tp.n;
     return true;
 }
 
@@ -288,7 +290,7 @@ static bool search_paged(as_ctx *ctx, search_req *sr, search_out *so, as_respons
     }
     for (size_t i = 0; i < page.n; i++) {
         as_ranking r;
-        as_rank_offers(m, &page.products[i], &sr->w, &sr->of, as_today(ctx), &r);
+        as_rank_offers_brief(m, &page.products[i], &sr->w, &sr->of, as_today(ctx), &r);
         json_array_append_new(so->results, as_view_summary(m, &page.products[i], &r, NULL));
     }
     for (size_t i = 0; i < page.n_excluded; i++)
@@ -568,7 +570,7 @@ void as_api_compatible(as_ctx *ctx, const char *slug, const as_query *q, as_resp
     for (size_t i = 0; i < n; i++) {
         hit *h = &hits[nh];
         h->p = &ps[i];
-        as_rank_offers(m, &ps[i], &w, &none, as_today(ctx), &h->r);
+        as_rank_offers_brief(m, &ps[i], &w, &none, as_today(ctx), &h->r);
         const char *why = exclusion(ctx, &ps[i], &h->r, true, &dev, &none);
         if (why) {
             json_array_append_new(excluded, as_view_excluded(&ps[i], why));

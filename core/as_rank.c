@@ -258,8 +258,8 @@ static const char *explain(as_mem *m, const as_ranking *r, const as_product *p)
     return as_buf_str(&b);
 }
 
-void as_rank_offers(as_mem *m, const as_product *p, const as_weights *w, const as_offer_filter *f,
-                    int64_t today, as_ranking *out)
+static void rank(as_mem *m, const as_product *p, const as_weights *w, const as_offer_filter *f,
+                 int64_t today, bool explained, as_ranking *out)
 {
     static const as_offer_filter none = {0, 0, NULL};
     if (!f) f = &none;
@@ -297,5 +297,17 @@ void as_rank_offers(as_mem *m, const as_product *p, const as_weights *w, const a
     qsort(out->ranked, out->n_ranked, sizeof(as_scored), scored_cmp);
     for (size_t i = 0; i < out->n_ranked; i++)
         out->ranked[i].rank = (int)i + 1;
-    out->explanation = explain(m, out, p);
+    out->explanation = explained ? explain(m, out, p) : NULL;
+}
+
+void as_rank_offers(as_mem *m, const as_product *p, const as_weights *w, const as_offer_filter *f,
+                    int64_t today, as_ranking *out)
+{
+    rank(m, p, w, f, today, true, out);
+}
+
+void as_rank_offers_brief(as_mem *m, const as_product *p, const as_weights *w,
+                          const as_offer_filter *f, int64_t today, as_ranking *out)
+{
+    rank(m, p, w, f, today, false, out);
 }

@@ -62,6 +62,10 @@ int64_t as_demo_agent_price_cents(int64_t retail_cents);
 
 void as_rank_offers(as_mem *m, const as_product *p, const as_weights *w, const as_offer_filter *f,
                     int64_t today, as_ranking *out);
+/* The same ranking without the explanation (NULL), which is most of the cost
+ * (formatted text): for search summaries and the search order table. */
+void as_rank_offers_brief(as_mem *m, const as_product *p, const as_weights *w,
+                          const as_offer_filter *f, int64_t today, as_ranking *out);
 
 extern const char *const as_ranking_policy;
 

@@ -62,15 +62,34 @@ typedef struct as_rank_row {
     double return_rate;
 } as_rank_row;
 
-/* What the text index holds of one product (core/as_text_index.c). */
+/* What the text index holds of one product (core/as_text_index.c): its words,
+ * what search filters and sorts by, and its summary (nothing of it changes
+ * without a catalogue load). */
 typedef struct as_index_row {
     int64_t id;
     const char *sku, *category, *part_type;
     const char *name, *brand, *description; /* the text searched */
     bool hidden;                            /* contradicted: left out under verified_only */
-    const char *verif_note;                 /* why, when hidden; else NULL */
+    const char *verif_note;                 /* why, when contradicted; else NULL */
     as_rank_row rank;
+    const char *image_urls, *availability, *verif_status;
+    bool guarantee;
 } as_index_row;
+
+/* An offer as the text index holds it: all but its stock. */
+typedef struct as_index_offer {
+    int64_t product_id;
+    const char *id, *merchant_id, *price_label;
+    int64_t price_cents, retail_price_cents;
+    int64_t delivery_days;
+} as_index_offer;
+
+/* The stock of one offer of a page. */
+typedef struct as_offer_stock {
+    int64_t product_id;
+    const char *offer_id;
+    int64_t stock;
+} as_offer_stock;
 
 /* Versions of what the text index is built from: `catalogue` changes when a
  * catalogue is loaded (the index is built again), `rank` with every change of
@@ -81,6 +100,7 @@ typedef struct as_search_version {
 
 typedef int (*as_index_row_fn)(void *baton, const as_index_row *row);
 typedef int (*as_rank_row_fn)(void *baton, int64_t product_id, const as_rank_row *row);
+typedef int (*as_index_offer_fn)(void *baton, const as_index_offer *offer);
 
 typedef struct as_store {
     void *h;
@@ -102,12 +122,12 @@ typedef struct as_store {
      * searches text with search_page). Rows are valid during the call only; a
      * callback that returns non-zero stops the stream (AS_EDB). */
     int (*search_version)(void *h, as_search_version *out);
-    int (*index_rows)(void *h, as_index_row_fn each, void *baton); /* every product, by id */
+    int (*index_rows)(void *h, as_index_row_fn each, void *baton);     /* every product, by id */
+    int (*index_offers)(void *h, as_index_offer_fn each, void *baton); /* by product, offer id */
     int (*rank_changes)(void *h, int64_t since, as_rank_row_fn each, void *baton);
-    /* Product summaries with their offers (by offer id), in any order; ids unknown
-     * to the store are skipped. */
-    int (*products_by_ids)(void *h, as_mem *m, const int64_t *ids, size_t n, as_product **out,
-                           size_t *nout);
+    /* The current stock of every offer of these products, in any order. */
+    int (*offers_stock)(void *h, as_mem *m, const int64_t *product_ids, size_t n,
+                        as_offer_stock **out, size_t *nout);
 
     /* Transactions: on SQLite BEGIN IMMEDIATE (one writer at a time), on
      * PostgreSQL with the mandate row locked by mandate_get(lock = true). */

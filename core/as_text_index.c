@@ -19,6 +19,50 @@
 
 /* ---- the words of one catalogue, shared by its snapshots ---- */
 
+/* An offer but its stock (which the store reads per page). */
+typedef struct tix_offer {
+    int64_t price_cents, retail_price_cents;
+    uint32_t id_at, label_at; /* in strs */
+    int32_t days;
+    uint32_t merchant; /* into merchants */
+} tix_offer;
+
+/* The products' summaries and offers, as a page shows them: nothing of it
+ * changes without a catalogue load, but the offers' stock. */
+typedef struct tix_sum {
+    char *strs;
+    size_t nstrs, strscap;
+    size_t cap;
+    uint32_t *name_at, *brand_at, *img_at, *note_at; /* UINT32_MAX: NULL */
+    uint8_t *avail, *status, *guarantee;             /* into small; 0 or 1 */
+    char **small;
+    size_t nsmall;
+    uint32_t *off_at; /* n + 1 */
+    tix_offer *offers;
+    size_t noffers, offcap;
+    size_t last_doc; /* the product the last offer went to */
+    as_merchant *merchants;
+    size_t nmerchants;
+} tix_sum;
+
+static void sum_free(tix_sum *u)
+{
+    if (!u) return;
+    for (size_t i = 0; i < u->nsmall; i++)
+        free(u->small[i]);
+    for (size_t i = 0; i < u->nmerchants; i++) {
+        free((char *)u->merchants[i].id);
+        free((char *)u->merchants[i].name);
+        free((char *)u->merchants[i].country);
+        free((char *)u->merchants[i].city);
+    }
+    void *arrays[] = {u->strs,   u->name_at,   u->brand_at, u->img_at, u->note_at, u->avail,
+                      u->status, u->guarantee, u->small,    u->off_at, u->offers,  u->merchants};
+    for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++)
+        free(arrays[i]);
+    free(u);
+}
+
 typedef struct tix_words {
     atomic_int refs;
     size_t n;           /* products */
@@ -40,6 +84,7 @@ typedef struct tix_words {
     size_t ncats, npts;
     double avgdl;
     size_t bytes;
+    tix_sum *sum;
 } tix_words;
 
 /* A product's search order row, compact. */
@@ -71,6 +116,7 @@ static void words_release(tix_words *w)
         free(w->pts[i]);
     free(w->cats);
     free(w->pts);
+    sum_free(w->sum);
     free(w);
 }
 
@@ -140,6 +186,7 @@ struct as_text_builder {
     char *word;
     size_t wordcap;
     uint64_t total_len;
+    tix_sum *sum;
 };
 
 static bool grow(void **arr, size_t *cap, size_t need, size_t elem)
@@ -161,7 +208,10 @@ as_text_builder *as_text_builder_new(void)
     if (!b) return NULL;
     b->nslots = 1u << 16;
     b->slots = calloc(b->nslots, sizeof(uint32_t));
-    if (!b->slots) {
+    b->sum = calloc(1, sizeof(tix_sum));
+    if (!b->slots || !b->sum) {
+        free(b->slots);
+        free(b->sum);
         free(b);
         return NULL;
     }
@@ -171,6 +221,7 @@ as_text_builder *as_text_builder_new(void)
 void as_text_builder_free(as_text_builder *b)
 {
     if (!b) return;
+    sum_free(b->sum);
     for (uint32_t i = 0; i < b->ntok; i++)
         free(b->tok[i]);
     for (size_t i = 0; i < b->ncats; i++)
@@ -253,10 +304,16 @@ static bool add_words(as_text_builder *b, const char *text)
     return true;
 }
 
-static int cmp_u32(const void *a, const void *b)
+/* A product's few words: insertion sort beats qsort's calls through a pointer. */
+static void sort_u32(uint32_t *a, size_t n)
 {
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return x < y ? -1 : x > y;
+    for (size_t i = 1; i < n; i++) {
+        uint32_t x = a[i];
+        size_t j = i;
+        for (; j > 0 && a[j - 1] > x; j--)
+            a[j] = a[j - 1];
+        a[j] = x;
+    }
 }
 
 /* Offset of a copy of s in strs (UINT32_MAX when out of memory or too large). */
@@ -308,7 +365,7 @@ static bool add_row(as_text_builder *b, const as_index_row *r)
     b->len[i] = (uint32_t)b->ncur;
     b->total_len += b->ncur;
     /* distinct words with their counts */
-    qsort(b->cur, b->ncur, sizeof(uint32_t), cmp_u32);
+    sort_u32(b->cur, b->ncur);
     b->fwd_at[i] = (uint32_t)b->nfwd;
     for (size_t k = 0; k < b->ncur;) {
         size_t e = k;
@@ -334,11 +391,111 @@ static bool add_row(as_text_builder *b, const as_index_row *r)
     return true;
 }
 
+/* Offset of a copy of s in the summaries' strings; UINT32_MAX for NULL (and
+ * when out of memory: *ok turns false). */
+static uint32_t sum_str(tix_sum *u, const char *s, bool *ok)
+{
+    if (!s) return UINT32_MAX;
+    size_t n = strlen(s) + 1;
+    if (u->nstrs + n >= UINT32_MAX || !grow((void **)&u->strs, &u->strscap, u->nstrs + n, 1)) {
+        *ok = false;
+        return UINT32_MAX;
+    }
+    memcpy(u->strs + u->nstrs, s, n);
+    uint32_t at = (uint32_t)u->nstrs;
+    u->nstrs += n;
+    return at;
+}
+
+static bool sum_row(tix_sum *u, size_t d, const as_index_row *r)
+{
+    size_t cap = u->cap;
+#define GROW_SUM(f) (cap = u->cap, grow((void **)&u->f, &cap, d + 2, sizeof(*u->f)))
+    if (!GROW_SUM(name_at) || !GROW_SUM(brand_at) || !GROW_SUM(img_at) || !GROW_SUM(note_at) ||
+        !GROW_SUM(avail) || !GROW_SUM(status) || !GROW_SUM(guarantee) || !GROW_SUM(off_at))
+        return false;
+#undef GROW_SUM
+    u->cap = cap;
+    bool ok = true;
+    u->name_at[d] = sum_str(u, r->name, &ok);
+    u->brand_at[d] = sum_str(u, r->brand, &ok);
+    u->img_at[d] = sum_str(u, r->image_urls, &ok);
+    u->note_at[d] = sum_str(u, r->verif_note, &ok);
+    uint16_t a, v;
+    if (!ok || !intern(&u->small, &u->nsmall, r->availability, &a) ||
+        !intern(&u->small, &u->nsmall, r->verif_status, &v) || u->nsmall > UINT8_MAX)
+        return false;
+    u->avail[d] = (uint8_t)a;
+    u->status[d] = (uint8_t)v;
+    u->guarantee[d] = r->guarantee ? 1 : 0;
+    u->off_at[d] = (uint32_t)u->noffers; /* offers come after every product */
+    u->off_at[d + 1] = (uint32_t)u->noffers;
+    return true;
+}
+
 int as_text_builder_add(void *builder, const as_index_row *row)
 {
     as_text_builder *b = builder;
-    if (!b->failed && !add_row(b, row)) b->failed = true;
+    if (!b->failed && !(add_row(b, row) && sum_row(b->sum, b->n - 1, row))) b->failed = true;
     return b->failed ? -1 : 0;
+}
+
+static bool add_offer(as_text_builder *b, const as_index_offer *o)
+{
+    tix_sum *u = b->sum;
+    /* offers come by product id, after the products: move on to the owner */
+    size_t d = u->last_doc;
+    while (d < b->n && b->ids[d] < o->product_id)
+        u->off_at[++d] = (uint32_t)u->noffers;
+    if (d >= b->n || b->ids[d] != o->product_id) return true; /* no such product: skip */
+    u->last_doc = d;
+    uint32_t m = 0;
+    while (m < u->nmerchants && strcmp(u->merchants[m].id, o->merchant_id) != 0)
+        m++;
+    if (m == u->nmerchants) return false; /* an offer of an unknown merchant */
+    if (!grow((void **)&u->offers, &u->offcap, u->noffers + 1, sizeof(tix_offer))) return false;
+    bool ok = true;
+    /* the same label as the offer before is stored once */
+    uint32_t label =
+        u->noffers && u->offers[u->noffers - 1].label_at != UINT32_MAX && o->price_label &&
+                strcmp(u->strs + u->offers[u->noffers - 1].label_at, o->price_label) == 0
+            ? u->offers[u->noffers - 1].label_at
+            : sum_str(u, o->price_label, &ok);
+    tix_offer x = {o->price_cents, o->retail_price_cents,     sum_str(u, o->id, &ok),
+                   label,          (int32_t)o->delivery_days, m};
+    if (!ok) return false;
+    u->offers[u->noffers++] = x;
+    u->off_at[d + 1] = (uint32_t)u->noffers;
+    return true;
+}
+
+int as_text_builder_offer(void *builder, const as_index_offer *offer)
+{
+    as_text_builder *b = builder;
+    if (!b->failed && !add_offer(b, offer)) b->failed = true;
+    return b->failed ? -1 : 0;
+}
+
+static char *dup_or_empty(const char *s)
+{
+    return strdup(s ? s : "");
+}
+
+bool as_text_builder_merchants(as_text_builder *b, const as_merchant *ms, size_t n)
+{
+    tix_sum *u = b->sum;
+    u->merchants = calloc(n ? n : 1, sizeof(as_merchant));
+    if (!u->merchants) return !(b->failed = true);
+    for (size_t i = 0; i < n; i++) {
+        as_merchant *m = &u->merchants[u->nmerchants++];
+        *m = ms[i];
+        m->id = dup_or_empty(ms[i].id);
+        m->name = dup_or_empty(ms[i].name);
+        m->country = dup_or_empty(ms[i].country);
+        m->city = dup_or_empty(ms[i].city);
+        if (!m->id || !m->name || !m->country || !m->city) return !(b->failed = true);
+    }
+    return true;
 }
 
 /* Sorting with a context, in C11 (no qsort_r): a heap sort of uint32 keys. */
@@ -389,6 +546,13 @@ static int by_sku(const void *ctx, uint32_t a, uint32_t b)
 }
 
 /* Moves a builder array into the words, trimmed to n elements. */
+/* Arrays grown by doubling, cut to what they hold once built. */
+static void *shrink(void *p, size_t bytes)
+{
+    void *q = bytes ? realloc(p, bytes) : NULL;
+    return q ? q : p;
+}
+
 #define TAKE(dst, src, n)                                                                          \
     do {                                                                                           \
         (dst) = (src);                                                                             \
@@ -448,7 +612,7 @@ as_text_index *as_text_builder_finish(as_text_builder *b, const as_search_versio
             f[i] = new_id[f[i] >> 8] << 8 | (f[i] & 0xFF);
             w->post_at[(f[i] >> 8) + 1]++;
         }
-        qsort(f, k, sizeof(uint32_t), cmp_u32);
+        sort_u32(f, k);
     }
     for (uint32_t i = 0; i < b->ntok; i++)
         w->post_at[i + 1] += w->post_at[i];
@@ -511,6 +675,16 @@ as_text_index *as_text_builder_finish(as_text_builder *b, const as_search_versio
     b->cats = b->pts = NULL;
     b->ncats = b->npts = 0;
     w->avgdl = n ? (double)b->total_len / (double)n : 0;
+    w->sum = b->sum;
+    b->sum = NULL;
+    w->fwd = shrink(w->fwd, b->nfwd * sizeof(uint32_t));
+    w->strs = shrink(w->strs, b->nstrs);
+    w->sum->strs = shrink(w->sum->strs, w->sum->nstrs);
+    w->sum->offers = shrink(w->sum->offers, w->sum->noffers * sizeof(tix_offer));
+    for (size_t d = w->sum->last_doc + 1; d < n; d++) /* products after the last offer's */
+        w->sum->off_at[d + 1] = w->sum->off_at[d];
+    w->bytes += w->sum->nstrs + w->sum->noffers * sizeof(tix_offer) +
+                n * (4 * sizeof(uint32_t) + 3 + sizeof(uint32_t));
     ix->w = w;
     ix->rank = b->rank;
     b->rank = NULL;
@@ -763,6 +937,50 @@ static const char *copy_str(as_mem *m, const tix_words *w, uint32_t at)
     return at == UINT32_MAX ? NULL : as_strdup(m, w->strs + at);
 }
 
+static const char *sum_copy(as_mem *m, const tix_sum *u, uint32_t at)
+{
+    return at == UINT32_MAX ? NULL : as_strdup(m, u->strs + at);
+}
+
+/* A page's product as the store's summary read gives it; offers without stock. */
+static void page_product(as_mem *m, const as_text_index *ix, uint32_t d, as_product *p)
+{
+    const tix_words *w = ix->w;
+    const tix_sum *u = w->sum;
+    memset(p, 0, sizeof(*p));
+    p->id = w->ids[d];
+    p->sku = copy_str(m, w, w->sku_at[d]);
+    p->name = sum_copy(m, u, u->name_at[d]);
+    p->brand = sum_copy(m, u, u->brand_at[d]);
+    p->category = as_strdup(m, w->cats[w->cat[d]]);
+    p->part_type = as_strdup(m, w->pts[w->pt[d]]);
+    p->image_urls = sum_copy(m, u, u->img_at[d]);
+    p->availability = as_strdup(m, u->small[u->avail[d]]);
+    p->verif_status = as_strdup(m, u->small[u->status[d]]);
+    p->verif_note = sum_copy(m, u, u->note_at[d]);
+    p->return_rate = ix->rank[d].return_rate;
+    p->guarantee = u->guarantee[d] != 0;
+    p->is_demo = true;
+    p->n_offers = u->off_at[d + 1] - u->off_at[d];
+    p->offers = p->n_offers ? as_alloc(m, p->n_offers * sizeof(as_offer)) : NULL;
+    for (size_t i = 0; i < p->n_offers; i++) {
+        const tix_offer *x = &u->offers[u->off_at[d] + i];
+        const as_merchant *mc = &u->merchants[x->merchant];
+        as_offer *o = &p->offers[i];
+        o->id = sum_copy(m, u, x->id_at);
+        o->merchant = *mc;
+        o->merchant.id = as_strdup(m, mc->id);
+        o->merchant.name = as_strdup(m, mc->name);
+        o->merchant.country = as_strdup(m, mc->country);
+        o->merchant.city = as_strdup(m, mc->city);
+        o->price_cents = x->price_cents;
+        o->retail_price_cents = x->retail_price_cents;
+        o->price_label = sum_copy(m, u, x->label_at);
+        o->delivery_days = x->days;
+        o->stock = 0; /* the store's, read per page */
+    }
+}
+
 void as_text_index_search(const as_text_index *ix, as_mem *m, const as_search_query *q,
                           as_text_page *out)
 {
@@ -877,10 +1095,11 @@ void as_text_index_search(const as_text_index *ix, as_mem *m, const as_search_qu
     size_t first = (size_t)q->offset;
     size_t n = top.n > first ? top.n - first : 0;
     out->ids = as_alloc(m, (n ? n : 1) * sizeof(int64_t));
-    out->relevance = as_alloc(m, (n ? n : 1) * sizeof(double));
+    out->products = as_alloc(m, (n ? n : 1) * sizeof(as_product));
     for (size_t i = 0; i < n; i++) {
         out->ids[i] = w->ids[top.heap[first + i].doc];
-        out->relevance[i] = top.heap[first + i].rel;
+        page_product(m, ix, top.heap[first + i].doc, &out->products[i]);
+        out->products[i].text_rank = top.heap[first + i].rel;
     }
     out->n = n;
 }
@@ -949,7 +1168,16 @@ static as_text_index *build(const as_store *st, as_search_version *v)
     for (int attempt = 0; attempt < 3; attempt++) {
         as_text_builder *b = as_text_builder_new();
         if (!b) return NULL;
-        if (st->index_rows(st->h, as_text_builder_add, b) != AS_OK) {
+        as_arena *a = as_arena_create();
+        as_mem am = as_arena_mem(a);
+        as_merchant *ms;
+        size_t nm;
+        int rc = st->merchants(st->h, &am, &ms, &nm);
+        if (rc == AS_OK) as_text_builder_merchants(b, ms, nm);
+        as_arena_destroy(a);
+        if (rc == AS_OK) rc = st->index_rows(st->h, as_text_builder_add, b);
+        if (rc == AS_OK) rc = st->index_offers(st->h, as_text_builder_offer, b);
+        if (rc != AS_OK) {
             as_text_builder_free(b);
             return NULL;
         }

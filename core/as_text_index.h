@@ -11,6 +11,7 @@
 #ifndef AS_TEXT_INDEX_H
 #define AS_TEXT_INDEX_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,7 +24,10 @@ typedef struct as_text_builder as_text_builder;
 /* Building: rows in product id order, then finish (NULL when out of memory;
  * the builder is freed either way). */
 as_text_builder *as_text_builder_new(void);
+bool as_text_builder_merchants(as_text_builder *b, const as_merchant *ms, size_t n); /* first */
 int as_text_builder_add(void *builder, const as_index_row *row); /* an as_index_row_fn */
+/* then every offer, by product id (an as_index_offer_fn) */
+int as_text_builder_offer(void *builder, const as_index_offer *offer);
 as_text_index *as_text_builder_finish(as_text_builder *b, const as_search_version *v);
 void as_text_builder_free(as_text_builder *b);
 
@@ -39,12 +43,13 @@ as_search_version as_text_index_version(const as_text_index *ix);
 size_t as_text_index_bytes(const as_text_index *ix); /* memory held, words and rows */
 size_t as_text_index_size(const as_text_index *ix);  /* products */
 
-/* One page of a paged text search (q->n_terms > 0): the page's product ids in
- * search order, the totals, and the first 100 hidden matches by id (sku, name,
- * verif_status and verif_note set; copied into m). */
+/* One page of a paged text search (q->n_terms > 0): the page's products in
+ * search order (summaries with their offers, but the offers' stock: 0 until
+ * the store's is filled in), the totals, and the first 100 hidden matches by
+ * id (sku, name, verif_status and verif_note set). Everything is copied into m. */
 typedef struct as_text_page {
     int64_t *ids;
-    double *relevance; /* per page entry: -bm25, lower is better */
+    as_product *products; /* text_rank: -bm25, lower is better */
     size_t n;
     int64_t count, excluded_count;
     as_product *excluded;

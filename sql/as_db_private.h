@@ -33,8 +33,9 @@ int st_search_page(void *h, as_mem *m, const as_search_query *q, as_search_page 
 int st_search_version(void *h, as_search_version *out);
 int st_index_rows(void *h, as_index_row_fn each, void *baton);
 int st_rank_changes(void *h, int64_t since, as_rank_row_fn each, void *baton);
-int st_products_by_ids(void *h, as_mem *m, const int64_t *ids, size_t n, as_product **out,
-                       size_t *nout);
+int st_index_offers(void *h, as_index_offer_fn each, void *baton);
+int st_offers_stock(void *h, as_mem *m, const int64_t *ids, size_t n, as_offer_stock **out,
+                    size_t *nout);
 /* After a write moved an offer of product pid by delta to stock: ranks the
  * product again when the offer ran out or came back, in the caller's transaction. */
 int as_db_rank_stock_moved(as_db *db, int64_t pid, int64_t stock, int64_t delta);

@@ -174,26 +174,28 @@ const stmt_def as_db_search_stmts[] = {
     /* The text index's rows, by id ranges; the rank rows changed since a version. */
     {"as_index_rows",
      "SELECT p.id, p.sku, p.category, p.part_type, p.name, p.brand, p.description, r.hidden, "
-     "p.verif_note, r.buyable, r.score, r.price_cents, r.days, r.return_rate FROM products p "
-     "JOIN product_rank r ON r.product_id = p.id WHERE p.id > %lld AND p.id <= %lld ORDER BY "
-     "p.id",
+     "p.verif_note, r.buyable, r.score, r.price_cents, r.days, r.return_rate, p.image_urls, "
+     "p.availability, p.verif_status, CASE WHEN EXISTS (SELECT 1 FROM compat g WHERE "
+     "g.product_id = p.id AND g.fit_status = 'fits') THEN 1 ELSE 0 END FROM products p JOIN "
+     "product_rank r ON r.product_id = p.id WHERE p.id > %lld AND p.id <= %lld ORDER BY p.id",
      NULL},
     {"as_rank_changes",
      "SELECT product_id, buyable, score, price_cents, days, return_rate FROM product_rank WHERE "
      "version > %lld",
      NULL},
-    /* A page of products by id (a JSON array on SQLite, an array literal on
-     * PostgreSQL), and their offers: two reads, so that the product's columns
-     * are not repeated on every offer's row (apr_dbd copies every column). */
-    /* SQLite: json_each drives (CROSS JOIN), so no temporary table is built for an IN list. */
-    {"as_products_by_ids",
-     "SELECT " PRODUCT_SUMMARY " FROM json_each(%s) j CROSS JOIN products p ON p.id = j.value",
-     "SELECT " PRODUCT_SUMMARY " FROM products p WHERE p.id = ANY (CAST(%s AS bigint[]))"},
-    {"as_offers_by_ids",
-     "SELECT o.product_id, " OFFER_COLS " FROM json_each(%s) j CROSS JOIN offers o ON "
-     "o.product_id = j.value JOIN merchants m ON m.id = o.merchant_id",
-     "SELECT o.product_id, " OFFER_COLS " FROM offers o JOIN merchants m ON m.id = o.merchant_id "
-     "WHERE o.product_id = ANY (CAST(%s AS bigint[]))"},
+    /* The offers of the text index; and the stock of a page's offers, by
+     * product id (a JSON array on SQLite, where json_each drives: no temporary
+     * table for an IN list; an array literal on PostgreSQL). */
+    {"as_index_offers",
+     "SELECT product_id, id, merchant_id, price_cents, retail_price_cents, price_label, "
+     "delivery_days FROM offers WHERE product_id > %lld AND product_id <= %lld ORDER BY "
+     "product_id, id",
+     NULL},
+    {"as_offers_stock",
+     "SELECT o.product_id, o.id, o.stock FROM json_each(%s) j CROSS JOIN offers o ON "
+     "o.product_id = j.value",
+     "SELECT o.product_id, o.id, o.stock FROM offers o WHERE o.product_id = ANY (CAST(%s AS "
+     "bigint[]))"},
     {"as_counts_clear", "DELETE FROM product_counts", NULL},
     {"as_counts_fill",
      "INSERT INTO product_counts (category, part_type, hidden, n) SELECT category, part_type, "
@@ -393,7 +395,7 @@ static int rank_store(as_db *db, as_product *p)
     as_weights_default(&w);
     as_offer_filter none = {0, 0, NULL};
     as_ranking r;
-    as_rank_offers(&m, p, &w, &none, 0, &r);
+    as_rank_offers_brief(&m, p, &w, &none, 0, &r);
     const as_scored *b = r.n_ranked ? &r.ranked[0] : NULL;
     const char *a[] = {b ? "1" : "0", i64s(db, b ? b->score : 0),
                        i64s(db, b ? b->offer->price_cents : 0),
@@ -544,7 +546,9 @@ int st_index_rows(void *h, as_index_row_fn each, void *baton)
                               as_db_col(db, row, 2),         as_db_col(db, row, 3),
                               as_db_col(db, row, 4),         as_db_col(db, row, 5),
                               as_db_col(db, row, 6),         as_db_bool(as_db_col(db, row, 7)),
-                              as_db_col(db, row, 8),         read_rank(db, row, 9)};
+                              as_db_col(db, row, 8),         read_rank(db, row, 9),
+                              as_db_col(db, row, 14),        as_db_col(db, row, 15),
+                              as_db_col(db, row, 16),        as_db_bool(as_db_col(db, row, 17))};
             if (each(baton, &r) != 0) {
                 rc = AS_EDB;
                 while (as_db_next(db, res, &row)) { /* read to the end */
@@ -572,8 +576,41 @@ int st_rank_changes(void *h, int64_t since, as_rank_row_fn each, void *baton)
     return rc;
 }
 
-int st_products_by_ids(void *h, as_mem *m, const int64_t *ids, size_t n, as_product **out,
-                       size_t *nout)
+int st_index_offers(void *h, as_index_offer_fn each, void *baton)
+{
+    as_db *db = h;
+    if (!connected(db)) return AS_EDB;
+    int64_t max_id = first_i64(db, "as_rank_max_id", 0, NULL, NULL);
+    if (max_id < 0) return AS_EDB;
+    apr_pool_t *outer = db->pool;
+    int rc = AS_OK;
+    for (int64_t lo = 0; rc == AS_OK && lo < max_id; lo += INDEX_BATCH) {
+        apr_pool_t *batch;
+        apr_pool_create(&batch, outer);
+        db->pool = batch;
+        const char *a[] = {i64s(db, lo), i64s(db, lo + INDEX_BATCH)};
+        apr_dbd_results_t *res;
+        apr_dbd_row_t *row = NULL;
+        if (as_db_select(db, "as_index_offers", &res, 2, a)) rc = AS_EDB;
+        while (rc == AS_OK ? as_db_next(db, res, &row) : 0) {
+            as_index_offer o = {to_i64(as_db_col(db, row, 0)), as_db_col(db, row, 1),
+                                as_db_col(db, row, 2),         as_db_col(db, row, 5),
+                                to_i64(as_db_col(db, row, 3)), to_i64(as_db_col(db, row, 4)),
+                                to_i64(as_db_col(db, row, 6))};
+            if (each(baton, &o) != 0) {
+                rc = AS_EDB;
+                while (as_db_next(db, res, &row)) { /* read to the end */
+                }
+            }
+        }
+        db->pool = outer;
+        apr_pool_destroy(batch);
+    }
+    return rc;
+}
+
+int st_offers_stock(void *h, as_mem *m, const int64_t *ids, size_t n, as_offer_stock **out,
+                    size_t *nout)
 {
     as_db *db = h;
     *out = NULL;
@@ -589,43 +626,14 @@ int st_products_by_ids(void *h, as_mem *m, const int64_t *ids, size_t n, as_prod
     const char *a[] = {list};
     apr_dbd_results_t *res;
     apr_dbd_row_t *row = NULL;
-    if (as_db_select(db, "as_products_by_ids", &res, 1, a)) return AS_EDB;
-    as_product *ps = as_alloc(m, (n ? n : 1) * sizeof(as_product));
-    size_t np = 0;
-    while (as_db_next(db, res, &row))
-        if (np < n) as_db_read_summary(db, row, &ps[np++]);
-    /* the offers, each to its product, then by offer id as the other reads give them */
-    as_offer *all = NULL;
-    size_t *owner = NULL, no = 0, ocap = 0, wcap = 0;
-    row = NULL;
-    if (as_db_select(db, "as_offers_by_ids", &res, 1, a)) return AS_EDB;
+    if (as_db_select(db, "as_offers_stock", &res, 1, a)) return AS_EDB;
+    size_t cap = 0;
     while (as_db_next(db, res, &row)) {
-        int64_t pid = to_i64(as_db_col(db, row, 0));
-        size_t k = 0;
-        while (k < np && ps[k].id != pid)
-            k++;
-        if (k == np) continue;
-        all = grow(m, all, &ocap, no, sizeof(as_offer));
-        owner = grow(m, owner, &wcap, no, sizeof(size_t));
-        as_db_read_offer(db, row, 1, &all[no]);
-        owner[no++] = k;
-        ps[k].n_offers++;
+        *out = grow(m, *out, &cap, *nout, sizeof(as_offer_stock));
+        as_offer_stock *s = &(*out)[(*nout)++];
+        s->product_id = to_i64(as_db_col(db, row, 0));
+        s->offer_id = as_db_col(db, row, 1);
+        s->stock = to_i64(as_db_col(db, row, 2));
     }
-    as_offer *slots = as_alloc(m, (no ? no : 1) * sizeof(as_offer));
-    size_t at = 0;
-    for (size_t k = 0; k < np; k++) {
-        ps[k].offers = ps[k].n_offers ? slots + at : NULL;
-        at += ps[k].n_offers;
-        ps[k].n_offers = 0;
-    }
-    for (size_t i = 0; i < no; i++) {
-        as_product *p = &ps[owner[i]];
-        size_t j = p->n_offers++;
-        for (; j > 0 && strcmp(p->offers[j - 1].id, all[i].id) > 0; j--)
-            p->offers[j] = p->offers[j - 1];
-        p->offers[j] = all[i];
-    }
-    *out = ps;
-    *nout = np;
     return AS_OK;
 }

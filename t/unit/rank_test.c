@@ -76,8 +76,8 @@ static void check_formula(as_mem *m, const as_ranking *r, const as_weights *w, i
         };
         double sum = 0;
         for (int k = 0; k < AS_W_N; k++) {
-            CHECK_NEAR(as_printf(m, "%s comp %s", label, as_weight_names[k]), s->comp[k],
-                       comp[k], 1e-9);
+            CHECK_NEAR(as_printf(m, "%s comp %s", label, as_weight_names[k]), s->comp[k], comp[k],
+                       1e-9);
             CHECK(label, s->comp[k] >= 0 && s->comp[k] <= 100);
             CHECK_NEAR(as_printf(m, "%s weighted %s", label, as_weight_names[k]), s->weighted[k],
                        round_to(comp[k] * w->w[k], 2), 1e-9);
@@ -198,8 +198,8 @@ static void test_delivery_component(void **state)
         int days;
         double want;
     } rows[] = {
-        {-3, 100}, {0, 100}, {1, 100}, {2, 87.5}, {3, 75}, {5, 50},
-        {8, 12.5}, {9, 0},   {10, 0},  {30, 0},
+        {-3, 100}, {0, 100},  {1, 100}, {2, 87.5}, {3, 75},
+        {5, 50},   {8, 12.5}, {9, 0},   {10, 0},   {30, 0},
     };
     ROWS_BEGIN;
     for (size_t i = 0; i < N_ROWS(rows); i++) {
@@ -231,24 +231,47 @@ static void test_ineligible(void **state)
         offer("neg", merchant("me", "Epsilon", 0.80, 0.90), 800, 1, -1),
     };
     const inel_row rows[] = {
-        {"no filter", "in_stock", {0, 0, NULL}, "mid dear slow",
+        {"no filter",
+         "in_stock",
+         {0, 0, NULL},
+         "mid dear slow",
          "cheap-gone=Out of stock;neg=Out of stock"},
-        {"product out of stock", "out_of_stock", {0, 0, NULL}, "",
+        {"product out of stock",
+         "out_of_stock",
+         {0, 0, NULL},
+         "",
          "cheap-gone=Out of stock;mid=Out of stock;dear=Out of stock;slow=Out of stock;"
          "neg=Out of stock"},
-        {"max_price", "in_stock", {0, 1000, NULL}, "mid slow",
+        {"max_price",
+         "in_stock",
+         {0, 1000, NULL},
+         "mid slow",
          "cheap-gone=Out of stock;dear=max_price;neg=Out of stock"},
-        {"max_price exact", "in_stock", {0, 900, NULL}, "slow",
-         "mid=max_price;dear=max_price"},
-        {"deliver_by", "in_stock", {TODAY + 2, 0, NULL}, "mid dear",
+        {"max_price exact", "in_stock", {0, 900, NULL}, "slow", "mid=max_price;dear=max_price"},
+        {"deliver_by",
+         "in_stock",
+         {TODAY + 2, 0, NULL},
+         "mid dear",
          "slow=deliver_by;cheap-gone=Out of stock"},
-        {"deliver_by today+1", "in_stock", {TODAY + 1, 0, NULL}, "dear",
+        {"deliver_by today+1",
+         "in_stock",
+         {TODAY + 1, 0, NULL},
+         "dear",
          "mid=deliver_by;slow=deliver_by"},
-        {"merchant", "in_stock", {0, 0, "mb"}, "mid",
+        {"merchant",
+         "in_stock",
+         {0, 0, "mb"},
+         "mid",
          "dear=requested merchant;slow=requested merchant;cheap-gone=Out of stock"},
-        {"merchant and max_price", "in_stock", {0, 800, "mb"}, "",
+        {"merchant and max_price",
+         "in_stock",
+         {0, 800, "mb"},
+         "",
          "mid=max_price;dear=requested merchant"},
-        {"unknown merchant", "in_stock", {0, 0, "nobody"}, "",
+        {"unknown merchant",
+         "in_stock",
+         {0, 0, "nobody"},
+         "",
          "mid=requested merchant;dear=requested merchant;slow=requested merchant"},
     };
     ROWS_BEGIN;
@@ -306,8 +329,10 @@ static void test_reason_texts(void **state)
     as_offer_filter f = {0, 1000, NULL};
     as_rank_offers(m, &p, &w, &f, TODAY, &r);
     assert_int_equal(r.n_inel, 1);
-    assert_non_null(strstr(r.inel[0].reason, "\xE2\x82\xAC" "12.50"));
-    assert_non_null(strstr(r.inel[0].reason, "\xE2\x82\xAC" "10.00"));
+    assert_non_null(strstr(r.inel[0].reason, "\xE2\x82\xAC"
+                                             "12.50"));
+    assert_non_null(strstr(r.inel[0].reason, "\xE2\x82\xAC"
+                                             "10.00"));
     assert_non_null(strstr(r.explanation, "Alpha Parts"));
 
     as_offer_filter f2 = {TODAY + 2, 0, NULL};
@@ -456,6 +481,34 @@ static void test_custom_weights(void **state)
     ROWS_DONE();
 }
 
+/* ---- the brief ranking (search summaries, the search order table) ---- */
+
+static void test_brief_same_ranking(void **state)
+{
+    as_mem *m = unit_mem(state);
+    as_weights w;
+    as_weights_default(&w);
+    as_offer a[] = {
+        offer("a1", merchant("ma", "Alpha Parts", 0.95, 0.99), 1250, 1, 3),
+        offer("a2", merchant("mb", "Beta Supplies", 0.90, 0.97), 1000, 4, 3),
+        offer("a3", merchant("mc", "Gamma", 0.99, 0.99), 1100, 2, 0),
+    };
+    as_product p = product(a, 3);
+    as_ranking full, brief;
+    as_rank_offers(m, &p, &w, NULL, TODAY, &full);
+    as_rank_offers_brief(m, &p, &w, NULL, TODAY, &brief);
+    assert_non_null(full.explanation);
+    assert_null(brief.explanation);
+    assert_int_equal(brief.n_ranked, full.n_ranked);
+    assert_int_equal(brief.n_inel, full.n_inel);
+    for (size_t i = 0; i < full.n_ranked; i++) {
+        assert_ptr_equal(brief.ranked[i].offer, full.ranked[i].offer);
+        assert_int_equal(brief.ranked[i].score, full.ranked[i].score);
+        assert_int_equal(brief.ranked[i].rank, full.ranked[i].rank);
+    }
+    assert_string_equal(brief.inel[0].reason, full.inel[0].reason);
+}
+
 /* ---- explanation ---- */
 
 static void test_explanation(void **state)
@@ -475,7 +528,8 @@ static void test_explanation(void **state)
     assert_string_equal(r.ranked[0].offer->id, "a1");
     assert_non_null(strstr(r.explanation, "Alpha Parts"));
     assert_non_null(strstr(r.explanation, "Beta Supplies"));
-    assert_non_null(strstr(r.explanation, "\xE2\x82\xAC" "2.50"));
+    assert_non_null(strstr(r.explanation, "\xE2\x82\xAC"
+                                          "2.50"));
     assert_non_null(strstr(r.explanation, "cheaper"));
     assert_true(strstr(r.explanation, "Alpha Parts") < strstr(r.explanation, "Beta Supplies"));
 
@@ -488,7 +542,8 @@ static void test_explanation(void **state)
     as_rank_offers(m, &p, &w, NULL, TODAY, &r);
     assert_string_equal(r.ranked[0].offer->id, "b1");
     assert_non_null(strstr(r.explanation, "Alpha Parts"));
-    assert_non_null(strstr(r.explanation, "\xE2\x82\xAC" "0.10"));
+    assert_non_null(strstr(r.explanation, "\xE2\x82\xAC"
+                                          "0.10"));
     assert_non_null(strstr(r.explanation, "dearer"));
 
     /* A single eligible offer. */
@@ -497,7 +552,8 @@ static void test_explanation(void **state)
     assert_int_equal(r.n_ranked, 1);
     assert_non_null(strstr(r.explanation, "Alpha Parts"));
     assert_non_null(strstr(r.explanation, "only"));
-    assert_non_null(strstr(r.explanation, "\xE2\x82\xAC" "10.00"));
+    assert_non_null(strstr(r.explanation, "\xE2\x82\xAC"
+                                          "10.00"));
 
     /* Nothing eligible: says so, and why. */
     p = product(a, 2);
@@ -522,9 +578,8 @@ static void test_demo_agent_price(void **state)
     const struct {
         int64_t retail, agent;
     } rows[] = {
-        {1000, 950}, {499, 474}, {1999, 1899}, {1, 1},       {30, 29},
-        {10, 10},    {0, 0},     {100, 95},    {2999, 2849}, {12345, 11728},
-        {50, 48},    {70, 67},
+        {1000, 950}, {499, 474}, {1999, 1899}, {1, 1},         {30, 29}, {10, 10},
+        {0, 0},      {100, 95},  {2999, 2849}, {12345, 11728}, {50, 48}, {70, 67},
     };
     ROWS_BEGIN;
     for (size_t i = 0; i < N_ROWS(rows); i++) {
@@ -538,11 +593,17 @@ static void test_demo_agent_price(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        UNIT_TEST(test_components),      UNIT_TEST(test_rounding),
-        UNIT_TEST(test_delivery_component), UNIT_TEST(test_ineligible),
-        UNIT_TEST(test_reason_texts),    UNIT_TEST(test_cheapest_eligible),
-        UNIT_TEST(test_tie_breaks),      UNIT_TEST(test_custom_weights),
-        UNIT_TEST(test_explanation),     UNIT_TEST(test_policy),
+        UNIT_TEST(test_components),
+        UNIT_TEST(test_rounding),
+        UNIT_TEST(test_delivery_component),
+        UNIT_TEST(test_ineligible),
+        UNIT_TEST(test_reason_texts),
+        UNIT_TEST(test_cheapest_eligible),
+        UNIT_TEST(test_tie_breaks),
+        UNIT_TEST(test_custom_weights),
+        UNIT_TEST(test_brief_same_ranking),
+        UNIT_TEST(test_explanation),
+        UNIT_TEST(test_policy),
         UNIT_TEST(test_demo_agent_price),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -45,8 +45,28 @@ static as_index_row index_row(const row_def *r)
                       r->desc,
                       r->hidden,
                       r->hidden ? "claims contradicted" : NULL,
-                      {r->buyable, r->score, r->price, r->days, r->rr}};
+                      {r->buyable, r->score, r->price, r->days, r->rr},
+                      "[\"https://img.example/1.jpg\"]",
+                      "in_stock",
+                      r->hidden ? "contradicted" : "verified",
+                      r->id == 1};
     return x;
+}
+
+static const as_merchant test_merchants[] = {{"m-a", "Alpha", "NL", "Utrecht", 0.9, 0.95},
+                                             {"m-b", "Beta", "DE", "Köln", 0.8, 0.99}};
+/* two offers of product 1 (by id), one of product 4; none of the others */
+static const as_index_offer test_offers[] = {
+    {1, "o-1a", "m-b", "agent price", 2000, 2100, 2},
+    {1, "o-1b", "m-a", "agent price", 2100, 2200, 3},
+    {4, "o-4", "m-a", "sale", 500, 600, 1},
+};
+
+static void add_offers(as_text_builder *b)
+{
+    assert_true(as_text_builder_merchants(b, test_merchants, 2));
+    for (size_t i = 0; i < N_ROWS(test_offers); i++)
+        assert_int_equal(as_text_builder_offer(b, &test_offers[i]), 0);
 }
 
 static as_text_index *build_index(int64_t catalogue, int64_t rank)
@@ -56,6 +76,7 @@ static as_text_index *build_index(int64_t catalogue, int64_t rank)
         as_index_row x = index_row(&rows[i]);
         assert_int_equal(as_text_builder_add(b, &x), 0);
     }
+    add_offers(b);
     as_search_version v = {catalogue, rank};
     as_text_index *ix = as_text_builder_finish(b, &v);
     assert_non_null(ix);
@@ -162,7 +183,44 @@ static void test_excluded_view_fields(void **state)
     assert_string_equal(p.excluded[0].name, "Café Filter Deluxe");
     assert_string_equal(p.excluded[0].verif_status, "contradicted");
     assert_string_equal(p.excluded[0].verif_note, "claims contradicted");
-    assert_true(p.relevance[0] < p.relevance[1]); /* 2 is more relevant than 1 */
+    assert_true(p.products[0].text_rank < p.products[1].text_rank); /* 2 before 1 */
+    as_text_index_release(ix);
+}
+
+/* A page's products come with their summary and offers (but stock) from the index. */
+static void test_page_products(void **state)
+{
+    as_mem *m = unit_mem(state);
+    as_text_index *ix = build_index(1, 0);
+    search_case c = {"", "aldermoor", NULL, NULL, AS_SORT_SCORE, true, 20, 0, "", 0, 0, ""};
+    as_text_page p;
+    run_case(m, ix, &c, &p);
+    assert_int_equal(p.n, 2);
+    const as_product *a = &p.products[0], *d = &p.products[1];
+    assert_int_equal(a->id, 1);
+    assert_string_equal(a->sku, "SKU-A");
+    assert_string_equal(a->name, "Aldermoor Pro HEPA Filter");
+    assert_string_equal(a->brand, "Aldermoor");
+    assert_string_equal(a->category, "air-filters");
+    assert_string_equal(a->part_type, "filter");
+    assert_string_equal(a->image_urls, "[\"https://img.example/1.jpg\"]");
+    assert_string_equal(a->availability, "in_stock");
+    assert_string_equal(a->verif_status, "verified");
+    assert_null(a->verif_note);
+    assert_true(a->guarantee);
+    assert_false(d->guarantee);
+    assert_true(a->return_rate > 0.049 && a->return_rate < 0.051);
+    assert_int_equal(a->n_offers, 2);
+    assert_string_equal(a->offers[0].id, "o-1a");
+    assert_string_equal(a->offers[0].merchant.name, "Beta");
+    assert_string_equal(a->offers[0].merchant.city, "Köln");
+    assert_int_equal(a->offers[0].price_cents, 2000);
+    assert_int_equal(a->offers[0].retail_price_cents, 2100);
+    assert_string_equal(a->offers[1].price_label, "agent price");
+    assert_int_equal(a->offers[1].delivery_days, 3);
+    assert_int_equal(a->offers[1].stock, 0);
+    assert_int_equal(d->n_offers, 1);
+    assert_string_equal(d->offers[0].price_label, "sale");
     as_text_index_release(ix);
 }
 
@@ -193,6 +251,23 @@ static int vs_rows(void *h, as_index_row_fn each, void *baton)
     return AS_OK;
 }
 
+static int vs_merchants(void *h, as_mem *m, as_merchant **out, size_t *n)
+{
+    (void)h;
+    *out = as_alloc(m, sizeof(test_merchants));
+    memcpy(*out, test_merchants, sizeof(test_merchants));
+    *n = N_ROWS(test_merchants);
+    return AS_OK;
+}
+
+static int vs_offers(void *h, as_index_offer_fn each, void *baton)
+{
+    (void)h;
+    for (size_t i = 0; i < N_ROWS(test_offers); i++)
+        if (each(baton, &test_offers[i])) return AS_EDB;
+    return AS_OK;
+}
+
 /* Since rank version 1: product 5 can be bought, at the top. */
 static int vs_changes(void *h, int64_t since, as_rank_row_fn each, void *baton)
 {
@@ -207,8 +282,12 @@ static void test_snapshot_refresh(void **state)
 {
     as_mem *m = unit_mem(state);
     ver_store vs = {{7, 1}, 0, 0, 0, false};
-    as_store st = {
-        .h = &vs, .search_version = vs_version, .index_rows = vs_rows, .rank_changes = vs_changes};
+    as_store st = {.h = &vs,
+                   .merchants = vs_merchants,
+                   .search_version = vs_version,
+                   .index_rows = vs_rows,
+                   .index_offers = vs_offers,
+                   .rank_changes = vs_changes};
     as_search_index *si = as_search_index_create();
     search_case c = {"", "filter", NULL, NULL, AS_SORT_SCORE, true, 20, 0, "", 0, 0, ""};
     as_text_page p;
@@ -272,9 +351,8 @@ static void test_rows_out_of_order_fail(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        UNIT_TEST(test_search_table),
-        UNIT_TEST(test_excluded_view_fields),
-        UNIT_TEST(test_snapshot_refresh),
+        UNIT_TEST(test_search_table),           UNIT_TEST(test_excluded_view_fields),
+        UNIT_TEST(test_page_products),          UNIT_TEST(test_snapshot_refresh),
         UNIT_TEST(test_rows_out_of_order_fail),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
