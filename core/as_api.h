@@ -28,6 +28,10 @@ typedef struct as_config {
     /* This process's cache of encoded product views (AgentShopViewCache), or
      * NULL: every view is built from the store. */
     struct as_view_cache *product_views;
+    /* This process's caches of search pages with q (AgentShopSearchCache): the
+     * page's products by index version, and the encoded page by what it was
+     * built from. NULL: every page is built. */
+    struct as_view_cache *search_ids, *search_pages;
 } as_config;
 
 /* How every JSON body is encoded (the glue and the view cache alike). */

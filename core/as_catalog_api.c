@@ -242,49 +242,164 @@ static bool search_ranked(as_ctx *ctx, search_req *sr, search_out *so, as_respon
     return true;
 }
 
-/* With q: the process's text index matches, counts and orders; the store
- * reads the page's products (docs/storage.md, "Search at scale"). */
-static bool text_page(as_ctx *ctx, const as_search_query *q, as_search_page *page)
+/* Sends view as its encoding, and keeps that encoding under the version read
+ * before the view's data. The data is at least as new as that version: if it
+ * changed in between, the store's version has moved on for good (versions never
+ * return to an earlier value) and the entry is never served. */
+static void respond_cached(as_ctx *ctx, as_view_cache *cache, const char *key, const char *version,
+                           json_t *view, as_response *resp)
 {
-    as_mem *m = ctx->mem;
-    as_text_index *ix = as_search_index_get(ctx->index, ctx->store);
-    if (!ix) return false;
-    as_text_page tp;
-    as_text_index_search(ix, m, q, &tp);
-    as_text_index_release(ix);
-    memset(page, 0, sizeof(*page));
-    page->count = tp.count;
-    page->excluded_count = tp.excluded_count;
-    page->excluded = tp.excluded;
-    page->n_excluded = tp.n_excluded;
-    if (tp.n == 0) return true;
-    /* the one thing of a page that changes between catalogue loads: stock */
-    as_offer_stock *st;
-    size_t n;
-    if (ctx->store->offers_stock(ctx->store->h, m, tp.ids, tp.n, &st, &n) != AS_OK) return false;
+    char *s = view ? json_dumps(view, AS_JSON_DUMP_FLAGS) : NULL;
+    if (!s) {
+        as_respond_json(resp, 200, view);
+        return;
+    }
+    json_decref(view);
+    size_t n = strlen(s);
+    char *body = as_alloc(ctx->mem, n + 2);
+    memcpy(body, s, n);
+    body[n++] = '\n';
+    free(s);
+    as_view_cache_put(cache, key, version, body, n);
+    json_decref(resp->body);
+    resp->body = NULL;
+    resp->status = 200;
+    resp->raw = body;
+    resp->raw_len = n;
+    resp->content_type = "application/json";
+}
+
+/* The stock read for a page, in the store's order: as the page's offers now. */
+static void apply_stock(as_text_page *tp, const as_offer_stock *st, size_t n)
+{
     for (size_t i = 0; i < n; i++)
-        for (size_t k = 0; k < tp.n; k++) {
-            as_product *p = &tp.products[k];
+        for (size_t k = 0; k < tp->n; k++) {
+            as_product *p = &tp->products[k];
             if (p->id != st[i].product_id) continue;
             for (size_t o = 0; o < p->n_offers; o++)
                 if (strcmp(p->offers[o].id, st[i].offer_id) == 0) p->offers[o].stock = st[i].stock;
             break;
         }
-    page->products = tp.products;
-    page->n = tp.n;
+}
+
+/* A search with q, from the process's text index (docs/storage.md, "Search at
+ * scale"): the index matches, counts and orders; the only thing of a page that
+ * changes between catalogue loads, its offers' stock, is read from the store.
+ * When the page cache is on, what the page is made of (the index's version,
+ * the stock read) validates the encoded page kept for this query and day. */
+typedef struct text_search {
+    as_text_index *ix; /* retained for the request */
+    bool searched;     /* tp holds the index's page */
+    as_text_page tp;
+    const int64_t *ids; /* the page's products */
+    size_t n_ids;
+    as_offer_stock *stock; /* as read, NULL when not yet */
+    size_t n_stock;
+    const char *page_key, *validator; /* for the page cache, or NULL */
+} text_search;
+
+static int stock_cmp(const void *a, const void *b)
+{
+    const as_offer_stock *x = a, *y = b;
+    if (x->product_id != y->product_id) return x->product_id < y->product_id ? -1 : 1;
+    return strcmp(x->offer_id, y->offer_id);
+}
+
+/* The cache key of a search page: its kind, the day, and the query as given. */
+static const char *search_key(as_ctx *ctx, const char *kind, const as_query *q)
+{
+    as_buf b;
+    as_buf_init(&b, ctx->mem);
+    as_buf_printf(&b, "?%s\n%lld", kind, (long long)as_today(ctx));
+    for (size_t i = 0; i < q->n; i++) {
+        as_buf_add(&b, "\n", 1);
+        as_buf_puts(&b, q->items[i].key);
+        as_buf_add(&b, "=", 1);
+        as_buf_puts(&b, q->items[i].val);
+    }
+    return as_buf_str(&b);
+}
+
+/* Looks the page up in the caches: true when resp holds the cached page. On a
+ * miss ts has the page key and validator to keep the built page under, and
+ * the stock it must be built from. */
+static bool text_cached(as_ctx *ctx, const as_search_query *sq, const as_query *q, text_search *ts,
+                        as_response *resp, bool *failed)
+{
+    as_mem *m = ctx->mem;
+    as_view_cache *ids = ctx->cfg->search_ids, *pages = ctx->cfg->search_pages;
+    as_search_version sv = as_text_index_version(ts->ix);
+    const char *ver = as_printf(m, "%lld.%lld", (long long)sv.catalogue, (long long)sv.rank);
+    const char *ids_key = search_key(ctx, "ids", q);
+    const char *b;
+    size_t len;
+    if (as_view_cache_get(ids, m, ids_key, ver, &b, &len)) {
+        ts->ids = (const int64_t *)(const void *)b; /* as_alloc'd: aligned */
+        ts->n_ids = len / sizeof(int64_t);
+    } else {
+        as_text_index_search(ts->ix, m, sq, &ts->tp);
+        ts->searched = true;
+        ts->ids = ts->tp.ids;
+        ts->n_ids = ts->tp.n;
+        as_view_cache_put(ids, ids_key, ver, (const char *)ts->ids, ts->n_ids * sizeof(int64_t));
+    }
+    ts->n_stock = 0;
+    if (ts->n_ids && ctx->store->offers_stock(ctx->store->h, m, ts->ids, ts->n_ids, &ts->stock,
+                                              &ts->n_stock) != AS_OK) {
+        *failed = true;
+        return false;
+    }
+    if (ts->n_stock) qsort(ts->stock, ts->n_stock, sizeof(*ts->stock), stock_cmp);
+    as_buf v;
+    as_buf_init(&v, m);
+    as_buf_puts(&v, ver);
+    for (size_t i = 0; i < ts->n_stock; i++)
+        as_buf_printf(&v, "\n%lld %s %lld", (long long)ts->stock[i].product_id,
+                      ts->stock[i].offer_id, (long long)ts->stock[i].stock);
+    ts->validator = as_buf_str(&v);
+    ts->page_key = search_key(ctx, "page", q);
+    if (!as_view_cache_get(pages, m, ts->page_key, ts->validator, &resp->raw, &resp->raw_len))
+        return false;
+    resp->status = 200;
+    resp->content_type = "application/json";
+    return true;
+}
+
+/* The page of a search with q, from the index and the stock (read now unless
+ * text_cached read it). */
+static bool text_page(as_ctx *ctx, text_search *ts, const as_search_query *q, as_search_page *page)
+{
+    as_mem *m = ctx->mem;
+    if (!ts->searched) {
+        as_text_index_search(ts->ix, m, q, &ts->tp);
+        ts->searched = true;
+    }
+    as_text_page *tp = &ts->tp;
+    memset(page, 0, sizeof(*page));
+    page->count = tp->count;
+    page->excluded_count = tp->excluded_count;
+    page->excluded = tp->excluded;
+    page->n_excluded = tp->n_excluded;
+    if (tp->n == 0) return true;
+    if (!ts->stock && ctx->store->offers_stock(ctx->store->h, m, tp->ids, tp->n, &ts->stock,
+                                               &ts->n_stock) != AS_OK)
+        return false;
+    apply_stock(tp, ts->stock, ts->n_stock);
+    page->products = tp->products;
+    page->n = tp->n;
     return true;
 }
 
 /* Default weights, no offer filters, no device: the store sorts and pages. */
-static bool search_paged(as_ctx *ctx, search_req *sr, search_out *so, as_response *resp)
+static bool search_paged(as_ctx *ctx, search_req *sr, text_search *ts, search_out *so,
+                         as_response *resp)
 {
     as_mem *m = ctx->mem;
     as_search_query q = {sr->f.terms, sr->f.n_terms,     sr->f.category, sr->f.part_type,
                          sr->sort,    sr->verified_only, sr->limit,      sr->offset};
     as_search_page page;
-    bool indexed = q.n_terms && ctx->index && ctx->store->search_version;
-    if (indexed ? !text_page(ctx, &q, &page)
-                : ctx->store->search_page(ctx->store->h, m, &q, &page) != AS_OK) {
+    if (ts->ix ? !text_page(ctx, ts, &q, &page)
+               : ctx->store->search_page(ctx->store->h, m, &q, &page) != AS_OK) {
         as_respond_storage_failed(resp);
         return false;
     }
@@ -346,9 +461,27 @@ void as_api_search(as_ctx *ctx, const as_query *q, as_response *resp)
         if (v[ranked_params[i]].present) sr.ranked_by = search_rules[ranked_params[i]].name;
     if (!sr.ranked_by && !as_weights_is_default(&sr.w)) sr.ranked_by = "weights";
 
+    bool paged = !sr.ranked_by && ctx->store->search_page;
+    text_search ts = {0};
+    if (paged && sr.f.n_terms && ctx->index && ctx->store->search_version) {
+        ts.ix = as_search_index_get(ctx->index, ctx->store);
+        if (!ts.ix) {
+            as_respond_storage_failed(resp);
+            return;
+        }
+        as_search_query sq = {sr.f.terms, sr.f.n_terms,     sr.f.category, sr.f.part_type,
+                              sr.sort,    sr.verified_only, sr.limit,      sr.offset};
+        bool failed = false;
+        if (ctx->cfg->search_pages && ctx->cfg->search_ids &&
+            (text_cached(ctx, &sq, q, &ts, resp, &failed) || failed)) {
+            as_text_index_release(ts.ix);
+            if (failed) as_respond_storage_failed(resp);
+            return;
+        }
+    }
     search_out so = {json_array(), json_array(), 0, 0};
-    bool ok = !sr.ranked_by && ctx->store->search_page ? search_paged(ctx, &sr, &so, resp)
-                                                       : search_ranked(ctx, &sr, &so, resp);
+    bool ok = paged ? search_paged(ctx, &sr, &ts, &so, resp) : search_ranked(ctx, &sr, &so, resp);
+    as_text_index_release(ts.ix); /* the page is copied out of it */
     if (!ok) {
         json_decref(so.results);
         json_decref(so.excluded);
@@ -368,7 +501,10 @@ void as_api_search(as_ctx *ctx, const as_query *q, as_response *resp)
     json_object_set_new(o, "postcode",
                         v[S_POSTCODE].present ? json_string(v[S_POSTCODE].str) : json_null());
     json_object_set_new(o, "device", sr.has_dev ? json_string(sr.dev.slug) : json_null());
-    as_respond_json(resp, 200, o);
+    if (ts.page_key) /* encoded once: kept, and sent as it is kept */
+        respond_cached(ctx, ctx->cfg->search_pages, ts.page_key, ts.validator, o, resp);
+    else
+        as_respond_json(resp, 200, o);
 }
 
 /* ---- GET /products/{sku} (spec 4.2) ---- */
@@ -394,33 +530,6 @@ static const char *view_key(as_ctx *ctx, const char *sku, const as_query *q)
         as_buf_puts(&b, q->items[i].val);
     }
     return as_buf_str(&b);
-}
-
-/* Sends view as its encoding, and keeps that encoding under the version read
- * before the view's data. The data is at least as new as that version: if it
- * changed in between, the store's version has moved on for good (versions never
- * return to an earlier value) and the entry is never served. */
-static void respond_cached(as_ctx *ctx, as_view_cache *cache, const char *key, const char *version,
-                           json_t *view, as_response *resp)
-{
-    char *s = view ? json_dumps(view, AS_JSON_DUMP_FLAGS) : NULL;
-    if (!s) {
-        as_respond_json(resp, 200, view);
-        return;
-    }
-    json_decref(view);
-    size_t n = strlen(s);
-    char *body = as_alloc(ctx->mem, n + 2);
-    memcpy(body, s, n);
-    body[n++] = '\n';
-    free(s);
-    as_view_cache_put(cache, key, version, body, n);
-    json_decref(resp->body);
-    resp->body = NULL;
-    resp->status = 200;
-    resp->raw = body;
-    resp->raw_len = n;
-    resp->content_type = "application/json";
 }
 
 void as_api_product(as_ctx *ctx, const char *sku, const as_query *q, as_response *resp)

@@ -38,13 +38,18 @@ typedef struct dir_cfg {
 /* Per server (virtual host, so per database): this process's cache of encoded
  * product views and its text index, made in child_init. */
 typedef struct srv_cfg {
-    apr_int64_t view_slots; /* AgentShopViewCache; 0: off */
+    apr_int64_t view_slots;   /* AgentShopViewCache; 0: off */
+    apr_int64_t search_slots; /* AgentShopSearchCache; 0: off */
     as_view_cache *views;
+    as_view_cache *search_ids, *search_pages;
     as_search_index *index; /* the text index, built by the first search with q */
 } srv_cfg;
 
 #define DEFAULT_VIEW_SLOTS 4096
 #define VIEW_MAX_BYTES 24576 /* larger views are built every time */
+#define DEFAULT_SEARCH_SLOTS 256
+#define SEARCH_IDS_MAX_BYTES 2048   /* a page of up to 100 products, its key and version */
+#define SEARCH_PAGE_MAX_BYTES 65536 /* larger pages are built every time */
 
 #define DEFAULT_RATE_REQUESTS 600
 #define DEFAULT_RATE_SECONDS 60
@@ -255,6 +260,7 @@ static void *create_srv_cfg(apr_pool_t *p, server_rec *s)
     (void)s;
     srv_cfg *c = apr_pcalloc(p, sizeof(*c));
     c->view_slots = UNSET;
+    c->search_slots = UNSET;
     return c;
 }
 
@@ -262,21 +268,22 @@ static void *merge_srv_cfg(apr_pool_t *p, void *basev, void *addv)
 {
     srv_cfg *b = basev, *a = addv, *c = apr_pcalloc(p, sizeof(*c));
     c->view_slots = a->view_slots != UNSET ? a->view_slots : b->view_slots;
+    c->search_slots = a->search_slots != UNSET ? a->search_slots : b->search_slots;
     return c;
 }
 
-static const char *set_view_cache(cmd_parms *cmd, void *dummy, const char *arg)
+/* AgentShopViewCache and AgentShopSearchCache: a number of entries, or off. */
+static const char *set_cache(cmd_parms *cmd, void *dummy, const char *arg)
 {
     (void)dummy;
     srv_cfg *c = ap_get_module_config(cmd->server->module_config, &agentshop_module);
+    bool views = strcasecmp(cmd->cmd->name, "AgentShopViewCache") == 0;
     char *end = NULL;
     apr_int64_t n = strcasecmp(arg, "off") == 0 ? 0 : apr_strtoi64(arg, &end, 10);
     if ((end && (*end || !*arg)) || n < 0 || n > 1000000)
-        return apr_psprintf(cmd->pool,
-                            "AgentShopViewCache: '%s' must be a number of product views from 0 "
-                            "to 1000000, or off",
-                            arg);
-    c->view_slots = n;
+        return apr_psprintf(cmd->pool, "%s: '%s' must be a number of %s from 0 to 1000000, or off",
+                            cmd->cmd->name, arg, views ? "product views" : "search pages");
+    *(views ? &c->view_slots : &c->search_slots) = n;
     return NULL;
 }
 
@@ -313,9 +320,12 @@ static const command_rec cmds[] = {
     AP_INIT_ITERATE("AgentShopMCPAllowOrigin", set_mcp_origin, NULL, RSRC_CONF | ACCESS_CONF,
                     "origins (scheme://host[:port]) allowed to call POST /mcp from a browser, "
                     "besides the API's own"),
-    AP_INIT_TAKE1("AgentShopViewCache", set_view_cache, NULL, RSRC_CONF,
+    AP_INIT_TAKE1("AgentShopViewCache", set_cache, NULL, RSRC_CONF,
                   "product views each child process keeps encoded, per virtual host (default "
                   "4096; off)"),
+    AP_INIT_TAKE1("AgentShopSearchCache", set_cache, NULL, RSRC_CONF,
+                  "pages of searches with q each child process keeps encoded, per virtual host "
+                  "(default 256; off)"),
     AP_INIT_TAKE1("AgentShopKeyPrefix", set_prefix, NULL, RSRC_CONF | ACCESS_CONF,
                   "prefix of agent keys, <prefix>_sk_test_<32 characters> (default agentshop)"),
     AP_INIT_TAKE1("AgentShopBaseURL", set_base_url, NULL, RSRC_CONF | ACCESS_CONF,
@@ -372,8 +382,10 @@ static apr_status_t child_caches_free(void *data)
     for (server_rec *v = data; v; v = v->next) {
         srv_cfg *sc = ap_get_module_config(v->module_config, &agentshop_module);
         as_view_cache_destroy(sc->views);
+        as_view_cache_destroy(sc->search_ids);
+        as_view_cache_destroy(sc->search_pages);
         as_search_index_destroy(sc->index);
-        sc->views = NULL;
+        sc->views = sc->search_ids = sc->search_pages = NULL;
         sc->index = NULL;
     }
     return APR_SUCCESS;
@@ -386,6 +398,11 @@ static void child_init(apr_pool_t *p, server_rec *s)
         srv_cfg *sc = ap_get_module_config(v->module_config, &agentshop_module);
         apr_int64_t n = sc->view_slots != UNSET ? sc->view_slots : DEFAULT_VIEW_SLOTS;
         if (n > 0) sc->views = as_view_cache_create((size_t)n, VIEW_MAX_BYTES);
+        n = sc->search_slots != UNSET ? sc->search_slots : DEFAULT_SEARCH_SLOTS;
+        if (n > 0) {
+            sc->search_ids = as_view_cache_create((size_t)n, SEARCH_IDS_MAX_BYTES);
+            sc->search_pages = as_view_cache_create((size_t)n, SEARCH_PAGE_MAX_BYTES);
+        }
         sc->index = as_search_index_create(); /* empty until the first search with q */
     }
     apr_pool_cleanup_register(p, s, child_caches_free, apr_pool_cleanup_null);
@@ -535,10 +552,40 @@ static const char *base_url(request_rec *r, const dir_cfg *c)
     return ap_construct_url(r->pool, apr_pstrndup(r->pool, base, bl), r);
 }
 
-/* jansson's encoder writes into the brigade's own buffers: no intermediate string. */
-static int brigade_write(const char *buf, size_t n, void *bb)
+/* jansson's encoder writes into heap buckets of APR_BUCKET_BUFF_SIZE at the
+ * brigade's tail: no intermediate string. Not apr_brigade_write: once a piece
+ * does not fit what is left of its buffer it gives that piece a bucket of its
+ * own size, and from then on every piece (jansson's are a few bytes) gets its
+ * own bucket, thousands for a search page (docs/performance.md). */
+typedef struct body_writer {
+    apr_bucket_brigade *bb;
+    apr_bucket *e; /* the heap bucket being filled, NULL before the first */
+    char *buf;
+    apr_size_t cap;
+} body_writer;
+
+static int brigade_write(const char *buf, size_t n, void *ctx)
 {
-    return apr_brigade_write(bb, NULL, NULL, buf, n) == APR_SUCCESS ? 0 : -1;
+    body_writer *w = ctx;
+    while (n > 0) {
+        if (!w->e || w->e->length == w->cap) {
+            apr_size_t cap = n > APR_BUCKET_BUFF_SIZE ? n : APR_BUCKET_BUFF_SIZE;
+            char *b = apr_bucket_alloc(cap, w->bb->bucket_alloc);
+            if (!b) return -1;
+            w->e = apr_bucket_heap_create(b, cap, apr_bucket_free, w->bb->bucket_alloc);
+            w->e->length = 0; /* what is written so far */
+            w->buf = b;
+            w->cap = cap;
+            APR_BRIGADE_INSERT_TAIL(w->bb, w->e);
+        }
+        apr_size_t k = w->cap - w->e->length;
+        if (k > n) k = n;
+        memcpy(w->buf + w->e->length, buf, k);
+        w->e->length += k;
+        buf += k;
+        n -= k;
+    }
+    return 0;
 }
 
 /* Sends the body in bb with its Content-Length (nothing for HEAD). A client
@@ -592,16 +639,18 @@ static int write_response(request_rec *r, as_response *resp)
     }
     ap_set_content_type(r, "application/json");
     apr_bucket_brigade *bb = apr_brigade_create(r->pool, r->connection->bucket_alloc);
-    if (!resp->body || json_dump_callback(resp->body, brigade_write, bb, AS_JSON_DUMP_FLAGS) != 0) {
+    body_writer w = {bb, NULL, NULL, 0};
+    if (!resp->body || json_dump_callback(resp->body, brigade_write, &w, AS_JSON_DUMP_FLAGS) != 0) {
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, "response could not be encoded");
         apr_brigade_cleanup(bb); /* what was written of it */
-        apr_brigade_puts(bb, NULL, NULL,
-                         "{\"error\":\"INTERNAL_ERROR\",\"message\":\"The response could not be "
-                         "encoded.\"}");
+        w.e = NULL;
+        static const char failed[] = "{\"error\":\"INTERNAL_ERROR\",\"message\":\"The response "
+                                     "could not be encoded.\"}";
+        brigade_write(failed, sizeof failed - 1, &w);
         r->status = HTTP_INTERNAL_SERVER_ERROR;
     }
     as_response_clear(resp);
-    apr_brigade_write(bb, NULL, NULL, "\n", 1);
+    if (brigade_write("\n", 1, &w) != 0) return HTTP_INTERNAL_SERVER_ERROR;
     return send_body(r, bb);
 }
 
@@ -775,8 +824,10 @@ static int agentshop_handler(request_rec *r)
     if (c->confirmation_ttl != UNSET) cfg.confirmation_ttl = c->confirmation_ttl;
     if (c->return_window != UNSET) cfg.return_window_days = c->return_window;
     if (c->ship_after != UNSET) cfg.ship_after = c->ship_after;
-    cfg.product_views =
-        ((srv_cfg *)ap_get_module_config(r->server->module_config, &agentshop_module))->views;
+    srv_cfg *sc = ap_get_module_config(r->server->module_config, &agentshop_module);
+    cfg.product_views = sc->views;
+    cfg.search_ids = sc->search_ids;
+    cfg.search_pages = sc->search_pages;
     if (c->mcp_origins) {
         cfg.mcp_origins = (const char *const *)c->mcp_origins->elts;
         cfg.n_mcp_origins = (size_t)c->mcp_origins->nelts;
@@ -787,7 +838,6 @@ static int agentshop_handler(request_rec *r)
     rc->db.log_baton = r;
     rc->db.acquire = acquire;
     as_store store = as_db_store(&rc->db);
-    srv_cfg *sc = ap_get_module_config(r->server->module_config, &agentshop_module);
     as_ctx ctx = {&mem, &store, &cfg, apr_time_sec(r->request_time), core_log, r, sc->index};
     as_response resp = {0};
 

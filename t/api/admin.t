@@ -59,6 +59,7 @@ LoadModule dbd_module /usr/lib/apache2/modules/mod_dbd.so
 LoadModule agentshop_module "$top/mod_agentshop/.libs/mod_agentshop.so"
 DBDriver sqlite3
 DBDParams "$db"
+@{[ $o{server} // '' ]}
 <Location /v1>
     SetHandler agentshop
     $o{extra}
@@ -86,6 +87,14 @@ ok($rc && $out =~ /AgentShopBaseURL/, 'a bad AgentShopBaseURL stops httpd') or d
 is($rc, 0, 'AgentShopMCPAllowOrigin takes origins') or diag $out;
 ($rc, $out) = configtest(extra => "AgentShopSigningKeyFile $dir/good.key\n AgentShopMCPAllowOrigin https://a.example/app");
 ok($rc && $out =~ /AgentShopMCPAllowOrigin: 'https:\/\/a.example\/app' is not an origin/, 'an AgentShopMCPAllowOrigin with a path stops httpd') or diag $out;
+
+($rc, $out) = configtest(extra => "AgentShopSigningKeyFile $dir/good.key",
+                         server => "AgentShopViewCache 100\nAgentShopSearchCache off");
+is($rc, 0, 'AgentShopViewCache and AgentShopSearchCache take a number or off') or diag $out;
+($rc, $out) = configtest(extra => "AgentShopSigningKeyFile $dir/good.key", server => "AgentShopSearchCache lots");
+ok($rc && $out =~ /AgentShopSearchCache: 'lots' must be a number of search pages/, 'a bad AgentShopSearchCache stops httpd') or diag $out;
+($rc, $out) = configtest(extra => "AgentShopSigningKeyFile $dir/good.key", server => "AgentShopViewCache -1");
+ok($rc && $out =~ /AgentShopViewCache: '-1' must be a number of product views/, 'a bad AgentShopViewCache stops httpd') or diag $out;
 
 # ---- bodies above 64 KiB ----
 my ($u2, $key2) = new_agent();
