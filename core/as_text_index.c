@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <threads.h>
 
 #include "as_devices.h"
@@ -120,6 +121,27 @@ static void words_release(tix_words *w)
     free(w);
 }
 
+/* The rank rows of a snapshot are mapped, not malloc'd: every change of stock
+ * that moves a product in or out of the buyable ones makes a new snapshot
+ * with a copy of them (a few MB at 100,000 products), and memory freed to
+ * malloc in the middle of its heaps stays with the process, so a child's
+ * memory would creep with every update (docs/performance.md, memory). */
+static size_t rank_bytes(size_t n)
+{
+    return (n ? n : 1) * sizeof(tix_rank);
+}
+
+static tix_rank *rank_alloc(size_t n)
+{
+    void *p = mmap(NULL, rank_bytes(n), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+static void rank_free(tix_rank *r, size_t n)
+{
+    if (r) munmap(r, rank_bytes(n));
+}
+
 void as_text_index_retain(as_text_index *ix)
 {
     atomic_fetch_add(&ix->refs, 1);
@@ -128,8 +150,8 @@ void as_text_index_retain(as_text_index *ix)
 void as_text_index_release(as_text_index *ix)
 {
     if (!ix || atomic_fetch_sub(&ix->refs, 1) != 1) return;
+    rank_free(ix->rank, ix->w->n);
     words_release(ix->w);
-    free(ix->rank);
     free(ix);
 }
 
@@ -685,9 +707,10 @@ as_text_index *as_text_builder_finish(as_text_builder *b, const as_search_versio
         w->sum->off_at[d + 1] = w->sum->off_at[d];
     w->bytes += w->sum->nstrs + w->sum->noffers * sizeof(tix_offer) +
                 n * (4 * sizeof(uint32_t) + 3 + sizeof(uint32_t));
+    ix->rank = rank_alloc(n);
+    if (!ix->rank) goto fail;
+    memcpy(ix->rank, b->rank, n * sizeof(tix_rank));
     ix->w = w;
-    ix->rank = b->rank;
-    b->rank = NULL;
     ix->v = *v;
     free(order);
     free(new_id);
@@ -731,17 +754,17 @@ as_text_index *as_text_index_update(as_text_index *ix, const as_store *st,
                                     const as_search_version *v)
 {
     as_text_index *nx = calloc(1, sizeof(*nx));
-    tix_rank *rank = malloc((ix->w->n ? ix->w->n : 1) * sizeof(tix_rank));
+    tix_rank *rank = rank_alloc(ix->w->n);
     if (!nx || !rank) {
         free(nx);
-        free(rank);
+        rank_free(rank, ix->w->n);
         return NULL;
     }
     memcpy(rank, ix->rank, ix->w->n * sizeof(tix_rank));
     update_ctx u = {ix->w, rank};
     if (st->rank_changes(st->h, ix->v.rank, apply_rank, &u) != AS_OK) {
         free(nx);
-        free(rank);
+        rank_free(rank, ix->w->n);
         return NULL;
     }
     atomic_init(&nx->refs, 1);

@@ -1,5 +1,7 @@
-/* See as_view_cache.h. Slots are allocated on first use and then reused in
- * place, so the cache's memory stops growing once every slot has held a view.
+/* See as_view_cache.h. A slot's buffer is allocated on first use in a size
+ * class of 4 KB and kept while what the slot holds stays in that class, so the
+ * cache's memory follows the size of what it holds and stops growing once
+ * every slot has held a view.
  * Each set of four slots has its own lock: threads reading different views do
  * not wait for each other. */
 #include "as_view_cache.h"
@@ -10,12 +12,14 @@
 #include <string.h>
 
 #define WAYS 4
+#define CLASS 4096 /* slot buffers are whole multiples of this */
 
 typedef struct slot {
     uint64_t hash; /* of the key; 0: empty */
     uint64_t used; /* the set's clock when last read or written */
     size_t key_len, val_len, body_len;
-    char *data; /* key, validator, body; max_bytes, allocated on first store */
+    char *data; /* key, validator, body */
+    size_t cap; /* bytes allocated at data: the size class of what it holds */
 } slot;
 
 typedef struct set {
@@ -120,7 +124,17 @@ bool as_view_cache_put(as_view_cache *c, const char *key, const char *validator,
         for (int w = 0; w < WAYS && sl->hash; w++)
             if (!st->s[w].hash || st->s[w].used < sl->used) sl = &st->s[w];
     }
-    if (!sl->data && !(sl->data = malloc(c->max_bytes))) {
+    /* A slot's buffer is of the size class of what it holds, so the memory a
+     * full cache keeps is that of its entries, and reused: a buffer changes
+     * only when an entry moves to another class. */
+    size_t need = (kn + vn + len + CLASS - 1) / CLASS * CLASS;
+    if (sl->cap != need) {
+        free(sl->data);
+        sl->data = malloc(need);
+        sl->cap = sl->data ? need : 0;
+        if (!sl->data) sl->hash = 0; /* empty now */
+    }
+    if (!sl->data) {
         ok = false;
     } else {
         memcpy(sl->data, key, kn);

@@ -282,6 +282,10 @@ static apr_status_t sqlite_pragmas(apr_pool_t *p, const apr_dbd_driver_t *d, apr
         /* No connection checkpoints on its own (SQLite 3.40's WAL-reset bug):
          * the module checkpoints from one place, see as_db_checkpoint. */
         "PRAGMA wal_autocheckpoint = 0",
+        /* 512 KB of pages per connection, not SQLite's 2 MB: a child pools
+         * up to DBDMax connections per database, and the kernel's page cache
+         * behind them holds the file anyway (docs/performance.md, memory). */
+        "PRAGMA cache_size = -512",
     };
     for (size_t i = 0; i < sizeof(pragmas) / sizeof(pragmas[0]); i++) {
         apr_dbd_results_t *res = NULL;
