@@ -458,6 +458,7 @@ static apr_status_t request_done(void *data)
         apr_dbd_transaction_mode_set(db->driver, db->trans, APR_DBD_TRANSACTION_ROLLBACK);
         apr_dbd_transaction_end(db->driver, db->pool, db->trans);
         db->trans = NULL;
+        db->wrote = 0; /* rolled back: nothing to sync */
     }
     as_db_write_unlock(db);
     return APR_SUCCESS;

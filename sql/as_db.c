@@ -1,9 +1,14 @@
 #include "as_db.h"
 
 #include <apr_strings.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "as_db_private.h"
 #include "as_mem.h"
@@ -270,15 +275,86 @@ static int is_pg(const apr_dbd_driver_t *d)
     return strcmp(apr_dbd_name(d), "pgsql") == 0;
 }
 
+/* ---- durable commits, one fdatasync for many (the module's connections) ----
+ *
+ * A commit is durable when its frames of the WAL are on disk. With
+ * synchronous=FULL SQLite syncs the WAL inside every COMMIT, while the writer
+ * lock is held, so writers queue behind each other's fsync. The module's
+ * connections run synchronous=NORMAL instead (a COMMIT writes the WAL, no
+ * sync) and, after the writer lock is released and before the request can
+ * answer, wait until an fdatasync of the WAL that began after their COMMIT
+ * has returned. One such sync covers every commit made before it began, by
+ * any thread: while one runs, the next writers commit, and the sync after it
+ * covers them all (group commit). The WAL is one file written in order, so a
+ * synced commit never depends on an unsynced one; a checkpoint syncs the WAL
+ * before copying it and the database after. What a request acknowledges is
+ * exactly as durable as under synchronous=FULL (docs/storage.md). */
+typedef struct wal_sync {
+    char *path;               /* the database's -wal file */
+    pthread_mutex_t lock;     /* one fdatasync at a time; guards synced */
+    _Atomic uint64_t written; /* commits made, counted under the writer lock */
+    uint64_t synced;          /* commits known to be on disk */
+    struct wal_sync *next;
+} wal_sync;
+
+static wal_sync *wal_syncs; /* one per database file, for the process's life */
+static pthread_mutex_t wal_syncs_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static wal_sync *wal_sync_for(const char *db_file)
+{
+    pthread_mutex_lock(&wal_syncs_lock);
+    size_t n = strlen(db_file);
+    wal_sync *ws = wal_syncs;
+    while (ws && !(strncmp(ws->path, db_file, n) == 0 && strcmp(ws->path + n, "-wal") == 0))
+        ws = ws->next;
+    if (!ws && (ws = calloc(1, sizeof(*ws))) && (ws->path = malloc(n + 5))) {
+        memcpy(ws->path, db_file, n);
+        memcpy(ws->path + n, "-wal", 5);
+        pthread_mutex_init(&ws->lock, NULL);
+        ws->next = wal_syncs;
+        wal_syncs = ws;
+    } else if (ws && !ws->path) {
+        free(ws);
+        ws = NULL;
+    }
+    pthread_mutex_unlock(&wal_syncs_lock);
+    return ws;
+}
+
+/* Returns once commit number `mine` is on disk; errno on failure. */
+static int wal_sync_upto(wal_sync *ws, uint64_t mine)
+{
+    int rc = 0;
+    pthread_mutex_lock(&ws->lock);
+    if (ws->synced < mine) {
+        uint64_t upto = atomic_load(&ws->written); /* every commit made before this sync */
+        int fd = open(ws->path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0) {
+            /* No WAL: the last connection checkpointed it into the database,
+             * synced, and removed it. */
+            if (errno != ENOENT) rc = errno;
+        } else {
+            if (fdatasync(fd) != 0) rc = errno;
+            close(fd);
+        }
+        if (!rc) ws->synced = upto;
+    }
+    pthread_mutex_unlock(&ws->lock);
+    return rc;
+}
+
+#define WAL_KEY "as_wal_sync" /* in a connection's `prepared`: its wal_sync */
+
 static apr_status_t sqlite_pragmas(apr_pool_t *p, const apr_dbd_driver_t *d, apr_dbd_t *h,
-                                   const char **err)
+                                   bool grouped, const char **err)
 {
     /* Each returns at most a row; run as selects so the driver accepts the row. */
-    static const char *const pragmas[] = {
+    const char *const pragmas[] = {
         "PRAGMA busy_timeout = 10000",
         "PRAGMA journal_mode = WAL",
         "PRAGMA foreign_keys = ON",
-        "PRAGMA synchronous = FULL",
+        /* grouped: the module syncs after the writer lock (above) */
+        grouped ? "PRAGMA synchronous = NORMAL" : "PRAGMA synchronous = FULL",
         /* No connection checkpoints on its own (SQLite 3.40's WAL-reset bug):
          * the module checkpoints from one place, see as_db_checkpoint. */
         "PRAGMA wal_autocheckpoint = 0",
@@ -313,7 +389,27 @@ apr_status_t as_db_conn_init(apr_pool_t *conn_pool, const apr_dbd_driver_t *d, a
 {
     if (apr_hash_get(prepared, INIT_MARK, APR_HASH_KEY_STRING)) return APR_SUCCESS;
     int pg = is_pg(d);
-    if (!pg && sqlite_pragmas(conn_pool, d, h, err) != APR_SUCCESS) return APR_EGENERAL;
+    if (!pg && sqlite_pragmas(conn_pool, d, h, true, err) != APR_SUCCESS) return APR_EGENERAL;
+    if (!pg) {
+        /* the file behind this connection, whose WAL its commits are synced in */
+        apr_dbd_results_t *res = NULL;
+        apr_dbd_row_t *row = NULL;
+        const char *file = NULL;
+        if (apr_dbd_select(d, conn_pool, h, &res, "PRAGMA database_list", 0) == 0)
+            while (apr_dbd_get_row(d, conn_pool, res, &row, -1) == 0) {
+                const char *name = apr_dbd_get_entry(d, row, 1);
+                const char *f = apr_dbd_get_entry(d, row, 2);
+                if (!file && name && strcmp(name, "main") == 0 && f && *f)
+                    file = apr_pstrdup(conn_pool, f);
+            }
+        wal_sync *ws = file ? wal_sync_for(file) : NULL;
+        if (!ws) {
+            *err = "cannot find the database file of the connection (a SQLite database in "
+                   "memory cannot be used)";
+            return APR_EGENERAL;
+        }
+        apr_hash_set(prepared, WAL_KEY, APR_HASH_KEY_STRING, ws);
+    }
     const stmt_def *tables[] = {stmts, as_db_search_stmts};
     size_t sizes[] = {N_STMTS, as_db_n_search_stmts};
     for (size_t t = 0; t < 2; t++)
@@ -378,7 +474,7 @@ apr_status_t as_db_open(apr_pool_t *p, const char *driver, const char *params, a
     db->closer = c;
     db->pg = is_pg(db->driver);
     db->prepared = apr_hash_make(p);
-    if (!db->pg) return sqlite_pragmas(p, db->driver, db->handle, err);
+    if (!db->pg) return sqlite_pragmas(p, db->driver, db->handle, false, err);
     return APR_SUCCESS;
 }
 
@@ -446,20 +542,30 @@ int as_db_write_lock(as_db *db)
     if (db->pg || !db->lock || db->locked) return 0;
     if (db->lock(db) != 0) return -1;
     db->locked = 1;
+    db->wrote = 1; /* until a rollback says otherwise */
     return 0;
 }
 
-void as_db_write_unlock(as_db *db)
+int as_db_write_unlock(as_db *db)
 {
-    if (!db->locked) return;
+    if (!db->locked) return 0;
     if (!db->trans) as_db_checkpoint_maybe(db); /* between writes, still holding the lock */
+    wal_sync *ws =
+        db->wrote && db->prepared ? apr_hash_get(db->prepared, WAL_KEY, APR_HASH_KEY_STRING) : NULL;
+    uint64_t mine = ws ? atomic_fetch_add(&ws->written, 1) + 1 : 0;
+    db->wrote = 0;
     db->locked = 0;
     db->unlock(db);
+    int rc = ws ? wal_sync_upto(ws, mine) : 0;
+    if (rc && db->log)
+        db->log(db->log_baton,
+                apr_psprintf(db->pool, "syncing %s failed: %s", ws->path, strerror(rc)));
+    return rc ? -1 : 0;
 }
 
 /* Every this many commits a process checkpoints the WAL, holding the writer
  * lock: no two checkpoints, nor a checkpoint and a commit, ever overlap. */
-#define CHECKPOINT_EVERY 64
+#define CHECKPOINT_EVERY 1000
 static unsigned commits_since_checkpoint; /* guarded by the writer lock */
 
 void as_db_checkpoint_maybe(as_db *db)

@@ -29,6 +29,7 @@ typedef struct as_db {
     int (*lock)(struct as_db *db);
     void (*unlock)(struct as_db *db);
     int locked;
+    int wrote;    /* the writer lock's holder may have committed: sync before answering */
     void *closer; /* as_db_open's connection: closed with the pool, or by as_db_close */
 } as_db;
 
@@ -36,12 +37,15 @@ typedef struct as_db {
  * PASSIVE checkpoint (called by as_db_write_unlock). */
 void as_db_checkpoint_maybe(as_db *db);
 
-/* Take and release the writer lock (no-ops on PostgreSQL or without a lock). */
+/* Take and release the writer lock (no-ops on PostgreSQL or without a lock).
+ * Releasing it after a write returns once the write is on disk (as_db.c,
+ * "durable commits"): -1 when syncing failed. */
 int as_db_write_lock(as_db *db);
-void as_db_write_unlock(as_db *db);
+int as_db_write_unlock(as_db *db);
 
 /* Once per connection: PRAGMAs on SQLite (WAL, busy timeout, foreign keys,
- * synchronous=FULL) and every statement prepared into `prepared`. Idempotent. */
+ * synchronous=NORMAL with the module's grouped sync after each write, see
+ * as_db.c) and every statement prepared into `prepared`. Idempotent. */
 apr_status_t as_db_conn_init(apr_pool_t *conn_pool, const apr_dbd_driver_t *driver,
                              apr_dbd_t *handle, apr_hash_t *prepared, const char **err);
 

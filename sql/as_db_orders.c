@@ -34,7 +34,9 @@ int st_commit(void *h)
     /* Callers commit only when every statement succeeded: the drivers would
      * silently roll back a transaction holding a failed statement. */
     int rc = as_db_end_t(db, t, 1) == 0 ? AS_OK : AS_EDB;
-    as_db_write_unlock(db);
+    if (rc != AS_OK) db->wrote = 0; /* rolled back */
+    /* not answered before it is on disk */
+    if (as_db_write_unlock(db) != 0) rc = AS_EDB;
     return rc;
 }
 
@@ -44,6 +46,7 @@ int st_rollback(void *h)
     apr_dbd_transaction_t *t = db->trans;
     db->trans = NULL;
     int rc = !t || as_db_end_t(db, t, 0) == 0 ? AS_OK : AS_EDB;
+    db->wrote = 0; /* nothing to sync */
     as_db_write_unlock(db);
     return rc;
 }
@@ -53,7 +56,7 @@ int st_rollback(void *h)
     ({                                                                                             \
         int held_ = (db)->locked;                                                                  \
         int rc_ = as_db_write_lock(db) != 0 ? AS_EDB : (expr);                                     \
-        if (!held_) as_db_write_unlock(db);                                                        \
+        if (!held_ && as_db_write_unlock(db) != 0) rc_ = AS_EDB; /* not on disk */                 \
         rc_;                                                                                       \
     })
 
