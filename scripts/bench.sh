@@ -218,12 +218,26 @@ say "warming up ($warm s per run)"
 want static && run_wrk - "$demo/product.json" "$warm"
 want buy && agents_run "$warm" "$dir/agents.warm" "$dir/keys"
 want orders && orders_paths
-# The reads twice: httpd's children take wrk's connections as they come, and
-# one pass can leave a child that has not yet seen a run (its caches cold).
-for pass in 1 2; do
+# The reads until every child's memory has stopped moving (at least twice, at
+# most five times): httpd's children take wrk's connections as they come, and
+# one pass can leave a child with hardly a share of a run (its caches, its
+# text index, its pooled connections still to fill). Memory that grows after
+# that is what the measured round shows.
+rss_all() { for p in $(children); do printf '%s ' "$(rss "$p")"; done; }
+warm_passes=0
+prev=$(rss_all)
+while [ "$warm_passes" -lt 5 ]; do
+    warm_passes=$((warm_passes + 1))
     want orders && run_wrk - "$demo" "$warm" "$dir/orders.paths" "${H[@]}"
     want products && run_wrk - "$demo" "$warm" "$dir/demo.paths" && run_wrk - "$big" "$warm" "$dir/big.paths"
     want search && run_wrk - "$big" "$warm" "$dir/search.paths"
+    now=$(rss_all)
+    moved=$(echo "$prev|$now" | awk -F'|' '{ n = split($1, a, " "); split($2, b, " "); m = 0
+        for (i = 1; i <= n; i++) { d = b[i] - a[i]; if (d < 0) d = -d; if (d > m) m = d }
+        print m }')
+    say "warm-up pass $warm_passes: children at $now KiB (moved up to $moved KiB)"
+    prev=$now
+    [ "$warm_passes" -ge 2 ] && [ "$moved" -lt 1024 ] && break
 done
 api_requests=0
 pids_before=$(children | tr '\n' ' ')
@@ -307,7 +321,7 @@ static_rps=$(awk -F'\t' 'NR == 1 { print $2 }' "$results")
     [ -f "$a" ] && printf '  warm-up with user d too: %s orders placed, %s refused by its monthly limit\n' \
         "$(v orders)" "$(v refused)"
     echo
-    [ -n "${BENCH_ONLY:-}" ] || echo "memory of the httpd children (VmRSS), after the warm-up and after $api_requests API requests:"
+    [ -n "${BENCH_ONLY:-}" ] || echo "memory of the httpd children (VmRSS), after the warm-up ($warm_passes passes of the reads) and after $api_requests API requests:"
     i=0
     [ -n "${BENCH_ONLY:-}" ] && pids_before=""
     for p in $pids_before; do
