@@ -139,7 +139,7 @@ bool as_view_cache_put(as_view_cache *c, const char *key, const char *validator,
     } else {
         memcpy(sl->data, key, kn);
         memcpy(sl->data + kn, validator, vn);
-        memcpy(sl->data + kn + vn, body, len);
+        if (len) memcpy(sl->data + kn + vn, body, len); /* body may be NULL when empty */
         sl->hash = h;
         sl->key_len = kn;
         sl->val_len = vn;

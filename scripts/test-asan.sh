@@ -48,10 +48,13 @@ echo "== Apache::Test suite under ASan/UBSan"
 scripts/apache-test.sh -httpd "$stage/t/asan-httpd" | tee apache.log
 a=$?
 
-reports=$(grep -l -E 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error' "$logs"/* 2>/dev/null)
+# The sanitizers write to $logs, but a report can also land on httpd's stderr,
+# that is its error_log (UBSan in a child, for one): both are read.
+pattern='ERROR: (AddressSanitizer|LeakSanitizer)|runtime error'
+reports=$(grep -l -E "$pattern" "$logs"/* t/logs/error_log 2>/dev/null)
 if [ -n "$reports" ]; then
     echo "sanitizer reports:"
-    for f in $reports; do echo "--- $f"; head -60 "$f"; done
+    for f in $reports; do echo "--- $f"; grep -m 3 -A 30 -E "$pattern" "$f"; done
     echo "asan: 0 passed, 1 failed"
     exit 1
 fi

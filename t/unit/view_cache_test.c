@@ -38,6 +38,35 @@ static void test_validator_decides(void **state)
     as_view_cache_destroy(c);
 }
 
+/* An entry that moves to a larger or smaller size class (its slot's buffer is
+ * replaced) is kept whole, and binary bodies (the search page ids) are kept
+ * byte for byte. */
+static void test_size_classes(void **state)
+{
+    as_mem *m = unit_mem(state);
+    as_view_cache *c = as_view_cache_create(4, 65536);
+    size_t sizes[] = {10, 5000, 60000, 100, 4096 - 8, 4096, 12000};
+    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+        size_t n = sizes[i];
+        char *body = malloc(n);
+        for (size_t k = 0; k < n; k++)
+            body[k] = (char)((k * 7 + i) % 256); /* NUL bytes among them */
+        char ver[16];
+        snprintf(ver, sizeof ver, "v%zu", i);
+        assert_true(as_view_cache_put(c, "BT-1", ver, body, n));
+        const char *got = NULL;
+        size_t len = 0;
+        assert_true(as_view_cache_get(c, m, "BT-1", ver, &got, &len));
+        assert_int_equal(len, n);
+        assert_memory_equal(got, body, n);
+        free(body);
+    }
+    char *big = calloc(1, 65536);
+    assert_false(as_view_cache_put(c, "BT-1", "v", big, 65536)); /* over max_bytes */
+    free(big);
+    as_view_cache_destroy(c);
+}
+
 static void test_bounded(void **state)
 {
     as_mem *m = unit_mem(state);
@@ -119,6 +148,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         UNIT_TEST(test_validator_decides),
+        UNIT_TEST(test_size_classes),
         UNIT_TEST(test_bounded),
         UNIT_TEST(test_threads),
     };
