@@ -565,7 +565,7 @@ int as_db_write_unlock(as_db *db)
 
 /* Every this many commits a process checkpoints the WAL, holding the writer
  * lock: no two checkpoints, nor a checkpoint and a commit, ever overlap. */
-#define CHECKPOINT_EVERY 1000
+#define CHECKPOINT_EVERY 64
 static unsigned commits_since_checkpoint; /* guarded by the writer lock */
 
 void as_db_checkpoint_maybe(as_db *db)
