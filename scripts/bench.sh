@@ -218,8 +218,8 @@ say "warming up ($warm s per run)"
 want static && run_wrk - "$demo/product.json" "$warm"
 want buy && agents_run "$warm" "$dir/agents.warm" "$dir/keys"
 want orders && orders_paths
-# The reads until every child's memory has stopped moving (at least twice, at
-# most five times): httpd's children take wrk's connections as they come, and
+# Buying and the reads until every child's memory has stopped moving (at least
+# twice, at most five times): httpd's children take wrk's connections as they come, and
 # one pass can leave a child with hardly a share of a run (its caches, its
 # text index, its pooled connections still to fill). Memory that grows after
 # that is what the measured round shows.
@@ -228,6 +228,10 @@ warm_passes=0
 prev=$(rss_all)
 while [ "$warm_passes" -lt 5 ]; do
     warm_passes=$((warm_passes + 1))
+    # buying too (5 s, the three users with budget): the writes' own memory,
+    # the pooled connections a burst of 32 writers opens
+    want buy && head -n 24 "$dir/keys" >"$dir/keys.abc" &&
+        agents_run "$((warm < 5 ? warm : 5))" "$dir/agents.pass$warm_passes" "$dir/keys.abc"
     want orders && run_wrk - "$demo" "$warm" "$dir/orders.paths" "${H[@]}"
     want products && run_wrk - "$demo" "$warm" "$dir/demo.paths" && run_wrk - "$big" "$warm" "$dir/big.paths"
     want search && run_wrk - "$big" "$warm" "$dir/search.paths"
@@ -321,7 +325,7 @@ static_rps=$(awk -F'\t' 'NR == 1 { print $2 }' "$results")
     [ -f "$a" ] && printf '  warm-up with user d too: %s orders placed, %s refused by its monthly limit\n' \
         "$(v orders)" "$(v refused)"
     echo
-    [ -n "${BENCH_ONLY:-}" ] || echo "memory of the httpd children (VmRSS), after the warm-up ($warm_passes passes of the reads) and after $api_requests API requests:"
+    [ -n "${BENCH_ONLY:-}" ] || echo "memory of the httpd children (VmRSS), after the warm-up ($warm_passes passes) and after $api_requests API requests:"
     i=0
     [ -n "${BENCH_ONLY:-}" ] && pids_before=""
     for p in $pids_before; do
