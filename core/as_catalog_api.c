@@ -305,12 +305,13 @@ static int stock_cmp(const void *a, const void *b)
     return strcmp(x->offer_id, y->offer_id);
 }
 
-/* The cache key of a search page: its kind, the day, and the query as given. */
-static const char *search_key(as_ctx *ctx, const char *kind, const as_query *q)
+/* The key of a cached response: what it is of (a sku, or "?search"), today
+ * (delivery dates), and the query as given. */
+static const char *cache_key(as_ctx *ctx, const char *what, const as_query *q)
 {
     as_buf b;
     as_buf_init(&b, ctx->mem);
-    as_buf_printf(&b, "?%s\n%lld", kind, (long long)as_today(ctx));
+    as_buf_printf(&b, "%s\n%lld", what, (long long)as_today(ctx));
     for (size_t i = 0; i < q->n; i++) {
         as_buf_add(&b, "\n", 1);
         as_buf_puts(&b, q->items[i].key);
@@ -330,10 +331,11 @@ static bool text_cached(as_ctx *ctx, const as_search_query *sq, const as_query *
     as_view_cache *ids = ctx->cfg->search_ids, *pages = ctx->cfg->search_pages;
     as_search_version sv = as_text_index_version(ts->ix);
     const char *ver = as_printf(m, "%lld.%lld", (long long)sv.catalogue, (long long)sv.rank);
-    const char *ids_key = search_key(ctx, "ids", q);
+    /* one key serves both caches (the page's ids, the page) */
+    const char *key = cache_key(ctx, "?search", q);
     const char *b;
     size_t len;
-    if (as_view_cache_get(ids, m, ids_key, ver, &b, &len)) {
+    if (as_view_cache_get(ids, m, key, ver, &b, &len)) {
         ts->ids = (const int64_t *)(const void *)b; /* as_alloc'd: aligned */
         ts->n_ids = len / sizeof(int64_t);
     } else {
@@ -341,7 +343,7 @@ static bool text_cached(as_ctx *ctx, const as_search_query *sq, const as_query *
         ts->searched = true;
         ts->ids = ts->tp.ids;
         ts->n_ids = ts->tp.n;
-        as_view_cache_put(ids, ids_key, ver, (const char *)ts->ids, ts->n_ids * sizeof(int64_t));
+        as_view_cache_put(ids, key, ver, (const char *)ts->ids, ts->n_ids * sizeof(int64_t));
     }
     ts->n_stock = 0;
     if (ts->n_ids && ctx->store->offers_stock(ctx->store->h, m, ts->ids, ts->n_ids, &ts->stock,
@@ -357,7 +359,7 @@ static bool text_cached(as_ctx *ctx, const as_search_query *sq, const as_query *
         as_buf_printf(&v, "\n%lld %s %lld", (long long)ts->stock[i].product_id,
                       ts->stock[i].offer_id, (long long)ts->stock[i].stock);
     ts->validator = as_buf_str(&v);
-    ts->page_key = search_key(ctx, "page", q);
+    ts->page_key = key;
     if (!as_view_cache_get(pages, m, ts->page_key, ts->validator, &resp->raw, &resp->raw_len))
         return false;
     resp->status = 200;
@@ -517,21 +519,6 @@ static const as_param_rule product_rules[P_N] = {
 };
 static const as_param_rule sku_rule = {"sku", AS_V_SLUG, 3, 20, NULL};
 
-/* The cache key of a view: sku, the query as given, and today. */
-static const char *view_key(as_ctx *ctx, const char *sku, const as_query *q)
-{
-    as_buf b;
-    as_buf_init(&b, ctx->mem);
-    as_buf_printf(&b, "%s\n%lld", sku, (long long)as_today(ctx));
-    for (size_t i = 0; i < q->n; i++) {
-        as_buf_add(&b, "\n", 1);
-        as_buf_puts(&b, q->items[i].key);
-        as_buf_add(&b, "=", 1);
-        as_buf_puts(&b, q->items[i].val);
-    }
-    return as_buf_str(&b);
-}
-
 void as_api_product(as_ctx *ctx, const char *sku, const as_query *q, as_response *resp)
 {
     as_mem *m = ctx->mem;
@@ -550,7 +537,7 @@ void as_api_product(as_ctx *ctx, const char *sku, const as_query *q, as_response
     if (cache && ctx->store->product_version) {
         rc = ctx->store->product_version(ctx->store->h, m, sku, &version);
         if (rc == AS_OK) {
-            key = view_key(ctx, sku, q);
+            key = cache_key(ctx, sku, q);
             if (as_view_cache_get(cache, m, key, version, &resp->raw, &resp->raw_len)) {
                 resp->status = 200;
                 resp->content_type = "application/json";
