@@ -525,9 +525,13 @@ static as_rank_row read_rank(as_db *db, apr_dbd_row_t *row, int c)
 
 #define INDEX_BATCH 5000 /* product ids per read: what a read holds stays small */
 
-int st_index_rows(void *h, as_index_row_fn each, void *baton)
+/* Reads statement `label` (rows of products lo < id <= hi) for every product
+ * in batches, each batch's results in a pool of its own, and gives each row to
+ * fn; stops at the first row fn refuses (the batch is still read to its end). */
+typedef int (*batch_row_fn)(as_db *db, apr_dbd_row_t *row, void *ctx);
+
+static int read_batches(as_db *db, const char *label, batch_row_fn fn, void *ctx)
 {
-    as_db *db = h;
     if (!connected(db)) return AS_EDB;
     int64_t max_id = first_i64(db, "as_rank_max_id", 0, NULL, NULL);
     if (max_id < 0) return AS_EDB;
@@ -540,16 +544,9 @@ int st_index_rows(void *h, as_index_row_fn each, void *baton)
         const char *a[] = {i64s(db, lo), i64s(db, lo + INDEX_BATCH)};
         apr_dbd_results_t *res;
         apr_dbd_row_t *row = NULL;
-        if (as_db_select(db, "as_index_rows", &res, 2, a)) rc = AS_EDB;
+        if (as_db_select(db, label, &res, 2, a)) rc = AS_EDB;
         while (rc == AS_OK ? as_db_next(db, res, &row) : 0) {
-            as_index_row r = {to_i64(as_db_col(db, row, 0)), as_db_col(db, row, 1),
-                              as_db_col(db, row, 2),         as_db_col(db, row, 3),
-                              as_db_col(db, row, 4),         as_db_col(db, row, 5),
-                              as_db_col(db, row, 6),         as_db_bool(as_db_col(db, row, 7)),
-                              as_db_col(db, row, 8),         read_rank(db, row, 9),
-                              as_db_col(db, row, 14),        as_db_col(db, row, 15),
-                              as_db_col(db, row, 16),        as_db_bool(as_db_col(db, row, 17))};
-            if (each(baton, &r) != 0) {
+            if (fn(db, row, ctx) != 0) {
                 rc = AS_EDB;
                 while (as_db_next(db, res, &row)) { /* read to the end */
                 }
@@ -559,6 +556,31 @@ int st_index_rows(void *h, as_index_row_fn each, void *baton)
         apr_pool_destroy(batch);
     }
     return rc;
+}
+
+typedef struct batch_each {
+    as_index_row_fn row;     /* for st_index_rows */
+    as_index_offer_fn offer; /* for st_index_offers */
+    void *baton;
+} batch_each;
+
+static int index_row(as_db *db, apr_dbd_row_t *row, void *ctx)
+{
+    batch_each *e = ctx;
+    as_index_row r = {to_i64(as_db_col(db, row, 0)), as_db_col(db, row, 1),
+                      as_db_col(db, row, 2),         as_db_col(db, row, 3),
+                      as_db_col(db, row, 4),         as_db_col(db, row, 5),
+                      as_db_col(db, row, 6),         as_db_bool(as_db_col(db, row, 7)),
+                      as_db_col(db, row, 8),         read_rank(db, row, 9),
+                      as_db_col(db, row, 14),        as_db_col(db, row, 15),
+                      as_db_col(db, row, 16),        as_db_bool(as_db_col(db, row, 17))};
+    return e->row(e->baton, &r);
+}
+
+int st_index_rows(void *h, as_index_row_fn each, void *baton)
+{
+    batch_each e = {each, NULL, baton};
+    return read_batches(h, "as_index_rows", index_row, &e);
 }
 
 int st_rank_changes(void *h, int64_t since, as_rank_row_fn each, void *baton)
@@ -576,37 +598,20 @@ int st_rank_changes(void *h, int64_t since, as_rank_row_fn each, void *baton)
     return rc;
 }
 
+static int index_offer(as_db *db, apr_dbd_row_t *row, void *ctx)
+{
+    batch_each *e = ctx;
+    as_index_offer o = {to_i64(as_db_col(db, row, 0)), as_db_col(db, row, 1),
+                        as_db_col(db, row, 2),         as_db_col(db, row, 5),
+                        to_i64(as_db_col(db, row, 3)), to_i64(as_db_col(db, row, 4)),
+                        to_i64(as_db_col(db, row, 6))};
+    return e->offer(e->baton, &o);
+}
+
 int st_index_offers(void *h, as_index_offer_fn each, void *baton)
 {
-    as_db *db = h;
-    if (!connected(db)) return AS_EDB;
-    int64_t max_id = first_i64(db, "as_rank_max_id", 0, NULL, NULL);
-    if (max_id < 0) return AS_EDB;
-    apr_pool_t *outer = db->pool;
-    int rc = AS_OK;
-    for (int64_t lo = 0; rc == AS_OK && lo < max_id; lo += INDEX_BATCH) {
-        apr_pool_t *batch;
-        apr_pool_create(&batch, outer);
-        db->pool = batch;
-        const char *a[] = {i64s(db, lo), i64s(db, lo + INDEX_BATCH)};
-        apr_dbd_results_t *res;
-        apr_dbd_row_t *row = NULL;
-        if (as_db_select(db, "as_index_offers", &res, 2, a)) rc = AS_EDB;
-        while (rc == AS_OK ? as_db_next(db, res, &row) : 0) {
-            as_index_offer o = {to_i64(as_db_col(db, row, 0)), as_db_col(db, row, 1),
-                                as_db_col(db, row, 2),         as_db_col(db, row, 5),
-                                to_i64(as_db_col(db, row, 3)), to_i64(as_db_col(db, row, 4)),
-                                to_i64(as_db_col(db, row, 6))};
-            if (each(baton, &o) != 0) {
-                rc = AS_EDB;
-                while (as_db_next(db, res, &row)) { /* read to the end */
-                }
-            }
-        }
-        db->pool = outer;
-        apr_pool_destroy(batch);
-    }
-    return rc;
+    batch_each e = {NULL, each, baton};
+    return read_batches(h, "as_index_offers", index_offer, &e);
 }
 
 int st_offers_stock(void *h, as_mem *m, const int64_t *ids, size_t n, as_offer_stock **out,
