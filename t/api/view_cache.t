@@ -14,22 +14,8 @@ my ($view, $offer) = buyable_offer(min_stock => 5, max_cents => 5000);
 ok($offer, 'a product with an offer in stock') or BAIL_OUT('no offer to buy');
 my $sku = $view->{sku};
 
-# Eight clients at once, three requests each: answers from several children.
-sub views_everywhere {
-    my ($query) = @_;
-    my @out = concurrently(map {
-        sub {
-            my ($res, $d);
-            my @bodies;
-            for (1 .. 3) {
-                ($res, $d) = api_get("/products/$sku" . ($query // ''));
-                push @bodies, $res->code == 200 ? $res->content : 'HTTP ' . $res->code;
-            }
-            return ($res, { bodies => \@bodies });
-        }
-    } 1 .. 8);
-    return map { @{ $_->{body}{bodies} } } @out;
-}
+# Answers from several children (bodies_everywhere).
+sub views_everywhere { return bodies_everywhere("/products/$sku" . ($_[0] // '')) }
 sub stock_in {
     my ($body) = @_;
     my $v = eval { JSON::PP->new->decode($body) } or return -1;

@@ -15,7 +15,8 @@ use Fcntl qw(O_WRONLY O_APPEND O_CREAT);
 our @EXPORT = qw(api api_get is_json_error demo_data contradicts expected_status
   product_is_contradicted agent_price today_plus is_num is_int is_bool uri_escape_utf8
   ctl new_agent new_mandate agent_headers post_json sql buyable_offer json_encode
-  concurrently revoke_active live_part sql_write is_pg ctl_argv spent_mismatches);
+  concurrently revoke_active live_part sql_write is_pg ctl_argv spent_mismatches
+  bodies_everywhere);
 
 # The API base the helpers talk to; `local $AgentShop::Test::BASE = '/fast/v1'`
 # reaches the location with short lifetimes.
@@ -337,6 +338,23 @@ sub concurrently {
         push @out, $s ? $JSON->decode($s) : { code => 0, body => {}, replayed => '' };
     }
     return @out;
+}
+
+# GET path from eight clients at once, three requests each, so that several
+# httpd children answer: the 24 bodies (or "HTTP <code>" for a non-200).
+sub bodies_everywhere {
+    my ($path) = @_;
+    my @out = concurrently(map {
+        sub {
+            my ($res, @bodies);
+            for (1 .. 3) {
+                ($res) = api_get($path);
+                push @bodies, $res->code == 200 ? $res->content : 'HTTP ' . $res->code;
+            }
+            return ($res, { bodies => \@bodies });
+        }
+    } 1 .. 8);
+    return map { @{ $_->{body}{bodies} } } @out;
 }
 
 sub uri_escape_utf8 {
