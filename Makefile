@@ -7,14 +7,16 @@ DB      ?= var/agentshop.db
 
 TOP     := $(CURDIR)
 comma   := ,
-APR_INC := $(shell apr-1-config --includes 2>/dev/null) $(shell apu-1-config --includes 2>/dev/null)
-APR_CPP := $(shell apr-1-config --cppflags 2>/dev/null)
-APR_LIB := $(shell apu-1-config --link-ld 2>/dev/null) $(shell apr-1-config --link-ld 2>/dev/null)
+# Asked of apr-1-config when a recipe runs (=, not :=): on a fresh machine the
+# Makefile is read before scripts/deps.sh has installed apache2-dev.
+APR_INC  = $(shell apr-1-config --includes) $(shell apu-1-config --includes)
+APR_CPP  = $(shell apr-1-config --cppflags)
+APR_LIB  = $(shell apu-1-config --link-ld) $(shell apr-1-config --link-ld)
 WARN    := -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter
 OPT     ?= -O2 -g
 SAN     ?=
 CFLAGS  := -std=gnu11 $(OPT) $(WARN) -fPIC -fvisibility=hidden $(SAN)
-CPPFLAGS := -Icore -Isql -Ibuild $(APR_CPP)
+CPPFLAGS = -Icore -Isql -Ibuild $(APR_CPP)
 LIBS    := -ljansson -lcrypto -lm
 
 CORE_SRC  := $(wildcard core/*.c)
@@ -30,7 +32,8 @@ EMBED_INC := build/openapi_json.inc build/mcp_tools_json.inc
 UNIT_SRC  := $(wildcard t/unit/*_test.c)
 UNIT_BIN  := $(patsubst t/unit/%.c,build/unit/%,$(UNIT_SRC))
 
-.PHONY: all deps deps-test run test test-unit test-apache test-asan test-pg test-scale bench install clean
+.PHONY: all deps deps-test run test test-unit test-apache test-asan test-pg test-scale bench install \
+        uninstall deb test-fresh test-fresh-run clean
 .DELETE_ON_ERROR:
 .SECONDARY: build/schema_sqlite.inc build/schema_pgsql.inc $(EMBED_INC)
 
@@ -39,7 +42,7 @@ all: deps $(MODULE) $(CTL)
 deps:
 	@scripts/deps.sh build
 
-build/core build/sql build/unit var:
+build/core build/sql build/unit build/installed var: | deps
 	@mkdir -p $@
 
 build/core/%.o: core/%.c $(wildcard core/*.h) $(EMBED_INC) | build/core
@@ -73,14 +76,29 @@ $(MODULE): mod_agentshop/mod_agentshop.c $(STORE_LIB) $(CORE_LIB)
 	  || { cat build/apxs.log; exit 1; }
 	@grep -E ': (warning|error):' build/apxs.log || true
 
+# The checkout's agentshopctl finds the demo data and its database beside
+# itself (a relative default is taken from the executable's directory), so
+# the checkout may move; the installed one looks in the installed places.
 $(CTL): ctl/agentshopctl.c $(STORE_LIB) $(CORE_LIB)
 	@mkdir -p bin
-	$(CC) $(CFLAGS) $(CPPFLAGS) $(APR_INC) -DAS_DATADIR='"$(TOP)/sql/demo"' $< \
+	$(CC) $(CFLAGS) $(CPPFLAGS) $(APR_INC) -DAS_DATADIR='"../sql/demo"' \
+	  -DAS_DEFAULT_DB='"../var/agentshop.db"' -DAS_SIGNING_KEY='"../var/signing.key"' $< \
 	  $(STORE_LIB) $(CORE_LIB) $(APR_LIB) $(LIBS) -o $@
+
+build/installed/agentshopctl: ctl/agentshopctl.c $(STORE_LIB) $(CORE_LIB) build/installed/paths
+	$(CC) $(CFLAGS) $(CPPFLAGS) $(APR_INC) -DAS_DATADIR='"$(DATADIR)/demo"' \
+	  -DAS_DEFAULT_DB='"$(STATEDIR)/agentshop.db"' -DAS_SIGNING_KEY='"$(SIGNING_KEY)"' $< \
+	  $(STORE_LIB) $(CORE_LIB) $(APR_LIB) $(LIBS) -o $@
+
+# Rewritten only when an install path changes, so that the tool is rebuilt then.
+build/installed/paths: FORCE | build/installed
+	@echo '$(DATADIR) $(STATEDIR) $(SIGNING_KEY)' | cmp -s - $@ || \
+	  echo '$(DATADIR) $(STATEDIR) $(SIGNING_KEY)' > $@
+FORCE:
 
 # ---- running the demo ----
 
-run: all | var
+run: all
 	@scripts/run.sh "$(PORT)" "$(DB)"
 
 # ---- tests ----
@@ -100,8 +118,6 @@ test-apache: deps-test all
 # Every test; the last line sums them ("total: N passed, M failed").
 test: deps-test all $(UNIT_BIN)
 	@scripts/test.sh $(UNIT_BIN)
-
-SIGNING_KEY ?= $(DESTDIR)/etc/apache2/agentshop-signing.key
 
 # The Apache::Test suite on a throwaway PostgreSQL cluster.
 test-pg: all
@@ -132,14 +148,41 @@ test-asan: deps-test
 # plus the saved crash inputs); see t/fuzz/fuzz.mk.
 include t/fuzz/fuzz.mk
 
-install: all
-	$(APXS) -i -n agentshop $(MODULE)
-	install -D -m 0644 conf/agentshop.conf $(DESTDIR)/etc/apache2/conf-available/agentshop.conf
-	install -D -m 0755 $(CTL) $(DESTDIR)/usr/local/bin/agentshopctl
-	@if [ ! -s "$(SIGNING_KEY)" ]; then \
-	  install -D -m 0600 /dev/null "$(SIGNING_KEY)" && \
-	  od -An -tx1 -N32 /dev/urandom | tr -d ' \n' > "$(SIGNING_KEY)" && \
-	  echo "Created the confirmation signing secret $(SIGNING_KEY)"; fi
+# ---- installing ----
+# The same places as the Debian package (make deb), the tools under PREFIX:
+# the module where apxs says, agentshop.load and agentshop.conf in
+# mods-available (a2enmod agentshop), the admin tool, the demo catalogue and
+# the docs; then, unless DESTDIR is set, the state directory, the signing
+# secret and the schema (agentshopctl setup). make uninstall takes back all
+# but the data (the database and the secret); PURGE=1 removes those too.
+PREFIX      ?= /usr/local
+SBINDIR     ?= $(PREFIX)/sbin
+DATADIR     ?= $(PREFIX)/share/agentshop
+DOCDIR      ?= $(PREFIX)/share/doc/agentshop
+STATEDIR    ?= /var/lib/agentshop
+APACHE_ETC  ?= /etc/apache2
+SIGNING_KEY ?= $(APACHE_ETC)/agentshop-signing.key
+MODDIR       = $(shell $(APXS) -q LIBEXECDIR)
+DOCS        := README.md docs/*.md docs/openapi.json
+
+install: all build/installed/agentshopctl
+	install -D -m 0644 $(MODULE) $(DESTDIR)$(MODDIR)/mod_agentshop.so
+	install -D -m 0644 conf/agentshop.load $(DESTDIR)$(APACHE_ETC)/mods-available/agentshop.load
+	install -D -m 0644 conf/agentshop.conf $(DESTDIR)$(APACHE_ETC)/mods-available/agentshop.conf
+	install -D -m 0755 build/installed/agentshopctl $(DESTDIR)$(SBINDIR)/agentshopctl
+	install -d $(DESTDIR)$(DATADIR)/demo $(DESTDIR)$(DOCDIR)
+	install -m 0644 sql/demo/*.json $(DESTDIR)$(DATADIR)/demo/
+	install -m 0644 $(DOCS) $(DESTDIR)$(DOCDIR)/
+	@if [ -z "$(DESTDIR)" ]; then $(SBINDIR)/agentshopctl setup; fi
+
+uninstall:
+	@if [ -L $(APACHE_ETC)/mods-enabled/agentshop.load ]; then a2dismod -q agentshop; fi
+	rm -f $(DESTDIR)$(MODDIR)/mod_agentshop.so \
+	  $(DESTDIR)$(APACHE_ETC)/mods-available/agentshop.load \
+	  $(DESTDIR)$(APACHE_ETC)/mods-available/agentshop.conf $(DESTDIR)$(SBINDIR)/agentshopctl
+	rm -rf $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR)
+	@if [ "$(PURGE)" = 1 ]; then rm -rf $(DESTDIR)$(STATEDIR) && rm -f $(DESTDIR)$(SIGNING_KEY); \
+	 else echo "Kept the data: $(STATEDIR) and $(SIGNING_KEY) (make uninstall PURGE=1 removes them)"; fi
 
 clean:
 	rm -rf build bin/agentshopctl mod_agentshop/.libs mod_agentshop/*.la mod_agentshop/*.lo \
