@@ -3,7 +3,8 @@
 APXS    ?= /usr/bin/apxs
 CC      ?= cc
 PORT    ?= 8080
-DB      ?= var/agentshop.db
+# DB: default var/agentshop.db on port 8080, var/agentshop-PORT.db on others
+DB      ?=
 
 TOP     := $(CURDIR)
 comma   := ,
@@ -139,6 +140,15 @@ bench: all build/bench-agents
 
 build/bench-agents: bench/agents.c | build/core
 	$(CC) -std=gnu11 -O2 -g $(WARN) -pthread $< -o $@
+
+# The README's two commands on a pristine Debian 12 made with debootstrap, as
+# root and as an ordinary user with sudo (scripts/test-fresh.sh; needs root).
+# test-fresh-run: the make run half only (what .ci/run runs on every submission).
+test-fresh:
+	@scripts/test-fresh.sh
+
+test-fresh-run:
+	@FRESH=run scripts/test-fresh.sh
 
 # The same suites with AddressSanitizer and UndefinedBehaviorSanitizer.
 test-asan: deps-test

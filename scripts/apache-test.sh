@@ -39,11 +39,17 @@ fi
 (umask 077; od -An -tx1 -N32 /dev/urandom | tr -d ' \n' > t/var/signing.key)
 [ -n "$runas" ] && chown nobody:nogroup t/var/signing.key
 log="$top/t/var/apache-test.log"
-# AGENTSHOP_TEST_PORT: another port than Apache::Test's 8529 (two checkouts at once).
-port=${AGENTSHOP_TEST_PORT:+-port $AGENTSHOP_TEST_PORT}
-# shellcheck disable=SC2086
+# The suite's port: AGENTSHOP_TEST_PORT, else the first free one from
+# Apache::Test's 8529 up (two checkouts, or a make run, at once).
+port=${AGENTSHOP_TEST_PORT:-$(bash -c '. scripts/httpd-helpers.sh && free_ports 8529 8999 1')}
+if [ -z "$port" ]; then
+    echo "apache-test: no free port in 8529-8999; set AGENTSHOP_TEST_PORT" >&2
+    echo "apache: 0 passed, 1 failed"
+    exit 1
+fi
+echo "apache-test: port $port"
 $runas env HOME="$HOME" perl t/TEST.PL -apxs /usr/bin/apxs -httpd_conf "$top/t/conf/base.conf" \
-    $port "$@" >"$log" 2>&1
+    -port "$port" "$@" >"$log" 2>&1
 cat "$log"
 # Test artifacts (t/api/browser.t's screenshots) go back to the checkout.
 if [ "$top" != "$checkout" ]; then

@@ -1,10 +1,14 @@
 #!/bin/sh
 # Installs the Debian packages mod_agentshop needs that are missing: apt-get as
 # root, sudo otherwise. Silent and fast when everything is present.
+# It leaves the system's Apache as it found it: no service is started while
+# packages install (a policy-rc.d that forbids it, for the install only), and
+# a module that a package's install script enabled (mod_perl's perl.load) is
+# disabled again; the modules apache2 itself enables on a first install stay.
 # The test set also installs the npm packages of t/js (the OpenAPI linter,
 # JSON Schema validator, MCP SDK and browser driver) exactly as
 # t/js/package-lock.json pins them.
-# usage: scripts/deps.sh build|test|pg|bench
+# usage: scripts/deps.sh build|test|pg|bench|fresh
 set -eu
 build="gcc make pkg-config apache2 apache2-dev libaprutil1-dbd-sqlite3 libjansson-dev libssl-dev"
 test="$build libapache2-mod-perl2 libwww-perl libcmocka-dev curl sqlite3 nodejs npm chromium"
@@ -14,6 +18,7 @@ case "${1:-build}" in
     test) want=$test; npm_too=1 ;;
     pg) want="$test postgresql libaprutil1-dbd-pgsql"; npm_too=1 ;;
     bench) want="$build wrk curl sqlite3" ;;
+    fresh) want="debootstrap curl" ;; # make test-fresh, on the host
     *) echo "deps.sh: unknown set '$1'" >&2; exit 2 ;;
 esac
 
@@ -38,12 +43,39 @@ case "$missing" in *" nodejs"* | *" npm"*)
         missing=$(printf '%s' "$missing" | sed -e 's/ nodejs\b//' -e 's/ npm\b//')
     fi ;;
 esac
+# The *.load links in mods-enabled, one a line (none before apache2 is installed).
+enabled_mods() {
+    ls /etc/apache2/mods-enabled 2>/dev/null | sed -n 's/\.load$//p' | sort
+}
+
 if [ -n "$missing" ]; then
     echo "Installing missing packages:$missing"
     if [ "$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi
     export DEBIAN_FRONTEND=noninteractive
+    before=$(mktemp)
+    enabled_mods >"$before"
+    policy=/usr/sbin/policy-rc.d
+    own_policy=""
+    trap 'rm -f "$before"; [ -z "$own_policy" ] || $sudo rm -f "$policy"' EXIT
+    if [ ! -e "$policy" ]; then
+        # Exit status 101: "action forbidden", honoured by invoke-rc.d and
+        # deb-systemd-invoke; removed again whatever happens.
+        own_policy=1
+        printf '#!/bin/sh\n# scripts/deps.sh of mod_agentshop: no service starts while it installs.\nexit 101\n' |
+            $sudo tee "$policy" >/dev/null
+        $sudo chmod 0755 "$policy"
+    fi
     $sudo apt-get update -qq
     # shellcheck disable=SC2086
     $sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null
+    [ -z "$own_policy" ] || $sudo rm -f "$policy"
+    own_policy=""
+    for m in $(enabled_mods | comm -13 "$before" -); do
+        owner=$(dpkg-query -S "/etc/apache2/mods-available/$m.load" 2>/dev/null | cut -d: -f1)
+        case "$owner" in apache2 | apache2-bin | "") continue ;; esac
+        echo "Disabling the Apache module $m that installing $owner enabled (the system's Apache stays as it was)"
+        $sudo a2dismod -q -f "$m" >/dev/null
+    done
+    rm -f "$before"
 fi
 npm_deps
