@@ -112,12 +112,22 @@ static int is_sqlite(const opts *o)
     return strcmp(o->driver, "sqlite3") == 0;
 }
 
+static int no_schema(const opts *o)
+{
+    fprintf(stderr,
+            "agentshopctl: the database %s (%s) has no schema; create it with: "
+            "agentshopctl --params %s init [--demo]\n",
+            o->params, o->params_from, o->params);
+    return 1;
+}
+
 /* Every command but init and setup works on a database that exists: never
  * let apr_dbd's sqlite3 driver create an empty file by opening it. */
 static int must_exist(const opts *o)
 {
     struct stat st;
-    if (!is_sqlite(o) || stat(o->params, &st) == 0) return 0;
+    if (!is_sqlite(o)) return 0;
+    if (stat(o->params, &st) == 0) return st.st_size == 0 ? no_schema(o) : 0;
     fprintf(stderr,
             "agentshopctl: there is no database %s (%s; %s).\n"
             "  Point at another with --params FILE or AGENTSHOP_DB=FILE, or create this one "
@@ -132,13 +142,7 @@ static int schema_current(const opts *o, as_db *db)
     const char *err = NULL;
     int v = 0;
     if (as_db_schema_version(db, &v, &err) != APR_SUCCESS) return die("%s%s", err, NULL);
-    if (v == 0) {
-        fprintf(stderr,
-                "agentshopctl: the database %s (%s) has no schema; create it with: "
-                "agentshopctl --params %s init [--demo]\n",
-                o->params, o->params_from, o->params);
-        return 1;
-    }
+    if (v == 0) return no_schema(o);
     if (v != AS_SCHEMA_VERSION) {
         fprintf(stderr,
                 "agentshopctl: the database %s has schema version %d, this agentshopctl works "

@@ -408,82 +408,99 @@ static run_as child_user(apr_pool_t *p)
 
 static const char *run_user; /* the children's user, named in run-time errors */
 
-/* In a child process running as the children's user: the SQLite file and its
- * directory writable, then the schema and its version. Writes what is wrong
- * to fd; exits 0 (good), 1 (refuse to start) or 2 (warn: no connection to
+/* The SQLite file and its directory (and -wal, -shm) usable by the process:
+ * what is wrong, or NULL. *empty: the file has no bytes (so no schema). */
+static const char *sqlite_files(apr_pool_t *p, const db_use *u, const run_as *who, int *empty)
+{
+    const char *f = u->params, *fix = "agentshopctl setup (as root) prepares it";
+    const char *slash = strrchr(f, '/');
+    const char *dir = !slash ? "." : slash == f ? "/" : apr_pstrndup(p, f, (apr_size_t)(slash - f));
+    struct stat st;
+    if (stat(f, &st) != 0)
+        return apr_psprintf(p,
+                            "the database %s does not exist (DBDParams); create it with "
+                            "agentshopctl --params %s init, or %s, and let the user %s write "
+                            "it and its directory",
+                            f, f, fix, who->name);
+    *empty = st.st_size == 0;
+    if (access(f, R_OK | W_OK) != 0)
+        return apr_psprintf(p,
+                            "the database %s is not writable by the user %s that httpd's "
+                            "children run as (%s); fix: chown %s %s*, or %s",
+                            f, who->name, strerror(errno), who->name, f, fix);
+    if (access(dir, W_OK | X_OK) != 0)
+        return apr_psprintf(p,
+                            "the directory %s of the database %s is not writable by the user %s "
+                            "that httpd's children run as (%s; SQLite keeps its -wal and -shm "
+                            "files there); fix: chown %s %s, or %s",
+                            dir, f, who->name, strerror(errno), who->name, dir, fix);
+    for (int i = 0; i < 2; i++) {
+        const char *side = apr_pstrcat(p, f, i ? "-shm" : "-wal", NULL);
+        if (access(side, F_OK) == 0 && access(side, R_OK | W_OK) != 0)
+            return apr_psprintf(p,
+                                "%s is not writable by the user %s that httpd's children run "
+                                "as; fix: chown %s %s*",
+                                side, who->name, who->name, f);
+    }
+    return NULL;
+}
+
+/* The schema there and of this build's version: what is wrong, or NULL.
+ * *warn: only that PostgreSQL cannot be reached now. */
+static const char *schema_state(apr_pool_t *p, const db_use *u, const run_as *who, int *warn)
+{
+    as_db db;
+    const char *err = NULL;
+    int v = 0;
+    if (as_db_open(p, u->driver, u->params, &db, &err) != APR_SUCCESS) {
+        if (strcmp(u->driver, "pgsql") != 0)
+            return apr_psprintf(p, "cannot open the database %s as the user %s: %s", u->params,
+                                who->name, err);
+        *warn = 1;
+        return apr_psprintf(p,
+                            "cannot reach the PostgreSQL database \"%s\" now (%s); starting "
+                            "anyway, mod_dbd connects when it can",
+                            u->params, err);
+    }
+    apr_status_t rv = as_db_schema_version(&db, &v, &err);
+    as_db_close(&db);
+    if (rv != APR_SUCCESS) return apr_psprintf(p, "the database %s: %s", u->params, err);
+    if (v == AS_SCHEMA_VERSION) return NULL;
+    return v == 0 ? apr_psprintf(p,
+                                 "the database %s has no schema; create it with agentshopctl "
+                                 "--driver %s --params '%s' init",
+                                 u->params, u->driver, u->params)
+                  : apr_psprintf(p,
+                                 "the database %s has schema version %d, this mod_agentshop "
+                                 "needs version %d; %s",
+                                 u->params, v, AS_SCHEMA_VERSION,
+                                 v < AS_SCHEMA_VERSION
+                                     ? apr_psprintf(p,
+                                                    "agentshopctl --driver %s --params '%s' "
+                                                    "init migrates it",
+                                                    u->driver, u->params)
+                                     : "it was written by a newer mod_agentshop: install that "
+                                       "one again");
+}
+
+/* In a child process running as the children's user: writes what is wrong to
+ * fd; exits 0 (good), 1 (refuse to start) or 2 (warn: no connection to
  * PostgreSQL now, mod_dbd retries). */
 static int probe_db(const db_use *u, const run_as *who, int fd)
 {
     apr_pool_t *p;
     apr_pool_create(&p, NULL);
-    const char *msg = NULL, *fix = "agentshopctl setup (as root) prepares it";
-    int pg = strcmp(u->driver, "pgsql") == 0;
-    if (!pg) {
-        const char *slash = strrchr(u->params, '/');
-        const char *dir = !slash ? "."
-                          : slash == u->params
-                              ? "/"
-                              : apr_pstrndup(p, u->params, (apr_size_t)(slash - u->params));
-        struct stat st;
-        if (stat(u->params, &st) != 0)
-            msg = apr_psprintf(p,
-                               "the database %s does not exist (DBDParams); create it with "
-                               "agentshopctl --params %s init, or %s, and let the user %s "
-                               "write it and its directory",
-                               u->params, u->params, fix, who->name);
-        else if (access(u->params, R_OK | W_OK) != 0)
-            msg = apr_psprintf(p,
-                               "the database %s is not writable by the user %s that httpd's "
-                               "children run as (%s); fix: chown %s %s*, or %s",
-                               u->params, who->name, strerror(errno), who->name, u->params, fix);
-        else if (access(dir, W_OK | X_OK) != 0)
-            msg = apr_psprintf(p,
-                               "the directory %s of the database %s is not writable by the user "
-                               "%s that httpd's children run as (%s; SQLite keeps its -wal and "
-                               "-shm files there); fix: chown %s %s, or %s",
-                               dir, u->params, who->name, strerror(errno), who->name, dir, fix);
-        else
-            for (int i = 0; i < 2 && !msg; i++) {
-                const char *f = apr_pstrcat(p, u->params, i ? "-shm" : "-wal", NULL);
-                if (access(f, F_OK) == 0 && access(f, R_OK | W_OK) != 0)
-                    msg = apr_psprintf(p,
-                                       "%s is not writable by the user %s that httpd's "
-                                       "children run as; fix: chown %s %s*",
-                                       f, who->name, who->name, u->params);
-            }
-    }
-    int rc = msg ? 1 : 0;
-    as_db db;
-    const char *err = NULL;
-    int v = 0;
-    if (!msg && as_db_open(p, u->driver, u->params, &db, &err) != APR_SUCCESS) {
-        rc = pg ? 2 : 1;
-        msg = pg ? apr_psprintf(p,
-                                "cannot reach the PostgreSQL database \"%s\" now (%s); "
-                                "starting anyway, mod_dbd connects when it can",
-                                u->params, err)
-                 : apr_psprintf(p, "cannot open the database %s as the user %s: %s", u->params,
-                                who->name, err);
-    }
-    if (!msg && as_db_schema_version(&db, &v, &err) != APR_SUCCESS)
-        rc = 1, msg = apr_psprintf(p, "the database %s: %s", u->params, err);
-    else if (!msg && v == 0)
-        rc = 1, msg = apr_psprintf(p,
-                                   "the database %s has no schema; create it with "
-                                   "agentshopctl --driver %s --params '%s' init",
-                                   u->params, u->driver, u->params);
-    else if (!msg && v != AS_SCHEMA_VERSION)
-        rc = 1,
-        msg = apr_psprintf(
-            p, "the database %s has schema version %d, this mod_agentshop needs version %d; %s",
-            u->params, v, AS_SCHEMA_VERSION,
-            v < AS_SCHEMA_VERSION
-                ? apr_psprintf(p, "agentshopctl --driver %s --params '%s' init migrates it",
-                               u->driver, u->params)
-                : "it was written by a newer mod_agentshop: install that one again");
-    if (!msg) as_db_close(&db);
-    if (msg && write(fd, msg, strlen(msg)) < 0) rc = 1;
-    return rc;
+    int empty = 0, warn = 0;
+    const char *msg = strcmp(u->driver, "sqlite3") == 0 ? sqlite_files(p, u, who, &empty) : NULL;
+    if (!msg && empty)
+        msg = apr_psprintf(p,
+                           "the database %s is empty: it has no schema; create it with "
+                           "agentshopctl --params '%s' init",
+                           u->params, u->params);
+    if (!msg) msg = schema_state(p, u, who, &warn);
+    if (!msg) return 0;
+    if (write(fd, msg, strlen(msg)) < 0) return 1;
+    return warn ? 2 : 1;
 }
 
 /* Runs probe_db in a child process, as the children's user when httpd runs

@@ -136,8 +136,9 @@ refuses('rofile', "$dir/rofile.db",
 open my $e, '>', "$dir/empty.db" or die $!;
 close $e;
 refuses('empty', "$dir/empty.db",
-        qr/the database \Q$dir\/empty.db\E has no schema; create it with agentshopctl .*init/,
+        qr/the database \Q$dir\/empty.db\E is empty: it has no schema; create it with agentshopctl .*init/,
         'a database without the schema stops httpd');
+is(-s "$dir/empty.db", 0, '... which leaves the file as it was');
 
 sh("$ctl --params '$dir/newer.db' init >/dev/null");
 sh('sqlite3', "$dir/newer.db", 'UPDATE schema_version SET version = 999');
