@@ -769,29 +769,28 @@ static void usage(FILE *f, const opts *o)
             o->params, o->params_from, o->data, o->data_from, o->signing_key);
 }
 
-/* --params, else AGENTSHOP_DB, else the compiled-in default; --data likewise. */
+/* The option's value, else the environment's, else the compiled-in default;
+ * *from says which. */
+static const char *pick(apr_pool_t *p, const char *given, const char *flag, const char *env,
+                        const char *def, const char **from)
+{
+    const char *e = getenv(env);
+    if (given) {
+        *from = apr_pstrcat(p, "from ", flag, NULL);
+        return given;
+    }
+    if (e && *e) {
+        *from = apr_pstrcat(p, "from ", env, NULL);
+        return e;
+    }
+    *from = "the default of this agentshopctl";
+    return beside_exe(p, def);
+}
+
 static void defaults(opts *o, apr_pool_t *p)
 {
-    const char *env = getenv("AGENTSHOP_DB");
-    if (o->params)
-        o->params_from = "from --params";
-    else if (env && *env) {
-        o->params = env;
-        o->params_from = "from AGENTSHOP_DB";
-    } else {
-        o->params = beside_exe(p, AS_DEFAULT_DB);
-        o->params_from = "the default of this agentshopctl";
-    }
-    env = getenv("AGENTSHOP_DATA");
-    if (o->data)
-        o->data_from = "from --data";
-    else if (env && *env) {
-        o->data = env;
-        o->data_from = "from AGENTSHOP_DATA";
-    } else {
-        o->data = beside_exe(p, AS_DATADIR);
-        o->data_from = "the default";
-    }
+    o->params = pick(p, o->params, "--params", "AGENTSHOP_DB", AS_DEFAULT_DB, &o->params_from);
+    o->data = pick(p, o->data, "--data", "AGENTSHOP_DATA", AS_DATADIR, &o->data_from);
     o->signing_key = beside_exe(p, AS_SIGNING_KEY);
 }
 
@@ -829,7 +828,7 @@ static int run(opts *o, apr_pool_t *p, int argc, char **argv)
     o->argc = argc - i;
     o->argv = argv + i;
     const char *cmd = o->argv[0];
-    if (!is_sqlite(o) && o->params_from[0] == 't')
+    if (!is_sqlite(o) && strncmp(o->params_from, "the default", 11) == 0)
         return die("--driver pgsql needs --params CONNINFO (or AGENTSHOP_DB), e.g. "
                    "\"host=/run/postgresql dbname=shop\"%s%s",
                    NULL, NULL);

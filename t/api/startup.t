@@ -42,7 +42,8 @@ sub sh { my $rc = system(@_); die "@_ failed" if $rc; }
 # Starts httpd on $db. Returns (exit code or undef while it runs, error log,
 # pid, port).
 sub start_httpd {
-    my ($name, $db) = @_;
+    my ($name, $db, $extra) = @_;
+    $extra //= '';
     my $root = "$dir/$name";
     mkdir $root or die "$root: $!";
     my $port = free_port();
@@ -62,6 +63,7 @@ LoadModule agentshop_module "$top/mod_agentshop/.libs/mod_agentshop.so"
 StartServers 1
 DBDriver sqlite3
 DBDParams "$db"
+$extra
 <Location /v1>
     SetHandler agentshop
     AgentShopSigningKeyFile "$dir/signing.key"
@@ -164,6 +166,26 @@ if (!defined $rc) {
     is($res->code, 200, '... which answers GET /v1/search') or diag $res->as_string;
     like($res->decoded_content, qr/"results":\[\{"sku"/, '... with products');
     stop_httpd($pid);
+}
+
+# A database that becomes read-only while httpd runs: the log names it and the
+# user (new connections per request, so the next one opens it read-only).
+sh("$ctl --params '$dir/later.db' --data '$top/sql/demo' init --demo >/dev/null");
+my $key = `$ctl --params '$dir/later.db' key create --user ro-user` =~ /"key": "([^"]+)"/ ? $1 : die 'no key';
+sh("$ctl --params '$dir/later.db' mandate create --user ro-user --categories hand-soap --per-order-eur 50 --monthly-eur 100 --confirm-above-eur 40 >/dev/null");
+($rc, $log, $pid, $port) = start_httpd('later', "$dir/later.db", 'DBDPersist Off');
+ok(!defined $rc, 'httpd starts on a writable database') or diag $log;
+if (!defined $rc) {
+    chmod 0444, "$dir/later.db" or die $!;
+    my $res = LWP::UserAgent->new(timeout => 10)->post("http://127.0.0.1:$port/v1/quotes",
+        'Authorization' => "Bearer $key", 'Service-Agent' => 'startup-test/1',
+        'Content-Type' => 'application/json', Content => '{"sku":"HS-0027","quantity":1}');
+    is($res->code, 503, 'a write to a database made read-only fails') or diag $res->as_string;
+    stop_httpd($pid);
+    open my $lf, '<', "$dir/later/error_log" or die $!;
+    my $elog = do { local $/; <$lf> };
+    like($elog, qr/readonly database \(the database \Q$dir\/later.db\E or its directory is not writable by the user \Q$user\E/,
+         '... and the log line names the file and the user');
 }
 
 done_testing();
