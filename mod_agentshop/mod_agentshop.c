@@ -483,6 +483,22 @@ static const char *schema_state(apr_pool_t *p, const db_use *u, const run_as *wh
                                        "one again");
 }
 
+/* A message with any PostgreSQL password=... of a conninfo masked. */
+static const char *no_password(apr_pool_t *p, const char *msg)
+{
+    const char *at = strstr(msg, "password=");
+    if (!at) return msg;
+    const char *end = at + 9;
+    if (*end == '\'') { /* a quoted value, with \' and \\ escapes */
+        for (end++; *end && *end != '\''; end++)
+            end += *end == '\\' && end[1];
+        end += *end == '\'';
+    } else
+        end += strcspn(end, " \t'\")");
+    return apr_pstrcat(p, apr_pstrndup(p, msg, (apr_size_t)(at - msg)), "password=***",
+                       no_password(p, end), NULL);
+}
+
 /* In a child process running as the children's user: writes what is wrong to
  * fd; exits 0 (good), 1 (refuse to start) or 2 (warn: no connection to
  * PostgreSQL now, mod_dbd retries). */
@@ -499,6 +515,7 @@ static int probe_db(const db_use *u, const run_as *who, int fd)
                            u->params, u->params);
     if (!msg) msg = schema_state(p, u, who, &warn);
     if (!msg) return 0;
+    msg = no_password(p, msg);
     if (write(fd, msg, strlen(msg)) < 0) return 1;
     return warn ? 2 : 1;
 }
