@@ -104,8 +104,8 @@ sub stop_httpd {
 
 # Each bad database: httpd exits non-zero and its log names what is wrong.
 sub refuses {
-    my ($name, $db, $want, $what) = @_;
-    my ($rc, $log, $pid) = start_httpd($name, $db);
+    my ($name, $db, $want, $what, $extra) = @_;
+    my ($rc, $log, $pid) = start_httpd($name, $db, $extra);
     if (!defined $rc) {
         stop_httpd($pid);
         fail("$what: httpd must not start");
@@ -167,6 +167,13 @@ if (!defined $rc) {
     like($res->decoded_content, qr/"results":\[\{"sku"/, '... with products');
     stop_httpd($pid);
 }
+
+# A virtual host with a database of its own is checked too; the main server's
+# good one does not hide it.
+refuses('vhost', "$dir/good.db",
+        qr/the database \Q$dir\/vhost-missing.db\E does not exist/,
+        'a <VirtualHost> whose own DBDParams is missing stops httpd',
+        "<VirtualHost *>\n    DBDParams \"$dir/vhost-missing.db\"\n</VirtualHost>");
 
 # A database that becomes read-only while httpd runs: the log names it and the
 # user (new connections per request, so the next one opens it read-only).
