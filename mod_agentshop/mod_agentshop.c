@@ -12,12 +12,20 @@
 #include "http_protocol.h"
 #include "http_request.h"
 #include "util_mutex.h"
+#include "unixd.h"
 #include "apr_dbd.h"
 #include "mod_dbd.h"
 
 #include "as_api.h"
 #include "as_db.h"
 #include "as_view_cache.h"
+
+#include <errno.h>
+#include <grp.h>
+#include <pwd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 module AP_MODULE_DECLARE_DATA agentshop_module;
 
@@ -43,6 +51,7 @@ typedef struct srv_cfg {
     as_view_cache *views;
     as_view_cache *search_ids, *search_pages;
     as_search_index *index; /* the text index, built by the first search with q */
+    const char *db_file;    /* the SQLite file (DBDParams), named in errors */
 } srv_cfg;
 
 #define DEFAULT_VIEW_SLOTS 4096
@@ -343,6 +352,265 @@ static const command_rec cmds[] = {
     {NULL},
 };
 
+/* ---- checks at start: a database the children can use ---- */
+
+/* The database mod_dbd will open for a server, read from the configuration
+ * tree (mod_dbd's own configuration is private to it), and whether that
+ * server serves the API. */
+typedef struct db_use {
+    const char *driver, *params;
+    int api;
+} db_use;
+
+static const char *first_word(apr_pool_t *p, const char *args)
+{
+    return args ? ap_getword_conf(p, &args) : NULL;
+}
+
+/* One level of the tree and what it contains, but no <VirtualHost>. */
+static void scan_conf(apr_pool_t *p, const ap_directive_t *d, db_use *u)
+{
+    for (; d; d = d->next) {
+        if (strcasecmp(d->directive, "<VirtualHost") == 0) continue;
+        if (strcasecmp(d->directive, "DBDriver") == 0)
+            u->driver = first_word(p, d->args);
+        else if (strcasecmp(d->directive, "DBDParams") == 0)
+            u->params = first_word(p, d->args);
+        else if (strncasecmp(d->directive, "AgentShop", 9) == 0 ||
+                 (strcasecmp(d->directive, "SetHandler") == 0 &&
+                  strcasecmp(first_word(p, d->args), "agentshop") == 0))
+            u->api = 1;
+        if (d->first_child) scan_conf(p, d->first_child, u);
+    }
+}
+
+/* The user httpd's children run as: User/Group when httpd starts as root. */
+typedef struct run_as {
+    uid_t uid;
+    gid_t gid;
+    const char *name;
+} run_as;
+
+static run_as child_user(apr_pool_t *p)
+{
+    run_as u = {geteuid(), getegid(), NULL};
+    if (u.uid == 0) {
+        u.uid = ap_unixd_config.user_id;
+        u.gid = ap_unixd_config.group_id;
+        u.name = ap_unixd_config.user_name;
+    }
+    if (!u.name) {
+        struct passwd *pw = getpwuid(u.uid);
+        u.name = pw ? apr_pstrdup(p, pw->pw_name) : apr_psprintf(p, "uid %ld", (long)u.uid);
+    }
+    return u;
+}
+
+static const char *run_user; /* the children's user, named in run-time errors */
+
+/* The SQLite file and its directory (and -wal, -shm) usable by the process:
+ * what is wrong, or NULL. *empty: the file has no bytes (so no schema). */
+static const char *sqlite_files(apr_pool_t *p, const db_use *u, const run_as *who, int *empty)
+{
+    const char *f = u->params, *fix = "agentshopctl setup (as root) prepares it";
+    const char *slash = strrchr(f, '/');
+    const char *dir = !slash ? "." : slash == f ? "/" : apr_pstrndup(p, f, (apr_size_t)(slash - f));
+    struct stat st;
+    if (stat(f, &st) != 0)
+        return apr_psprintf(p,
+                            "the database %s does not exist (DBDParams); create it with "
+                            "agentshopctl --params %s init, or %s, and let the user %s write "
+                            "it and its directory",
+                            f, f, fix, who->name);
+    *empty = st.st_size == 0;
+    if (access(f, R_OK | W_OK) != 0)
+        return apr_psprintf(p,
+                            "the database %s is not writable by the user %s that httpd's "
+                            "children run as (%s); fix: chown %s %s*, or %s",
+                            f, who->name, strerror(errno), who->name, f, fix);
+    if (access(dir, W_OK | X_OK) != 0)
+        return apr_psprintf(p,
+                            "the directory %s of the database %s is not writable by the user %s "
+                            "that httpd's children run as (%s; SQLite keeps its -wal and -shm "
+                            "files there); fix: chown %s %s, or %s",
+                            dir, f, who->name, strerror(errno), who->name, dir, fix);
+    for (int i = 0; i < 2; i++) {
+        const char *side = apr_pstrcat(p, f, i ? "-shm" : "-wal", NULL);
+        if (access(side, F_OK) == 0 && access(side, R_OK | W_OK) != 0)
+            return apr_psprintf(p,
+                                "%s is not writable by the user %s that httpd's children run "
+                                "as; fix: chown %s %s*",
+                                side, who->name, who->name, f);
+    }
+    return NULL;
+}
+
+/* The schema there and of this build's version: what is wrong, or NULL.
+ * *warn: only that PostgreSQL cannot be reached now. */
+static const char *schema_state(apr_pool_t *p, const db_use *u, const run_as *who, int *warn)
+{
+    as_db db;
+    const char *err = NULL;
+    int v = 0;
+    if (as_db_open(p, u->driver, u->params, &db, &err) != APR_SUCCESS) {
+        if (strcmp(u->driver, "pgsql") != 0)
+            return apr_psprintf(p, "cannot open the database %s as the user %s: %s", u->params,
+                                who->name, err);
+        *warn = 1;
+        return apr_psprintf(p,
+                            "cannot reach the PostgreSQL database \"%s\" now (%s); starting "
+                            "anyway, mod_dbd connects when it can",
+                            u->params, err);
+    }
+    apr_status_t rv = as_db_schema_version(&db, &v, &err);
+    as_db_close(&db);
+    if (rv != APR_SUCCESS) return apr_psprintf(p, "the database %s: %s", u->params, err);
+    if (v == AS_SCHEMA_VERSION) return NULL;
+    return v == 0 ? apr_psprintf(p,
+                                 "the database %s has no schema; create it with agentshopctl "
+                                 "--driver %s --params '%s' init",
+                                 u->params, u->driver, u->params)
+                  : apr_psprintf(p,
+                                 "the database %s has schema version %d, this mod_agentshop "
+                                 "needs version %d; %s",
+                                 u->params, v, AS_SCHEMA_VERSION,
+                                 v < AS_SCHEMA_VERSION
+                                     ? apr_psprintf(p,
+                                                    "agentshopctl --driver %s --params '%s' "
+                                                    "init migrates it",
+                                                    u->driver, u->params)
+                                     : "it was written by a newer mod_agentshop: install that "
+                                       "one again");
+}
+
+/* A message with any PostgreSQL password=... of a conninfo masked. */
+static const char *no_password(apr_pool_t *p, const char *msg)
+{
+    const char *at = strstr(msg, "password=");
+    if (!at) return msg;
+    const char *end = at + 9;
+    if (*end == '\'') { /* a quoted value, with \' and \\ escapes */
+        for (end++; *end && *end != '\''; end++)
+            end += *end == '\\' && end[1];
+        end += *end == '\'';
+    } else
+        end += strcspn(end, " \t'\")");
+    return apr_pstrcat(p, apr_pstrndup(p, msg, (apr_size_t)(at - msg)), "password=***",
+                       no_password(p, end), NULL);
+}
+
+/* In a child process running as the children's user: writes what is wrong to
+ * fd; exits 0 (good), 1 (refuse to start) or 2 (warn: no connection to
+ * PostgreSQL now, mod_dbd retries). */
+static int probe_db(const db_use *u, const run_as *who, int fd)
+{
+    apr_pool_t *p;
+    apr_pool_create(&p, NULL);
+    int empty = 0, warn = 0;
+    const char *msg = strcmp(u->driver, "sqlite3") == 0 ? sqlite_files(p, u, who, &empty) : NULL;
+    if (!msg && empty)
+        msg = apr_psprintf(p,
+                           "the database %s is empty: it has no schema; create it with "
+                           "agentshopctl --params '%s' init",
+                           u->params, u->params);
+    if (!msg) msg = schema_state(p, u, who, &warn);
+    if (!msg) return 0;
+    msg = no_password(p, msg);
+    if (write(fd, msg, strlen(msg)) < 0) return 1;
+    return warn ? 2 : 1;
+}
+
+/* Runs probe_db in a child process, as the children's user when httpd runs
+ * as root (so that the check is the kernel's own, and any file SQLite makes
+ * belongs to that user). */
+static int check_db(apr_pool_t *p, server_rec *s, const db_use *u, const run_as *who)
+{
+    int fds[2];
+    if (pipe(fds) != 0) return OK;
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(fds[0]);
+        if (geteuid() == 0 && (initgroups(who->name, who->gid) != 0 || setgid(who->gid) != 0 ||
+                               setuid(who->uid) != 0))
+            _exit(1);
+        _exit(probe_db(u, who, fds[1]));
+    }
+    close(fds[1]);
+    char buf[2048];
+    size_t n = 0;
+    ssize_t got;
+    while (pid > 0 && n < sizeof(buf) - 1 && (got = read(fds[0], buf + n, sizeof(buf) - 1 - n)) > 0)
+        n += (size_t)got;
+    buf[n] = '\0';
+    close(fds[0]);
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) != pid) {
+        ap_log_error(APLOG_MARK, APLOG_WARNING, errno, s,
+                     "mod_agentshop: cannot check the database %s at start", u->params);
+        return OK;
+    }
+    int rc = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+    if (rc == 0) return OK;
+    if (rc == 2) {
+        ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s, "mod_agentshop: %s", buf);
+        return OK;
+    }
+    ap_log_error(
+        APLOG_MARK, APLOG_CRIT, 0, s, "mod_agentshop: refusing to start: %s",
+        n ? buf
+          : apr_psprintf(p, "cannot check the database %s as the user %s", u->params, who->name));
+    return HTTP_INTERNAL_SERVER_ERROR;
+}
+
+/* The server a <VirtualHost> section of the tree made. */
+static server_rec *server_of(server_rec *s, const ap_directive_t *d)
+{
+    for (server_rec *v = s->next; v; v = v->next)
+        if (v->defn_name && d->filename && strcmp(v->defn_name, d->filename) == 0 &&
+            v->defn_line_number == (unsigned)d->line_num)
+            return v;
+    return NULL;
+}
+
+static void note_file(apr_pool_t *pconf, server_rec *s, const db_use *u)
+{
+    srv_cfg *sc = s ? ap_get_module_config(s->module_config, &agentshop_module) : NULL;
+    if (sc && u->driver && strcmp(u->driver, "sqlite3") == 0 && u->params)
+        sc->db_file = apr_pstrdup(pconf, u->params);
+}
+
+/* Every database a server that serves the API will use, checked once. */
+static int check_databases(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s)
+{
+    db_use top = {NULL, NULL, 0};
+    scan_conf(ptemp, ap_conftree, &top);
+    apr_array_header_t *uses = apr_array_make(ptemp, 4, sizeof(db_use));
+    APR_ARRAY_PUSH(uses, db_use) = top;
+    for (server_rec *v = s; v; v = v->next)
+        note_file(pconf, v, &top);
+    for (const ap_directive_t *d = ap_conftree; d; d = d->next)
+        if (strcasecmp(d->directive, "<VirtualHost") == 0) {
+            db_use v = top;
+            scan_conf(ptemp, d->first_child, &v);
+            v.api |= top.api;
+            APR_ARRAY_PUSH(uses, db_use) = v;
+            note_file(pconf, server_of(s, d), &v);
+        }
+    run_as who = child_user(ptemp);
+    run_user = apr_pstrdup(pconf, who.name);
+    apr_hash_t *seen = apr_hash_make(ptemp);
+    for (int i = 0; i < uses->nelts; i++) {
+        const db_use *u = &APR_ARRAY_IDX(uses, i, db_use);
+        if (!u->api || !u->driver || !u->params) continue;
+        if (strcmp(u->driver, "sqlite3") != 0 && strcmp(u->driver, "pgsql") != 0) continue;
+        const char *key = apr_pstrcat(ptemp, u->driver, " ", u->params, NULL);
+        if (apr_hash_get(seen, key, APR_HASH_KEY_STRING)) continue;
+        apr_hash_set(seen, key, APR_HASH_KEY_STRING, key);
+        if (check_db(ptemp, s, u, &who) != OK) return HTTP_INTERNAL_SERVER_ERROR;
+    }
+    return OK;
+}
+
 static int post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp, server_rec *s)
 {
     (void)pconf;
@@ -373,7 +641,7 @@ static int post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp, s
     }
     rate_table = apr_shm_baseaddr_get(rate_shm);
     memset(rate_table, 0, RATE_SLOTS * sizeof(rate_slot));
-    return OK;
+    return check_databases(pconf, ptemp, s);
 }
 
 /* The child's caches of every virtual host, freed when the child exits. */
@@ -427,10 +695,24 @@ static void core_log(void *baton, int level, const char *msg)
     ap_log_rerror(APLOG_MARK, level, 0, r, "%s", msg);
 }
 
+/* SQLite's words for a file or directory the process may not write. */
+static const char *readonly_hint(request_rec *r, const char *msg)
+{
+    if (!strstr(msg, "readonly") && !strstr(msg, "read-only") && !strstr(msg, "unable to open"))
+        return "";
+    srv_cfg *sc = ap_get_module_config(r->server->module_config, &agentshop_module);
+    const char *file = sc->db_file ? sc->db_file : "(DBDParams)";
+    return apr_psprintf(r->pool,
+                        " (the database %s or its directory is not writable by the user %s "
+                        "httpd's children run as; fix: chown %s %s* and its directory, or "
+                        "agentshopctl setup)",
+                        file, run_user ? run_user : "?", run_user ? run_user : "USER", file);
+}
+
 static void db_log(void *baton, const char *msg)
 {
     request_rec *r = baton;
-    ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, "database: %s", msg);
+    ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, "database: %s%s", msg, readonly_hint(r, msg));
 }
 
 static int write_lock(as_db *db)

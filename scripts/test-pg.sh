@@ -16,3 +16,7 @@ pg_start "$dir" || exit 1 # as root, the cluster and $dir belong to nobody
 pg_createdb shop || exit 1
 export AGENTSHOP_TEST_DRIVER=pgsql AGENTSHOP_TEST_PARAMS="host=$PG_SOCKDIR user=agentshop dbname=shop"
 scripts/apache-test.sh "$@" | sed -u 's/^apache: /pgsql: /'
+a=${PIPESTATUS[0]}
+# agentshopctl init migrating a database of the oldest schema, in its own database.
+pg_createdb old && PG_SOCKDIR=$PG_SOCKDIR t/migrate-pg.sh || a=1
+exit "$a"

@@ -1,0 +1,198 @@
+# httpd refuses to start on a database its children cannot use (docs/deploy.md,
+# "Checks at start"): each case is a separate httpd of its own, started in the
+# foreground on a free port, that must exit non-zero within seconds and say why
+# in its error log; a good database starts and answers.
+use strict;
+use warnings FATAL => 'all';
+use FindBin;
+use lib "$FindBin::Bin/../lib";
+use Test::More;
+use File::Temp qw(tempdir);
+use IO::Socket::INET;
+use POSIX qw(WNOHANG);
+use Time::HiRes qw(sleep time);
+use LWP::UserAgent;
+use AgentShop::Test;
+use Apache::Test ();
+
+plan skip_all => 'the file checks are SQLite\'s (the suite runs on PostgreSQL)' if is_pg();
+plan skip_all => 'runs as a user other than root (scripts/apache-test.sh)' if $> == 0;
+
+my $top  = Apache::Test::vars('serverroot') . '/..';
+my $ctl  = "$top/bin/agentshopctl";
+my $dir  = tempdir(CLEANUP => 1);
+my $user = getpwuid($>);
+open my $k, '>', "$dir/signing.key" or die $!;
+print $k 'z' x 64;
+close $k;
+
+sub free_port {
+    for my $p (8701 + $$ % 300 .. 9200) {
+        next if IO::Socket::INET->new(PeerAddr => '127.0.0.1', PeerPort => $p, Proto => 'tcp');
+        my $l = IO::Socket::INET->new(LocalAddr => '127.0.0.1', LocalPort => $p, Listen => 1,
+                                      ReuseAddr => 1) or next;
+        close $l;
+        return $p;
+    }
+    die 'no free port';
+}
+
+sub sh { my $rc = system(@_); die "@_ failed" if $rc; }
+
+# Starts httpd on $db. Returns (exit code or undef while it runs, error log,
+# pid, port).
+sub start_httpd {
+    my ($name, $db, $extra) = @_;
+    $extra //= '';
+    my $root = "$dir/$name";
+    mkdir $root or die "$root: $!";
+    my $port = free_port();
+    open my $fh, '>', "$root/httpd.conf" or die $!;
+    print $fh <<"CONF";
+ServerRoot "$root"
+DefaultRuntimeDir "$root"
+PidFile "$root/httpd.pid"
+Listen 127.0.0.1:$port
+ServerName 127.0.0.1:$port
+ErrorLog "$root/error_log"
+LogLevel warn
+LoadModule mpm_event_module /usr/lib/apache2/modules/mod_mpm_event.so
+LoadModule authz_core_module /usr/lib/apache2/modules/mod_authz_core.so
+LoadModule dbd_module /usr/lib/apache2/modules/mod_dbd.so
+LoadModule agentshop_module "$top/mod_agentshop/.libs/mod_agentshop.so"
+StartServers 1
+DBDriver sqlite3
+DBDParams "$db"
+$extra
+<Location /v1>
+    SetHandler agentshop
+    AgentShopSigningKeyFile "$dir/signing.key"
+</Location>
+CONF
+    close $fh;
+    my $pid = fork() // die "fork: $!";
+    if (!$pid) {
+        open STDOUT, '>', "$root/stdout";
+        open STDERR, '>&', \*STDOUT;
+        exec '/usr/sbin/apache2', '-f', "$root/httpd.conf", '-DFOREGROUND';
+        exit 127;
+    }
+    my $rc;
+    for (1 .. 100) {    # 10 s
+        if (waitpid($pid, WNOHANG) == $pid) { $rc = $? >> 8; last }
+        last if IO::Socket::INET->new(PeerAddr => '127.0.0.1', PeerPort => $port, Proto => 'tcp')
+          && -e "$root/httpd.pid";
+        sleep 0.1;
+    }
+    my $log = '';
+    for my $f ("$root/error_log", "$root/stdout") {
+        open my $lf, '<', $f or next;
+        local $/;
+        $log .= <$lf> // '';
+    }
+    return ($rc, $log, $pid, $port);
+}
+
+sub stop_httpd {
+    my ($pid) = @_;
+    kill 'TERM', $pid;
+    my $t = time + 10;
+    while (time < $t) { return if waitpid($pid, WNOHANG) == $pid; sleep 0.1 }
+    kill 'KILL', $pid;
+    waitpid($pid, 0);
+}
+
+# Each bad database: httpd exits non-zero and its log names what is wrong.
+sub refuses {
+    my ($name, $db, $want, $what, $extra) = @_;
+    my ($rc, $log, $pid) = start_httpd($name, $db, $extra);
+    if (!defined $rc) {
+        stop_httpd($pid);
+        fail("$what: httpd must not start");
+        diag $log;
+        return;
+    }
+    ok($rc != 0 && $log =~ $want, $what) or diag "rc=$rc: $log";
+    ok($log =~ /\[\S*:crit\].*refusing to start/, '... in one crit line') or diag $log;
+}
+
+refuses('missing', "$dir/missing.db",
+        qr/the database \Q$dir\/missing.db\E does not exist.*user \Q$user\E/,
+        'a missing database file stops httpd, naming the file and the user');
+ok(!-e "$dir/missing.db", '... and httpd did not create it');
+
+mkdir "$dir/ro" or die $!;
+sh("$ctl --params '$dir/ro/shop.db' init >/dev/null");
+chmod 0555, "$dir/ro" or die $!;
+refuses('rodir', "$dir/ro/shop.db",
+        qr/the directory \Q$dir\/ro\E of the database \Q$dir\/ro\/shop.db\E is not writable by the user \Q$user\E.*chown \Q$user $dir\/ro\E/,
+        'a database directory the children cannot write stops httpd, naming it and the user');
+chmod 0755, "$dir/ro";
+
+sh("$ctl --params '$dir/rofile.db' init >/dev/null");
+chmod 0444, "$dir/rofile.db" or die $!;
+refuses('rofile', "$dir/rofile.db",
+        qr/the database \Q$dir\/rofile.db\E is not writable by the user \Q$user\E/,
+        'a database file the children cannot write stops httpd');
+
+open my $e, '>', "$dir/empty.db" or die $!;
+close $e;
+refuses('empty', "$dir/empty.db",
+        qr/the database \Q$dir\/empty.db\E is empty: it has no schema; create it with agentshopctl .*init/,
+        'a database without the schema stops httpd');
+is(-s "$dir/empty.db", 0, '... which leaves the file as it was');
+
+sh("$ctl --params '$dir/newer.db' init >/dev/null");
+sh('sqlite3', "$dir/newer.db", 'UPDATE schema_version SET version = 999');
+refuses('newer', "$dir/newer.db",
+        qr/the database \Q$dir\/newer.db\E has schema version 999, this mod_agentshop needs version \d+/,
+        'a database of a newer schema version stops httpd');
+
+{
+    open my $s, '-|', 'sqlite3', "$dir/older.db", ".read $top/t/fixtures/schema-v1.sqlite.sql"
+      or die $!;
+    my @ignored = <$s>;
+    close $s or die 'sqlite3 failed';
+}
+refuses('older', "$dir/older.db",
+        qr/the database \Q$dir\/older.db\E has schema version 1.*agentshopctl .*init migrates it/,
+        'a database of an older schema version stops httpd, saying init migrates it');
+
+sh("$ctl --params '$dir/good.db' --data '$top/sql/demo' init --demo >/dev/null");
+my ($rc, $log, $pid, $port) = start_httpd('good', "$dir/good.db");
+ok(!defined $rc, 'a good database starts httpd') or diag $log;
+if (!defined $rc) {
+    my $res = LWP::UserAgent->new(timeout => 10)->get("http://127.0.0.1:$port/v1/search?q=soap");
+    is($res->code, 200, '... which answers GET /v1/search') or diag $res->as_string;
+    like($res->decoded_content, qr/"results":\[\{"sku"/, '... with products');
+    stop_httpd($pid);
+}
+
+# A virtual host with a database of its own is checked too; the main server's
+# good one does not hide it.
+refuses('vhost', "$dir/good.db",
+        qr/the database \Q$dir\/vhost-missing.db\E does not exist/,
+        'a <VirtualHost> whose own DBDParams is missing stops httpd',
+        "<VirtualHost *>\n    DBDParams \"$dir/vhost-missing.db\"\n</VirtualHost>");
+
+# A database that becomes read-only while httpd runs: the log names it and the
+# user (new connections per request, so the next one opens it read-only).
+sh("$ctl --params '$dir/later.db' --data '$top/sql/demo' init --demo >/dev/null");
+my $key = `$ctl --params '$dir/later.db' key create --user ro-user` =~ /"key": "([^"]+)"/ ? $1 : die 'no key';
+sh("$ctl --params '$dir/later.db' mandate create --user ro-user --categories hand-soap --per-order-eur 50 --monthly-eur 100 --confirm-above-eur 40 >/dev/null");
+($rc, $log, $pid, $port) = start_httpd('later', "$dir/later.db", 'DBDPersist Off');
+ok(!defined $rc, 'httpd starts on a writable database') or diag $log;
+if (!defined $rc) {
+    chmod 0444, "$dir/later.db" or die $!;
+    my $res = LWP::UserAgent->new(timeout => 10)->post("http://127.0.0.1:$port/v1/quotes",
+        'Authorization' => "Bearer $key", 'Service-Agent' => 'startup-test/1',
+        'Content-Type' => 'application/json', Content => '{"sku":"HS-0027","quantity":1}');
+    is($res->code, 503, 'a write to a database made read-only fails') or diag $res->as_string;
+    stop_httpd($pid);
+    open my $lf, '<', "$dir/later/error_log" or die $!;
+    my $elog = do { local $/; <$lf> };
+    like($elog, qr/readonly database \(the database \Q$dir\/later.db\E or its directory is not writable by the user \Q$user\E/,
+         '... and the log line names the file and the user');
+}
+
+done_testing();
