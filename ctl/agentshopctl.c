@@ -236,16 +236,24 @@ static int cmd_init(const opts *o, apr_pool_t *p)
         else
             return die("init: unknown option '%s' (usage: init [--demo])", o->argv[i], NULL);
     }
+    /* The demo files are read first: run by root, open_db becomes the
+     * database's owner, who may not reach them. */
+    as_catalogue_files files = {NULL, NULL, NULL, NULL};
+    if (demo) as_load_read(p, o->data, &files);
     as_db db;
-    if (open_db(o, p, &db)) return 1;
     json_t *schema = NULL;
-    if (init_schema(o, &db, &schema)) return 1;
+    if (open_db(o, p, &db) || init_schema(o, &db, &schema)) {
+        as_load_release(&files);
+        return 1;
+    }
     json_t *out =
         json_pack("{s:s, s:s, s:o}", "driver", o->driver, "database", o->params, "schema", schema);
     if (demo) {
         json_t *summary = NULL;
         const char *err = NULL;
-        if (as_load_catalogue(&db, o->data, &summary, &err) != APR_SUCCESS) {
+        apr_status_t rv = as_load_catalogue(&db, &files, &summary, &err);
+        as_load_release(&files);
+        if (rv != APR_SUCCESS) {
             json_decref(out);
             return die("loading the demo catalogue from %s failed: %s", o->data, err);
         }

@@ -59,21 +59,38 @@ static int exec(loader *L, const char *label, int n, const char **args, const ch
     return 0;
 }
 
-static json_t *load_file(loader *L, const char *dir, const char *name)
+static json_t *load_file(apr_pool_t *p, const char *dir, const char *name, const char **err)
 {
     json_error_t e;
-    const char *path = apr_psprintf(L->p, "%s/%s", dir, name);
+    const char *path = apr_psprintf(p, "%s/%s", dir, name);
     json_t *v = json_load_file(path, JSON_REJECT_DUPLICATES, &e);
     if (!v) {
-        fail(L, apr_psprintf(L->p, "%s:%d: %s", path, e.line, e.text), NULL);
+        *err = apr_psprintf(p, "%s:%d: %s", path, e.line, e.text);
         return NULL;
     }
     if (!json_is_array(v)) {
         json_decref(v);
-        fail(L, apr_psprintf(L->p, "%s: expected a JSON array", path), NULL);
+        *err = apr_psprintf(p, "%s: expected a JSON array", path);
         return NULL;
     }
     return v;
+}
+
+void as_load_read(apr_pool_t *p, const char *dir, as_catalogue_files *out)
+{
+    out->err = NULL;
+    out->merchants = load_file(p, dir, "merchants.json", &out->err);
+    out->devices = out->merchants ? load_file(p, dir, "devices.json", &out->err) : NULL;
+    out->products = out->devices ? load_file(p, dir, "products.json", &out->err) : NULL;
+    if (!out->products) as_load_release(out);
+}
+
+void as_load_release(as_catalogue_files *files)
+{
+    json_decref(files->merchants);
+    json_decref(files->devices);
+    json_decref(files->products);
+    files->merchants = files->devices = files->products = NULL;
 }
 
 static int load_merchants(loader *L, json_t *arr)
@@ -282,7 +299,8 @@ static int64_t count_products(as_db *db)
     return n;
 }
 
-apr_status_t as_load_catalogue(as_db *db, const char *dir, json_t **summary, const char **err)
+apr_status_t as_load_catalogue(as_db *db, const as_catalogue_files *files, json_t **summary,
+                               const char **err)
 {
     loader L = {db, db->pool, apr_hash_make(db->pool), apr_hash_make(db->pool), NULL};
     int64_t existing = count_products(db);
@@ -295,11 +313,13 @@ apr_status_t as_load_catalogue(as_db *db, const char *dir, json_t **summary, con
             json_pack("{s:b, s:b, s:I}", "loaded", 0, "kept", 1, "products", (json_int_t)existing);
         return APR_SUCCESS;
     }
-    json_t *ms = load_file(&L, dir, "merchants.json");
-    json_t *ds = ms ? load_file(&L, dir, "devices.json") : NULL;
-    json_t *ps = ds ? load_file(&L, dir, "products.json") : NULL;
+    if (!files->products) {
+        *err = files->err ? files->err : "the catalogue files were not read";
+        return APR_EGENERAL;
+    }
+    json_t *ms = files->merchants, *ds = files->devices, *ps = files->products;
     apr_dbd_transaction_t *t = NULL;
-    int ok = ps && as_db_begin_t(db, &t) == 0;
+    int ok = as_db_begin_t(db, &t) == 0;
     if (ok)
         ok = !load_merchants(&L, ms) && !load_devices(&L, ds) && !load_products(&L, ps) &&
              !exec(&L, "as_fts_rebuild", 0, NULL, NULL);
@@ -317,9 +337,6 @@ apr_status_t as_load_catalogue(as_db *db, const char *dir, json_t **summary, con
             json_pack("{s:b, s:b, s:I, s:I, s:I}", "loaded", 1, "kept", 0, "products",
                       (json_int_t)json_array_size(ps), "merchants", (json_int_t)json_array_size(ms),
                       "devices", (json_int_t)json_array_size(ds));
-    json_decref(ms);
-    json_decref(ds);
-    json_decref(ps);
     if (!ok) {
         *err = L.err ? L.err : "loading the catalogue failed";
         return APR_EGENERAL;
