@@ -184,6 +184,12 @@ uninstall:
 	@if [ "$(PURGE)" = 1 ]; then rm -rf $(DESTDIR)$(STATEDIR) && rm -f $(DESTDIR)$(SIGNING_KEY); \
 	 else echo "Kept the data: $(STATEDIR) and $(SIGNING_KEY) (make uninstall PURGE=1 removes them)"; fi
 
+# The Debian package, built from a clean copy of the tracked tree with
+# dpkg-buildpackage (debian/; the build installs through make install) and
+# checked by lintian: build/libapache2-mod-agentshop_<version>_<arch>.deb.
+deb:
+	@scripts/deb.sh
+
 clean:
 	rm -rf build bin/agentshopctl mod_agentshop/.libs mod_agentshop/*.la mod_agentshop/*.lo \
 	  mod_agentshop/*.slo mod_agentshop/*.o t/TEST t/logs t/var t/htdocs/index.html \
