@@ -1,13 +1,18 @@
 /* bin/agentshopctl: the admin tool. Each command prints one JSON object on stdout
  * and exits 0, or prints a clear error on stderr and exits non-zero. */
+#include <apr_file_io.h>
 #include <apr_general.h>
 #include <apr_strings.h>
 #include <ctype.h>
 #include <time.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <jansson.h>
 #include <libgen.h>
+#include <limits.h>
+#include <openssl/rand.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,12 +29,22 @@
 #include "as_util.h"
 #include "as_validate.h"
 
+/* Where the tool looks by default, set by the Makefile: relative paths are
+ * taken from the executable's directory (bin/ of a checkout), never from the
+ * current directory; the installed tool has absolute ones. */
 #ifndef AS_DATADIR
-#define AS_DATADIR "sql/demo"
+#define AS_DATADIR "../sql/demo"
+#endif
+#ifndef AS_DEFAULT_DB
+#define AS_DEFAULT_DB "../var/agentshop.db"
+#endif
+#ifndef AS_SIGNING_KEY
+#define AS_SIGNING_KEY "../var/signing.key"
 #endif
 
 typedef struct opts {
-    const char *driver, *params, *data, *key_prefix;
+    const char *driver, *params, *data, *key_prefix, *signing_key;
+    const char *params_from, *data_from; /* why: "--params", "AGENTSHOP_DB", "the default" */
     int argc;
     char **argv; /* the command and its arguments */
 } opts;
@@ -75,10 +90,78 @@ static int drop_to_owner(const opts *o, apr_pool_t *p)
     return 0;
 }
 
+/* A compiled-in default: absolute as it is, relative from the executable's
+ * directory ("../var" of bin/agentshopctl is the checkout's var/). */
+static const char *beside_exe(apr_pool_t *p, const char *path)
+{
+    if (path[0] == '/') return path;
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    if (n <= 0) return path; /* no /proc: the best left is the path as given */
+    exe[n] = '\0';
+    char *dir = apr_pstrdup(p, dirname(exe));
+    while (strncmp(path, "../", 3) == 0 && strcmp(dir, "/") != 0) {
+        dir = apr_pstrdup(p, dirname(dir));
+        path += 3;
+    }
+    return apr_pstrcat(p, strcmp(dir, "/") == 0 ? "" : dir, "/", path, NULL);
+}
+
+static int is_sqlite(const opts *o)
+{
+    return strcmp(o->driver, "sqlite3") == 0;
+}
+
+/* Every command but init and setup works on a database that exists: never
+ * let apr_dbd's sqlite3 driver create an empty file by opening it. */
+static int must_exist(const opts *o)
+{
+    struct stat st;
+    if (!is_sqlite(o) || stat(o->params, &st) == 0) return 0;
+    fprintf(stderr,
+            "agentshopctl: there is no database %s (%s; %s).\n"
+            "  Point at another with --params FILE or AGENTSHOP_DB=FILE, or create this one "
+            "with: agentshopctl --params %s init [--demo]\n",
+            o->params, o->params_from, strerror(errno), o->params);
+    return 1;
+}
+
+/* The schema is there and of this build's version (init migrates). */
+static int schema_current(const opts *o, as_db *db)
+{
+    const char *err = NULL;
+    int v = 0;
+    if (as_db_schema_version(db, &v, &err) != APR_SUCCESS) return die("%s%s", err, NULL);
+    if (v == 0) {
+        fprintf(stderr,
+                "agentshopctl: the database %s (%s) has no schema; create it with: "
+                "agentshopctl --params %s init [--demo]\n",
+                o->params, o->params_from, o->params);
+        return 1;
+    }
+    if (v != AS_SCHEMA_VERSION) {
+        fprintf(stderr,
+                "agentshopctl: the database %s has schema version %d, this agentshopctl works "
+                "with version %d; %s\n",
+                o->params, v, AS_SCHEMA_VERSION,
+                v < AS_SCHEMA_VERSION ? "agentshopctl init migrates it in place"
+                                      : "use the agentshopctl that came with the mod_agentshop "
+                                        "that wrote it");
+        return 1;
+    }
+    return 0;
+}
+
 static int open_db(const opts *o, apr_pool_t *p, as_db *db)
 {
     const char *err = NULL;
     if (drop_to_owner(o, p)) return 1;
+    struct stat st;
+    const char *dir = dirname(apr_pstrdup(p, o->params));
+    if (is_sqlite(o) && stat(dir, &st) != 0)
+        return die("the directory of the database, %s, does not exist (%s); create it, or run "
+                   "agentshopctl setup as root",
+                   dir, strerror(errno));
     if (as_db_open(p, o->driver, o->params, db, &err) != APR_SUCCESS) return die("%s%s", err, NULL);
     db->log = log_stderr;
     return 0;
@@ -89,6 +172,54 @@ static int prepare(as_db *db)
     const char *err = NULL;
     if (as_db_conn_init(db->pool, db->driver, db->handle, db->prepared, &err) != APR_SUCCESS)
         return die("%s%s", err, NULL);
+    return 0;
+}
+
+static int rebuild_derived(as_db *db)
+{
+    const char *err = NULL;
+    /* A database from before the search order table, or one changed behind the
+     * loader's back: build the table again from the catalogue. */
+    int stale = as_db_rank_stale(db);
+    if (stale < 0) return die("reading the search order table failed%s%s", "", NULL);
+    if (stale) {
+        apr_dbd_transaction_t *t = NULL;
+        int ok = as_db_begin_t(db, &t) == 0 && as_db_rank_rebuild(db, &err) == APR_SUCCESS;
+        if (as_db_end_t(db, t, ok) != 0 || !ok)
+            return die("building the search order table failed: %s%s", err ? err : "", NULL);
+    }
+    /* A database from before the mandates' running totals, or one whose orders
+     * changed without the triggers: sum the orders again. */
+    if ((stale = as_db_spent_stale(db)) < 0)
+        return die("reading the mandates' running totals failed%s%s", "", NULL);
+    if (stale) {
+        apr_dbd_transaction_t *t = NULL;
+        int ok = as_db_begin_t(db, &t) == 0 && as_db_spent_rebuild(db) == APR_SUCCESS;
+        if (as_db_end_t(db, t, ok) != 0 || !ok)
+            return die("summing the mandates' orders failed%s%s", "", NULL);
+    }
+    return 0;
+}
+
+/* What init does after opening: the schema created or migrated, then the
+ * tables derived from others checked. *out says from which version to which. */
+static int init_schema(const opts *o, as_db *db, json_t **out)
+{
+    const char *err = NULL;
+    int from = 0;
+    apr_status_t rv = as_db_migrate(db, &from, &err);
+    if (rv == APR_EINVAL) return die("%s: %s", o->params, err);
+    if (rv != APR_SUCCESS)
+        return die(from ? "migrating the schema of %s failed: %s"
+                        : "creating the schema in %s failed: %s",
+                   o->params, err);
+    if (prepare(db)) return 1;
+    if (rebuild_derived(db)) return 1;
+    *out = json_pack("{s:o, s:i, s:s}", "from", from ? json_integer(from) : json_null(), "to",
+                     AS_SCHEMA_VERSION, "action",
+                     !from                      ? "created"
+                     : from < AS_SCHEMA_VERSION ? "migrated"
+                                                : "current");
     return 0;
 }
 
@@ -103,36 +234,13 @@ static int cmd_init(const opts *o, apr_pool_t *p)
     }
     as_db db;
     if (open_db(o, p, &db)) return 1;
-    const char *err = NULL;
-    if (as_db_upgrade(&db, &err) != APR_SUCCESS)
-        return die("upgrading the schema failed: %s%s", err, NULL);
-    if (as_db_exec_script(&db, as_db_schema(db.pg), &err) != APR_SUCCESS)
-        return die("creating the schema failed: %s%s", err, NULL);
-    if (prepare(&db)) return 1;
-    /* A database from before the search order table, or one changed behind the
-     * loader's back: build the table again from the catalogue. */
-    int stale = as_db_rank_stale(&db);
-    if (stale < 0) return die("reading the search order table failed%s%s", "", NULL);
-    if (stale) {
-        apr_dbd_transaction_t *t = NULL;
-        int ok = as_db_begin_t(&db, &t) == 0 && as_db_rank_rebuild(&db, &err) == APR_SUCCESS;
-        if (as_db_end_t(&db, t, ok) != 0 || !ok)
-            return die("building the search order table failed: %s%s", err ? err : "", NULL);
-    }
-    /* A database from before the mandates' running totals, or one whose orders
-     * changed without the triggers: sum the orders again. */
-    if ((stale = as_db_spent_stale(&db)) < 0)
-        return die("reading the mandates' running totals failed%s%s", "", NULL);
-    if (stale) {
-        apr_dbd_transaction_t *t = NULL;
-        int ok = as_db_begin_t(&db, &t) == 0 && as_db_spent_rebuild(&db) == APR_SUCCESS;
-        if (as_db_end_t(&db, t, ok) != 0 || !ok)
-            return die("summing the mandates' orders failed%s%s", "", NULL);
-    }
+    json_t *schema = NULL;
+    if (init_schema(o, &db, &schema)) return 1;
     json_t *out =
-        json_pack("{s:s, s:s, s:b}", "driver", o->driver, "database", o->params, "schema", 1);
+        json_pack("{s:s, s:s, s:o}", "driver", o->driver, "database", o->params, "schema", schema);
     if (demo) {
         json_t *summary = NULL;
+        const char *err = NULL;
         if (as_load_catalogue(&db, o->data, &summary, &err) != APR_SUCCESS) {
             json_decref(out);
             return die("loading the demo catalogue from %s failed: %s", o->data, err);
@@ -177,6 +285,117 @@ static int only_opts(const opts *o, int from, const char *const *names, const ch
     return 0;
 }
 
+/* ---- setup: an installed system prepared, as root ---- */
+
+/* The signing secret: 32 random bytes as 64 hex characters, root's alone.
+ * An existing non-empty file is kept. */
+static int signing_key(const char *path, json_t **out)
+{
+    struct stat st;
+    if (stat(path, &st) == 0 && st.st_size > 0) {
+        *out = json_pack("{s:s, s:b}", "path", path, "created", 0);
+        return 0;
+    }
+    unsigned char raw[32];
+    char hex[65];
+    if (RAND_bytes(raw, sizeof(raw)) != 1)
+        return die("setup: cannot get random bytes for the signing secret %s%s", path, NULL);
+    for (size_t i = 0; i < sizeof(raw); i++)
+        snprintf(hex + 2 * i, 3, "%02x", raw[i]);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0600);
+    int ok = fd >= 0 && fchown(fd, 0, 0) == 0 && fchmod(fd, 0600) == 0 &&
+             write(fd, hex, 64) == 64 && fsync(fd) == 0;
+    int saved = errno;
+    if (fd >= 0) close(fd);
+    if (!ok) return die("setup: cannot write the signing secret %s: %s", path, strerror(saved));
+    *out = json_pack("{s:s, s:b}", "path", path, "created", 1);
+    return 0;
+}
+
+/* The database's directory, USER's, mode 0750, when it is missing. */
+static int state_dir(const char *dir, const struct passwd *pw, json_t **out)
+{
+    struct stat st;
+    if (stat(dir, &st) == 0) {
+        if (!S_ISDIR(st.st_mode)) return die("setup: %s is not a directory%s", dir, NULL);
+        *out = json_pack("{s:s, s:b}", "path", dir, "created", 0);
+        return 0;
+    }
+    char *parent = dirname(strdup(dir));
+    apr_pool_t *p;
+    apr_pool_create(&p, NULL);
+    apr_status_t rv = apr_dir_make_recursive(parent, APR_FPROT_OS_DEFAULT, p);
+    apr_pool_destroy(p);
+    free(parent);
+    if (rv != APR_SUCCESS || mkdir(dir, 0750) != 0 || chown(dir, pw->pw_uid, pw->pw_gid) != 0 ||
+        chmod(dir, 0750) != 0)
+        return die("setup: cannot create the directory %s: %s", dir, strerror(errno));
+    *out = json_pack("{s:s, s:b}", "path", dir, "created", 1);
+    return 0;
+}
+
+static int become(const struct passwd *pw)
+{
+    if (initgroups(pw->pw_name, pw->pw_gid) != 0 || setgid(pw->pw_gid) != 0 ||
+        setuid(pw->pw_uid) != 0)
+        return die("setup: cannot switch to the user %s: %s", pw->pw_name, strerror(errno));
+    return 0;
+}
+
+static int cmd_setup(const opts *o, apr_pool_t *p)
+{
+    const char *usage_line = "setup [--user USER] [--signing-key FILE]";
+    static const char *const names[] = {"--user", "--signing-key", NULL};
+    if (only_opts(o, 1, names, usage_line)) return 1;
+    const char *user = opt(o, 1, "--user"), *key = opt(o, 1, "--signing-key");
+    if (!user) user = "www-data";
+    if (!key) key = o->signing_key;
+    if (geteuid() != 0)
+        return die("setup prepares an installed system and must run as root (it creates the "
+                   "signing secret and gives the database to the httpd user); as another user, "
+                   "use: agentshopctl --params FILE init%s%s",
+                   NULL, NULL);
+    struct passwd *found = getpwnam(user);
+    if (!found)
+        return die("setup: there is no user '%s' (--user USER: the user httpd's children run as)",
+                   user, NULL);
+    struct passwd pw = *found;
+    pw.pw_name = apr_pstrdup(p, found->pw_name);
+    json_t *dir = NULL, *secret = NULL, *schema = NULL;
+    if (is_sqlite(o) && state_dir(dirname(apr_pstrdup(p, o->params)), &pw, &dir)) return 1;
+    if (signing_key(key, &secret)) {
+        json_decref(dir);
+        return 1;
+    }
+    as_db db;
+    const char *err = NULL;
+    int bad = is_sqlite(o) && become(&pw);
+    const char *dpath = dirname(apr_pstrdup(p, o->params));
+    if (!bad && is_sqlite(o) && access(dpath, W_OK | X_OK) != 0)
+        bad = die("setup: the user %s cannot write the database's directory %s; give it to "
+                  "that user (chown %s DIR), or remove it and run setup again",
+                  pw.pw_name, dpath);
+    if (!bad && as_db_open(p, o->driver, o->params, &db, &err) != APR_SUCCESS)
+        bad = die("%s%s", err, NULL);
+    if (!bad) {
+        db.log = log_stderr;
+        bad = init_schema(o, &db, &schema);
+    }
+    if (bad) {
+        json_decref(dir);
+        json_decref(secret);
+        return 1;
+    }
+    as_db_close(&db);
+    json_t *out = json_pack("{s:s, s:s, s:o, s:o}", "driver", o->driver, "database", o->params,
+                            "signing_key", secret, "schema", schema);
+    if (dir) {
+        json_object_set_new(out, "user", json_string(pw.pw_name));
+        json_object_set_new(out, "directory", dir);
+    }
+    return print_json(out);
+}
+
 static int user_ok(const char *u)
 {
     size_t n = strlen(u);
@@ -193,7 +412,8 @@ static const char *now_iso(as_mem *m)
 
 static int ready(const opts *o, apr_pool_t *p, as_db *db)
 {
-    if (open_db(o, p, db)) return 1;
+    if (must_exist(o) || open_db(o, p, db)) return 1;
+    if (schema_current(o, db)) return 1;
     return prepare(db);
 }
 
@@ -518,70 +738,113 @@ static int cmd_order(const opts *o, apr_pool_t *p)
     return print_json(view);
 }
 
-static void usage(FILE *f)
+static void usage(FILE *f, const opts *o)
 {
     fputs("usage: agentshopctl [--driver sqlite3|pgsql] [--params STR] [--data DIR] COMMAND\n"
-          "  init [--demo]     create the schema (idempotent); --demo loads the demo catalogue\n"
+          "  init [--demo]     create the schema, or migrate an older one in place; --demo\n"
+          "                    loads the demo catalogue into a database without one\n"
+          "  setup [--user USER] [--signing-key FILE]\n"
+          "                    as root, on an installed system: the database's directory\n"
+          "                    (USER's, default www-data), the signing secret and the schema\n"
           "  key create --user USER | key revoke ID | key list [--user USER]\n"
           "  mandate create --user USER --categories a,b --per-order-eur N --monthly-eur N\n"
           "                 --confirm-above-eur N [--valid-until yyyy-mm-dd]\n"
           "  mandate revoke ID | mandate list [--user USER]\n"
           "  order ship ID | order deliver ID [--at yyyy-mm-dd]\n"
           "  catalogue generate --products N [--seed S]   (into a database without a catalogue)\n"
+          "Every command but init and setup needs an existing database with its schema.\n"
           "options:\n"
-          "  --driver   apr_dbd driver (default sqlite3)\n"
-          "  --params   the DBDParams string (default var/agentshop.db)\n"
-          "  --data     catalogue data directory (default " AS_DATADIR ")\n"
-          "  --key-prefix  prefix of new agent keys, as AgentShopKeyPrefix (default agentshop)\n",
+          "  --driver   apr_dbd driver (default sqlite3)\n",
           f);
+    fprintf(f,
+            "  --params   the DBDParams string: the SQLite file, or a PostgreSQL conninfo\n"
+            "             (now %s, %s; env AGENTSHOP_DB when --params is absent)\n"
+            "  --data     catalogue data directory (now %s, %s; env AGENTSHOP_DATA)\n"
+            "  --key-prefix  prefix of new agent keys, as AgentShopKeyPrefix (default agentshop)\n"
+            "setup's signing secret defaults to %s\n",
+            o->params, o->params_from, o->data, o->data_from, o->signing_key);
+}
+
+/* --params, else AGENTSHOP_DB, else the compiled-in default; --data likewise. */
+static void defaults(opts *o, apr_pool_t *p)
+{
+    const char *env = getenv("AGENTSHOP_DB");
+    if (o->params)
+        o->params_from = "from --params";
+    else if (env && *env) {
+        o->params = env;
+        o->params_from = "from AGENTSHOP_DB";
+    } else {
+        o->params = beside_exe(p, AS_DEFAULT_DB);
+        o->params_from = "the default of this agentshopctl";
+    }
+    env = getenv("AGENTSHOP_DATA");
+    if (o->data)
+        o->data_from = "from --data";
+    else if (env && *env) {
+        o->data = env;
+        o->data_from = "from AGENTSHOP_DATA";
+    } else {
+        o->data = beside_exe(p, AS_DATADIR);
+        o->data_from = "the default";
+    }
+    o->signing_key = beside_exe(p, AS_SIGNING_KEY);
+}
+
+static int run(opts *o, apr_pool_t *p, int argc, char **argv)
+{
+    int i = 1, help = 0;
+    for (; i < argc && strncmp(argv[i], "--", 2) == 0; i++) {
+        if (strcmp(argv[i], "--help") == 0) {
+            help = 1;
+            continue;
+        }
+        if (i + 1 >= argc) return die("option %s needs a value%s", argv[i], NULL);
+        if (strcmp(argv[i], "--driver") == 0)
+            o->driver = argv[++i];
+        else if (strcmp(argv[i], "--params") == 0)
+            o->params = argv[++i];
+        else if (strcmp(argv[i], "--data") == 0)
+            o->data = argv[++i];
+        else if (strcmp(argv[i], "--key-prefix") == 0)
+            o->key_prefix = argv[++i];
+        else
+            return die("unknown option '%s'%s", argv[i], NULL);
+    }
+    defaults(o, p);
+    if (help) {
+        usage(stdout, o);
+        return 0;
+    }
+    if (strcmp(o->driver, "sqlite3") != 0 && strcmp(o->driver, "pgsql") != 0)
+        return die("--driver must be sqlite3 or pgsql, not '%s'%s", o->driver, NULL);
+    if (i >= argc) {
+        usage(stderr, o);
+        return 2;
+    }
+    o->argc = argc - i;
+    o->argv = argv + i;
+    const char *cmd = o->argv[0];
+    if (!is_sqlite(o) && o->params_from[0] == 't')
+        return die("--driver pgsql needs --params CONNINFO (or AGENTSHOP_DB), e.g. "
+                   "\"host=/run/postgresql dbname=shop\"%s%s",
+                   NULL, NULL);
+    if (strcmp(cmd, "init") == 0) return cmd_init(o, p);
+    if (strcmp(cmd, "setup") == 0) return cmd_setup(o, p);
+    if (strcmp(cmd, "key") == 0) return cmd_key(o, p);
+    if (strcmp(cmd, "mandate") == 0) return cmd_mandate(o, p);
+    if (strcmp(cmd, "order") == 0) return cmd_order(o, p);
+    if (strcmp(cmd, "catalogue") == 0) return cmd_catalogue(o, p);
+    return die("unknown command '%s' (see --help)%s", cmd, NULL);
 }
 
 int main(int argc, char **argv)
 {
-    opts o = {"sqlite3", "var/agentshop.db", AS_DATADIR, "agentshop", 0, NULL};
-    int i = 1;
-    for (; i < argc && strncmp(argv[i], "--", 2) == 0; i++) {
-        if (strcmp(argv[i], "--help") == 0) {
-            usage(stdout);
-            return 0;
-        }
-        if (i + 1 >= argc) return die("option %s needs a value%s", argv[i], NULL);
-        if (strcmp(argv[i], "--driver") == 0)
-            o.driver = argv[++i];
-        else if (strcmp(argv[i], "--params") == 0)
-            o.params = argv[++i];
-        else if (strcmp(argv[i], "--data") == 0)
-            o.data = argv[++i];
-        else if (strcmp(argv[i], "--key-prefix") == 0)
-            o.key_prefix = argv[++i];
-        else
-            return die("unknown option '%s'%s", argv[i], NULL);
-    }
-    if (strcmp(o.driver, "sqlite3") != 0 && strcmp(o.driver, "pgsql") != 0)
-        return die("--driver must be sqlite3 or pgsql, not '%s'%s", o.driver, NULL);
-    if (i >= argc) {
-        usage(stderr);
-        return 2;
-    }
-    o.argc = argc - i;
-    o.argv = argv + i;
-
+    opts o = {"sqlite3", NULL, NULL, "agentshop", NULL, NULL, NULL, 0, NULL};
     apr_pool_t *p;
     apr_app_initialize(&argc, (const char *const **)&argv, NULL);
     apr_pool_create(&p, NULL);
-    int rc;
-    if (strcmp(o.argv[0], "init") == 0)
-        rc = cmd_init(&o, p);
-    else if (strcmp(o.argv[0], "key") == 0)
-        rc = cmd_key(&o, p);
-    else if (strcmp(o.argv[0], "mandate") == 0)
-        rc = cmd_mandate(&o, p);
-    else if (strcmp(o.argv[0], "order") == 0)
-        rc = cmd_order(&o, p);
-    else if (strcmp(o.argv[0], "catalogue") == 0)
-        rc = cmd_catalogue(&o, p);
-    else
-        rc = die("unknown command '%s' (see --help)%s", o.argv[0], NULL);
+    int rc = run(&o, p, argc, argv);
     apr_pool_destroy(p);
     apr_terminate();
     return rc;

@@ -658,6 +658,112 @@ apr_status_t as_db_exec_script(as_db *db, const char *script, const char **err)
     return APR_SUCCESS;
 }
 
+/* ---- schema versions and migrations ---- */
+
+/* The first row's first two columns of a statement run as it is (the schema
+ * may not exist yet, so nothing can be prepared). */
+static apr_status_t first_two(as_db *db, const char *sql, int64_t *a, int64_t *b, const char **err)
+{
+    apr_dbd_results_t *res = NULL;
+    apr_dbd_row_t *row = NULL;
+    int rv = apr_dbd_select(db->driver, db->pool, db->handle, &res, sql, 0);
+    if (rv) {
+        *err = apr_psprintf(db->pool, "reading the schema failed: %s",
+                            apr_dbd_error(db->driver, db->handle, rv));
+        return APR_EGENERAL;
+    }
+    int n = 0;
+    while (apr_dbd_get_row(db->driver, db->pool, res, &row, -1) == 0)
+        if (!n++) {
+            *a = as_db_i64(apr_dbd_get_entry(db->driver, row, 0));
+            if (b) *b = as_db_i64(apr_dbd_get_entry(db->driver, row, 1));
+        }
+    return APR_SUCCESS;
+}
+
+apr_status_t as_db_schema_version(as_db *db, int *version, const char **err)
+{
+    int64_t has_version = 0, has_tables = 0, v = 0;
+    const char *sql = db->pg ? "SELECT CASE WHEN to_regclass('schema_version') IS NULL THEN 0 "
+                               "ELSE 1 END, CASE WHEN to_regclass('products') IS NULL THEN 0 "
+                               "ELSE 1 END"
+                             : "SELECT (SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' "
+                               "AND name = 'schema_version'), (SELECT COUNT(*) FROM "
+                               "sqlite_master WHERE type = 'table' AND name = 'products')";
+    if (first_two(db, sql, &has_version, &has_tables, err) != APR_SUCCESS) return APR_EGENERAL;
+    if (has_version &&
+        first_two(db, "SELECT MAX(version) FROM schema_version", &v, NULL, err) != APR_SUCCESS)
+        return APR_EGENERAL;
+    *version = has_version && v > 0 ? (int)v : has_tables || has_version ? 1 : 0;
+    return APR_SUCCESS;
+}
+
+/* Version 1 to 2: schema_version itself (the schema script creates it). A
+ * database from before product_rank.version gets that column here, on SQLite;
+ * PostgreSQL's script adds it (ADD COLUMN IF NOT EXISTS). */
+static apr_status_t to_2(as_db *db, const char **err)
+{
+    int64_t old = 0;
+    if (db->pg) return APR_SUCCESS;
+    if (first_two(db,
+                  "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = "
+                  "'product_rank' AND NOT EXISTS (SELECT 1 FROM "
+                  "pragma_table_info('product_rank') WHERE name = 'version')",
+                  &old, NULL, err) != APR_SUCCESS)
+        return APR_EGENERAL;
+    if (!old) return APR_SUCCESS;
+    return as_db_exec_script(
+        db, "ALTER TABLE product_rank ADD COLUMN version INTEGER NOT NULL DEFAULT 0;\n", err);
+}
+
+/* What CREATE ... IF NOT EXISTS in the schema script cannot do, in order: the
+ * step to version `to` runs on a database of version to - 1, before the
+ * script. */
+static const struct migration {
+    int to;
+    apr_status_t (*run)(as_db *db, const char **err);
+} migrations[] = {
+    {2, to_2},
+};
+
+static apr_status_t migrate_steps(as_db *db, int from, const char **err)
+{
+    for (size_t i = 0; i < sizeof(migrations) / sizeof(migrations[0]); i++)
+        if (from > 0 && migrations[i].to > from && migrations[i].run(db, err) != APR_SUCCESS)
+            return APR_EGENERAL;
+    if (as_db_exec_script(db, as_db_schema(db->pg), err) != APR_SUCCESS) return APR_EGENERAL;
+    const char *set = apr_psprintf(db->pool,
+                                   "DELETE FROM schema_version;\n"
+                                   "INSERT INTO schema_version (version) VALUES (%d);\n",
+                                   AS_SCHEMA_VERSION);
+    return as_db_exec_script(db, set, err);
+}
+
+apr_status_t as_db_migrate(as_db *db, int *from, const char **err)
+{
+    if (as_db_schema_version(db, from, err) != APR_SUCCESS) return APR_EGENERAL;
+    if (*from > AS_SCHEMA_VERSION) {
+        *err = apr_psprintf(db->pool,
+                            "the database's schema is version %d, newer than this build of "
+                            "mod_agentshop knows (%d); use the agentshopctl that came with the "
+                            "mod_agentshop that wrote it. Nothing was changed",
+                            *from, AS_SCHEMA_VERSION);
+        return APR_EINVAL;
+    }
+    apr_dbd_transaction_t *t = NULL;
+    if (as_db_begin_t(db, &t) != 0) {
+        *err = apr_psprintf(db->pool, "cannot begin a transaction: %s",
+                            apr_dbd_error(db->driver, db->handle, 1));
+        return APR_EGENERAL;
+    }
+    apr_status_t rv = migrate_steps(db, *from, err);
+    if (as_db_end_t(db, t, rv == APR_SUCCESS) != 0 && rv == APR_SUCCESS) {
+        *err = "committing the schema failed";
+        rv = APR_EGENERAL;
+    }
+    return rv;
+}
+
 /* ---- the as_store functions ---- */
 
 int64_t as_db_i64(const char *s)

@@ -83,9 +83,21 @@ int as_db_rank_stale(as_db *db);
  * total disagrees with the orders (as_db_spent_stale: 1, or -1 on error). */
 apr_status_t as_db_spent_rebuild(as_db *db);
 int as_db_spent_stale(as_db *db);
-/* Before the schema script: what CREATE ... IF NOT EXISTS cannot add to a
- * database from an older version (product_rank.version on SQLite). */
-apr_status_t as_db_upgrade(as_db *db, const char **err);
+/* The schema's version: sql/schema.*.sql as this build knows it, kept in the
+ * one row of schema_version. A database with our tables but no schema_version
+ * is version 1 (the layout before versions). Raise it with a migration step in
+ * as_db.c (docs/storage.md, "Schema versions"). */
+#define AS_SCHEMA_VERSION 2
+
+/* The version of the connected database: 0 when it has none of our tables (a
+ * new database), else as above. */
+apr_status_t as_db_schema_version(as_db *db, int *version, const char **err);
+/* agentshopctl init: creates the schema, or migrates an older one in place
+ * (each step from *from up, then the schema script, then the version row, in
+ * one transaction: all or nothing). *from is the version found (0: none). A
+ * version newer than AS_SCHEMA_VERSION is refused with APR_EINVAL, nothing
+ * changed. */
+apr_status_t as_db_migrate(as_db *db, int *from, const char **err);
 
 as_store as_db_store(as_db *db);
 

@@ -468,29 +468,6 @@ apr_status_t as_db_rank_rebuild(as_db *db, const char **err)
     return APR_SUCCESS;
 }
 
-apr_status_t as_db_upgrade(as_db *db, const char **err)
-{
-    if (db->pg) return APR_SUCCESS; /* the schema script adds the column (IF NOT EXISTS) */
-    apr_dbd_results_t *res = NULL;
-    apr_dbd_row_t *row = NULL;
-    int rv = apr_dbd_select(db->driver, db->pool, db->handle, &res,
-                            "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = "
-                            "'product_rank' AND NOT EXISTS (SELECT 1 FROM "
-                            "pragma_table_info('product_rank') WHERE name = 'version')",
-                            0);
-    if (rv) {
-        *err = apr_psprintf(db->pool, "reading the schema failed: %s",
-                            apr_dbd_error(db->driver, db->handle, rv));
-        return APR_EGENERAL;
-    }
-    int64_t old = 0;
-    while (apr_dbd_get_row(db->driver, db->pool, res, &row, -1) == 0)
-        old = to_i64(apr_dbd_get_entry(db->driver, row, 0));
-    if (!old) return APR_SUCCESS;
-    return as_db_exec_script(
-        db, "ALTER TABLE product_rank ADD COLUMN version INTEGER NOT NULL DEFAULT 0;\n", err);
-}
-
 int as_db_rank_stale(as_db *db)
 {
     int64_t products = 0;

@@ -291,7 +291,8 @@ apr_status_t as_load_catalogue(as_db *db, const char *dir, json_t **summary, con
         return APR_EGENERAL;
     }
     if (existing > 0) {
-        *summary = json_pack("{s:b, s:I}", "loaded", 0, "products", (json_int_t)existing);
+        *summary =
+            json_pack("{s:b, s:b, s:I}", "loaded", 0, "kept", 1, "products", (json_int_t)existing);
         return APR_SUCCESS;
     }
     json_t *ms = load_file(&L, dir, "merchants.json");
@@ -313,7 +314,7 @@ apr_status_t as_load_catalogue(as_db *db, const char *dir, json_t **summary, con
     }
     if (ok)
         *summary =
-            json_pack("{s:b, s:I, s:I, s:I}", "loaded", 1, "products",
+            json_pack("{s:b, s:b, s:I, s:I, s:I}", "loaded", 1, "kept", 0, "products",
                       (json_int_t)json_array_size(ps), "merchants", (json_int_t)json_array_size(ms),
                       "devices", (json_int_t)json_array_size(ds));
     json_decref(ms);

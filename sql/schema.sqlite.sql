@@ -3,6 +3,13 @@
 -- 'END;'); bin/agentshopctl runs them one by one.
 -- Money is integer cents. JSON values are stored as JSON text.
 
+-- The schema's version, one row, written by agentshopctl init (AS_SCHEMA_VERSION
+-- in sql/as_db.h; docs/storage.md, "Schema versions"). A database with our
+-- tables but without this one is version 1.
+CREATE TABLE IF NOT EXISTS schema_version (
+    version INTEGER NOT NULL
+);
+
 CREATE TABLE IF NOT EXISTS meta (
     key   TEXT PRIMARY KEY,
     value TEXT NOT NULL
