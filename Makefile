@@ -190,6 +190,12 @@ uninstall:
 deb:
 	@scripts/deb.sh
 
+# That package in a pristine Debian 12 root (debootstrap; needs root): install,
+# enable, an order over HTTP, reinstall, purge. Ends "deb: N passed, M failed".
+.PHONY: test-deb
+test-deb: deb
+	@scripts/test-deb.sh
+
 clean:
 	rm -rf build bin/agentshopctl mod_agentshop/.libs mod_agentshop/*.la mod_agentshop/*.lo \
 	  mod_agentshop/*.slo mod_agentshop/*.o t/TEST t/logs t/var t/htdocs/index.html \
