@@ -3,7 +3,8 @@
 # installs it with its dependencies; the layout, the secret and the state
 # directory are checked; the module is enabled and an order is placed over
 # HTTP; a reinstall keeps the secret and the data; remove keeps the data and
-# purge leaves nothing the package made. One check per line; the last line is
+# purge leaves nothing the package made; an install over a database of schema
+# 1 migrates it and keeps its orders. One check per line; the last line is
 # "deb: N passed, M failed". Needs root; run by make test-deb after make deb.
 set -u
 cd "$(dirname "$0")/.."
@@ -160,6 +161,22 @@ for f in /usr/lib/apache2/modules/mod_agentshop.so /etc/apache2/mods-available/a
 done
 left=$(cd "$root" && find etc usr var -name '*agentshop*' 2>/dev/null | tr '\n' ' ')
 equal "purge left no file named *agentshop*" "$left" ""
+
+# ---- an older database (schema 1) left by remove: configure migrates it ----
+check "apt-get install sqlite3 (to write a schema 1 database)" apt_in_root install -y -q sqlite3
+cp t/fixtures/schema-v1.sqlite.sql t/fixtures/orders-v1.sql "$root/tmp/"
+check "a schema 1 database with two orders in /var/lib/agentshop" in_root 'set -e
+    install -d -o www-data -g www-data -m 0750 /var/lib/agentshop
+    cat /tmp/schema-v1.sqlite.sql /tmp/orders-v1.sql | runuser -u www-data -- sqlite3 /var/lib/agentshop/agentshop.db'
+check "apt-get install ./$debname over it" apt_in_root install -y -q "/tmp/$debname"
+equal "configure migrated it to schema 2" \
+    "$(in_root 'sqlite3 /var/lib/agentshop/agentshop.db "SELECT version FROM schema_version"' 2>&1)" 2
+equal "the migration kept its orders" \
+    "$(in_root 'sqlite3 /var/lib/agentshop/agentshop.db "SELECT group_concat(id) FROM orders"' 2>&1)" \
+    "ord_old1,ord_old2"
+check "agentshopctl mandate list shows its mandate" in_root 'agentshopctl mandate list | grep -q mdt_old'
+check "apt-get purge" apt_in_root purge -y -q $pkg
+check "purged: /var/lib/agentshop" absent /var/lib/agentshop
 
 in_root 'apache2ctl stop' >/dev/null 2>&1
 echo "test-deb: $(($(date +%s) - start)) s"
