@@ -31,6 +31,7 @@ cleanup() {
     rm -rf --one-file-system "$tmp"
 }
 trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
 
 passed=0 failed=0
 ok() { passed=$((passed + 1)); echo "ok - $1"; }
