@@ -194,6 +194,18 @@ uninstall:
 	@if [ "$(PURGE)" = 1 ]; then rm -rf $(DESTDIR)$(STATEDIR) && rm -f $(DESTDIR)$(SIGNING_KEY); \
 	 else echo "Kept the data: $(STATEDIR) and $(SIGNING_KEY) (make uninstall PURGE=1 removes them)"; fi
 
+# The Debian package, built from a clean copy of the tracked tree with
+# dpkg-buildpackage (debian/; the build installs through make install) and
+# checked by lintian: build/libapache2-mod-agentshop_<version>_<arch>.deb.
+deb:
+	@scripts/deb.sh
+
+# That package in a pristine Debian 12 root (debootstrap; needs root): install,
+# enable, an order over HTTP, reinstall, purge. Ends "deb: N passed, M failed".
+.PHONY: test-deb
+test-deb: deb
+	@scripts/test-deb.sh
+
 clean:
 	rm -rf build bin/agentshopctl mod_agentshop/.libs mod_agentshop/*.la mod_agentshop/*.lo \
 	  mod_agentshop/*.slo mod_agentshop/*.o t/TEST t/logs t/var t/htdocs/index.html \
