@@ -62,6 +62,8 @@ for my $query ('q=soap&device=dyson-v11', 'device=dyson-v11', 'q=soap&merchant=m
     my ($field) = $query =~ /(device|merchant)=/;
     is_json_error($res, $v, 400, 'VALIDATION_ERROR', "search?$query: 400 VALIDATION_ERROR");
     is($v->{field}, $field, "... about $field");
+    like($v->{message}, qr/no merchant is known before a catalogue is loaded/,
+         '... saying no merchant is known yet') if $field eq 'merchant';
 }
 
 # ---- the other read endpoints ----
