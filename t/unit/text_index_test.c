@@ -279,16 +279,22 @@ static int vs_changes(void *h, int64_t since, as_rank_row_fn each, void *baton)
     return each(baton, 5, &r) ? AS_EDB : AS_OK;
 }
 
-static void test_snapshot_refresh(void **state)
+static as_store ver_store_of(ver_store *vs)
 {
-    as_mem *m = unit_mem(state);
-    ver_store vs = {{7, 1}, 0, 0, 0, false, false};
-    as_store st = {.h = &vs,
+    as_store st = {.h = vs,
                    .merchants = vs_merchants,
                    .search_version = vs_version,
                    .index_rows = vs_rows,
                    .index_offers = vs_offers,
                    .rank_changes = vs_changes};
+    return st;
+}
+
+static void test_snapshot_refresh(void **state)
+{
+    as_mem *m = unit_mem(state);
+    ver_store vs = {{7, 1}, 0, 0, 0, false, false};
+    as_store st = ver_store_of(&vs);
     as_search_index *si = as_search_index_create();
     search_case c = {"", "filter", NULL, NULL, AS_SORT_SCORE, true, 20, 0, "", 0, 0, ""};
     as_text_page p;
@@ -383,12 +389,7 @@ static void test_empty_then_loaded(void **state)
 {
     as_mem *m = unit_mem(state);
     ver_store vs = {{1, 0}, 0, 0, 0, false, true};
-    as_store st = {.h = &vs,
-                   .merchants = vs_merchants,
-                   .search_version = vs_version,
-                   .index_rows = vs_rows,
-                   .index_offers = vs_offers,
-                   .rank_changes = vs_changes};
+    as_store st = ver_store_of(&vs);
     as_search_index *si = as_search_index_create();
     as_text_index *ix = as_search_index_get(si, &st);
     assert_non_null(ix);
