@@ -56,11 +56,11 @@ static bool resolve_merchant(as_ctx *ctx, const char *text, const char **id, as_
         }
     as_buf b;
     as_buf_init(&b, ctx->mem);
+    as_buf_puts(&b, n ? "known merchants: " : "no merchant is known before a catalogue is loaded");
     for (size_t i = 0; i < n; i++)
         as_buf_printf(&b, "%s%s", i ? ", " : "", ms[i].id);
-    as_respond_error(
-        resp, 400, "VALIDATION_ERROR", "merchant",
-        as_printf(ctx->mem, "unknown merchant '%s'; known merchants: %s", text, as_buf_str(&b)));
+    as_respond_error(resp, 400, "VALIDATION_ERROR", "merchant",
+                     as_printf(ctx->mem, "unknown merchant '%s'; %s", text, as_buf_str(&b)));
     return false;
 }
 

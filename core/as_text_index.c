@@ -368,9 +368,10 @@ static bool intern(char ***tab, size_t *n, const char *s, uint16_t *out)
     return true;
 }
 
-static bool add_row(as_text_builder *b, const as_index_row *r)
+/* Room for need products in every column, and for fwd_at's closing slot. */
+static bool reserve_rows(as_text_builder *b, size_t need)
 {
-    size_t need = b->n + 1, cap = b->cap;
+    size_t cap = b->cap;
 #define GROW_COL(f) (cap = b->cap, grow((void **)&b->f, &cap, need + 1, sizeof(*b->f)))
     if (!GROW_COL(ids) || !GROW_COL(len) || !GROW_COL(cat) || !GROW_COL(pt) || !GROW_COL(hidden) ||
         !GROW_COL(rank) || !GROW_COL(fwd_at) || !GROW_COL(sku_at) || !GROW_COL(name_at) ||
@@ -378,6 +379,12 @@ static bool add_row(as_text_builder *b, const as_index_row *r)
         return false;
 #undef GROW_COL
     b->cap = cap;
+    return true;
+}
+
+static bool add_row(as_text_builder *b, const as_index_row *r)
+{
+    if (!reserve_rows(b, b->n + 1)) return false;
     size_t i = b->n;
     if (i && r->id <= b->ids[i - 1]) return false; /* rows must come in id order */
     b->ids[i] = r->id;
@@ -429,15 +436,22 @@ static uint32_t sum_str(tix_sum *u, const char *s, bool *ok)
     return at;
 }
 
-static bool sum_row(tix_sum *u, size_t d, const as_index_row *r)
+/* Room for need products' summaries, and for off_at's closing slot. */
+static bool reserve_sums(tix_sum *u, size_t need)
 {
     size_t cap = u->cap;
-#define GROW_SUM(f) (cap = u->cap, grow((void **)&u->f, &cap, d + 2, sizeof(*u->f)))
+#define GROW_SUM(f) (cap = u->cap, grow((void **)&u->f, &cap, need + 1, sizeof(*u->f)))
     if (!GROW_SUM(name_at) || !GROW_SUM(brand_at) || !GROW_SUM(img_at) || !GROW_SUM(note_at) ||
         !GROW_SUM(avail) || !GROW_SUM(status) || !GROW_SUM(guarantee) || !GROW_SUM(off_at))
         return false;
 #undef GROW_SUM
     u->cap = cap;
+    return true;
+}
+
+static bool sum_row(tix_sum *u, size_t d, const as_index_row *r)
+{
+    if (!reserve_sums(u, d + 1)) return false;
     bool ok = true;
     u->name_at[d] = sum_str(u, r->name, &ok);
     u->brand_at[d] = sum_str(u, r->brand, &ok);
@@ -589,6 +603,10 @@ as_text_index *as_text_builder_finish(as_text_builder *b, const as_search_versio
     uint32_t *order = NULL, *new_id = NULL;
     if (!b || b->failed) goto fail;
     size_t n = b->n;
+    /* a catalogue of no products (a fresh install) has had no row to grow
+     * the columns: fwd_at and off_at still need their closing slot */
+    if (!reserve_rows(b, n) || !reserve_sums(b->sum, n)) goto fail;
+    b->sum->off_at[n] = (uint32_t)b->sum->noffers;
     w = calloc(1, sizeof(*w));
     ix = calloc(1, sizeof(*ix));
     order = malloc((b->ntok + 1) * sizeof(uint32_t));

@@ -25,15 +25,21 @@ mkdir -p t/var t/logs t/artifacts
 export HOME="$top/t/var" APACHE_TEST_NO_STICKY_PREFERENCES=1
 # SQLite by default; PostgreSQL when scripts/test-pg.sh says so.
 driver=${AGENTSHOP_TEST_DRIVER:-sqlite3}
+# Beside it an empty one (the schema, no catalogue: a fresh install), served
+# by the virtual host of t/conf/vhost-empty.conf.in to t/api/empty.t.
 if [ "$driver" = pgsql ]; then
     params=$AGENTSHOP_TEST_PARAMS
+    empty=$AGENTSHOP_TEST_EMPTY_PARAMS
 else
     params="$top/t/var/agentshop.db"
+    empty="$top/t/var/empty.db"
 fi
-printf 'Define AGENTSHOP_DRIVER %s\nDefine AGENTSHOP_DB "%s"\n' "$driver" "$params" > t/var/db.conf
+printf 'Define AGENTSHOP_DRIVER %s\nDefine AGENTSHOP_DB "%s"\nDefine AGENTSHOP_EMPTY_DB "%s"\n' \
+    "$driver" "$params" "$empty" > t/var/db.conf
 if ! $runas bin/agentshopctl --driver "$driver" --params "$params" --data "$top/sql/demo" \
-    init --demo >t/var/init.json; then
-    echo "apache-test: creating the test database failed" >&2
+    init --demo >t/var/init.json ||
+    ! $runas bin/agentshopctl --driver "$driver" --params "$empty" init >t/var/init-empty.json; then
+    echo "apache-test: creating the test databases failed" >&2
     exit 1
 fi
 (umask 077; od -An -tx1 -N32 /dev/urandom | tr -d ' \n' > t/var/signing.key)

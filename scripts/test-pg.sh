@@ -14,7 +14,9 @@ stop() {
 trap stop EXIT
 pg_start "$dir" || exit 1 # as root, the cluster and $dir belong to nobody
 pg_createdb shop || exit 1
+pg_createdb shop_empty || exit 1 # t/api/empty.t's: no catalogue
 export AGENTSHOP_TEST_DRIVER=pgsql AGENTSHOP_TEST_PARAMS="host=$PG_SOCKDIR user=agentshop dbname=shop"
+export AGENTSHOP_TEST_EMPTY_PARAMS="host=$PG_SOCKDIR user=agentshop dbname=shop_empty"
 scripts/apache-test.sh "$@" | sed -u 's/^apache: /pgsql: /'
 a=${PIPESTATUS[0]}
 # agentshopctl init migrating a database of the oldest schema, in its own database.

@@ -230,6 +230,7 @@ typedef struct ver_store {
     int builds, updates;
     int64_t since;
     bool fail;
+    bool empty; /* a fresh install: schema, no catalogue yet */
 } ver_store;
 
 static int vs_version(void *h, as_search_version *out)
@@ -244,7 +245,7 @@ static int vs_rows(void *h, as_index_row_fn each, void *baton)
 {
     ver_store *s = h;
     s->builds++;
-    for (size_t i = 0; i < N_CATALOGUE; i++) {
+    for (size_t i = 0; i < (s->empty ? 0 : N_CATALOGUE); i++) {
         as_index_row x = index_row(&rows[i]);
         if (each(baton, &x)) return AS_EDB;
     }
@@ -253,17 +254,17 @@ static int vs_rows(void *h, as_index_row_fn each, void *baton)
 
 static int vs_merchants(void *h, as_mem *m, as_merchant **out, size_t *n)
 {
-    (void)h;
+    ver_store *s = h;
+    *n = s->empty ? 0 : N_ROWS(test_merchants);
     *out = as_alloc(m, sizeof(test_merchants));
     memcpy(*out, test_merchants, sizeof(test_merchants));
-    *n = N_ROWS(test_merchants);
     return AS_OK;
 }
 
 static int vs_offers(void *h, as_index_offer_fn each, void *baton)
 {
-    (void)h;
-    for (size_t i = 0; i < N_ROWS(test_offers); i++)
+    ver_store *s = h;
+    for (size_t i = 0; i < (s->empty ? 0 : N_ROWS(test_offers)); i++)
         if (each(baton, &test_offers[i])) return AS_EDB;
     return AS_OK;
 }
@@ -278,16 +279,22 @@ static int vs_changes(void *h, int64_t since, as_rank_row_fn each, void *baton)
     return each(baton, 5, &r) ? AS_EDB : AS_OK;
 }
 
-static void test_snapshot_refresh(void **state)
+static as_store ver_store_of(ver_store *vs)
 {
-    as_mem *m = unit_mem(state);
-    ver_store vs = {{7, 1}, 0, 0, 0, false};
-    as_store st = {.h = &vs,
+    as_store st = {.h = vs,
                    .merchants = vs_merchants,
                    .search_version = vs_version,
                    .index_rows = vs_rows,
                    .index_offers = vs_offers,
                    .rank_changes = vs_changes};
+    return st;
+}
+
+static void test_snapshot_refresh(void **state)
+{
+    as_mem *m = unit_mem(state);
+    ver_store vs = {{7, 1}, 0, 0, 0, false, false};
+    as_store st = ver_store_of(&vs);
     as_search_index *si = as_search_index_create();
     search_case c = {"", "filter", NULL, NULL, AS_SORT_SCORE, true, 20, 0, "", 0, 0, ""};
     as_text_page p;
@@ -336,6 +343,81 @@ static void test_snapshot_refresh(void **state)
     as_search_index_destroy(si);
 }
 
+/* A fresh install searched before its catalogue is loaded: an index of no
+ * products that finds nothing (issue 16: finishing it crashed the child), and
+ * the catalogue found once it is loaded. */
+static const search_case empty_cases[] = {
+    {"one word", "soap", NULL, NULL, AS_SORT_SCORE, true, 20, 0, "", 0, 0, ""},
+    {"two words", "hand soap", NULL, NULL, AS_SORT_SCORE, true, 20, 0, "", 0, 0, ""},
+    {"category", "soap", "hand-soap", NULL, AS_SORT_SCORE, true, 20, 0, "", 0, 0, ""},
+    {"part type", "soap", NULL, "hand-soap", AS_SORT_SCORE, true, 20, 0, "", 0, 0, ""},
+    {"price, hidden shown", "soap", NULL, NULL, AS_SORT_PRICE, false, 20, 0, "", 0, 0, ""},
+    {"offset", "soap", NULL, NULL, AS_SORT_DELIVERY, true, 5, 10, "", 0, 0, ""},
+};
+
+static void check_empty(as_mem *m, const as_text_index *ix)
+{
+    ROWS_BEGIN;
+    for (size_t i = 0; i < N_ROWS(empty_cases); i++) {
+        const search_case *c = &empty_cases[i];
+        as_text_page p;
+        run_case(m, ix, c, &p);
+        CHECK_INT(c->label, p.n, 0);
+        CHECK_INT(c->label, p.count, 0);
+        CHECK_INT(c->label, p.excluded_count, 0);
+        CHECK_INT(c->label, p.n_excluded, 0);
+    }
+    ROWS_DONE();
+}
+
+static void test_empty_catalogue(void **state)
+{
+    as_mem *m = unit_mem(state);
+    as_text_builder *b = as_text_builder_new();
+    assert_non_null(b);
+    assert_true(as_text_builder_merchants(b, NULL, 0));
+    as_search_version v = {1, 0};
+    as_text_index *ix = as_text_builder_finish(b, &v);
+    assert_non_null(ix);
+    assert_int_equal(as_text_index_size(ix), 0);
+    assert_true(as_text_index_bytes(ix) > 0);
+    check_empty(m, ix);
+    as_text_index_release(ix);
+}
+
+static void test_empty_then_loaded(void **state)
+{
+    as_mem *m = unit_mem(state);
+    ver_store vs = {{1, 0}, 0, 0, 0, false, true};
+    as_store st = ver_store_of(&vs);
+    as_search_index *si = as_search_index_create();
+    as_text_index *ix = as_search_index_get(si, &st);
+    assert_non_null(ix);
+    assert_int_equal(as_text_index_size(ix), 0);
+    check_empty(m, ix);
+    as_text_index_release(ix);
+
+    /* a rank change with no products: an update of nothing */
+    vs.v.rank = 1;
+    ix = as_search_index_get(si, &st);
+    assert_non_null(ix);
+    assert_int_equal(vs.updates, 1);
+    check_empty(m, ix);
+    as_text_index_release(ix);
+
+    /* the catalogue loaded: built again, and found */
+    vs.empty = false;
+    vs.v.catalogue = 2;
+    ix = as_search_index_get(si, &st);
+    assert_int_equal(vs.builds, 2);
+    assert_int_equal(as_text_index_size(ix), N_CATALOGUE);
+    as_text_page p;
+    run_case(m, ix, &empty_cases[0], &p); /* "soap": product 4 */
+    assert_string_equal(page_ids(m, &p), "4");
+    as_text_index_release(ix);
+    as_search_index_destroy(si);
+}
+
 static void test_rows_out_of_order_fail(void **state)
 {
     (void)state;
@@ -353,7 +435,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         UNIT_TEST(test_search_table),           UNIT_TEST(test_excluded_view_fields),
         UNIT_TEST(test_page_products),          UNIT_TEST(test_snapshot_refresh),
-        UNIT_TEST(test_rows_out_of_order_fail),
+        UNIT_TEST(test_rows_out_of_order_fail), UNIT_TEST(test_empty_catalogue),
+        UNIT_TEST(test_empty_then_loaded),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -169,9 +169,16 @@ sub _top { Apache::Test::vars('serverroot') . '/..' }
 # AGENTSHOP_TEST_DRIVER=pgsql and AGENTSHOP_TEST_PARAMS (a conninfo).
 sub is_pg { ($ENV{AGENTSHOP_TEST_DRIVER} // 'sqlite3') eq 'pgsql' }
 
+# The database the admin tool's helpers (ctl, new_agent, new_mandate) work on:
+# `local $AgentShop::Test::DB = 'empty'` reaches t/api/empty.t's, which has no
+# catalogue (scripts/apache-test.sh creates both).
+our $DB = 'agentshop';
+
 sub _db_args {
-    return ('--driver', 'pgsql', '--params', $ENV{AGENTSHOP_TEST_PARAMS}) if is_pg();
-    return ('--params', Apache::Test::vars('serverroot') . '/var/agentshop.db');
+    my $empty = $DB eq 'empty';
+    return ('--driver', 'pgsql', '--params',
+            $empty ? $ENV{AGENTSHOP_TEST_EMPTY_PARAMS} : $ENV{AGENTSHOP_TEST_PARAMS}) if is_pg();
+    return ('--params', Apache::Test::vars('serverroot') . "/var/$DB.db");
 }
 
 sub _psql_args {
