@@ -150,7 +150,8 @@ run_and_buy() {
 }
 
 test_as() {
-    local who=$1 log="$logs/test-$who.log"
+    local who=$1
+    local log="$logs/test-$who.log"
     echo "== $who: make test"
     pristine_run "$root" "$who" "cd agentshop && make test" >"$log" 2>&1
     local rc=$?
