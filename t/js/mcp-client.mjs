@@ -8,6 +8,11 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { randomUUID } from 'node:crypto';
+import dns from 'node:dns';
+
+// Debian 12's Node.js 18 resolves localhost to ::1 first and, unlike Node 20,
+// does not fall back to 127.0.0.1, where the suite's httpd listens.
+dns.setDefaultResultOrder('ipv4first');
 
 const [url, key] = process.argv.slice(2);
 if (!url || !key) {
