@@ -28,6 +28,7 @@ fi
 . scripts/pristine-root.sh
 . scripts/httpd-helpers.sh
 mode=${FRESH:-all}
+ports=${FRESH_PORTS:-8700} # the first port to try; two runs at once want two ranges
 scripts/deps.sh fresh >/dev/null # debootstrap, curl on the host
 
 work=$(mktemp -d /tmp/agentshop-fresh.XXXXXX)
@@ -117,7 +118,7 @@ shop() {
 # printed, then stop it as Ctrl-C would.
 run_and_buy() {
     local who=$1 port log pid key i
-    port=$(free_ports 8700 8999 1)
+    port=$(free_ports "$ports" 8999 1)
     log="$logs/run-$who.log"
     echo "== $who: make run PORT=$port"
     pristine_run "$root" "$who" "cd agentshop && exec make run PORT=$port" >"$log" 2>&1 &
@@ -165,7 +166,7 @@ test_as() {
 # per port), and a third refused because it names a database another serves.
 side_by_side() {
     local who=$1 p1 p2 p3 pid1 pid2 i
-    read -r p1 p2 p3 < <(free_ports 8700 8999 3 | tr '\n' ' ')
+    read -r p1 p2 p3 < <(free_ports "$ports" 8999 3 | tr '\n' ' ')
     echo "== $who: make run PORT=$p1 and PORT=$p2 side by side"
     pristine_run "$root" "$who" "cd agentshop && exec make run PORT=$p1" >"$logs/side-$p1.log" 2>&1 &
     pid1=$!
@@ -204,7 +205,7 @@ side_by_side() {
 # buy; then make uninstall PURGE=1 leaves nothing behind.
 install_and_remove() {
     local port log=$logs/install-root.log key
-    port=$(free_ports 8700 8999 1)
+    port=$(free_ports "$ports" 8999 1)
     echo "== root: make install, a2enmod agentshop, apache2ctl start (port $port), make uninstall"
     pristine_run "$root" root "cd agentshop && make install" >"$log" 2>&1
     check "root: make install exits 0" test $? -eq 0
