@@ -3,10 +3,15 @@
 #
 # One httpd (event MPM, conf/agentshop.conf as shipped, plus conf/bench.conf.in
 # for the MPM and ports) serves the demo catalogue on one port and a generated
-# catalogue of 100,000 products on another, and a static JSON file as large as
-# a product view on both. wrk and bench/agents (32 buying agents) measure, one
-# after the other, in one run; the table gives requests per second, p50 and p99
-# latency and the ratio to the static file. The resident memory of the httpd
+# catalogue of 100,000 products on another (and again, with the search page
+# cache off, on a third), and static JSON files as large as a typical product
+# view and a typical search page. wrk and bench/agents (32 buying agents)
+# measure, one after the other, in one run; the table gives requests per
+# second, p50 and p99 latency and the ratio to the static file of that kind.
+# Searches are a long tail: bench/searches.pl writes BENCH_SEARCHES distinct
+# searches mixing every filter, sort and page, measured with the page cache off
+# and, beside it, on; 4xx answers to them are counted and reported, not failed
+# (a ranked search that matches too many products is refused with a 400). The resident memory of the httpd
 # children is read after a warm-up round of every run and again after the
 # measured round (at least 200,000 API requests). After the buying run the database is audited: stock,
 # budgets, quotes and the orders the agents were told of must all agree.
@@ -20,7 +25,8 @@
 #   BENCH_ONLY      some of: static products search buy orders (default all;
 #                   memory is read only when all run)
 #   BENCH_SERVE=1   set up and serve, for profiling, until interrupted
-#   BENCH_PRODUCTS  size of the generated catalogue (default 100000)
+#   BENCH_PRODUCTS  size of the generated catalogue (default 100000; 1000000 works)
+#   BENCH_SEARCHES  distinct searches of the long tail (default 2400)
 #   BENCH_KEEP=1    keep the working directory (logs, databases)
 #   BENCH_OUT       where the table is written as well (default build/bench/latest.txt)
 set -u -o pipefail
@@ -30,7 +36,9 @@ products=${BENCH_PRODUCTS:-100000}
 out=${BENCH_OUT:-$top/build/bench/latest.txt}
 httpd=/usr/sbin/apache2
 modules=/usr/lib/apache2/modules
-wrk_opts=(-t1 -c16 --latency) # as the measurements in STYLE.md: one client thread, 16 connections
+# as the measurements in STYLE.md: one client thread, 16 connections; a search
+# that takes seconds is counted in the latencies, not dropped as a timeout
+wrk_opts=(-t1 -c16 --latency --timeout 30s)
 # The warm-up is a first round of every run, as long as the measured one: the
 # caches of the children (SQLite's pages, the product views) reach the state
 # they keep under this load before memory is read the first time.
@@ -38,15 +46,17 @@ warm=${BENCH_WARM:-$secs}
 
 say() { printf 'bench: [%3ds] %s\n' "$SECONDS" "$*" >&2; }
 die() { echo "bench: $*" >&2; exit 1; }
+want() { [ -z "${BENCH_ONLY:-}" ] || [[ " $BENCH_ONLY " == *" $1 "* ]]; }
 [ -x bin/agentshopctl ] && [ -f mod_agentshop/.libs/mod_agentshop.so ] && [ -x build/bench-agents ] ||
     die "build first (make bench builds)"
 command -v wrk >/dev/null || die "wrk is not installed (scripts/deps.sh bench)"
 
 . "$top/scripts/httpd-helpers.sh"
-mapfile -t ports < <(free_ports 8701 8749 2)
-[ "${#ports[@]}" -eq 2 ] || die "no two free ports in 8701-8749"
+mapfile -t ports < <(free_ports 8701 8749 3)
+[ "${#ports[@]}" -eq 3 ] || die "no three free ports in 8701-8749"
 demo_port=${ports[0]}
 big_port=${ports[1]}
+nocache_port=${ports[2]}
 
 dir=$(mktemp -d /tmp/agentshop-bench.XXXXXX)
 chmod 755 "$dir"
@@ -100,7 +110,12 @@ sqlite3 "$dir/big.db" "SELECT '/v1/products/' || sku FROM products ORDER BY rand
     >"$dir/big.paths"
 sqlite3 "$dir/demo.db" "SELECT sku FROM product_rank WHERE buyable = 1 AND hidden = 0 ORDER BY sku" \
     >"$dir/buy.skus"
-# Words of the generated names (brands, series, part names) with each category.
+# The long tail (bench/searches.pl): distinct searches with every filter, sort
+# and page; and, as before, words of the generated names (brands, series, part
+# names) with each category: 105 searches, served again and again.
+perl bench/searches.pl "$dir/big.db" "${BENCH_SEARCHES:-2400}" >"$dir/longtail.paths" ||
+    die "bench/searches.pl failed"
+searches=$(sort -u "$dir/longtail.paths" | wc -l)
 : >"$dir/search.paths"
 for q in aldermoor brightvale pro eco toner filter cable battery descaler soap bags hepa \
     marlow+pro thorne+max usb-c; do
@@ -114,7 +129,7 @@ for f in "$dir"/*.db*; do [ -n "$user" ] && chown nobody:nogroup "$f"; done
 (umask 077; od -An -tx1 -N32 /dev/urandom | tr -d ' \n' >"$dir/signing.key")
 mkdir -p "$dir/htdocs"
 sed -e "s|@DIR@|$dir|g" -e "s|@TOP@|$top|g" -e "s|@MODULES@|$modules|g" \
-    -e "s|@DEMO_PORT@|$demo_port|g" -e "s|@BIG_PORT@|$big_port|g" \
+    -e "s|@DEMO_PORT@|$demo_port|g" -e "s|@BIG_PORT@|$big_port|g" -e "s|@NOCACHE_PORT@|$nocache_port|g" \
     conf/bench.conf.in | awk -v user="$user" '{ if ($0 == "@USER@") print user; else print }' \
     >"$dir/httpd.conf"
 "$httpd" -f "$dir/httpd.conf" -t >"$dir/configtest.log" 2>&1 || { cat "$dir/configtest.log" >&2; die "httpd -t"; }
@@ -124,7 +139,8 @@ sed -e "s|@DIR@|$dir|g" -e "s|@TOP@|$top|g" -e "s|@MODULES@|$modules|g" \
 MALLOC_ARENA_MAX=${MALLOC_ARENA_MAX:-2} "$httpd" -f "$dir/httpd.conf" -k start || { cat "$dir/error.log" >&2; die "httpd did not start"; }
 demo="http://127.0.0.1:$demo_port"
 big="http://127.0.0.1:$big_port"
-for u in "$demo" "$big"; do
+nocache="http://127.0.0.1:$nocache_port"
+for u in "$demo" "$big" "$nocache"; do
     for _ in $(seq 1 100); do
         [ "$(curl -s -o /dev/null -w '%{http_code}' "$u/v1/search?limit=1")" = 200 ] && break
         sleep 0.1
@@ -141,6 +157,22 @@ curl -s -o "$dir/htdocs/product.json" -w '%{http_code}' "$demo/v1/products/$sku"
 static_bytes=$(wc -c <"$dir/htdocs/product.json")
 curl -s -o /dev/null -w '%{http_code} %{content_type}\n' "$demo/product.json" | grep -q '^200 application/json' ||
     die "the static file is not served as application/json"
+# The ceiling of search: a search page of median size of the long tail (of the
+# pages answered 200, over one search in twenty).
+if want search; then
+    say "sizing the search pages (one search in twenty, page cache off)"
+    awk 'NR % 20 == 1' "$dir/longtail.paths" | while read -r p; do
+        curl -s -o /dev/null -w '%{http_code} %{size_download} ' "$nocache$p"
+        echo "$p"
+    done | sort -n >"$dir/search.sizes"
+    awk '$1 != 200 { print $1 }' "$dir/search.sizes" | sort | uniq -c >"$dir/search.sizes.refused"
+    awk '$1 == 200' "$dir/search.sizes" | sort -k2,2n >"$dir/search.sizes.ok"
+    [ -s "$dir/search.sizes.ok" ] || die "no search of the long tail answered 200"
+    p=$(awk -v n="$(wc -l <"$dir/search.sizes.ok")" 'NR == int((n + 1) / 2) { print $3 }' "$dir/search.sizes.ok")
+    curl -s -o "$dir/htdocs/search.json" "$nocache$p" || die "GET $p failed"
+    search_bytes=$(wc -c <"$dir/htdocs/search.json")
+    say "median search page: $search_bytes bytes ($(wc -l <"$dir/search.sizes.ok") pages of 200; refused: $(awk '{ printf "%s %s ", $1, $2 }' "$dir/search.sizes.refused"))"
+fi
 
 children() { # pids of httpd's children (the parent's own children named apache2)
     local ppid
@@ -165,14 +197,18 @@ to_ms() { # wrk's 1.23ms / 456.00us / 1.02s
         else print v }'
 }
 # run_wrk NAME URL SECONDS [PATHS [wrk options...]]: one row of the table
-# (unless NAME is "-"); with PATHS, each path of that file in turn.
+# (unless NAME is "-"); with PATHS, each path of that file in turn. The row's
+# "vs static" is to the static row of the same ceiling=KIND (default product;
+# a static row sets ceiling=static:KIND). With refusals=1, responses 4xx are
+# counted in the row and do not fail the bench (5xx and errors still do).
 run_wrk() {
     local name=$1 url=$2 d=$3 paths=${4:-}
     shift 3
     [ $# -gt 0 ] && shift
     local log="$dir/wrk.$(printf '%s' "$name" | tr -c 'a-zA-Z0-9' _).log"
     if [ -n "$paths" ]; then
-        wrk "${wrk_opts[@]}" -d "${d}s" "$@" -s bench/paths.lua "$url" -- "$paths"
+        wrk "${wrk_opts[@]}" -d "${d}s" "$@" -s bench/paths.lua "$url" -- "$paths" \
+            ${refusals:+statuses}
     else
         wrk "${wrk_opts[@]}" -d "${d}s" "$url"
     fi >"$log" 2>&1 || { cat "$log" >&2; die "wrk failed: $name"; }
@@ -183,10 +219,17 @@ run_wrk() {
     errs=$(awk '/Socket errors:/ { print }' "$log")
     p50=$(to_ms "$(awk '$1 == "50%" { print $2 }' "$log")")
     p99=$(to_ms "$(awk '$1 == "99%" { print $2 }' "$log")")
-    [ -z "$bad" ] || { cat "$log" >&2; die "$name: $bad responses were not 2xx"; }
+    local n4=-
+    if [ -n "${refusals:-}" ]; then
+        n4=$(awk '/^statuses:/ { print $7 }' "$log")
+        [ -n "$n4" ] || { cat "$log" >&2; die "$name: no count of statuses"; }
+        bad=$(awk '/^statuses:/ { if ($5 + $9 > 0) print $5 + $9 }' "$log")
+    fi
+    [ -z "$bad" ] || { cat "$log" >&2; die "$name: $bad responses were not 2xx${refusals:+ or 4xx}"; }
     [ -z "$errs" ] || say "$name: $errs"
     [ -n "$paths" ] && api_requests=$((api_requests + n)) # every API run cycles through paths
-    [ "$name" = - ] || printf '%s\t%s\t%s\t%s\n' "$name" "$rps" "$p50" "$p99" >>"$results"
+    [ "$name" = - ] || printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$rps" "$p50" "$p99" "$n4" \
+        "${ceiling:-product}" >>"$results"
 }
 H=(-H "Authorization: Bearer $key_a" -H "Service-Agent: agentshop-bench/1.0")
 agents_run() { # seconds, log, keys
@@ -207,15 +250,16 @@ all_api_runs() { # seconds; the static file is measured apart
     run_wrk "GET /search?q&category, $products products" "$big/v1" "$1" "$dir/search.paths"
 }
 
-want() { [ -z "${BENCH_ONLY:-}" ] || [[ " $BENCH_ONLY " == *" $1 "* ]]; }
 if [ -n "${BENCH_SERVE:-}" ]; then # for profiling: serve until interrupted
-    echo "bench: serving the demo at $demo/v1 and $products products at $big/v1 (keys: $dir/keys)"
-    echo "bench: paths to request: $dir/{demo,big,search}.paths; Ctrl-C stops"
+    echo "bench: serving the demo at $demo/v1 and $products products at $big/v1," \
+        "without the search page cache at $nocache/v1 (keys: $dir/keys)"
+    echo "bench: paths to request: $dir/{demo,big,search,longtail}.paths; Ctrl-C stops"
     sleep infinity
 fi
 
 say "warming up ($warm s per run)"
 want static && run_wrk - "$demo/product.json" "$warm"
+want search && run_wrk - "$big/search.json" "$warm"
 want buy && agents_run "$warm" "$dir/agents.warm" "$dir/keys"
 want orders && orders_paths
 # Buying and the reads until every child's memory has stopped moving (at least
@@ -234,7 +278,11 @@ while [ "$warm_passes" -lt 5 ]; do
         agents_run "$((warm < 5 ? warm : 5))" "$dir/agents.pass$warm_passes" "$dir/keys.abc"
     want orders && run_wrk - "$demo" "$warm" "$dir/orders.paths" "${H[@]}"
     want products && run_wrk - "$demo" "$warm" "$dir/demo.paths" && run_wrk - "$big" "$warm" "$dir/big.paths"
-    want search && run_wrk - "$big" "$warm" "$dir/search.paths"
+    if want search; then
+        run_wrk - "$big" "$warm" "$dir/search.paths"
+        refusals=1 run_wrk - "$big" "$warm" "$dir/longtail.paths"
+        refusals=1 run_wrk - "$nocache" "$warm" "$dir/longtail.paths"
+    fi
     now=$(rss_all)
     moved=$(echo "$prev|$now" | awk -F'|' '{ n = split($1, a, " "); split($2, b, " "); m = 0
         for (i = 1; i <= n; i++) { d = b[i] - a[i]; if (d < 0) d = -d; if (d > m) m = d }
@@ -249,12 +297,20 @@ rss_before=""
 for p in $pids_before; do rss_before="$rss_before $(rss "$p")"; done
 
 say "measuring ($secs s per run)"
-run_wrk "static JSON file ($static_bytes bytes)" "$demo/product.json" "$secs"
+ceiling=static:product run_wrk "static JSON file, a product view ($static_bytes bytes)" "$demo/product.json" "$secs"
 if want products; then
     run_wrk "GET /products/{sku}, demo ($(wc -l <"$dir/demo.paths") SKUs)" "$demo" "$secs" "$dir/demo.paths"
     run_wrk "GET /products/{sku}, $products products ($(wc -l <"$dir/big.paths") SKUs)" "$big" "$secs" "$dir/big.paths"
 fi
-want search && run_wrk "GET /search?q&category, $products products" "$big" "$secs" "$dir/search.paths"
+if want search; then
+    ceiling=static:search run_wrk "static JSON file, a search page ($search_bytes bytes)" "$big/search.json" "$secs"
+    ceiling=search refusals=1 run_wrk "GET /search long tail, $searches searches, page cache off" \
+        "$nocache" "$secs" "$dir/longtail.paths"
+    ceiling=search refusals=1 run_wrk "GET /search long tail, $searches searches, page cache on" \
+        "$big" "$secs" "$dir/longtail.paths"
+    ceiling=search run_wrk "GET /search?q&category, 105 searches again and again" "$big" "$secs" \
+        "$dir/search.paths"
+fi
 # the measured buying run: the three users with budget to spare (24 keys, so
 # some keys are used by two agents at once)
 want buy && head -n 24 "$dir/keys" >"$dir/keys.abc" && agents_run "$secs" "$dir/agents.run" "$dir/keys.abc"
@@ -306,15 +362,18 @@ check "each user's orders in the database total what its agents were told" < <(d
 # ---- the report ----
 static_rps=$(awk -F'\t' 'NR == 1 { print $2 }' "$results")
 {
-    printf '%-52s %9s %8s %8s %9s\n' "run ($secs s each, wrk -t1 -c16; agents: 32)" "req/s" "p50 ms" "p99 ms" "vs static"
-    awk -F'\t' -v s="$static_rps" '{ printf "%-52s %9d %8s %8s %8.0f%%\n", $1, $2, $3, $4, 100 * $2 / s }' "$results"
+    printf '%-60s %9s %8s %8s %9s %6s\n' "run ($secs s each, wrk -t1 -c16; agents: 32)" "req/s" "p50 ms" "p99 ms" \
+        "vs static" "4xx"
+    # each row against the static file of its kind (a product view, a search page)
+    awk -F'\t' '{ k = $6; if (k ~ /^static:/) { sub(/^static:/, "", k); s[k] = $2 }
+        printf "%-60s %9d %8s %8s %8.0f%% %6s\n", $1, $2, $3, $4, s[k] ? 100 * $2 / s[k] : 0, $5 }' "$results"
     a="$dir/agents.run"
     v() { awk -v k="$1" '$1 == k { print $2 }' "$a"; }
     if [ -f "$a" ]; then
-        printf '%-52s %9d %8s %8s %8.0f%%\n' "POST /quotes + POST /orders, 32 agents (requests)" \
+        printf '%-60s %9d %8s %8s %8.0f%%\n' "POST /quotes + POST /orders, 32 agents (requests)" \
             "$(v requests_per_s | cut -d. -f1)" "$(v quote_p50)/$(v order_p50)" "$(v quote_p99)/$(v order_p99)" \
             "$(awk -v r="$(v requests_per_s)" -v s="$static_rps" 'BEGIN { print 100 * r / s }')"
-        printf '%-52s %9d %8s %8s\n' "  orders placed (201) per second, synced before 201" \
+        printf '%-60s %9d %8s %8s\n' "  orders placed (201) per second, synced before 201" \
             "$(v orders_per_s | cut -d. -f1)" "$(v pair_p50)" "$(v pair_p99)"
         printf '  (quote/order latencies; the placed line gives the pair) %s orders placed, %s errors,\n' \
             "$(v orders)" "$(v errors)"
