@@ -366,7 +366,7 @@ static_rps=$(awk -F'\t' 'NR == 1 { print $2 }' "$results")
         "vs static" "4xx"
     # each row against the static file of its kind (a product view, a search page)
     awk -F'\t' '{ k = $6; if (k ~ /^static:/) { sub(/^static:/, "", k); s[k] = $2 }
-        printf "%-60s %9d %8s %8s %8.0f%% %6s\n", $1, $2, $3, $4, s[k] ? 100 * $2 / s[k] : 0, $5 }' "$results"
+        printf "%-60s %9d %8s %8s %8.1f%% %6s\n", $1, $2, $3, $4, s[k] ? 100 * $2 / s[k] : 0, $5 }' "$results"
     a="$dir/agents.run"
     v() { awk -v k="$1" '$1 == k { print $2 }' "$a"; }
     if [ -f "$a" ]; then
