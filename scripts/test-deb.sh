@@ -10,6 +10,7 @@ set -u
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/pristine-root.sh
 . scripts/pristine-root.sh
+. scripts/shop-checks.sh
 
 if [ "$(id -u)" -ne 0 ]; then
     echo "test-deb: needs root (debootstrap, mount, chroot)" >&2
@@ -54,7 +55,6 @@ apt_in_root() {
     in_root "DEBIAN_FRONTEND=noninteractive apt-get $* -o Dpkg::Options::=--force-confold" \
         >"$tmp/apt.log" 2>&1 || { tail -n 30 "$tmp/apt.log"; return 1; }
 }
-field() { python3 -c 'import json,sys; print(json.load(sys.stdin)'"$1"')'; }
 
 # httpd inside listens on the host's loopback: port 80 unless the host uses it.
 port=80
@@ -106,31 +106,16 @@ check "a2enmod agentshop" in_root 'a2enmod -q agentshop >/dev/null'
 check "a2enmod enabled dbd too" exists /etc/apache2/mods-enabled/dbd.load
 check "apache2ctl restart" in_root 'apache2ctl restart >/tmp/restart.log 2>&1 || { cat /tmp/restart.log; false; }'
 check "agentshopctl init --demo" in_root 'agentshopctl init --demo >/dev/null'
-apikey=$(in_root 'agentshopctl key create --user demo' | field '["key"]')
+apikey=$(in_root 'agentshopctl key create --user demo' | perl -MJSON::PP -0777 -ne 'print decode_json($_)->{key}')
 check "agentshopctl key create --user demo" [ -n "$apikey" ]
 check "agentshopctl mandate create" in_root 'agentshopctl mandate create --user demo \
     --categories hand-soap --per-order-eur 250 --monthly-eur 1000 --confirm-above-eur 100 >/dev/null'
 
 base=http://127.0.0.1:$port/v1
 auth=(-H "Authorization: Bearer $apikey" -H "Service-Agent: test/1.0" -H "Content-Type: application/json")
-code=$(curl -s -o "$tmp/search.json" -w '%{http_code}' "$base/search?q=soap" "${auth[@]}")
-equal "GET /v1/search?q=soap: 200" "$code" 200
-sku=$(python3 -c '
-import json, sys
-r = [p for p in json.load(sys.stdin)["results"]
-     if p.get("category") == "hand-soap" and p.get("best_offer")]
-print(r[0]["sku"] if r else "")' <"$tmp/search.json" 2>/dev/null)
-check "search finds a hand soap with an offer" [ -n "$sku" ]
-code=$(curl -s -o "$tmp/quote.json" -w '%{http_code}' "${auth[@]}" -X POST "$base/quotes" \
-    -d "{\"sku\": \"$sku\", \"quantity\": 1}")
-equal "POST /v1/quotes: 201" "$code" 201
-quote=$(field '["id"]' <"$tmp/quote.json" 2>/dev/null)
-code=$(curl -s -o "$tmp/order.json" -w '%{http_code}' "${auth[@]}" -H "Idempotency-Key: test-deb-$$-$start" \
-    -X POST "$base/orders" \
-    -d "{\"quote_id\": \"$quote\", \"reason\": \"The demo user asked for hand soap; this offer ranked first.\"}")
-equal "POST /v1/orders: 201" "$code" 201
-order=$(field '["id"]' <"$tmp/order.json" 2>/dev/null)
-[ "$code" = 201 ] || head -c 400 "$tmp/order.json"
+work=$tmp
+shop package "$base" "$apikey" # search, quote, order, read back (scripts/shop-checks.sh)
+order=$SHOP_ORDER
 
 # ---- reinstall: the secret and the data stay; httpd comes back ----
 before=$(cat "$root$key")
