@@ -31,7 +31,8 @@
  *   - the status is 200..599; a 405 names the allowed methods;
  *   - a response that is not an HTML page has a JSON body that json_dumps can
  *     encode (the glue answers 500 "could not be encoded" otherwise);
- *   - a JSON body of a status >= 400 is an object with string error and message;
+ *   - a JSON body of a status >= 400 is an object with string error and message,
+ *     or (/mcp) a JSON-RPC 2.0 error with an integer code and a string message;
  *   - no transaction is left open, no unit of stock is created or lost (stock
  *     plus what orders hold), a cancelled/declined/expired order holds no budget. */
 #include <stdbool.h>
@@ -147,7 +148,16 @@ static void check_response(const as_response *resp, const char *method)
         FZ_ASSERT(s != NULL, "status %d: the body cannot be encoded", resp->status);
         free(s);
     }
-    if (resp->body && resp->status >= 400) {
+    if (resp->body && resp->status >= 400 && json_object_get(resp->body, "jsonrpc")) {
+        /* /mcp answers in JSON-RPC 2.0: an error object with an integer code and a
+         * message; an HTTP-level refusal may leave the id out (MCP's transport). */
+        json_t *err = json_object_get(resp->body, "error");
+        FZ_ASSERT(json_is_object(err) && json_is_integer(json_object_get(err, "code")) &&
+                      json_is_string(json_object_get(err, "message")),
+                  "status %d: a JSON-RPC error without code and message", resp->status);
+        FZ_ASSERT(json_object_get(resp->body, "result") == NULL,
+                  "status %d: a JSON-RPC error with a result", resp->status);
+    } else if (resp->body && resp->status >= 400) {
         FZ_ASSERT(json_is_object(resp->body), "status %d: the error body is not an object",
                   resp->status);
         FZ_ASSERT(json_is_string(json_object_get(resp->body, "error")),
