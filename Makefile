@@ -17,10 +17,10 @@ WARN    := -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter
 OPT     ?= -O2 -g
 SAN     ?=
 CFLAGS  := -std=gnu11 $(OPT) $(WARN) -fPIC -fvisibility=hidden $(SAN)
-CPPFLAGS = -Icore -Isql -Ibuild $(APR_CPP)
-LIBS    := -ljansson -lcrypto -lm
+CPPFLAGS = -Icore -Icore/search -Isql -Ibuild $(APR_CPP)
+LIBS    := -ljansson -lcrypto -lstemmer -lm
 
-CORE_SRC  := $(wildcard core/*.c)
+CORE_SRC  := $(wildcard core/*.c core/search/*.c)
 CORE_OBJ  := $(patsubst core/%.c,build/core/%.o,$(CORE_SRC))
 STORE_SRC := sql/as_db.c sql/as_db_orders.c sql/as_db_search.c sql/as_load.c sql/as_generate.c
 STORE_OBJ := $(patsubst sql/%.c,build/sql/%.o,$(STORE_SRC))
@@ -43,10 +43,10 @@ all: deps $(MODULE) $(CTL)
 deps:
 	@scripts/deps.sh build
 
-build/core build/sql build/unit build/installed var: | deps
+build/core build/core/search build/sql build/unit build/installed var: | deps
 	@mkdir -p $@
 
-build/core/%.o: core/%.c $(wildcard core/*.h) $(EMBED_INC) | build/core
+build/core/%.o: core/%.c $(wildcard core/*.h core/search/*.h) $(EMBED_INC) | build/core/search
 	$(CC) $(CFLAGS) $(CPPFLAGS) -c $< -o $@
 
 build/openapi_json.inc: docs/openapi.json scripts/embed.sh | build/core
@@ -58,7 +58,7 @@ build/mcp_tools_json.inc: core/mcp_tools.json scripts/embed.sh | build/core
 build/schema_%.inc: sql/schema.%.sql scripts/embed.sh | build/core
 	scripts/embed.sh schema_$*_sql $< > $@
 
-build/sql/%.o: sql/%.c $(wildcard sql/*.h core/*.h) build/schema_sqlite.inc build/schema_pgsql.inc | build/sql
+build/sql/%.o: sql/%.c $(wildcard sql/*.h core/*.h core/search/*.h) build/schema_sqlite.inc build/schema_pgsql.inc | build/sql
 	$(CC) $(CFLAGS) $(CPPFLAGS) $(APR_INC) -c $< -o $@
 
 $(CORE_LIB): $(CORE_OBJ)
@@ -72,7 +72,7 @@ $(MODULE): mod_agentshop/mod_agentshop.c $(STORE_LIB) $(CORE_LIB)
 	$(APXS) -c -o mod_agentshop/mod_agentshop.la \
 	  -Wc,-std=gnu11 $(addprefix -Wc$(comma),$(WARN)) \
 	  $(addprefix -Wc$(comma),$(SAN)) $(addprefix -Wl$(comma),$(SAN)) \
-	  -I$(TOP)/core -I$(TOP)/sql mod_agentshop/mod_agentshop.c \
+	  -I$(TOP)/core -I$(TOP)/core/search -I$(TOP)/sql mod_agentshop/mod_agentshop.c \
 	  $(TOP)/$(STORE_LIB) $(TOP)/$(CORE_LIB) $(LIBS) >build/apxs.log 2>&1 \
 	  || { cat build/apxs.log; exit 1; }
 	@grep -E ': (warning|error):' build/apxs.log || true

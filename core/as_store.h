@@ -60,6 +60,9 @@ typedef struct as_rank_row {
     int64_t price_cents; /* the best offer's unit price; 0 when not buyable */
     int64_t days;        /* the best offer's delivery days; 0 when not buyable */
     double return_rate;
+    /* rank_changes only (NULL from index_rows): the ids of the product's
+     * offers with stock above zero now, separated by spaces ("" for none) */
+    const char *in_stock;
 } as_rank_row;
 
 /* What the text index holds of one product (core/as_text_index.c): its words,
@@ -74,6 +77,10 @@ typedef struct as_index_row {
     as_rank_row rank;
     const char *image_urls, *availability, *verif_status;
     bool guarantee;
+    /* The specifications, for words such as "vegan" or "65 W": a JSON array
+     * of [label, unit, claimed, measured] per spec row in its order, claimed
+     * and measured as JSON values (null when absent); NULL when none. */
+    const char *specs;
 } as_index_row;
 
 /* An offer as the text index holds it: all but its stock. */
@@ -82,7 +89,15 @@ typedef struct as_index_offer {
     const char *id, *merchant_id, *price_label;
     int64_t price_cents, retail_price_cents;
     int64_t delivery_days;
+    bool in_stock; /* stock above zero when read */
 } as_index_offer;
+
+/* A compat row as the search index holds it (device filters, `for my dyson v11`). */
+typedef struct as_index_compat {
+    int64_t product_id, device_id;
+    bool fits;            /* fit_status "fits"; else "does_not_fit" */
+    const char *evidence; /* JSON array text, as in as_compat */
+} as_index_compat;
 
 /* The stock of one offer of a page. */
 typedef struct as_offer_stock {
@@ -101,6 +116,7 @@ typedef struct as_search_version {
 typedef int (*as_index_row_fn)(void *baton, const as_index_row *row);
 typedef int (*as_rank_row_fn)(void *baton, int64_t product_id, const as_rank_row *row);
 typedef int (*as_index_offer_fn)(void *baton, const as_index_offer *offer);
+typedef int (*as_index_compat_fn)(void *baton, const as_index_compat *compat);
 
 typedef struct as_store {
     void *h;
@@ -125,6 +141,7 @@ typedef struct as_store {
     int (*index_rows)(void *h, as_index_row_fn each, void *baton);     /* every product, by id */
     int (*index_offers)(void *h, as_index_offer_fn each, void *baton); /* by product, offer id */
     int (*rank_changes)(void *h, int64_t since, as_rank_row_fn each, void *baton);
+    int (*index_compat)(void *h, as_index_compat_fn each, void *baton); /* by product, device */
     /* The current stock of every offer of these products, in any order. */
     int (*offers_stock)(void *h, as_mem *m, const int64_t *product_ids, size_t n,
                         as_offer_stock **out, size_t *nout);

@@ -496,7 +496,7 @@ static as_rank_row read_rank(as_db *db, apr_dbd_row_t *row, int c)
 {
     as_rank_row r = {as_db_bool(as_db_col(db, row, c)), to_i64(as_db_col(db, row, c + 1)),
                      to_i64(as_db_col(db, row, c + 2)), to_i64(as_db_col(db, row, c + 3)),
-                     as_db_dbl(as_db_col(db, row, c + 4))};
+                     as_db_dbl(as_db_col(db, row, c + 4)), NULL};
     return r;
 }
 
@@ -550,7 +550,8 @@ static int index_row(as_db *db, apr_dbd_row_t *row, void *ctx)
                       as_db_col(db, row, 6),         as_db_bool(as_db_col(db, row, 7)),
                       as_db_col(db, row, 8),         read_rank(db, row, 9),
                       as_db_col(db, row, 14),        as_db_col(db, row, 15),
-                      as_db_col(db, row, 16),        as_db_bool(as_db_col(db, row, 17))};
+                      as_db_col(db, row, 16),        as_db_bool(as_db_col(db, row, 17)),
+                      NULL};
     return e->row(e->baton, &r);
 }
 
@@ -581,7 +582,7 @@ static int index_offer(as_db *db, apr_dbd_row_t *row, void *ctx)
     as_index_offer o = {to_i64(as_db_col(db, row, 0)), as_db_col(db, row, 1),
                         as_db_col(db, row, 2),         as_db_col(db, row, 5),
                         to_i64(as_db_col(db, row, 3)), to_i64(as_db_col(db, row, 4)),
-                        to_i64(as_db_col(db, row, 6))};
+                        to_i64(as_db_col(db, row, 6)), false};
     return e->offer(e->baton, &o);
 }
 

@@ -21,13 +21,13 @@ FUZZ_MAX_LEN   ?= 4096
 FUZZ_CFLAGS    := -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
                   -fno-sanitize-recover=undefined -fno-omit-frame-pointer -Wall -Wextra \
                   -Wno-unused-parameter -Wno-unused-function
-FUZZ_CPPFLAGS  := -Icore -Ibuild -It/unit -It/fuzz
-FUZZ_LIBS      := -ljansson -lcrypto -lm
+FUZZ_CPPFLAGS  := -Icore -Icore/search -Ibuild -It/unit -It/fuzz
+FUZZ_LIBS      := -ljansson -lcrypto -lstemmer -lm
 FUZZ_HARNESSES := fuzz_query fuzz_body fuzz_api fuzz_question
 FUZZ_BINS      := $(addprefix build/fuzz/,$(FUZZ_HARNESSES))
-FUZZ_CORE_SRC  := $(wildcard core/*.c)
+FUZZ_CORE_SRC  := $(wildcard core/*.c core/search/*.c)
 FUZZ_CORE_OBJ  := $(patsubst core/%.c,build/fuzz/core/%.o,$(FUZZ_CORE_SRC))
-FUZZ_HEADERS   := $(wildcard core/*.h t/fuzz/*.h)
+FUZZ_HEADERS   := $(wildcard core/*.h core/search/*.h t/fuzz/*.h)
 # libFuzzer options for every run: the seeds' size limit, a hang is >10 s for
 # one input, leaks are reported (ASan's LeakSanitizer, on by default).
 FUZZ_RUN_OPTS  := -max_len=$(FUZZ_MAX_LEN) -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
@@ -43,11 +43,11 @@ FUZZ_ENV       := ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
 fuzz-deps:
 	@t/fuzz/deps.sh
 
-build/fuzz/core:
+build/fuzz/core build/fuzz/core/search:
 	@mkdir -p $@
 
 # fuzz-deps is order-only: it runs first but never forces a rebuild.
-build/fuzz/core/%.o: core/%.c $(wildcard core/*.h) $(EMBED_INC) | build/fuzz/core fuzz-deps
+build/fuzz/core/%.o: core/%.c $(wildcard core/*.h core/search/*.h) $(EMBED_INC) | build/fuzz/core/search fuzz-deps
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_CPPFLAGS) -c $< -o $@
 
 build/fuzz/%: t/fuzz/%.c $(FUZZ_HEADERS) $(FUZZ_CORE_OBJ) | fuzz-deps

@@ -45,11 +45,12 @@ static as_index_row index_row(const row_def *r)
                       r->desc,
                       r->hidden,
                       r->hidden ? "claims contradicted" : NULL,
-                      {r->buyable, r->score, r->price, r->days, r->rr},
+                      {r->buyable, r->score, r->price, r->days, r->rr, NULL},
                       "[\"https://img.example/1.jpg\"]",
                       "in_stock",
                       r->hidden ? "contradicted" : "verified",
-                      r->id == 1};
+                      r->id == 1,
+                      NULL};
     return x;
 }
 
@@ -57,9 +58,9 @@ static const as_merchant test_merchants[] = {{"m-a", "Alpha", "NL", "Utrecht", 0
                                              {"m-b", "Beta", "DE", "Köln", 0.8, 0.99}};
 /* two offers of product 1 (by id), one of product 4; none of the others */
 static const as_index_offer test_offers[] = {
-    {1, "o-1a", "m-b", "agent price", 2000, 2100, 2},
-    {1, "o-1b", "m-a", "agent price", 2100, 2200, 3},
-    {4, "o-4", "m-a", "sale", 500, 600, 1},
+    {1, "o-1a", "m-b", "agent price", 2000, 2100, 2, true},
+    {1, "o-1b", "m-a", "agent price", 2100, 2200, 3, true},
+    {4, "o-4", "m-a", "sale", 500, 600, 1, true},
 };
 
 static void add_offers(as_text_builder *b)
@@ -275,7 +276,7 @@ static int vs_changes(void *h, int64_t since, as_rank_row_fn each, void *baton)
     ver_store *s = h;
     s->updates++;
     s->since = since;
-    as_rank_row r = {true, 99, 100, 1, 0.5};
+    as_rank_row r = {true, 99, 100, 1, 0.5, ""};
     return each(baton, 5, &r) ? AS_EDB : AS_OK;
 }
 

@@ -1,0 +1,62 @@
+/* Search, stage 1 (parse): the words of a text as search sees them, the same
+ * in products (name, brand, description, labels, specifications) and in
+ * queries. docs/search.md, "How a query is read". */
+#ifndef AS_SEARCH_WORDS_H
+#define AS_SEARCH_WORDS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "as_catalog.h"
+#include "as_mem.h"
+
+#define AS_SWORD_MAX 64 /* longer runs are cut to this many bytes */
+
+typedef struct as_sword {
+    const char *text; /* folded: lower case, Latin diacritics removed (é → e, ß → ss) */
+    const char *stem; /* Snowball English stem of text ("filters" → "filter"); text itself
+                         for numbers and words of letters and digits */
+    const char *orig; /* the run as written in the text */
+    bool part;        /* a part of the word before it where letters and digits meet:
+                         "2m" gives "2m", then "2" and "m" with part set */
+} as_sword;
+
+/* The words of text, in order (*out on m; the count is returned). A word is a
+ * run of letters and digits (as_text_char); a unit word is written one way
+ * ("litre", "liters", "ltr" → "l"; "metre" → "m"; "watts" → "w"; ...), so
+ * "1 liter", "1 l" and "1l" meet. NULL text gives 0. */
+size_t as_search_words(as_mem *m, const char *text, as_sword **out);
+
+/* The Snowball English stem of a folded word, on m. Thread-safe. */
+const char *as_search_stem(as_mem *m, const char *word);
+
+/* Stop words and shopping filler ("for", "my", "the", "with", "cheap",
+ * "best", ...): matched when a product has them, never required. */
+bool as_search_filler(const char *word);
+
+/* A query's text, read (stage 1). */
+typedef struct as_qword {
+    const char *text, *stem, *orig; /* as in as_sword */
+    bool filler;                    /* not required to match */
+    bool part;                      /* as in as_sword */
+} as_qword;
+
+typedef struct as_query_text {
+    as_qword *words; /* what is left to match, in order (filler included, flagged) */
+    size_t n;
+    int64_t max_price_cents;  /* a price cap read from the text, else 0 */
+    const char *price_text;   /* the words it was read from, as written */
+    const as_device *device;  /* a device named in the text (into devs), else NULL */
+    const char *device_text;  /* the words that named it, as written */
+} as_query_text;
+
+/* Reads q: its words; a price cap ("under 20 euros", "below €15.50", "max 30
+ * eur", "less than 10", "up to 25€") whose words are taken out; a device of
+ * devs named by some of its words ("for my dyson v11", "iphone 13 case"),
+ * resolved as GET /devices resolves one (exactly one device, as_device_resolve),
+ * whose words stay as filler. Never fails: at worst every word is filler. */
+void as_query_read(as_mem *m, const char *q, const as_device *devs, size_t n_devs,
+                   as_query_text *out);
+
+#endif
