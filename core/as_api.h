@@ -10,7 +10,7 @@
 
 #include "as_mem.h"
 #include "as_store.h"
-#include "as_text_index.h"
+#include "as_search.h"
 #include "as_validate.h"
 
 typedef struct as_config {
@@ -61,8 +61,8 @@ typedef struct as_ctx {
     int64_t now; /* Unix seconds: one clock reading per request */
     void (*log)(void *baton, int level, const char *msg);
     void *log_baton;
-    /* The process's text index (the glue keeps one per server and child), or
-     * NULL: then text searches go to the store's search_page. */
+    /* The process's search index (the glue keeps one per server and child),
+     * or NULL: then each search builds a snapshot of its own (tests). */
     as_search_index *index;
 } as_ctx;
 

@@ -5,13 +5,13 @@
 
 #include "as_api.h"
 #include "as_devices.h"
+#include "as_search.h"
 #include "as_util.h"
 #include "as_view.h"
 #include "as_view_cache.h"
 
 #define MAX_PRICE_CENTS 100000000 /* one million euros */
 #define MAX_EXCLUDED 100
-#define MAX_TERMS 16
 
 /* A device parameter: a slug, or free text naming exactly one device (else 400). */
 bool as_resolve_device(as_ctx *ctx, const char *text, const char *field, as_device *out,
@@ -175,73 +175,6 @@ static const char *exclusion(as_ctx *ctx, const as_product *p, const as_ranking 
     return "No offer meets the requested filters together";
 }
 
-/* What one search asks, validated. */
-typedef struct search_req {
-    as_search_filter f;
-    bool has_dev;
-    as_device dev;
-    as_weights w;
-    as_offer_filter of;
-    bool verified_only;
-    as_sort_kind sort;
-    int64_t limit, offset;
-    const char *ranked_by; /* the parameter that needs every match ranked, or NULL */
-} search_req;
-
-typedef struct search_out {
-    json_t *results, *excluded;
-    int64_t count, excluded_count;
-} search_out;
-
-/* Searches that rank every match (most products have a few offers) stop here;
- * see docs/api.md, "Search at scale". */
-#define MAX_RANKED 10000
-
-/* Custom weights, offer filters or a device: every match is read and ranked here. */
-static bool search_ranked(as_ctx *ctx, search_req *sr, search_out *so, as_response *resp)
-{
-    as_mem *m = ctx->mem;
-    as_product *ps;
-    size_t n;
-    sr->f.max_products = MAX_RANKED;
-    int rc = ctx->store->search(ctx->store->h, m, &sr->f, &ps, &n);
-    if (rc == AS_ETOOMANY) {
-        as_respond_error(resp, 400, "VALIDATION_ERROR", sr->ranked_by,
-                         as_printf(m,
-                                   "This search matches %zu products. With %s every match is "
-                                   "ranked, which this service does for at most %d; narrow it "
-                                   "with q, category or part_type, or leave %s out.",
-                                   n, sr->ranked_by, MAX_RANKED, sr->ranked_by));
-        return false;
-    }
-    if (rc != AS_OK) {
-        as_respond_storage_failed(resp);
-        return false;
-    }
-    const as_device *dev = sr->has_dev ? &sr->dev : NULL;
-    hit *hits = as_alloc(m, (n + 1) * sizeof(hit));
-    size_t nh = 0, nx = 0;
-    for (size_t i = 0; i < n; i++) {
-        hit *h = &hits[nh];
-        h->p = &ps[i];
-        as_rank_offers_brief(m, &ps[i], &sr->w, &sr->of, as_today(ctx), &h->r);
-        const char *why = exclusion(ctx, &ps[i], &h->r, sr->verified_only, dev, &sr->of);
-        if (why) {
-            if (nx++ < MAX_EXCLUDED)
-                json_array_append_new(so->excluded, as_view_excluded(&ps[i], why));
-            continue;
-        }
-        h->key = sort_key(sr->sort, h);
-        nh++;
-    }
-    qsort(hits, nh, sizeof(hit), hit_cmp);
-    for (size_t i = (size_t)sr->offset; i < nh && i < (size_t)(sr->offset + sr->limit); i++)
-        json_array_append_new(so->results, as_view_summary(m, hits[i].p, &hits[i].r, dev));
-    so->count = (int64_t)nh;
-    so->excluded_count = (int64_t)nx;
-    return true;
-}
-
 /* Sends view as its encoding, and keeps that encoding under the version read
  * before the view's data. The data is at least as new as that version: if it
  * changed in between, the store's version has moved on for good (versions never
@@ -269,35 +202,6 @@ static void respond_cached(as_ctx *ctx, as_view_cache *cache, const char *key, c
     resp->content_type = "application/json";
 }
 
-/* The stock read for a page, in the store's order: as the page's offers now. */
-static void apply_stock(as_text_page *tp, const as_offer_stock *st, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        for (size_t k = 0; k < tp->n; k++) {
-            as_product *p = &tp->products[k];
-            if (p->id != st[i].product_id) continue;
-            for (size_t o = 0; o < p->n_offers; o++)
-                if (strcmp(p->offers[o].id, st[i].offer_id) == 0) p->offers[o].stock = st[i].stock;
-            break;
-        }
-}
-
-/* A search with q, from the process's text index (docs/storage.md, "Search at
- * scale"): the index matches, counts and orders; the only thing of a page that
- * changes between catalogue loads, its offers' stock, is read from the store.
- * When the page cache is on, what the page is made of (the index's version,
- * the stock read) validates the encoded page kept for this query and day. */
-typedef struct text_search {
-    as_text_index *ix; /* retained for the request */
-    bool searched;     /* tp holds the index's page */
-    as_text_page tp;
-    const int64_t *ids; /* the page's products */
-    size_t n_ids;
-    as_offer_stock *stock; /* as read, NULL when not yet */
-    size_t n_stock;
-    const char *page_key, *validator; /* for the page cache, or NULL */
-} text_search;
-
 static int stock_cmp(const void *a, const void *b)
 {
     const as_offer_stock *x = a, *y = b;
@@ -321,101 +225,100 @@ static const char *cache_key(as_ctx *ctx, const char *what, const as_query *q)
     return as_buf_str(&b);
 }
 
+/* One search through the engine (core/search/, docs/search.md): the snapshot
+ * matches, filters, ranks and pages; the only thing of a page that changes
+ * between catalogue loads, its offers' stock, is read from the store. When the
+ * page cache is on, what the page is made of (the snapshot's version, the stock
+ * read) validates the encoded page kept for this query and day. */
+typedef struct engine_search {
+    as_search_snap *snap; /* retained for the request */
+    bool searched;        /* res holds the engine's answer */
+    as_search_result res;
+    const int64_t *ids; /* the page's products */
+    size_t n_ids;
+    as_offer_stock *stock; /* as read, NULL when not yet */
+    size_t n_stock;
+    const char *page_key, *validator; /* for the page cache, or NULL */
+} engine_search;
+
 /* Looks the page up in the caches: true when resp holds the cached page. On a
- * miss ts has the page key and validator to keep the built page under, and
+ * miss es has the page key and validator to keep the built page under, and
  * the stock it must be built from. */
-static bool text_cached(as_ctx *ctx, const as_search_query *sq, const as_query *q, text_search *ts,
-                        as_response *resp, bool *failed)
+static bool engine_cached(as_ctx *ctx, const as_search_ask *ask, const as_query *q,
+                          engine_search *es, as_response *resp, bool *failed)
 {
     as_mem *m = ctx->mem;
     as_view_cache *ids = ctx->cfg->search_ids, *pages = ctx->cfg->search_pages;
-    as_search_version sv = as_text_index_version(ts->ix);
+    as_search_version sv = as_search_snap_version(es->snap);
     const char *ver = as_printf(m, "%lld.%lld", (long long)sv.catalogue, (long long)sv.rank);
     /* one key serves both caches (the page's ids, the page) */
     const char *key = cache_key(ctx, "?search", q);
     const char *b;
     size_t len;
     if (as_view_cache_get(ids, m, key, ver, &b, &len)) {
-        ts->ids = (const int64_t *)(const void *)b; /* as_alloc'd: aligned */
-        ts->n_ids = len / sizeof(int64_t);
+        es->ids = (const int64_t *)(const void *)b; /* as_alloc'd: aligned */
+        es->n_ids = len / sizeof(int64_t);
     } else {
-        as_text_index_search(ts->ix, m, sq, &ts->tp);
-        ts->searched = true;
-        ts->ids = ts->tp.ids;
-        ts->n_ids = ts->tp.n;
-        as_view_cache_put(ids, key, ver, (const char *)ts->ids, ts->n_ids * sizeof(int64_t));
+        as_search_run(es->snap, m, ask, &es->res);
+        es->searched = true;
+        es->ids = es->res.ids;
+        es->n_ids = es->res.n;
+        as_view_cache_put(ids, key, ver, (const char *)es->ids, es->n_ids * sizeof(int64_t));
     }
-    ts->n_stock = 0;
-    if (ts->n_ids && ctx->store->offers_stock(ctx->store->h, m, ts->ids, ts->n_ids, &ts->stock,
-                                              &ts->n_stock) != AS_OK) {
+    es->n_stock = 0;
+    if (es->n_ids && ctx->store->offers_stock(ctx->store->h, m, es->ids, es->n_ids, &es->stock,
+                                              &es->n_stock) != AS_OK) {
         *failed = true;
         return false;
     }
-    if (ts->n_stock) qsort(ts->stock, ts->n_stock, sizeof(*ts->stock), stock_cmp);
+    if (es->n_stock) qsort(es->stock, es->n_stock, sizeof(*es->stock), stock_cmp);
     as_buf v;
     as_buf_init(&v, m);
     as_buf_puts(&v, ver);
-    for (size_t i = 0; i < ts->n_stock; i++)
-        as_buf_printf(&v, "\n%lld %s %lld", (long long)ts->stock[i].product_id,
-                      ts->stock[i].offer_id, (long long)ts->stock[i].stock);
-    ts->validator = as_buf_str(&v);
-    ts->page_key = key;
-    if (!as_view_cache_get(pages, m, ts->page_key, ts->validator, &resp->raw, &resp->raw_len))
+    for (size_t i = 0; i < es->n_stock; i++)
+        as_buf_printf(&v, "\n%lld %s %lld", (long long)es->stock[i].product_id,
+                      es->stock[i].offer_id, (long long)es->stock[i].stock);
+    es->validator = as_buf_str(&v);
+    es->page_key = key;
+    if (!as_view_cache_get(pages, m, es->page_key, es->validator, &resp->raw, &resp->raw_len))
         return false;
     resp->status = 200;
     resp->content_type = "application/json";
     return true;
 }
 
-/* The page of a search with q, from the index and the stock (read now unless
- * text_cached read it). */
-static bool text_page(as_ctx *ctx, text_search *ts, const as_search_query *q, as_search_page *page)
-{
-    as_mem *m = ctx->mem;
-    if (!ts->searched) {
-        as_text_index_search(ts->ix, m, q, &ts->tp);
-        ts->searched = true;
-    }
-    as_text_page *tp = &ts->tp;
-    memset(page, 0, sizeof(*page));
-    page->count = tp->count;
-    page->excluded_count = tp->excluded_count;
-    page->excluded = tp->excluded;
-    page->n_excluded = tp->n_excluded;
-    if (tp->n == 0) return true;
-    if (!ts->stock && ctx->store->offers_stock(ctx->store->h, m, tp->ids, tp->n, &ts->stock,
-                                               &ts->n_stock) != AS_OK)
-        return false;
-    apply_stock(tp, ts->stock, ts->n_stock);
-    page->products = tp->products;
-    page->n = tp->n;
-    return true;
-}
+static const char *const match_names[] = {"exact", "prefix", "corrected", "none"};
 
-/* Default weights, no offer filters, no device: the store sorts and pages. */
-static bool search_paged(as_ctx *ctx, search_req *sr, text_search *ts, search_out *so,
-                         as_response *resp)
+/* The response's `query`: how the text was read (docs/search.md). */
+static json_t *understood_json(const as_search_understood *u, bool matched_all)
 {
-    as_mem *m = ctx->mem;
-    as_search_query q = {sr->f.terms, sr->f.n_terms,     sr->f.category, sr->f.part_type,
-                         sr->sort,    sr->verified_only, sr->limit,      sr->offset};
-    as_search_page page;
-    if (ts->ix ? !text_page(ctx, ts, &q, &page)
-               : ctx->store->search_page(ctx->store->h, m, &q, &page) != AS_OK) {
-        as_respond_storage_failed(resp);
-        return false;
+    json_t *words = json_array(), *ignored = json_array(), *dropped = json_array(),
+           *corrected = json_array();
+    for (size_t i = 0; i < u->n_words; i++) {
+        const as_search_word *w = &u->words[i];
+        json_t *matched = json_array();
+        for (size_t k = 0; k < w->n_matched; k++)
+            json_array_append_new(matched, json_string(w->matched[k]));
+        json_array_append_new(words, json_pack("{s:s, s:s, s:o}", "word", w->word, "match",
+                                               match_names[w->how], "matched", matched));
+        if (w->how == AS_MATCH_CORRECTED && w->corrected)
+            json_array_append_new(corrected,
+                                  json_pack("{s:s, s:s}", "from", w->word, "to", w->corrected));
     }
-    for (size_t i = 0; i < page.n; i++) {
-        as_ranking r;
-        as_rank_offers_brief(m, &page.products[i], &sr->w, &sr->of, as_today(ctx), &r);
-        json_array_append_new(so->results, as_view_summary(m, &page.products[i], &r, NULL));
-    }
-    for (size_t i = 0; i < page.n_excluded; i++)
-        json_array_append_new(
-            so->excluded, as_view_excluded(&page.excluded[i], contradicted(m, &page.excluded[i])));
-    so->count = page.count;
-    so->excluded_count = page.excluded_count;
-    return true;
+    for (size_t i = 0; i < u->n_ignored; i++)
+        json_array_append_new(ignored, json_string(u->ignored[i]));
+    for (size_t i = 0; i < u->n_dropped; i++)
+        json_array_append_new(dropped, json_string(u->dropped[i]));
+    json_t *dev = u->device ? json_pack("{s:s, s:s, s:s?}", "slug", u->device->slug, "name",
+                                        u->device->name, "text", u->device_text)
+                            : json_null();
+    json_t *price = u->max_price_cents
+                        ? json_pack("{s:I, s:s?}", "max_price_cents", (json_int_t)u->max_price_cents,
+                                    "text", u->price_text)
+                        : json_null();
+    return json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:b}", "text", u->text, "words", words,
+                     "ignored", ignored, "corrected", corrected, "dropped", dropped, "device", dev,
+                     "price", price, "matched_all_words", matched_all);
 }
 
 void as_api_search(as_ctx *ctx, const as_query *q, as_response *resp)
@@ -427,84 +330,91 @@ void as_api_search(as_ctx *ctx, const as_query *q, as_response *resp)
         as_respond_problem(resp, &prob);
         return;
     }
-    search_req sr = {0};
+    as_search_ask ask = {0};
     if (v[S_Q].present && *v[S_Q].str) {
         const char **terms;
-        size_t n = as_text_terms(m, v[S_Q].str, &terms);
-        if (n == 0) {
+        if (as_text_terms(m, v[S_Q].str, &terms) == 0) {
             as_respond_error(resp, 400, "VALIDATION_ERROR", "q",
                              "q must contain at least one letter or digit");
             return;
         }
-        sr.f.terms = terms;
-        sr.f.n_terms = n < MAX_TERMS ? n : MAX_TERMS;
+        ask.q = v[S_Q].str;
     }
-    sr.has_dev = v[S_DEVICE].present;
-    if (sr.has_dev && !as_resolve_device(ctx, v[S_DEVICE].str, "device", &sr.dev, resp)) return;
-    sr.f.device_id = sr.has_dev ? sr.dev.id : 0;
-    if (v[S_MERCHANT].present && !resolve_merchant(ctx, v[S_MERCHANT].str, &sr.f.merchant, resp))
+    as_device dev;
+    if (v[S_DEVICE].present) {
+        if (!as_resolve_device(ctx, v[S_DEVICE].str, "device", &dev, resp)) return;
+        ask.device = &dev;
+    }
+    const char *merchant = NULL;
+    if (v[S_MERCHANT].present && !resolve_merchant(ctx, v[S_MERCHANT].str, &merchant, resp))
         return;
-    sr.f.category = v[S_CATEGORY].present ? v[S_CATEGORY].str : NULL;
-    sr.f.part_type = v[S_PART_TYPE].present ? v[S_PART_TYPE].str : NULL;
-
-    sr.w = as_param_weights(&v[S_WEIGHTS]);
-    sr.of = (as_offer_filter){v[S_DELIVER_BY].present ? v[S_DELIVER_BY].num : 0,
-                              v[S_MAX_PRICE].present ? v[S_MAX_PRICE].num : 0, sr.f.merchant};
-    sr.verified_only = v[S_VERIFIED_ONLY].present ? v[S_VERIFIED_ONLY].num != 0 : true;
-    sr.sort = AS_SORT_SCORE;
+    ask.category = v[S_CATEGORY].present ? v[S_CATEGORY].str : NULL;
+    ask.part_type = v[S_PART_TYPE].present ? v[S_PART_TYPE].str : NULL;
+    ask.w = as_param_weights(&v[S_WEIGHTS]);
+    ask.of = (as_offer_filter){v[S_DELIVER_BY].present ? v[S_DELIVER_BY].num : 0,
+                               v[S_MAX_PRICE].present ? v[S_MAX_PRICE].num : 0, merchant};
+    ask.verified_only = v[S_VERIFIED_ONLY].present ? v[S_VERIFIED_ONLY].num != 0 : true;
+    ask.sort = AS_SORT_SCORE;
     if (v[S_SORT].present)
         for (int k = 0; as_sort_choices[k]; k++)
-            if (strcmp(as_sort_choices[k], v[S_SORT].str) == 0) sr.sort = (as_sort_kind)k;
-    sr.limit = v[S_LIMIT].present ? v[S_LIMIT].num : 20;
-    sr.offset = v[S_OFFSET].present ? v[S_OFFSET].num : 0;
-    /* the first parameter, in the table's order, that the paged search cannot serve */
-    static const int ranked_params[] = {S_DEVICE, S_MAX_PRICE, S_DELIVER_BY, S_MERCHANT};
-    for (size_t i = 0; i < sizeof(ranked_params) / sizeof(ranked_params[0]) && !sr.ranked_by; i++)
-        if (v[ranked_params[i]].present) sr.ranked_by = search_rules[ranked_params[i]].name;
-    if (!sr.ranked_by && !as_weights_is_default(&sr.w)) sr.ranked_by = "weights";
+            if (strcmp(as_sort_choices[k], v[S_SORT].str) == 0) ask.sort = (as_sort_kind)k;
+    ask.limit = v[S_LIMIT].present ? v[S_LIMIT].num : 20;
+    ask.offset = v[S_OFFSET].present ? v[S_OFFSET].num : 0;
+    ask.today = as_today(ctx);
 
-    bool paged = !sr.ranked_by && ctx->store->search_page;
-    text_search ts = {0};
-    if (paged && sr.f.n_terms && ctx->index && ctx->store->search_version) {
-        ts.ix = as_search_index_get(ctx->index, ctx->store);
-        if (!ts.ix) {
-            as_respond_storage_failed(resp);
-            return;
-        }
-        as_search_query sq = {sr.f.terms, sr.f.n_terms,     sr.f.category, sr.f.part_type,
-                              sr.sort,    sr.verified_only, sr.limit,      sr.offset};
-        bool failed = false;
-        if (ctx->cfg->search_pages && ctx->cfg->search_ids &&
-            (text_cached(ctx, &sq, q, &ts, resp, &failed) || failed)) {
-            as_text_index_release(ts.ix);
-            if (failed) as_respond_storage_failed(resp);
-            return;
-        }
-    }
-    search_out so = {json_array(), json_array(), 0, 0};
-    bool ok = paged ? search_paged(ctx, &sr, &ts, &so, resp) : search_ranked(ctx, &sr, &so, resp);
-    as_text_index_release(ts.ix); /* the page is copied out of it */
-    if (!ok) {
-        json_decref(so.results);
-        json_decref(so.excluded);
+    engine_search es = {0};
+    es.snap = ctx->index ? as_search_index_get(ctx->index, ctx->store)
+                         : as_search_snap_build(ctx->store);
+    if (!es.snap) {
+        as_respond_storage_failed(resp);
         return;
     }
+    bool failed = false;
+    if (ctx->cfg->search_pages && ctx->cfg->search_ids &&
+        (engine_cached(ctx, &ask, q, &es, resp, &failed) || failed)) {
+        as_search_snap_release(es.snap);
+        if (failed) as_respond_storage_failed(resp);
+        return;
+    }
+    if (!es.searched) as_search_run(es.snap, m, &ask, &es.res);
+    as_search_result *r = &es.res;
+    if (!es.stock && r->n &&
+        ctx->store->offers_stock(ctx->store->h, m, r->ids, r->n, &es.stock, &es.n_stock) != AS_OK) {
+        as_search_snap_release(es.snap);
+        as_respond_storage_failed(resp);
+        return;
+    }
+    as_search_apply_stock(r, es.stock, es.n_stock);
+    json_t *results = json_array(), *excluded = json_array();
+    for (size_t i = 0; i < r->n; i++) {
+        as_ranking rk;
+        as_rank_offers_brief(m, &r->page[i], &ask.w, &r->of, ask.today, &rk);
+        json_t *o = as_view_summary(m, &r->page[i], &rk, r->device);
+        if (ask.q) json_object_set_new(o, "matched_all_words", json_boolean(r->matched_all[i]));
+        json_array_append_new(results, o);
+    }
+    for (size_t i = 0; i < r->n_excluded; i++)
+        json_array_append_new(excluded, as_view_excluded(&r->excluded[i], r->excluded_why[i]));
+    bool matched_all = !r->understood.n_dropped;
     json_t *o = json_object();
-    json_object_set_new(o, "results", so.results);
-    json_object_set_new(o, "count", json_integer((json_int_t)so.count));
-    json_object_set_new(o, "limit", json_integer(sr.limit));
-    json_object_set_new(o, "offset", json_integer(sr.offset));
-    json_object_set_new(o, "excluded", so.excluded);
-    json_object_set_new(o, "excluded_count", json_integer((json_int_t)so.excluded_count));
+    json_object_set_new(o, "results", results);
+    json_object_set_new(o, "count", json_integer((json_int_t)r->count));
+    json_object_set_new(o, "limit", json_integer(ask.limit));
+    json_object_set_new(o, "offset", json_integer(ask.offset));
+    json_object_set_new(o, "excluded", excluded);
+    json_object_set_new(o, "excluded_count", json_integer((json_int_t)r->excluded_count));
     json_object_set_new(o, "ranking_policy", json_string(as_ranking_policy));
-    json_object_set_new(o, "weights", as_weights_json(&sr.w));
-    json_object_set_new(o, "sort", json_string(as_sort_choices[sr.sort]));
-    json_object_set_new(o, "verified_only", json_boolean(sr.verified_only));
+    json_object_set_new(o, "weights", as_weights_json(&ask.w));
+    json_object_set_new(o, "sort", json_string(as_sort_choices[ask.sort]));
+    json_object_set_new(o, "verified_only", json_boolean(ask.verified_only));
     json_object_set_new(o, "postcode",
                         v[S_POSTCODE].present ? json_string(v[S_POSTCODE].str) : json_null());
-    json_object_set_new(o, "device", sr.has_dev ? json_string(sr.dev.slug) : json_null());
-    if (ts.page_key) /* encoded once: kept, and sent as it is kept */
-        respond_cached(ctx, ctx->cfg->search_pages, ts.page_key, ts.validator, o, resp);
+    json_object_set_new(o, "device", r->device ? json_string(r->device->slug) : json_null());
+    json_object_set_new(o, "query", ask.q ? understood_json(&r->understood, matched_all)
+                                          : json_null());
+    as_search_snap_release(es.snap); /* everything used of it is copied into o */
+    if (es.page_key) /* encoded once: kept, and sent as it is kept */
+        respond_cached(ctx, ctx->cfg->search_pages, es.page_key, es.validator, o, resp);
     else
         as_respond_json(resp, 200, o);
 }

@@ -65,7 +65,7 @@ typedef struct as_rank_row {
     const char *in_stock;
 } as_rank_row;
 
-/* What the text index holds of one product (core/as_text_index.c): its words,
+/* What the text index holds of one product (core/search/as_search_index.c): its words,
  * what search filters and sorts by, and its summary (nothing of it changes
  * without a catalogue load). */
 typedef struct as_index_row {

@@ -50,7 +50,7 @@ typedef struct srv_cfg {
     apr_int64_t search_slots; /* AgentShopSearchCache; 0: off */
     as_view_cache *views;
     as_view_cache *search_ids, *search_pages;
-    as_search_index *index; /* the text index, built by the first search with q */
+    as_search_index *index; /* the search index, built by the first search */
     const char *db_file;    /* the SQLite file (DBDParams), named in errors */
 } srv_cfg;
 
@@ -671,7 +671,7 @@ static void child_init(apr_pool_t *p, server_rec *s)
             sc->search_ids = as_view_cache_create((size_t)n, SEARCH_IDS_MAX_BYTES);
             sc->search_pages = as_view_cache_create((size_t)n, SEARCH_PAGE_MAX_BYTES);
         }
-        sc->index = as_search_index_create(); /* empty until the first search with q */
+        sc->index = as_search_index_create(); /* empty until the first search */
     }
     apr_pool_cleanup_register(p, s, child_caches_free, apr_pool_cleanup_null);
     apr_status_t rv =

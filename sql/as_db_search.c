@@ -475,7 +475,7 @@ int as_db_rank_stale(as_db *db)
     return rows < 0 ? -1 : rows != products;
 }
 
-/* ---- the text index's sources (core/as_text_index.c) ---- */
+/* ---- the text index's sources (core/search/as_search_index.c) ---- */
 
 int st_search_version(void *h, as_search_version *out)
 {

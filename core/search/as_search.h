@@ -1,0 +1,121 @@
+/* Search: one engine for every GET /search, whatever its parameters
+ * (docs/search.md). Each stage has its own file in core/search/:
+ *
+ *   as_search_words.c   parse: the words of a text (folding, units, stems, filler)
+ *   as_search_read.c    parse: a query's text (a price cap or a device named in it)
+ *   as_search_index.c   the catalogue index: built from the store, kept current
+ *   as_search_match.c   match: which products have the query's words, and how well
+ *   as_search_filter.c  filter: category, part type, device, merchant, price,
+ *                       delivery, verified_only; why a product is left out
+ *   as_search_rank.c    rank: each product's best offer under the weights (the
+ *                       formula of core/as_rank.c, from the index's columns)
+ *   as_search_page.c    page: order, count, the page, the excluded list
+ *
+ * The database is the source of truth. The index is an immutable snapshot of
+ * one catalogue version plus the stock state of every offer (in stock or not)
+ * at a rank version; a request takes the current snapshot, and the page's
+ * offers' stock is read live from the store. */
+#ifndef AS_SEARCH_H
+#define AS_SEARCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "as_catalog.h"
+#include "as_mem.h"
+#include "as_rank.h"
+#include "as_search_words.h"
+#include "as_store.h"
+
+typedef struct as_search_snap as_search_snap;
+
+/* The process's current snapshot (one per server and child, shared by its
+ * threads). as_search_index_get reads the store's versions and returns a
+ * retained snapshot that is at least that new, building or updating one when
+ * the current one is older (one thread at a time; readers of the current
+ * snapshot are never held up). NULL when the store failed. */
+typedef struct as_search_index as_search_index;
+as_search_index *as_search_index_create(void); /* NULL when out of memory */
+void as_search_index_destroy(as_search_index *si);
+as_search_snap *as_search_index_get(as_search_index *si, const as_store *st);
+
+/* A snapshot built now, for a caller without a process index (tests). */
+as_search_snap *as_search_snap_build(const as_store *st);
+void as_search_snap_release(as_search_snap *s); /* NULL is fine */
+as_search_version as_search_snap_version(const as_search_snap *s);
+size_t as_search_snap_products(const as_search_snap *s);
+size_t as_search_snap_bytes(const as_search_snap *s);
+
+/* What one search asks, validated by the API. */
+typedef struct as_search_ask {
+    const char *q;           /* the text, NULL or "" for none */
+    const char *category;    /* NULL for any */
+    const char *part_type;   /* NULL for any */
+    const as_device *device; /* from `device`, NULL for none (the text may name one) */
+    as_offer_filter of;      /* max_price, deliver_by, merchant (id) */
+    as_weights w;
+    bool custom_weights; /* w is not the default (shown as such) */
+    bool verified_only;
+    as_sort_kind sort;
+    int64_t limit, offset;
+    int64_t today; /* day number: delivery days become dates */
+    const as_device *devs; /* every device, for one named in the text */
+    size_t n_devs;
+} as_search_ask;
+
+/* How a query word was matched. */
+typedef enum {
+    AS_MATCH_EXACT,     /* the word, or another form of it (same stem) */
+    AS_MATCH_PREFIX,    /* the beginning of a longer word ("aa" of "aaa") */
+    AS_MATCH_CORRECTED, /* a word one or two letters away */
+    AS_MATCH_NONE
+} as_match_kind;
+
+typedef struct as_search_word {
+    const char *word;      /* as read (folded) */
+    as_match_kind how;     /* the best way any product matched it */
+    const char **matched;  /* catalogue words it matched (at most 8 listed) */
+    size_t n_matched;
+    const char *corrected; /* for AS_MATCH_CORRECTED: the closest catalogue word */
+} as_search_word;
+
+/* What the text was read as: for the response's `query` object. */
+typedef struct as_search_understood {
+    const char *text;
+    as_search_word *words; /* the words required to match (after any dropped) */
+    size_t n_words;
+    const char **ignored; /* filler: not required */
+    size_t n_ignored;
+    const char **dropped; /* required words left out because no product had them all */
+    size_t n_dropped;
+    const as_device *device;      /* named in the text, else NULL */
+    const char *device_text;
+    int64_t max_price_cents;      /* read from the text, else 0 */
+    const char *price_text;
+} as_search_understood;
+
+typedef struct as_search_result {
+    int64_t count;     /* every result, before paging */
+    as_product *page;  /* the page in order: summaries and offers; stock 0 until the
+                          caller fills it in from the store (as_search_apply_stock) */
+    int64_t *ids;      /* the page's product ids */
+    bool *matched_all; /* per page product: it has every required word of the query */
+    size_t n;
+    as_product *excluded; /* left out, by product id, at most 100: sku, name set */
+    const char **excluded_why;
+    size_t n_excluded;
+    int64_t excluded_count;
+    as_search_understood understood;
+    const as_device *device;   /* the device applied (the ask's, or the text's) */
+    as_offer_filter of;        /* the offer filters applied (with a price from the text) */
+} as_search_result;
+
+/* Runs a search on snapshot s; everything in out is allocated on m. */
+void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
+                   as_search_result *out);
+
+/* The stock read from the store for the page, into its offers. */
+void as_search_apply_stock(as_search_result *r, const as_offer_stock *st, size_t n);
+
+#endif

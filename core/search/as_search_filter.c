@@ -1,0 +1,125 @@
+/* Search, stage 3 (filter): what a product must be to be a result. Category,
+ * part type, merchant (it has an offer there) and device (it has a compat row
+ * for it) decide whether it is considered at all; verified_only, a device it
+ * does not fit, and offer filters no offer meets leave it out with a reason
+ * (the response's `excluded`). Without offer filters a product nobody can sell
+ * now stays, after the buyable ones. */
+#include <string.h>
+
+#include "as_search_internal.h"
+#include "as_util.h"
+
+static bool code_of(char *const *tab, size_t n, const char *s, uint16_t *out)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(tab[i], s) == 0) {
+            *out = (uint16_t)i;
+            return true;
+        }
+    return false;
+}
+
+bool sx_filter_prepare(const as_search_snap *s, const as_search_ask *ask, const as_device *dev,
+                       const as_offer_filter *of, sx_filter *f)
+{
+    const sx_catalog *c = s->c;
+    memset(f, 0, sizeof(*f));
+    f->merchant = -1;
+    if (ask->category) {
+        f->has_cat = true;
+        if (!code_of(c->cats, c->ncats, ask->category, &f->cat)) f->none = true;
+    }
+    if (ask->part_type) {
+        f->has_pt = true;
+        if (!code_of(c->pts, c->npts, ask->part_type, &f->pt)) f->none = true;
+    }
+    if (of->merchant) {
+        f->merchant = -2;
+        for (size_t i = 0; i < c->nmerchants; i++)
+            if (strcmp(c->strs + c->merchants[i].id_at, of->merchant) == 0) f->merchant = (int)i;
+        if (f->merchant < 0) f->none = true;
+    }
+    if (dev) {
+        f->dev = dev;
+        size_t lo = 0, hi = c->ndev;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (c->dev_ids[mid] < dev->id)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo < c->ndev && c->dev_ids[lo] == dev->id) {
+            f->dev_rows = c->compat + c->dev_at[lo];
+            f->n_dev_rows = c->dev_at[lo + 1] - c->dev_at[lo];
+        } else {
+            f->none = true; /* no product is known to fit it or not */
+        }
+    }
+    f->offer_filters = of->max_price_cents || of->deliver_by || of->merchant;
+    return !f->none;
+}
+
+bool sx_filter_candidate(const as_search_snap *s, const sx_filter *f, uint32_t doc,
+                         const sx_compat **row)
+{
+    const sx_catalog *c = s->c;
+    *row = NULL;
+    if (f->none) return false;
+    if ((f->has_cat && c->cat[doc] != f->cat) || (f->has_pt && c->pt[doc] != f->pt)) return false;
+    if (f->merchant >= 0) {
+        bool sells = false;
+        for (uint32_t o = c->off_at[doc]; o < c->off_at[doc + 1] && !sells; o++)
+            sells = c->offers[o].merchant == f->merchant;
+        if (!sells) return false;
+    }
+    if (f->dev) {
+        size_t lo = 0, hi = f->n_dev_rows;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (f->dev_rows[mid].doc < doc)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo == f->n_dev_rows || f->dev_rows[lo].doc != doc) return false;
+        *row = &f->dev_rows[lo];
+    }
+    return true;
+}
+
+const char *sx_filter_exclusion(const as_search_snap *s, as_mem *m, const sx_filter *f,
+                                const as_search_ask *ask, const as_offer_filter *of, uint32_t doc,
+                                const sx_compat *row, const sx_best *best)
+{
+    const sx_catalog *c = s->c;
+    if (ask->verified_only && c->hidden[doc]) {
+        const char *note = sx_str(c, c->note_at[doc]);
+        return as_printf(m, "Measurements contradict the merchant's claims: %s",
+                         note ? note : "see the product's verification rows");
+    }
+    if (f->dev && row && !row->fits)
+        return as_printf(m, "Does not fit %s: %s", f->dev->name,
+                         row->why_at != AS_NO_STR ? c->strs + row->why_at : "no evidence recorded");
+    if (best->n_eligible > 0 || !f->offer_filters) return NULL;
+    /* nothing meets the offer filters: say which one stops it */
+    int64_t cheapest = 0, soonest = 0;
+    bool stock = false;
+    for (uint32_t o = c->off_at[doc]; o < c->off_at[doc + 1]; o++) {
+        const sx_offer *x = &c->offers[o];
+        if (!s->in_stock[o] || (f->merchant >= 0 && x->merchant != f->merchant)) continue;
+        stock = true;
+        if (!cheapest || x->price_cents < cheapest) cheapest = x->price_cents;
+        int64_t day = ask->today + x->days;
+        if (!soonest || day < soonest) soonest = day;
+    }
+    if (!stock || !c->avail[doc])
+        return of->merchant ? "Out of stock at the requested merchant" : "Out of stock";
+    if (of->max_price_cents && cheapest > of->max_price_cents)
+        return as_printf(m, "Every offer is above max_price %s (cheapest in stock: %s)",
+                         as_eur_format(m, of->max_price_cents), as_eur_format(m, cheapest));
+    if (of->deliver_by && soonest > of->deliver_by)
+        return as_printf(m, "No offer delivers by %s (earliest: %s)",
+                         as_date_format(m, of->deliver_by), as_date_format(m, soonest));
+    return "No offer meets the requested filters together";
+}

@@ -1,0 +1,154 @@
+/* The catalogue index's layout, shared by the stages of core/search/ (not by
+ * anything outside it). Every array is flat (offsets, not pointers), so that a
+ * later layout can live in one file mapped by every child. */
+#ifndef AS_SEARCH_INTERNAL_H
+#define AS_SEARCH_INTERNAL_H
+
+#include <stdatomic.h>
+
+#include "as_search.h"
+
+#define AS_NO_STR UINT32_MAX
+
+/* An offer, all but its stock (the snapshot's in_stock has that). */
+typedef struct sx_offer {
+    int64_t price_cents, retail_price_cents;
+    uint32_t id_at, label_at; /* in strs */
+    int32_t days;
+    uint16_t merchant;  /* into merchants */
+    uint16_t delivery10; /* as_delivery_component(days) * 10, rounded as the formula rounds */
+} sx_offer;
+
+typedef struct sx_merchant {
+    as_merchant m;              /* strings in strs: see merchant_at */
+    uint32_t id_at, name_at, country_at, city_at;
+    double quality, reliability; /* the formula's components, one decimal */
+} sx_merchant;
+
+/* A compat row: a product and how it fits one device. */
+typedef struct sx_compat {
+    uint32_t doc;
+    uint32_t why_at; /* does_not_fit: as_fit_summary of the evidence; else AS_NO_STR */
+    uint8_t fits;
+} sx_compat;
+
+/* The catalogue: everything but the stock state. Shared by the snapshots of
+ * one catalogue version. */
+typedef struct sx_catalog {
+    atomic_int refs;
+    size_t n;          /* products, by id */
+    int64_t *ids;      /* ascending */
+    uint32_t *sku_rk;  /* the product's place in sku (byte) order */
+    uint16_t *cat, *pt; /* into cats, pts */
+    uint8_t *hidden;   /* contradicted */
+    uint8_t *avail;    /* availability is in_stock */
+    uint8_t *guarantee;
+    double *return_rate;
+    /* summaries, as a page shows them */
+    uint32_t *sku_at, *name_at, *brand_at, *img_at, *note_at, *status_at, *avail_at;
+    /* offers, by product then offer id */
+    uint32_t *off_at; /* n + 1 */
+    sx_offer *offers;
+    size_t noffers;
+    sx_merchant *merchants;
+    size_t nmerchants;
+    /* words: the vocabulary in byte order; each product's words ascending;
+     * each word's products ascending */
+    uint32_t ntok;
+    uint32_t *tok_at; /* ntok + 1, into tok_text */
+    char *tok_text;
+    uint32_t *stem_of;  /* ntok: the word's stem, into stems (sorted) */
+    uint32_t nstems;
+    uint32_t *stem_at;  /* nstems + 1, into stem_text */
+    char *stem_text;
+    uint32_t *stem_toks_at; /* nstems + 1, into stem_toks: the words of each stem */
+    uint32_t *stem_toks;
+    uint32_t *fwd_at; /* n + 1 */
+    uint32_t *fwd;
+    uint32_t *post_at; /* ntok + 1 */
+    uint32_t *post;
+    /* compat rows by device (device ids ascending) */
+    size_t ndev;
+    int64_t *dev_ids;
+    uint32_t *dev_at; /* ndev + 1, into compat */
+    sx_compat *compat;
+    size_t ncompat;
+    as_device *devs; /* every device (for one named in a query), strings in strs */
+    size_t ndevs;
+    char **cats, **pts;
+    size_t ncats, npts;
+    char *strs;
+    size_t nstrs;
+    size_t bytes;
+} sx_catalog;
+
+struct as_search_snap {
+    atomic_int refs;
+    sx_catalog *c;
+    uint8_t *in_stock; /* c->noffers: stock above zero at version v.rank */
+    as_search_version v;
+};
+
+static inline const char *sx_str(const sx_catalog *c, uint32_t at)
+{
+    return at == AS_NO_STR ? NULL : c->strs + at;
+}
+
+static inline const char *sx_tok(const sx_catalog *c, uint32_t i)
+{
+    return c->tok_text + c->tok_at[i];
+}
+
+/* ---- stage interfaces (one file each) ---- */
+
+/* match: the products that have the words; per product the worst of its
+ * words' best match kinds (its tier), or 0xFF when it does not match. */
+typedef struct sx_match {
+    bool any_text;     /* the query had words to match */
+    uint8_t *tier;     /* c->n, NULL when !any_text (every product, tier 0) */
+    size_t n_matched;
+    as_search_understood u;
+    bool dropped_any;
+} sx_match;
+
+typedef struct sx_filter sx_filter;
+void sx_match_run(const as_search_snap *s, as_mem *m, const as_query_text *qt, const char *text,
+                  const sx_filter *f, sx_match *out);
+
+/* rank: a product's best offer under the weights and offer filters. */
+typedef struct sx_best {
+    int score;        /* 0 when n_eligible == 0 */
+    int64_t price_cents;
+    int32_t days;
+    size_t n_eligible;
+} sx_best;
+
+void sx_rank_best(const as_search_snap *s, uint32_t doc, const as_weights *w,
+                  const as_offer_filter *f, int64_t today, sx_best *out);
+
+/* filter: whether a matched product is a result; NULL, or why it is left out
+ * (on m; computed only when want_reason). */
+struct sx_filter {
+    uint16_t cat, pt;
+    bool has_cat, has_pt, none; /* none: an unknown category or part type: nothing */
+    int merchant;               /* into merchants, -1 for any */
+    const as_device *dev;
+    const sx_compat *dev_rows;  /* the device's compat rows, by doc */
+    size_t n_dev_rows;
+    bool offer_filters;
+};
+
+bool sx_filter_prepare(const as_search_snap *s, const as_search_ask *ask, const as_device *dev,
+                       const as_offer_filter *of, sx_filter *f);
+/* Does the product pass category, part type, merchant and device? (Cheap checks first.) */
+bool sx_filter_candidate(const as_search_snap *s, const sx_filter *f, uint32_t doc,
+                         const sx_compat **row);
+const char *sx_filter_exclusion(const as_search_snap *s, as_mem *m, const sx_filter *f,
+                                const as_search_ask *ask, const as_offer_filter *of, uint32_t doc,
+                                const sx_compat *row, const sx_best *best);
+
+/* page: a page product as the store's summary read gives it (stock 0). */
+void sx_page_product(const as_search_snap *s, as_mem *m, uint32_t doc, const as_device *dev,
+                     bool fits, as_product *p);
+
+#endif

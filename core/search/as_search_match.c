@@ -1,0 +1,346 @@
+/* Search, stage 2 (match): which products have the query's words, and how
+ * well. A word matches a catalogue word exactly or in another form of it (the
+ * same stem: "filters" → "filter"), as the beginning of a longer word ("aa" →
+ * "aaa"; never for numbers), or, when neither finds anything, as a word one
+ * letter away (two from nine letters; the first letter as typed). A word of
+ * letters and digits ("2m") also matches a product that has its parts ("2 m").
+ * A product's tier is the worst of its words' best matches: exact words rank
+ * ahead of prefixes and corrections ("aa" before "aaa"). When no product has
+ * every word, the least telling words (those no product has, then those most
+ * products have) are dropped until some product matches, and the response
+ * says which. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "as_search_internal.h"
+
+#define MAX_UNITS 16
+#define MAX_LISTED 8
+#define NO_MATCH 0xFF
+
+/* One required word: its own matches, and its parts' ("2m": "2" and "m"). */
+typedef struct unit {
+    const as_qword *w;
+    uint8_t *kind; /* per catalogue word: as_match_kind, NO_MATCH */
+    size_t postings;
+    const as_qword *parts[4];
+    uint8_t *part_kind[4];
+    size_t n_parts;
+    size_t part_postings; /* the rarest part's */
+    size_t part_rarest;
+    int64_t docs; /* products (among the candidates) that match it */
+    uint8_t best; /* the best kind of any matching product */
+    const char *corrected;
+} unit;
+
+static bool numeric(const char *w)
+{
+    return *w >= '0' && *w <= '9';
+}
+
+/* The first catalogue word >= s (the vocabulary is in byte order). */
+static uint32_t lower_bound(const sx_catalog *c, const char *s)
+{
+    uint32_t lo = 0, hi = c->ntok;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (strcmp(sx_tok(c, mid), s) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static bool find_stem(const sx_catalog *c, const char *stem, uint32_t *out)
+{
+    uint32_t lo = 0, hi = c->nstems;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        int r = strcmp(c->stem_text + c->stem_at[mid], stem);
+        if (r == 0) {
+            *out = mid;
+            return true;
+        }
+        if (r < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return false;
+}
+
+/* Optimal string alignment distance of a and b, or max + 1 once above max. */
+static int distance(const char *a, size_t la, const char *b, size_t lb, int max)
+{
+    if ((la > lb ? la - lb : lb - la) > (size_t)max || la > 63 || lb > 63) return max + 1;
+    int d[64][64];
+    for (size_t i = 0; i <= la; i++)
+        d[i][0] = (int)i;
+    for (size_t j = 0; j <= lb; j++)
+        d[0][j] = (int)j;
+    for (size_t i = 1; i <= la; i++) {
+        int row_min = max + 1;
+        for (size_t j = 1; j <= lb; j++) {
+            int cost = a[i - 1] != b[j - 1];
+            int v = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < v) v = d[i][j - 1] + 1;
+            if (d[i - 1][j - 1] + cost < v) v = d[i - 1][j - 1] + cost;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                d[i - 2][j - 2] + 1 < v)
+                v = d[i - 2][j - 2] + 1;
+            d[i][j] = v;
+            if (v < row_min) row_min = v;
+        }
+        if (row_min > max) return max + 1;
+    }
+    return d[la][lb];
+}
+
+/* The catalogue words of one query word, each with how it matches. */
+static uint8_t *word_kinds(const sx_catalog *c, as_mem *m, const as_qword *w, size_t *postings,
+                           const char **corrected)
+{
+    uint8_t *k = as_alloc(m, c->ntok ? c->ntok : 1);
+    memset(k, NO_MATCH, c->ntok);
+    bool found = false;
+    uint32_t at = lower_bound(c, w->text);
+    if (at < c->ntok && strcmp(sx_tok(c, at), w->text) == 0) {
+        k[at] = AS_MATCH_EXACT;
+        found = true;
+    }
+    uint32_t st;
+    if (w->stem && find_stem(c, w->stem, &st))
+        for (uint32_t i = c->stem_toks_at[st]; i < c->stem_toks_at[st + 1]; i++) {
+            k[c->stem_toks[i]] = AS_MATCH_EXACT;
+            found = true;
+        }
+    size_t len = strlen(w->text);
+    if (len >= 2 && !numeric(w->text))
+        for (uint32_t i = at; i < c->ntok && strncmp(sx_tok(c, i), w->text, len) == 0; i++)
+            if (k[i] == NO_MATCH) {
+                k[i] = AS_MATCH_PREFIX;
+                found = true;
+            }
+    if (!found && len >= 5 && !numeric(w->text)) {
+        int max = len >= 9 ? 2 : 1, best = max + 1;
+        uint32_t best_posts = 0;
+        char first[2] = {w->text[0], '\0'};
+        for (uint32_t i = lower_bound(c, first); i < c->ntok && sx_tok(c, i)[0] == w->text[0];
+             i++) {
+            const char *t = sx_tok(c, i);
+            int dd = distance(w->text, len, t, strlen(t), max);
+            if (dd > max) continue;
+            k[i] = AS_MATCH_CORRECTED;
+            /* the closest, then the most common, is the one named */
+            uint32_t posts = c->post_at[i + 1] - c->post_at[i];
+            if (dd < best || (dd == best && posts > best_posts)) {
+                best = dd;
+                best_posts = posts;
+                *corrected = t;
+            }
+        }
+    }
+    size_t p = 0;
+    for (uint32_t i = 0; i < c->ntok; i++)
+        if (k[i] != NO_MATCH) p += c->post_at[i + 1] - c->post_at[i];
+    *postings = p;
+    return k;
+}
+
+/* How product doc matches unit u: its best kind, or NO_MATCH. */
+static uint8_t unit_kind(const sx_catalog *c, const unit *u, uint32_t doc)
+{
+    const uint32_t *f = c->fwd + c->fwd_at[doc], *fe = c->fwd + c->fwd_at[doc + 1];
+    uint8_t best = NO_MATCH;
+    for (const uint32_t *x = f; x < fe; x++)
+        if (u->kind[*x] < best) best = u->kind[*x];
+    if (best == AS_MATCH_EXACT || !u->n_parts) return best;
+    uint8_t worst = 0;
+    for (size_t p = 0; p < u->n_parts && worst != NO_MATCH; p++) {
+        uint8_t b = NO_MATCH;
+        for (const uint32_t *x = f; x < fe; x++)
+            if (u->part_kind[p][*x] < b) b = u->part_kind[p][*x];
+        if (b > worst) worst = b;
+    }
+    return worst < best ? worst : best;
+}
+
+static void mark_postings(const sx_catalog *c, const uint8_t *kind, uint64_t *bits)
+{
+    for (uint32_t i = 0; i < c->ntok; i++)
+        if (kind[i] != NO_MATCH)
+            for (uint32_t p = c->post_at[i]; p < c->post_at[i + 1]; p++)
+                bits[c->post[p] >> 6] |= 1ull << (c->post[p] & 63);
+}
+
+/* The products that may match every active unit: the postings of the unit
+ * with the fewest. */
+static uint64_t *candidates(const sx_catalog *c, as_mem *m, unit *us, const bool *active, size_t nu)
+{
+    size_t words = (c->n + 63) / 64, drive = nu;
+    size_t cost = SIZE_MAX;
+    for (size_t i = 0; i < nu; i++) {
+        if (!active[i]) continue;
+        size_t k = us[i].postings + (us[i].n_parts ? us[i].part_postings : 0);
+        if (k < cost) {
+            cost = k;
+            drive = i;
+        }
+    }
+    uint64_t *bits = as_alloc(m, (words ? words : 1) * 8);
+    if (drive == nu) return bits;
+    mark_postings(c, us[drive].kind, bits);
+    if (us[drive].n_parts) mark_postings(c, us[drive].part_kind[us[drive].part_rarest], bits);
+    return bits;
+}
+
+/* Every product that passes the filters and matches each active unit, with its
+ * tier; returns how many. */
+static size_t evaluate(const as_search_snap *s, const sx_filter *f, unit *us, const bool *active,
+                       size_t nu, const uint64_t *bits, uint8_t *tier, bool record)
+{
+    const sx_catalog *c = s->c;
+    size_t words = (c->n + 63) / 64, n = 0;
+    for (size_t bw = 0; bw < words; bw++)
+        for (uint64_t cur = bits[bw]; cur; cur &= cur - 1) {
+            uint32_t d = (uint32_t)(bw * 64 + (size_t)__builtin_ctzll(cur));
+            const sx_compat *row;
+            if (!sx_filter_candidate(s, f, d, &row)) continue;
+            uint8_t t = 0;
+            for (size_t i = 0; i < nu && t != NO_MATCH; i++) {
+                if (!active[i]) continue;
+                uint8_t k = unit_kind(c, &us[i], d);
+                if (k > t) t = k;
+            }
+            if (t == NO_MATCH) continue;
+            tier[d] = t;
+            n++;
+            if (record)
+                for (size_t i = 0; i < nu; i++) {
+                    if (!active[i]) continue;
+                    uint8_t k = unit_kind(c, &us[i], d);
+                    if (k < us[i].best) us[i].best = k;
+                }
+        }
+    return n;
+}
+
+/* Products (among those the filters let through) that match unit u alone. */
+static int64_t unit_docs(const as_search_snap *s, as_mem *m, const sx_filter *f, unit *u)
+{
+    const sx_catalog *c = s->c;
+    size_t words = (c->n + 63) / 64;
+    uint64_t *bits = as_alloc(m, (words ? words : 1) * 8);
+    mark_postings(c, u->kind, bits);
+    if (u->n_parts) mark_postings(c, u->part_kind[u->part_rarest], bits);
+    int64_t n = 0;
+    for (size_t bw = 0; bw < words; bw++)
+        for (uint64_t cur = bits[bw]; cur; cur &= cur - 1) {
+            uint32_t d = (uint32_t)(bw * 64 + (size_t)__builtin_ctzll(cur));
+            const sx_compat *row;
+            if (sx_filter_candidate(s, f, d, &row) && unit_kind(c, u, d) != NO_MATCH) n++;
+        }
+    return n;
+}
+
+static void list_matched(const sx_catalog *c, as_mem *m, const unit *u, as_search_word *w)
+{
+    w->matched = as_alloc(m, MAX_LISTED * sizeof(char *));
+    for (uint8_t k = 0; k <= AS_MATCH_CORRECTED && w->n_matched < MAX_LISTED; k++)
+        for (uint32_t i = 0; i < c->ntok && w->n_matched < MAX_LISTED; i++)
+            if (u->kind[i] == k) w->matched[w->n_matched++] = as_strdup(m, sx_tok(c, i));
+}
+
+void sx_match_run(const as_search_snap *s, as_mem *m, const as_query_text *qt, const char *text,
+                  const sx_filter *f, sx_match *out)
+{
+    const sx_catalog *c = s->c;
+    memset(out, 0, sizeof(*out));
+    out->u.text = text;
+    out->u.ignored = as_alloc(m, (qt->n + 1) * sizeof(char *));
+    /* the required words: not filler (all of them when every word is filler) */
+    bool all_filler = true;
+    for (size_t i = 0; i < qt->n; i++)
+        if (!qt->words[i].filler && !qt->words[i].part) all_filler = false;
+    unit *us = as_alloc(m, MAX_UNITS * sizeof(unit));
+    size_t nu = 0;
+    for (size_t i = 0; i < qt->n; i++) {
+        const as_qword *w = &qt->words[i];
+        if (w->part) {
+            if (nu && us[nu - 1].w == &qt->words[i - us[nu - 1].n_parts - 1] &&
+                us[nu - 1].n_parts < 4)
+                us[nu - 1].parts[us[nu - 1].n_parts++] = w;
+            continue;
+        }
+        if (w->filler && !all_filler) {
+            out->u.ignored[out->u.n_ignored++] = w->orig ? w->orig : w->text;
+            continue;
+        }
+        if (nu == MAX_UNITS) continue;
+        us[nu].w = w;
+        us[nu].best = NO_MATCH;
+        nu++;
+    }
+    if (nu == 0) return; /* no words: every product, tier 0 */
+    out->any_text = true;
+    out->tier = as_alloc(m, c->n ? c->n : 1);
+    memset(out->tier, NO_MATCH, c->n);
+    for (size_t i = 0; i < nu; i++) {
+        unit *u = &us[i];
+        u->kind = word_kinds(c, m, u->w, &u->postings, &u->corrected);
+        u->part_postings = SIZE_MAX;
+        for (size_t p = 0; p < u->n_parts; p++) {
+            size_t pp;
+            const char *ignored = NULL;
+            u->part_kind[p] = word_kinds(c, m, u->parts[p], &pp, &ignored);
+            if (pp < u->part_postings) {
+                u->part_postings = pp;
+                u->part_rarest = p;
+            }
+        }
+        if (!u->n_parts) u->part_postings = 0;
+    }
+    bool active[MAX_UNITS];
+    for (size_t i = 0; i < nu; i++)
+        active[i] = true;
+    size_t n = evaluate(s, f, us, active, nu, candidates(c, m, us, active, nu), out->tier, true);
+    out->u.dropped = as_alloc(m, (nu + 1) * sizeof(char *));
+    if (n == 0 && nu > 1) {
+        /* drop the least telling words until something matches: first those no
+         * product has, then, one at a time, the one most products have */
+        for (size_t i = 0; i < nu; i++)
+            us[i].docs = unit_docs(s, m, f, &us[i]);
+        size_t left = nu;
+        for (size_t i = 0; i < nu && left > 1; i++)
+            if (us[i].docs == 0) {
+                active[i] = false;
+                left--;
+            }
+        for (;;) {
+            for (size_t i = 0; i < nu; i++)
+                us[i].best = NO_MATCH;
+            n = evaluate(s, f, us, active, nu, candidates(c, m, us, active, nu), out->tier, true);
+            if (n || left <= 1) break;
+            size_t worst = nu;
+            for (size_t i = 0; i < nu; i++)
+                if (active[i] && (worst == nu || us[i].docs > us[worst].docs)) worst = i;
+            active[worst] = false;
+            left--;
+        }
+        for (size_t i = 0; i < nu; i++)
+            if (!active[i]) out->u.dropped[out->u.n_dropped++] = us[i].w->orig ? us[i].w->orig : us[i].w->text;
+        out->dropped_any = out->u.n_dropped > 0;
+    }
+    out->n_matched = n;
+    out->u.words = as_alloc(m, nu * sizeof(as_search_word));
+    for (size_t i = 0; i < nu; i++) {
+        if (!active[i]) continue;
+        as_search_word *w = &out->u.words[out->u.n_words++];
+        w->word = us[i].w->text;
+        w->how = us[i].best == NO_MATCH ? AS_MATCH_NONE : (as_match_kind)us[i].best;
+        list_matched(c, m, &us[i], w);
+        if (w->how == AS_MATCH_CORRECTED && us[i].corrected)
+            w->corrected = as_strdup(m, us[i].corrected);
+    }
+}

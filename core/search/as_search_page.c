@@ -1,0 +1,232 @@
+/* Search, stage 5 (page): the order of results, their count, one page of
+ * them and the excluded list; and as_search_run, which runs the stages in
+ * order (read, filter, match, rank, page). Results are ordered by match tier
+ * (every word exact, then with prefixes, then with corrections), then buyable
+ * before not, then the chosen sort (the spec's score by default), then the
+ * score, then sku: never by an opaque text score. */
+#include <string.h>
+
+#include "as_search_internal.h"
+
+#define MAX_EXCLUDED 100
+
+typedef struct hit {
+    uint32_t doc, sku_rk;
+    double key; /* the sort's own key, ascending */
+    int32_t score;
+    uint8_t tier, unbuyable;
+} hit;
+
+static int hit_cmp(const hit *x, const hit *y)
+{
+    if (x->tier != y->tier) return x->tier < y->tier ? -1 : 1;
+    if (x->unbuyable != y->unbuyable) return x->unbuyable < y->unbuyable ? -1 : 1;
+    if (x->key != y->key) return x->key < y->key ? -1 : 1;
+    if (x->score != y->score) return x->score > y->score ? -1 : 1;
+    return x->sku_rk < y->sku_rk ? -1 : x->sku_rk > y->sku_rk;
+}
+
+static void hit_sift(hit *a, size_t i, size_t n)
+{
+    for (;;) {
+        size_t l = 2 * i + 1, m = i;
+        if (l < n && hit_cmp(&a[l], &a[m]) > 0) m = l;
+        if (l + 1 < n && hit_cmp(&a[l + 1], &a[m]) > 0) m = l + 1;
+        if (m == i) return;
+        hit t = a[i];
+        a[i] = a[m];
+        a[m] = t;
+        i = m;
+    }
+}
+
+/* The first k hits: a max-heap of the best k seen, sorted at the end
+ * (O(n log k), no sort of every match). */
+typedef struct top_k {
+    hit *heap;
+    size_t n, k;
+} top_k;
+
+static void top_offer(top_k *t, const hit *h)
+{
+    if (t->n < t->k) {
+        size_t i = t->n++;
+        t->heap[i] = *h;
+        while (i > 0 && hit_cmp(&t->heap[(i - 1) / 2], &t->heap[i]) < 0) {
+            hit x = t->heap[i];
+            t->heap[i] = t->heap[(i - 1) / 2];
+            t->heap[(i - 1) / 2] = x;
+            i = (i - 1) / 2;
+        }
+    } else if (t->k && hit_cmp(h, &t->heap[0]) < 0) {
+        t->heap[0] = *h;
+        hit_sift(t->heap, 0, t->n);
+    }
+}
+
+static void top_sort(top_k *t)
+{
+    for (size_t e = t->n; e > 1; e--) {
+        hit x = t->heap[0];
+        t->heap[0] = t->heap[e - 1];
+        t->heap[e - 1] = x;
+        hit_sift(t->heap, 0, e - 1);
+    }
+}
+
+static double sort_key(as_sort_kind k, const sx_catalog *c, uint32_t doc, const sx_best *b)
+{
+    switch (k) {
+    case AS_SORT_PRICE:
+        return b->n_eligible ? (double)b->price_cents : 0;
+    case AS_SORT_DELIVERY:
+        return b->n_eligible ? b->days : 0;
+    case AS_SORT_RETURN_RATE:
+        return c->return_rate[doc];
+    case AS_SORT_SCORE:
+    default:
+        return 0; /* the score comes next */
+    }
+}
+
+static const char *dup(as_mem *m, const sx_catalog *c, uint32_t at)
+{
+    return at == AS_NO_STR ? NULL : as_strdup(m, c->strs + at);
+}
+
+void sx_page_product(const as_search_snap *s, as_mem *m, uint32_t d, const as_device *dev,
+                     bool fits, as_product *p)
+{
+    const sx_catalog *c = s->c;
+    memset(p, 0, sizeof(*p));
+    p->id = c->ids[d];
+    p->sku = dup(m, c, c->sku_at[d]);
+    p->name = dup(m, c, c->name_at[d]);
+    p->brand = dup(m, c, c->brand_at[d]);
+    p->category = as_strdup(m, c->cats[c->cat[d]]);
+    p->part_type = as_strdup(m, c->pts[c->pt[d]]);
+    p->image_urls = dup(m, c, c->img_at[d]);
+    p->availability = dup(m, c, c->avail_at[d]);
+    p->verif_status = dup(m, c, c->status_at[d]);
+    p->verif_note = dup(m, c, c->note_at[d]);
+    p->return_rate = c->return_rate[d];
+    p->guarantee = c->guarantee[d] != 0;
+    p->is_demo = true;
+    if (dev) {
+        as_compat *k = as_alloc(m, sizeof(*k));
+        k->device_slug = dev->slug;
+        k->device_name = dev->name;
+        k->fit_status = fits ? "fits" : "does_not_fit";
+        k->evidence = "[]";
+        p->compat = k;
+    }
+    p->n_offers = c->off_at[d + 1] - c->off_at[d];
+    p->offers = as_alloc(m, (p->n_offers ? p->n_offers : 1) * sizeof(as_offer));
+    for (size_t i = 0; i < p->n_offers; i++) {
+        const sx_offer *x = &c->offers[c->off_at[d] + i];
+        const sx_merchant *mc = &c->merchants[x->merchant];
+        as_offer *o = &p->offers[i];
+        o->id = dup(m, c, x->id_at);
+        o->merchant = mc->m;
+        o->merchant.id = dup(m, c, mc->id_at);
+        o->merchant.name = dup(m, c, mc->name_at);
+        o->merchant.country = dup(m, c, mc->country_at);
+        o->merchant.city = dup(m, c, mc->city_at);
+        o->price_cents = x->price_cents;
+        o->retail_price_cents = x->retail_price_cents;
+        o->price_label = dup(m, c, x->label_at);
+        o->delivery_days = x->days;
+        o->stock = 0; /* the store's, read for the page */
+    }
+}
+
+void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
+                   as_search_result *out)
+{
+    const sx_catalog *c = s->c;
+    memset(out, 0, sizeof(*out));
+    /* read: the words, and a device or a price cap named in the text */
+    as_query_text qt = {0};
+    if (ask->q && *ask->q)
+        as_query_read(m, ask->q, ask->devs ? ask->devs : c->devs,
+                      ask->devs ? ask->n_devs : c->ndevs, &qt);
+    const as_device *dev = ask->device ? ask->device : qt.device;
+    as_offer_filter of = ask->of;
+    if (qt.max_price_cents && (!of.max_price_cents || qt.max_price_cents < of.max_price_cents))
+        of.max_price_cents = qt.max_price_cents;
+    out->device = dev;
+    out->of = of;
+
+    sx_filter f;
+    sx_filter_prepare(s, ask, dev, &of, &f);
+    sx_match mt;
+    sx_match_run(s, m, &qt, ask->q, &f, &mt);
+    out->understood = mt.u;
+    out->understood.device = qt.device;
+    out->understood.device_text = qt.device_text;
+    out->understood.max_price_cents = qt.max_price_cents;
+    out->understood.price_text = qt.price_text;
+
+    size_t k = (size_t)(ask->offset + ask->limit);
+    top_k top = {as_alloc(m, (k ? k : 1) * sizeof(hit)), 0, k};
+    uint32_t excluded[MAX_EXCLUDED];
+    const char *why_of[MAX_EXCLUDED];
+    size_t nx = 0;
+    for (uint32_t d = 0; d < c->n; d++) {
+        if (mt.any_text && mt.tier[d] == 0xFF) continue;
+        const sx_compat *row;
+        if (!sx_filter_candidate(s, &f, d, &row)) continue;
+        sx_best b;
+        sx_rank_best(s, d, &ask->w, &of, ask->today, &b);
+        const char *why = sx_filter_exclusion(s, m, &f, ask, &of, d, row, &b);
+        if (why) {
+            if (nx < MAX_EXCLUDED) {
+                excluded[nx] = d;
+                why_of[nx++] = why;
+            }
+            out->excluded_count++;
+            continue;
+        }
+        out->count++;
+        hit h = {d, c->sku_rk[d], sort_key(ask->sort, c, d, &b), b.score,
+                 mt.any_text ? mt.tier[d] : 0, b.n_eligible ? 0 : 1};
+        top_offer(&top, &h);
+    }
+    top_sort(&top);
+
+    out->excluded = as_alloc(m, (nx ? nx : 1) * sizeof(as_product));
+    out->excluded_why = as_alloc(m, (nx ? nx : 1) * sizeof(char *));
+    for (size_t i = 0; i < nx; i++) {
+        as_product *x = &out->excluded[i];
+        x->id = c->ids[excluded[i]];
+        x->sku = dup(m, c, c->sku_at[excluded[i]]);
+        x->name = dup(m, c, c->name_at[excluded[i]]);
+        out->excluded_why[i] = why_of[i];
+    }
+    out->n_excluded = nx;
+
+    size_t first = (size_t)ask->offset;
+    size_t n = top.n > first ? top.n - first : 0;
+    out->ids = as_alloc(m, (n ? n : 1) * sizeof(int64_t));
+    out->page = as_alloc(m, (n ? n : 1) * sizeof(as_product));
+    out->matched_all = as_alloc(m, (n ? n : 1) * sizeof(bool));
+    for (size_t i = 0; i < n; i++) {
+        uint32_t d = top.heap[first + i].doc;
+        out->ids[i] = c->ids[d];
+        sx_page_product(s, m, d, dev, true, &out->page[i]);
+        out->matched_all[i] = !mt.dropped_any;
+    }
+    out->n = n;
+}
+
+void as_search_apply_stock(as_search_result *r, const as_offer_stock *st, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < r->n; k++) {
+            as_product *p = &r->page[k];
+            if (p->id != st[i].product_id) continue;
+            for (size_t o = 0; o < p->n_offers; o++)
+                if (strcmp(p->offers[o].id, st[i].offer_id) == 0) p->offers[o].stock = st[i].stock;
+            break;
+        }
+}

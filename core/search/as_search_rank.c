@@ -1,0 +1,81 @@
+/* Search, stage 4 (rank): a product's best offer under the weights and offer
+ * filters, from the index's columns: the formula of core/as_rank.c (spec 2.4,
+ * docs/ranking.md), component by component with the same rounding, so the
+ * order of results is the order of the scores their pages show. Only which
+ * offers are in stock comes from the snapshot's stock state; the page's own
+ * offers are ranked again from live stock by the API. */
+#include <math.h>
+#include <string.h>
+
+#include "as_search_internal.h"
+#include "as_util.h"
+
+/* as_rank.c's scored_cmp: score, then cheaper, sooner, more punctual, offer id. */
+static bool better(const sx_catalog *c, int score, const sx_offer *o, int best_score,
+                   const sx_offer *b)
+{
+    if (!b) return true;
+    if (score != best_score) return score > best_score;
+    if (o->price_cents != b->price_cents) return o->price_cents < b->price_cents;
+    if (o->days != b->days) return o->days < b->days;
+    double ro = c->merchants[o->merchant].m.on_time_rate,
+           rb = c->merchants[b->merchant].m.on_time_rate;
+    if (ro != rb) return ro > rb;
+    return strcmp(c->strs + o->id_at, c->strs + b->id_at) < 0;
+}
+
+static bool eligible(const as_search_snap *s, uint32_t o, const as_offer_filter *f, int64_t today,
+                     int merchant)
+{
+    const sx_offer *x = &s->c->offers[o];
+    if (!s->in_stock[o]) return false;
+    if (merchant >= 0 && x->merchant != merchant) return false;
+    if (f->max_price_cents > 0 && x->price_cents > f->max_price_cents) return false;
+    if (f->deliver_by > 0 && today + x->days > f->deliver_by) return false;
+    return true;
+}
+
+static int merchant_index(const sx_catalog *c, const char *id)
+{
+    if (!id) return -1;
+    for (size_t i = 0; i < c->nmerchants; i++)
+        if (strcmp(c->strs + c->merchants[i].id_at, id) == 0) return (int)i;
+    return -2; /* unknown: nothing is eligible */
+}
+
+void sx_rank_best(const as_search_snap *s, uint32_t doc, const as_weights *w,
+                  const as_offer_filter *f, int64_t today, sx_best *out)
+{
+    const sx_catalog *c = s->c;
+    memset(out, 0, sizeof(*out));
+    if (!c->avail[doc]) return;
+    int merchant = merchant_index(c, f->merchant);
+    if (merchant == -2) return;
+    int64_t cheapest = 0;
+    for (uint32_t o = c->off_at[doc]; o < c->off_at[doc + 1]; o++)
+        if (eligible(s, o, f, today, merchant) &&
+            (!cheapest || c->offers[o].price_cents < cheapest))
+            cheapest = c->offers[o].price_cents;
+    if (!cheapest) return;
+    const sx_offer *best = NULL;
+    int best_score = 0;
+    for (uint32_t o = c->off_at[doc]; o < c->off_at[doc + 1]; o++) {
+        if (!eligible(s, o, f, today, merchant)) continue;
+        const sx_offer *x = &c->offers[o];
+        const sx_merchant *mc = &c->merchants[x->merchant];
+        double comp[AS_W_N] = {as_round(100.0 * (double)cheapest / (double)x->price_cents, 1),
+                               x->delivery10 / 10.0, mc->quality, mc->reliability};
+        double sum = 0;
+        for (int k = 0; k < AS_W_N; k++)
+            sum += as_round(comp[k] * w->w[k], 2);
+        int score = (int)lround(as_round(sum, 2));
+        out->n_eligible++;
+        if (better(c, score, x, best_score, best)) {
+            best = x;
+            best_score = score;
+        }
+    }
+    out->score = best_score;
+    out->price_cents = best->price_cents;
+    out->days = best->days;
+}
