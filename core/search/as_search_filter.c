@@ -57,7 +57,28 @@ bool sx_filter_prepare(const as_search_snap *s, const as_search_ask *ask, const 
         }
     }
     f->offer_filters = of->max_price_cents || of->deliver_by || of->merchant;
+    f->verified_only = ask->verified_only;
+    f->of = *of;
+    f->today = ask->today;
     return !f->none;
+}
+
+bool sx_filter_viable(const as_search_snap *s, const sx_filter *f, uint32_t doc,
+                      const sx_compat *row)
+{
+    const sx_catalog *c = s->c;
+    if (f->verified_only && c->hidden[doc]) return false;
+    if (row && !row->fits) return false;
+    if (!f->offer_filters) return true;
+    if (!c->avail[doc]) return false;
+    for (uint32_t o = c->off_at[doc]; o < c->off_at[doc + 1]; o++) {
+        const sx_offer *x = &c->offers[o];
+        if (s->in_stock[o] && (f->merchant < 0 || x->merchant == f->merchant) &&
+            (!f->of.max_price_cents || x->price_cents <= f->of.max_price_cents) &&
+            (!f->of.deliver_by || f->today + x->days <= f->of.deliver_by))
+            return true;
+    }
+    return false;
 }
 
 bool sx_filter_candidate(const as_search_snap *s, const sx_filter *f, uint32_t doc,

@@ -136,6 +136,9 @@ struct sx_filter {
     const sx_compat *dev_rows;  /* the device's compat rows, by doc */
     size_t n_dev_rows;
     bool offer_filters;
+    bool verified_only;
+    as_offer_filter of;
+    int64_t today;
 };
 
 bool sx_filter_prepare(const as_search_snap *s, const as_search_ask *ask, const as_device *dev,
@@ -143,6 +146,9 @@ bool sx_filter_prepare(const as_search_snap *s, const as_search_ask *ask, const 
 /* Does the product pass category, part type, merchant and device? (Cheap checks first.) */
 bool sx_filter_candidate(const as_search_snap *s, const sx_filter *f, uint32_t doc,
                          const sx_compat **row);
+/* Would a candidate be a result (not excluded)? What dropping words counts. */
+bool sx_filter_viable(const as_search_snap *s, const sx_filter *f, uint32_t doc,
+                      const sx_compat *row);
 const char *sx_filter_exclusion(const as_search_snap *s, as_mem *m, const sx_filter *f,
                                 const as_search_ask *ask, const as_offer_filter *of, uint32_t doc,
                                 const sx_compat *row, const sx_best *best);

@@ -196,7 +196,7 @@ static uint64_t *candidates(const sx_catalog *c, as_mem *m, unit *us, const bool
 }
 
 /* Every product that passes the filters and matches each active unit, with its
- * tier; returns how many. */
+ * tier; returns how many of them would be results (not excluded). */
 static size_t evaluate(const as_search_snap *s, const sx_filter *f, unit *us, const bool *active,
                        size_t nu, const uint64_t *bits, uint8_t *tier, bool record)
 {
@@ -215,7 +215,7 @@ static size_t evaluate(const as_search_snap *s, const sx_filter *f, unit *us, co
             }
             if (t == NO_MATCH) continue;
             tier[d] = t;
-            n++;
+            if (sx_filter_viable(s, f, d, row)) n++;
             if (record)
                 for (size_t i = 0; i < nu; i++) {
                     if (!active[i]) continue;
@@ -239,7 +239,9 @@ static int64_t unit_docs(const as_search_snap *s, as_mem *m, const sx_filter *f,
         for (uint64_t cur = bits[bw]; cur; cur &= cur - 1) {
             uint32_t d = (uint32_t)(bw * 64 + (size_t)__builtin_ctzll(cur));
             const sx_compat *row;
-            if (sx_filter_candidate(s, f, d, &row) && unit_kind(c, u, d) != NO_MATCH) n++;
+            if (sx_filter_candidate(s, f, d, &row) && sx_filter_viable(s, f, d, row) &&
+                unit_kind(c, u, d) != NO_MATCH)
+                n++;
         }
     return n;
 }
@@ -307,8 +309,11 @@ void sx_match_run(const as_search_snap *s, as_mem *m, const as_query_text *qt, c
     size_t n = evaluate(s, f, us, active, nu, candidates(c, m, us, active, nu), out->tier, true);
     out->u.dropped = as_alloc(m, (nu + 1) * sizeof(char *));
     if (n == 0 && nu > 1) {
-        /* drop the least telling words until something matches: first those no
-         * product has, then, one at a time, the one most products have */
+        /* Drop words until something matches: first those no product has;
+         * then, one at a time, the word whose absence lets the most products
+         * match (of equals, the one most products have: the least telling).
+         * On the relevance set (t/relevance) this beat dropping the most
+         * common word first: "coffee machine water filter" keeps "water". */
         for (size_t i = 0; i < nu; i++)
             us[i].docs = unit_docs(s, m, f, &us[i]);
         size_t left = nu;
@@ -317,19 +322,32 @@ void sx_match_run(const as_search_snap *s, as_mem *m, const as_query_text *qt, c
                 active[i] = false;
                 left--;
             }
-        for (;;) {
-            for (size_t i = 0; i < nu; i++)
-                us[i].best = NO_MATCH;
-            n = evaluate(s, f, us, active, nu, candidates(c, m, us, active, nu), out->tier, true);
-            if (n || left <= 1) break;
-            size_t worst = nu;
-            for (size_t i = 0; i < nu; i++)
-                if (active[i] && (worst == nu || us[i].docs > us[worst].docs)) worst = i;
-            active[worst] = false;
+        n = evaluate(s, f, us, active, nu, candidates(c, m, us, active, nu), out->tier, false);
+        while (n == 0 && left > 1) {
+            size_t pick = nu, pick_n = 0;
+            for (size_t i = 0; i < nu; i++) {
+                if (!active[i]) continue;
+                active[i] = false;
+                size_t k = evaluate(s, f, us, active, nu, candidates(c, m, us, active, nu),
+                                    out->tier, false);
+                active[i] = true;
+                if (pick == nu || k > pick_n || (k == pick_n && us[i].docs > us[pick].docs)) {
+                    pick = i;
+                    pick_n = k;
+                }
+            }
+            active[pick] = false;
             left--;
+            n = pick_n;
         }
+        /* the tiers and best kinds of the words kept, afresh */
+        memset(out->tier, NO_MATCH, c->n);
         for (size_t i = 0; i < nu; i++)
-            if (!active[i]) out->u.dropped[out->u.n_dropped++] = us[i].w->orig ? us[i].w->orig : us[i].w->text;
+            us[i].best = NO_MATCH;
+        n = evaluate(s, f, us, active, nu, candidates(c, m, us, active, nu), out->tier, true);
+        for (size_t i = 0; i < nu; i++)
+            if (!active[i])
+                out->u.dropped[out->u.n_dropped++] = us[i].w->orig ? us[i].w->orig : us[i].w->text;
         out->dropped_any = out->u.n_dropped > 0;
     }
     out->n_matched = n;
