@@ -20,12 +20,19 @@ typedef struct as_sword {
     const char *orig; /* the run as written in the text */
     bool part;        /* a part of the word before it where letters and digits meet:
                          "2m" gives "2m", then "2" and "m" with part set */
+    size_t at;        /* byte offset of orig in the text */
+    bool unit;        /* text is a unit written one way ("liters" -> "l"), or a number
+                         and a unit ("1Liter" -> "1l", its parts "1" and "l") */
 } as_sword;
 
 /* The words of text, in order (*out on m; the count is returned). A word is a
  * run of letters and digits (as_text_char); a unit word is written one way
  * ("litre", "liters", "ltr" → "l"; "metre" → "m"; "watts" → "w"; ...), so
- * "1 liter", "1 l" and "1l" meet. NULL text gives 0. */
+ * "1 liter", "1 l" and "1l" meet. NULL text gives 0.
+ * Also: a run of letters and digits is followed by its parts, and its text is
+ * its parts' texts joined ("1000mls" → "1000ml", then "1000", "ml"); a letter
+ * part is read as a unit only after a digit part ("65w", but "v11" stays);
+ * ASCII digits are the digits, every other word character a letter. */
 size_t as_search_words(as_mem *m, const char *text, as_sword **out);
 
 /* The Snowball English stem of a folded word, on m. Thread-safe. */
@@ -40,6 +47,8 @@ typedef struct as_qword {
     const char *text, *stem, *orig; /* as in as_sword */
     bool filler;                    /* not required to match */
     bool part;                      /* as in as_sword */
+    size_t at;                      /* as in as_sword: byte offset of orig in q */
+    bool device;                    /* one of the words that named device (so filler) */
 } as_qword;
 
 typedef struct as_query_text {

@@ -1,0 +1,484 @@
+/* Search, stage 1: a query's text read into words, a price cap and a device
+ * (as_query_read, as_search_words.h). */
+#include "as_search_words.h"
+
+#include <string.h>
+
+#include "as_devices.h"
+
+#define MAX_CENTS 100000000 /* €1,000,000: an amount above is not a price cap */
+#define DEVICE_WORDS 32     /* a device is looked for among the first so many words */
+#define DEVICE_SPAN 4       /* and named by at most so many words */
+
+/* The query's words with what reading decides about them. */
+typedef struct reader {
+    as_mem *m;
+    const char *q;
+    as_sword *w;
+    size_t n;
+    size_t *whole; /* indices in w of the words that are not parts */
+    size_t nw;
+    bool *gone;   /* per w: taken out (the price) */
+    bool *device; /* per w: named the device */
+} reader;
+
+static bool is_digits(const char *s)
+{
+    if (!*s) return false;
+    for (; *s; s++)
+        if (*s < '0' || *s > '9') return false;
+    return true;
+}
+
+static bool is_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+static const char *text_at(const reader *r, size_t k) /* k-th whole word */
+{
+    return r->w[r->whole[k]].text;
+}
+
+static size_t start_of(const reader *r, size_t k)
+{
+    return r->w[r->whole[k]].at;
+}
+
+static size_t end_of(const reader *r, size_t k)
+{
+    const as_sword *w = &r->w[r->whole[k]];
+    return w->at + strlen(w->orig);
+}
+
+/* Filler as the word was written: "in" is filler, "inch" (read as the unit "in") is not. */
+static bool word_filler(as_mem *m, const as_sword *w)
+{
+    if (!w->unit) return as_search_filler(w->text);
+    const char *t = w->text;
+    if (strcmp(w->orig, w->text) != 0) {
+        char *f = as_alloc(m, strlen(w->orig) + 1);
+        as_text_fold(w->orig, strlen(w->orig), f);
+        t = f;
+    }
+    return as_search_filler(t);
+}
+
+/* ---- the price cap ---- */
+
+static bool is_currency(const char *t)
+{
+    return strcmp(t, "eur") == 0 || strcmp(t, "euro") == 0 || strcmp(t, "euros") == 0;
+}
+
+/* The gap between two words (or from the text's start) holds only spaces and
+ * at most one euro sign; *euro tells whether it had one. With lt, it must hold a
+ * "<", "<=" or "≤" before the sign. */
+static bool gap_ok(const char *s, const char *e, bool lt, bool *euro)
+{
+    bool seen_lt = false;
+    *euro = false;
+    while (s < e) {
+        if (is_space(*s)) {
+            s++;
+        } else if (lt && !seen_lt && !*euro && *s == '<') {
+            seen_lt = true;
+            s += (s + 1 < e && s[1] == '=') ? 2 : 1;
+        } else if (lt && !seen_lt && !*euro && e - s >= 3 && memcmp(s, "\xE2\x89\xA4", 3) == 0) {
+            seen_lt = true; /* ≤ */
+            s += 3;
+        } else if (!*euro && e - s >= 3 && memcmp(s, "\xE2\x82\xAC", 3) == 0) {
+            *euro = true;
+            s += 3;
+        } else if (*s == ':') { /* "budget: 20" */
+            s++;
+        } else {
+            return false;
+        }
+    }
+    return !lt || seen_lt;
+}
+
+/* Cue words at whole word k ("under", "less than", ...): how many, else 0. */
+static size_t cue_at(const reader *r, size_t k)
+{
+    static const char *const cues[][3] = {
+        {"under"},
+        {"below"},
+        {"max"},
+        {"maximum"},
+        {"budget"},
+        {"less", "than"},
+        {"lower", "than"},
+        {"cheaper", "than"},
+        {"at", "most"},
+        {"up", "to"},
+        {"no", "more", "than"},
+        {"not", "more", "than"},
+    };
+    for (size_t c = 0; c < sizeof(cues) / sizeof(cues[0]); c++) {
+        size_t i = 0;
+        while (i < 3 && cues[c][i] && k + i < r->nw && strcmp(text_at(r, k + i), cues[c][i]) == 0)
+            i++;
+        if (i == 3 || !cues[c][i]) {
+            /* "budget of 20" */
+            if (strcmp(cues[c][0], "budget") == 0 && k + 1 < r->nw &&
+                strcmp(text_at(r, k + 1), "of") == 0)
+                i++;
+            return i;
+        }
+    }
+    return 0;
+}
+
+/* Trailing cue words at k ("max", "or less", ...) after an amount with currency. */
+static size_t trailing_cue_at(const reader *r, size_t k)
+{
+    if (k >= r->nw) return 0;
+    const char *t = text_at(r, k);
+    if (strcmp(t, "max") == 0 || strcmp(t, "maximum") == 0) return 1;
+    if (k + 1 < r->nw && ((strcmp(t, "or") == 0 && strcmp(text_at(r, k + 1), "less") == 0) ||
+                          (strcmp(t, "at") == 0 && strcmp(text_at(r, k + 1), "most") == 0)))
+        return 2;
+    return 0;
+}
+
+/* Adds a run of digits to *v; false when it passes limit. */
+static bool add_digits(const char *s, int64_t *v, int64_t limit)
+{
+    for (; *s; s++) {
+        *v = *v * 10 + (*s - '0');
+        if (*v > limit) return false;
+    }
+    return true;
+}
+
+/* The word after k, when it follows k at once with only the separator sep between. */
+static bool joined_by(const reader *r, size_t k, char sep)
+{
+    return k + 1 < r->nw && start_of(r, k + 1) == end_of(r, k) + 1 && r->q[end_of(r, k)] == sep;
+}
+
+typedef struct amount {
+    int64_t cents;
+    size_t last;   /* the last whole word read */
+    bool currency; /* "eur" written in the amount's own word ("20eur") */
+} amount;
+
+/* An amount at whole word k: "20", "20.50", "20,5", "1,000", "1.000,50", "20eur". */
+static bool amount_at(const reader *r, size_t k, amount *a)
+{
+    const as_sword *w = &r->w[r->whole[k]];
+    int64_t euros = 0, cents = 0;
+    a->currency = false;
+    a->last = k;
+    if (!is_digits(w->text)) {
+        /* a number and "eur" in one run: the run, then its two parts */
+        size_t i = r->whole[k];
+        if (i + 2 >= r->n || !r->w[i + 1].part || !r->w[i + 2].part ||
+            (i + 3 < r->n && r->w[i + 3].part) || !is_digits(r->w[i + 1].text) ||
+            !is_currency(r->w[i + 2].text))
+            return false;
+        if (!add_digits(r->w[i + 1].text, &euros, MAX_CENTS / 100)) return false;
+        a->currency = true;
+    } else {
+        if (!add_digits(w->text, &euros, MAX_CENTS / 100)) return false;
+        /* groups of thousands: "1,000", "1.000.000"; then 1 or 2 decimals */
+        size_t len = strlen(w->text);
+        char group_sep = 0;
+        while (len <= 3 && (joined_by(r, a->last, ',') || joined_by(r, a->last, '.'))) {
+            char sep = r->q[end_of(r, a->last)];
+            const char *next = text_at(r, a->last + 1);
+            if (!is_digits(next) || strlen(next) != 3 || (group_sep && sep != group_sep)) break;
+            if (!add_digits(next, &euros, MAX_CENTS / 100)) return false;
+            group_sep = sep;
+            a->last++;
+        }
+        if (joined_by(r, a->last, ',') || joined_by(r, a->last, '.')) {
+            char sep = r->q[end_of(r, a->last)];
+            const char *next = text_at(r, a->last + 1);
+            size_t nd = strlen(next);
+            if (sep != group_sep && is_digits(next) && nd <= 2) {
+                cents = (next[0] - '0') * 10 + (nd == 2 ? next[1] - '0' : 0);
+                a->last++;
+            }
+        }
+    }
+    a->cents = euros * 100 + cents;
+    return a->cents > 0 && a->cents <= MAX_CENTS;
+}
+
+static void take_out(reader *r, size_t from, size_t to)
+{
+    for (size_t i = 0; i < r->n; i++)
+        if (r->w[i].at >= from && r->w[i].at < to) r->gone[i] = true;
+}
+
+#define EURO "\xE2\x82\xAC"
+
+static const char *find_euro(const char *s, const char *e)
+{
+    for (; e - s >= 3; s++)
+        if (memcmp(s, EURO, 3) == 0) return s;
+    return NULL;
+}
+
+static size_t next_start(const reader *r, size_t last)
+{
+    return last + 1 < r->nw ? start_of(r, last + 1) : strlen(r->q);
+}
+
+/* A currency after the amount that ends at byte *end, its last word *last:
+ * "20 €", "20€", "20 euros"; moves *end and *last past it. */
+static bool currency_after(const reader *r, size_t *last, size_t *end)
+{
+    bool euro;
+    const char *s = r->q + *end, *e = r->q + next_start(r, *last);
+    if (gap_ok(s, e, false, &euro) && euro) {
+        *end = (size_t)(find_euro(s, e) - r->q) + 3;
+        return true;
+    }
+    if (*last + 1 < r->nw && is_currency(text_at(r, *last + 1)) && gap_ok(s, e, false, &euro)) {
+        *end = end_of(r, ++*last);
+        return true;
+    }
+    return false;
+}
+
+/* Whether what follows an amount without currency lets it be a price: the end,
+ * punctuation, or a filler word ("less than 10 for my dyson"); not "up to 4
+ * cups" nor "under 20%". */
+static bool bare_amount_ends(const reader *r, size_t last, size_t end)
+{
+    bool punct = false;
+    for (const char *p = r->q + end; p < r->q + next_start(r, last); p++) {
+        if (is_space(*p)) continue;
+        if (!strchr(",.;!?)", *p)) return false;
+        punct = true;
+    }
+    return punct || last + 1 >= r->nw || as_search_filler(text_at(r, last + 1));
+}
+
+static void price_found(reader *r, const amount *a, size_t start, size_t end, as_query_text *out)
+{
+    out->max_price_cents = a->cents;
+    out->price_text = as_strndup(r->m, r->q + start, end - start);
+    take_out(r, start, end);
+}
+
+/* A cap with its cue before the amount at whole word k: "under 20 euros",
+ * "max eur 30", "up to 25€", "< 20", "<= €15.50". */
+static bool price_at(reader *r, size_t k, as_query_text *out)
+{
+    size_t cue = cue_at(r, k), a0 = k + cue, start;
+    bool euro_before = false, euro;
+    if (a0 >= r->nw) return false;
+    if (cue) {
+        start = start_of(r, k);
+        if (is_currency(text_at(r, a0)) && a0 + 1 < r->nw &&
+            gap_ok(r->q + end_of(r, a0 - 1), r->q + start_of(r, a0), false, &euro) && !euro) {
+            euro_before = true; /* "under eur 20" */
+            a0++;
+        }
+        if (!gap_ok(r->q + end_of(r, a0 - 1), r->q + start_of(r, a0), false, &euro) ||
+            (euro && euro_before))
+            return false;
+        euro_before = euro_before || euro;
+    } else {
+        size_t prev_end = k ? end_of(r, k - 1) : 0;
+        if (!gap_ok(r->q + prev_end, r->q + start_of(r, k), true, &euro_before)) return false;
+        for (start = prev_end; is_space(r->q[start]); start++)
+            ;
+    }
+    amount a;
+    if (!amount_at(r, a0, &a)) return false;
+    size_t end = end_of(r, a.last);
+    bool currency = euro_before || a.currency || currency_after(r, &a.last, &end);
+    if (!currency && !bare_amount_ends(r, a.last, end)) return false;
+    price_found(r, &a, start, end, out);
+    return true;
+}
+
+/* A cap with its cue after an amount with currency: "20 euros max", "€20 or less". */
+static bool price_after(reader *r, size_t k, as_query_text *out)
+{
+    amount a;
+    if (!amount_at(r, k, &a)) return false;
+    size_t prev_end = k ? end_of(r, k - 1) : 0, start = start_of(r, k), end = end_of(r, a.last);
+    bool euro;
+    const char *sign = gap_ok(r->q + prev_end, r->q + start, false, &euro) && euro
+                           ? find_euro(r->q + prev_end, r->q + start)
+                           : NULL;
+    if (sign) start = (size_t)(sign - r->q);
+    if (!sign && !a.currency && !currency_after(r, &a.last, &end)) return false;
+    size_t c = a.last + 1, t = trailing_cue_at(r, c);
+    if (!t || !gap_ok(r->q + end, r->q + start_of(r, c), false, &euro) || euro) return false;
+    price_found(r, &a, start, end_of(r, c + t - 1), out);
+    return true;
+}
+
+static void read_price(reader *r, as_query_text *out)
+{
+    for (size_t k = 0; k < r->nw; k++)
+        if (price_at(r, k, out)) return;
+    for (size_t k = 0; k < r->nw; k++)
+        if (price_after(r, k, out)) return;
+}
+
+/* ---- the device ---- */
+
+/* As as_devices_match compares a query word with a device word. */
+static bool word_matches(const char *q, const char *d)
+{
+    size_t lq = strlen(q);
+    return strcmp(q, d) == 0 || (lq >= 2 && strncmp(q, d, lq) == 0);
+}
+
+typedef struct device_terms {
+    const char **all; /* brand, name, slug, aliases */
+    size_t n_all;
+    const char **id; /* brand, slug, aliases: what names this device and no other kind */
+    size_t n_id;
+    const char *brand; /* its words joined: "De'Longhi" → "delonghi" */
+} device_terms;
+
+static bool matches_any(const char *t, const char **terms, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (word_matches(t, terms[i])) return true;
+    return false;
+}
+
+static bool equals_any(const char *t, const char **terms, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(t, terms[i]) == 0) return true;
+    return false;
+}
+
+/* A number and a unit ("18v", "2m"): a measure, not a model. */
+static bool is_measure(const reader *r, size_t i)
+{
+    return i + 2 < r->n && r->w[i + 1].part && r->w[i + 2].part &&
+           !(i + 3 < r->n && r->w[i + 3].part) && is_digits(r->w[i + 1].text) && r->w[i + 2].unit;
+}
+
+static bool is_mixed(const reader *r, size_t i)
+{
+    return i + 1 < r->n && r->w[i + 1].part;
+}
+
+/* Whether the words [k, k+len) name device d themselves, beyond matching it: a
+ * model code of letters and digits ("v11", "bgls4pow2", not a measure like
+ * "18v"); in two words or more, also a number ("iphone 13", not "13 inch") or a word of the
+ * device's brand, slug or aliases of 3 letters or more ("macbook air"); alone, a
+ * plain word only when it is the brand ("delonghi"). So "laptop", "5" or "18v"
+ * alone pick no device, though each matches one. */
+static bool anchored(const reader *r, size_t k, size_t len, const device_terms *d,
+                     const char **folded)
+{
+    for (size_t j = k; j < k + len; j++) {
+        size_t i = r->whole[j];
+        if (is_mixed(r, i) && !is_measure(r, i)) return true;
+        if (len == 1) return strlen(folded[j]) >= 3 && strcmp(folded[j], d->brand) == 0;
+        bool measure = j + 1 < k + len && r->w[r->whole[j + 1]].unit; /* "13 inch" */
+        if (is_digits(r->w[i].text) && !measure) return true;
+        if (strlen(folded[j]) >= 3 && equals_any(folded[j], d->id, d->n_id)) return true;
+    }
+    return false;
+}
+
+static void device_terms_make(as_mem *m, const as_device *d, device_terms *t)
+{
+    t->n_all = as_text_terms(
+        m, as_printf(m, "%s %s %s %s", d->brand, d->name, d->slug, d->aliases ? d->aliases : ""),
+        &t->all);
+    t->n_id = as_text_terms(
+        m, as_printf(m, "%s %s %s", d->brand, d->slug, d->aliases ? d->aliases : ""), &t->id);
+    const char **b;
+    size_t nb = as_text_terms(m, d->brand, &b);
+    as_buf buf;
+    as_buf_init(&buf, m);
+    for (size_t i = 0; i < nb; i++)
+        as_buf_puts(&buf, b[i]);
+    t->brand = as_buf_str(&buf);
+}
+
+static void read_device(reader *r, const as_device *devs, size_t n_devs, as_query_text *out)
+{
+    size_t nw = r->nw < DEVICE_WORDS ? r->nw : DEVICE_WORDS;
+    if (!n_devs || !nw) return;
+    device_terms *dt = as_alloc(r->m, n_devs * sizeof(*dt));
+    for (size_t d = 0; d < n_devs; d++)
+        device_terms_make(r->m, &devs[d], &dt[d]);
+    /* per word: folded as the device matcher folds it, whether some device has
+     * it, whether it is filler or taken out */
+    const char **folded = as_alloc(r->m, nw * sizeof(*folded));
+    bool *usable = as_alloc(r->m, nw * sizeof(*usable)), *filler = as_alloc(r->m, nw);
+    for (size_t k = 0; k < nw; k++) {
+        const as_sword *w = &r->w[r->whole[k]];
+        char *f = as_alloc(r->m, strlen(w->orig) + 1);
+        as_text_fold(w->orig, strlen(w->orig), f);
+        folded[k] = f;
+        filler[k] = word_filler(r->m, w);
+        usable[k] = !r->gone[r->whole[k]];
+        bool any = false;
+        for (size_t d = 0; d < n_devs && !any && usable[k]; d++)
+            any = matches_any(f, dt[d].all, dt[d].n_all);
+        usable[k] = any;
+    }
+    for (size_t len = DEVICE_SPAN; len >= 1; len--) {
+        for (size_t k = 0; k + len <= nw; k++) {
+            bool ok = !filler[k] && !filler[k + len - 1];
+            for (size_t j = k; j < k + len && ok; j++)
+                ok = usable[j];
+            if (!ok) continue;
+            size_t from = start_of(r, k), to = end_of(r, k + len - 1);
+            const char *span = as_strndup(r->m, r->q + from, to - from), *cands;
+            const as_device *found;
+            if (as_device_resolve(r->m, devs, n_devs, span, &found, &cands) != AS_DEV_FOUND ||
+                !found || !anchored(r, k, len, &dt[found - devs], folded))
+                continue;
+            out->device = found;
+            out->device_text = span;
+            for (size_t i = 0; i < r->n; i++)
+                if (r->w[i].at >= from && r->w[i].at < to) r->device[i] = true;
+            return;
+        }
+    }
+}
+
+/* ---- the query ---- */
+
+void as_query_read(as_mem *m, const char *q, const as_device *devs, size_t n_devs,
+                   as_query_text *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (!q) return;
+    reader r = {.m = m, .q = q};
+    r.n = as_search_words(m, q, &r.w);
+    if (!r.n) return;
+    r.whole = as_alloc(m, r.n * sizeof(*r.whole));
+    r.gone = as_alloc(m, r.n);
+    r.device = as_alloc(m, r.n);
+    for (size_t i = 0; i < r.n; i++)
+        if (!r.w[i].part) r.whole[r.nw++] = i;
+
+    read_price(&r, out);
+    if (devs) read_device(&r, devs, n_devs, out);
+
+    out->words = as_alloc(m, r.n * sizeof(*out->words));
+    for (size_t i = 0; i < r.n; i++) {
+        if (r.gone[i]) continue;
+        const as_sword *w = &r.w[i];
+        out->words[out->n++] = (as_qword){
+            .text = w->text,
+            .stem = w->stem,
+            .orig = w->orig,
+            .filler = r.device[i] || word_filler(m, w),
+            .part = w->part,
+            .at = w->at,
+            .device = r.device[i],
+        };
+    }
+}

@@ -1,0 +1,311 @@
+/* Search, stage 1: the words of a text (as_search_words.h). The same code
+ * reads products and queries, so both sides fold, split, write units and stem
+ * the same way. */
+#include "as_search_words.h"
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libstemmer.h>
+
+#include "as_devices.h"
+
+/* ---- folding ---- */
+
+/* as_text_fold (lower case, Latin diacritics), then ß and ẞ as "ss". The
+ * catalogue's FTS5 index keeps ß as a letter of its own (as_text_fold mirrors
+ * it, and must), so search does this last step itself. Never longer. */
+static char *fold(as_mem *m, const char *s, size_t n)
+{
+    char *f = as_alloc(m, n + 1);
+    size_t k = as_text_fold(s, n, f), r = 0, w = 0;
+    while (r < k) {
+        if (f[r] == '\xC3' && r + 1 < k && f[r + 1] == '\x9F') { /* ß U+00DF */
+            f[w++] = 's', f[w++] = 's', r += 2;
+        } else if (f[r] == '\xE1' && r + 2 < k && f[r + 1] == '\xBA' &&
+                   f[r + 2] == '\x9E') { /* ẞ U+1E9E */
+            f[w++] = 's', f[w++] = 's', r += 3;
+        } else {
+            f[w++] = f[r++];
+        }
+    }
+    f[w] = '\0';
+    return f;
+}
+
+/* ---- units ---- */
+
+/* Units written one way. Kept small: the units consumables are sold by
+ * (volume, length, power, voltage, weight, capacity, count), in English
+ * singular and plural, US and British spelling, and the usual abbreviations. */
+static const struct unit_word {
+    const char *written, *unit;
+} units[] = {
+    {"l", "l"},
+    {"liter", "l"},
+    {"liters", "l"},
+    {"litre", "l"},
+    {"litres", "l"},
+    {"ltr", "l"},
+    {"ml", "ml"},
+    {"mls", "ml"},
+    {"milliliter", "ml"},
+    {"milliliters", "ml"},
+    {"millilitre", "ml"},
+    {"millilitres", "ml"},
+    {"m", "m"},
+    {"meter", "m"},
+    {"meters", "m"},
+    {"metre", "m"},
+    {"metres", "m"},
+    {"cm", "cm"},
+    {"centimeter", "cm"},
+    {"centimeters", "cm"},
+    {"centimetre", "cm"},
+    {"centimetres", "cm"},
+    {"mm", "mm"},
+    {"millimeter", "mm"},
+    {"millimeters", "mm"},
+    {"millimetre", "mm"},
+    {"millimetres", "mm"},
+    {"w", "w"},
+    {"watt", "w"},
+    {"watts", "w"},
+    {"v", "v"},
+    {"volt", "v"},
+    {"volts", "v"},
+    {"g", "g"},
+    {"gram", "g"},
+    {"grams", "g"},
+    {"kg", "kg"},
+    {"kilogram", "kg"},
+    {"kilograms", "kg"},
+    {"inch", "in"},
+    {"inches", "in"},
+    {"mah", "mah"},
+    {"pc", "pcs"},
+    {"pcs", "pcs"},
+    {"piece", "pcs"},
+    {"pieces", "pcs"},
+    {"pack", "pack"},
+    {"packs", "pack"},
+};
+
+static const char *unit_of(const char *folded)
+{
+    for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+        if (strcmp(units[i].written, folded) == 0) return units[i].unit;
+    return NULL;
+}
+
+/* ---- stemming ---- */
+
+/* One Snowball stemmer per thread (a stemmer is not thread-safe), made on first
+ * use and deleted when the thread ends; nothing is allocated per call. */
+static _Thread_local struct sb_stemmer *thread_stemmer;
+static pthread_key_t stemmer_key;
+static pthread_once_t stemmer_once = PTHREAD_ONCE_INIT;
+static int stemmer_key_ok;
+
+static void stemmer_delete(void *st)
+{
+    sb_stemmer_delete(st);
+    thread_stemmer = NULL;
+}
+
+static void stemmer_key_make(void)
+{
+    stemmer_key_ok = pthread_key_create(&stemmer_key, stemmer_delete) == 0;
+}
+
+static struct sb_stemmer *stemmer(void)
+{
+    if (!thread_stemmer) {
+        thread_stemmer = sb_stemmer_new("english", NULL);
+        pthread_once(&stemmer_once, stemmer_key_make);
+        if (thread_stemmer && stemmer_key_ok) pthread_setspecific(stemmer_key, thread_stemmer);
+    }
+    return thread_stemmer;
+}
+
+/* The stem of word on m, or word itself when it is its own stem, is not ASCII
+ * or the stemmer fails. */
+static const char *stem_or_same(as_mem *m, const char *word)
+{
+    size_t n = strlen(word);
+    if (n == 0 || n > INT_MAX) return word;
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)word[i] >= 0x80) return word;
+    struct sb_stemmer *st = stemmer();
+    if (!st) return word;
+    const sb_symbol *s = sb_stemmer_stem(st, (const sb_symbol *)word, (int)n);
+    int k = s ? sb_stemmer_length(st) : 0;
+    if (k <= 0) return word;
+    if ((size_t)k == n && memcmp(s, word, n) == 0) return word;
+    return as_strndup(m, (const char *)s, (size_t)k);
+}
+
+const char *as_search_stem(as_mem *m, const char *word)
+{
+    if (!word) return NULL;
+    const char *s = stem_or_same(m, word);
+    return s == word ? as_strdup(m, word) : s;
+}
+
+/* ---- filler ---- */
+
+/* Words that never name, describe or measure a product: articles, pronouns,
+ * prepositions, conjunctions and forms of "be"; what a shopper wants to do
+ * (need, find, buy, ...); and praise or price talk (cheap, best, quality, ...).
+ * A word that can be part of a product's name or specification is not filler,
+ * however loosely queries use it: "replacement", "original", "small", "large",
+ * "refill", "pack", "set" and "kit" are left out on purpose. Sorted (bsearch). */
+static const char *const filler_words[] = {
+    "a",        "about",    "affordable", "also",        "am",        "an",          "and",
+    "any",      "anything", "are",        "as",          "at",        "be",          "best",
+    "budget",   "buy",      "buying",     "by",          "can",       "cheap",       "cheaper",
+    "cheapest", "could",    "do",         "does",        "find",      "for",         "from",
+    "get",      "good",     "great",      "he",          "hello",     "her",         "hi",
+    "his",      "i",        "in",         "inexpensive", "into",      "is",          "it",
+    "its",      "just",     "like",       "look",        "looking",   "me",          "my",
+    "need",     "needs",    "new",        "nice",        "of",        "on",          "onto",
+    "or",       "order",    "our",        "please",      "quality",   "recommended", "she",
+    "should",   "show",     "so",         "some",        "something", "thank",       "thanks",
+    "that",     "the",      "their",      "them",        "these",     "they",        "this",
+    "those",    "to",       "top",        "us",          "very",      "want",        "wants",
+    "was",      "we",       "what",       "which",       "with",      "without",     "would",
+    "you",      "your",
+};
+
+static int filler_cmp(const void *key, const void *elem)
+{
+    return strcmp(key, *(const char *const *)elem);
+}
+
+bool as_search_filler(const char *word)
+{
+    if (!word || !*word) return false;
+    return bsearch(word, filler_words, sizeof(filler_words) / sizeof(filler_words[0]),
+                   sizeof(filler_words[0]), filler_cmp) != NULL;
+}
+
+/* ---- words ---- */
+
+typedef struct word_list {
+    as_mem *m;
+    as_sword *w;
+    size_t n, cap;
+} word_list;
+
+static as_sword *word_add(word_list *l)
+{
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 16;
+        as_sword *w = as_alloc(l->m, cap * sizeof(*w));
+        if (l->n) memcpy(w, l->w, l->n * sizeof(*w));
+        l->w = w;
+        l->cap = cap;
+    }
+    as_sword *w = &l->w[l->n++];
+    memset(w, 0, sizeof(*w));
+    return w;
+}
+
+static bool is_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+static bool has_digit(const char *s)
+{
+    for (; *s; s++)
+        if (is_digit(*s)) return true;
+    return false;
+}
+
+/* The end of the run's first AS_SWORD_MAX bytes, on a character boundary. */
+static size_t cut_run(const char *b, size_t n)
+{
+    if (n <= AS_SWORD_MAX) return n;
+    size_t k = 0;
+    bool word;
+    while (k < n) {
+        size_t c = as_text_char(b + k, &word);
+        if (k + c > AS_SWORD_MAX) break;
+        k += c;
+    }
+    return k;
+}
+
+#define MAX_PARTS AS_SWORD_MAX /* a part is at least one byte */
+
+/* One run b[0..n) at offset at: the word, then its parts if letters and digits meet. */
+static void add_run(word_list *l, const char *text, size_t at, size_t n)
+{
+    as_mem *m = l->m;
+    const char *b = text + at;
+    size_t starts[MAX_PARTS + 1], np = 0;
+    for (size_t i = 0; i < n; i++)
+        if (i == 0 || is_digit(b[i]) != is_digit(b[i - 1])) starts[np++] = i;
+    starts[np] = n;
+
+    if (np == 1) {
+        as_sword *w = word_add(l);
+        w->orig = as_strndup(m, b, n);
+        w->at = at;
+        const char *f = fold(m, b, n), *u = unit_of(f);
+        w->text = u ? u : f;
+        w->unit = u != NULL;
+        w->stem = u || has_digit(f) ? w->text : stem_or_same(m, f);
+        return;
+    }
+
+    size_t whole = l->n;
+    word_add(l);
+    as_buf joined;
+    as_buf_init(&joined, m);
+    bool unit = false, after_digit = false;
+    for (size_t p = 0; p < np; p++) {
+        size_t s = starts[p], len = starts[p + 1] - s;
+        as_sword *w = word_add(l);
+        w->orig = as_strndup(m, b + s, len);
+        w->at = at + s;
+        w->part = true;
+        bool digits = is_digit(b[s]);
+        const char *f = fold(m, b + s, len), *u = !digits && after_digit ? unit_of(f) : NULL;
+        w->text = u ? u : f;
+        w->unit = u != NULL;
+        w->stem = digits || u ? w->text : stem_or_same(m, f);
+        unit = unit || w->unit;
+        after_digit = digits;
+        as_buf_puts(&joined, w->text);
+    }
+    as_sword *w = &l->w[whole]; /* l->w may have moved: take it now */
+    w->orig = as_strndup(m, b, n);
+    w->at = at;
+    w->text = as_buf_str(&joined);
+    w->stem = w->text;
+    w->unit = unit;
+}
+
+size_t as_search_words(as_mem *m, const char *text, as_sword **out)
+{
+    word_list l = {m, NULL, 0, 0};
+    *out = NULL;
+    if (!text) return 0;
+    const char *p = text;
+    bool word = false;
+    while (*p) {
+        size_t k;
+        while (*p && (k = as_text_char(p, &word), !word))
+            p += k;
+        const char *b = p;
+        while (*p && (k = as_text_char(p, &word), word))
+            p += k;
+        if (p > b) add_run(&l, text, (size_t)(b - text), cut_run(b, (size_t)(p - b)));
+    }
+    *out = l.w;
+    return l.n;
+}
