@@ -390,7 +390,10 @@ void as_api_search(as_ctx *ctx, const as_query *q, as_response *resp)
         as_ranking rk;
         as_rank_offers_brief(m, &r->page[i], &ask.w, &r->of, ask.today, &rk);
         json_t *o = as_view_summary(m, &r->page[i], &rk, r->device);
-        if (ask.q) json_object_set_new(o, "matched_all_words", json_boolean(r->matched_all[i]));
+        if (ask.q) {
+            json_object_set_new(o, "matched_all_words", json_boolean(r->matched_all[i]));
+            json_object_set_new(o, "match", json_string(match_names[r->match[i]]));
+        }
         json_array_append_new(results, o);
     }
     for (size_t i = 0; i < r->n_excluded; i++)

@@ -101,6 +101,7 @@ typedef struct as_search_result {
                           caller fills it in from the store (as_search_apply_stock) */
     int64_t *ids;      /* the page's product ids */
     bool *matched_all; /* per page product: it has every required word of the query */
+    as_match_kind *match; /* per page product: its tier (the worst of its words' matches) */
     size_t n;
     as_product *excluded; /* left out, by product id, at most 100: sku, name set */
     const char **excluded_why;

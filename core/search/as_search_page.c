@@ -210,11 +210,13 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
     out->ids = as_alloc(m, (n ? n : 1) * sizeof(int64_t));
     out->page = as_alloc(m, (n ? n : 1) * sizeof(as_product));
     out->matched_all = as_alloc(m, (n ? n : 1) * sizeof(bool));
+    out->match = as_alloc(m, (n ? n : 1) * sizeof(as_match_kind));
     for (size_t i = 0; i < n; i++) {
         uint32_t d = top.heap[first + i].doc;
         out->ids[i] = c->ids[d];
         sx_page_product(s, m, d, dev, true, &out->page[i]);
         out->matched_all[i] = !mt.dropped_any;
+        out->match[i] = (as_match_kind)top.heap[first + i].tier;
     }
     out->n = n;
 }

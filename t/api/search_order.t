@@ -82,18 +82,37 @@ my @queries = (
 );
 check($_, 'paged search') for @queries;
 
-# With text, relevance breaks ties of equal scores: the pages are in the order
-# of the sort, and the matches are the products whose words match.
+# With text the engine matches words in name, brand, description, the category
+# and part-type labels and the specifications, in any form (stems) and as word
+# beginnings; results are in tiers (every word exact, then with prefixes), and
+# within a tier buyable first, then by score (docs/search.md). Every product
+# whose name, brand or description has a word beginning with q is found, and
+# every result has such a word somewhere in its text (q's first five letters
+# stand in for its other forms: "batter" for battery and batteries).
+sub text_of {
+    my ($p) = @_;
+    my @spec = map { ($_->{label}, (defined $_->{measured} && !ref $_->{measured} ? $_->{measured} : ()),
+                      (defined $_->{claimed} && !ref $_->{claimed} ? $_->{claimed} : ())) } @{ $p->{specs} || [] };
+    return join ' ', $p->{name}, $p->{brand}, $p->{description}, $p->{category}, $p->{part_type}, @spec;
+}
+my %TIER = (exact => 0, prefix => 1, corrected => 2);
 for my $q (qw(filter pack hepa battery)) {
     my $v = page("q=$q&limit=100&verified_only=false");
-    my @want = sort grep { my $p = $by_sku{$_};
+    my %got = map { $_->{sku} => 1 } @{ $v->{results} };
+    my @must = sort grep { my $p = $by_sku{$_};
                            "$p->{name} $p->{brand} $p->{description}" =~ /\b\Q$q\E/i } keys %by_sku;
-    is_deeply([ sort map { $_->{sku} } @{ $v->{results} } ], \@want, "q=$q: every matching product");
-    my @keys = map { my $l = $live{ $_->{sku} }; [ $l->{best} ? 0 : 1, -($l->{best} ? $l->{best}{score} : 0) ] }
+    is_deeply([ grep { !$got{$_} } @must ], [], "q=$q: every product with the word is found");
+    my $stem = substr($q, 0, 5);
+    my @stray = grep { text_of($by_sku{$_}) !~ /\Q$stem\E/i } sort keys %got;
+    is_deeply(\@stray, [], '... and every result has it');
+    is($v->{count}, scalar(keys %got), '... count is the number of results');
+    my @keys = map { my $l = $live{ $_->{sku} };
+                     [ $TIER{ $_->{match} } // 9, $l->{best} ? 0 : 1, -($l->{best} ? $l->{best}{score} : 0), $_->{sku} ] }
                @{ $v->{results} };
-    my $sorted = !grep { $keys[$_ - 1][0] > $keys[$_][0]
-                         || ($keys[$_ - 1][0] == $keys[$_][0] && $keys[$_ - 1][1] > $keys[$_][1]) } 1 .. $#keys;
-    ok($sorted, '... buyable first, in score order');
+    my @bad = grep { my ($x, $y) = @keys[$_ - 1, $_];
+                     ($x->[0] <=> $y->[0] || $x->[1] <=> $y->[1] || $x->[2] <=> $y->[2] || $x->[3] cmp $y->[3]) > 0 } 1 .. $#keys;
+    is_deeply(\@bad, [], '... in tiers, buyable first, then by score, then sku');
+    ok(!grep({ !$_->{matched_all_words} } @{ $v->{results} }), '... every result has every word');
 }
 
 # ---- the table follows stock ----
