@@ -1022,6 +1022,7 @@ as_store as_db_store(as_db *db)
         .index_rows = st_index_rows,
         .rank_changes = st_rank_changes,
         .index_offers = st_index_offers,
+        .index_compat = st_index_compat,
         .offers_stock = st_offers_stock,
         .begin = st_begin,
         .commit = st_commit,

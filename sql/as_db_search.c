@@ -80,6 +80,15 @@
     "SELECT COALESCE(SUM(CASE WHEN r.hidden <= %lld THEN " unit " ELSE 0 END), 0), "               \
     "COALESCE(SUM(CASE WHEN r.hidden > %lld THEN " unit " ELSE 0 END), 0)"
 #define HIDDEN_COLS "SELECT p.id, p.sku, p.name, p.verif_status, p.verif_note"
+/* A text index row (st_index_rows): these columns, the specs, then INDEX_ROW_FROM. */
+#define INDEX_ROW_COLS                                                                             \
+    "SELECT p.id, p.sku, p.category, p.part_type, p.name, p.brand, p.description, r.hidden, "      \
+    "p.verif_note, r.buyable, r.score, r.price_cents, r.days, r.return_rate, p.image_urls, "       \
+    "p.availability, p.verif_status, CASE WHEN EXISTS (SELECT 1 FROM compat g WHERE "              \
+    "g.product_id = p.id AND g.fit_status = 'fits') THEN 1 ELSE 0 END"
+#define INDEX_ROW_FROM                                                                             \
+    " FROM products p JOIN product_rank r ON r.product_id = p.id WHERE p.id > %lld AND p.id <= "   \
+    "%lld ORDER BY p.id"
 
 const stmt_def as_db_search_stmts[] = {
     /* General search: four shapes (text or not, device or not), filters as NULL-able
@@ -171,25 +180,44 @@ const stmt_def as_db_search_stmts[] = {
      "INSERT INTO meta (key, value) VALUES (%s, '1') ON CONFLICT (key) DO UPDATE SET value = "
      "CAST(CAST(meta.value AS BIGINT) + 1 AS TEXT)",
      NULL},
-    /* The text index's rows, by id ranges; the rank rows changed since a version. */
+    /* The text index's rows, by id ranges, each with its spec rows as a JSON
+     * array of [label, unit, claimed, measured] in pos order (NULL when none).
+     * The columns hold JSON text (as_load.c, as_generate.c), so json() keeps
+     * 99.97 a number and false a boolean; json(NULL) is NULL, a JSON null in
+     * the array. SQLite 3.40 has no ORDER BY inside an aggregate: the ordered
+     * subquery feeds it, and SQLite keeps a subquery's ORDER BY under an
+     * aggregate other than count/min/max. */
     {"as_index_rows",
-     "SELECT p.id, p.sku, p.category, p.part_type, p.name, p.brand, p.description, r.hidden, "
-     "p.verif_note, r.buyable, r.score, r.price_cents, r.days, r.return_rate, p.image_urls, "
-     "p.availability, p.verif_status, CASE WHEN EXISTS (SELECT 1 FROM compat g WHERE "
-     "g.product_id = p.id AND g.fit_status = 'fits') THEN 1 ELSE 0 END FROM products p JOIN "
-     "product_rank r ON r.product_id = p.id WHERE p.id > %lld AND p.id <= %lld ORDER BY p.id",
-     NULL},
+     INDEX_ROW_COLS
+     ", (SELECT NULLIF(json_group_array(json_array(s.label, s.unit, "
+     "json(s.claimed), json(s.measured))), '[]') FROM (SELECT * FROM product_specs s WHERE "
+     "s.product_id = p.id ORDER BY s.pos) s)" INDEX_ROW_FROM,
+     INDEX_ROW_COLS
+     ", (SELECT CAST(json_agg(json_build_array(s.label, s.unit, CAST(s.claimed AS "
+     "json), CAST(s.measured AS json)) ORDER BY s.pos) AS text) FROM product_specs s WHERE "
+     "s.product_id = p.id)" INDEX_ROW_FROM},
+    /* The rank rows changed since a version, each with the ids of its
+     * product's offers in stock now, by id, space-separated ("" for none). */
     {"as_rank_changes",
-     "SELECT product_id, buyable, score, price_cents, days, return_rate FROM product_rank WHERE "
-     "version > %lld",
-     NULL},
+     "SELECT r.product_id, r.buyable, r.score, r.price_cents, r.days, r.return_rate, "
+     "COALESCE((SELECT group_concat(o.id, ' ') FROM (SELECT o.id FROM offers o WHERE "
+     "o.product_id = r.product_id AND o.stock > 0 ORDER BY o.id) o), '') FROM product_rank r "
+     "WHERE r.version > %lld",
+     "SELECT r.product_id, r.buyable, r.score, r.price_cents, r.days, r.return_rate, "
+     "COALESCE((SELECT string_agg(o.id, ' ' ORDER BY o.id) FROM offers o WHERE o.product_id = "
+     "r.product_id AND o.stock > 0), '') FROM product_rank r WHERE r.version > %lld"},
     /* The offers of the text index; and the stock of a page's offers, by
      * product id (a JSON array on SQLite, where json_each drives: no temporary
      * table for an IN list; an array literal on PostgreSQL). */
     {"as_index_offers",
      "SELECT product_id, id, merchant_id, price_cents, retail_price_cents, price_label, "
-     "delivery_days FROM offers WHERE product_id > %lld AND product_id <= %lld ORDER BY "
-     "product_id, id",
+     "delivery_days, CASE WHEN stock > 0 THEN 1 ELSE 0 END FROM offers WHERE product_id > %lld "
+     "AND product_id <= %lld ORDER BY product_id, id",
+     NULL},
+    /* The compat rows of the text index (device filters), by product id ranges. */
+    {"as_index_compat",
+     "SELECT product_id, device_id, CASE WHEN fit_status = 'fits' THEN 1 ELSE 0 END, evidence "
+     "FROM compat WHERE product_id > %lld AND product_id <= %lld ORDER BY product_id, device_id",
      NULL},
     {"as_offers_stock",
      "SELECT o.product_id, o.id, o.stock FROM json_each(%s) j CROSS JOIN offers o ON "
@@ -492,11 +520,12 @@ int st_search_version(void *h, as_search_version *out)
     return found ? AS_OK : AS_EDB;
 }
 
-static as_rank_row read_rank(as_db *db, apr_dbd_row_t *row, int c)
+/* The rank columns from c on; in_stock as given (rank_changes only). */
+static as_rank_row read_rank(as_db *db, apr_dbd_row_t *row, int c, const char *in_stock)
 {
-    as_rank_row r = {as_db_bool(as_db_col(db, row, c)), to_i64(as_db_col(db, row, c + 1)),
-                     to_i64(as_db_col(db, row, c + 2)), to_i64(as_db_col(db, row, c + 3)),
-                     as_db_dbl(as_db_col(db, row, c + 4)), NULL};
+    as_rank_row r = {as_db_bool(as_db_col(db, row, c)),    to_i64(as_db_col(db, row, c + 1)),
+                     to_i64(as_db_col(db, row, c + 2)),    to_i64(as_db_col(db, row, c + 3)),
+                     as_db_dbl(as_db_col(db, row, c + 4)), in_stock};
     return r;
 }
 
@@ -536,8 +565,9 @@ static int read_batches(as_db *db, const char *label, batch_row_fn fn, void *ctx
 }
 
 typedef struct batch_each {
-    as_index_row_fn row;     /* for st_index_rows */
-    as_index_offer_fn offer; /* for st_index_offers */
+    as_index_row_fn row;       /* for st_index_rows */
+    as_index_offer_fn offer;   /* for st_index_offers */
+    as_index_compat_fn compat; /* for st_index_compat */
     void *baton;
 } batch_each;
 
@@ -548,16 +578,16 @@ static int index_row(as_db *db, apr_dbd_row_t *row, void *ctx)
                       as_db_col(db, row, 2),         as_db_col(db, row, 3),
                       as_db_col(db, row, 4),         as_db_col(db, row, 5),
                       as_db_col(db, row, 6),         as_db_bool(as_db_col(db, row, 7)),
-                      as_db_col(db, row, 8),         read_rank(db, row, 9),
+                      as_db_col(db, row, 8),         read_rank(db, row, 9, NULL),
                       as_db_col(db, row, 14),        as_db_col(db, row, 15),
                       as_db_col(db, row, 16),        as_db_bool(as_db_col(db, row, 17)),
-                      NULL};
+                      as_db_col(db, row, 18)};
     return e->row(e->baton, &r);
 }
 
 int st_index_rows(void *h, as_index_row_fn each, void *baton)
 {
-    batch_each e = {each, NULL, baton};
+    batch_each e = {each, NULL, NULL, baton};
     return read_batches(h, "as_index_rows", index_row, &e);
 }
 
@@ -570,7 +600,8 @@ int st_rank_changes(void *h, int64_t since, as_rank_row_fn each, void *baton)
     if (as_db_select(db, "as_rank_changes", &res, 1, a)) return AS_EDB;
     int rc = AS_OK;
     while (as_db_next(db, res, &row)) {
-        as_rank_row r = read_rank(db, row, 1);
+        const char *in_stock = as_db_col(db, row, 6);
+        as_rank_row r = read_rank(db, row, 1, in_stock ? in_stock : "");
         if (rc == AS_OK && each(baton, to_i64(as_db_col(db, row, 0)), &r) != 0) rc = AS_EDB;
     }
     return rc;
@@ -582,14 +613,28 @@ static int index_offer(as_db *db, apr_dbd_row_t *row, void *ctx)
     as_index_offer o = {to_i64(as_db_col(db, row, 0)), as_db_col(db, row, 1),
                         as_db_col(db, row, 2),         as_db_col(db, row, 5),
                         to_i64(as_db_col(db, row, 3)), to_i64(as_db_col(db, row, 4)),
-                        to_i64(as_db_col(db, row, 6)), false};
+                        to_i64(as_db_col(db, row, 6)), as_db_bool(as_db_col(db, row, 7))};
     return e->offer(e->baton, &o);
 }
 
 int st_index_offers(void *h, as_index_offer_fn each, void *baton)
 {
-    batch_each e = {NULL, each, baton};
+    batch_each e = {NULL, each, NULL, baton};
     return read_batches(h, "as_index_offers", index_offer, &e);
+}
+
+static int index_compat(as_db *db, apr_dbd_row_t *row, void *ctx)
+{
+    batch_each *e = ctx;
+    as_index_compat c = {to_i64(as_db_col(db, row, 0)), to_i64(as_db_col(db, row, 1)),
+                         as_db_bool(as_db_col(db, row, 2)), as_db_col(db, row, 3)};
+    return e->compat(e->baton, &c);
+}
+
+int st_index_compat(void *h, as_index_compat_fn each, void *baton)
+{
+    batch_each e = {NULL, NULL, each, baton};
+    return read_batches(h, "as_index_compat", index_compat, &e);
 }
 
 int st_offers_stock(void *h, as_mem *m, const int64_t *ids, size_t n, as_offer_stock **out,
