@@ -23,6 +23,7 @@
 #include "as_api.h"
 #include "as_catalog.h"
 #include "as_mem.h"
+#include "as_rank.h"
 #include "as_store.h"
 
 /* ------------------------------------------------------------------ */
@@ -141,6 +142,10 @@ typedef struct fake_db {
     size_t n_products;
     const fake_compat *compat;
     size_t n_compat;
+    /* search_version: {1, 0} by default. Nothing here changes stock, so a test
+     * that does (products pointing at its own offers) raises rank itself;
+     * rank_changes then reports every product. */
+    as_search_version version;
     int fail; /* when non-zero, every call returns this (e.g. AS_EDB) */
     int calls;
 } fake_db;
@@ -272,22 +277,305 @@ static inline int fake_search(void *h, as_mem *m, const as_search_filter *f, as_
     return AS_OK;
 }
 
+/* ---- The text index's sources, as sql/as_db_search.c gives them ---- */
+
+static inline int fake_search_version(void *h, as_search_version *out)
+{
+    fake_db *db = h;
+    db->calls++;
+    if (db->fail) return db->fail;
+    *out = db->version;
+    return AS_OK;
+}
+
+static inline int fake_cmp_product(const void *a, const void *b)
+{
+    int64_t x = (*(const as_product *const *)a)->id, y = (*(const as_product *const *)b)->id;
+    return (x > y) - (x < y);
+}
+
+/* The products by id, on m. */
+static inline const as_product **fake_by_id(as_mem *m, const fake_db *db)
+{
+    const as_product **ps = as_alloc(m, (db->n_products + 1) * sizeof(*ps));
+    for (size_t i = 0; i < db->n_products; i++)
+        ps[i] = &db->products[i];
+    qsort(ps, db->n_products, sizeof(*ps), fake_cmp_product);
+    return ps;
+}
+
+static inline int fake_cmp_offer(const void *a, const void *b)
+{
+    return strcmp((*(const as_offer *const *)a)->id, (*(const as_offer *const *)b)->id);
+}
+
+/* A product's offers by id, on m. */
+static inline const as_offer **fake_offers_by_id(as_mem *m, const as_product *p)
+{
+    const as_offer **os = as_alloc(m, (p->n_offers + 1) * sizeof(*os));
+    for (size_t i = 0; i < p->n_offers; i++)
+        os[i] = &p->offers[i];
+    qsort(os, p->n_offers, sizeof(*os), fake_cmp_offer);
+    return os;
+}
+
+/* A JSON string, or null for NULL. */
+static inline void fake_json_str(as_buf *b, const char *s)
+{
+    json_t *v = s ? json_string(s) : NULL;
+    char *t = v ? json_dumps(v, JSON_ENCODE_ANY) : NULL;
+    as_buf_puts(b, t ? t : "null");
+    free(t);
+    json_decref(v);
+}
+
+/* The spec rows as the SQL store gives them: [[label, unit, claimed, measured],
+ * ...] with claimed and measured as the JSON they hold (null when NULL), or
+ * NULL without rows. False when a value is not JSON (SQL fails on it too). */
+static inline bool fake_specs_json(as_mem *m, const as_product *p, const char **out)
+{
+    *out = NULL;
+    if (!p->n_specs) return true;
+    as_buf b;
+    as_buf_init(&b, m);
+    as_buf_puts(&b, "[");
+    for (size_t i = 0; i < p->n_specs; i++) {
+        const as_spec_row *r = &p->specs[i];
+        as_buf_puts(&b, i ? ",[" : "[");
+        fake_json_str(&b, r->label);
+        as_buf_puts(&b, ",");
+        fake_json_str(&b, r->unit);
+        const char *vals[2] = {r->claimed, r->measured};
+        for (int k = 0; k < 2; k++) {
+            json_t *v = vals[k] ? json_loads(vals[k], JSON_DECODE_ANY, NULL) : NULL;
+            if (vals[k] && !v) return false;
+            json_decref(v);
+            as_buf_puts(&b, ",");
+            as_buf_puts(&b, vals[k] ? vals[k] : "null");
+        }
+        as_buf_puts(&b, "]");
+    }
+    as_buf_puts(&b, "]");
+    *out = as_buf_str(&b);
+    return true;
+}
+
+/* As rank_store in sql/as_db_search.c: default weights, no filter, day 0. */
+static inline as_rank_row fake_rank_row(as_mem *m, const as_product *p)
+{
+    as_weights w;
+    as_weights_default(&w);
+    as_offer_filter none = {0, 0, NULL};
+    as_ranking r;
+    as_rank_offers_brief(m, p, &w, &none, 0, &r);
+    const as_scored *best = r.n_ranked ? &r.ranked[0] : NULL;
+    as_rank_row row = {best != NULL,
+                       best ? best->score : 0,
+                       best ? best->offer->price_cents : 0,
+                       best ? best->offer->delivery_days : 0,
+                       p->return_rate,
+                       NULL};
+    return row;
+}
+
+static inline bool fake_guarantee(const fake_db *db, const char *sku)
+{
+    for (size_t i = 0; i < db->n_compat; i++)
+        if (strcmp(db->compat[i].sku, sku) == 0 &&
+            strcmp(db->compat[i].row.fit_status, "fits") == 0)
+            return true;
+    return false;
+}
+
+static inline int fake_index_rows(void *h, as_index_row_fn each, void *baton)
+{
+    fake_db *db = h;
+    db->calls++;
+    if (db->fail) return db->fail;
+    as_arena *a = as_arena_create();
+    as_mem m = as_arena_mem(a);
+    const as_product **ps = fake_by_id(&m, db);
+    int rc = AS_OK;
+    for (size_t i = 0; rc == AS_OK && i < db->n_products; i++) {
+        const as_product *p = ps[i];
+        as_index_row r = {p->id,
+                          p->sku,
+                          p->category,
+                          p->part_type,
+                          p->name,
+                          p->brand,
+                          p->description,
+                          p->verif_status && strcmp(p->verif_status, "contradicted") == 0,
+                          p->verif_note,
+                          fake_rank_row(&m, p),
+                          p->image_urls,
+                          p->availability,
+                          p->verif_status,
+                          fake_guarantee(db, p->sku),
+                          NULL};
+        if (!fake_specs_json(&m, p, &r.specs) || each(baton, &r) != 0) rc = AS_EDB;
+    }
+    as_arena_destroy(a);
+    return rc;
+}
+
+static inline int fake_index_offers(void *h, as_index_offer_fn each, void *baton)
+{
+    fake_db *db = h;
+    db->calls++;
+    if (db->fail) return db->fail;
+    as_arena *a = as_arena_create();
+    as_mem m = as_arena_mem(a);
+    const as_product **ps = fake_by_id(&m, db);
+    int rc = AS_OK;
+    for (size_t i = 0; rc == AS_OK && i < db->n_products; i++) {
+        const as_offer **os = fake_offers_by_id(&m, ps[i]);
+        for (size_t k = 0; rc == AS_OK && k < ps[i]->n_offers; k++) {
+            const as_offer *o = os[k];
+            as_index_offer x = {ps[i]->id,        o->id,          o->merchant.id,
+                                o->price_label,   o->price_cents, o->retail_price_cents,
+                                o->delivery_days, o->stock > 0};
+            if (each(baton, &x) != 0) rc = AS_EDB;
+        }
+    }
+    as_arena_destroy(a);
+    return rc;
+}
+
+/* The ids of a product's offers in stock, by id, space-separated ("" for none). */
+static inline const char *fake_in_stock(as_mem *m, const as_product *p)
+{
+    const as_offer **os = fake_offers_by_id(m, p);
+    as_buf b;
+    as_buf_init(&b, m);
+    for (size_t k = 0; k < p->n_offers; k++)
+        if (os[k]->stock > 0) {
+            if (b.len) as_buf_puts(&b, " ");
+            as_buf_puts(&b, os[k]->id);
+        }
+    return as_buf_str(&b);
+}
+
+/* Nothing here changes a rank row by itself: every product, when since is
+ * behind the rank version a test set. */
+static inline int fake_rank_changes(void *h, int64_t since, as_rank_row_fn each, void *baton)
+{
+    fake_db *db = h;
+    db->calls++;
+    if (db->fail) return db->fail;
+    if (since >= db->version.rank) return AS_OK;
+    as_arena *a = as_arena_create();
+    as_mem m = as_arena_mem(a);
+    const as_product **ps = fake_by_id(&m, db);
+    int rc = AS_OK;
+    for (size_t i = 0; rc == AS_OK && i < db->n_products; i++) {
+        as_rank_row r = fake_rank_row(&m, ps[i]);
+        r.in_stock = fake_in_stock(&m, ps[i]);
+        if (each(baton, ps[i]->id, &r) != 0) rc = AS_EDB;
+    }
+    as_arena_destroy(a);
+    return rc;
+}
+
+static inline const as_product *fake_product_of(const fake_db *db, const char *sku)
+{
+    for (size_t i = 0; i < db->n_products; i++)
+        if (strcmp(db->products[i].sku, sku) == 0) return &db->products[i];
+    return NULL;
+}
+
+typedef struct fake_compat_ref {
+    int64_t product_id;
+    const fake_compat *c;
+} fake_compat_ref;
+
+static inline int fake_cmp_compat(const void *a, const void *b)
+{
+    const fake_compat_ref *x = a, *y = b;
+    if (x->product_id != y->product_id) return (x->product_id > y->product_id) ? 1 : -1;
+    return (x->c->device_id > y->c->device_id) - (x->c->device_id < y->c->device_id);
+}
+
+static inline int fake_index_compat(void *h, as_index_compat_fn each, void *baton)
+{
+    fake_db *db = h;
+    db->calls++;
+    if (db->fail) return db->fail;
+    fake_compat_ref *refs = calloc(db->n_compat + 1, sizeof(*refs));
+    if (!refs) return AS_EDB;
+    size_t n = 0;
+    for (size_t i = 0; i < db->n_compat; i++) {
+        const as_product *p = fake_product_of(db, db->compat[i].sku);
+        if (p) refs[n++] = (fake_compat_ref){p->id, &db->compat[i]};
+    }
+    qsort(refs, n, sizeof(*refs), fake_cmp_compat);
+    int rc = AS_OK;
+    for (size_t i = 0; rc == AS_OK && i < n; i++) {
+        const as_compat *c = &refs[i].c->row;
+        as_index_compat x = {refs[i].product_id, refs[i].c->device_id,
+                             strcmp(c->fit_status, "fits") == 0, c->evidence};
+        if (each(baton, &x) != 0) rc = AS_EDB;
+    }
+    free(refs);
+    return rc;
+}
+
+static inline int fake_offers_stock(void *h, as_mem *m, const int64_t *ids, size_t n,
+                                    as_offer_stock **out, size_t *nout)
+{
+    fake_db *db = h;
+    db->calls++;
+    *out = NULL;
+    *nout = 0;
+    if (db->fail) return db->fail;
+    size_t total = 0;
+    for (size_t i = 0; i < db->n_products; i++)
+        total += db->products[i].n_offers;
+    as_offer_stock *r = as_alloc(m, (total + 1) * sizeof(*r));
+    size_t k = 0;
+    for (size_t i = 0; i < db->n_products; i++) {
+        const as_product *p = &db->products[i];
+        bool asked = false;
+        for (size_t j = 0; j < n && !asked; j++)
+            asked = ids[j] == p->id;
+        for (size_t o = 0; asked && o < p->n_offers; o++)
+            r[k++] = (as_offer_stock){p->id, p->offers[o].id, p->offers[o].stock};
+    }
+    *out = r;
+    *nout = k;
+    return AS_OK;
+}
+
 static inline as_store fake_store_make(fake_db *db)
 {
-    /* catalogue reads only: the buying functions stay NULL */
+    /* catalogue reads and the text index's sources; the buying functions stay
+     * NULL, and so does search_page, so core's search does not use the index
+     * unless a test gives the store one */
     as_store s = {.h = db,
                   .merchants = fake_merchants,
                   .devices = fake_devices,
                   .device_by_slug = fake_device_by_slug,
                   .product_by_sku = fake_product_by_sku,
-                  .search = fake_search};
+                  .search = fake_search,
+                  .search_version = fake_search_version,
+                  .index_rows = fake_index_rows,
+                  .index_offers = fake_index_offers,
+                  .rank_changes = fake_rank_changes,
+                  .index_compat = fake_index_compat,
+                  .offers_stock = fake_offers_stock};
     return s;
 }
 
 /* ---- The default fake catalogue ---- */
 
-#define FAKE_MERCHANT_A {"m-alpha", "Alpha Parts", "NL", "Utrecht", 0.95, 0.99}
-#define FAKE_MERCHANT_B {"m-beta", "Beta Supplies", "DE", "Köln", 0.90, 0.97}
+#define FAKE_MERCHANT_A                                                                            \
+    {                                                                                              \
+        "m-alpha", "Alpha Parts", "NL", "Utrecht", 0.95, 0.99                                      \
+    }
+#define FAKE_MERCHANT_B                                                                            \
+    {                                                                                              \
+        "m-beta", "Beta Supplies", "DE", "Köln", 0.90, 0.97                                        \
+    }
 
 /* Two Dysons (for ambiguity) and a jug. */
 static inline void fake_db_default(fake_db *db)
@@ -421,6 +709,7 @@ static inline void fake_db_default(fake_db *db)
     db->n_products = N_ROWS(products);
     db->compat = compat;
     db->n_compat = N_ROWS(compat);
+    db->version = (as_search_version){1, 0};
 }
 
 /* ------------------------------------------------------------------ */
