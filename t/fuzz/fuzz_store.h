@@ -12,7 +12,16 @@
  *   - rows that break the schema's NOT NULL / CHECK constraints.
  * Failures can be injected: fz_db.fail_op names one store function, fail_nth
  * which call of it fails (0: every call), fail_rc the code (only codes the
- * function may return per as_store.h; otherwise AS_EDB). */
+ * function may return per as_store.h; otherwise AS_EDB).
+ *
+ * The text index's sources (search_version, index_rows, index_offers,
+ * rank_changes, index_compat, offers_stock) answer as sql/as_db_search.c does:
+ * a constant catalogue version; a rank version that stock_take/stock_give raise
+ * when an offer's stock reaches zero or comes back from it (in fz_state, so a
+ * rollback restores it, as the SQL store's bump is part of the transaction),
+ * and each product's rank row the version of its last change. Rows given to a
+ * callback live on an arena freed when the callback returns, so a reader that
+ * keeps them past the call is caught by ASan. */
 #ifndef FUZZ_STORE_H
 #define FUZZ_STORE_H
 
@@ -28,6 +37,7 @@
 #include "as_catalog.h"
 #include "as_commerce.h"
 #include "as_mem.h"
+#include "as_rank.h"
 #include "as_store.h"
 #include "as_util.h"
 
@@ -80,6 +90,13 @@ enum {
     FZ_OP_RETURN_GET,
     FZ_OP_RETURN_BY_ORDER,
     FZ_OP_QUESTION_INSERT,
+    /* the text index's sources, last so the seeds' numbers of the others stay */
+    FZ_OP_SEARCH_VERSION,
+    FZ_OP_INDEX_ROWS,
+    FZ_OP_INDEX_OFFERS,
+    FZ_OP_RANK_CHANGES,
+    FZ_OP_INDEX_COMPAT,
+    FZ_OP_OFFERS_STOCK,
     FZ_OP_N
 };
 
@@ -489,6 +506,8 @@ typedef struct fz_state {
     as_event events[FZ_N_ORDERS][FZ_MAX_EVENTS];
     size_t n_events[FZ_N_ORDERS];
     int64_t stock[FZ_N_OFFERS];
+    /* search_rank and each product_rank row's version (sql/as_db_search.c) */
+    int64_t rank_version, rank_row_version[FZ_N_PRODUCTS];
     const char *quote_order[FZ_N_QUOTES];
     const char *conf_status[FZ_N_CONFS];
     int64_t conf_decided[FZ_N_CONFS];
@@ -707,6 +726,239 @@ static int fz_search_fn(void *h, as_mem *m, const as_search_filter *f, as_produc
     }
     *out = r;
     *n = k;
+    return AS_OK;
+}
+
+/* ---- the text index's sources ---- */
+
+static int fz_search_version(void *h, as_search_version *out)
+{
+    fz_db *db = h;
+    FZ_ENTER(db, FZ_OP_SEARCH_VERSION);
+    out->catalogue = 1;
+    out->rank = db->st.rank_version;
+    return AS_OK;
+}
+
+/* Product i as the store has it now (offers with their stock), ranked as
+ * rank_store does: default weights, no filter, day 0. */
+static as_rank_row fz_rank_row(fz_db *db, as_mem *m, size_t i, as_product *p)
+{
+    fz_copy_product(db, m, i, 0, p);
+    as_weights w;
+    as_weights_default(&w);
+    as_offer_filter none = {0, 0, NULL};
+    as_ranking r;
+    as_rank_offers_brief(m, p, &w, &none, 0, &r);
+    const as_scored *best = r.n_ranked ? &r.ranked[0] : NULL;
+    as_rank_row row = {best != NULL,
+                       best ? best->score : 0,
+                       best ? best->offer->price_cents : 0,
+                       best ? best->offer->delivery_days : 0,
+                       p->return_rate,
+                       NULL};
+    return row;
+}
+
+static void fz_json_str(as_buf *b, const char *s)
+{
+    json_t *v = s ? json_string(s) : NULL;
+    char *t = v ? json_dumps(v, JSON_ENCODE_ANY) : NULL;
+    as_buf_puts(b, t ? t : "null");
+    free(t);
+    json_decref(v);
+}
+
+/* [[label, unit, claimed, measured], ...], claimed and measured the JSON the
+ * columns hold (null when NULL); NULL without spec rows. False when a value is
+ * not JSON, which the SQL store fails on too. */
+static bool fz_specs_json(as_mem *m, const as_product *p, const char **out)
+{
+    *out = NULL;
+    if (!p->n_specs) return true;
+    as_buf b;
+    as_buf_init(&b, m);
+    as_buf_puts(&b, "[");
+    for (size_t i = 0; i < p->n_specs; i++) {
+        const as_spec_row *r = &p->specs[i];
+        FZ_ASSERT(r->label, "product_specs.label is NULL");
+        as_buf_puts(&b, i ? ",[" : "[");
+        fz_json_str(&b, r->label);
+        as_buf_puts(&b, ",");
+        fz_json_str(&b, r->unit);
+        const char *vals[2] = {r->claimed, r->measured};
+        for (int k = 0; k < 2; k++) {
+            json_t *v = vals[k] ? json_loads(vals[k], JSON_DECODE_ANY, NULL) : NULL;
+            if (vals[k] && !v) return false;
+            json_decref(v);
+            as_buf_puts(&b, ",");
+            as_buf_puts(&b, vals[k] ? vals[k] : "null");
+        }
+        as_buf_puts(&b, "]");
+    }
+    as_buf_puts(&b, "]");
+    *out = as_buf_str(&b);
+    return true;
+}
+
+static bool fz_guarantee(const char *sku)
+{
+    for (size_t i = 0; i < FZ_N(fz_compats); i++)
+        if (strcmp(fz_compats[i].sku, sku) == 0 &&
+            strcmp(fz_compats[i].row.fit_status, "fits") == 0)
+            return true;
+    return false;
+}
+
+/* fz_products is in id order. */
+static int fz_index_rows(void *h, as_index_row_fn each, void *baton)
+{
+    fz_db *db = h;
+    FZ_ENTER(db, FZ_OP_INDEX_ROWS);
+    FZ_ASSERT(each, "index_rows: no callback");
+    int rc = AS_OK;
+    for (size_t i = 0; rc == AS_OK && i < FZ_N_PRODUCTS; i++) {
+        as_arena *a = as_arena_create();
+        as_mem m = as_arena_mem(a);
+        as_product p;
+        as_index_row r = {.rank = fz_rank_row(db, &m, i, &p)};
+        r.id = p.id;
+        r.sku = p.sku;
+        r.category = p.category;
+        r.part_type = p.part_type;
+        r.name = p.name;
+        r.brand = p.brand;
+        r.description = p.description;
+        r.hidden = strcmp(p.verif_status, "contradicted") == 0;
+        r.verif_note = p.verif_note;
+        r.image_urls = p.image_urls;
+        r.availability = p.availability;
+        r.verif_status = p.verif_status;
+        r.guarantee = fz_guarantee(p.sku);
+        if (!fz_specs_json(&m, &p, &r.specs) || each(baton, &r) != 0) rc = AS_EDB;
+        as_arena_destroy(a);
+    }
+    return rc;
+}
+
+static int fz_cmp_offer(const void *a, const void *b)
+{
+    return strcmp(fz_offers[*(const size_t *)a].id, fz_offers[*(const size_t *)b].id);
+}
+
+/* Product i's offers (indexes into fz_offers) by id; returns how many. */
+static size_t fz_offers_by_id(size_t i, size_t *out)
+{
+    size_t n = fz_product_offers[i].n;
+    for (size_t k = 0; k < n; k++)
+        out[k] = fz_product_offers[i].first + k;
+    qsort(out, n, sizeof(*out), fz_cmp_offer);
+    return n;
+}
+
+static int fz_index_offers(void *h, as_index_offer_fn each, void *baton)
+{
+    fz_db *db = h;
+    FZ_ENTER(db, FZ_OP_INDEX_OFFERS);
+    FZ_ASSERT(each, "index_offers: no callback");
+    for (size_t i = 0; i < FZ_N_PRODUCTS; i++) {
+        size_t ids[FZ_N_OFFERS];
+        size_t n = fz_offers_by_id(i, ids);
+        for (size_t k = 0; k < n; k++) {
+            const as_offer *o = &fz_offers[ids[k]];
+            as_index_offer x = {fz_products[i].id, o->id,
+                                o->merchant.id,    o->price_label,
+                                o->price_cents,    o->retail_price_cents,
+                                o->delivery_days,  db->st.stock[ids[k]] > 0};
+            if (each(baton, &x) != 0) return AS_EDB;
+        }
+    }
+    return AS_OK;
+}
+
+/* The rank rows changed since `since`, each with its in-stock offer ids. */
+static int fz_rank_changes(void *h, int64_t since, as_rank_row_fn each, void *baton)
+{
+    fz_db *db = h;
+    FZ_ENTER(db, FZ_OP_RANK_CHANGES);
+    FZ_ASSERT(each, "rank_changes: no callback");
+    int rc = AS_OK;
+    for (size_t i = 0; rc == AS_OK && i < FZ_N_PRODUCTS; i++) {
+        if (db->st.rank_row_version[i] <= since) continue;
+        as_arena *a = as_arena_create();
+        as_mem m = as_arena_mem(a);
+        as_product p;
+        as_rank_row r = fz_rank_row(db, &m, i, &p);
+        size_t ids[FZ_N_OFFERS];
+        size_t n = fz_offers_by_id(i, ids);
+        as_buf b;
+        as_buf_init(&b, &m);
+        for (size_t k = 0; k < n; k++)
+            if (db->st.stock[ids[k]] > 0) {
+                if (b.len) as_buf_puts(&b, " ");
+                as_buf_puts(&b, fz_offers[ids[k]].id);
+            }
+        r.in_stock = as_strdup(&m, as_buf_str(&b)); /* on the arena even when "" */
+        if (each(baton, p.id, &r) != 0) rc = AS_EDB;
+        as_arena_destroy(a);
+    }
+    return rc;
+}
+
+static int64_t fz_product_id(const char *sku)
+{
+    for (size_t i = 0; i < FZ_N_PRODUCTS; i++)
+        if (strcmp(fz_products[i].sku, sku) == 0) return fz_products[i].id;
+    FZ_FAIL("compat row of an unknown product %s", sku);
+}
+
+static int fz_cmp_compat(const void *a, const void *b)
+{
+    const fz_compat *x = &fz_compats[*(const size_t *)a], *y = &fz_compats[*(const size_t *)b];
+    int64_t px = fz_product_id(x->sku), py = fz_product_id(y->sku);
+    if (px != py) return px > py ? 1 : -1;
+    return (x->device_id > y->device_id) - (x->device_id < y->device_id);
+}
+
+static int fz_index_compat(void *h, as_index_compat_fn each, void *baton)
+{
+    fz_db *db = h;
+    FZ_ENTER(db, FZ_OP_INDEX_COMPAT);
+    FZ_ASSERT(each, "index_compat: no callback");
+    size_t order[FZ_N(fz_compats)];
+    for (size_t i = 0; i < FZ_N(fz_compats); i++)
+        order[i] = i;
+    qsort(order, FZ_N(fz_compats), sizeof(*order), fz_cmp_compat);
+    for (size_t k = 0; k < FZ_N(fz_compats); k++) {
+        const fz_compat *c = &fz_compats[order[k]];
+        as_index_compat x = {fz_product_id(c->sku), c->device_id,
+                             strcmp(c->row.fit_status, "fits") == 0, c->row.evidence};
+        if (each(baton, &x) != 0) return AS_EDB;
+    }
+    return AS_OK;
+}
+
+static int fz_offers_stock(void *h, as_mem *m, const int64_t *ids, size_t n, as_offer_stock **out,
+                           size_t *nout)
+{
+    fz_db *db = h;
+    *out = NULL;
+    *nout = 0;
+    FZ_ENTER(db, FZ_OP_OFFERS_STOCK);
+    FZ_ASSERT(ids || n == 0, "offers_stock: NULL ids");
+    as_offer_stock *r = as_alloc(m, (FZ_N_OFFERS + 1) * sizeof(*r));
+    size_t k = 0;
+    for (size_t i = 0; i < FZ_N_PRODUCTS; i++) {
+        bool asked = false;
+        for (size_t j = 0; j < n && !asked; j++)
+            asked = ids[j] == fz_products[i].id;
+        for (size_t o = 0; asked && o < fz_product_offers[i].n; o++) {
+            size_t x = fz_product_offers[i].first + o;
+            r[k++] = (as_offer_stock){fz_products[i].id, fz_offers[x].id, db->st.stock[x]};
+        }
+    }
+    *out = r;
+    *nout = k;
     return AS_OK;
 }
 
@@ -977,6 +1229,25 @@ static int fz_offer_index(const char *id)
     return -1;
 }
 
+/* The product of offer i (fz_product_offers). */
+static size_t fz_offer_product(size_t i)
+{
+    size_t p = 0;
+    while (p + 1 < FZ_N_PRODUCTS && i >= fz_product_offers[p + 1].first)
+        p++;
+    return p;
+}
+
+/* As as_db_rank_stock_moved: running out or coming back changes the product's
+ * rank row, under a new rank version. */
+static void fz_rank_moved(fz_db *db, size_t i, int64_t delta)
+{
+    int64_t stock = db->st.stock[i];
+    if ((stock - delta > 0) == (stock > 0)) return;
+    db->st.rank_version++;
+    db->st.rank_row_version[fz_offer_product(i)] = db->st.rank_version;
+}
+
 static int fz_stock_take(void *h, const char *offer_id, int64_t qty)
 {
     fz_db *db = h;
@@ -986,6 +1257,7 @@ static int fz_stock_take(void *h, const char *offer_id, int64_t qty)
     int i = fz_offer_index(offer_id);
     if (i < 0 || db->st.stock[i] < qty) return AS_ECONFLICT;
     db->st.stock[i] -= qty;
+    fz_rank_moved(db, (size_t)i, -qty);
     return AS_OK;
 }
 
@@ -998,6 +1270,7 @@ static int fz_stock_give(void *h, const char *offer_id, int64_t qty)
     int i = fz_offer_index(offer_id);
     if (i < 0) return AS_EDB;
     db->st.stock[i] += qty;
+    fz_rank_moved(db, (size_t)i, qty);
     return AS_OK;
 }
 
@@ -1164,6 +1437,12 @@ static inline as_store fz_store_make(fz_db *db)
         .device_by_slug = fz_device_by_slug,
         .product_by_sku = fz_product_by_sku,
         .search = fz_search_fn,
+        .search_version = fz_search_version,
+        .index_rows = fz_index_rows,
+        .index_offers = fz_index_offers,
+        .rank_changes = fz_rank_changes,
+        .index_compat = fz_index_compat,
+        .offers_stock = fz_offers_stock,
         .begin = fz_begin,
         .commit = fz_commit,
         .rollback = fz_rollback,
