@@ -114,8 +114,8 @@ void sx_page_product(const as_search_snap *s, as_mem *m, uint32_t d, const as_de
     p->is_demo = true;
     if (dev) {
         as_compat *k = as_alloc(m, sizeof(*k));
-        k->device_slug = dev->slug;
-        k->device_name = dev->name;
+        k->device_slug = as_strdup(m, dev->slug); /* the device may be the snapshot's */
+        k->device_name = as_strdup(m, dev->name);
         k->fit_status = fits ? "fits" : "does_not_fit";
         k->evidence = "[]";
         p->compat = k;

@@ -1,0 +1,240 @@
+/* The search engine (core/search/) over a small in-memory catalogue: match
+ * tiers, stems and spec words, a device and a price read from the text,
+ * dropped words, typo correction, offer filters with their exclusion reasons,
+ * and the order of results against core's own ranking formula. */
+#include "fake_store.h"
+
+#include "as_search.h"
+
+#define M_A {"m-a", "Alpha", "NL", "Utrecht", 0.95, 0.99}
+#define M_B {"m-b", "Beta", "DE", "Köln", 0.80, 0.90}
+
+static as_offer aa_offers[] = {{"aa-a", M_A, 500, 520, "agent price", 1, 10},
+                               {"aa-b", M_B, 450, 470, "agent price", 4, 0}};
+static as_offer aaa_offers[] = {{"aaa-a", M_A, 400, 420, "agent price", 2, 5}};
+static as_offer bad_offers[] = {{"bad-a", M_A, 100, 120, "agent price", 1, 5}};
+static as_offer soap_offers[] = {{"soap-b", M_B, 300, 320, "agent price", 3, 9},
+                                 {"soap-a", M_A, 330, 350, "agent price", 1, 9}};
+static as_offer hepa_offers[] = {{"hepa-a", M_A, 2000, 2100, "agent price", 1, 3},
+                                 {"hepa-b", M_B, 1800, 1900, "agent price", 6, 3}};
+static as_offer gen_offers[] = {{"gen-a", M_A, 900, 950, "agent price", 2, 3}};
+static as_spec_row soap_specs[] = {{"vegan", "Vegan", "categorical", NULL, "true", "true", 0},
+                                   {"volume", "Volume", "info", "ml", "1000", "1000", 0}};
+static as_spec_row aa_specs[] = {{"vegan", "Vegan", "categorical", NULL, "false", "false", 0}};
+
+#define PRODUCT(i, s, n, c, pt, st, offs)                                                     \
+    {.id = i, .sku = s, .name = n, .brand = "Brand", .category = c, .part_type = pt,         \
+     .description = "", .image_urls = "[]", .availability = "in_stock", .verif_status = st,  \
+     .verif_note = NULL, .orders_per_week = "[]", .return_rate = 0.01 * i, .offers = offs,    \
+     .n_offers = sizeof(offs) / sizeof(offs[0])}
+
+static void catalogue(fake_db *db)
+{
+    static const as_merchant merchants[] = {M_A, M_B};
+    static const as_device devices[] = {
+        {7, "dyson-v11", "Dyson V11 Absolute", "Dyson", "vacuum", "v11 sv14"},
+        {8, "brita-marella", "Brita Marella", "Brita", "water-jug", ""}};
+    static as_product products[] = {
+        PRODUCT(1, "AA-1", "Varta AA Batteries 4-pack", "batteries", "battery", "verified",
+                aa_offers),
+        PRODUCT(2, "AAA-2", "GP AAA Batteries 4-pack", "batteries", "battery", "verified",
+                aaa_offers),
+        PRODUCT(3, "BAD-3", "Cheapo AA Batteries", "batteries", "battery", "contradicted",
+                bad_offers),
+        PRODUCT(4, "SOAP-4", "Lavender Hand Soap Refill", "hand-soap", "hand-soap", "verified",
+                soap_offers),
+        PRODUCT(5, "HEPA-5", "Dyson V11 HEPA Filter", "vacuum-parts", "filter", "verified",
+                hepa_offers),
+        PRODUCT(6, "GEN-6", "Generic Filter for V11", "vacuum-parts", "filter", "pending",
+                gen_offers),
+    };
+    products[3].specs = soap_specs;
+    products[3].n_specs = 2;
+    products[0].specs = aa_specs;
+    products[0].n_specs = 1;
+    products[2].verif_note = "Capacity: claimed 2000 mAh, measured 900 mAh";
+    static const fake_compat compat[] = {
+        {"HEPA-5", 7, {"dyson-v11", "Dyson V11 Absolute", "fits", "[]", "2026-01-02"}},
+        {"GEN-6", 7,
+         {"dyson-v11", "Dyson V11 Absolute", "does_not_fit",
+          "[{\"label\":\"Diameter\",\"unit\":\"mm\",\"part_value\":80,\"device_value\":70,"
+          "\"tolerance\":0.5}]",
+          "2026-01-02"}},
+    };
+    memset(db, 0, sizeof(*db));
+    db->merchants = merchants;
+    db->n_merchants = 2;
+    db->devices = devices;
+    db->n_devices = 2;
+    db->products = products;
+    db->n_products = sizeof(products) / sizeof(products[0]);
+    db->compat = compat;
+    db->n_compat = 2;
+    db->version = (as_search_version){1, 0};
+}
+
+typedef struct run {
+    as_search_result r;
+    const char *dev_slug; /* the device applied (the snapshot's is released) */
+    as_store st;
+    fake_db db;
+} run;
+
+static void search(void **state, run *x, const char *q, void (*tweak)(as_search_ask *))
+{
+    as_mem *m = unit_mem(state);
+    catalogue(&x->db);
+    x->st = fake_store_make(&x->db);
+    as_search_snap *s = as_search_snap_build(&x->st);
+    assert_non_null(s);
+    as_search_ask ask = {.q = q, .verified_only = true, .limit = 20, .today = 20000};
+    as_weights_default(&ask.w);
+    if (tweak) tweak(&ask);
+    as_search_run(s, m, &ask, &x->r);
+    x->dev_slug = x->r.device ? as_strdup(m, x->r.device->slug) : NULL;
+    x->r.device = NULL;
+    x->r.understood.device = NULL;
+    as_offer_stock *stock;
+    size_t n;
+    if (x->r.n) {
+        assert_int_equal(x->st.offers_stock(x->st.h, m, x->r.ids, x->r.n, &stock, &n), AS_OK);
+        as_search_apply_stock(&x->r, stock, n);
+    }
+    as_search_snap_release(s);
+}
+
+static const char *skus(as_mem *m, const as_search_result *r)
+{
+    as_buf b;
+    as_buf_init(&b, m);
+    for (size_t i = 0; i < r->n; i++)
+        as_buf_printf(&b, "%s%s", i ? " " : "", r->page[i].sku);
+    return as_buf_str(&b);
+}
+
+static void test_tiers_and_exclusions(void **state)
+{
+    run x;
+    search(state, &x, "aa batteries", NULL);
+    /* the AA pack exact, the AAA pack by prefix; the contradicted one left out */
+    assert_string_equal(skus(unit_mem(state), &x.r), "AA-1 AAA-2");
+    assert_int_equal(x.r.match[0], AS_MATCH_EXACT);
+    assert_int_equal(x.r.match[1], AS_MATCH_PREFIX);
+    assert_int_equal(x.r.count, 2);
+    assert_int_equal(x.r.excluded_count, 1);
+    assert_string_equal(x.r.excluded[0].sku, "BAD-3");
+    assert_non_null(strstr(x.r.excluded_why[0], "measured 900 mAh"));
+    assert_int_equal(x.r.understood.n_words, 2);
+    assert_string_equal(x.r.understood.words[1].word, "batteries");
+}
+
+static void test_spec_words_and_stems(void **state)
+{
+    run x;
+    /* "vegan" is a true flag of the soap only (false on the AA pack); "liter"
+     * meets the soap's 1000 ml as 1 l; "refills" is a form of "refill" */
+    search(state, &x, "vegan refills 1 liter", NULL);
+    assert_string_equal(skus(unit_mem(state), &x.r), "SOAP-4");
+    assert_true(x.r.matched_all[0]);
+    search(state, &x, "vegan batteries", NULL);
+    assert_int_equal(x.r.understood.n_dropped, 1);
+    assert_false(x.r.n && x.r.matched_all[0]);
+}
+
+static void test_typo(void **state)
+{
+    run x;
+    search(state, &x, "lavendr soap", NULL);
+    assert_string_equal(skus(unit_mem(state), &x.r), "SOAP-4");
+    assert_int_equal(x.r.match[0], AS_MATCH_CORRECTED);
+    assert_string_equal(x.r.understood.words[0].corrected, "lavender");
+    search(state, &x, "soep", NULL); /* four letters: not corrected */
+    assert_int_equal(x.r.count, 0);
+}
+
+static void test_device_and_price_in_text(void **state)
+{
+    run x;
+    search(state, &x, "filter for my dyson v11", NULL);
+    assert_non_null(x.dev_slug);
+    assert_string_equal(x.dev_slug, "dyson-v11");
+    assert_string_equal(skus(unit_mem(state), &x.r), "HEPA-5");
+    assert_int_equal(x.r.excluded_count, 1);
+    assert_string_equal(x.r.excluded[0].sku, "GEN-6");
+    assert_non_null(strstr(x.r.excluded_why[0], "Does not fit Dyson V11 Absolute: Diameter"));
+    assert_string_equal(x.r.page[0].compat->fit_status, "fits");
+
+    search(state, &x, "filter under 10 euros", NULL);
+    assert_int_equal(x.r.understood.max_price_cents, 1000);
+    assert_int_equal(x.r.of.max_price_cents, 1000);
+    assert_string_equal(skus(unit_mem(state), &x.r), "GEN-6");
+    assert_int_equal(x.r.excluded_count, 1);
+    assert_string_equal(x.r.excluded_why[0],
+                        "Every offer is above max_price €10.00 (cheapest in stock: €18.00)");
+}
+
+static void by_price(as_search_ask *a)
+{
+    a->sort = AS_SORT_PRICE;
+}
+
+static void merchant_b(as_search_ask *a)
+{
+    a->of.merchant = "m-b";
+}
+
+static void price_only(as_search_ask *a)
+{
+    a->w = (as_weights){{1, 0, 0, 0}};
+}
+
+static void test_filters_without_text(void **state)
+{
+    run x;
+    search(state, &x, NULL, by_price);
+    /* every product but the contradicted one, cheapest best offer first */
+    assert_string_equal(skus(unit_mem(state), &x.r), "SOAP-4 AAA-2 AA-1 GEN-6 HEPA-5");
+    assert_int_equal(x.r.count, 5);
+    search(state, &x, NULL, merchant_b);
+    /* Beta sells the AA pack (out of stock there), the soap and the HEPA filter */
+    assert_string_equal(skus(unit_mem(state), &x.r), "SOAP-4 HEPA-5");
+    assert_int_equal(x.r.excluded_count, 1);
+    assert_string_equal(x.r.excluded_why[0], "Out of stock at the requested merchant");
+}
+
+/* Within a tier and buyable group, results follow core's own score of the
+ * page as shown (as_rank_offers_brief over the live stock). */
+static void test_order_is_the_formula(void **state)
+{
+    as_mem *m = unit_mem(state);
+    void (*tweaks[])(as_search_ask *) = {NULL, price_only};
+    for (size_t t = 0; t < 2; t++) {
+        run x;
+        search(state, &x, NULL, tweaks[t]);
+        as_weights w;
+        as_weights_default(&w);
+        if (tweaks[t]) {
+            as_search_ask a = {0};
+            tweaks[t](&a);
+            w = a.w;
+        }
+        int prev = 1000;
+        for (size_t i = 0; i < x.r.n; i++) {
+            as_ranking rk;
+            as_rank_offers_brief(m, &x.r.page[i], &w, &x.r.of, 20000, &rk);
+            assert_true(rk.n_ranked > 0);
+            assert_true(rk.ranked[0].score <= prev);
+            prev = rk.ranked[0].score;
+        }
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        UNIT_TEST(test_tiers_and_exclusions), UNIT_TEST(test_spec_words_and_stems),
+        UNIT_TEST(test_typo),                 UNIT_TEST(test_device_and_price_in_text),
+        UNIT_TEST(test_filters_without_text), UNIT_TEST(test_order_is_the_formula),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
