@@ -134,7 +134,8 @@ sub check {
     my $count = ref $a->{body} eq 'HASH' ? $a->{body}{count} : undef;
     my $how = 'whole body';
     push @problems, same_body($a, $b) unless @problems;
-    if (!@problems && $a->{status} == 200 && defined $count && ($a->{body}{offset} // 0) == 0
+    if (!@problems && $path =~ m{^/search\?} && $a->{status} == 200 && defined $count
+        && ($a->{body}{offset} // 0) == 0
         && $count > @{ $a->{body}{results} || [] } && $count <= $PAGE_ALL_UP_TO) {
         # fetch the whole result set, 100 at a time, and compare every page
         my ($p, $query) = split /\?/, $path, 2;
