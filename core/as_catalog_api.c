@@ -11,7 +11,6 @@
 #include "as_view_cache.h"
 
 #define MAX_PRICE_CENTS 100000000 /* one million euros */
-#define MAX_EXCLUDED 100
 
 /* A device parameter: a slug, or free text naming exactly one device (else 400). */
 bool as_resolve_device(as_ctx *ctx, const char *text, const char *field, as_device *out,
@@ -99,80 +98,37 @@ static const as_param_rule search_rules[S_N] = {
     [S_OFFSET] = {"offset", AS_V_INT, 0, 100000, NULL},
 };
 
+/* A compatible part with its offers ranked under the default weights. */
 typedef struct hit {
     const as_product *p;
     as_ranking r;
-    double key; /* the sort's own key, ascending */
 } hit;
 
-/* Buyable products first; then the sort key; then score, relevance and sku.
- * The store's paged search (product_rank) sorts the same way. */
-static int hit_cmp(const void *a, const void *b)
+/* Part type, then buyable first, then the best offer's score, then sku: the
+ * order of search results under the default weights (docs/ranking.md). */
+static int by_type_then_score(const void *a, const void *b)
 {
     const hit *x = a, *y = b;
+    int c = strcmp(x->p->part_type, y->p->part_type);
+    if (c) return c;
     bool bx = x->r.n_ranked > 0, by = y->r.n_ranked > 0;
     if (bx != by) return bx ? -1 : 1;
-    if (x->key != y->key) return x->key < y->key ? -1 : 1;
     int sx = bx ? x->r.ranked[0].score : 0, sy = by ? y->r.ranked[0].score : 0;
     if (sx != sy) return sy - sx;
-    if (x->p->text_rank != y->p->text_rank) return x->p->text_rank < y->p->text_rank ? -1 : 1;
     return strcmp(x->p->sku, y->p->sku);
 }
 
-static double sort_key(as_sort_kind k, const hit *h)
+/* Why a compatible part is left out (contradicted, or measured not to fit),
+ * or NULL to keep it. Search says the same of its own matches in
+ * core/search/as_search_filter.c. */
+static const char *compat_exclusion(as_mem *m, const as_product *p, const as_device *dev)
 {
-    const as_scored *best = h->r.n_ranked ? &h->r.ranked[0] : NULL;
-    switch (k) {
-    case AS_SORT_PRICE:
-        return best ? (double)best->offer->price_cents : 0;
-    case AS_SORT_DELIVERY:
-        return best ? best->offer->delivery_days : 0;
-    case AS_SORT_RETURN_RATE:
-        return h->p->return_rate;
-    case AS_SORT_SCORE:
-    default:
-        return best ? -best->score : 0;
-    }
-}
-
-static const char *contradicted(as_mem *m, const as_product *p)
-{
-    return as_printf(m, "Measurements contradict the merchant's claims: %s",
-                     p->verif_note ? p->verif_note : "see the product's verification rows");
-}
-
-/* Why a matching product is left out of the results, or NULL to keep it. */
-static const char *exclusion(as_ctx *ctx, const as_product *p, const as_ranking *r,
-                             bool verified_only, const as_device *dev, const as_offer_filter *f)
-{
-    as_mem *m = ctx->mem;
-    if (verified_only && strcmp(p->verif_status, "contradicted") == 0) return contradicted(m, p);
-    if (dev && p->compat && strcmp(p->compat->fit_status, "does_not_fit") == 0)
+    if (strcmp(p->verif_status, "contradicted") == 0)
+        return as_printf(m, "Measurements contradict the merchant's claims: %s",
+                         p->verif_note ? p->verif_note : "see the product's verification rows");
+    if (p->compat && strcmp(p->compat->fit_status, "does_not_fit") == 0)
         return as_printf(m, "Does not fit %s: %s", dev->name, as_fit_summary(m, p->compat));
-    if (r->n_ranked > 0) return NULL;
-    /* Nothing can be bought. Without offer filters the product stays (last); with
-     * them it does not meet them, and the reason says why. */
-    bool filtered = f->max_price_cents || f->deliver_by || f->merchant;
-    if (!filtered) return NULL;
-    int64_t cheapest = 0, soonest = 0;
-    bool stock = false;
-    for (size_t i = 0; i < p->n_offers; i++) {
-        const as_offer *o = &p->offers[i];
-        if (o->stock <= 0 || (f->merchant && strcmp(o->merchant.id, f->merchant) != 0)) continue;
-        stock = true;
-        if (!cheapest || o->price_cents < cheapest) cheapest = o->price_cents;
-        int64_t day = as_today(ctx) + o->delivery_days;
-        if (!soonest || day < soonest) soonest = day;
-    }
-    if (!stock || strcmp(p->availability, "in_stock") != 0)
-        return f->merchant ? "Out of stock at the requested merchant" : "Out of stock";
-    if (f->max_price_cents && cheapest > f->max_price_cents)
-        return as_printf(m, "Every offer is above max_price %s (cheapest in stock: %s)",
-                         as_eur_format(m, f->max_price_cents), as_eur_format(m, cheapest));
-    if (f->deliver_by && soonest > f->deliver_by)
-        return as_printf(m, "No offer delivers by %s (earliest: %s)",
-                         as_date_format(m, f->deliver_by), as_date_format(m, soonest));
-    return "No offer meets the requested filters together";
+    return NULL;
 }
 
 /* Sends view as its encoding, and keeps that encoding under the version read
@@ -532,13 +488,6 @@ static const as_param_rule compatible_rules[] = {
 };
 static const as_param_rule slug_rule = {"slug", AS_V_TEXT, 1, 100, NULL};
 
-static int by_type_then_score(const void *a, const void *b)
-{
-    const hit *x = a, *y = b;
-    int c = strcmp(x->p->part_type, y->p->part_type);
-    return c ? c : hit_cmp(a, b);
-}
-
 void as_api_compatible(as_ctx *ctx, const char *slug, const as_query *q, as_response *resp)
 {
     as_mem *m = ctx->mem;
@@ -580,12 +529,11 @@ void as_api_compatible(as_ctx *ctx, const char *slug, const as_query *q, as_resp
         hit *h = &hits[nh];
         h->p = &ps[i];
         as_rank_offers_brief(m, &ps[i], &w, &none, as_today(ctx), &h->r);
-        const char *why = exclusion(ctx, &ps[i], &h->r, true, &dev, &none);
+        const char *why = compat_exclusion(m, &ps[i], &dev);
         if (why) {
             json_array_append_new(excluded, as_view_excluded(&ps[i], why));
             continue;
         }
-        h->key = sort_key(AS_SORT_SCORE, h);
         nh++;
     }
     qsort(hits, nh, sizeof(hit), by_type_then_score);

@@ -207,21 +207,18 @@ static size_t evaluate(const as_search_snap *s, const sx_filter *f, unit *us, co
             uint32_t d = (uint32_t)(bw * 64 + (size_t)__builtin_ctzll(cur));
             const sx_compat *row;
             if (!sx_filter_candidate(s, f, d, &row)) continue;
-            uint8_t t = 0;
+            uint8_t t = 0, kind[MAX_UNITS];
             for (size_t i = 0; i < nu && t != NO_MATCH; i++) {
                 if (!active[i]) continue;
-                uint8_t k = unit_kind(c, &us[i], d);
-                if (k > t) t = k;
+                kind[i] = unit_kind(c, &us[i], d);
+                if (kind[i] > t) t = kind[i];
             }
             if (t == NO_MATCH) continue;
             tier[d] = t;
             if (sx_filter_viable(s, f, d, row)) n++;
             if (record)
-                for (size_t i = 0; i < nu; i++) {
-                    if (!active[i]) continue;
-                    uint8_t k = unit_kind(c, &us[i], d);
-                    if (k < us[i].best) us[i].best = k;
-                }
+                for (size_t i = 0; i < nu; i++)
+                    if (active[i] && kind[i] < us[i].best) us[i].best = kind[i];
         }
     return n;
 }
