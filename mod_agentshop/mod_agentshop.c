@@ -17,6 +17,7 @@
 #include "mod_dbd.h"
 
 #include "as_api.h"
+#include "as_crypto.h"
 #include "as_db.h"
 #include "as_view_cache.h"
 
@@ -52,6 +53,7 @@ typedef struct srv_cfg {
     as_view_cache *search_ids, *search_pages;
     as_search_index *index; /* the search index, built by the first search */
     const char *db_file;    /* the SQLite file (DBDParams), named in errors */
+    const char *index_prefix; /* its index files (index_dir/<hash of the database>) */
 } srv_cfg;
 
 #define DEFAULT_VIEW_SLOTS 4096
@@ -91,6 +93,8 @@ static rate_slot *rate_table;
  * some paths (%2F, %00) before any <Location> applies, so errors for these
  * prefixes are pointed at the handler per request, in post_read_request. */
 static apr_array_header_t *api_bases;
+/* AgentShopSearchIndexDir (global), and the directory made from it at start-up */
+static const char *index_dir_conf, *index_dir;
 static int signing_key_seen;
 
 static void note_base(cmd_parms *cmd)
@@ -112,6 +116,7 @@ static int pre_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp)
     write_mutex = rate_mutex = NULL;
     rate_shm = NULL;
     rate_table = NULL;
+    index_dir_conf = index_dir = NULL;
     if (ap_mutex_register(pconf, WRITE_MUTEX, NULL, APR_LOCK_DEFAULT, 0) != APR_SUCCESS ||
         ap_mutex_register(pconf, RATE_MUTEX, NULL, APR_LOCK_DEFAULT, 0) != APR_SUCCESS)
         return HTTP_INTERNAL_SERVER_ERROR;
@@ -296,6 +301,17 @@ static const char *set_cache(cmd_parms *cmd, void *dummy, const char *arg)
     return NULL;
 }
 
+
+static const char *set_index_dir(cmd_parms *cmd, void *dummy, const char *arg)
+{
+    (void)dummy;
+    const char *err = ap_check_cmd_context(cmd, GLOBAL_ONLY);
+    if (err) return err;
+    index_dir_conf = ap_server_root_relative(cmd->pool, arg);
+    if (!index_dir_conf) return apr_pstrcat(cmd->pool, "AgentShopSearchIndexDir: bad path ", arg, NULL);
+    return NULL;
+}
+
 /* core allocates from an APR pool (at start-up cmd->pool, later r->pool) */
 static void *pool_alloc(void *baton, size_t n)
 {
@@ -335,6 +351,9 @@ static const command_rec cmds[] = {
     AP_INIT_TAKE1("AgentShopSearchCache", set_cache, NULL, RSRC_CONF,
                   "pages of searches with q each child process keeps encoded, per virtual host "
                   "(default 256; off)"),
+    AP_INIT_TAKE1("AgentShopSearchIndexDir", set_index_dir, NULL, RSRC_CONF,
+                  "directory of the search index files, one per database, mapped by every "
+                  "child (default: agentshop-index in DefaultRuntimeDir)"),
     AP_INIT_TAKE1("AgentShopKeyPrefix", set_prefix, NULL, RSRC_CONF | ACCESS_CONF,
                   "prefix of agent keys, <prefix>_sk_test_<32 characters> (default agentshop)"),
     AP_INIT_TAKE1("AgentShopBaseURL", set_base_url, NULL, RSRC_CONF | ACCESS_CONF,
@@ -577,6 +596,49 @@ static void note_file(apr_pool_t *pconf, server_rec *s, const db_use *u)
     srv_cfg *sc = s ? ap_get_module_config(s->module_config, &agentshop_module) : NULL;
     if (sc && u->driver && strcmp(u->driver, "sqlite3") == 0 && u->params)
         sc->db_file = apr_pstrdup(pconf, u->params);
+    if (sc && u->driver && u->params && index_dir) {
+        /* one name per database: the driver and its parameters, hashed */
+        as_mem mem = {pool_alloc, pconf};
+        const char *id = apr_pstrcat(pconf, u->driver, " ", u->params, NULL);
+        const char *hex = as_sha256_hex(&mem, id, strlen(id));
+        sc->index_prefix = apr_pstrcat(pconf, index_dir, "/", apr_pstrndup(pconf, hex, 16), NULL);
+    }
+}
+
+/* The search index files' directory (AgentShopSearchIndexDir), made at
+ * start-up for the children's user and emptied: a file is a cache of one
+ * database's catalogue version, and a database replaced while httpd was
+ * stopped may reuse a version number. index_dir is NULL when it cannot be
+ * used (each child then builds its own index in memory). */
+static const char *index_dir_make(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s)
+{
+    const char *dir = index_dir_conf ? index_dir_conf
+                                     : ap_runtime_dir_relative(pconf, "agentshop-index");
+    run_as who = child_user(ptemp);
+    apr_status_t rv = apr_dir_make_recursive(dir, APR_FPROT_UREAD | APR_FPROT_UWRITE |
+                                                      APR_FPROT_UEXECUTE, ptemp);
+    struct stat st;
+    if (rv == APR_SUCCESS && geteuid() == 0 && chown(dir, who.uid, who.gid) != 0) rv = errno;
+    if (rv == APR_SUCCESS && (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != who.uid ||
+                              (st.st_mode & (S_IWGRP | S_IWOTH))))
+        rv = APR_EACCES;
+    if (rv != APR_SUCCESS) {
+        ap_log_error(APLOG_MARK, APLOG_WARNING, rv, s,
+                     "mod_agentshop: the search index directory %s cannot be made, or is not "
+                     "owned by %s alone: each child builds its own search index in memory "
+                     "(set AgentShopSearchIndexDir to a directory only that user can write)",
+                     dir, who.name);
+        return NULL;
+    }
+    apr_dir_t *d;
+    apr_finfo_t f;
+    if (apr_dir_open(&d, dir, ptemp) == APR_SUCCESS) {
+        while (apr_dir_read(&f, APR_FINFO_NAME, d) == APR_SUCCESS)
+            if (f.name[0] != '.' && (strstr(f.name, ".idx") || strstr(f.name, ".lock")))
+                apr_file_remove(apr_pstrcat(ptemp, dir, "/", f.name, NULL), ptemp);
+        apr_dir_close(d);
+    }
+    return apr_pstrdup(pconf, dir);
 }
 
 /* Every database a server that serves the API will use, checked once. */
@@ -641,7 +703,13 @@ static int post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp, s
     }
     rate_table = apr_shm_baseaddr_get(rate_shm);
     memset(rate_table, 0, RATE_SLOTS * sizeof(rate_slot));
+    index_dir = api_bases ? index_dir_make(pconf, ptemp, s) : NULL;
     return check_databases(pconf, ptemp, s);
+}
+
+static void index_log(void *baton, int level, const char *msg)
+{
+    ap_log_error(APLOG_MARK, level, 0, baton, "agentshop: %s", msg);
 }
 
 /* The child's caches of every virtual host, freed when the child exits. */
@@ -671,7 +739,8 @@ static void child_init(apr_pool_t *p, server_rec *s)
             sc->search_ids = as_view_cache_create((size_t)n, SEARCH_IDS_MAX_BYTES);
             sc->search_pages = as_view_cache_create((size_t)n, SEARCH_PAGE_MAX_BYTES);
         }
-        sc->index = as_search_index_create(); /* empty until the first search */
+        /* empty until the first search */
+        sc->index = as_search_index_create(sc->index_prefix, index_log, v);
     }
     apr_pool_cleanup_register(p, s, child_caches_free, apr_pool_cleanup_null);
     apr_status_t rv =

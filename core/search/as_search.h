@@ -36,7 +36,16 @@ typedef struct as_search_snap as_search_snap;
  * the current one is older (one thread at a time; readers of the current
  * snapshot are never held up). NULL when the store failed. */
 typedef struct as_search_index as_search_index;
-as_search_index *as_search_index_create(void); /* NULL when out of memory */
+typedef void (*as_search_log_fn)(void *baton, int level, const char *msg); /* AS_LOG_* */
+/* file_prefix: the index files' path without "-<catalogue version>.idx" (in a
+ * directory only this process's user can write), shared by every process of
+ * one database: the first to need a catalogue version builds it into the file
+ * (the others wait on "<file_prefix>.lock", or go on with the version they
+ * have), and every process maps it read-only. NULL: each process builds its
+ * own, in memory. log: what was built or mapped, and failures. NULL when out
+ * of memory. */
+as_search_index *as_search_index_create(const char *file_prefix, as_search_log_fn log,
+                                        void *log_baton);
 void as_search_index_destroy(as_search_index *si);
 as_search_snap *as_search_index_get(as_search_index *si, const as_store *st);
 

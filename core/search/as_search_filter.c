@@ -111,9 +111,14 @@ bool sx_filter_candidate(const as_search_snap *s, const sx_filter *f, uint32_t d
 
 const char *sx_filter_exclusion(const as_search_snap *s, as_mem *m, const sx_filter *f,
                                 const as_search_ask *ask, const as_offer_filter *of, uint32_t doc,
-                                const sx_compat *row, const sx_best *best)
+                                const sx_compat *row, const sx_best *best, bool want_reason)
 {
     const sx_catalog *c = s->c;
+    if (!want_reason) /* whether, not why: nothing formatted for the unlisted */
+        return (ask->verified_only && c->hidden[doc]) || (f->dev && row && !row->fits) ||
+                       (best->n_eligible == 0 && f->offer_filters)
+                   ? "excluded"
+                   : NULL;
     if (ask->verified_only && c->hidden[doc]) {
         const char *note = sx_str(c, c->note_at[doc]);
         return as_printf(m, "Measurements contradict the merchant's claims: %s",

@@ -3,13 +3,21 @@
  * in stock), swapped atomically. Memory comes from malloc (mmap for the stock
  * state), not from a request's as_mem: a snapshot lives as long as a reader
  * holds it, and the last release frees it. */
+#include <dirent.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <threads.h>
+#include <time.h>
+#include <unistd.h>
 
+#include "as_api.h"
 #include "as_devices.h"
 #include "as_rank.h"
 #include "as_search_internal.h"
@@ -386,7 +394,9 @@ static bool set_merchants(sx_builder *b, const as_merchant *ms, size_t n)
     if (!c->merchants) return false;
     for (size_t i = 0; i < n; i++) {
         sx_merchant *x = &c->merchants[c->nmerchants++];
-        x->m = ms[i];
+        /* its strings are in strs (the store's go with its as_mem) */
+        x->m = (as_merchant){.on_time_rate = ms[i].on_time_rate,
+                             .accuracy_rate = ms[i].accuracy_rate};
         x->id_at = add_str(b, ms[i].id ? ms[i].id : "");
         x->name_at = add_str(b, ms[i].name ? ms[i].name : "");
         x->country_at = add_str(b, ms[i].country ? ms[i].country : "");
@@ -432,6 +442,15 @@ static sx_builder *builder_new(void)
 static void catalog_free(sx_catalog *c)
 {
     if (!c) return;
+    if (c->map) { /* only the parts with pointers are private */
+        free(c->merchants);
+        free(c->devs);
+        free(c->cats);
+        free(c->pts);
+        munmap(c->map, c->map_bytes);
+        free(c);
+        return;
+    }
     void *arrays[] = {c->ids,      c->sku_rk,      c->cat,        c->pt,       c->hidden,
                       c->avail,    c->guarantee,   c->return_rate, c->sku_at,  c->name_at,
                       c->brand_at, c->img_at,      c->note_at,    c->status_at, c->avail_at,
@@ -546,6 +565,25 @@ static bool str_table(char **s, const uint32_t *order, uint32_t n, uint32_t **at
     }
     (*at)[n] = (uint32_t)o;
     *bytes += len + ((size_t)n + 1) * sizeof(uint32_t);
+    return true;
+}
+
+/* The snapshot's stock state (struct as_search_snap), in one private
+ * mapping: given back to the system whole when the snapshot goes. */
+static bool state_map(as_search_snap *s, sx_catalog *c)
+{
+    size_t stock = (c->noffers + 7) & ~(size_t)7;
+    s->state_bytes = stock + c->n * (sizeof(uint32_t) + 1) + 1;
+    void *p = mmap(NULL, s->state_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+        s->state = NULL;
+        return false;
+    }
+    s->state = p;
+    s->in_stock = p;
+    s->def_off = (uint32_t *)((char *)p + stock);
+    s->def_score = (uint8_t *)(s->def_off + c->n);
+    s->c = c;
     return true;
 }
 
@@ -674,12 +712,10 @@ static as_search_snap *finish(sx_builder *b, const as_search_version *v)
 
     /* the snapshot: the stock state in its own mapping (copied on each update) */
     s = calloc(1, sizeof(*s));
-    if (!s) goto fail;
-    size_t sb = c->noffers ? c->noffers : 1;
-    void *st = mmap(NULL, sb, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (st == MAP_FAILED) goto fail;
-    s->in_stock = st;
+    if (!s || !state_map(s, c)) goto fail;
     if (c->noffers) memcpy(s->in_stock, b->in_stock, c->noffers);
+    for (uint32_t d = 0; d < n; d++)
+        sx_rank_default(s, d);
     atomic_init(&s->refs, 1);
     s->c = c;
     s->v = *v;
@@ -703,15 +739,16 @@ fail:
 
 /* ---- snapshots ---- */
 
-static void stock_free(uint8_t *p, size_t n)
+static void state_unmap(as_search_snap *s)
 {
-    if (p) munmap(p, n ? n : 1);
+    if (s->state) munmap(s->state, s->state_bytes);
+    s->state = NULL;
 }
 
 void as_search_snap_release(as_search_snap *s)
 {
     if (!s || atomic_fetch_sub(&s->refs, 1) != 1) return;
-    stock_free(s->in_stock, s->c->noffers);
+    state_unmap(s);
     catalog_release(s->c);
     free(s);
 }
@@ -733,7 +770,7 @@ size_t as_search_snap_products(const as_search_snap *s)
 
 size_t as_search_snap_bytes(const as_search_snap *s)
 {
-    return s->c->bytes + s->c->noffers + sizeof(*s);
+    return s->c->bytes + s->state_bytes + sizeof(*s);
 }
 
 /* Every product from the store; read again when the catalogue changed while
@@ -782,15 +819,10 @@ as_search_snap *as_search_snap_build(const as_store *st)
 
 /* ---- updates: which offers are in stock ---- */
 
-typedef struct update_ctx {
-    const sx_catalog *c;
-    uint8_t *in_stock;
-} update_ctx;
-
 static int apply_change(void *baton, int64_t id, const as_rank_row *r)
 {
-    update_ctx *u = baton;
-    const sx_catalog *c = u->c;
+    as_search_snap *nx = baton;
+    const sx_catalog *c = nx->c;
     uint32_t d = doc_of(c, id);
     if (d == UINT32_MAX) return 0; /* a product the index does not know comes with a new catalogue */
     const char *list = r->in_stock ? r->in_stock : "";
@@ -804,32 +836,27 @@ static int apply_change(void *baton, int64_t id, const as_rank_row *r)
             found = l == len && memcmp(p, oid, len) == 0;
             p = e ? e + 1 : p + l;
         }
-        u->in_stock[o] = found ? 1 : 0;
+        nx->in_stock[o] = found ? 1 : 0;
     }
+    sx_rank_default(nx, d);
     return 0;
 }
 
 static as_search_snap *update(as_search_snap *s, const as_store *st, const as_search_version *v)
 {
     as_search_snap *nx = calloc(1, sizeof(*nx));
-    size_t sb = s->c->noffers ? s->c->noffers : 1;
-    void *p = mmap(NULL, sb, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (!nx || p == MAP_FAILED) {
+    if (!nx || !state_map(nx, s->c)) {
         free(nx);
-        if (p != MAP_FAILED) munmap(p, sb);
         return NULL;
     }
-    nx->in_stock = p;
-    if (s->c->noffers) memcpy(nx->in_stock, s->in_stock, s->c->noffers);
-    update_ctx u = {s->c, nx->in_stock};
-    if (st->rank_changes(st->h, s->v.rank, apply_change, &u) != AS_OK) {
-        stock_free(nx->in_stock, s->c->noffers);
+    memcpy(nx->state, s->state, s->state_bytes);
+    if (st->rank_changes(st->h, s->v.rank, apply_change, nx) != AS_OK) {
+        state_unmap(nx);
         free(nx);
         return NULL;
     }
     atomic_init(&nx->refs, 1);
     atomic_fetch_add(&s->c->refs, 1);
-    nx->c = s->c;
     nx->v = *v;
     return nx;
 }
@@ -840,18 +867,30 @@ struct as_search_index {
     mtx_t lock;  /* guards cur: held only to take or swap the pointer */
     mtx_t build; /* one thread builds or updates at a time */
     as_search_snap *cur;
+    char *prefix; /* the index files' path without "-<version>.idx"; NULL: in memory */
+    as_search_log_fn log;
+    void *log_baton;
 };
 
-as_search_index *as_search_index_create(void)
+as_search_index *as_search_index_create(const char *file_prefix, as_search_log_fn log,
+                                        void *log_baton)
 {
     as_search_index *si = calloc(1, sizeof(*si));
     if (!si) return NULL;
+    if (file_prefix && !(si->prefix = strdup(file_prefix))) {
+        free(si);
+        return NULL;
+    }
+    si->log = log;
+    si->log_baton = log_baton;
     if (mtx_init(&si->lock, mtx_plain) != thrd_success) {
+        free(si->prefix);
         free(si);
         return NULL;
     }
     if (mtx_init(&si->build, mtx_plain) != thrd_success) {
         mtx_destroy(&si->lock);
+        free(si->prefix);
         free(si);
         return NULL;
     }
@@ -864,7 +903,21 @@ void as_search_index_destroy(as_search_index *si)
     as_search_snap_release(si->cur);
     mtx_destroy(&si->lock);
     mtx_destroy(&si->build);
+    free(si->prefix);
     free(si);
+}
+
+static void say(const as_search_index *si, int level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void say(const as_search_index *si, int level, const char *fmt, ...)
+{
+    if (!si->log) return;
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    si->log(si->log_baton, level, msg);
 }
 
 static as_search_snap *current(as_search_index *si)
@@ -891,25 +944,161 @@ static bool fresh(const as_search_snap *s, const as_search_version *v)
     return s && s->v.catalogue == v->catalogue && s->v.rank >= v->rank;
 }
 
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1000.0 + (double)t.tv_nsec / 1e6;
+}
+
+static char *file_path(const as_search_index *si, int64_t catalogue)
+{
+    size_t n = strlen(si->prefix) + 32;
+    char *p = malloc(n);
+    if (p) snprintf(p, n, "%s-%lld.idx", si->prefix, (long long)catalogue);
+    return p;
+}
+
+/* The snapshot of the index file of that catalogue version, at the versions it
+ * was built at; NULL when there is none. */
+static as_search_snap *map_file(const as_search_index *si, int64_t catalogue)
+{
+    char *path = file_path(si, catalogue);
+    if (!path) return NULL;
+    as_search_version at;
+    const uint8_t *state;
+    sx_catalog *c = sx_file_map(path, catalogue, &at, &state);
+    free(path);
+    if (!c) return NULL;
+    as_search_snap *s = calloc(1, sizeof(*s));
+    if (!s || !state_map(s, c)) {
+        free(s);
+        catalog_free(c);
+        return NULL;
+    }
+    sx_file_state(c, state, s);
+    atomic_init(&s->refs, 1);
+    s->v = at;
+    return s;
+}
+
+/* Files of other catalogue versions: no process maps them again (those that
+ * do keep their mappings after the unlink). */
+static void remove_others(const as_search_index *si, int64_t keep)
+{
+    const char *slash = strrchr(si->prefix, '/');
+    char *dir = slash ? strndup(si->prefix, (size_t)(slash - si->prefix + 1)) : strdup("./");
+    const char *base = slash ? slash + 1 : si->prefix;
+    DIR *d = dir ? opendir(dir) : NULL;
+    size_t bl = strlen(base);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        long long v;
+        char tail[8];
+        if (strncmp(e->d_name, base, bl) != 0 || e->d_name[bl] != '-' ||
+            sscanf(e->d_name + bl + 1, "%lld.%7s", &v, tail) != 2 || strcmp(tail, "idx") != 0 ||
+            v == keep)
+            continue;
+        char *p = malloc(strlen(dir) + strlen(e->d_name) + 1);
+        if (p) {
+            strcpy(p, dir);
+            strcat(p, e->d_name);
+            unlink(p);
+            free(p);
+        }
+    }
+    if (d) closedir(d);
+    free(dir);
+}
+
+/* A snapshot of a catalogue version this process does not have: the index
+ * file's, or one built from the store and written as the file, one process at
+ * a time (flock). Returns NULL with *busy set when another process is building
+ * and this one has a snapshot to serve meanwhile (have). */
+static as_search_snap *replace(as_search_index *si, const as_store *st, as_search_version *v,
+                               bool have, bool *busy)
+{
+    *busy = false;
+    if (!si->prefix) return build(st, v);
+    as_search_snap *s = map_file(si, v->catalogue);
+    if (s) {
+        say(si, AS_LOG_INFO, "search index %zu products, %zu bytes, mapped", s->c->n,
+            s->c->map_bytes);
+        return s;
+    }
+    char *lock = malloc(strlen(si->prefix) + 8);
+    if (!lock) return NULL;
+    sprintf(lock, "%s.lock", si->prefix);
+    int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    free(lock);
+    if (fd >= 0 && flock(fd, have ? LOCK_EX | LOCK_NB : LOCK_EX) != 0) {
+        close(fd);
+        *busy = have;
+        return NULL;
+    }
+    s = map_file(si, v->catalogue); /* another process wrote it meanwhile */
+    if (!s) {
+        double t0 = now_ms();
+        as_search_snap *b = build(st, v); /* v: the version it was built at */
+        char *path = b ? file_path(si, b->v.catalogue) : NULL;
+        if (path && sx_file_write(b, path)) s = map_file(si, b->v.catalogue);
+        if (s) {
+            say(si, AS_LOG_INFO, "search index %zu products, %zu bytes, built in %.0f ms (%s)",
+                s->c->n, s->c->map_bytes, now_ms() - t0, path);
+            remove_others(si, b->v.catalogue);
+            as_search_snap_release(b);
+        } else if (b) {
+            say(si, AS_LOG_WARN,
+                "search index %zu products built in %.0f ms, but %s could not be written "
+                "or mapped: this process keeps its own copy",
+                b->c->n, now_ms() - t0, path ? path : "its file");
+            s = b;
+        }
+        free(path);
+    } else {
+        say(si, AS_LOG_INFO, "search index %zu products, %zu bytes, mapped", s->c->n,
+            s->c->map_bytes);
+    }
+    if (fd >= 0) close(fd); /* and the lock with it */
+    return s;
+}
+
 as_search_snap *as_search_index_get(as_search_index *si, const as_store *st)
 {
     as_search_version v;
     if (st->search_version(st->h, &v) != AS_OK) return NULL;
     as_search_snap *s = current(si);
     if (fresh(s, &v)) return s;
+    if (s && s->v.catalogue != v.catalogue) {
+        /* a new catalogue: the old one serves while one thread gets the new */
+        if (mtx_trylock(&si->build) != thrd_success) return s;
+    } else {
+        mtx_lock(&si->build);
+    }
     as_search_snap_release(s);
-
-    mtx_lock(&si->build);
     s = current(si); /* another thread may have refreshed it meanwhile */
     if (!fresh(s, &v)) {
-        /* Stock read after v was read is at least as new as v: the snapshot
-         * says v, and the next update reads those rows again if need be. */
-        as_search_snap *nx = s && s->v.catalogue == v.catalogue && s->v.rank < v.rank
-                                 ? update(s, st, &v)
-                                 : build(st, &v);
-        as_search_snap_release(s);
-        s = nx;
-        if (s) install(si, s);
+        as_search_snap *nx = NULL;
+        bool busy = false;
+        if (s && s->v.catalogue == v.catalogue)
+            /* Stock read after v was read is at least as new as v: the
+             * snapshot says v, and the next update reads those rows again
+             * if need be. */
+            nx = update(s, st, &v);
+        else
+            nx = replace(si, st, &v, s != NULL, &busy);
+        if (nx && nx->v.rank < v.rank) { /* a file built before the latest stock changes */
+            as_search_snap *u = update(nx, st, &v);
+            as_search_snap_release(nx);
+            nx = u;
+        }
+        if (nx) {
+            install(si, nx);
+            as_search_snap_release(s);
+            s = nx;
+        } else if (!busy) {
+            as_search_snap_release(s);
+            s = NULL;
+        } /* busy: s, the old catalogue, until the new one is written */
     }
     mtx_unlock(&si->build);
     return s;

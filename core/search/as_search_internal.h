@@ -80,12 +80,22 @@ typedef struct sx_catalog {
     char *strs;
     size_t nstrs;
     size_t bytes;
+    void *map; /* the index file when mapped (as_search_file.c), else NULL */
+    size_t map_bytes;
 } sx_catalog;
 
+/* A snapshot: the catalogue and its stock state at one rank version, in one
+ * private mapping of `state_bytes`: which offers are in stock, and each
+ * product's best offer under the default weights with no offer filters (what
+ * most searches rank by, so they rank nothing). */
 struct as_search_snap {
     atomic_int refs;
     sx_catalog *c;
-    uint8_t *in_stock; /* c->noffers: stock above zero at version v.rank */
+    uint8_t *in_stock;  /* c->noffers: stock above zero at version v.rank */
+    uint32_t *def_off;  /* c->n: the best offer (into offers), UINT32_MAX for none */
+    uint8_t *def_score; /* c->n: its score */
+    void *state;
+    size_t state_bytes;
     as_search_version v;
 };
 
@@ -98,6 +108,18 @@ static inline const char *sx_tok(const sx_catalog *c, uint32_t i)
 {
     return c->tok_text + c->tok_at[i];
 }
+
+/* ---- the index file (as_search_file.c) ---- */
+
+/* Writes snapshot s to path (under a temporary name, then renamed). */
+bool sx_file_write(const as_search_snap *s, const char *path);
+/* Maps the file at path when it holds that catalogue version: a catalogue
+ * whose arrays are the file's; *at the versions it was built at, *state the
+ * mapping (for sx_file_state). NULL when absent, foreign or damaged. */
+sx_catalog *sx_file_map(const char *path, int64_t catalogue, as_search_version *at,
+                        const uint8_t **state);
+/* The stock state the file was built with, into s (mapped for c). */
+void sx_file_state(const sx_catalog *c, const uint8_t *state, as_search_snap *s);
 
 /* ---- stage interfaces (one file each) ---- */
 
@@ -123,8 +145,13 @@ typedef struct sx_best {
     size_t n_eligible;
 } sx_best;
 
+/* merchant: into c->merchants, -1 for any (f->merchant is not read). */
 void sx_rank_best(const as_search_snap *s, uint32_t doc, const as_weights *w,
-                  const as_offer_filter *f, int64_t today, sx_best *out);
+                  const as_offer_filter *f, int merchant, int64_t today, sx_best *out);
+/* The snapshot's def_off and def_score of one product, from its in_stock. */
+void sx_rank_default(as_search_snap *s, uint32_t doc);
+/* sx_rank_best under the default weights and no offer filters, from them. */
+void sx_rank_best_default(const as_search_snap *s, uint32_t doc, sx_best *out);
 
 /* filter: whether a matched product is a result; NULL, or why it is left out
  * (on m; computed only when want_reason). */
@@ -151,7 +178,7 @@ bool sx_filter_viable(const as_search_snap *s, const sx_filter *f, uint32_t doc,
                       const sx_compat *row);
 const char *sx_filter_exclusion(const as_search_snap *s, as_mem *m, const sx_filter *f,
                                 const as_search_ask *ask, const as_offer_filter *of, uint32_t doc,
-                                const sx_compat *row, const sx_best *best);
+                                const sx_compat *row, const sx_best *best, bool want_reason);
 
 /* page: a page product as the store's summary read gives it (stock 0). */
 void sx_page_product(const as_search_snap *s, as_mem *m, uint32_t doc, const as_device *dev,

@@ -28,6 +28,7 @@ typedef struct unit {
     size_t n_parts;
     size_t part_postings; /* the rarest part's */
     size_t part_rarest;
+    uint8_t *dk; /* per product: how it matches the unit (unit_doc_kinds) */
     int64_t docs; /* products (among the candidates) that match it */
     uint8_t best; /* the best kind of any matching product */
     const char *corrected;
@@ -148,22 +149,42 @@ static uint8_t *word_kinds(const sx_catalog *c, as_mem *m, const as_qword *w, si
     return k;
 }
 
-/* How product doc matches unit u: its best kind, or NO_MATCH. */
-static uint8_t unit_kind(const sx_catalog *c, const unit *u, uint32_t doc)
+/* Per product, the best kind of any of its words in kind (NO_MATCH for none):
+ * from the postings of the words that match, not from every product's words. */
+static uint8_t *doc_kinds(const sx_catalog *c, as_mem *m, const uint8_t *kind)
 {
-    const uint32_t *f = c->fwd + c->fwd_at[doc], *fe = c->fwd + c->fwd_at[doc + 1];
-    uint8_t best = NO_MATCH;
-    for (const uint32_t *x = f; x < fe; x++)
-        if (u->kind[*x] < best) best = u->kind[*x];
-    if (best == AS_MATCH_EXACT || !u->n_parts) return best;
-    uint8_t worst = 0;
-    for (size_t p = 0; p < u->n_parts && worst != NO_MATCH; p++) {
-        uint8_t b = NO_MATCH;
-        for (const uint32_t *x = f; x < fe; x++)
-            if (u->part_kind[p][*x] < b) b = u->part_kind[p][*x];
-        if (b > worst) worst = b;
+    uint8_t *dk = as_alloc(m, c->n ? c->n : 1);
+    memset(dk, NO_MATCH, c->n);
+    for (uint32_t i = 0; i < c->ntok; i++) {
+        uint8_t k = kind[i];
+        if (k == NO_MATCH) continue;
+        for (uint32_t p = c->post_at[i]; p < c->post_at[i + 1]; p++)
+            if (k < dk[c->post[p]]) dk[c->post[p]] = k;
     }
-    return worst < best ? worst : best;
+    return dk;
+}
+
+/* How each product matches unit u: the word's own best kind, or, when it has
+ * every part ("2m": "2" and "m"), the worst of its parts' best kinds. */
+static void unit_doc_kinds(const sx_catalog *c, as_mem *m, unit *u)
+{
+    u->dk = doc_kinds(c, m, u->kind);
+    if (!u->n_parts) return;
+    uint8_t *worst = as_alloc(m, c->n ? c->n : 1);
+    memset(worst, 0, c->n);
+    for (size_t p = 0; p < u->n_parts; p++) {
+        uint8_t *pk = doc_kinds(c, m, u->part_kind[p]);
+        for (size_t d = 0; d < c->n; d++)
+            if (pk[d] > worst[d]) worst[d] = pk[d];
+    }
+    for (size_t d = 0; d < c->n; d++)
+        if (worst[d] < u->dk[d]) u->dk[d] = worst[d];
+}
+
+/* How product doc matches unit u: its best kind, or NO_MATCH. */
+static inline uint8_t unit_kind(const unit *u, uint32_t doc)
+{
+    return u->dk[doc];
 }
 
 static void mark_postings(const sx_catalog *c, const uint8_t *kind, uint64_t *bits)
@@ -210,7 +231,7 @@ static size_t evaluate(const as_search_snap *s, const sx_filter *f, unit *us, co
             uint8_t t = 0, kind[MAX_UNITS];
             for (size_t i = 0; i < nu && t != NO_MATCH; i++) {
                 if (!active[i]) continue;
-                kind[i] = unit_kind(c, &us[i], d);
+                kind[i] = unit_kind(&us[i], d);
                 if (kind[i] > t) t = kind[i];
             }
             if (t == NO_MATCH) continue;
@@ -237,7 +258,7 @@ static int64_t unit_docs(const as_search_snap *s, as_mem *m, const sx_filter *f,
             uint32_t d = (uint32_t)(bw * 64 + (size_t)__builtin_ctzll(cur));
             const sx_compat *row;
             if (sx_filter_candidate(s, f, d, &row) && sx_filter_viable(s, f, d, row) &&
-                unit_kind(c, u, d) != NO_MATCH)
+                unit_kind(u, d) != NO_MATCH)
                 n++;
         }
     return n;
@@ -299,6 +320,7 @@ void sx_match_run(const as_search_snap *s, as_mem *m, const as_query_text *qt, c
             }
         }
         if (!u->n_parts) u->part_postings = 0;
+        unit_doc_kinds(c, m, u);
     }
     bool active[MAX_UNITS];
     for (size_t i = 0; i < nu; i++)

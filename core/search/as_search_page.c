@@ -167,6 +167,9 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
     out->understood.max_price_cents = qt.max_price_cents;
     out->understood.price_text = qt.price_text;
 
+    /* the default weights and no offer filters: each product's best offer is
+     * the snapshot's (most searches) */
+    bool defaults = as_weights_is_default(&ask->w) && !f.offer_filters;
     size_t k = (size_t)(ask->offset + ask->limit);
     top_k top = {as_alloc(m, (k ? k : 1) * sizeof(hit)), 0, k};
     uint32_t excluded[MAX_EXCLUDED];
@@ -177,8 +180,11 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
         const sx_compat *row;
         if (!sx_filter_candidate(s, &f, d, &row)) continue;
         sx_best b;
-        sx_rank_best(s, d, &ask->w, &of, ask->today, &b);
-        const char *why = sx_filter_exclusion(s, m, &f, ask, &of, d, row, &b);
+        if (defaults)
+            sx_rank_best_default(s, d, &b);
+        else
+            sx_rank_best(s, d, &ask->w, &of, f.merchant, ask->today, &b);
+        const char *why = sx_filter_exclusion(s, m, &f, ask, &of, d, row, &b, nx < MAX_EXCLUDED);
         if (why) {
             if (nx < MAX_EXCLUDED) {
                 excluded[nx] = d;

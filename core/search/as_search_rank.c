@@ -35,29 +35,21 @@ static bool eligible(const as_search_snap *s, uint32_t o, const as_offer_filter 
     return true;
 }
 
-static int merchant_index(const sx_catalog *c, const char *id)
-{
-    if (!id) return -1;
-    for (size_t i = 0; i < c->nmerchants; i++)
-        if (strcmp(c->strs + c->merchants[i].id_at, id) == 0) return (int)i;
-    return -2; /* unknown: nothing is eligible */
-}
-
-void sx_rank_best(const as_search_snap *s, uint32_t doc, const as_weights *w,
-                  const as_offer_filter *f, int64_t today, sx_best *out)
+/* The best offer's index, or UINT32_MAX when none is eligible. */
+static uint32_t best_offer(const as_search_snap *s, uint32_t doc, const as_weights *w,
+                           const as_offer_filter *f, int merchant, int64_t today, sx_best *out)
 {
     const sx_catalog *c = s->c;
     memset(out, 0, sizeof(*out));
-    if (!c->avail[doc]) return;
-    int merchant = merchant_index(c, f->merchant);
-    if (merchant == -2) return;
+    if (!c->avail[doc] || merchant < -1) return UINT32_MAX;
     int64_t cheapest = 0;
     for (uint32_t o = c->off_at[doc]; o < c->off_at[doc + 1]; o++)
         if (eligible(s, o, f, today, merchant) &&
             (!cheapest || c->offers[o].price_cents < cheapest))
             cheapest = c->offers[o].price_cents;
-    if (!cheapest) return;
+    if (!cheapest) return UINT32_MAX;
     const sx_offer *best = NULL;
+    uint32_t best_at = UINT32_MAX;
     int best_score = 0;
     for (uint32_t o = c->off_at[doc]; o < c->off_at[doc + 1]; o++) {
         if (!eligible(s, o, f, today, merchant)) continue;
@@ -72,10 +64,41 @@ void sx_rank_best(const as_search_snap *s, uint32_t doc, const as_weights *w,
         out->n_eligible++;
         if (better(c, score, x, best_score, best)) {
             best = x;
+            best_at = o;
             best_score = score;
         }
     }
     out->score = best_score;
     out->price_cents = best->price_cents;
     out->days = best->days;
+    return best_at;
+}
+
+void sx_rank_best(const as_search_snap *s, uint32_t doc, const as_weights *w,
+                  const as_offer_filter *f, int merchant, int64_t today, sx_best *out)
+{
+    best_offer(s, doc, w, f, merchant, today, out);
+}
+
+void sx_rank_default(as_search_snap *s, uint32_t doc)
+{
+    as_weights w;
+    as_weights_default(&w);
+    as_offer_filter none = {0};
+    sx_best b;
+    s->def_off[doc] = best_offer(s, doc, &w, &none, -1, 0, &b);
+    s->def_score[doc] = (uint8_t)b.score;
+}
+
+void sx_rank_best_default(const as_search_snap *s, uint32_t doc, sx_best *out)
+{
+    uint32_t o = s->def_off[doc];
+    if (o == UINT32_MAX) {
+        memset(out, 0, sizeof(*out));
+        return;
+    }
+    out->score = s->def_score[doc];
+    out->price_cents = s->c->offers[o].price_cents;
+    out->days = s->c->offers[o].days;
+    out->n_eligible = 1; /* at least: only whether there is one is read */
 }

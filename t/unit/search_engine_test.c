@@ -4,6 +4,9 @@
  * and the order of results against core's own ranking formula. */
 #include "fake_store.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "as_search.h"
 
 #define M_A {"m-a", "Alpha", "NL", "Utrecht", 0.95, 0.99}
@@ -229,12 +232,113 @@ static void test_order_is_the_formula(void **state)
     }
 }
 
+/* ---- the index file: what one process builds, another maps, with the same answers ---- */
+
+static const char *last_log;
+static void keep_log(void *baton, int level, const char *msg)
+{
+    (void)level;
+    last_log = as_strdup(baton, msg);
+}
+
+static void cap_price(as_search_ask *a)
+{
+    a->of.max_price_cents = 1000;
+}
+static void by_price_weights(as_search_ask *a)
+{
+    a->w = (as_weights){{1, 0, 0, 0}};
+    a->sort = AS_SORT_PRICE;
+}
+static void batteries_unverified(as_search_ask *a)
+{
+    a->category = "batteries";
+    a->verified_only = false;
+}
+
+static const char *answer(as_mem *m, const as_search_snap *s, const char *q,
+                          void (*tweak)(as_search_ask *))
+{
+    as_search_ask ask = {.q = q, .verified_only = true, .limit = 20, .today = 20000};
+    as_weights_default(&ask.w);
+    if (tweak) tweak(&ask);
+    as_search_result r;
+    as_search_run(s, m, &ask, &r);
+    as_buf b;
+    as_buf_init(&b, m);
+    as_buf_printf(&b, "count %lld [%s] excluded %lld:", (long long)r.count, skus(m, &r),
+                  (long long)r.excluded_count);
+    for (size_t i = 0; i < r.n_excluded; i++)
+        as_buf_printf(&b, " %s (%s)", r.excluded[i].sku, r.excluded_why[i]);
+    as_buf_printf(&b, " words %zu dropped %zu device %s", r.understood.n_words,
+                  r.understood.n_dropped, r.device ? r.device->slug : "-");
+    return as_buf_str(&b);
+}
+
+static void test_index_file(void **state)
+{
+    as_mem *m = unit_mem(state);
+    char dir[] = "/tmp/as-index-test-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    const char *prefix = as_printf(m, "%s/db", dir);
+    fake_db db;
+    catalogue(&db);
+    as_store st = fake_store_make(&db);
+
+    as_search_index *one = as_search_index_create(prefix, keep_log, m);
+    as_search_index *two = as_search_index_create(prefix, keep_log, m);
+    as_search_snap *built = as_search_index_get(one, &st);
+    assert_non_null(built);
+    assert_non_null(strstr(last_log, "built in"));
+    as_search_snap *mapped = as_search_index_get(two, &st);
+    assert_non_null(mapped);
+    assert_non_null(strstr(last_log, "mapped"));
+    as_search_snap *mem = as_search_snap_build(&st);
+    assert_non_null(mem);
+    assert_int_equal(as_search_snap_products(mapped), as_search_snap_products(mem));
+
+    struct {
+        const char *q;
+        void (*tweak)(as_search_ask *);
+    } asks[] = {{"aa batteries", NULL},       {"hepa filter", cap_price},
+                {"", batteries_unverified},   {"vegan soap 1 liter", NULL},
+                {"batteries", by_price_weights}, {"filters for my dyson v11", NULL},
+                {"batteris", NULL},           {"zzzz hepa", NULL}};
+    for (size_t i = 0; i < sizeof(asks) / sizeof(asks[0]); i++) {
+        const char *want = answer(m, mem, asks[i].q, asks[i].tweak);
+        assert_string_equal(answer(m, mapped, asks[i].q, asks[i].tweak), want);
+        assert_string_equal(answer(m, built, asks[i].q, asks[i].tweak), want);
+    }
+    as_search_snap_release(mapped);
+    as_search_snap_release(built);
+    as_search_index_destroy(two);
+
+    /* a damaged file is not mapped: the next process builds it again */
+    const char *file = as_printf(m, "%s-1.idx", prefix);
+    struct stat sb;
+    assert_int_equal(stat(file, &sb), 0);
+    assert_int_equal(truncate(file, sb.st_size / 2), 0);
+    as_search_index *three = as_search_index_create(prefix, keep_log, m);
+    as_search_snap *again = as_search_index_get(three, &st);
+    assert_non_null(again);
+    assert_non_null(strstr(last_log, "built in"));
+    assert_string_equal(answer(m, again, "aa batteries", NULL), answer(m, mem, "aa batteries", NULL));
+    as_search_snap_release(again);
+    as_search_snap_release(mem);
+    as_search_index_destroy(three);
+    as_search_index_destroy(one);
+    unlink(file);
+    unlink(as_printf(m, "%s.lock", prefix));
+    assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         UNIT_TEST(test_tiers_and_exclusions), UNIT_TEST(test_spec_words_and_stems),
         UNIT_TEST(test_typo),                 UNIT_TEST(test_device_and_price_in_text),
         UNIT_TEST(test_filters_without_text), UNIT_TEST(test_order_is_the_formula),
+        UNIT_TEST(test_index_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,449 @@
+/* The catalogue index as one file that every child maps read-only, so an
+ * httpd holds the index once in the page cache however many children it runs
+ * (docs/search.md, "The index's life cycle"). The layout is sx_catalog's own
+ * arrays, each a section at an 8-byte aligned offset, after a header with the
+ * counts; the few parts that hold pointers (merchants, devices, the category
+ * and part-type tables) are rebuilt in private memory when the file is mapped.
+ * The stock state at the build (which offers were in stock, each product's
+ * best offer under the default weights) is a section too: a child copies it
+ * into its snapshot and reads the changes since from the store.
+ *
+ * A file is written under a temporary name and renamed, so it is whole or
+ * absent; it is mapped only when this process's user owns it and nobody else
+ * can write it. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "as_search_internal.h"
+
+static const char magic[8] = {'A', 'S', 'I', 'D', 'X', 0, 0, 0};
+#define FORMAT 1
+
+enum {
+    SEC_IDS,
+    SEC_SKU_RK,
+    SEC_CAT,
+    SEC_PT,
+    SEC_HIDDEN,
+    SEC_AVAIL,
+    SEC_GUARANTEE,
+    SEC_RETURN_RATE,
+    SEC_SKU_AT,
+    SEC_NAME_AT,
+    SEC_BRAND_AT,
+    SEC_IMG_AT,
+    SEC_NOTE_AT,
+    SEC_STATUS_AT,
+    SEC_AVAIL_AT,
+    SEC_OFF_AT,
+    SEC_OFFERS,
+    SEC_TOK_AT,
+    SEC_TOK_TEXT,
+    SEC_STEM_OF,
+    SEC_STEM_AT,
+    SEC_STEM_TEXT,
+    SEC_STEM_TOKS_AT,
+    SEC_STEM_TOKS,
+    SEC_FWD_AT,
+    SEC_FWD,
+    SEC_POST_AT,
+    SEC_POST,
+    SEC_DEV_IDS,
+    SEC_DEV_AT,
+    SEC_COMPAT,
+    SEC_STRS,
+    /* not mapped in place */
+    SEC_MERCHANTS, /* sx_merchant, its as_merchant's pointers zeroed */
+    SEC_DEVICES,   /* file_device */
+    SEC_CATS,      /* NUL-terminated strings, one after another */
+    SEC_PTS,
+    /* the stock state at the build */
+    SEC_IN_STOCK,
+    SEC_DEF_OFF,
+    SEC_DEF_SCORE,
+    SEC_N
+};
+
+typedef struct file_device {
+    int64_t id;
+    uint32_t str[5]; /* slug, name, brand, kind, aliases: into strs */
+    uint32_t pad;
+} file_device;
+
+typedef struct file_head {
+    char magic[8];
+    uint32_t format, nsec;
+    int64_t catalogue, rank;
+    uint64_t n, noffers, nmerchants, ntok, nstems, nfwd, ndev, ncompat, ndevs, ncats, npts,
+        nstrs;
+    uint64_t bytes; /* the whole file */
+    struct {
+        uint64_t off, len;
+    } sec[SEC_N];
+} file_head;
+
+/* The sections mapped in place: where each goes in sx_catalog. */
+static const size_t in_place[SEC_STRS + 1] = {
+    [SEC_IDS] = offsetof(sx_catalog, ids),
+    [SEC_SKU_RK] = offsetof(sx_catalog, sku_rk),
+    [SEC_CAT] = offsetof(sx_catalog, cat),
+    [SEC_PT] = offsetof(sx_catalog, pt),
+    [SEC_HIDDEN] = offsetof(sx_catalog, hidden),
+    [SEC_AVAIL] = offsetof(sx_catalog, avail),
+    [SEC_GUARANTEE] = offsetof(sx_catalog, guarantee),
+    [SEC_RETURN_RATE] = offsetof(sx_catalog, return_rate),
+    [SEC_SKU_AT] = offsetof(sx_catalog, sku_at),
+    [SEC_NAME_AT] = offsetof(sx_catalog, name_at),
+    [SEC_BRAND_AT] = offsetof(sx_catalog, brand_at),
+    [SEC_IMG_AT] = offsetof(sx_catalog, img_at),
+    [SEC_NOTE_AT] = offsetof(sx_catalog, note_at),
+    [SEC_STATUS_AT] = offsetof(sx_catalog, status_at),
+    [SEC_AVAIL_AT] = offsetof(sx_catalog, avail_at),
+    [SEC_OFF_AT] = offsetof(sx_catalog, off_at),
+    [SEC_OFFERS] = offsetof(sx_catalog, offers),
+    [SEC_TOK_AT] = offsetof(sx_catalog, tok_at),
+    [SEC_TOK_TEXT] = offsetof(sx_catalog, tok_text),
+    [SEC_STEM_OF] = offsetof(sx_catalog, stem_of),
+    [SEC_STEM_AT] = offsetof(sx_catalog, stem_at),
+    [SEC_STEM_TEXT] = offsetof(sx_catalog, stem_text),
+    [SEC_STEM_TOKS_AT] = offsetof(sx_catalog, stem_toks_at),
+    [SEC_STEM_TOKS] = offsetof(sx_catalog, stem_toks),
+    [SEC_FWD_AT] = offsetof(sx_catalog, fwd_at),
+    [SEC_FWD] = offsetof(sx_catalog, fwd),
+    [SEC_POST_AT] = offsetof(sx_catalog, post_at),
+    [SEC_POST] = offsetof(sx_catalog, post),
+    [SEC_DEV_IDS] = offsetof(sx_catalog, dev_ids),
+    [SEC_DEV_AT] = offsetof(sx_catalog, dev_at),
+    [SEC_COMPAT] = offsetof(sx_catalog, compat),
+    [SEC_STRS] = offsetof(sx_catalog, strs),
+};
+
+static void **field(sx_catalog *c, int sec)
+{
+    return (void **)((char *)c + in_place[sec]);
+}
+
+/* Each section's length in bytes, from the header's counts (and, for the
+ * text and posting sections, from the offsets before them). */
+static uint64_t expected_len(const file_head *h, const sx_catalog *c, int sec)
+{
+    uint64_t n = h->n;
+    switch (sec) {
+    case SEC_IDS:
+    case SEC_RETURN_RATE:
+        return n * 8;
+    case SEC_SKU_RK:
+    case SEC_SKU_AT:
+    case SEC_NAME_AT:
+    case SEC_BRAND_AT:
+    case SEC_IMG_AT:
+    case SEC_NOTE_AT:
+    case SEC_STATUS_AT:
+    case SEC_AVAIL_AT:
+    case SEC_DEF_OFF:
+        return n * 4;
+    case SEC_CAT:
+    case SEC_PT:
+        return n * 2;
+    case SEC_HIDDEN:
+    case SEC_AVAIL:
+    case SEC_GUARANTEE:
+    case SEC_DEF_SCORE:
+        return n;
+    case SEC_OFF_AT:
+    case SEC_FWD_AT:
+        return (n + 1) * 4;
+    case SEC_OFFERS:
+        return h->noffers * sizeof(sx_offer);
+    case SEC_IN_STOCK:
+        return h->noffers;
+    case SEC_TOK_AT:
+    case SEC_POST_AT:
+        return (h->ntok + 1) * 4;
+    case SEC_STEM_OF:
+    case SEC_STEM_TOKS:
+        return h->ntok * 4;
+    case SEC_TOK_TEXT:
+        return c->tok_at ? c->tok_at[h->ntok] : UINT64_MAX;
+    case SEC_STEM_AT:
+    case SEC_STEM_TOKS_AT:
+        return (h->nstems + 1) * 4;
+    case SEC_STEM_TEXT:
+        return c->stem_at ? c->stem_at[h->nstems] : UINT64_MAX;
+    case SEC_FWD:
+    case SEC_POST:
+        return h->nfwd * 4;
+    case SEC_DEV_IDS:
+        return h->ndev * 8;
+    case SEC_DEV_AT:
+        return (h->ndev + 1) * 4;
+    case SEC_COMPAT:
+        return h->ncompat * sizeof(sx_compat);
+    case SEC_STRS:
+        return h->nstrs;
+    case SEC_MERCHANTS:
+        return h->nmerchants * sizeof(sx_merchant);
+    case SEC_DEVICES:
+        return h->ndevs * sizeof(file_device);
+    default: /* SEC_CATS, SEC_PTS: checked by their strings */
+        return UINT64_MAX;
+    }
+}
+
+/* ---- writing ---- */
+
+static char *names_blob(char *const *tab, size_t n, size_t *len)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < n; i++)
+        total += strlen(tab[i]) + 1;
+    char *b = malloc(total ? total : 1), *p = b;
+    if (!b) return NULL;
+    for (size_t i = 0; i < n; i++) {
+        size_t l = strlen(tab[i]) + 1;
+        memcpy(p, tab[i], l);
+        p += l;
+    }
+    *len = total;
+    return b;
+}
+
+static bool write_all(int fd, const void *p, size_t len, uint64_t off)
+{
+    const char *b = p;
+    while (len) {
+        ssize_t w = pwrite(fd, b, len, (off_t)off);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return false;
+        b += w;
+        len -= (size_t)w;
+        off += (uint64_t)w;
+    }
+    return true;
+}
+
+bool sx_file_write(const as_search_snap *s, const char *path)
+{
+    const sx_catalog *c = s->c;
+    file_head h = {.format = FORMAT, .nsec = SEC_N};
+    memcpy(h.magic, magic, sizeof(magic));
+    h.catalogue = s->v.catalogue;
+    h.rank = s->v.rank;
+    h.n = c->n;
+    h.noffers = c->noffers;
+    h.nmerchants = c->nmerchants;
+    h.ntok = c->ntok;
+    h.nstems = c->nstems;
+    h.nfwd = c->fwd_at[c->n];
+    h.ndev = c->ndev;
+    h.ncompat = c->ncompat;
+    h.ndevs = c->ndevs;
+    h.ncats = c->ncats;
+    h.npts = c->npts;
+    h.nstrs = c->nstrs;
+
+    const void *data[SEC_N] = {0};
+    uint64_t len[SEC_N] = {0};
+    for (int i = 0; i <= SEC_STRS; i++) {
+        data[i] = *field((sx_catalog *)c, i);
+        len[i] = expected_len(&h, c, i);
+    }
+    sx_merchant *ms = calloc(c->nmerchants ? c->nmerchants : 1, sizeof(*ms));
+    file_device *ds = calloc(c->ndevs ? c->ndevs : 1, sizeof(*ds));
+    size_t cats_len = 0, pts_len = 0;
+    char *cats = names_blob(c->cats, c->ncats, &cats_len);
+    char *pts = names_blob(c->pts, c->npts, &pts_len);
+    bool ok = ms && ds && cats && pts;
+    for (size_t i = 0; ok && i < c->nmerchants; i++) {
+        ms[i] = c->merchants[i];
+        ms[i].m = (as_merchant){.accuracy_rate = c->merchants[i].m.accuracy_rate,
+                                .on_time_rate = c->merchants[i].m.on_time_rate};
+    }
+    for (size_t i = 0; ok && i < c->ndevs; i++) {
+        const as_device *d = &c->devs[i];
+        const char *f[5] = {d->slug, d->name, d->brand, d->kind, d->aliases};
+        ds[i].id = d->id;
+        for (int k = 0; k < 5; k++)
+            ds[i].str[k] = f[k] ? (uint32_t)(f[k] - c->strs) : AS_NO_STR;
+    }
+    data[SEC_MERCHANTS] = ms;
+    len[SEC_MERCHANTS] = c->nmerchants * sizeof(*ms);
+    data[SEC_DEVICES] = ds;
+    len[SEC_DEVICES] = c->ndevs * sizeof(*ds);
+    data[SEC_CATS] = cats;
+    len[SEC_CATS] = cats_len;
+    data[SEC_PTS] = pts;
+    len[SEC_PTS] = pts_len;
+    data[SEC_IN_STOCK] = s->in_stock;
+    len[SEC_IN_STOCK] = c->noffers;
+    data[SEC_DEF_OFF] = s->def_off;
+    len[SEC_DEF_OFF] = c->n * 4;
+    data[SEC_DEF_SCORE] = s->def_score;
+    len[SEC_DEF_SCORE] = c->n;
+
+    uint64_t at = (sizeof(h) + 63) & ~(uint64_t)63;
+    for (int i = 0; i < SEC_N; i++) {
+        h.sec[i].off = at;
+        h.sec[i].len = len[i];
+        at = (at + len[i] + 63) & ~(uint64_t)63;
+    }
+    h.bytes = at;
+
+    char *tmp = NULL;
+    int fd = -1;
+    if (ok) {
+        size_t tl = strlen(path) + 32;
+        tmp = malloc(tl);
+        ok = tmp != NULL;
+        if (ok) snprintf(tmp, tl, "%s.tmp.%ld", path, (long)getpid());
+    }
+    if (ok) {
+        unlink(tmp); /* left by a process of this pid that died while writing */
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+        ok = fd >= 0;
+    }
+    ok = ok && ftruncate(fd, (off_t)h.bytes) == 0;
+    for (int i = 0; ok && i < SEC_N; i++)
+        if (len[i]) ok = write_all(fd, data[i], len[i], h.sec[i].off);
+    ok = ok && write_all(fd, &h, sizeof(h), 0); /* the header last */
+    if (fd >= 0 && close(fd) != 0) ok = false;
+    if (ok) ok = rename(tmp, path) == 0;
+    if (!ok && tmp) unlink(tmp);
+    free(tmp);
+    free(ms);
+    free(ds);
+    free(cats);
+    free(pts);
+    return ok;
+}
+
+/* ---- mapping ---- */
+
+static bool names_table(const char *blob, uint64_t len, size_t n, char ***out)
+{
+    char **t = calloc(n ? n : 1, sizeof(char *));
+    if (!t) return false;
+    uint64_t at = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *e = at < len ? memchr(blob + at, '\0', len - at) : NULL;
+        if (!e) {
+            free(t);
+            return false;
+        }
+        t[i] = (char *)blob + at;
+        at = (uint64_t)(e - blob) + 1;
+    }
+    *out = t;
+    return true;
+}
+
+static bool sections_ok(const file_head *h, size_t size)
+{
+    if (memcmp(h->magic, magic, sizeof(magic)) != 0 || h->format != FORMAT || h->nsec != SEC_N ||
+        h->bytes != size)
+        return false;
+    for (int i = 0; i < SEC_N; i++)
+        if (h->sec[i].off % 8 || h->sec[i].off > size || h->sec[i].len > size - h->sec[i].off)
+            return false;
+    return h->n < UINT32_MAX && h->noffers < UINT32_MAX && h->ntok < UINT32_MAX &&
+           h->nstems < UINT32_MAX && h->nfwd < UINT32_MAX && h->ncats <= UINT16_MAX &&
+           h->npts <= UINT16_MAX && h->nmerchants <= UINT16_MAX;
+}
+
+sx_catalog *sx_file_map(const char *path, int64_t catalogue, as_search_version *at,
+                        const uint8_t **state)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0) return NULL;
+    struct stat st;
+    void *base = MAP_FAILED;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+        !(st.st_mode & (S_IWGRP | S_IWOTH)) && (size_t)st.st_size >= sizeof(file_head))
+        base = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+    close(fd);
+    if (base == MAP_FAILED) return NULL;
+    size_t size = (size_t)st.st_size;
+    const file_head *h = base;
+    sx_catalog *c = NULL;
+    if (!sections_ok(h, size) || h->catalogue != catalogue) goto fail;
+    c = calloc(1, sizeof(*c));
+    if (!c) goto fail;
+    atomic_init(&c->refs, 1);
+    c->map = base;
+    c->map_bytes = size;
+    c->n = h->n;
+    c->noffers = h->noffers;
+    c->nmerchants = h->nmerchants;
+    c->ntok = (uint32_t)h->ntok;
+    c->nstems = (uint32_t)h->nstems;
+    c->ndev = h->ndev;
+    c->ncompat = h->ncompat;
+    c->nstrs = h->nstrs;
+    for (int i = 0; i <= SEC_STRS; i++) {
+        *field(c, i) = (char *)base + h->sec[i].off;
+        /* the text sections' lengths come from the offsets mapped before them */
+        uint64_t want = expected_len(h, c, i);
+        if (h->sec[i].len != want) goto fail;
+    }
+    if (c->off_at[c->n] != c->noffers || c->fwd_at[c->n] != h->nfwd ||
+        c->post_at[c->ntok] != h->nfwd || c->dev_at[c->ndev] != c->ncompat ||
+        (c->nstrs && c->strs[c->nstrs - 1] != '\0') ||
+        (c->ntok && c->tok_text[c->tok_at[c->ntok] - 1] != '\0') ||
+        (c->nstems && c->stem_text[c->stem_at[c->nstems] - 1] != '\0'))
+        goto fail;
+    for (int i = SEC_MERCHANTS; i < SEC_N; i++)
+        if (i != SEC_CATS && i != SEC_PTS && h->sec[i].len != expected_len(h, c, i)) goto fail;
+
+    /* the parts with pointers, in private memory */
+    c->merchants = malloc((c->nmerchants ? c->nmerchants : 1) * sizeof(sx_merchant));
+    c->devs = calloc(h->ndevs ? h->ndevs : 1, sizeof(as_device));
+    if (!c->merchants || !c->devs) goto fail;
+    memcpy(c->merchants, (char *)base + h->sec[SEC_MERCHANTS].off,
+           c->nmerchants * sizeof(sx_merchant));
+    const file_device *fd_ = (const file_device *)((char *)base + h->sec[SEC_DEVICES].off);
+    for (size_t i = 0; i < h->ndevs; i++) {
+        const char *f[5];
+        for (int k = 0; k < 5; k++) {
+            uint32_t s = fd_[i].str[k];
+            if (s != AS_NO_STR && s >= c->nstrs) goto fail;
+            f[k] = s == AS_NO_STR ? NULL : c->strs + s;
+        }
+        c->devs[i] = (as_device){fd_[i].id, f[0], f[1], f[2], f[3], f[4]};
+    }
+    c->ndevs = h->ndevs;
+    if (!names_table((char *)base + h->sec[SEC_CATS].off, h->sec[SEC_CATS].len, h->ncats,
+                     &c->cats) ||
+        !names_table((char *)base + h->sec[SEC_PTS].off, h->sec[SEC_PTS].len, h->npts, &c->pts))
+        goto fail;
+    c->ncats = h->ncats;
+    c->npts = h->npts;
+    c->bytes = size;
+    at->catalogue = h->catalogue;
+    at->rank = h->rank;
+    *state = (const uint8_t *)base;
+    return c;
+fail:
+    if (c) {
+        free(c->merchants);
+        free(c->devs);
+        free(c->cats);
+        free(c);
+    }
+    munmap(base, size);
+    return NULL;
+}
+
+void sx_file_state(const sx_catalog *c, const uint8_t *base, as_search_snap *s)
+{
+    const file_head *h = (const file_head *)base;
+    memcpy(s->in_stock, base + h->sec[SEC_IN_STOCK].off, c->noffers);
+    memcpy(s->def_off, base + h->sec[SEC_DEF_OFF].off, c->n * 4);
+    memcpy(s->def_score, base + h->sec[SEC_DEF_SCORE].off, c->n);
+}
