@@ -615,10 +615,13 @@ static const char *index_dir_make(apr_pool_t *pconf, apr_pool_t *ptemp, server_r
     const char *dir = index_dir_conf ? index_dir_conf
                                      : ap_runtime_dir_relative(pconf, "agentshop-index");
     run_as who = child_user(ptemp);
-    apr_status_t rv = apr_dir_make_recursive(dir, APR_FPROT_UREAD | APR_FPROT_UWRITE |
-                                                      APR_FPROT_UEXECUTE, ptemp);
+    apr_status_t rv = apr_dir_make_recursive(dir, APR_FPROT_OS_DEFAULT, ptemp);
     struct stat st;
     if (rv == APR_SUCCESS && geteuid() == 0 && chown(dir, who.uid, who.gid) != 0) rv = errno;
+    /* Readable by all (the files are the public catalogue; tools that walk a
+     * tree, like Apache::Test's, must not trip on it), writable by the
+     * children's user alone: nobody else may plant a file they would map. */
+    if (rv == APR_SUCCESS && chmod(dir, 0755) != 0) rv = errno;
     if (rv == APR_SUCCESS && (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != who.uid ||
                               (st.st_mode & (S_IWGRP | S_IWOTH))))
         rv = APR_EACCES;

@@ -306,7 +306,7 @@ bool sx_file_write(const as_search_snap *s, const char *path)
     }
     if (ok) {
         unlink(tmp); /* left by a process of this pid that died while writing */
-        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
         ok = fd >= 0;
     }
     ok = ok && ftruncate(fd, (off_t)h.bytes) == 0;

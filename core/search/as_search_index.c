@@ -1028,7 +1028,7 @@ static as_search_snap *replace(as_search_index *si, const as_store *st, as_searc
     char *lock = malloc(strlen(si->prefix) + 8);
     if (!lock) return NULL;
     sprintf(lock, "%s.lock", si->prefix);
-    int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
     free(lock);
     if (fd >= 0 && flock(fd, have ? LOCK_EX | LOCK_NB : LOCK_EX) != 0) {
         close(fd);
