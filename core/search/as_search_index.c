@@ -225,8 +225,18 @@ static bool add_specs(sx_builder *b, as_mem *m, const char *specs)
     return ok;
 }
 
+static int u32_cmp(const void *x, const void *y)
+{
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    return a < b ? -1 : a > b;
+}
+
 static void sort_u32(uint32_t *a, size_t n)
 {
+    if (n > 32) { /* a long description: insertion sort would be quadratic */
+        qsort(a, n, sizeof(*a), u32_cmp);
+        return;
+    }
     for (size_t i = 1; i < n; i++) {
         uint32_t x = a[i];
         size_t j = i;
