@@ -154,6 +154,54 @@ const char *as_search_stem(as_mem *m, const char *word)
     return s == word ? as_strdup(m, word) : s;
 }
 
+/* ---- correction ---- */
+
+static bool is_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+int as_search_typo_max(const char *typed)
+{
+    size_t n = typed ? strlen(typed) : 0;
+    if (n < 5 || is_digit(typed[0])) return 0;
+    return n >= 9 ? 2 : 1;
+}
+
+int as_search_distance(const char *a, size_t la, const char *b, size_t lb, int max)
+{
+    if ((la > lb ? la - lb : lb - la) > (size_t)max || la > 63 || lb > 63) return max + 1;
+    int d[64][64];
+    for (size_t i = 0; i <= la; i++)
+        d[i][0] = (int)i;
+    for (size_t j = 0; j <= lb; j++)
+        d[0][j] = (int)j;
+    for (size_t i = 1; i <= la; i++) {
+        int row_min = max + 1;
+        for (size_t j = 1; j <= lb; j++) {
+            int cost = a[i - 1] != b[j - 1];
+            int v = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < v) v = d[i][j - 1] + 1;
+            if (d[i - 1][j - 1] + cost < v) v = d[i - 1][j - 1] + cost;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                d[i - 2][j - 2] + 1 < v)
+                v = d[i - 2][j - 2] + 1;
+            d[i][j] = v;
+            if (v < row_min) row_min = v;
+        }
+        if (row_min > max) return max + 1;
+    }
+    return d[la][lb];
+}
+
+int as_search_typo(const char *typed, const char *word)
+{
+    int max = as_search_typo_max(typed);
+    if (!max || !word || word[0] != typed[0]) return -1;
+    int d = as_search_distance(typed, strlen(typed), word, strlen(word), max);
+    return d > max ? -1 : d;
+}
+
 /* ---- filler ---- */
 
 /* Words that never name, describe or measure a product: articles, pronouns,
@@ -211,11 +259,6 @@ static as_sword *word_add(word_list *l)
     as_sword *w = &l->w[l->n++];
     memset(w, 0, sizeof(*w));
     return w;
-}
-
-static bool is_digit(char c)
-{
-    return c >= '0' && c <= '9';
 }
 
 static bool has_digit(const char *s)

@@ -38,6 +38,18 @@ size_t as_search_words(as_mem *m, const char *text, as_sword **out);
 /* The Snowball English stem of a folded word, on m. Thread-safe. */
 const char *as_search_stem(as_mem *m, const char *word);
 
+/* Word correction, one rule for the catalogue's words (as_search_match.c) and
+ * for devices named in a query (as_query_read). A typed word may be corrected
+ * when it has 5 bytes or more and does not begin with a digit: by one edit
+ * (a letter added, removed, changed, or two neighbours swapped), by two from 9
+ * bytes; the first letter must be as typed. */
+int as_search_typo_max(const char *typed); /* edits allowed: 0 (never corrected), 1 or 2 */
+/* The optimal string alignment distance of a and b, or max + 1 once above max. */
+int as_search_distance(const char *a, size_t la, const char *b, size_t lb, int max);
+/* How many edits word is from typed when it is a correction of it by the rule
+ * above (0 when they are equal), else -1. */
+int as_search_typo(const char *typed, const char *word);
+
 /* Stop words and shopping filler ("for", "my", "the", "with", "cheap",
  * "best", ...): matched when a product has them, never required. */
 bool as_search_filler(const char *word);
@@ -54,10 +66,10 @@ typedef struct as_qword {
 typedef struct as_query_text {
     as_qword *words; /* what is left to match, in order (filler included, flagged) */
     size_t n;
-    int64_t max_price_cents;  /* a price cap read from the text, else 0 */
-    const char *price_text;   /* the words it was read from, as written */
-    const as_device *device;  /* a device named in the text (into devs), else NULL */
-    const char *device_text;  /* the words that named it, as written */
+    int64_t max_price_cents; /* a price cap read from the text, else 0 */
+    const char *price_text;  /* the words it was read from, as written */
+    const as_device *device; /* a device named in the text (into devs), else NULL */
+    const char *device_text; /* the words that named it, as written */
 } as_query_text;
 
 /* Reads q: its words; a price cap ("under 20 euros", "below €15.50", "max 30

@@ -243,6 +243,36 @@ static void test_filler(void **state)
     assert_false(as_search_filler(NULL));
 }
 
+typedef struct typo_row {
+    const char *typed, *word;
+    int edits; /* -1: not a correction of typed */
+} typo_row;
+
+/* The correction rule that matching and device names share. */
+static void test_typo_rule(void **state)
+{
+    as_mem *m = unit_mem(state);
+    const typo_row rows[] = {
+        {"tonner", "toner", 1},        {"chargr", "charger", 1},  {"lavendre", "lavender", 1},
+        {"macbok", "macbook", 1},      {"macbook", "macbook", 0}, {"fariphoen", "fairphone", 2},
+        {"makbok", "macbook", -1},     /* two edits below 9 letters */
+        {"fariphon", "fairphone", -1}, /* 8 letters: one edit only */
+        {"hnad", "hand", -1},          /* 4 letters: never */
+        {"nacbook", "macbook", -1},    /* the first letter as typed */
+        {"2000mah", "2000mh", -1},     /* begins with a digit */
+    };
+    ROWS_BEGIN;
+    for (size_t i = 0; i < N_ROWS(rows); i++) {
+        const char *label = as_printf(m, "'%s' -> '%s'", rows[i].typed, rows[i].word);
+        CHECK_INT(label, as_search_typo(rows[i].typed, rows[i].word), rows[i].edits);
+    }
+    ROWS_DONE();
+    assert_int_equal(as_search_typo_max("hand"), 0);
+    assert_int_equal(as_search_typo_max("hands"), 1);
+    assert_int_equal(as_search_typo_max("batteries"), 2);
+    assert_int_equal(as_search_typo_max("18650cell"), 0);
+}
+
 /* Devices of sql/demo/devices.json, as the store gives them (aliases joined by spaces). */
 static const as_device devs[] = {
     {1, "apple-iphone-13", "Apple iPhone 13", "Apple", "phone", "A2633 iPhone 13"},
@@ -474,7 +504,7 @@ int main(void)
         UNIT_TEST(test_words_cut),    UNIT_TEST(test_stems),
         UNIT_TEST(test_stem_threads), UNIT_TEST(test_filler),
         UNIT_TEST(test_price),        UNIT_TEST(test_device),
-        UNIT_TEST(test_query_edges),
+        UNIT_TEST(test_query_edges),  UNIT_TEST(test_typo_rule),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
