@@ -404,6 +404,61 @@ static void device_terms_make(as_mem *m, const as_device *d, device_terms *t)
     t->brand = as_buf_str(&buf);
 }
 
+/* The device word that typed, matching none, was meant to be: the closest by
+ * the rule that corrects the catalogue's words (as_search_typo: "macbok" →
+ * "macbook"); NULL when there is none or two different words are as close. */
+static const char *device_correction(const char *typed, const device_terms *dt, size_t n_devs)
+{
+    if (!as_search_typo_max(typed)) return NULL;
+    const char *best = NULL;
+    int best_d = -1;
+    bool tie = false;
+    for (size_t d = 0; d < n_devs; d++)
+        for (size_t i = 0; i < dt[d].n_all; i++) {
+            int e = as_search_typo(typed, dt[d].all[i]);
+            if (e < 0 || (best && e > best_d)) continue;
+            if (best && e == best_d) {
+                tie = tie || strcmp(best, dt[d].all[i]) != 0;
+                continue;
+            }
+            best = dt[d].all[i];
+            best_d = e;
+            tie = false;
+        }
+    return tie ? NULL : best;
+}
+
+/* The words [k, k+len) as the device matcher reads them: as written, but a
+ * corrected word as the device word it was meant to be. */
+static const char *span_text(const reader *r, size_t k, size_t len, const char **folded,
+                             const bool *fixed)
+{
+    size_t from = start_of(r, k), to = end_of(r, k + len - 1);
+    bool any = false;
+    for (size_t j = k; j < k + len; j++)
+        any = any || fixed[j];
+    if (!any) return as_strndup(r->m, r->q + from, to - from);
+    as_buf b;
+    as_buf_init(&b, r->m);
+    for (size_t j = k; j < k + len; j++) {
+        if (j > k) as_buf_add(&b, r->q + end_of(r, j - 1), start_of(r, j) - end_of(r, j - 1));
+        if (fixed[j])
+            as_buf_puts(&b, folded[j]);
+        else
+            as_buf_add(&b, r->q + start_of(r, j), end_of(r, j) - start_of(r, j));
+    }
+    return as_buf_str(&b);
+}
+
+static void device_found(reader *r, const as_device *dev, size_t k, size_t len, as_query_text *out)
+{
+    size_t from = start_of(r, k), to = end_of(r, k + len - 1);
+    out->device = dev;
+    out->device_text = as_strndup(r->m, r->q + from, to - from);
+    for (size_t i = 0; i < r->n; i++)
+        if (r->w[i].at >= from && r->w[i].at < to) r->device[i] = true;
+}
+
 static void read_device(reader *r, const as_device *devs, size_t n_devs, as_query_text *out)
 {
     size_t nw = r->nw < DEVICE_WORDS ? r->nw : DEVICE_WORDS;
@@ -411,10 +466,12 @@ static void read_device(reader *r, const as_device *devs, size_t n_devs, as_quer
     device_terms *dt = as_alloc(r->m, n_devs * sizeof(*dt));
     for (size_t d = 0; d < n_devs; d++)
         device_terms_make(r->m, &devs[d], &dt[d]);
-    /* per word: folded as the device matcher folds it, whether some device has
-     * it, whether it is filler or taken out */
+    /* per word: folded as the device matcher folds it (or the device word it
+     * was meant to be: fixed), whether some device has it, whether it is
+     * filler or taken out */
     const char **folded = as_alloc(r->m, nw * sizeof(*folded));
     bool *usable = as_alloc(r->m, nw * sizeof(*usable)), *filler = as_alloc(r->m, nw);
+    bool *fixed = as_alloc(r->m, nw);
     for (size_t k = 0; k < nw; k++) {
         const as_sword *w = &r->w[r->whole[k]];
         char *f = as_alloc(r->m, strlen(w->orig) + 1);
@@ -425,27 +482,36 @@ static void read_device(reader *r, const as_device *devs, size_t n_devs, as_quer
         bool any = false;
         for (size_t d = 0; d < n_devs && !any && usable[k]; d++)
             any = matches_any(f, dt[d].all, dt[d].n_all);
+        if (!any && usable[k] && !filler[k]) {
+            const char *to = device_correction(f, dt, n_devs);
+            if (to) {
+                folded[k] = to;
+                fixed[k] = any = true;
+            }
+        }
         usable[k] = any;
     }
-    for (size_t len = DEVICE_SPAN; len >= 1; len--) {
-        for (size_t k = 0; k + len <= nw; k++) {
-            bool ok = !filler[k] && !filler[k + len - 1];
-            for (size_t j = k; j < k + len && ok; j++)
+    const as_device *found = NULL;
+    size_t at = 0, len = 0;
+    for (size_t l = DEVICE_SPAN; l >= 1 && !found; l--) {
+        for (size_t k = 0; k + l <= nw && !found; k++) {
+            bool ok = !filler[k] && !filler[k + l - 1];
+            for (size_t j = k; j < k + l && ok; j++)
                 ok = usable[j];
             if (!ok) continue;
-            size_t from = start_of(r, k), to = end_of(r, k + len - 1);
-            const char *span = as_strndup(r->m, r->q + from, to - from), *cands;
-            const as_device *found;
-            if (as_device_resolve(r->m, devs, n_devs, span, &found, &cands) != AS_DEV_FOUND ||
-                !found || !anchored(r, k, len, &dt[found - devs], folded))
+            const char *cands;
+            const as_device *dev;
+            if (as_device_resolve(r->m, devs, n_devs, span_text(r, k, l, folded, fixed), &dev,
+                                  &cands) != AS_DEV_FOUND ||
+                !dev || !anchored(r, k, l, &dt[dev - devs], folded))
                 continue;
-            out->device = found;
-            out->device_text = span;
-            for (size_t i = 0; i < r->n; i++)
-                if (r->w[i].at >= from && r->w[i].at < to) r->device[i] = true;
-            return;
+            found = dev;
+            at = k;
+            len = l;
         }
     }
+    if (!found) return;
+    device_found(r, found, at, len, out);
 }
 
 /* ---- the query ---- */

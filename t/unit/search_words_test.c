@@ -439,7 +439,17 @@ static void test_device(void **state)
          "dyson@|v8@|+v@|+8@|filter"},
         {"cheap descaler for jura e8 max 12\xE2\x82\xAC", "jura-e8", "jura e8",
          "cheap~|descaler|for~|jura@|e8@|+e@|+8@"},
+        /* a device word with a typo, corrected as catalogue words are (one edit
+         * from 5 letters, two from 9, the first letter as typed) */
+        {"macbok air charger", "apple-macbook-air-13-m2", "macbok air", "macbok@|air@|charger"},
+        {"descaler for delonhgi", "delonghi-magnifica-s-ecam22-110", "delonhgi",
+         "descaler|for~|delonhgi@"},
+        {"fariphoen 5 case", "fairphone-5", "fariphoen 5", "fariphoen@|5@|case"},
         /* no device */
+        {"macbk air charger", NULL, NULL, "macbk|air|charger"},     /* 5 letters: one edit only */
+        {"makbok air charger", NULL, NULL, "makbok|air|charger"},   /* two edits from 6 letters */
+        {"nacbook air charger", NULL, NULL, "nacbook|air|charger"}, /* the first letter */
+        {"mcbk air charger", NULL, NULL, "mcbk|air|charger"},       /* 4 letters: never */
         {"usb c cable 2m", NULL, NULL, "usb|c|cable|2m|+2|+m"},
         {"hepa filters", NULL, NULL, "hepa|filters"},
         {"aa batteries", NULL, NULL, "aa|batteries"},
