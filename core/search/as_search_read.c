@@ -339,7 +339,9 @@ typedef struct device_terms {
     size_t n_all;
     const char **id; /* brand, slug, aliases: what names this device and no other kind */
     size_t n_id;
-    const char *brand; /* its words joined: "De'Longhi" → "delonghi" */
+    const char *brand;    /* its words joined: "De'Longhi" → "delonghi" */
+    const char **brand_t; /* its words: "de", "longhi" */
+    size_t n_brand;
 } device_terms;
 
 static bool matches_any(const char *t, const char **terms, size_t n)
@@ -395,12 +397,11 @@ static void device_terms_make(as_mem *m, const as_device *d, device_terms *t)
         &t->all);
     t->n_id = as_text_terms(
         m, as_printf(m, "%s %s %s", d->brand, d->slug, d->aliases ? d->aliases : ""), &t->id);
-    const char **b;
-    size_t nb = as_text_terms(m, d->brand, &b);
+    t->n_brand = as_text_terms(m, d->brand, &t->brand_t);
     as_buf buf;
     as_buf_init(&buf, m);
-    for (size_t i = 0; i < nb; i++)
-        as_buf_puts(&buf, b[i]);
+    for (size_t i = 0; i < t->n_brand; i++)
+        as_buf_puts(&buf, t->brand_t[i]);
     t->brand = as_buf_str(&buf);
 }
 
@@ -448,6 +449,97 @@ static const char *span_text(const reader *r, size_t k, size_t len, const char *
             as_buf_add(&b, r->q + start_of(r, j), end_of(r, j) - start_of(r, j));
     }
     return as_buf_str(&b);
+}
+
+/* ---- a device named by its brand and its kind ---- */
+
+/* What people call each kind of device (sql/demo/README.md lists the kinds),
+ * so that a device can be named by its brand and kind: "bosch drill", "jura
+ * coffee machine", "my brita jug". A kind not listed is named by its own words
+ * ("air-purifier": "air purifier"). */
+static const struct kind_names {
+    const char *kind;
+    const char *names[8];
+} kind_names[] = {
+    {"vacuum-cleaner", {"vacuum cleaner", "vacuum", "hoover"}},
+    {"air-purifier", {"air purifier", "purifier"}},
+    {"coffee-machine", {"coffee machine", "espresso machine", "coffee maker", "espresso maker"}},
+    {"water-jug", {"water jug", "filter jug", "jug", "pitcher"}},
+    {"printer", {"printer"}},
+    {"phone", {"mobile phone", "phone", "smartphone", "mobile"}},
+    {"laptop", {"laptop", "notebook"}},
+    {"cordless-tool",
+     {"cordless tool", "cordless drill", "combi drill", "drill driver", "impact driver", "drill",
+      "screwdriver"}},
+};
+
+/* How many whole words from k say what kind a device is ("drill", "coffee
+ * machine"), compared by stem ("drills"); the longest name wins; 0 for none. */
+static size_t kind_span(const reader *r, size_t k, size_t nw, const char *kind)
+{
+    const char *own[2] = {NULL, NULL};
+    const char *const *names = own;
+    size_t n_names = 1;
+    for (size_t i = 0; i < sizeof(kind_names) / sizeof(kind_names[0]); i++)
+        if (strcmp(kind_names[i].kind, kind) == 0) {
+            names = kind_names[i].names;
+            for (n_names = 0; n_names < 8 && names[n_names]; n_names++)
+                ;
+        }
+    if (names == own) {
+        char *k2 = as_strdup(r->m, kind);
+        for (char *p = k2; *p; p++)
+            if (*p == '-') *p = ' ';
+        own[0] = k2;
+    }
+    size_t best = 0;
+    for (size_t i = 0; i < n_names; i++) {
+        as_sword *kw;
+        size_t n = as_search_words(r->m, names[i], &kw), j = 0;
+        while (j < n && k + j < nw && !r->gone[r->whole[k + j]] &&
+               strcmp(r->w[r->whole[k + j]].stem, kw[j].stem) == 0)
+            j++;
+        if (j == n && n > best) best = n;
+    }
+    return best;
+}
+
+/* How many whole words from k are device d's brand ("bosch", "delonghi", "de
+ * longhi"); 0 for none. */
+static size_t brand_span(const reader *r, size_t k, size_t nw, const device_terms *d,
+                         const char **folded)
+{
+    if (r->gone[r->whole[k]] || !*d->brand) return 0;
+    if (strcmp(folded[k], d->brand) == 0) return 1;
+    if (d->n_brand < 2 || k + d->n_brand > nw) return 0;
+    for (size_t j = 0; j < d->n_brand; j++)
+        if (r->gone[r->whole[k + j]] || strcmp(folded[k + j], d->brand_t[j]) != 0) return 0;
+    return d->n_brand;
+}
+
+/* The device that words from k name by brand and kind, when exactly one
+ * device has that brand and kind; *len its words. */
+static const as_device *brand_kind_at(const reader *r, size_t k, size_t nw, const as_device *devs,
+                                      size_t n_devs, const device_terms *dt, const char **folded,
+                                      size_t *len)
+{
+    const as_device *found = NULL;
+    size_t best = 0;
+    bool two = false;
+    for (size_t d = 0; d < n_devs; d++) {
+        size_t b = brand_span(r, k, nw, &dt[d], folded);
+        size_t kl = b && devs[d].kind ? kind_span(r, k + b, nw, devs[d].kind) : 0;
+        if (!kl) continue;
+        if (b + kl > best) {
+            found = &devs[d];
+            best = b + kl;
+            two = false;
+        } else if (b + kl == best) {
+            two = true;
+        }
+    }
+    *len = best;
+    return two ? NULL : found;
 }
 
 static void device_found(reader *r, const as_device *dev, size_t k, size_t len, as_query_text *out)
@@ -510,7 +602,27 @@ static void read_device(reader *r, const as_device *devs, size_t n_devs, as_quer
             len = l;
         }
     }
+    /* by brand and kind ("bosch drill"): when no span named a device, or to
+     * take in the same device's brand and kind around the span that did
+     * ("delonghi coffee machine") */
+    for (size_t k = 0; k < nw; k++) {
+        size_t bl;
+        const as_device *dev = brand_kind_at(r, k, nw, devs, n_devs, dt, folded, &bl);
+        if (!dev || (found && (dev != found || k > at + len || k + bl < at))) continue;
+        if (found) {
+            size_t end = k + bl > at + len ? k + bl : at + len;
+            at = k < at ? k : at;
+            len = end - at;
+        } else {
+            found = dev;
+            at = k;
+            len = bl;
+        }
+        break;
+    }
     if (!found) return;
+    /* the kind right after the device's own name is part of it ("jura e8 coffee machine") */
+    if (found->kind && at + len < nw) len += kind_span(r, at + len, nw, found->kind);
     device_found(r, found, at, len, out);
 }
 

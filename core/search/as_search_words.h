@@ -75,8 +75,10 @@ typedef struct as_query_text {
 /* Reads q: its words; a price cap ("under 20 euros", "below €15.50", "max 30
  * eur", "less than 10", "up to 25€") whose words are taken out; a device of
  * devs named by some of its words ("for my dyson v11", "iphone 13 case"),
- * resolved as GET /devices resolves one (exactly one device, as_device_resolve),
- * whose words stay as filler. Never fails: at worst every word is filler. */
+ * resolved as GET /devices resolves one (exactly one device, as_device_resolve;
+ * a device word typed with a typo read as corrected: "macbok air"), or by its
+ * brand and kind when the brand has one device of that kind ("bosch drill");
+ * its words stay as filler. Never fails: at worst every word is filler. */
 void as_query_read(as_mem *m, const char *q, const as_device *devs, size_t n_devs,
                    as_query_text *out);
 

@@ -205,6 +205,14 @@ static void test_device_typo(void **state)
     assert_string_equal(x.r.understood.dropped[0], "absl");
     assert_string_equal(skus(m, &x.r), "HEPA-5"); /* "filter" and "dyson", no device filter */
     assert_int_equal(x.r.excluded_count, 0);
+
+    /* by brand and kind: one Brita, and a jug is what it is */
+    search(state, &x, "filter for my brita jug", NULL);
+    assert_non_null(x.dev_slug);
+    assert_string_equal(x.dev_slug, "brita-marella");
+    assert_string_equal(x.r.understood.device_text, "brita jug");
+    search(state, &x, "filter for my dyson vacuum", NULL); /* two Dyson vacuums */
+    assert_null(x.dev_slug);
 }
 
 static void by_price(as_search_ask *a)

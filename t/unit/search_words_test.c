@@ -445,11 +445,29 @@ static void test_device(void **state)
         {"descaler for delonhgi", "delonghi-magnifica-s-ecam22-110", "delonhgi",
          "descaler|for~|delonhgi@"},
         {"fariphoen 5 case", "fairphone-5", "fariphoen 5", "fariphoen@|5@|case"},
+        /* by brand and kind, when the brand has one device of that kind */
+        {"best 18v battery for bosch drill", "bosch-gsr-18v-55", "bosch drill",
+         "best~|18v|+18|+v|battery|for~|bosch@|drill@"},
+        {"bags for my Bosch vacuum cleaner", "bosch-serie-4-bgls4pow2", "Bosch vacuum cleaner",
+         "bags|for~|my~|bosch@|vacuum@|cleaner@"},
+        {"apple laptop charger", "apple-macbook-air-13-m2", "apple laptop",
+         "apple@|laptop@|charger"},
+        {"jura coffee machines descaler", "jura-e8", "jura coffee machines",
+         "jura@|coffee@|machines@|descaler"},
+        /* the kind after the device's own name is part of it */
+        {"delonghi coffee machine descaler", "delonghi-magnifica-s-ecam22-110",
+         "delonghi coffee machine", "delonghi@|coffee@|machine@|descaler"},
+        {"filter for brita marella jug", "brita-marella", "brita marella jug",
+         "filter|for~|brita@|marella@|jug@"},
         /* no device */
         {"macbk air charger", NULL, NULL, "macbk|air|charger"},     /* 5 letters: one edit only */
         {"makbok air charger", NULL, NULL, "makbok|air|charger"},   /* two edits from 6 letters */
         {"nacbook air charger", NULL, NULL, "nacbook|air|charger"}, /* the first letter */
         {"mcbk air charger", NULL, NULL, "mcbk|air|charger"},       /* 4 letters: never */
+        {"battery for makita drill", NULL, NULL, "battery|for~|makita|drill"}, /* two drills */
+        {"descaler for philips coffee machine", NULL, NULL,
+         "descaler|for~|philips|coffee|machine"}, /* two Philips coffee machines */
+        {"dyson vacuum filter", NULL, NULL, "dyson|vacuum|filter"},
         {"usb c cable 2m", NULL, NULL, "usb|c|cable|2m|+2|+m"},
         {"hepa filters", NULL, NULL, "hepa|filters"},
         {"aa batteries", NULL, NULL, "aa|batteries"},
