@@ -30,6 +30,16 @@ static bool is_digits(const char *s)
     return true;
 }
 
+/* A number as as_search_words writes one: digits, maybe a point and decimals ("2.5"). */
+static bool is_number(const char *s)
+{
+    size_t i = 0;
+    while (s[i] >= '0' && s[i] <= '9')
+        i++;
+    if (!i || (s[i] && s[i] != '.')) return false;
+    return !s[i] || is_digits(s + i + 1);
+}
+
 static bool is_space(char c)
 {
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
@@ -143,16 +153,6 @@ static size_t trailing_cue_at(const reader *r, size_t k)
     return 0;
 }
 
-/* Adds a run of digits to *v; false when it passes limit. */
-static bool add_digits(const char *s, int64_t *v, int64_t limit)
-{
-    for (; *s; s++) {
-        *v = *v * 10 + (*s - '0');
-        if (*v > limit) return false;
-    }
-    return true;
-}
-
 /* The word after k, when it follows k at once with only the separator sep between. */
 static bool joined_by(const reader *r, size_t k, char sep)
 {
@@ -165,40 +165,71 @@ typedef struct amount {
     bool currency; /* "eur" written in the amount's own word ("20eur") */
 } amount;
 
+/* A number word as written: whole euros (*euros, with the digits before the
+ * separator: *int_len) and the cents of one or two decimals ("20", "20.50",
+ * "20,5": as_search_words keeps a decimal number in one word); *sep the
+ * decimal separator, 0 for none. False when it is not such a number or passes
+ * the cap. */
+static bool number_at(const char *orig, int64_t *euros, int64_t *cents, size_t *int_len, char *sep)
+{
+    *euros = *cents = 0;
+    *sep = 0;
+    size_t i = 0;
+    for (; orig[i] >= '0' && orig[i] <= '9'; i++) {
+        *euros = *euros * 10 + (orig[i] - '0');
+        if (*euros > MAX_CENTS / 100) return false;
+    }
+    *int_len = i;
+    if (!i) return false;
+    if (!orig[i]) return true;
+    if (orig[i] != '.' && orig[i] != ',') return false;
+    *sep = orig[i];
+    const char *d = orig + i + 1;
+    size_t nd = strlen(d);
+    if (nd < 1 || nd > 2 || !is_digits(d)) return false;
+    *cents = (d[0] - '0') * 10 + (nd == 2 ? d[1] - '0' : 0);
+    return true;
+}
+
 /* An amount at whole word k: "20", "20.50", "20,5", "1,000", "1.000,50", "20eur". */
 static bool amount_at(const reader *r, size_t k, amount *a)
 {
     const as_sword *w = &r->w[r->whole[k]];
     int64_t euros = 0, cents = 0;
+    size_t int_len;
+    char sep;
     a->currency = false;
     a->last = k;
-    if (!is_digits(w->text)) {
+    if (!is_number(w->text)) {
         /* a number and "eur" in one run: the run, then its two parts */
         size_t i = r->whole[k];
         if (i + 2 >= r->n || !r->w[i + 1].part || !r->w[i + 2].part ||
-            (i + 3 < r->n && r->w[i + 3].part) || !is_digits(r->w[i + 1].text) ||
-            !is_currency(r->w[i + 2].text))
+            (i + 3 < r->n && r->w[i + 3].part) || !is_currency(r->w[i + 2].text) ||
+            !number_at(r->w[i + 1].orig, &euros, &cents, &int_len, &sep))
             return false;
-        if (!add_digits(r->w[i + 1].text, &euros, MAX_CENTS / 100)) return false;
         a->currency = true;
     } else {
-        if (!add_digits(w->text, &euros, MAX_CENTS / 100)) return false;
-        /* groups of thousands: "1,000", "1.000.000"; then 1 or 2 decimals */
-        size_t len = strlen(w->text);
+        if (!number_at(w->orig, &euros, &cents, &int_len, &sep)) return false;
+        /* groups of thousands: "1,000", "1.000.000"; then 1 or 2 decimals
+         * (as_search_words keeps "1.000,50" as "1", "000", "50") */
         char group_sep = 0;
-        while (len <= 3 && (joined_by(r, a->last, ',') || joined_by(r, a->last, '.'))) {
-            char sep = r->q[end_of(r, a->last)];
+        while (!sep && int_len <= 3 && (joined_by(r, a->last, ',') || joined_by(r, a->last, '.'))) {
+            char gsep = r->q[end_of(r, a->last)];
             const char *next = text_at(r, a->last + 1);
-            if (!is_digits(next) || strlen(next) != 3 || (group_sep && sep != group_sep)) break;
-            if (!add_digits(next, &euros, MAX_CENTS / 100)) return false;
-            group_sep = sep;
+            if (!is_digits(next) || strlen(next) != 3 || (group_sep && gsep != group_sep)) break;
+            int64_t g = 0;
+            for (const char *c = next; *c; c++)
+                g = g * 10 + (*c - '0');
+            euros = euros * 1000 + g;
+            if (euros > MAX_CENTS / 100) return false;
+            group_sep = gsep;
             a->last++;
         }
-        if (joined_by(r, a->last, ',') || joined_by(r, a->last, '.')) {
-            char sep = r->q[end_of(r, a->last)];
+        if (group_sep && (joined_by(r, a->last, ',') || joined_by(r, a->last, '.'))) {
+            char dsep = r->q[end_of(r, a->last)];
             const char *next = text_at(r, a->last + 1);
             size_t nd = strlen(next);
-            if (sep != group_sep && is_digits(next) && nd <= 2) {
+            if (dsep != group_sep && is_digits(next) && nd <= 2) {
                 cents = (next[0] - '0') * 10 + (nd == 2 ? next[1] - '0' : 0);
                 a->last++;
             }
@@ -358,11 +389,11 @@ static bool equals_any(const char *t, const char **terms, size_t n)
     return false;
 }
 
-/* A number and a unit ("18v", "2m"): a measure, not a model. */
+/* A number and a unit ("18v", "2m", "1.5v"): a measure, not a model. */
 static bool is_measure(const reader *r, size_t i)
 {
     return i + 2 < r->n && r->w[i + 1].part && r->w[i + 2].part &&
-           !(i + 3 < r->n && r->w[i + 3].part) && is_digits(r->w[i + 1].text) && r->w[i + 2].unit;
+           !(i + 3 < r->n && r->w[i + 3].part) && is_number(r->w[i + 1].text) && r->w[i + 2].unit;
 }
 
 static bool is_mixed(const reader *r, size_t i)

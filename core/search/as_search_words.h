@@ -32,7 +32,9 @@ typedef struct as_sword {
  * Also: a run of letters and digits is followed by its parts, and its text is
  * its parts' texts joined ("1000mls" → "1000ml", then "1000", "ml"); a letter
  * part is read as a unit only after a digit part ("65w", but "v11" stays);
- * ASCII digits are the digits, every other word character a letter. */
+ * ASCII digits are the digits, every other word character a letter. A number
+ * with one or two decimals is one word written one way ("2,50" → "2.5", "5.0Ah"
+ * → "5ah": "5", "ah"), not in a thousands group or a code ("1,000", "3.1.2"). */
 size_t as_search_words(as_mem *m, const char *text, as_sword **out);
 
 /* The Snowball English stem of a folded word, on m. Thread-safe. */

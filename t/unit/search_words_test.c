@@ -57,9 +57,21 @@ static void test_words(void **state)
         /* punctuation and signs separate words */
         {"USB-C", "usb|c"},
         {"De'Longhi", "de|longhi"},
+        /* a decimal number is one word, written one way (a point, no trailing
+         * zeros): "1.2 m" does not give "2", which "2m" would find */
         {"\xE2\x82\xAC"
          "12,50",
-         "12|50"},
+         "12.5"},
+        {"1.2 m 2m", "1.2|m|2m|+2|+m"},
+        {"1.2m 0,9m", "1.2m|+1.2|+m|0.9m|+0.9|+m"},
+        {"5.0Ah 3,00 l", "5ah|+5|+ah|3|l"},
+        {"99.92 %", "99.92"},
+        {"usb3.0", "usb3|+usb|+3"},
+        /* not decimals: a thousands group, model and version codes */
+        {"1,000 ml", "1|000|ml"},
+        {"ECAM 22.110.B", "ecam|22|110|b"},
+        {"3.1.2", "3|1|2"},
+        {"end. 2", "end|2"},
         {"a_b", "a|b"},
         /* letters and digits meeting: the run, then its parts */
         {"2m", "2m|+2|+m"},
@@ -372,6 +384,8 @@ static void test_price(void **state)
          "cable"},
         {"cable under 10eur", 1000, "under 10eur", "cable"},
         {"20 euros max filter", 2000, "20 euros max", "filter"},
+        {"under 1,000.50 eur", 100050, "under 1,000.50 eur", ""},
+        {"cable under 20.5eur", 2050, "under 20.5eur", "cable"},
         {"\xE2\x82\xAC"
          "20 or less",
          2000,
