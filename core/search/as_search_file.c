@@ -9,8 +9,10 @@
  * into its snapshot and reads the changes since from the store.
  *
  * A file is written under a temporary name and renamed, so it is whole or
- * absent; it is mapped only when this process's user owns it and nobody else
- * can write it. */
+ * absent; it is mapped only when this process's user owns it, nobody else can
+ * write it, and it was written by this layout (FORMAT) and these word rules
+ * (AS_SEARCH_WORDS_RULES): during a graceful restart a child of the old
+ * module may still write one. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
@@ -79,7 +81,7 @@ typedef struct file_device {
 
 typedef struct file_head {
     char magic[8];
-    uint32_t format, nsec;
+    uint32_t format, nsec, rules, pad;
     int64_t catalogue, rank;
     uint64_t n, noffers, nmerchants, ntok, nstems, nfwd, ndev, ncompat, ndevs, ncats, npts,
         nstrs;
@@ -232,7 +234,7 @@ static bool write_all(int fd, const void *p, size_t len, uint64_t off)
 bool sx_file_write(const as_search_snap *s, const char *path)
 {
     const sx_catalog *c = s->c;
-    file_head h = {.format = FORMAT, .nsec = SEC_N};
+    file_head h = {.format = FORMAT, .nsec = SEC_N, .rules = AS_SEARCH_WORDS_RULES};
     memcpy(h.magic, magic, sizeof(magic));
     h.catalogue = s->v.catalogue;
     h.rank = s->v.rank;
@@ -347,7 +349,7 @@ static bool names_table(const char *blob, uint64_t len, size_t n, char ***out)
 static bool sections_ok(const file_head *h, size_t size)
 {
     if (memcmp(h->magic, magic, sizeof(magic)) != 0 || h->format != FORMAT || h->nsec != SEC_N ||
-        h->bytes != size)
+        h->rules != AS_SEARCH_WORDS_RULES || h->bytes != size)
         return false;
     for (int i = 0; i < SEC_N; i++)
         if (h->sec[i].off % 8 || h->sec[i].off > size || h->sec[i].len > size - h->sec[i].off)

@@ -9,6 +9,7 @@
  * every word, the least telling words (those no product has, then those most
  * products have) are dropped until some product matches, and the response
  * says which. */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,33 +72,6 @@ static bool find_stem(const sx_catalog *c, const char *stem, uint32_t *out)
     return false;
 }
 
-/* Optimal string alignment distance of a and b, or max + 1 once above max. */
-static int distance(const char *a, size_t la, const char *b, size_t lb, int max)
-{
-    if ((la > lb ? la - lb : lb - la) > (size_t)max || la > 63 || lb > 63) return max + 1;
-    int d[64][64];
-    for (size_t i = 0; i <= la; i++)
-        d[i][0] = (int)i;
-    for (size_t j = 0; j <= lb; j++)
-        d[0][j] = (int)j;
-    for (size_t i = 1; i <= la; i++) {
-        int row_min = max + 1;
-        for (size_t j = 1; j <= lb; j++) {
-            int cost = a[i - 1] != b[j - 1];
-            int v = d[i - 1][j] + 1;
-            if (d[i][j - 1] + 1 < v) v = d[i][j - 1] + 1;
-            if (d[i - 1][j - 1] + cost < v) v = d[i - 1][j - 1] + cost;
-            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
-                d[i - 2][j - 2] + 1 < v)
-                v = d[i - 2][j - 2] + 1;
-            d[i][j] = v;
-            if (v < row_min) row_min = v;
-        }
-        if (row_min > max) return max + 1;
-    }
-    return d[la][lb];
-}
-
 /* The catalogue words of one query word, each with how it matches. */
 static uint8_t *word_kinds(const sx_catalog *c, as_mem *m, const as_qword *w, size_t *postings,
                            const char **corrected)
@@ -123,15 +97,17 @@ static uint8_t *word_kinds(const sx_catalog *c, as_mem *m, const as_qword *w, si
                 k[i] = AS_MATCH_PREFIX;
                 found = true;
             }
-    if (!found && len >= 5 && !numeric(w->text)) {
-        int max = len >= 9 ? 2 : 1, best = max + 1;
+    if (!found && as_search_typo_max(w->text)) {
+        /* the rule of as_search_typo (as_search_words.c), over the words with
+         * the same first letter */
+        int best = INT_MAX;
         uint32_t best_posts = 0;
         char first[2] = {w->text[0], '\0'};
         for (uint32_t i = lower_bound(c, first); i < c->ntok && sx_tok(c, i)[0] == w->text[0];
              i++) {
             const char *t = sx_tok(c, i);
-            int dd = distance(w->text, len, t, strlen(t), max);
-            if (dd > max) continue;
+            int dd = as_search_typo(w->text, t);
+            if (dd < 0) continue;
             k[i] = AS_MATCH_CORRECTED;
             /* the closest, then the most common, is the one named */
             uint32_t posts = c->post_at[i + 1] - c->post_at[i];

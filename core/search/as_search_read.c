@@ -30,6 +30,16 @@ static bool is_digits(const char *s)
     return true;
 }
 
+/* A number as as_search_words writes one: digits, maybe a point and decimals ("2.5"). */
+static bool is_number(const char *s)
+{
+    size_t i = 0;
+    while (s[i] >= '0' && s[i] <= '9')
+        i++;
+    if (!i || (s[i] && s[i] != '.')) return false;
+    return !s[i] || is_digits(s + i + 1);
+}
+
 static bool is_space(char c)
 {
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
@@ -143,16 +153,6 @@ static size_t trailing_cue_at(const reader *r, size_t k)
     return 0;
 }
 
-/* Adds a run of digits to *v; false when it passes limit. */
-static bool add_digits(const char *s, int64_t *v, int64_t limit)
-{
-    for (; *s; s++) {
-        *v = *v * 10 + (*s - '0');
-        if (*v > limit) return false;
-    }
-    return true;
-}
-
 /* The word after k, when it follows k at once with only the separator sep between. */
 static bool joined_by(const reader *r, size_t k, char sep)
 {
@@ -165,40 +165,71 @@ typedef struct amount {
     bool currency; /* "eur" written in the amount's own word ("20eur") */
 } amount;
 
+/* A number word as written: whole euros (*euros, with the digits before the
+ * separator: *int_len) and the cents of one or two decimals ("20", "20.50",
+ * "20,5": as_search_words keeps a decimal number in one word); *sep the
+ * decimal separator, 0 for none. False when it is not such a number or passes
+ * the cap. */
+static bool number_at(const char *orig, int64_t *euros, int64_t *cents, size_t *int_len, char *sep)
+{
+    *euros = *cents = 0;
+    *sep = 0;
+    size_t i = 0;
+    for (; orig[i] >= '0' && orig[i] <= '9'; i++) {
+        *euros = *euros * 10 + (orig[i] - '0');
+        if (*euros > MAX_CENTS / 100) return false;
+    }
+    *int_len = i;
+    if (!i) return false;
+    if (!orig[i]) return true;
+    if (orig[i] != '.' && orig[i] != ',') return false;
+    *sep = orig[i];
+    const char *d = orig + i + 1;
+    size_t nd = strlen(d);
+    if (nd < 1 || nd > 2 || !is_digits(d)) return false;
+    *cents = (d[0] - '0') * 10 + (nd == 2 ? d[1] - '0' : 0);
+    return true;
+}
+
 /* An amount at whole word k: "20", "20.50", "20,5", "1,000", "1.000,50", "20eur". */
 static bool amount_at(const reader *r, size_t k, amount *a)
 {
     const as_sword *w = &r->w[r->whole[k]];
     int64_t euros = 0, cents = 0;
+    size_t int_len;
+    char sep;
     a->currency = false;
     a->last = k;
-    if (!is_digits(w->text)) {
+    if (!is_number(w->text)) {
         /* a number and "eur" in one run: the run, then its two parts */
         size_t i = r->whole[k];
         if (i + 2 >= r->n || !r->w[i + 1].part || !r->w[i + 2].part ||
-            (i + 3 < r->n && r->w[i + 3].part) || !is_digits(r->w[i + 1].text) ||
-            !is_currency(r->w[i + 2].text))
+            (i + 3 < r->n && r->w[i + 3].part) || !is_currency(r->w[i + 2].text) ||
+            !number_at(r->w[i + 1].orig, &euros, &cents, &int_len, &sep))
             return false;
-        if (!add_digits(r->w[i + 1].text, &euros, MAX_CENTS / 100)) return false;
         a->currency = true;
     } else {
-        if (!add_digits(w->text, &euros, MAX_CENTS / 100)) return false;
-        /* groups of thousands: "1,000", "1.000.000"; then 1 or 2 decimals */
-        size_t len = strlen(w->text);
+        if (!number_at(w->orig, &euros, &cents, &int_len, &sep)) return false;
+        /* groups of thousands: "1,000", "1.000.000"; then 1 or 2 decimals
+         * (as_search_words keeps "1.000,50" as "1", "000", "50") */
         char group_sep = 0;
-        while (len <= 3 && (joined_by(r, a->last, ',') || joined_by(r, a->last, '.'))) {
-            char sep = r->q[end_of(r, a->last)];
+        while (!sep && int_len <= 3 && (joined_by(r, a->last, ',') || joined_by(r, a->last, '.'))) {
+            char gsep = r->q[end_of(r, a->last)];
             const char *next = text_at(r, a->last + 1);
-            if (!is_digits(next) || strlen(next) != 3 || (group_sep && sep != group_sep)) break;
-            if (!add_digits(next, &euros, MAX_CENTS / 100)) return false;
-            group_sep = sep;
+            if (!is_digits(next) || strlen(next) != 3 || (group_sep && gsep != group_sep)) break;
+            int64_t g = 0;
+            for (const char *c = next; *c; c++)
+                g = g * 10 + (*c - '0');
+            euros = euros * 1000 + g;
+            if (euros > MAX_CENTS / 100) return false;
+            group_sep = gsep;
             a->last++;
         }
-        if (joined_by(r, a->last, ',') || joined_by(r, a->last, '.')) {
-            char sep = r->q[end_of(r, a->last)];
+        if (group_sep && (joined_by(r, a->last, ',') || joined_by(r, a->last, '.'))) {
+            char dsep = r->q[end_of(r, a->last)];
             const char *next = text_at(r, a->last + 1);
             size_t nd = strlen(next);
-            if (sep != group_sep && is_digits(next) && nd <= 2) {
+            if (dsep != group_sep && is_digits(next) && nd <= 2) {
                 cents = (next[0] - '0') * 10 + (nd == 2 ? next[1] - '0' : 0);
                 a->last++;
             }
@@ -339,7 +370,9 @@ typedef struct device_terms {
     size_t n_all;
     const char **id; /* brand, slug, aliases: what names this device and no other kind */
     size_t n_id;
-    const char *brand; /* its words joined: "De'Longhi" → "delonghi" */
+    const char *brand;    /* its words joined: "De'Longhi" → "delonghi" */
+    const char **brand_t; /* its words: "de", "longhi" */
+    size_t n_brand;
 } device_terms;
 
 static bool matches_any(const char *t, const char **terms, size_t n)
@@ -356,11 +389,11 @@ static bool equals_any(const char *t, const char **terms, size_t n)
     return false;
 }
 
-/* A number and a unit ("18v", "2m"): a measure, not a model. */
+/* A number and a unit ("18v", "2m", "1.5v"): a measure, not a model. */
 static bool is_measure(const reader *r, size_t i)
 {
     return i + 2 < r->n && r->w[i + 1].part && r->w[i + 2].part &&
-           !(i + 3 < r->n && r->w[i + 3].part) && is_digits(r->w[i + 1].text) && r->w[i + 2].unit;
+           !(i + 3 < r->n && r->w[i + 3].part) && is_number(r->w[i + 1].text) && r->w[i + 2].unit;
 }
 
 static bool is_mixed(const reader *r, size_t i)
@@ -395,13 +428,158 @@ static void device_terms_make(as_mem *m, const as_device *d, device_terms *t)
         &t->all);
     t->n_id = as_text_terms(
         m, as_printf(m, "%s %s %s", d->brand, d->slug, d->aliases ? d->aliases : ""), &t->id);
-    const char **b;
-    size_t nb = as_text_terms(m, d->brand, &b);
+    t->n_brand = as_text_terms(m, d->brand, &t->brand_t);
     as_buf buf;
     as_buf_init(&buf, m);
-    for (size_t i = 0; i < nb; i++)
-        as_buf_puts(&buf, b[i]);
+    for (size_t i = 0; i < t->n_brand; i++)
+        as_buf_puts(&buf, t->brand_t[i]);
     t->brand = as_buf_str(&buf);
+}
+
+/* The device word that typed, matching none, was meant to be: the closest by
+ * the rule that corrects the catalogue's words (as_search_typo: "macbok" →
+ * "macbook"); NULL when there is none or two different words are as close. */
+static const char *device_correction(const char *typed, const device_terms *dt, size_t n_devs)
+{
+    if (!as_search_typo_max(typed)) return NULL;
+    const char *best = NULL;
+    int best_d = -1;
+    bool tie = false;
+    for (size_t d = 0; d < n_devs; d++)
+        for (size_t i = 0; i < dt[d].n_all; i++) {
+            int e = as_search_typo(typed, dt[d].all[i]);
+            if (e < 0 || (best && e > best_d)) continue;
+            if (best && e == best_d) {
+                tie = tie || strcmp(best, dt[d].all[i]) != 0;
+                continue;
+            }
+            best = dt[d].all[i];
+            best_d = e;
+            tie = false;
+        }
+    return tie ? NULL : best;
+}
+
+/* The words [k, k+len) as the device matcher reads them: as written, but a
+ * corrected word as the device word it was meant to be. */
+static const char *span_text(const reader *r, size_t k, size_t len, const char **folded,
+                             const bool *fixed)
+{
+    size_t from = start_of(r, k), to = end_of(r, k + len - 1);
+    bool any = false;
+    for (size_t j = k; j < k + len; j++)
+        any = any || fixed[j];
+    if (!any) return as_strndup(r->m, r->q + from, to - from);
+    as_buf b;
+    as_buf_init(&b, r->m);
+    for (size_t j = k; j < k + len; j++) {
+        if (j > k) as_buf_add(&b, r->q + end_of(r, j - 1), start_of(r, j) - end_of(r, j - 1));
+        if (fixed[j])
+            as_buf_puts(&b, folded[j]);
+        else
+            as_buf_add(&b, r->q + start_of(r, j), end_of(r, j) - start_of(r, j));
+    }
+    return as_buf_str(&b);
+}
+
+/* ---- a device named by its brand and its kind ---- */
+
+/* What people call each kind of device (sql/demo/README.md lists the kinds),
+ * so that a device can be named by its brand and kind: "bosch drill", "jura
+ * coffee machine", "my brita jug". A kind not listed is named by its own words
+ * ("air-purifier": "air purifier"). */
+static const struct kind_names {
+    const char *kind;
+    const char *names[8];
+} kind_names[] = {
+    {"vacuum-cleaner", {"vacuum cleaner", "vacuum", "hoover"}},
+    {"air-purifier", {"air purifier", "purifier"}},
+    {"coffee-machine", {"coffee machine", "espresso machine", "coffee maker", "espresso maker"}},
+    {"water-jug", {"water jug", "filter jug", "jug", "pitcher"}},
+    {"printer", {"printer"}},
+    {"phone", {"mobile phone", "phone", "smartphone", "mobile"}},
+    {"laptop", {"laptop", "notebook"}},
+    {"cordless-tool",
+     {"cordless tool", "cordless drill", "combi drill", "drill driver", "impact driver", "drill",
+      "screwdriver"}},
+};
+
+/* How many whole words from k say what kind a device is ("drill", "coffee
+ * machine"), compared by stem ("drills"); the longest name wins; 0 for none. */
+static size_t kind_span(const reader *r, size_t k, size_t nw, const char *kind)
+{
+    const char *own[2] = {NULL, NULL};
+    const char *const *names = own;
+    size_t n_names = 1;
+    for (size_t i = 0; i < sizeof(kind_names) / sizeof(kind_names[0]); i++)
+        if (strcmp(kind_names[i].kind, kind) == 0) {
+            names = kind_names[i].names;
+            for (n_names = 0; n_names < 8 && names[n_names]; n_names++)
+                ;
+        }
+    if (names == own) {
+        char *k2 = as_strdup(r->m, kind);
+        for (char *p = k2; *p; p++)
+            if (*p == '-') *p = ' ';
+        own[0] = k2;
+    }
+    size_t best = 0;
+    for (size_t i = 0; i < n_names; i++) {
+        as_sword *kw;
+        size_t n = as_search_words(r->m, names[i], &kw), j = 0;
+        while (j < n && k + j < nw && !r->gone[r->whole[k + j]] &&
+               strcmp(r->w[r->whole[k + j]].stem, kw[j].stem) == 0)
+            j++;
+        if (j == n && n > best) best = n;
+    }
+    return best;
+}
+
+/* How many whole words from k are device d's brand ("bosch", "delonghi", "de
+ * longhi"); 0 for none. */
+static size_t brand_span(const reader *r, size_t k, size_t nw, const device_terms *d,
+                         const char **folded)
+{
+    if (r->gone[r->whole[k]] || !*d->brand) return 0;
+    if (strcmp(folded[k], d->brand) == 0) return 1;
+    if (d->n_brand < 2 || k + d->n_brand > nw) return 0;
+    for (size_t j = 0; j < d->n_brand; j++)
+        if (r->gone[r->whole[k + j]] || strcmp(folded[k + j], d->brand_t[j]) != 0) return 0;
+    return d->n_brand;
+}
+
+/* The device that words from k name by brand and kind, when exactly one
+ * device has that brand and kind; *len its words. */
+static const as_device *brand_kind_at(const reader *r, size_t k, size_t nw, const as_device *devs,
+                                      size_t n_devs, const device_terms *dt, const char **folded,
+                                      size_t *len)
+{
+    const as_device *found = NULL;
+    size_t best = 0;
+    bool two = false;
+    for (size_t d = 0; d < n_devs; d++) {
+        size_t b = brand_span(r, k, nw, &dt[d], folded);
+        size_t kl = b && devs[d].kind ? kind_span(r, k + b, nw, devs[d].kind) : 0;
+        if (!kl) continue;
+        if (b + kl > best) {
+            found = &devs[d];
+            best = b + kl;
+            two = false;
+        } else if (b + kl == best) {
+            two = true;
+        }
+    }
+    *len = best;
+    return two ? NULL : found;
+}
+
+static void device_found(reader *r, const as_device *dev, size_t k, size_t len, as_query_text *out)
+{
+    size_t from = start_of(r, k), to = end_of(r, k + len - 1);
+    out->device = dev;
+    out->device_text = as_strndup(r->m, r->q + from, to - from);
+    for (size_t i = 0; i < r->n; i++)
+        if (r->w[i].at >= from && r->w[i].at < to) r->device[i] = true;
 }
 
 static void read_device(reader *r, const as_device *devs, size_t n_devs, as_query_text *out)
@@ -411,10 +589,12 @@ static void read_device(reader *r, const as_device *devs, size_t n_devs, as_quer
     device_terms *dt = as_alloc(r->m, n_devs * sizeof(*dt));
     for (size_t d = 0; d < n_devs; d++)
         device_terms_make(r->m, &devs[d], &dt[d]);
-    /* per word: folded as the device matcher folds it, whether some device has
-     * it, whether it is filler or taken out */
+    /* per word: folded as the device matcher folds it (or the device word it
+     * was meant to be: fixed), whether some device has it, whether it is
+     * filler or taken out */
     const char **folded = as_alloc(r->m, nw * sizeof(*folded));
     bool *usable = as_alloc(r->m, nw * sizeof(*usable)), *filler = as_alloc(r->m, nw);
+    bool *fixed = as_alloc(r->m, nw);
     for (size_t k = 0; k < nw; k++) {
         const as_sword *w = &r->w[r->whole[k]];
         char *f = as_alloc(r->m, strlen(w->orig) + 1);
@@ -425,27 +605,56 @@ static void read_device(reader *r, const as_device *devs, size_t n_devs, as_quer
         bool any = false;
         for (size_t d = 0; d < n_devs && !any && usable[k]; d++)
             any = matches_any(f, dt[d].all, dt[d].n_all);
+        if (!any && usable[k] && !filler[k]) {
+            const char *to = device_correction(f, dt, n_devs);
+            if (to) {
+                folded[k] = to;
+                fixed[k] = any = true;
+            }
+        }
         usable[k] = any;
     }
-    for (size_t len = DEVICE_SPAN; len >= 1; len--) {
-        for (size_t k = 0; k + len <= nw; k++) {
-            bool ok = !filler[k] && !filler[k + len - 1];
-            for (size_t j = k; j < k + len && ok; j++)
+    const as_device *found = NULL;
+    size_t at = 0, len = 0;
+    for (size_t l = DEVICE_SPAN; l >= 1 && !found; l--) {
+        for (size_t k = 0; k + l <= nw && !found; k++) {
+            bool ok = !filler[k] && !filler[k + l - 1];
+            for (size_t j = k; j < k + l && ok; j++)
                 ok = usable[j];
             if (!ok) continue;
-            size_t from = start_of(r, k), to = end_of(r, k + len - 1);
-            const char *span = as_strndup(r->m, r->q + from, to - from), *cands;
-            const as_device *found;
-            if (as_device_resolve(r->m, devs, n_devs, span, &found, &cands) != AS_DEV_FOUND ||
-                !found || !anchored(r, k, len, &dt[found - devs], folded))
+            const char *cands;
+            const as_device *dev;
+            if (as_device_resolve(r->m, devs, n_devs, span_text(r, k, l, folded, fixed), &dev,
+                                  &cands) != AS_DEV_FOUND ||
+                !dev || !anchored(r, k, l, &dt[dev - devs], folded))
                 continue;
-            out->device = found;
-            out->device_text = span;
-            for (size_t i = 0; i < r->n; i++)
-                if (r->w[i].at >= from && r->w[i].at < to) r->device[i] = true;
-            return;
+            found = dev;
+            at = k;
+            len = l;
         }
     }
+    /* by brand and kind ("bosch drill"): when no span named a device, or to
+     * take in the same device's brand and kind around the span that did
+     * ("delonghi coffee machine") */
+    for (size_t k = 0; k < nw; k++) {
+        size_t bl;
+        const as_device *dev = brand_kind_at(r, k, nw, devs, n_devs, dt, folded, &bl);
+        if (!dev || (found && (dev != found || k > at + len || k + bl < at))) continue;
+        if (found) {
+            size_t end = k + bl > at + len ? k + bl : at + len;
+            at = k < at ? k : at;
+            len = end - at;
+        } else {
+            found = dev;
+            at = k;
+            len = bl;
+        }
+        break;
+    }
+    if (!found) return;
+    /* the kind right after the device's own name is part of it ("jura e8 coffee machine") */
+    if (found->kind && at + len < nw) len += kind_span(r, at + len, nw, found->kind);
+    device_found(r, found, at, len, out);
 }
 
 /* ---- the query ---- */

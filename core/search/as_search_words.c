@@ -154,6 +154,54 @@ const char *as_search_stem(as_mem *m, const char *word)
     return s == word ? as_strdup(m, word) : s;
 }
 
+/* ---- correction ---- */
+
+static bool is_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+int as_search_typo_max(const char *typed)
+{
+    size_t n = typed ? strlen(typed) : 0;
+    if (n < 5 || is_digit(typed[0])) return 0;
+    return n >= 9 ? 2 : 1;
+}
+
+int as_search_distance(const char *a, size_t la, const char *b, size_t lb, int max)
+{
+    if ((la > lb ? la - lb : lb - la) > (size_t)max || la > 63 || lb > 63) return max + 1;
+    int d[64][64];
+    for (size_t i = 0; i <= la; i++)
+        d[i][0] = (int)i;
+    for (size_t j = 0; j <= lb; j++)
+        d[0][j] = (int)j;
+    for (size_t i = 1; i <= la; i++) {
+        int row_min = max + 1;
+        for (size_t j = 1; j <= lb; j++) {
+            int cost = a[i - 1] != b[j - 1];
+            int v = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < v) v = d[i][j - 1] + 1;
+            if (d[i - 1][j - 1] + cost < v) v = d[i - 1][j - 1] + cost;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                d[i - 2][j - 2] + 1 < v)
+                v = d[i - 2][j - 2] + 1;
+            d[i][j] = v;
+            if (v < row_min) row_min = v;
+        }
+        if (row_min > max) return max + 1;
+    }
+    return d[la][lb];
+}
+
+int as_search_typo(const char *typed, const char *word)
+{
+    int max = as_search_typo_max(typed);
+    if (!max || !word || word[0] != typed[0]) return -1;
+    int d = as_search_distance(typed, strlen(typed), word, strlen(word), max);
+    return d > max ? -1 : d;
+}
+
 /* ---- filler ---- */
 
 /* Words that never name, describe or measure a product: articles, pronouns,
@@ -213,11 +261,6 @@ static as_sword *word_add(word_list *l)
     return w;
 }
 
-static bool is_digit(char c)
-{
-    return c >= '0' && c <= '9';
-}
-
 static bool has_digit(const char *s)
 {
     for (; *s; s++)
@@ -241,6 +284,53 @@ static size_t cut_run(const char *b, size_t n)
 
 #define MAX_PARTS AS_SWORD_MAX /* a part is at least one byte */
 
+/* ---- decimal numbers ---- */
+
+static bool is_sep(char c)
+{
+    return c == '.' || c == ',';
+}
+
+/* At p, just after a digit: how many bytes of a decimal part continue the
+ * number (".5", ",50"), else 0. One or two digits after the separator, and no
+ * further separator and digit after them: "1,000" is a thousands group,
+ * "22.110.B" and "3.1.2" are model or version codes, and stay split. */
+static size_t decimal_tail(const char *p)
+{
+    if (!is_sep(p[0]) || !is_digit(p[1])) return 0;
+    size_t nd = 1;
+    while (is_digit(p[1 + nd]))
+        nd++;
+    if (nd > 2 || (is_sep(p[1 + nd]) && is_digit(p[2 + nd]))) return 0;
+    return 1 + nd;
+}
+
+/* Whether b[i] belongs to a number: a digit, or a decimal separator between digits. */
+static bool num_char(const char *b, size_t i, size_t n)
+{
+    return is_digit(b[i]) ||
+           (is_sep(b[i]) && i > 0 && i + 1 < n && is_digit(b[i - 1]) && is_digit(b[i + 1]));
+}
+
+/* A number as written, one way: the decimal separator a point, the decimals
+ * without trailing zeros ("2,50" → "2.5", "5.0" → "5"). */
+static const char *number_text(as_mem *m, const char *s, size_t n)
+{
+    char *t = as_strndup(m, s, n), *sep = NULL;
+    for (char *c = t; *c; c++)
+        if (is_sep(*c)) {
+            *c = '.';
+            sep = c;
+        }
+    if (!sep) return t;
+    size_t k = strlen(t);
+    while (k > (size_t)(sep - t) + 1 && t[k - 1] == '0')
+        k--;
+    if (k == (size_t)(sep - t) + 1) k--;
+    t[k] = '\0';
+    return t;
+}
+
 /* One run b[0..n) at offset at: the word, then its parts if letters and digits meet. */
 static void add_run(word_list *l, const char *text, size_t at, size_t n)
 {
@@ -248,13 +338,17 @@ static void add_run(word_list *l, const char *text, size_t at, size_t n)
     const char *b = text + at;
     size_t starts[MAX_PARTS + 1], np = 0;
     for (size_t i = 0; i < n; i++)
-        if (i == 0 || is_digit(b[i]) != is_digit(b[i - 1])) starts[np++] = i;
+        if (i == 0 || num_char(b, i, n) != num_char(b, i - 1, n)) starts[np++] = i;
     starts[np] = n;
 
     if (np == 1) {
         as_sword *w = word_add(l);
         w->orig = as_strndup(m, b, n);
         w->at = at;
+        if (is_digit(b[0])) { /* a number: its own stem, never a unit */
+            w->text = w->stem = number_text(m, b, n);
+            return;
+        }
         const char *f = fold(m, b, n), *u = unit_of(f);
         w->text = u ? u : f;
         w->unit = u != NULL;
@@ -274,7 +368,8 @@ static void add_run(word_list *l, const char *text, size_t at, size_t n)
         w->at = at + s;
         w->part = true;
         bool digits = is_digit(b[s]);
-        const char *f = fold(m, b + s, len), *u = !digits && after_digit ? unit_of(f) : NULL;
+        const char *f = digits ? number_text(m, b + s, len) : fold(m, b + s, len),
+                   *u = !digits && after_digit ? unit_of(f) : NULL;
         w->text = u ? u : f;
         w->unit = u != NULL;
         w->stem = digits || u ? w->text : stem_or_same(m, f);
@@ -302,9 +397,22 @@ size_t as_search_words(as_mem *m, const char *text, as_sword **out)
         while (*p && (k = as_text_char(p, &word), !word))
             p += k;
         const char *b = p;
-        while (*p && (k = as_text_char(p, &word), word))
-            p += k;
-        if (p > b) add_run(&l, text, (size_t)(b - text), cut_run(b, (size_t)(p - b)));
+        /* a decimal number is one run ("1.2", "2,5l", "5.0Ah"), but not in a
+         * code of numbers ("3.1.2") or after a thousands group ("1.000,50") */
+        bool dotted = b - text >= 2 && is_sep(b[-1]) && is_digit(b[-2]);
+        for (;;) {
+            while (*p && (k = as_text_char(p, &word), word))
+                p += k;
+            size_t d = !dotted && p > b && is_digit(p[-1]) ? decimal_tail(p) : 0;
+            if (!d) break;
+            p += d;
+        }
+        if (p > b) {
+            size_t n = cut_run(b, (size_t)(p - b));
+            while (n > 1 && is_sep(b[n - 1])) /* a cut run does not end on a separator */
+                n--;
+            add_run(&l, text, (size_t)(b - text), n);
+        }
     }
     *out = l.w;
     return l.n;

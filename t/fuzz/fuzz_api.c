@@ -26,6 +26,9 @@
  *           body becomes the valid signed token of /confirmations/<id> when the
  *           store has that confirmation, so the decision logic is reachable.
  *
+ * Searches go through one search index kept for the process, as the glue keeps
+ * one per child (see process_index below).
+ *
  * Invariants (abort() when broken), besides the sanitizers and the store's own
  * checks (transactions, schema constraints: see fuzz_store.h):
  *   - the status is 200..599; a 405 names the allowed methods;
@@ -46,12 +49,54 @@
 #include "as_api.h"
 #include "as_crypto.h"
 #include "as_mem.h"
+#include "as_search.h"
 #include "fuzz_store.h"
 
 #define VALID_KEY "agentshop_sk_test_0123456789abcdefABCDEF0123456789"
 #define VALID_AGENT "shopbot/1.0"
 
 static const unsigned char signing_key[32] = "fuzz-signing-key-0123456789abcde";
+
+/* The process's search index, as the glue keeps one per child: built by the
+ * first search and kept, so that a search does not build a snapshot of its own
+ * (about ten times the work of the rest of a GET /search). Every input starts
+ * from the same store (catalogue version 1, rank version 0), so the index's
+ * snapshot stays right for the next input unless a search saw a newer rank
+ * version (an order moved stock first): then the index is replaced, as its
+ * snapshot would be ahead of the next input's stock. An input that fails one of
+ * the store's functions the index reads gets an index of its own, so that the
+ * build's and the update's failures are still reached. */
+static as_search_index *process_index;
+
+static void process_index_destroy(void)
+{
+    as_search_index_destroy(process_index);
+    process_index = NULL;
+}
+
+static bool reads_for_index(int op)
+{
+    return op == FZ_OP_MERCHANTS || op == FZ_OP_DEVICES || op == FZ_OP_SEARCH_VERSION ||
+           op == FZ_OP_INDEX_ROWS || op == FZ_OP_INDEX_OFFERS || op == FZ_OP_INDEX_COMPAT ||
+           op == FZ_OP_RANK_CHANGES;
+}
+
+static as_search_index *index_for(const fz_db *db)
+{
+    static bool registered;
+    if (reads_for_index(db->fail_op)) return as_search_index_create(NULL, NULL, NULL);
+    if (!process_index) process_index = as_search_index_create(NULL, NULL, NULL);
+    if (!registered) registered = atexit(process_index_destroy) == 0;
+    return process_index;
+}
+
+static void index_done(const fz_db *db, as_search_index *index)
+{
+    if (index != process_index)
+        as_search_index_destroy(index);
+    else if (db->rank_seen > 0)
+        process_index_destroy();
+}
 
 static void fz_log(void *baton, int level, const char *msg)
 {
@@ -197,7 +242,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         cfg.signing_key = signing_key;
         cfg.signing_key_len = sizeof(signing_key);
     }
-    as_ctx ctx = {&mem, &store, &cfg, FZ_NOW + clock_offsets[b1 >> 6], fz_log, NULL, NULL};
+    as_search_index *index = index_for(&db);
+    if (!index) abort();
+    as_ctx ctx = {&mem, &store, &cfg, FZ_NOW + clock_offsets[b1 >> 6], fz_log, NULL, index};
 
     char *path = next_line(&cur), *query = next_line(&cur);
     char *auth = NULL, *agent = NULL;
@@ -243,6 +290,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     check_response(&resp, req.method);
     fz_check_end(&db);
+    index_done(&db, index);
     as_response_clear(&resp);
     FZ_ASSERT(resp.body == NULL, "as_response_clear left a body");
 

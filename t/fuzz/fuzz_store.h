@@ -527,6 +527,7 @@ typedef struct fz_db {
     int key_mode;     /* key_by_hash: 0 and 3 the key, 1 revoked, 2 another key's hash */
     const char *user; /* whose key it is: u1, u2, u3 (mandate expired), u4 (mandate revoked) */
     int calls[FZ_OP_N];
+    int64_t rank_seen; /* the highest rank version search_version answered */
 } fz_db;
 
 static int fz_offer_index(const char *id);
@@ -737,6 +738,7 @@ static int fz_search_version(void *h, as_search_version *out)
     FZ_ENTER(db, FZ_OP_SEARCH_VERSION);
     out->catalogue = 1;
     out->rank = db->st.rank_version;
+    if (out->rank > db->rank_seen) db->rank_seen = out->rank;
     return AS_OK;
 }
 

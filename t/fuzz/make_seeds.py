@@ -5,6 +5,7 @@ seed is named after what it exercises. Input formats: see each harness's
 header comment."""
 import json
 import os
+import re
 import shutil
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -117,12 +118,21 @@ reset("fuzz_api")
 METHODS = {"GET": 0, "HEAD": 1, "POST": 2, "PUT": 3, "DELETE": 4}
 IDEM = {"k-fresh": 0, None: 1, "k-replay": 2, "k-busy": 3, "k-other": 4, "k-badjson": 5, "": 6,
         "a b": 7}
-OPS = ["NONE", "MERCHANTS", "DEVICES", "DEVICE_BY_SLUG", "PRODUCT_BY_SKU", "SEARCH", "BEGIN",
-       "COMMIT", "ROLLBACK", "KEY_BY_HASH", "MANDATE_CURRENT", "MANDATE_GET", "MANDATE_SPENT",
-       "QUOTE_INSERT", "QUOTE_GET", "ORDER_INSERT", "ORDER_GET", "ORDER_MOVE", "EVENT_ADD",
-       "ORDERS_EXPIRED", "STOCK_TAKE", "STOCK_GIVE", "CONF_INSERT", "CONF_GET", "CONF_DECIDE",
-       "IDEM_CLAIM", "IDEM_FINISH", "IDEM_RELEASE", "RETURN_INSERT", "RETURN_GET",
-       "RETURN_BY_ORDER", "QUESTION_INSERT"]
+
+
+def store_ops():
+    """The FZ_OP_* names of fuzz_store.h in enum order (byte 2 of an input is an
+    index into it), read from the header so the two cannot drift apart."""
+    with open(os.path.join(HERE, "fuzz_store.h")) as f:
+        header = f.read()
+    body = re.search(r"enum\s*{([^}]*FZ_OP_N\b[^}]*)}", header).group(1)
+    body = re.sub(r"/\*.*?\*/", "", body, flags=re.S)
+    names = re.findall(r"\bFZ_OP_(\w+)", body)
+    assert names[0] == "NONE" and names[-1] == "N", names
+    return names[:-1]
+
+
+OPS = store_ops()
 RC = {"EDB": 0, "ENOTFOUND": 1, "ECONFLICT": 2}
 
 
@@ -147,7 +157,13 @@ api("search-text-device", "GET", "/search", "q=filter&device=dyson-v11")
 api("search-sorted-weights", "GET", "/search", "q=battery&verified_only=false&sort=price&weights=price:1")
 api("search-offer-filters", "GET", "/search", "max_price=20&deliver_by=2026-03-03&merchant=m-beta")
 api("search-ambiguous-device", "GET", "/search", "device=dyson+v11")
-api("search-store-fails", "GET", "/search", "q=soap", fail="SEARCH")
+# the engine reads the index's versions on every search, builds the index from
+# index_rows (and the others) and reads the page's stock; the store's search is
+# what GET /devices/{slug}/compatible reads
+api("search-store-fails", "GET", "/search", "q=soap", fail="SEARCH_VERSION")
+api("search-index-build-fails", "GET", "/search", "q=soap", fail="INDEX_ROWS")
+api("search-page-stock-fails", "GET", "/search", "q=soap", fail="OFFERS_STOCK")
+api("compatible-store-fails", "GET", "/devices/dyson-v11/compatible", fail="SEARCH")
 api("product-device-weights", "GET", "/products/FILT-002",
     "device=dyson-v8&weights=%7B%22price%22%3A1%7D")
 api("product-battery", "HEAD", "/products/BATT-004", "device=dyson-v11&deliver_by=2026-03-02")

@@ -9,8 +9,14 @@
 
 #include "as_search.h"
 
-#define M_A {"m-a", "Alpha", "NL", "Utrecht", 0.95, 0.99}
-#define M_B {"m-b", "Beta", "DE", "Köln", 0.80, 0.90}
+#define M_A                                                                                        \
+    {                                                                                              \
+        "m-a", "Alpha", "NL", "Utrecht", 0.95, 0.99                                                \
+    }
+#define M_B                                                                                        \
+    {                                                                                              \
+        "m-b", "Beta", "DE", "Köln", 0.80, 0.90                                                    \
+    }
 
 static as_offer aa_offers[] = {{"aa-a", M_A, 500, 520, "agent price", 1, 10},
                                {"aa-b", M_B, 450, 470, "agent price", 4, 0}};
@@ -25,18 +31,21 @@ static as_spec_row soap_specs[] = {{"vegan", "Vegan", "categorical", NULL, "true
                                    {"volume", "Volume", "info", "ml", "1000", "1000", 0}};
 static as_spec_row aa_specs[] = {{"vegan", "Vegan", "categorical", NULL, "false", "false", 0}};
 
-#define PRODUCT(i, s, n, c, pt, st, offs)                                                     \
-    {.id = i, .sku = s, .name = n, .brand = "Brand", .category = c, .part_type = pt,         \
-     .description = "", .image_urls = "[]", .availability = "in_stock", .verif_status = st,  \
-     .verif_note = NULL, .orders_per_week = "[]", .return_rate = 0.01 * i, .offers = offs,    \
-     .n_offers = sizeof(offs) / sizeof(offs[0])}
+#define PRODUCT(i, s, n, c, pt, st, offs)                                                          \
+    {                                                                                              \
+        .id = i, .sku = s, .name = n, .brand = "Brand", .category = c, .part_type = pt,            \
+        .description = "", .image_urls = "[]", .availability = "in_stock", .verif_status = st,     \
+        .verif_note = NULL, .orders_per_week = "[]", .return_rate = 0.01 * i, .offers = offs,      \
+        .n_offers = sizeof(offs) / sizeof(offs[0])                                                 \
+    }
 
 static void catalogue(fake_db *db)
 {
     static const as_merchant merchants[] = {M_A, M_B};
     static const as_device devices[] = {
-        {7, "dyson-v11", "Dyson V11 Absolute", "Dyson", "vacuum", "v11 sv14"},
-        {8, "brita-marella", "Brita Marella", "Brita", "water-jug", ""}};
+        {7, "dyson-v11", "Dyson V11 Absolute", "Dyson", "vacuum-cleaner", "v11 sv14"},
+        {8, "brita-marella", "Brita Marella", "Brita", "water-jug", ""},
+        {9, "dyson-v8", "Dyson V8 Animal", "Dyson", "vacuum-cleaner", "v8 sv10"}};
     static as_product products[] = {
         PRODUCT(1, "AA-1", "Varta AA Batteries 4-pack", "batteries", "battery", "verified",
                 aa_offers),
@@ -58,7 +67,8 @@ static void catalogue(fake_db *db)
     products[2].verif_note = "Capacity: claimed 2000 mAh, measured 900 mAh";
     static const fake_compat compat[] = {
         {"HEPA-5", 7, {"dyson-v11", "Dyson V11 Absolute", "fits", "[]", "2026-01-02"}},
-        {"GEN-6", 7,
+        {"GEN-6",
+         7,
          {"dyson-v11", "Dyson V11 Absolute", "does_not_fit",
           "[{\"label\":\"Diameter\",\"unit\":\"mm\",\"part_value\":80,\"device_value\":70,"
           "\"tolerance\":0.5}]",
@@ -68,7 +78,7 @@ static void catalogue(fake_db *db)
     db->merchants = merchants;
     db->n_merchants = 2;
     db->devices = devices;
-    db->n_devices = 2;
+    db->n_devices = 3;
     db->products = products;
     db->n_products = sizeof(products) / sizeof(products[0]);
     db->compat = compat;
@@ -174,6 +184,38 @@ static void test_device_and_price_in_text(void **state)
     assert_int_equal(x.r.excluded_count, 1);
     assert_string_equal(x.r.excluded_why[0],
                         "Every offer is above max_price €10.00 (cheapest in stock: €18.00)");
+}
+
+/* A device named with a typo is corrected as words are (one edit from 5
+ * letters): "absolte" is the V11's "absolute", so "dyson absolte" names it
+ * (two Dysons: "dyson" alone does not). A shorter word is never corrected. */
+static void test_device_typo(void **state)
+{
+    as_mem *m = unit_mem(state);
+    run x;
+    search(state, &x, "filter for my dyson absolte", NULL);
+    assert_non_null(x.dev_slug);
+    assert_string_equal(x.dev_slug, "dyson-v11");
+    assert_string_equal(x.r.understood.device_text, "dyson absolte");
+    assert_string_equal(skus(m, &x.r), "HEPA-5");
+    assert_int_equal(x.r.excluded_count, 1);
+    assert_string_equal(x.r.excluded[0].sku, "GEN-6");
+    assert_int_equal(x.r.understood.n_dropped, 0);
+
+    search(state, &x, "filter for my dyson absl", NULL); /* four letters */
+    assert_null(x.dev_slug);
+    assert_int_equal(x.r.understood.n_dropped, 1); /* "absl" is in no product either */
+    assert_string_equal(x.r.understood.dropped[0], "absl");
+    assert_string_equal(skus(m, &x.r), "HEPA-5"); /* "filter" and "dyson", no device filter */
+    assert_int_equal(x.r.excluded_count, 0);
+
+    /* by brand and kind: one Brita, and a jug is what it is */
+    search(state, &x, "filter for my brita jug", NULL);
+    assert_non_null(x.dev_slug);
+    assert_string_equal(x.dev_slug, "brita-marella");
+    assert_string_equal(x.r.understood.device_text, "brita jug");
+    search(state, &x, "filter for my dyson vacuum", NULL); /* two Dyson vacuums */
+    assert_null(x.dev_slug);
 }
 
 static void by_price(as_search_ask *a)
@@ -335,9 +377,13 @@ static void test_index_file(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        UNIT_TEST(test_tiers_and_exclusions), UNIT_TEST(test_spec_words_and_stems),
-        UNIT_TEST(test_typo),                 UNIT_TEST(test_device_and_price_in_text),
-        UNIT_TEST(test_filters_without_text), UNIT_TEST(test_order_is_the_formula),
+        UNIT_TEST(test_tiers_and_exclusions),
+        UNIT_TEST(test_spec_words_and_stems),
+        UNIT_TEST(test_typo),
+        UNIT_TEST(test_device_and_price_in_text),
+        UNIT_TEST(test_filters_without_text),
+        UNIT_TEST(test_order_is_the_formula),
+        UNIT_TEST(test_device_typo),
         UNIT_TEST(test_index_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

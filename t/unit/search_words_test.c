@@ -57,9 +57,21 @@ static void test_words(void **state)
         /* punctuation and signs separate words */
         {"USB-C", "usb|c"},
         {"De'Longhi", "de|longhi"},
+        /* a decimal number is one word, written one way (a point, no trailing
+         * zeros): "1.2 m" does not give "2", which "2m" would find */
         {"\xE2\x82\xAC"
          "12,50",
-         "12|50"},
+         "12.5"},
+        {"1.2 m 2m", "1.2|m|2m|+2|+m"},
+        {"1.2m 0,9m", "1.2m|+1.2|+m|0.9m|+0.9|+m"},
+        {"5.0Ah 3,00 l", "5ah|+5|+ah|3|l"},
+        {"99.92 %", "99.92"},
+        {"usb3.0", "usb3|+usb|+3"},
+        /* not decimals: a thousands group, model and version codes */
+        {"1,000 ml", "1|000|ml"},
+        {"ECAM 22.110.B", "ecam|22|110|b"},
+        {"3.1.2", "3|1|2"},
+        {"end. 2", "end|2"},
         {"a_b", "a|b"},
         /* letters and digits meeting: the run, then its parts */
         {"2m", "2m|+2|+m"},
@@ -243,6 +255,36 @@ static void test_filler(void **state)
     assert_false(as_search_filler(NULL));
 }
 
+typedef struct typo_row {
+    const char *typed, *word;
+    int edits; /* -1: not a correction of typed */
+} typo_row;
+
+/* The correction rule that matching and device names share. */
+static void test_typo_rule(void **state)
+{
+    as_mem *m = unit_mem(state);
+    const typo_row rows[] = {
+        {"tonner", "toner", 1},        {"chargr", "charger", 1},  {"lavendre", "lavender", 1},
+        {"macbok", "macbook", 1},      {"macbook", "macbook", 0}, {"fariphoen", "fairphone", 2},
+        {"makbok", "macbook", -1},     /* two edits below 9 letters */
+        {"fariphon", "fairphone", -1}, /* 8 letters: one edit only */
+        {"hnad", "hand", -1},          /* 4 letters: never */
+        {"nacbook", "macbook", -1},    /* the first letter as typed */
+        {"2000mah", "2000mh", -1},     /* begins with a digit */
+    };
+    ROWS_BEGIN;
+    for (size_t i = 0; i < N_ROWS(rows); i++) {
+        const char *label = as_printf(m, "'%s' -> '%s'", rows[i].typed, rows[i].word);
+        CHECK_INT(label, as_search_typo(rows[i].typed, rows[i].word), rows[i].edits);
+    }
+    ROWS_DONE();
+    assert_int_equal(as_search_typo_max("hand"), 0);
+    assert_int_equal(as_search_typo_max("hands"), 1);
+    assert_int_equal(as_search_typo_max("batteries"), 2);
+    assert_int_equal(as_search_typo_max("18650cell"), 0);
+}
+
 /* Devices of sql/demo/devices.json, as the store gives them (aliases joined by spaces). */
 static const as_device devs[] = {
     {1, "apple-iphone-13", "Apple iPhone 13", "Apple", "phone", "A2633 iPhone 13"},
@@ -342,6 +384,8 @@ static void test_price(void **state)
          "cable"},
         {"cable under 10eur", 1000, "under 10eur", "cable"},
         {"20 euros max filter", 2000, "20 euros max", "filter"},
+        {"under 1,000.50 eur", 100050, "under 1,000.50 eur", ""},
+        {"cable under 20.5eur", 2050, "under 20.5eur", "cable"},
         {"\xE2\x82\xAC"
          "20 or less",
          2000,
@@ -409,7 +453,35 @@ static void test_device(void **state)
          "dyson@|v8@|+v@|+8@|filter"},
         {"cheap descaler for jura e8 max 12\xE2\x82\xAC", "jura-e8", "jura e8",
          "cheap~|descaler|for~|jura@|e8@|+e@|+8@"},
+        /* a device word with a typo, corrected as catalogue words are (one edit
+         * from 5 letters, two from 9, the first letter as typed) */
+        {"macbok air charger", "apple-macbook-air-13-m2", "macbok air", "macbok@|air@|charger"},
+        {"descaler for delonhgi", "delonghi-magnifica-s-ecam22-110", "delonhgi",
+         "descaler|for~|delonhgi@"},
+        {"fariphoen 5 case", "fairphone-5", "fariphoen 5", "fariphoen@|5@|case"},
+        /* by brand and kind, when the brand has one device of that kind */
+        {"best 18v battery for bosch drill", "bosch-gsr-18v-55", "bosch drill",
+         "best~|18v|+18|+v|battery|for~|bosch@|drill@"},
+        {"bags for my Bosch vacuum cleaner", "bosch-serie-4-bgls4pow2", "Bosch vacuum cleaner",
+         "bags|for~|my~|bosch@|vacuum@|cleaner@"},
+        {"apple laptop charger", "apple-macbook-air-13-m2", "apple laptop",
+         "apple@|laptop@|charger"},
+        {"jura coffee machines descaler", "jura-e8", "jura coffee machines",
+         "jura@|coffee@|machines@|descaler"},
+        /* the kind after the device's own name is part of it */
+        {"delonghi coffee machine descaler", "delonghi-magnifica-s-ecam22-110",
+         "delonghi coffee machine", "delonghi@|coffee@|machine@|descaler"},
+        {"filter for brita marella jug", "brita-marella", "brita marella jug",
+         "filter|for~|brita@|marella@|jug@"},
         /* no device */
+        {"macbk air charger", NULL, NULL, "macbk|air|charger"},     /* 5 letters: one edit only */
+        {"makbok air charger", NULL, NULL, "makbok|air|charger"},   /* two edits from 6 letters */
+        {"nacbook air charger", NULL, NULL, "nacbook|air|charger"}, /* the first letter */
+        {"mcbk air charger", NULL, NULL, "mcbk|air|charger"},       /* 4 letters: never */
+        {"battery for makita drill", NULL, NULL, "battery|for~|makita|drill"}, /* two drills */
+        {"descaler for philips coffee machine", NULL, NULL,
+         "descaler|for~|philips|coffee|machine"}, /* two Philips coffee machines */
+        {"dyson vacuum filter", NULL, NULL, "dyson|vacuum|filter"},
         {"usb c cable 2m", NULL, NULL, "usb|c|cable|2m|+2|+m"},
         {"hepa filters", NULL, NULL, "hepa|filters"},
         {"aa batteries", NULL, NULL, "aa|batteries"},
@@ -474,7 +546,7 @@ int main(void)
         UNIT_TEST(test_words_cut),    UNIT_TEST(test_stems),
         UNIT_TEST(test_stem_threads), UNIT_TEST(test_filler),
         UNIT_TEST(test_price),        UNIT_TEST(test_device),
-        UNIT_TEST(test_query_edges),
+        UNIT_TEST(test_query_edges),  UNIT_TEST(test_typo_rule),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
