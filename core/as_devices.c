@@ -136,9 +136,28 @@ static int match_cmp(const void *a, const void *b)
     return strcmp(x->device->name, y->device->name);
 }
 
+as_device_words *as_device_words_make(as_mem *m, const as_device *devs, size_t n)
+{
+    as_device_words *w = as_alloc(m, (n ? n : 1) * sizeof(*w));
+    for (size_t i = 0; i < n; i++) {
+        const as_device *d = &devs[i];
+        w[i].nn = as_text_terms(m, as_printf(m, "%s %s", d->brand, d->name), &w[i].name_t);
+        w[i].na = as_text_terms(
+            m, as_printf(m, "%s %s %s %s", d->brand, d->name, d->slug, d->aliases), &w[i].all_t);
+    }
+    return w;
+}
+
 size_t as_devices_match(as_mem *m, const as_device *devs, size_t n, const char *q,
                         as_device_match **out)
 {
+    return as_devices_match_words(m, devs, NULL, n, q, out);
+}
+
+size_t as_devices_match_words(as_mem *m, const as_device *devs, const as_device_words *w,
+                              size_t n, const char *q, as_device_match **out)
+{
+    if (q && !w) w = as_device_words_make(m, devs, n);
     as_device_match *r = as_alloc(m, (n + 1) * sizeof(*r));
     size_t k = 0;
     const char **qt = NULL;
@@ -153,10 +172,8 @@ size_t as_devices_match(as_mem *m, const as_device *devs, size_t n, const char *
             r[k++] = (as_device_match){d, 1.0, true};
             continue;
         }
-        const char **name_t, **all_t;
-        size_t nn = as_text_terms(m, as_printf(m, "%s %s", d->brand, d->name), &name_t);
-        size_t na = as_text_terms(
-            m, as_printf(m, "%s %s %s %s", d->brand, d->name, d->slug, d->aliases), &all_t);
+        const char **name_t = w[i].name_t, **all_t = w[i].all_t;
+        size_t nn = w[i].nn, na = w[i].na;
         size_t hit_q = 0, hit_name = 0;
         for (size_t j = 0; j < nq; j++)
             if (matches_any(qt[j], all_t, na)) hit_q++;
@@ -186,6 +203,14 @@ size_t as_devices_match(as_mem *m, const as_device *devs, size_t n, const char *
 as_dev_resolution as_device_resolve(as_mem *m, const as_device *devs, size_t n, const char *q,
                                     const as_device **found, const char **candidates_text)
 {
+    return as_device_resolve_words(m, devs, NULL, n, q, found, candidates_text);
+}
+
+as_dev_resolution as_device_resolve_words(as_mem *m, const as_device *devs,
+                                          const as_device_words *w, size_t n, const char *q,
+                                          const as_device **found,
+                                          const char **candidates_text)
+{
     *found = NULL;
     *candidates_text = NULL;
     for (size_t i = 0; i < n; i++)
@@ -194,7 +219,7 @@ as_dev_resolution as_device_resolve(as_mem *m, const as_device *devs, size_t n, 
             return AS_DEV_FOUND;
         }
     as_device_match *c;
-    size_t k = as_devices_match(m, devs, n, q, &c);
+    size_t k = as_devices_match_words(m, devs, w, n, q, &c);
     size_t full = 0;
     for (size_t i = 0; i < k; i++)
         if (c[i].all_terms) {

@@ -23,6 +23,22 @@ typedef enum { AS_DEV_FOUND, AS_DEV_NONE, AS_DEV_AMBIGUOUS } as_dev_resolution;
 as_dev_resolution as_device_resolve(as_mem *m, const as_device *devs, size_t n, const char *q,
                                     const as_device **found, const char **candidates_text);
 
+/* The words of every device (brand and name; brand, name, slug and aliases),
+ * made once for the many matches of one set of devices: search reads a
+ * device in each query's text against every device of the catalogue. */
+typedef struct as_device_words {
+    const char **name_t, **all_t;
+    size_t nn, na;
+} as_device_words;
+as_device_words *as_device_words_make(as_mem *m, const as_device *devs, size_t n);
+/* as_devices_match and as_device_resolve with the words made before (w[i] of devs[i]). */
+size_t as_devices_match_words(as_mem *m, const as_device *devs, const as_device_words *w,
+                              size_t n, const char *q, as_device_match **out);
+as_dev_resolution as_device_resolve_words(as_mem *m, const as_device *devs,
+                                          const as_device_words *w, size_t n, const char *q,
+                                          const as_device **found,
+                                          const char **candidates_text);
+
 /* Words of free text: lowercase runs of letters and digits, Latin diacritics
  * folded, split as SQLite's unicode61 tokenizer splits (as_text_char). */
 size_t as_text_terms(as_mem *m, const char *s, const char ***out);

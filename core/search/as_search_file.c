@@ -26,7 +26,7 @@
 #include "as_search_internal.h"
 
 static const char magic[8] = {'A', 'S', 'I', 'D', 'X', 0, 0, 0};
-#define FORMAT 1
+#define FORMAT 2
 
 enum {
     SEC_IDS,
@@ -60,6 +60,10 @@ enum {
     SEC_DEV_IDS,
     SEC_DEV_AT,
     SEC_COMPAT,
+    SEC_CAT_AT,
+    SEC_CAT_DOCS,
+    SEC_PT_AT,
+    SEC_PT_DOCS,
     SEC_STRS,
     /* not mapped in place */
     SEC_MERCHANTS, /* sx_merchant, its as_merchant's pointers zeroed */
@@ -124,6 +128,10 @@ static const size_t in_place[SEC_STRS + 1] = {
     [SEC_DEV_IDS] = offsetof(sx_catalog, dev_ids),
     [SEC_DEV_AT] = offsetof(sx_catalog, dev_at),
     [SEC_COMPAT] = offsetof(sx_catalog, compat),
+    [SEC_CAT_AT] = offsetof(sx_catalog, cat_at),
+    [SEC_CAT_DOCS] = offsetof(sx_catalog, cat_docs),
+    [SEC_PT_AT] = offsetof(sx_catalog, pt_at),
+    [SEC_PT_DOCS] = offsetof(sx_catalog, pt_docs),
     [SEC_STRS] = offsetof(sx_catalog, strs),
 };
 
@@ -150,7 +158,13 @@ static uint64_t expected_len(const file_head *h, const sx_catalog *c, int sec)
     case SEC_STATUS_AT:
     case SEC_AVAIL_AT:
     case SEC_DEF_OFF:
+    case SEC_CAT_DOCS:
+    case SEC_PT_DOCS:
         return n * 4;
+    case SEC_CAT_AT:
+        return (h->ncats + 1) * 4;
+    case SEC_PT_AT:
+        return (h->npts + 1) * 4;
     case SEC_CAT:
     case SEC_PT:
         return n * 2;
@@ -395,6 +409,8 @@ sx_catalog *sx_file_map(const char *path, int64_t catalogue, as_search_version *
         if (h->sec[i].len != want) goto fail;
     }
     if (c->off_at[c->n] != c->noffers || c->fwd_at[c->n] != h->nfwd ||
+        ((uint32_t *)((char *)base + h->sec[SEC_CAT_AT].off))[h->ncats] != c->n ||
+        ((uint32_t *)((char *)base + h->sec[SEC_PT_AT].off))[h->npts] != c->n ||
         c->post_at[c->ntok] != h->nfwd || c->dev_at[c->ndev] != c->ncompat ||
         (c->nstrs && c->strs[c->nstrs - 1] != '\0') ||
         (c->ntok && c->tok_text[c->tok_at[c->ntok] - 1] != '\0') ||
@@ -427,12 +443,14 @@ sx_catalog *sx_file_map(const char *path, int64_t catalogue, as_search_version *
     c->ncats = h->ncats;
     c->npts = h->npts;
     c->bytes = size;
+    if (!sx_catalog_devices(c)) goto fail;
     at->catalogue = h->catalogue;
     at->rank = h->rank;
     *state = (const uint8_t *)base;
     return c;
 fail:
     if (c) {
+        if (c->dev_arena) as_arena_destroy(c->dev_arena);
         free(c->merchants);
         free(c->devs);
         free(c->cats);

@@ -449,9 +449,18 @@ static sx_builder *builder_new(void)
     return b;
 }
 
+bool sx_catalog_devices(sx_catalog *c)
+{
+    if (!(c->dev_arena = as_arena_create())) return false;
+    as_mem m = as_arena_mem(c->dev_arena);
+    c->qdevs = as_query_devices_make(&m, c->devs, c->ndevs);
+    return true;
+}
+
 static void catalog_free(sx_catalog *c)
 {
     if (!c) return;
+    if (c->dev_arena) as_arena_destroy(c->dev_arena);
     if (c->map) { /* only the parts with pointers are private */
         free(c->merchants);
         free(c->devs);
@@ -467,7 +476,8 @@ static void catalog_free(sx_catalog *c)
                       c->off_at,   c->offers,      c->merchants,  c->tok_at,   c->tok_text,
                       c->stem_of,  c->stem_at,     c->stem_text,  c->stem_toks_at,
                       c->stem_toks, c->fwd_at,     c->fwd,        c->post_at,  c->post,
-                      c->dev_ids,  c->dev_at,      c->compat,     c->strs,     c->devs};
+                      c->dev_ids,  c->dev_at,      c->compat,     c->strs,     c->devs,
+                      c->cat_at,   c->cat_docs,    c->pt_at,      c->pt_docs};
     for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++)
         free(arrays[i]);
     for (size_t i = 0; i < c->ncats; i++)
@@ -597,6 +607,25 @@ static bool state_map(as_search_snap *s, sx_catalog *c)
     return true;
 }
 
+/* Products by code (a category or part type), ascending within each. */
+static bool group_docs(const uint16_t *code, size_t n, size_t ncodes, uint32_t **at,
+                       uint32_t **docs)
+{
+    *at = calloc(ncodes + 1, sizeof(uint32_t));
+    *docs = malloc((n ? n : 1) * sizeof(uint32_t));
+    uint32_t *fill = malloc((ncodes ? ncodes : 1) * sizeof(uint32_t));
+    bool ok = *at && *docs && fill;
+    for (size_t d = 0; ok && d < n; d++)
+        (*at)[code[d] + 1]++;
+    for (size_t i = 0; ok && i < ncodes; i++)
+        (*at)[i + 1] += (*at)[i];
+    if (ok) memcpy(fill, *at, ncodes * sizeof(uint32_t));
+    for (size_t d = 0; ok && d < n; d++)
+        (*docs)[fill[code[d]]++] = (uint32_t)d;
+    free(fill);
+    return ok;
+}
+
 static as_search_snap *finish(sx_builder *b, const as_search_version *v)
 {
     sx_catalog *c = b->c;
@@ -695,6 +724,12 @@ static as_search_snap *finish(sx_builder *b, const as_search_version *v)
         c->sku_rk[by[i]] = (uint32_t)i;
     free(by);
 
+    /* the products of each category and part type */
+    if (!group_docs(c->cat, n, c->ncats, &c->cat_at, &c->cat_docs) ||
+        !group_docs(c->pt, n, c->npts, &c->pt_at, &c->pt_docs))
+        goto fail;
+    c->bytes += (2 * n + c->ncats + c->npts + 2) * sizeof(uint32_t);
+
     /* compat rows by device, then product */
     if (b->ncr) qsort(b->cr, b->ncr, sizeof(bcompat), compat_cmp);
     c->compat = malloc((b->ncr ? b->ncr : 1) * sizeof(sx_compat));
@@ -719,6 +754,7 @@ static as_search_snap *finish(sx_builder *b, const as_search_version *v)
     }
     c->ndevs = b->ndev;
     c->bytes += b->ncr * (sizeof(sx_compat) + 12);
+    if (!sx_catalog_devices(c)) goto fail;
 
     /* the snapshot: the stock state in its own mapping (copied on each update) */
     s = calloc(1, sizeof(*s));

@@ -77,9 +77,14 @@ typedef struct sx_catalog {
     size_t ndevs;
     char **cats, **pts;
     size_t ncats, npts;
+    /* the products of each category and part type, ascending */
+    uint32_t *cat_at, *cat_docs; /* ncats + 1, n */
+    uint32_t *pt_at, *pt_docs;   /* npts + 1, n */
     char *strs;
     size_t nstrs;
     size_t bytes;
+    as_arena *dev_arena;            /* qdevs' memory */
+    const as_query_devices *qdevs;  /* devs' words, for a device named in a query */
     void *map; /* the index file when mapped (as_search_file.c), else NULL */
     size_t map_bytes;
 } sx_catalog;
@@ -111,6 +116,8 @@ static inline const char *sx_tok(const sx_catalog *c, uint32_t i)
 
 /* ---- the index file (as_search_file.c) ---- */
 
+/* c's qdevs (on its own arena, freed with c); false when out of memory. */
+bool sx_catalog_devices(sx_catalog *c);
 /* Writes snapshot s to path (under a temporary name, then renamed). */
 bool sx_file_write(const as_search_snap *s, const char *path);
 /* Maps the file at path when it holds that catalogue version: a catalogue

@@ -147,9 +147,10 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
     memset(out, 0, sizeof(*out));
     /* read: the words, and a device or a price cap named in the text */
     as_query_text qt = {0};
-    if (ask->q && *ask->q)
-        as_query_read(m, ask->q, ask->devs ? ask->devs : c->devs,
-                      ask->devs ? ask->n_devs : c->ndevs, &qt);
+    if (ask->q && *ask->q && ask->devs)
+        as_query_read(m, ask->q, ask->devs, ask->n_devs, &qt);
+    else if (ask->q && *ask->q)
+        as_query_read_with(m, ask->q, c->qdevs, &qt); /* the devices' words, made once */
     const as_device *dev = ask->device ? ask->device : qt.device;
     as_offer_filter of = ask->of;
     if (qt.max_price_cents && (!of.max_price_cents || qt.max_price_cents < of.max_price_cents))
@@ -175,8 +176,30 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
     uint32_t excluded[MAX_EXCLUDED];
     const char *why_of[MAX_EXCLUDED];
     size_t nx = 0;
-    for (uint32_t d = 0; d < c->n; d++) {
-        if (mt.any_text && mt.tier[d] == 0xFF) continue;
+    /* the products to consider: a category's or part type's alone when the
+     * text does not narrow them first; those the text matched, eight at a
+     * time past the ones it did not */
+    const uint32_t *list = NULL;
+    size_t nlist = c->n;
+    if (!mt.any_text && !f.none && f.has_cat) {
+        list = c->cat_docs + c->cat_at[f.cat];
+        nlist = c->cat_at[f.cat + 1] - c->cat_at[f.cat];
+    } else if (!mt.any_text && !f.none && f.has_pt) {
+        list = c->pt_docs + c->pt_at[f.pt];
+        nlist = c->pt_at[f.pt + 1] - c->pt_at[f.pt];
+    } else if (f.none) {
+        nlist = 0;
+    }
+    for (size_t i = 0; i < nlist; i++) {
+        uint32_t d = list ? list[i] : (uint32_t)i;
+        if (mt.any_text) {
+            uint64_t eight;
+            if (!(d & 7) && d + 8 <= c->n && (memcpy(&eight, mt.tier + d, 8), eight == UINT64_MAX)) {
+                i += 7;
+                continue;
+            }
+            if (mt.tier[d] == 0xFF) continue;
+        }
         const sx_compat *row;
         if (!sx_filter_candidate(s, &f, d, &row)) continue;
         sx_best b;

@@ -582,13 +582,33 @@ static void device_found(reader *r, const as_device *dev, size_t k, size_t len, 
         if (r->w[i].at >= from && r->w[i].at < to) r->device[i] = true;
 }
 
-static void read_device(reader *r, const as_device *devs, size_t n_devs, as_query_text *out)
+/* The devices' words, made once per set of devices (per index snapshot). */
+struct as_query_devices {
+    const as_device *devs;
+    size_t n;
+    device_terms *dt;
+    as_device_words *w;
+};
+
+const as_query_devices *as_query_devices_make(as_mem *m, const as_device *devs, size_t n)
 {
+    as_query_devices *qd = as_alloc(m, sizeof(*qd));
+    qd->devs = devs;
+    qd->n = n;
+    qd->dt = as_alloc(m, (n ? n : 1) * sizeof(*qd->dt));
+    for (size_t d = 0; d < n; d++)
+        device_terms_make(m, &devs[d], &qd->dt[d]);
+    qd->w = as_device_words_make(m, devs, n);
+    return qd;
+}
+
+static void read_device(reader *r, const as_query_devices *qd, as_query_text *out)
+{
+    const as_device *devs = qd->devs;
+    size_t n_devs = qd->n;
     size_t nw = r->nw < DEVICE_WORDS ? r->nw : DEVICE_WORDS;
     if (!n_devs || !nw) return;
-    device_terms *dt = as_alloc(r->m, n_devs * sizeof(*dt));
-    for (size_t d = 0; d < n_devs; d++)
-        device_terms_make(r->m, &devs[d], &dt[d]);
+    const device_terms *dt = qd->dt;
     /* per word: folded as the device matcher folds it (or the device word it
      * was meant to be: fixed), whether some device has it, whether it is
      * filler or taken out */
@@ -624,7 +644,8 @@ static void read_device(reader *r, const as_device *devs, size_t n_devs, as_quer
             if (!ok) continue;
             const char *cands;
             const as_device *dev;
-            if (as_device_resolve(r->m, devs, n_devs, span_text(r, k, l, folded, fixed), &dev,
+            if (as_device_resolve_words(r->m, devs, qd->w, n_devs,
+                                        span_text(r, k, l, folded, fixed), &dev,
                                   &cands) != AS_DEV_FOUND ||
                 !dev || !anchored(r, k, l, &dt[dev - devs], folded))
                 continue;
@@ -662,6 +683,11 @@ static void read_device(reader *r, const as_device *devs, size_t n_devs, as_quer
 void as_query_read(as_mem *m, const char *q, const as_device *devs, size_t n_devs,
                    as_query_text *out)
 {
+    as_query_read_with(m, q, devs && q ? as_query_devices_make(m, devs, n_devs) : NULL, out);
+}
+
+void as_query_read_with(as_mem *m, const char *q, const as_query_devices *qd, as_query_text *out)
+{
     memset(out, 0, sizeof(*out));
     if (!q) return;
     reader r = {.m = m, .q = q};
@@ -674,7 +700,7 @@ void as_query_read(as_mem *m, const char *q, const as_device *devs, size_t n_dev
         if (!r.w[i].part) r.whole[r.nw++] = i;
 
     read_price(&r, out);
-    if (devs) read_device(&r, devs, n_devs, out);
+    if (qd) read_device(&r, qd, out);
 
     out->words = as_alloc(m, r.n * sizeof(*out->words));
     for (size_t i = 0; i < r.n; i++) {

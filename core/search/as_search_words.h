@@ -86,5 +86,10 @@ typedef struct as_query_text {
  * its words stay as filler. Never fails: at worst every word is filler. */
 void as_query_read(as_mem *m, const char *q, const as_device *devs, size_t n_devs,
                    as_query_text *out);
+/* The same with the devices' words made before (as_query_devices_make, on a
+ * memory that outlives the reads): search makes them once per index. */
+typedef struct as_query_devices as_query_devices;
+const as_query_devices *as_query_devices_make(as_mem *m, const as_device *devs, size_t n);
+void as_query_read_with(as_mem *m, const char *q, const as_query_devices *qd, as_query_text *out);
 
 #endif
