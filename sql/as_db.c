@@ -1017,7 +1017,6 @@ as_store as_db_store(as_db *db)
         .product_by_sku = st_product_by_sku,
         .product_version = st_product_version,
         .search = st_search,
-        .search_page = st_search_page,
         .search_version = st_search_version,
         .index_rows = st_index_rows,
         .rank_changes = st_rank_changes,
