@@ -51,9 +51,9 @@ const stmt_def as_db_search_stmts[] = {
     {"as_rank_max_id", "SELECT COALESCE(MAX(id), 0) FROM products", NULL},
     {"as_rank_clear", "DELETE FROM product_rank", NULL},
     {"as_rank_seed",
-     "INSERT INTO product_rank (product_id, sku, category, part_type, hidden, buyable, score, "
-     "price_cents, days, return_rate) SELECT id, sku, category, part_type, CASE WHEN "
-     "verif_status = 'contradicted' THEN 1 ELSE 0 END, 0, 0, 0, 0, return_rate FROM products",
+     "INSERT INTO product_rank (product_id, hidden, buyable, score, price_cents, days, "
+     "return_rate) SELECT id, CASE WHEN verif_status = 'contradicted' THEN 1 ELSE 0 END, 0, 0, "
+     "0, 0, return_rate FROM products",
      NULL},
     /* in the layout of as_search_dev's rows, so read_products reads it */
     {"as_rank_offers",
