@@ -1,4 +1,4 @@
-/* What core needs from storage, as a table of functions. sql/as_store_dbd.c
+/* What core needs from storage, as a table of functions. sql/as_db*.c
  * implements it over apr_dbd; unit tests implement it in memory. Results are
  * allocated on the as_mem passed in. */
 #ifndef AS_STORE_H
