@@ -58,7 +58,6 @@ typedef struct as_product {
     int64_t agent_orders_90d;
     const char *orders_per_week; /* JSON array of 13 ints */
     bool guarantee;              /* some device is known to fit it */
-    double text_rank;            /* relevance from the text index; lower is better */
 
     as_offer *offers;
     size_t n_offers;

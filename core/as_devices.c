@@ -43,9 +43,10 @@ size_t as_text_char(const char *s, bool *word)
 }
 
 /* Latin letters with diacritics (U+00C0..U+017F) folded to plain lowercase ASCII,
- * as SQLite's FTS5 tokenizer (unicode61 remove_diacritics 2) folds the catalogue
- * text: so "Aldérmoor" and "ÁLDERMOOR" search like "aldermoor" on both backends.
- * NULL: a letter of its own (ß, æ, ø, ł, ...), kept as it is. */
+ * by the rules of SQLite's unicode61 tokenizer with remove_diacritics 2 (which
+ * the full-text index of schema versions before 3 used): so "Aldérmoor" and
+ * "ÁLDERMOOR" read like "aldermoor". NULL: a letter of its own (ß, æ, ø, ł,
+ * ...), kept as it is. */
 /* clang-format off */
 static const char *const latin_fold[] = {
     /* U+00C0 */ "a", "a", "a", "a", "a", "a", NULL, "c", "e", "e", "e", "e", "i", "i", "i", "i",

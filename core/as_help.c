@@ -42,12 +42,10 @@ static const help_error errors[] = {
     ERR("VALIDATION_ERROR", 400, "A parameter, header or body field breaks the rules.",
         "<p>A query parameter, header or body field is outside the rules: unknown or repeated "
         "parameter, wrong type, a value outside the limits, bad percent-encoding or UTF-8, a "
-        "body that is not a JSON object or has an unknown field, device text that names no "
-        "device or several, or a ranked search that matches more than 10,000 products. "
-        "<code>field</code> names the offending parameter or field.</p>",
+        "body that is not a JSON object or has an unknown field, or device text that names no "
+        "device or several. <code>field</code> names the offending parameter or field.</p>",
         "<p>Read <code>message</code> and <code>field</code>, correct the request and send it "
-        "again. A search that is too broad is narrowed with <code>q</code>, "
-        "<code>category</code> or <code>part_type</code>.</p>",
+        "again.</p>",
         "<p>Not unchanged: the same request fails the same way. Nothing was changed, and a 400 "
         "is not remembered against an <code>Idempotency-Key</code>, so the corrected request "
         "may use the same key.</p>"),

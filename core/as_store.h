@@ -1,4 +1,4 @@
-/* What core needs from storage, as a table of functions. sql/as_store_dbd.c
+/* What core needs from storage, as a table of functions. sql/as_db*.c
  * implements it over apr_dbd; unit tests implement it in memory. Results are
  * allocated on the as_mem passed in. */
 #ifndef AS_STORE_H
@@ -13,45 +13,17 @@ enum {
     AS_ENOTFOUND = 1, /* no such row */
     AS_EDB = 2,       /* storage failed; the store has logged why */
     AS_ECONFLICT = 3, /* a unique key or a condition stopped the write */
-    AS_ETOOMANY = 4,  /* more rows match than the caller allows */
 };
 
-/* Catalogue filters that the store applies with its indexes. */
+/* The compatible parts of a device (GET /devices/{slug}/compatible, the
+ * replacement offered for a return): the products with a compat row for it. */
 typedef struct as_search_filter {
-    const char *const *terms; /* words that must all match name, brand or description */
-    size_t n_terms;           /* 0: no text filter */
-    const char *category;     /* NULL for any */
-    const char *part_type;    /* NULL for any */
-    int64_t device_id;        /* 0 for none: else only products with a compat row */
-    const char *merchant;     /* merchant id, NULL for any: products it offers */
-    size_t max_products;      /* 0: no limit; else AS_ETOOMANY (and *n = matches) beyond it */
+    int64_t device_id;     /* the device: only products with a compat row for it */
+    const char *part_type; /* NULL for any */
 } as_search_filter;
 
-/* Search orders, in the order of as_sort_choices. */
+/* Search orders, in the order of as_sort_choices (core/search/as_search_page.c). */
 typedef enum { AS_SORT_SCORE, AS_SORT_PRICE, AS_SORT_DELIVERY, AS_SORT_RETURN_RATE } as_sort_kind;
-
-/* A search the store answers from its search order table (product_rank): the
- * default weights, no offer filters (max_price, deliver_by, merchant) and no
- * device. The store sorts and pages; only the page's products are read. */
-typedef struct as_search_query {
-    const char *const *terms; /* as in as_search_filter */
-    size_t n_terms;
-    const char *category;  /* NULL for any */
-    const char *part_type; /* NULL for any */
-    as_sort_kind sort;
-    bool verified_only; /* leave out contradicted products (and list them) */
-    int64_t limit, offset;
-} as_search_query;
-
-typedef struct as_search_page {
-    as_product *products; /* the page in search order, each with its offers */
-    size_t n;
-    int64_t count;        /* results before paging */
-    as_product *excluded; /* contradicted products left out (verified_only), by id, at most 100:
-                             sku, name, verif_status and verif_note set */
-    size_t n_excluded;
-    int64_t excluded_count;
-} as_search_page;
 
 /* A product's row of the search order table (product_rank). */
 typedef struct as_rank_row {
@@ -130,13 +102,12 @@ typedef struct as_store {
      * returns to an earlier value; AS_ENOTFOUND for an unknown sku. NULL in a
      * store that cannot tell: views are then never cached. */
     int (*product_version)(void *h, as_mem *m, const char *sku, const char **out);
-    /* Product summaries with their offers (and compat when filtering by device). */
+    /* A device's compatible parts: product summaries with their offers and
+     * their compat row for the device, by product id. */
     int (*search)(void *h, as_mem *m, const as_search_filter *f, as_product **out, size_t *n);
-    /* NULL when the store has no search order table: core then ranks with search. */
-    int (*search_page)(void *h, as_mem *m, const as_search_query *q, as_search_page *out);
-    /* The text index's sources; NULL when the store has none (core then
-     * searches text with search_page). Rows are valid during the call only; a
-     * callback that returns non-zero stops the stream (AS_EDB). */
+    /* The search index's sources (core/search/, docs/search.md). Rows are
+     * valid during the call only; a callback that returns non-zero stops the
+     * stream (AS_EDB). */
     int (*search_version)(void *h, as_search_version *out);
     int (*index_rows)(void *h, as_index_row_fn each, void *baton);     /* every product, by id */
     int (*index_offers)(void *h, as_index_offer_fn each, void *baton); /* by product, offer id */

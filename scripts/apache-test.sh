@@ -26,19 +26,25 @@ export HOME="$top/t/var" APACHE_TEST_NO_STICKY_PREFERENCES=1
 # SQLite by default; PostgreSQL when scripts/test-pg.sh says so.
 driver=${AGENTSHOP_TEST_DRIVER:-sqlite3}
 # Beside it an empty one (the schema, no catalogue: a fresh install), served
-# by the virtual host of t/conf/vhost-empty.conf.in to t/api/empty.t.
+# by the virtual host of t/conf/vhost-empty.conf.in to t/api/empty.t; and one
+# made at schema version 2 (t/fixtures/make-v2.sh) and migrated by init before
+# httpd starts, served by t/conf/vhost-migrated.conf.in to t/api/migrated.t.
 if [ "$driver" = pgsql ]; then
     params=$AGENTSHOP_TEST_PARAMS
     empty=$AGENTSHOP_TEST_EMPTY_PARAMS
+    migrated=$AGENTSHOP_TEST_MIGRATED_PARAMS # an empty database
 else
     params="$top/t/var/agentshop.db"
     empty="$top/t/var/empty.db"
+    migrated="$top/t/var/migrated.db"
 fi
-printf 'Define AGENTSHOP_DRIVER %s\nDefine AGENTSHOP_DB "%s"\nDefine AGENTSHOP_EMPTY_DB "%s"\n' \
-    "$driver" "$params" "$empty" > t/var/db.conf
+printf 'Define AGENTSHOP_DRIVER %s\nDefine AGENTSHOP_DB "%s"\nDefine AGENTSHOP_EMPTY_DB "%s"\nDefine AGENTSHOP_MIGRATED_DB "%s"\n' \
+    "$driver" "$params" "$empty" "$migrated" > t/var/db.conf
 if ! $runas bin/agentshopctl --driver "$driver" --params "$params" --data "$top/sql/demo" \
     init --demo >t/var/init.json ||
-    ! $runas bin/agentshopctl --driver "$driver" --params "$empty" init >t/var/init-empty.json; then
+    ! $runas bin/agentshopctl --driver "$driver" --params "$empty" init >t/var/init-empty.json ||
+    ! $runas t/fixtures/make-v2.sh "$driver" "$migrated" ||
+    ! $runas bin/agentshopctl --driver "$driver" --params "$migrated" init >t/var/init-migrated.json; then
     echo "apache-test: creating the test databases failed" >&2
     exit 1
 fi

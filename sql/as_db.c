@@ -99,7 +99,6 @@ static const stmt_def stmts[] = {
      "INSERT INTO compat (device_id, product_id, fit_status, evidence, checked_at) VALUES "
      "(%lld, %lld, %s, %s, %s) ON CONFLICT (device_id, product_id) DO NOTHING",
      NULL},
-    {"as_fts_rebuild", "INSERT INTO product_fts (product_fts) VALUES ('rebuild')", "SELECT 1"},
     /* Agents and mandates. */
     {"as_key_by_hash",
      "SELECT id, user_id, key_hash, revoked_at FROM agent_keys WHERE key_hash = %s", NULL},
@@ -716,6 +715,56 @@ static apr_status_t to_2(as_db *db, const char **err)
         db, "ALTER TABLE product_rank ADD COLUMN version INTEGER NOT NULL DEFAULT 0;\n", err);
 }
 
+/* Version 2 to 3: what only the SQL search used goes (issue 16: the search
+ * engine in core answers GET /search): the full-text index (SQLite's FTS5 table
+ * product_fts, PostgreSQL's generated tsvector products.search and its GIN
+ * index), the per-shape counts (product_counts), and product_rank's copies of
+ * sku, category and part type with the indexes that paged by them. No row of
+ * any other table is touched; product_rank keeps its rows and versions, so a
+ * running search index needs no rebuild. Each statement is guarded, so the
+ * step may meet a database that lacks any of these. */
+static const char *const v3_drop = "DROP INDEX IF EXISTS rank_score;\n"
+                                   "DROP INDEX IF EXISTS rank_category_score;\n"
+                                   "DROP INDEX IF EXISTS rank_part_type_score;\n"
+                                   "DROP INDEX IF EXISTS rank_category_price;\n"
+                                   "DROP INDEX IF EXISTS rank_category_delivery;\n"
+                                   "DROP INDEX IF EXISTS rank_category_return;\n"
+                                   "DROP INDEX IF EXISTS rank_hidden;\n"
+                                   "DROP TABLE IF EXISTS product_counts;\n";
+static const char *const v3_rank_columns[] = {"sku", "category", "part_type"};
+
+static apr_status_t to_3(as_db *db, const char **err)
+{
+    if (as_db_exec_script(db, v3_drop, err) != APR_SUCCESS) return APR_EGENERAL;
+    if (db->pg)
+        return as_db_exec_script(db,
+                                 "DROP INDEX IF EXISTS products_search;\n"
+                                 "ALTER TABLE products DROP COLUMN IF EXISTS search;\n"
+                                 "ALTER TABLE product_rank DROP COLUMN IF EXISTS sku, DROP COLUMN "
+                                 "IF EXISTS category, DROP COLUMN IF EXISTS part_type;\n",
+                                 err);
+    if (as_db_exec_script(db, "DROP TABLE IF EXISTS product_fts;\n", err) != APR_SUCCESS)
+        return APR_EGENERAL;
+    /* SQLite has no DROP COLUMN IF EXISTS (and needs 3.35 for DROP COLUMN) */
+    for (size_t i = 0; i < sizeof(v3_rank_columns) / sizeof(v3_rank_columns[0]); i++) {
+        int64_t has = 0;
+        const char *col = v3_rank_columns[i];
+        if (first_two(db,
+                      apr_psprintf(db->pool,
+                                   "SELECT COUNT(*) FROM pragma_table_info('product_rank') WHERE "
+                                   "name = '%s'",
+                                   col),
+                      &has, NULL, err) != APR_SUCCESS)
+            return APR_EGENERAL;
+        if (has &&
+            as_db_exec_script(
+                db, apr_psprintf(db->pool, "ALTER TABLE product_rank DROP COLUMN %s;\n", col),
+                err) != APR_SUCCESS)
+            return APR_EGENERAL;
+    }
+    return APR_SUCCESS;
+}
+
 /* What CREATE ... IF NOT EXISTS in the schema script cannot do, in order: the
  * step to version `to` runs on a database of version to - 1, before the
  * script. */
@@ -724,6 +773,7 @@ static const struct migration {
     apr_status_t (*run)(as_db *db, const char **err);
 } migrations[] = {
     {2, to_2},
+    {3, to_3},
 };
 
 static apr_status_t migrate_steps(as_db *db, int from, const char **err)
@@ -1017,7 +1067,6 @@ as_store as_db_store(as_db *db)
         .product_by_sku = st_product_by_sku,
         .product_version = st_product_version,
         .search = st_search,
-        .search_page = st_search_page,
         .search_version = st_search_version,
         .index_rows = st_index_rows,
         .rank_changes = st_rank_changes,

@@ -73,7 +73,7 @@ int as_db_next(as_db *db, apr_dbd_results_t *res, apr_dbd_row_t **row);
 
 const char *as_db_schema(int pg); /* the schema text built into the binary */
 
-/* The search order table (product_rank, product_counts) built again from the
+/* The search order table (product_rank) built again from the
  * catalogue, in the caller's transaction: after loading a catalogue, and by
  * agentshopctl init when it is out of step (as_db_rank_stale: 1, or -1 on error). */
 apr_status_t as_db_rank_rebuild(as_db *db, const char **err);
@@ -87,7 +87,7 @@ int as_db_spent_stale(as_db *db);
  * one row of schema_version. A database with our tables but no schema_version
  * is version 1 (the layout before versions). Raise it with a migration step in
  * as_db.c (docs/storage.md, "Schema versions"). */
-#define AS_SCHEMA_VERSION 2
+#define AS_SCHEMA_VERSION 3
 
 /* The version of the connected database: 0 when it has none of our tables (a
  * new database), else as above. */

@@ -25,11 +25,11 @@ typedef struct stmt_def {
 #define NO_COMPAT ", NULL, NULL, NULL, NULL, NULL, "
 #define COMPAT_COLS ", d.slug, d.name, c.fit_status, c.evidence, c.checked_at, "
 
-/* sql/as_db_search.c: search, the search order table, and their statements. */
+/* sql/as_db_search.c: the search index's sources, the compatible parts, the
+ * search order table, and their statements. */
 extern const stmt_def as_db_search_stmts[];
 extern const size_t as_db_n_search_stmts;
 int st_search(void *h, as_mem *m, const as_search_filter *f, as_product **out, size_t *n);
-int st_search_page(void *h, as_mem *m, const as_search_query *q, as_search_page *out);
 int st_search_version(void *h, as_search_version *out);
 int st_index_rows(void *h, as_index_row_fn each, void *baton);
 int st_rank_changes(void *h, int64_t since, as_rank_row_fn each, void *baton);

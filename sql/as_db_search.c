@@ -1,14 +1,15 @@
-/* Search storage: the statements behind GET /search and the compatible-parts
- * list, and the search order table (product_rank) that lets an index, not a
- * scan of every match, produce a page of results.
+/* Search storage: what core's search index (core/search/, docs/search.md) is
+ * built and kept current from, the compatible-parts list, and the search order
+ * table (product_rank) that gives the index each product's rank.
  *
  * product_rank holds, per product, what search sorts by under the default
  * weights: whether any offer can be bought, and the best offer's score, price
  * and delivery days, computed by core's as_rank_offers (the one ranking
- * formula). It changes only when the catalogue is loaded and when an offer's
- * stock reaches zero or comes back from it; both update it in the same
- * transaction as the change, so a page read from it agrees with the offers
- * read with it. docs/storage.md, "Search at scale", has the design. */
+ * formula), with the search_rank version of its last change. It changes only
+ * when the catalogue is loaded and when an offer's stock reaches zero or comes
+ * back from it; both update it in the same transaction as the change, so an
+ * index that reads the rows changed since its version (as_rank_changes) misses
+ * none. docs/storage.md, "Search at scale", has the design. */
 #include <apr_strings.h>
 #include <string.h>
 
@@ -19,67 +20,11 @@
 #define i64s as_db_i64s
 #define grow as_db_grow
 
-/* Offer columns start here in every search row. */
-#define SEARCH_OFFER_COL 18
+/* Offer columns start here in every row read_products reads. */
+#define SEARCH_OFFER_COL 17
 
 /* ---- statements ---- */
 
-/* The general search: every match with its offers, ranked by core. */
-#define SEARCH_FILTERS                                                                             \
-    " (%s IS NULL OR p.category = %s) AND (%s IS NULL OR p.part_type = %s) AND (%s IS NULL OR "    \
-    "EXISTS (SELECT 1 FROM offers x WHERE x.product_id = p.id AND x.merchant_id = %s)) "
-#define DEVICE_JOIN                                                                                \
-    " JOIN compat c ON c.product_id = p.id AND c.device_id = %lld JOIN devices d ON d.id = "       \
-    "c.device_id "
-#define DEVICE_CROSS                                                                               \
-    " CROSS JOIN compat c ON c.product_id = p.id AND c.device_id = %lld CROSS JOIN devices d ON "  \
-    "d.id = c.device_id "
-/* CROSS JOIN keeps SQLite's planner from driving a text search from another
- * table's index and running the MATCH once per row: the text index goes first. */
-#define FTS_FROM " FROM product_fts f CROSS JOIN products p ON p.id = f.rowid"
-#define FTS_WHERE "WHERE product_fts MATCH %s AND"
-#define TS_RANK "-ts_rank(p.search, to_tsquery('simple', %s))"
-#define TS_WHERE "WHERE p.search @@ to_tsquery('simple', %s) AND"
-
-/* The paged search over product_rank. BY_* are the sort orders of hit_cmp in
- * core/as_catalog_api.c: buyable first, the sort key, the score; then text
- * relevance and sku, added by PAGE. */
-#define RANK_COLS "r.product_id, r.buyable, r.score, r.price_cents, r.days, r.return_rate, r.sku"
-#define BY_SCORE "r.buyable DESC, r.score DESC"
-#define BY_PRICE "r.buyable DESC, r.price_cents, r.score DESC"
-#define BY_DELIVERY "r.buyable DESC, r.days, r.score DESC"
-#define BY_RETURN "r.buyable DESC, r.return_rate, r.score DESC"
-/* The parameter is 0 under verified_only, else 1. A comparison with a column, not
- * "%lld = 0": apr_dbd's sqlite3 driver binds every parameter as text, which only
- * a column's affinity turns back into a number. */
-#define VISIBLE " AND r.hidden <= %lld"
-#define RANK_FILTERS " (%s IS NULL OR r.category = %s) AND (%s IS NULL OR r.part_type = %s)"
-/* The page's products, with their offers, from a subquery that picks the page. */
-#define PAGE(sub, order)                                                                           \
-    "SELECT " PRODUCT_SUMMARY ", r.trank" NO_COMPAT OFFER_COLS " FROM (" sub " ORDER BY " order    \
-    ", trank, r.sku LIMIT %lld OFFSET %lld) r JOIN products p ON p.id = r.product_id" OFFER_JOIN   \
-    "ORDER BY " order ", r.trank, r.sku, o.id"
-#define PLAIN(where) "SELECT " RANK_COLS ", 0 AS trank FROM product_rank r WHERE " where VISIBLE
-#define FTS_SUB                                                                                    \
-    "SELECT " RANK_COLS ", f.rank AS trank FROM product_fts f CROSS JOIN product_rank r ON "       \
-    "r.product_id = f.rowid WHERE product_fts MATCH %s AND" RANK_FILTERS VISIBLE
-#define TS_SUB                                                                                     \
-    "SELECT " RANK_COLS ", -ts_rank(t.search, to_tsquery('simple', %s)) AS trank FROM products t " \
-    "JOIN product_rank r ON r.product_id = t.id WHERE t.search @@ to_tsquery('simple', %s) "       \
-    "AND" RANK_FILTERS VISIBLE
-/* Without text, one statement per filter shape, so each can use its index. */
-#define PLAIN_PAGES(sort, order)                                                                   \
-    {"as_page_" sort, PAGE(PLAIN("1 = 1"), order), NULL},                                          \
-        {"as_page_c_" sort, PAGE(PLAIN("r.category = %s"), order), NULL},                          \
-        {"as_page_t_" sort, PAGE(PLAIN("r.part_type = %s"), order), NULL},                         \
-        {"as_page_ct_" sort, PAGE(PLAIN("r.category = %s AND r.part_type = %s"), order), NULL},    \
-    {                                                                                              \
-        "as_page_q_" sort, PAGE(FTS_SUB, order), PAGE(TS_SUB, order)                               \
-    }
-#define COUNTS(unit)                                                                               \
-    "SELECT COALESCE(SUM(CASE WHEN r.hidden <= %lld THEN " unit " ELSE 0 END), 0), "               \
-    "COALESCE(SUM(CASE WHEN r.hidden > %lld THEN " unit " ELSE 0 END), 0)"
-#define HIDDEN_COLS "SELECT p.id, p.sku, p.name, p.verif_status, p.verif_note"
 /* A text index row (st_index_rows): these columns, the specs, then INDEX_ROW_FROM. */
 #define INDEX_ROW_COLS                                                                             \
     "SELECT p.id, p.sku, p.category, p.part_type, p.name, p.brand, p.description, r.hidden, "      \
@@ -91,74 +36,28 @@
     "%lld ORDER BY p.id"
 
 const stmt_def as_db_search_stmts[] = {
-    /* General search: four shapes (text or not, device or not), filters as NULL-able
-     * params; and the number of matches of each, checked first. */
-    {"as_search",
-     "SELECT " PRODUCT_SUMMARY ", 0" NO_COMPAT OFFER_COLS " FROM products p" OFFER_JOIN
-     "WHERE" SEARCH_FILTERS "ORDER BY p.id, o.id",
-     NULL},
-    {"as_search_text",
-     "SELECT " PRODUCT_SUMMARY
-     ", f.rank" NO_COMPAT OFFER_COLS FTS_FROM OFFER_JOIN FTS_WHERE SEARCH_FILTERS
-     "ORDER BY p.id, o.id",
-     "SELECT " PRODUCT_SUMMARY ", " TS_RANK NO_COMPAT OFFER_COLS
-     " FROM products p" OFFER_JOIN TS_WHERE SEARCH_FILTERS "ORDER BY p.id, o.id"},
+    /* A device's compatible parts (of one part type when given), with their
+     * offers and their compat row for the device. */
     {"as_search_dev",
-     "SELECT " PRODUCT_SUMMARY ", 0" COMPAT_COLS OFFER_COLS
-     " FROM products p" DEVICE_JOIN OFFER_JOIN "WHERE" SEARCH_FILTERS "ORDER BY p.id, o.id",
+     "SELECT " PRODUCT_SUMMARY COMPAT_COLS OFFER_COLS
+     " FROM products p JOIN compat c ON c.product_id = p.id AND c.device_id = %lld JOIN devices d "
+     "ON d.id = c.device_id" OFFER_JOIN
+     "WHERE (%s IS NULL OR p.part_type = %s) ORDER BY p.id, o.id",
      NULL},
-    {"as_search_text_dev",
-     "SELECT " PRODUCT_SUMMARY
-     ", f.rank" COMPAT_COLS OFFER_COLS FTS_FROM DEVICE_CROSS OFFER_JOIN FTS_WHERE SEARCH_FILTERS
-     "ORDER BY p.id, o.id",
-     "SELECT " PRODUCT_SUMMARY ", " TS_RANK COMPAT_COLS OFFER_COLS
-     " FROM products p" DEVICE_JOIN OFFER_JOIN TS_WHERE SEARCH_FILTERS "ORDER BY p.id, o.id"},
-    {"as_search_n", "SELECT COUNT(*) FROM products p WHERE" SEARCH_FILTERS, NULL},
-    {"as_search_text_n", "SELECT COUNT(*)" FTS_FROM " " FTS_WHERE SEARCH_FILTERS,
-     "SELECT COUNT(*) FROM products p " TS_WHERE SEARCH_FILTERS},
-    {"as_search_dev_n", "SELECT COUNT(*) FROM products p" DEVICE_JOIN "WHERE" SEARCH_FILTERS, NULL},
-    {"as_search_text_dev_n", "SELECT COUNT(*)" FTS_FROM DEVICE_CROSS FTS_WHERE SEARCH_FILTERS,
-     "SELECT COUNT(*) FROM products p" DEVICE_JOIN TS_WHERE SEARCH_FILTERS},
 
-    /* Paged search over product_rank. */
-    PLAIN_PAGES("score", BY_SCORE),
-    PLAIN_PAGES("price", BY_PRICE),
-    PLAIN_PAGES("delivery", BY_DELIVERY),
-    PLAIN_PAGES("return_rate", BY_RETURN),
-    /* Results and hidden products in all: from the per-shape totals without text. */
-    {"as_page_n", COUNTS("r.n") " FROM product_counts r WHERE" RANK_FILTERS, NULL},
-    {"as_page_q_n",
-     COUNTS("1") " FROM product_fts f CROSS JOIN product_rank r ON r.product_id = f.rowid WHERE "
-                 "product_fts MATCH %s AND" RANK_FILTERS,
-     COUNTS("1") " FROM products t JOIN product_rank r ON r.product_id = t.id WHERE t.search @@ "
-                 "to_tsquery('simple', %s) AND" RANK_FILTERS},
-    /* The first 100 hidden (contradicted) products, by id. */
-    {"as_page_x",
-     HIDDEN_COLS " FROM product_rank r JOIN products p ON p.id = r.product_id WHERE r.hidden = 1 "
-                 "AND" RANK_FILTERS " ORDER BY r.product_id LIMIT 100",
-     NULL},
-    {"as_page_q_x",
-     HIDDEN_COLS
-     " FROM product_fts f CROSS JOIN product_rank r ON r.product_id = f.rowid CROSS JOIN products "
-     "p ON p.id = r.product_id WHERE product_fts MATCH %s AND r.hidden = 1 AND" RANK_FILTERS
-     " ORDER BY r.product_id LIMIT 100",
-     HIDDEN_COLS " FROM products p JOIN product_rank r ON r.product_id = p.id WHERE p.search @@ "
-                 "to_tsquery('simple', %s) AND r.hidden = 1 AND" RANK_FILTERS
-                 " ORDER BY r.product_id LIMIT 100"},
-
-    /* Keeping product_rank and product_counts. */
+    /* Keeping product_rank. */
     {"as_rank_sizes", "SELECT (SELECT COUNT(*) FROM product_rank), (SELECT COUNT(*) FROM products)",
      NULL},
     {"as_rank_max_id", "SELECT COALESCE(MAX(id), 0) FROM products", NULL},
     {"as_rank_clear", "DELETE FROM product_rank", NULL},
     {"as_rank_seed",
-     "INSERT INTO product_rank (product_id, sku, category, part_type, hidden, buyable, score, "
-     "price_cents, days, return_rate) SELECT id, sku, category, part_type, CASE WHEN "
-     "verif_status = 'contradicted' THEN 1 ELSE 0 END, 0, 0, 0, 0, return_rate FROM products",
+     "INSERT INTO product_rank (product_id, hidden, buyable, score, price_cents, days, "
+     "return_rate) SELECT id, CASE WHEN verif_status = 'contradicted' THEN 1 ELSE 0 END, 0, 0, "
+     "0, 0, return_rate FROM products",
      NULL},
-    /* in the layout of the search rows, so read_products reads it */
+    /* in the layout of as_search_dev's rows, so read_products reads it */
     {"as_rank_offers",
-     "SELECT " PRODUCT_SUMMARY ", 0" NO_COMPAT OFFER_COLS " FROM products p JOIN offers o ON "
+     "SELECT " PRODUCT_SUMMARY NO_COMPAT OFFER_COLS " FROM products p JOIN offers o ON "
      "o.product_id = p.id JOIN merchants m ON m.id = o.merchant_id WHERE p.id > %lld AND p.id "
      "<= %lld ORDER BY p.id, o.id",
      NULL},
@@ -224,28 +123,12 @@ const stmt_def as_db_search_stmts[] = {
      "o.product_id = j.value",
      "SELECT o.product_id, o.id, o.stock FROM offers o WHERE o.product_id = ANY (CAST(%s AS "
      "bigint[]))"},
-    {"as_counts_clear", "DELETE FROM product_counts", NULL},
-    {"as_counts_fill",
-     "INSERT INTO product_counts (category, part_type, hidden, n) SELECT category, part_type, "
-     "hidden, COUNT(*) FROM product_rank GROUP BY category, part_type, hidden",
-     NULL},
 };
 const size_t as_db_n_search_stmts = sizeof(as_db_search_stmts) / sizeof(as_db_search_stmts[0]);
 
-/* ---- the general search ---- */
+/* ---- a device's compatible parts ---- */
 
-/* Every term must match as a word prefix: FTS5 '"a"* "b"*', tsquery 'a:* & b:*'.
- * Terms are runs of letters and digits, so they need no quoting beyond this. */
-static const char *match_expression(as_db *db, const char *const *terms, size_t n)
-{
-    const char *s = "";
-    for (size_t i = 0; i < n; i++)
-        s = db->pg ? apr_psprintf(db->pool, "%s%s%s:*", s, i ? " & " : "", terms[i])
-                   : apr_psprintf(db->pool, "%s%s\"%s\"*", s, i ? " " : "", terms[i]);
-    return s;
-}
-
-/* The driver decides the text syntax and the parameter order: connect first. */
+/* mod_dbd acquires the connection on first use: connect first. */
 static int connected(as_db *db)
 {
     return db->handle || (db->acquire && db->acquire(db) == 0);
@@ -265,7 +148,7 @@ static int64_t first_i64(as_db *db, const char *label, int na, const char **args
     return a;
 }
 
-/* Rows of PRODUCT_SUMMARY, text rank, compat and OFFER_COLS, ordered by product:
+/* Rows of PRODUCT_SUMMARY, compat and OFFER_COLS, ordered by product:
  * one as_product per product, its offers in row order (read to the end, as the
  * pgsql driver requires). */
 static void read_products(as_db *db, as_mem *m, apr_dbd_results_t *res, as_product **out, size_t *n)
@@ -284,8 +167,7 @@ static void read_products(as_db *db, as_mem *m, apr_dbd_results_t *res, as_produ
             as_product *p = &ps[np];
             memset(p, 0, sizeof(*p));
             as_db_read_summary(db, row, p);
-            p->text_rank = as_db_dbl(as_db_col(db, row, 12));
-            as_db_read_compat(db, m, row, 13, &p->compat);
+            as_db_read_compat(db, m, row, 12, &p->compat);
             first[np++] = no;
             last = pid;
         }
@@ -304,107 +186,13 @@ static void read_products(as_db *db, as_mem *m, apr_dbd_results_t *res, as_produ
 int st_search(void *h, as_mem *m, const as_search_filter *f, as_product **out, size_t *n)
 {
     as_db *db = h;
-    const char *args[11];
-    int na = 0;
     *out = NULL;
     *n = 0;
     if (!connected(db)) return AS_EDB;
-    const char *match = f->n_terms ? match_expression(db, f->terms, f->n_terms) : NULL;
-    const char *label = f->device_id > 0 ? (match ? "as_search_text_dev" : "as_search_dev")
-                                         : (match ? "as_search_text" : "as_search");
-    /* Parameters in the order they appear in the SQL text; on PostgreSQL the rank
-     * expression takes the match first (args[0], left out of the count). */
-    args[na++] = match;
-    if (f->device_id > 0) args[na++] = i64s(db, f->device_id);
-    if (match) args[na++] = match;
-    const char *filters[3] = {f->category, f->part_type, f->merchant};
-    for (int i = 0; i < 3; i++) {
-        args[na++] = filters[i];
-        args[na++] = filters[i];
-    }
-    const char **cargs = args + 1; /* the count has no rank expression */
-    if (f->max_products) {
-        int64_t total =
-            first_i64(db, apr_pstrcat(db->pool, label, "_n", NULL), na - 1, cargs, NULL);
-        if (total < 0) return AS_EDB;
-        if ((uint64_t)total > f->max_products) {
-            *n = (size_t)total;
-            return AS_ETOOMANY;
-        }
-    }
-    int pg_rank = match && db->pg;
+    const char *args[] = {i64s(db, f->device_id), f->part_type, f->part_type};
     apr_dbd_results_t *res;
-    if (as_db_select(db, label, &res, pg_rank ? na : na - 1, pg_rank ? args : cargs)) return AS_EDB;
+    if (as_db_select(db, "as_search_dev", &res, 3, args)) return AS_EDB;
     read_products(db, m, res, out, n);
-    return AS_OK;
-}
-
-/* ---- the paged search ---- */
-
-static const char *const sort_names[] = {"score", "price", "delivery", "return_rate"};
-
-int st_search_page(void *h, as_mem *m, const as_search_query *q, as_search_page *out)
-{
-    as_db *db = h;
-    memset(out, 0, sizeof(*out));
-    if (!connected(db)) return AS_EDB;
-    const char *match = q->n_terms ? match_expression(db, q->terms, q->n_terms) : NULL;
-    const char *vis = q->verified_only ? "0" : "1"; /* the most hidden value shown */
-    const char *cat = q->category, *pt = q->part_type;
-    const char *args[12];
-    int na = 0;
-
-    /* the totals: results and hidden products */
-    args[na++] = vis;
-    args[na++] = vis;
-    if (match) args[na++] = match;
-    const char *filters[4] = {cat, cat, pt, pt};
-    memcpy(args + na, filters, sizeof(filters));
-    na += 4;
-    out->count = first_i64(db, match ? "as_page_q_n" : "as_page_n", na, args, &out->excluded_count);
-    if (out->count < 0) return AS_EDB;
-
-    /* the page */
-    const char *label;
-    na = 0;
-    if (match) {
-        label = apr_pstrcat(db->pool, "as_page_q_", sort_names[q->sort], NULL);
-        if (db->pg) args[na++] = match;
-        args[na++] = match;
-        memcpy(args + na, filters, sizeof(filters));
-        na += 4;
-    } else {
-        const char *shape = cat && pt ? "ct_" : cat ? "c_" : pt ? "t_" : "";
-        label = apr_pstrcat(db->pool, "as_page_", shape, sort_names[q->sort], NULL);
-        if (cat) args[na++] = cat;
-        if (pt) args[na++] = pt;
-    }
-    args[na++] = vis;
-    args[na++] = i64s(db, q->limit);
-    args[na++] = i64s(db, q->offset);
-    apr_dbd_results_t *res;
-    if (as_db_select(db, label, &res, na, args)) return AS_EDB;
-    read_products(db, m, res, &out->products, &out->n);
-
-    /* the hidden products, listed */
-    if (!q->verified_only || out->excluded_count == 0) return AS_OK;
-    na = 0;
-    if (match) args[na++] = match;
-    memcpy(args + na, filters, sizeof(filters));
-    na += 4;
-    apr_dbd_row_t *row = NULL;
-    if (as_db_select(db, match ? "as_page_q_x" : "as_page_x", &res, na, args)) return AS_EDB;
-    size_t xcap = 0;
-    while (as_db_next(db, res, &row)) {
-        out->excluded = grow(m, out->excluded, &xcap, out->n_excluded, sizeof(as_product));
-        as_product *p = &out->excluded[out->n_excluded++];
-        memset(p, 0, sizeof(*p));
-        p->id = to_i64(as_db_col(db, row, 0));
-        p->sku = as_db_col(db, row, 1);
-        p->name = as_db_col(db, row, 2);
-        p->verif_status = as_db_col(db, row, 3);
-        p->verif_note = as_db_col(db, row, 4);
-    }
     return AS_OK;
 }
 
@@ -478,16 +266,13 @@ apr_status_t as_db_rank_rebuild(as_db *db, const char **err)
         db->pool = outer;
         apr_pool_destroy(batch);
     }
-    if (!rc)
-        rc = as_db_exec(db, "as_counts_clear", NULL, 0, NULL) ||
-             as_db_exec(db, "as_counts_fill", NULL, 0, NULL);
     /* PostgreSQL plans by statistics: give it fresh ones for the new catalogue
-     * (SQLite's plans are fixed by the statements themselves, see FTS_FROM). */
+     * (SQLite's plans are fixed by the statements themselves). */
     const char *ignored;
     if (!rc && db->pg)
         rc = as_db_exec_script(db,
                                "ANALYZE products;\nANALYZE offers;\nANALYZE compat;\n"
-                               "ANALYZE product_rank;\nANALYZE product_counts;\n",
+                               "ANALYZE product_rank;\n",
                                &ignored) != APR_SUCCESS;
     if (rc) {
         *err = "building the search order table (product_rank) failed";

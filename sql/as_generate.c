@@ -318,7 +318,6 @@ apr_status_t as_generate_catalogue(as_db *db, apr_int64_t n_products, apr_uint64
         }
     }
     g.p = db->pool;
-    if (ok) ok = !exec(&g, "as_fts_rebuild", 0, NULL);
     if (ok && as_db_rank_rebuild(db, &g.err) != APR_SUCCESS) ok = 0;
     if (ok) {
         const char *a[] = {"catalogue_version", apr_psprintf(g.p, "generated-%" APR_UINT64_T_FMT, seed)};

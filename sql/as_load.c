@@ -320,9 +320,7 @@ apr_status_t as_load_catalogue(as_db *db, const as_catalogue_files *files, json_
     json_t *ms = files->merchants, *ds = files->devices, *ps = files->products;
     apr_dbd_transaction_t *t = NULL;
     int ok = as_db_begin_t(db, &t) == 0;
-    if (ok)
-        ok = !load_merchants(&L, ms) && !load_devices(&L, ds) && !load_products(&L, ps) &&
-             !exec(&L, "as_fts_rebuild", 0, NULL, NULL);
+    if (ok) ok = !load_merchants(&L, ms) && !load_devices(&L, ds) && !load_products(&L, ps);
     if (ok && as_db_rank_rebuild(db, &L.err) != APR_SUCCESS) ok = 0;
     if (ok) {
         const char *a[] = {"catalogue_version", apr_psprintf(L.p, "%ld", (long)time(NULL))};

@@ -1,7 +1,6 @@
 -- mod_agentshop schema for PostgreSQL (13+). Idempotent: safe to run again.
--- The same tables and columns as schema.sqlite.sql; full-text search uses a
--- generated tsvector with a GIN index instead of FTS5. Statements end with ';'
--- at the end of a line, outside $$ bodies; bin/agentshopctl runs them one by one.
+-- The same tables and columns as schema.sqlite.sql. Statements end with ';' at
+-- the end of a line, outside $$ bodies; bin/agentshopctl runs them one by one.
 
 -- The schema's version, one row, written by agentshopctl init (AS_SCHEMA_VERSION
 -- in sql/as_db.h; docs/storage.md, "Schema versions"). A database with our
@@ -49,13 +48,10 @@ CREATE TABLE IF NOT EXISTS products (
     return_rate       DOUBLE PRECISION NOT NULL,
     wrong_item_rate   DOUBLE PRECISION NOT NULL,
     agent_orders_90d  INTEGER NOT NULL,
-    orders_per_week   TEXT NOT NULL,
-    search            tsvector GENERATED ALWAYS AS (
-                          to_tsvector('simple', name || ' ' || brand || ' ' || description)) STORED
+    orders_per_week   TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS products_category ON products (category, part_type);
 CREATE INDEX IF NOT EXISTS products_part_type ON products (part_type);
-CREATE INDEX IF NOT EXISTS products_search ON products USING GIN (search);
 
 CREATE TABLE IF NOT EXISTS product_specs (
     product_id    BIGINT NOT NULL REFERENCES products (id),
@@ -131,15 +127,14 @@ CREATE OR REPLACE TRIGGER questions_version AFTER INSERT ON questions
     FOR EACH ROW EXECUTE FUNCTION product_version_raise();
 
 -- Search order under the default weights, one row per product: whether it can
--- be bought and its best offer's score, price and delivery days. Written by the
--- catalogue loader and, in the same transaction, by every write that takes an
--- offer's stock to or from zero, so an index can serve a page of search
--- results without ranking every match (docs/storage.md, "Search at scale").
+-- be bought and its best offer's score, price and delivery days, the rank that
+-- the search index in each httpd child (core/search/) takes for the product.
+-- Written by the catalogue loader and, in the same transaction, by every write
+-- that takes an offer's stock to or from zero; each such write raises the
+-- search_rank version (meta) and gives it to the row, so an index reads only
+-- the rows changed since its own version (docs/storage.md, "Search at scale").
 CREATE TABLE IF NOT EXISTS product_rank (
     product_id  BIGINT PRIMARY KEY REFERENCES products (id),
-    sku         TEXT NOT NULL,
-    category    TEXT NOT NULL,
-    part_type   TEXT NOT NULL,
     hidden      INTEGER NOT NULL,  -- 1: contradicted, left out while verified_only
     buyable     INTEGER NOT NULL,  -- 1: at least one offer can be bought
     score       INTEGER NOT NULL,  -- the best offer's score; 0 when not buyable
@@ -148,27 +143,10 @@ CREATE TABLE IF NOT EXISTS product_rank (
     return_rate DOUBLE PRECISION NOT NULL,
     version     BIGINT NOT NULL DEFAULT 0  -- the search_rank (meta) of its last change
 );
-CREATE INDEX IF NOT EXISTS rank_score ON product_rank (buyable DESC, score DESC, sku);
-CREATE INDEX IF NOT EXISTS rank_category_score ON product_rank (category, buyable DESC, score DESC, sku);
-CREATE INDEX IF NOT EXISTS rank_part_type_score ON product_rank (part_type, buyable DESC, score DESC, sku);
-CREATE INDEX IF NOT EXISTS rank_category_price ON product_rank (category, buyable DESC, price_cents, score DESC, sku);
-CREATE INDEX IF NOT EXISTS rank_category_delivery ON product_rank (category, buyable DESC, days, score DESC, sku);
-CREATE INDEX IF NOT EXISTS rank_category_return ON product_rank (category, buyable DESC, return_rate, score DESC, sku);
-CREATE INDEX IF NOT EXISTS rank_hidden ON product_rank (hidden, product_id);
--- A database from before the text index: its rows get a version (SQLite: agentshopctl init).
+-- A database from before the rank version: its rows get one (SQLite: migration step 2).
 ALTER TABLE product_rank ADD COLUMN IF NOT EXISTS version BIGINT NOT NULL DEFAULT 0;
--- Rows changed since the text index of a process last read them (core/as_text_index.c).
+-- Rows changed since a search index last read them (as_rank_changes).
 CREATE INDEX IF NOT EXISTS rank_version ON product_rank (version);
-
--- Products per category, part type and hidden flag (the counts of a search
--- without text or device), rebuilt with product_rank by the loader.
-CREATE TABLE IF NOT EXISTS product_counts (
-    category  TEXT NOT NULL,
-    part_type TEXT NOT NULL,
-    hidden    INTEGER NOT NULL,
-    n         BIGINT NOT NULL,
-    PRIMARY KEY (category, part_type, hidden)
-);
 
 -- Agents, mandates and buying. Users are the people agents act for; they are
 -- named by an id and need no table of their own.

@@ -1,4 +1,4 @@
--- mod_agentshop schema for SQLite (3.35+ with FTS5). Idempotent: safe to run again.
+-- mod_agentshop schema for SQLite (3.35+). Idempotent: safe to run again.
 -- Statements end with ';' at the end of a line (a CREATE TRIGGER with its line
 -- 'END;'); bin/agentshopctl runs them one by one.
 -- Money is integer cents. JSON values are stored as JSON text.
@@ -126,24 +126,15 @@ CREATE TRIGGER IF NOT EXISTS questions_version AFTER INSERT ON questions BEGIN
     INSERT INTO product_versions (product_id, version) VALUES (NEW.product_id, 1)
     ON CONFLICT (product_id) DO UPDATE SET version = version + 1; END;
 
--- Full-text index over name, brand and description (external content: rebuilt
--- by the loader after each catalogue load; the catalogue is written only there).
-CREATE VIRTUAL TABLE IF NOT EXISTS product_fts USING fts5 (
-    name, brand, description,
-    content = 'products', content_rowid = 'id',
-    tokenize = 'unicode61 remove_diacritics 2'
-);
-
 -- Search order under the default weights, one row per product: whether it can
--- be bought and its best offer's score, price and delivery days. Written by the
--- catalogue loader and, in the same transaction, by every write that takes an
--- offer's stock to or from zero, so an index can serve a page of search
--- results without ranking every match (docs/storage.md, "Search at scale").
+-- be bought and its best offer's score, price and delivery days, the rank that
+-- the search index in each httpd child (core/search/) takes for the product.
+-- Written by the catalogue loader and, in the same transaction, by every write
+-- that takes an offer's stock to or from zero; each such write raises the
+-- search_rank version (meta) and gives it to the row, so an index reads only
+-- the rows changed since its own version (docs/storage.md, "Search at scale").
 CREATE TABLE IF NOT EXISTS product_rank (
     product_id  INTEGER PRIMARY KEY REFERENCES products (id),
-    sku         TEXT NOT NULL,
-    category    TEXT NOT NULL,
-    part_type   TEXT NOT NULL,
     hidden      INTEGER NOT NULL,  -- 1: contradicted, left out while verified_only
     buyable     INTEGER NOT NULL,  -- 1: at least one offer can be bought
     score       INTEGER NOT NULL,  -- the best offer's score; 0 when not buyable
@@ -152,25 +143,8 @@ CREATE TABLE IF NOT EXISTS product_rank (
     return_rate REAL NOT NULL,
     version     INTEGER NOT NULL DEFAULT 0  -- the search_rank (meta) of its last change
 );
-CREATE INDEX IF NOT EXISTS rank_score ON product_rank (buyable DESC, score DESC, sku);
-CREATE INDEX IF NOT EXISTS rank_category_score ON product_rank (category, buyable DESC, score DESC, sku);
-CREATE INDEX IF NOT EXISTS rank_part_type_score ON product_rank (part_type, buyable DESC, score DESC, sku);
-CREATE INDEX IF NOT EXISTS rank_category_price ON product_rank (category, buyable DESC, price_cents, score DESC, sku);
-CREATE INDEX IF NOT EXISTS rank_category_delivery ON product_rank (category, buyable DESC, days, score DESC, sku);
-CREATE INDEX IF NOT EXISTS rank_category_return ON product_rank (category, buyable DESC, return_rate, score DESC, sku);
-CREATE INDEX IF NOT EXISTS rank_hidden ON product_rank (hidden, product_id);
--- Rows changed since the text index of a process last read them (core/as_text_index.c).
+-- Rows changed since a search index last read them (as_rank_changes).
 CREATE INDEX IF NOT EXISTS rank_version ON product_rank (version);
-
--- Products per category, part type and hidden flag (the counts of a search
--- without text or device), rebuilt with product_rank by the loader.
-CREATE TABLE IF NOT EXISTS product_counts (
-    category  TEXT NOT NULL,
-    part_type TEXT NOT NULL,
-    hidden    INTEGER NOT NULL,
-    n         INTEGER NOT NULL,
-    PRIMARY KEY (category, part_type, hidden)
-);
 
 -- Agents, mandates and buying. Users are the people agents act for; they are
 -- named by an id and need no table of their own.

@@ -14,9 +14,10 @@
 
 /* ---- folding ---- */
 
-/* as_text_fold (lower case, Latin diacritics), then ß and ẞ as "ss". The
- * catalogue's FTS5 index keeps ß as a letter of its own (as_text_fold mirrors
- * it, and must), so search does this last step itself. Never longer. */
+/* as_text_fold (lower case, Latin diacritics), then ß and ẞ as "ss".
+ * as_text_fold keeps ß as a letter of its own (the rules of the full-text index
+ * it was written to mirror; devices and questions still read words with it),
+ * so search does this last step itself. Never longer. */
 static char *fold(as_mem *m, const char *s, size_t n)
 {
     char *f = as_alloc(m, n + 1);

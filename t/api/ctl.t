@@ -1,6 +1,8 @@
 # agentshopctl without the build tree: defaults beside the executable, commands
 # that never create a database, init --demo run twice, migration of a database
-# of the oldest schema (t/fixtures/*-v1*), and setup refusing without root.
+# of the oldest schema (t/fixtures/*-v1*) and of version 2 (t/fixtures/*-v2*:
+# every row kept, the layout of a new database, all or nothing), and setup
+# refusing without root.
 use strict;
 use warnings FATAL => 'all';
 use FindBin;
@@ -128,6 +130,95 @@ ok($rc != 0 && $out eq '' && $err =~ /schema is version 999, newer than this bui
    'init refuses a newer schema') or diag $err;
 is(sqlite($old, 'SELECT COUNT(*) FROM orders') . sqlite($old, 'SELECT version FROM schema_version'), $before,
    '... and changes nothing');
+
+# ---- migration of version 2 (t/fixtures/*-v2*, t/fixtures/make-v2.sh) ----
+# The layout of a database: every table with its columns, every index and trigger.
+sub layout {
+    my ($db) = @_;
+    return sqlite($db, "SELECT m.type || ' ' || m.name || ' (' || COALESCE((SELECT group_concat("
+                     . "c.name || ' ' || c.type || ' ' || c.[notnull] || ' ' || c.pk, ', ') FROM "
+                     . "pragma_table_info(m.name) c), '') || ')' FROM sqlite_master m WHERE m.name "
+                     . "NOT LIKE 'sqlite%' ORDER BY m.type, m.name");
+}
+my $fresh = "$dir/demo.db"; # made by init above
+my @tables = split /\n/, sqlite($fresh, "SELECT name FROM sqlite_master WHERE type = 'table' AND "
+                                     . "name NOT LIKE 'sqlite%' AND name <> 'schema_version' ORDER BY name");
+# What version 3 drops of the tables it keeps.
+my %dropped = (product_rank => { map { $_ => 1 } qw(sku category part_type) });
+# Every row of every table a new database has, but what version 3 drops.
+sub rows {
+    my ($db) = @_;
+    my %rows;
+    for my $t (@tables) {
+        my @cols = grep { !$dropped{$t}{$_} }
+          split /\n/, sqlite($db, "SELECT name FROM pragma_table_info('$t') ORDER BY cid");
+        $rows{$t} = @cols ? sqlite($db, 'SELECT ' . join(', ', map { "quote($_)" } @cols)
+                                      . " FROM $t ORDER BY " . join(', ', 1 .. @cols)) : undef;
+    }
+    return \%rows;
+}
+sub make_v2 {
+    my ($db) = @_;
+    system("$top/t/fixtures/make-v2.sh", 'sqlite3', $db) == 0 or die "make-v2.sh $db failed";
+    return $db;
+}
+
+my $v2 = make_v2("$dir/v2.db");
+my $v2_rows = rows($v2);
+is(sqlite($v2, 'SELECT version FROM schema_version'), 2, 'a database of schema version 2');
+cmp_ok(sqlite($v2, "SELECT COUNT(*) FROM product_fts WHERE product_fts MATCH 'dyson'"), '>', 0,
+       '... with its full-text table filled');
+is(scalar(grep { length($v2_rows->{$_} // '') } @tables), scalar(@tables), '... and rows in every table')
+  or diag join ' ', grep { !length($v2_rows->{$_} // '') } @tables;
+($rc, $out, $err) = run_ctl({}, $ctl, '--params', $v2, 'order', 'ship', 'ord_v2_1');
+ok($rc != 0 && $err =~ /schema version 2, this agentshopctl works with version 3; agentshopctl init migrates it/,
+   'a command on version 2 points at init') or diag $err;
+($rc, $out, $err) = run_ctl({}, $ctl, '--params', $v2, 'init');
+is($rc, 0, 'init migrates it') or diag $err;
+$m = $json->decode($out);
+is_deeply($m->{schema}, { from => 2, to => 3, action => 'migrated' }, '... from 2 to 3');
+is(sqlite($v2, 'SELECT version FROM schema_version'), 3, '... recording version 3');
+is_deeply(rows($v2), $v2_rows, '... keeping every row of every table (product_rank without its copies of sku, category and part type)');
+is(layout($v2), layout($fresh), '... in the layout of a new database');
+is(layout($old), layout($fresh), '(as the version-1 database migrated above)');
+is(sqlite($v2, "SELECT COUNT(*) FROM sqlite_master WHERE name IN ('product_fts', 'product_counts', "
+               . "'rank_score', 'rank_hidden') OR name LIKE 'product_fts_%'"), 0,
+   '... without the full-text table, product_counts and the paging indexes');
+is(sqlite($v2, "SELECT group_concat(id || ':' || status, ' ') FROM (SELECT * FROM orders ORDER BY id)"),
+   'ord_v2_1:placed ord_v2_2:returned ord_v2_3:cancelled', '... its orders as they were');
+is(sqlite($v2, "SELECT cents FROM mandate_spent WHERE mandate_id = 'mdt_v2' AND month = '2026-01'"), 12602,
+   '... and their month\'s spending');
+is(sqlite($v2, 'PRAGMA integrity_check'), 'ok', '... and the file sound');
+($rc, $out, $err) = run_ctl({}, $ctl, '--params', $v2, 'init');
+is($rc, 0, 'init again') or diag $err;
+is($json->decode($out)->{schema}{action}, 'current', '... finds it current');
+is_deeply(rows($v2), $v2_rows, '... and changes no row');
+is(layout($v2), layout($fresh), '... nor the layout');
+($rc, $out, $err) = run_ctl({}, $ctl, '--params', $v2, 'order', 'ship', 'ord_v2_1');
+is($rc, 0, 'its orders move on') or diag $err;
+is(sqlite($v2, "SELECT status FROM orders WHERE id = 'ord_v2_1'"), 'shipped', '... ord_v2_1 shipped');
+
+# A failure halfway leaves the database as it was: a view of the user's on a
+# column that version 3 drops stops the step after it dropped other things.
+my $held = make_v2("$dir/v2-view.db");
+sqlite($held, 'CREATE VIEW my_skus AS SELECT sku FROM product_rank');
+my ($held_layout, $held_rows) = (layout($held), rows($held));
+($rc, $out, $err) = run_ctl({}, $ctl, '--params', $held, 'init');
+ok($rc != 0 && $out eq '' && $err =~ /migrating the schema of \Q$held\E failed: .*my_skus/s,
+   'a migration that fails says why') or diag $err;
+is(sqlite($held, 'SELECT version FROM schema_version'), 2, '... leaves version 2');
+is(layout($held), $held_layout, '... every table, column, index and trigger');
+is_deeply(rows($held), $held_rows, '... and every row');
+cmp_ok(sqlite($held, "SELECT COUNT(*) FROM product_fts WHERE product_fts MATCH 'dyson'"), '>', 0,
+       '... the full-text table still answering');
+
+# Each part of the step is guarded: a version-2 database without some of what
+# it drops migrates all the same.
+my $part = make_v2("$dir/v2-part.db");
+sqlite($part, 'DROP TABLE product_fts; DROP TABLE product_counts; DROP INDEX rank_hidden');
+($rc, $out, $err) = run_ctl({}, $ctl, '--params', $part, 'init');
+is($rc, 0, 'a version-2 database without product_fts, product_counts and an index migrates') or diag $err;
+is(layout($part), layout($fresh), '... to the layout of a new database');
 
 # ---- setup is root's ----
 SKIP: {

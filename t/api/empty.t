@@ -50,7 +50,7 @@ for my $query (@with_q, 'q=soap') {    # the last one again: the snapshot kept
     my ($res, $v) = api_get("/search?$query");
     found_nothing($query, $v, $res);
 }
-# and without q (the store's paged and ranked searches)
+# and without q
 for my $query ('', 'category=hand-soap', 'part_type=filter', 'max_price=10', 'sort=price',
                'weights=price:1', 'verified_only=false') {
     my ($res, $v) = api_get("/search?$query");

@@ -28,8 +28,10 @@ my $node2_conf = "$logs/node2.conf";
     $text =~ s/^PidFile\s+\S+$/PidFile $logs\/node2.pid/m or die 'no PidFile line';
     $text =~ s/^ErrorLog\s+\S+$/ErrorLog $logs\/node2_error_log/m;
     $text =~ s{(CustomLog\s+)\S+}{$1$logs/node2_access_log}g;
-    # t/api/empty.t's virtual host listens on a port of node 1's
-    $text =~ s/^Include\s+"?\S*vhost-empty\.conf"?$//m or die 'no Include of vhost-empty.conf';
+    # the virtual hosts of t/api/empty.t and t/api/migrated.t listen on ports of node 1's
+    for my $vhost (qw(empty migrated)) {
+        $text =~ s/^Include\s+"?\S*vhost-$vhost\.conf"?$//m or die "no Include of vhost-$vhost.conf";
+    }
     open my $out, '>', $node2_conf or die "$node2_conf: $!";
     print $out $text;
 }

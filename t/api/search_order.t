@@ -1,10 +1,10 @@
 # Search with the default weights and no offer filters is sorted and paged by
-# the database, from the search order table (product_rank), and only the page
-# is read. Its pages must be exactly what the documented rules (docs/ranking.md,
-# "Search order") give over every product's live view, which core ranks from
-# the offers as they are now; and the table must follow stock: an offer that
-# sells out or comes back moves its product at once, in the same transaction as
-# the order or the cancellation.
+# the engine from each product's rank in the search order table (product_rank),
+# and only the page's stock is read. Its pages must be exactly what the
+# documented rules (docs/ranking.md, "Search order") give over every product's
+# live view, which core ranks from the offers as they are now; and the table
+# must follow stock: an offer that sells out or comes back moves its product at
+# once, in the same transaction as the order or the cancellation.
 use strict;
 use warnings FATAL => 'all';
 use FindBin;

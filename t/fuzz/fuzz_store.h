@@ -199,7 +199,6 @@ static const as_product fz_products[] = {
      .wrong_item_rate = 0.002,
      .agent_orders_90d = 120,
      .orders_per_week = "[1,2,3,4,5,6,7,8,9,10,11,12,13]",
-     .text_rank = 1.0,
      .specs = (as_spec_row *)fz_soap_specs,
      .n_specs = FZ_N(fz_soap_specs),
      .questions = (as_question *)fz_soap_questions,
@@ -225,7 +224,6 @@ static const as_product fz_products[] = {
      .return_rate = 0.08,
      .orders_per_week = "[]",
      .guarantee = true,
-     .text_rank = 2.0,
      .specs = (as_spec_row *)fz_filt_specs,
      .n_specs = FZ_N(fz_filt_specs)},
     {.id = 3,
@@ -242,8 +240,7 @@ static const as_product fz_products[] = {
      .source_product_id = "J3",
      .availability = "out_of_stock",
      .verif_status = "pending",
-     .orders_per_week = "[]",
-     .text_rank = 3.0},
+     .orders_per_week = "[]"},
     {.id = 4,
      .sku = "BATT-004",
      .gtin = "5025155000004",
@@ -269,7 +266,6 @@ static const as_product fz_products[] = {
      .agent_orders_90d = 0,
      .orders_per_week = "[0,0,0,0,0,0,0,0,0,0,0,0,1]",
      .guarantee = true,
-     .text_rank = 0.5,
      .specs = (as_spec_row *)fz_batt_specs,
      .n_specs = FZ_N(fz_batt_specs)},
     {.id = 5,
@@ -293,7 +289,6 @@ static const as_product fz_products[] = {
      .wrong_item_rate = 0.01,
      .orders_per_week = "[3]",
      .guarantee = true,
-     .text_rank = 2.5,
      .specs = (as_spec_row *)fz_filt5_specs,
      .n_specs = FZ_N(fz_filt5_specs)},
     {.id = 6,
@@ -311,8 +306,7 @@ static const as_product fz_products[] = {
      .availability = "in_stock",
      .verif_status = "pending",
      .return_rate = 0.5,
-     .orders_per_week = "[]",
-     .text_rank = 4.0},
+     .orders_per_week = "[]"},
 };
 #define FZ_N_PRODUCTS FZ_N(fz_products)
 
@@ -608,15 +602,6 @@ static inline int fz_enter(fz_db *db, int op)
     } while (0)
 #define FZ_IN_TX(db, what) FZ_ASSERT((db)->in_tx, "%s outside a transaction", what)
 
-static inline bool fz_icontains(const char *hay, const char *needle)
-{
-    if (!hay) return false;
-    size_t n = strlen(needle);
-    for (const char *p = hay; *p; p++)
-        if (strncasecmp(p, needle, n) == 0) return true;
-    return n == 0;
-}
-
 static inline const as_compat *fz_compat_for(const char *sku, int64_t device_id)
 {
     if (device_id <= 0) return NULL;
@@ -703,27 +688,13 @@ static int fz_search_fn(void *h, as_mem *m, const as_search_filter *f, as_produc
                         size_t *n)
 {
     FZ_ENTER(h, FZ_OP_SEARCH);
-    FZ_ASSERT(f->n_terms == 0 || f->terms, "search: terms NULL");
+    FZ_ASSERT(f->device_id > 0, "search: no device");
     as_product *r = as_alloc(m, (FZ_N_PRODUCTS + 1) * sizeof(*r));
     size_t k = 0;
     for (size_t i = 0; i < FZ_N_PRODUCTS; i++) {
         const as_product *p = &fz_products[i];
-        bool ok = true;
-        for (size_t t = 0; ok && t < f->n_terms; t++)
-            if (!fz_icontains(p->name, f->terms[t]) && !fz_icontains(p->brand, f->terms[t]) &&
-                !fz_icontains(p->description, f->terms[t]))
-                ok = false;
-        if (f->category && strcmp(f->category, p->category) != 0) ok = false;
-        if (f->part_type && strcmp(f->part_type, p->part_type) != 0) ok = false;
-        if (f->device_id > 0 && !fz_compat_for(p->sku, f->device_id)) ok = false;
-        if (ok && f->merchant) {
-            bool sells = false;
-            for (size_t o = 0; o < fz_product_offers[i].n; o++)
-                if (strcmp(fz_offers[fz_product_offers[i].first + o].merchant.id, f->merchant) == 0)
-                    sells = true;
-            ok = sells;
-        }
-        if (ok) fz_copy_product(h, m, i, f->device_id, &r[k++]);
+        if (f->part_type && strcmp(f->part_type, p->part_type) != 0) continue;
+        if (fz_compat_for(p->sku, f->device_id)) fz_copy_product(h, m, i, f->device_id, &r[k++]);
     }
     *out = r;
     *n = k;

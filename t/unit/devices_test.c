@@ -193,12 +193,12 @@ static void test_text_terms(void **state)
         {"x,y", "x|y"},
         {"De'Longhi", "de|longhi"},
         {"500ml 2x", "500ml|2x"},
-        /* accents folded as FTS5's remove_diacritics folds the catalogue text */
+        /* accents folded (SQLite's unicode61 remove_diacritics 2 rules) */
         {"caf\xC3\xA9 cr\xC3\xA8me", "cafe|creme"},
         {"K\xC3\xB6ln", "koln"},
         {"\xC3\x81LDERMOOR \xC3\x85se \xC5\xA0koda", "aldermoor|ase|skoda"},
         /* letters of their own are kept: sharp s, o with stroke, micro sign; signs and
-         * punctuation separate words, as in FTS5's unicode61: times, euro, en dash */
+         * punctuation separate words, as in SQLite's unicode61: times, euro, en dash */
         {"Stra\xC3\x9F" "e \xC3\xB8l 2\xC3\x97" "3", "stra\xC3\x9F" "e|\xC3\xB8l|2|3"},
         {"\xE2\x82\xAC" "12", "12"},
         {"10\xE2\x80\x93" "20 \xC2\xB5m", "10|20|\xC2\xB5m"},

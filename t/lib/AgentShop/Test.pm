@@ -169,20 +169,23 @@ sub _top { Apache::Test::vars('serverroot') . '/..' }
 # AGENTSHOP_TEST_DRIVER=pgsql and AGENTSHOP_TEST_PARAMS (a conninfo).
 sub is_pg { ($ENV{AGENTSHOP_TEST_DRIVER} // 'sqlite3') eq 'pgsql' }
 
-# The database the admin tool's helpers (ctl, new_agent, new_mandate) work on:
-# `local $AgentShop::Test::DB = 'empty'` reaches t/api/empty.t's, which has no
-# catalogue (scripts/apache-test.sh creates both).
+# The database the admin tool's helpers (ctl, new_agent, new_mandate) and sql
+# work on: `local $AgentShop::Test::DB = 'empty'` reaches t/api/empty.t's, which
+# has no catalogue, 'migrated' t/api/migrated.t's, made at schema version 2
+# (scripts/apache-test.sh creates all three).
 our $DB = 'agentshop';
+my %PG_PARAMS = (agentshop => 'AGENTSHOP_TEST_PARAMS', empty => 'AGENTSHOP_TEST_EMPTY_PARAMS',
+                 migrated => 'AGENTSHOP_TEST_MIGRATED_PARAMS');
+
+sub _db_file { Apache::Test::vars('serverroot') . "/var/$DB.db" }
 
 sub _db_args {
-    my $empty = $DB eq 'empty';
-    return ('--driver', 'pgsql', '--params',
-            $empty ? $ENV{AGENTSHOP_TEST_EMPTY_PARAMS} : $ENV{AGENTSHOP_TEST_PARAMS}) if is_pg();
-    return ('--params', Apache::Test::vars('serverroot') . "/var/$DB.db");
+    return ('--driver', 'pgsql', '--params', $ENV{ $PG_PARAMS{$DB} }) if is_pg();
+    return ('--params', _db_file());
 }
 
 sub _psql_args {
-    my %kv = map { split /=/, $_, 2 } split ' ', $ENV{AGENTSHOP_TEST_PARAMS};
+    my %kv = map { split /=/, $_, 2 } split ' ', $ENV{ $PG_PARAMS{$DB} };
     return ('psql', '-X', '-q', '-At', '-F', "\t", '-v', 'ON_ERROR_STOP=1',
             '-h', $kv{host}, '-U', $kv{user}, '-d', $kv{dbname});
 }
@@ -204,10 +207,10 @@ sub ctl {
     return $JSON->decode($out);
 }
 
-# The test database, read with the sqlite3 shell: rows of columns.
+# The test database ($DB), read with the sqlite3 shell or psql: rows of columns.
 sub sql {
     my ($query) = @_;
-    my $db = Apache::Test::vars('serverroot') . '/var/agentshop.db';
+    my $db = _db_file();
     my @cmd = is_pg() ? (_psql_args(), '-c', $query)
                       : ('sqlite3', '-readonly', '-separator', "\t", $db, $query);
     open my $fh, '-|', @cmd or die "$cmd[0]: $!";
@@ -233,7 +236,7 @@ sub spent_mismatches {
 # what a dying process leaves behind.
 sub sql_write {
     my ($query) = @_;
-    my $db = Apache::Test::vars('serverroot') . '/var/agentshop.db';
+    my $db = _db_file();
     my @cmd = is_pg() ? (_psql_args(), '-c', $query) : ('sqlite3', '-cmd', '.timeout 5000', $db, $query);
     system(@cmd) == 0 or die "$cmd[0] failed: $query";
 }
