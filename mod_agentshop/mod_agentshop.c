@@ -637,7 +637,9 @@ static const char *index_dir_make(apr_pool_t *pconf, apr_pool_t *ptemp, server_r
     apr_finfo_t f;
     if (apr_dir_open(&d, dir, ptemp) == APR_SUCCESS) {
         while (apr_dir_read(&f, APR_FINFO_NAME, d) == APR_SUCCESS)
-            if (f.name[0] != '.' && (strstr(f.name, ".idx") || strstr(f.name, ".lock")))
+            /* the index files and any half-written one; not the locks,
+             * which a process still running may hold */
+            if (f.name[0] != '.' && strstr(f.name, ".idx"))
                 apr_file_remove(apr_pstrcat(ptemp, dir, "/", f.name, NULL), ptemp);
         apr_dir_close(d);
     }

@@ -1056,6 +1056,14 @@ static void remove_others(const as_search_index *si, int64_t keep)
     free(dir);
 }
 
+static void mapped(const as_search_index *si, const as_search_snap *s)
+{
+    char *path = file_path(si, s->v.catalogue);
+    say(si, AS_LOG_INFO, "search index %zu products, %zu bytes, mapped (%s)", s->c->n,
+        s->c->map_bytes, path ? path : "?");
+    free(path);
+}
+
 /* A snapshot of a catalogue version this process does not have: the index
  * file's, or one built from the store and written as the file, one process at
  * a time (flock). Returns NULL with *busy set when another process is building
@@ -1067,8 +1075,7 @@ static as_search_snap *replace(as_search_index *si, const as_store *st, as_searc
     if (!si->prefix) return build(st, v);
     as_search_snap *s = map_file(si, v->catalogue);
     if (s) {
-        say(si, AS_LOG_INFO, "search index %zu products, %zu bytes, mapped", s->c->n,
-            s->c->map_bytes);
+        mapped(si, s);
         return s;
     }
     char *lock = malloc(strlen(si->prefix) + 8);
@@ -1101,8 +1108,7 @@ static as_search_snap *replace(as_search_index *si, const as_store *st, as_searc
         }
         free(path);
     } else {
-        say(si, AS_LOG_INFO, "search index %zu products, %zu bytes, mapped", s->c->n,
-            s->c->map_bytes);
+        mapped(si, s);
     }
     if (fd >= 0) close(fd); /* and the lock with it */
     return s;

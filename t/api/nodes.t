@@ -32,6 +32,9 @@ my $node2_conf = "$logs/node2.conf";
     for my $vhost (qw(empty migrated)) {
         $text =~ s/^Include\s+"?\S*vhost-$vhost\.conf"?$//m or die "no Include of vhost-$vhost.conf";
     }
+    # its own search index directory, as a node on another machine has (a
+    # node empties its directory when it starts)
+    $text .= "\nAgentShopSearchIndexDir $logs/node2-index\n";
     open my $out, '>', $node2_conf or die "$node2_conf: $!";
     print $out $text;
 }
