@@ -732,7 +732,7 @@ static as_search_snap *finish(sx_builder *b, const as_search_version *v)
 
     /* compat rows by device, then product */
     if (b->ncr) qsort(b->cr, b->ncr, sizeof(bcompat), compat_cmp);
-    c->compat = malloc((b->ncr ? b->ncr : 1) * sizeof(sx_compat));
+    c->compat = calloc(b->ncr ? b->ncr : 1, sizeof(sx_compat)); /* padding too: written to the file */
     c->dev_ids = malloc((b->ncr ? b->ncr : 1) * sizeof(int64_t));
     c->dev_at = malloc((b->ncr + 1) * sizeof(uint32_t));
     if (!c->compat || !c->dev_ids || !c->dev_at) goto fail;
