@@ -2,19 +2,23 @@
 # make bench: how fast each endpoint is next to the best this httpd can do.
 #
 # One httpd (event MPM, conf/agentshop.conf as shipped, plus conf/bench.conf.in
-# for the MPM and ports) serves the demo catalogue on one port and a generated
-# catalogue of 100,000 products on another (and again, with the search page
-# cache off, on a third), and static JSON files as large as a typical product
-# view and a typical search page. wrk and bench/agents (32 buying agents)
-# measure, one after the other, in one run; the table gives requests per
-# second, p50 and p99 latency and the ratio to the static file of that kind.
+# for the MPM and ports) serves the demo catalogue on one port and, for each
+# database of BENCH_DBS, a generated catalogue (100,000 products by default) on
+# two more: with the search page cache on, and off. SQLite's catalogue is
+# generated (agentshopctl catalogue generate); PostgreSQL (a private cluster,
+# scripts/pg-cluster.sh) gets the same rows. The same httpd serves static JSON
+# files as large as a typical product view and a typical search page: the
+# ceilings. wrk and bench/agents (32 buying agents) measure, one after the
+# other, in one run; the table gives requests per second, p50 and p99 latency
+# and the ratio to the static file of that kind, per database.
 # Searches are a long tail: bench/searches.pl writes BENCH_SEARCHES distinct
 # searches mixing every filter, sort and page, measured with the page cache off
-# and, beside it, on; 4xx answers to them are counted and reported, not failed
-# (a ranked search that matches too many products is refused with a 400). The resident memory of the httpd
-# children is read after a warm-up round of every run and again after the
-# measured round (at least 200,000 API requests). After the buying run the database is audited: stock,
-# budgets, quotes and the orders the agents were told of must all agree.
+# and, beside it, on; 4xx answers to them are counted and reported, not failed.
+# Product views go over random SKUs of the whole generated catalogue. The
+# resident memory of the httpd children is read after a warm-up round of every
+# run and again after the measured round (at least 200,000 API requests).
+# After the buying run the demo database is audited:
+# stock, budgets, quotes and the orders the agents were told of must all agree.
 #
 # Exits non-zero when a request failed or an invariant does not hold; targets
 # missed are reported, not failed (docs/performance.md).
@@ -24,16 +28,25 @@
 #   BENCH_WARM      seconds per warm-up run (default BENCH_SECONDS)
 #   BENCH_ONLY      some of: static products search buy orders (default all;
 #                   memory is read only when all run)
+#   BENCH_DBS       the databases of the generated catalogue: sqlite, pgsql or
+#                   both (default "sqlite pgsql")
+#   BENCH_PG_LOAD   how PostgreSQL gets the catalogue: copy (default: the rows
+#                   of SQLite's, table by table) or generate (agentshopctl, the
+#                   same rows, many times slower)
 #   BENCH_SERVE=1   set up and serve, for profiling, until interrupted
 #   BENCH_PRODUCTS  size of the generated catalogue (default 100000; 1000000 works)
 #   BENCH_SEARCHES  distinct searches of the long tail (default 2400)
+#   BENCH_VIEWS     product views' SKUs: all of the catalogue, shuffled, up to
+#                   this many (default 200000), else this many random ones
 #   BENCH_KEEP=1    keep the working directory (logs, databases)
-#   BENCH_OUT       where the table is written as well (default build/bench/latest.txt)
+#   BENCH_OUT       where the report is written as well (default build/bench/latest.txt)
 set -u -o pipefail
 top=$(pwd)
 secs=${BENCH_SECONDS:-10}
 products=${BENCH_PRODUCTS:-100000}
 out=${BENCH_OUT:-$top/build/bench/latest.txt}
+dbs=${BENCH_DBS:-sqlite pgsql}
+pg_load=${BENCH_PG_LOAD:-copy}
 httpd=/usr/sbin/apache2
 modules=/usr/lib/apache2/modules
 # as the measurements in STYLE.md: one client thread, 16 connections; a search
@@ -47,16 +60,38 @@ warm=${BENCH_WARM:-$secs}
 say() { printf 'bench: [%3ds] %s\n' "$SECONDS" "$*" >&2; }
 die() { echo "bench: $*" >&2; exit 1; }
 want() { [ -z "${BENCH_ONLY:-}" ] || [[ " $BENCH_ONLY " == *" $1 "* ]]; }
+has_db() { [[ " $dbs " == *" $1 "* ]]; }
 [ -x bin/agentshopctl ] && [ -f mod_agentshop/.libs/mod_agentshop.so ] && [ -x build/bench-agents ] ||
     die "build first (make bench builds)"
 command -v wrk >/dev/null || die "wrk is not installed (scripts/deps.sh bench)"
+for d in $dbs; do
+    [ "$d" = sqlite ] || [ "$d" = pgsql ] || die "BENCH_DBS takes sqlite and pgsql, not '$d'"
+done
+[ -n "${dbs// /}" ] || die "BENCH_DBS is empty"
+[ "$pg_load" = copy ] || [ "$pg_load" = generate ] || die "BENCH_PG_LOAD is copy or generate, not '$pg_load'"
+declare -A label=([sqlite]=SQLite [pgsql]=PostgreSQL)
+declare -A port_on port_off url_on url_off
 
 . "$top/scripts/httpd-helpers.sh"
-mapfile -t ports < <(free_ports 8701 8749 3)
-[ "${#ports[@]}" -eq 3 ] || die "no three free ports in 8701-8749"
+. "$top/scripts/pg-cluster.sh"
+if has_db pgsql; then
+    pg_installed || die "PostgreSQL is not installed (scripts/deps.sh bench; or BENCH_DBS=sqlite)"
+    command -v psql >/dev/null || die "psql is not installed (scripts/deps.sh bench; or BENCH_DBS=sqlite)"
+fi
+n_ports=1
+for d in $dbs; do n_ports=$((n_ports + 2)); done
+mapfile -t ports < <(free_ports 8701 8749 "$n_ports")
+[ "${#ports[@]}" -eq "$n_ports" ] || die "no $n_ports free ports in 8701-8749"
 demo_port=${ports[0]}
-big_port=${ports[1]}
-nocache_port=${ports[2]}
+i=1
+for d in $dbs; do
+    port_on[$d]=${ports[$i]}
+    port_off[$d]=${ports[$((i + 1))]}
+    url_on[$d]="http://127.0.0.1:${port_on[$d]}"
+    url_off[$d]="http://127.0.0.1:${port_off[$d]}"
+    i=$((i + 2))
+done
+first_db=${dbs%% *}
 
 dir=$(mktemp -d /tmp/agentshop-bench.XXXXXX)
 chmod 755 "$dir"
@@ -68,20 +103,70 @@ Group nogroup"
 fi
 cleanup() {
     stop_httpd "$dir"
+    pg_stop
     if [ "${BENCH_KEEP:-}" = 1 ]; then echo "bench: kept $dir" >&2; else rm -rf "$dir"; fi
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 ctl() { "$top/bin/agentshopctl" --params "$@"; }
+pg_params=""
+pgctl() { "$top/bin/agentshopctl" --driver pgsql --params "$pg_params" "$@"; }
+pq() { psql -X -q -At -F "$(printf '\t')" -v ON_ERROR_STOP=1 -d "$pg_params" "$@"; }
 
-# ---- the two catalogues ----
+# pg_copy: the rows of every table of SQLite's generated catalogue into
+# PostgreSQL's (which has the schema and nothing else), by COPY in one
+# transaction, foreign keys checked by neither side meanwhile (the rows are
+# consistent in SQLite); generated columns (the tsvector) are computed by
+# PostgreSQL. On 20,000 products these are the rows `catalogue generate` writes
+# on PostgreSQL with the same seed (each table compared), in a tenth of the time.
+pg_copy() {
+    local t cols copies=()
+    for t in $(sqlite3 "$dir/big.db" "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'product_fts%' AND name <> 'schema_version' ORDER BY name"); do
+        [ "$(sqlite3 "$dir/big.db" "SELECT EXISTS (SELECT 1 FROM \"$t\")")" = 1 ] || continue
+        cols=$(pq -c "SELECT string_agg(column_name, ', ' ORDER BY ordinal_position) FROM information_schema.columns WHERE table_schema = 'public' AND table_name = '$t' AND is_generated = 'NEVER'") ||
+            return 1
+        [ -n "$cols" ] || { echo "bench: PostgreSQL's schema has no table $t" >&2; return 1; }
+        copies+=("$t|$cols")
+    done
+    {
+        echo "BEGIN;"
+        echo "SET session_replication_role = replica;"
+        for c in "${copies[@]}"; do
+            echo "DELETE FROM ${c%%|*};"
+            echo "COPY ${c%%|*} (${c#*|}) FROM STDIN WITH (FORMAT csv);"
+            sqlite3 -csv "$dir/big.db" "SELECT ${c#*|} FROM ${c%%|*}"
+            echo '\.'
+        done
+        echo "COMMIT;"
+        echo "ANALYZE;"
+    } | pq
+}
+
+# ---- the catalogues ----
 say "demo catalogue and $products generated products"
 ctl "$dir/demo.db" init --demo >/dev/null || die "init --demo failed"
 t0=$SECONDS
 { ctl "$dir/big.db" init && ctl "$dir/big.db" catalogue generate --products "$products" --seed 8; } \
     >"$dir/generate.log" 2>&1 || { cat "$dir/generate.log" >&2; die "catalogue generate failed"; }
-say "generated $products products in $((SECONDS - t0)) s"
+gen_sqlite=$((SECONDS - t0))
+say "generated $products products into SQLite in $gen_sqlite s"
+gen_pgsql=""
+if has_db pgsql; then
+    pg_start "$dir/pg" >"$dir/pg-start.log" 2>&1 || { cat "$dir/pg-start.log" >&2; die "PostgreSQL did not start"; }
+    pg_createdb big || die "createdb failed"
+    pg_params="host=$PG_SOCKDIR user=agentshop dbname=big"
+    t0=$SECONDS
+    pgctl init >"$dir/pg-generate.log" 2>&1 || { cat "$dir/pg-generate.log" >&2; die "init on PostgreSQL failed"; }
+    if [ "$pg_load" = copy ]; then
+        pg_copy >>"$dir/pg-generate.log" 2>&1
+    else
+        pgctl catalogue generate --products "$products" --seed 8 >>"$dir/pg-generate.log" 2>&1
+    fi || { cat "$dir/pg-generate.log" >&2; die "loading the catalogue into PostgreSQL ($pg_load) failed"; }
+    gen_pgsql=$((SECONDS - t0))
+    [ "$(pq -c "SELECT COUNT(*) FROM products")" = "$products" ] || die "PostgreSQL has not $products products"
+    say "the same $products products into PostgreSQL ($pg_load) in $gen_pgsql s"
+fi
 # Stock to spare for the buying run, on offers that have some (which offers
 # can be bought, and so the search order, stays as loaded).
 sqlite3 "$dir/demo.db" "UPDATE offers SET stock = stock + 1000000 WHERE stock > 0" || die "stock"
@@ -106,8 +191,15 @@ key_a=$(head -n 1 "$dir/keys")
 
 # The paths each run cycles through.
 sqlite3 "$dir/demo.db" "SELECT '/v1/products/' || sku FROM products ORDER BY sku" >"$dir/demo.paths"
-sqlite3 "$dir/big.db" "SELECT '/v1/products/' || sku FROM products ORDER BY random() LIMIT 20000" \
+# Product views over the whole generated catalogue: every SKU, shuffled (up to
+# BENCH_VIEWS), else that many random ones. wrk starts each run at a random
+# place of the list: a run of 10 s reaches part of it, each SKU at most once.
+views=${BENCH_VIEWS:-200000}
+[ "$views" -gt "$products" ] && views=$products
+sqlite3 "$dir/big.db" "SELECT '/v1/products/' || sku FROM products ORDER BY random() LIMIT $views" \
     >"$dir/big.paths"
+views_label="$views random SKUs of $products"
+[ "$views" -eq "$products" ] && views_label="all $products SKUs, shuffled"
 sqlite3 "$dir/demo.db" "SELECT sku FROM product_rank WHERE buyable = 1 AND hidden = 0 ORDER BY sku" \
     >"$dir/buy.skus"
 # The long tail (bench/searches.pl): distinct searches with every filter, sort
@@ -128,21 +220,26 @@ for f in "$dir"/*.db*; do [ -n "$user" ] && chown nobody:nogroup "$f"; done
 # ---- httpd ----
 (umask 077; od -An -tx1 -N32 /dev/urandom | tr -d ' \n' >"$dir/signing.key")
 mkdir -p "$dir/htdocs"
-sed -e "s|@DIR@|$dir|g" -e "s|@TOP@|$top|g" -e "s|@MODULES@|$modules|g" \
-    -e "s|@DEMO_PORT@|$demo_port|g" -e "s|@BIG_PORT@|$big_port|g" -e "s|@NOCACHE_PORT@|$nocache_port|g" \
+sed -e "s|@DIR@|$dir|g" -e "s|@TOP@|$top|g" -e "s|@MODULES@|$modules|g" -e "s|@DEMO_PORT@|$demo_port|g" \
+    -e "s|@SQLITE_PORT@|${port_on[sqlite]:-0}|g" -e "s|@SQLITE_NOCACHE_PORT@|${port_off[sqlite]:-0}|g" \
+    -e "s|@PGSQL_PORT@|${port_on[pgsql]:-0}|g" -e "s|@PGSQL_NOCACHE_PORT@|${port_off[pgsql]:-0}|g" \
+    -e "s|@PGSQL_PARAMS@|$pg_params|g" \
     conf/bench.conf.in | awk -v user="$user" '{ if ($0 == "@USER@") print user; else print }' \
     >"$dir/httpd.conf"
-"$httpd" -f "$dir/httpd.conf" -t >"$dir/configtest.log" 2>&1 || { cat "$dir/configtest.log" >&2; die "httpd -t"; }
+defines=()
+has_db sqlite && defines+=(-D BENCH_SQLITE)
+has_db pgsql && defines+=(-D BENCH_PGSQL)
+"$httpd" -f "$dir/httpd.conf" "${defines[@]}" -t >"$dir/configtest.log" 2>&1 ||
+    { cat "$dir/configtest.log" >&2; die "httpd -t"; }
 # As docs/deploy.md recommends for production (/etc/apache2/envvars): two
 # malloc arenas per child, not eight per core, or each of 25 threads' arenas
 # keeps its own freed memory and a child's memory creeps for hours.
-MALLOC_ARENA_MAX=${MALLOC_ARENA_MAX:-2} "$httpd" -f "$dir/httpd.conf" -k start || { cat "$dir/error.log" >&2; die "httpd did not start"; }
+MALLOC_ARENA_MAX=${MALLOC_ARENA_MAX:-2} "$httpd" -f "$dir/httpd.conf" "${defines[@]}" -k start ||
+    { cat "$dir/error.log" >&2; die "httpd did not start"; }
 demo="http://127.0.0.1:$demo_port"
-big="http://127.0.0.1:$big_port"
-nocache="http://127.0.0.1:$nocache_port"
-for u in "$demo" "$big" "$nocache"; do
+for u in "$demo" "${url_on[@]}" "${url_off[@]}"; do
     for _ in $(seq 1 100); do
-        [ "$(curl -s -o /dev/null -w '%{http_code}' "$u/v1/search?limit=1")" = 200 ] && break
+        [ "$(curl -s -o /dev/null -w '%{http_code}' "$u/v1/products/none")" = 404 ] && break
         sleep 0.1
     done
 done
@@ -158,20 +255,30 @@ static_bytes=$(wc -c <"$dir/htdocs/product.json")
 curl -s -o /dev/null -w '%{http_code} %{content_type}\n' "$demo/product.json" | grep -q '^200 application/json' ||
     die "the static file is not served as application/json"
 # The ceiling of search: a search page of median size of the long tail (of the
-# pages answered 200, over one search in twenty).
+# pages answered 200, over one search in twenty, page cache off). The first
+# search of each child builds (or maps) its index: the time is in the log.
+# With both databases, the same searches on each: their bodies should be the
+# same bytes (the same catalogue, one engine).
 if want search; then
-    say "sizing the search pages (one search in twenty, page cache off)"
-    awk 'NR % 20 == 1' "$dir/longtail.paths" | while read -r p; do
-        curl -s -o /dev/null -w '%{http_code} %{size_download} ' "$nocache$p"
-        echo "$p"
-    done | sort -n >"$dir/search.sizes"
-    awk '$1 != 200 { print $1 }' "$dir/search.sizes" | sort | uniq -c >"$dir/search.sizes.refused"
-    awk '$1 == 200' "$dir/search.sizes" | sort -k2,2n >"$dir/search.sizes.ok"
+    awk 'NR % 20 == 1' "$dir/longtail.paths" >"$dir/sized.paths"
+    for d in $dbs; do
+        say "sizing the search pages on ${label[$d]} ($(wc -l <"$dir/sized.paths") searches, page cache off)"
+        perl bench/sizes.pl "${url_off[$d]}" "$dir/sized.paths" >"$dir/search.sizes.$d" ||
+            die "sizing the search pages failed"
+    done
+    awk '$1 != 200 { print $1 }' "$dir/search.sizes.$first_db" | sort | uniq -c >"$dir/search.sizes.refused"
+    awk '$1 == 200' "$dir/search.sizes.$first_db" | sort -k2,2n >"$dir/search.sizes.ok"
     [ -s "$dir/search.sizes.ok" ] || die "no search of the long tail answered 200"
-    p=$(awk -v n="$(wc -l <"$dir/search.sizes.ok")" 'NR == int((n + 1) / 2) { print $3 }' "$dir/search.sizes.ok")
-    curl -s -o "$dir/htdocs/search.json" "$nocache$p" || die "GET $p failed"
+    p=$(awk -v n="$(wc -l <"$dir/search.sizes.ok")" 'NR == int((n + 1) / 2) { print $4 }' "$dir/search.sizes.ok")
+    curl -s -o "$dir/htdocs/search.json" "${url_off[$first_db]}$p" || die "GET $p failed"
     search_bytes=$(wc -c <"$dir/htdocs/search.json")
     say "median search page: $search_bytes bytes ($(wc -l <"$dir/search.sizes.ok") pages of 200; refused: $(awk '{ printf "%s %s ", $1, $2 }' "$dir/search.sizes.refused"))"
+    same_bodies=""
+    if has_db sqlite && has_db pgsql; then
+        same_bodies="$(paste -d' ' "$dir/search.sizes.sqlite" "$dir/search.sizes.pgsql" |
+            awk '$1 == $5 && $3 == $7 { n++ } END { print n + 0 }') of $(wc -l <"$dir/sized.paths")"
+        say "the same body on SQLite and PostgreSQL: $same_bodies searches"
+    fi
 fi
 
 children() { # pids of httpd's children (the parent's own children named apache2)
@@ -184,7 +291,6 @@ children() { # pids of httpd's children (the parent's own children named apache2
 rss() { # pid: resident KiB
     awk '/^VmRSS:/ { print $2 }' "/proc/$1/status" 2>/dev/null || echo 0
 }
-
 # ---- the runs ----
 results="$dir/results"
 : >"$results"
@@ -201,18 +307,20 @@ to_ms() { # wrk's 1.23ms / 456.00us / 1.02s
 # "vs static" is to the static row of the same ceiling=KIND (default product;
 # a static row sets ceiling=static:KIND). With refusals=1, responses 4xx are
 # counted in the row and do not fail the bench (5xx and errors still do).
+# db=DB puts the row under that database's heading.
 run_wrk() {
     local name=$1 url=$2 d=$3 paths=${4:-}
     shift 3
     [ $# -gt 0 ] && shift
-    local log="$dir/wrk.$(printf '%s' "$name" | tr -c 'a-zA-Z0-9' _).log"
+    local log
+    log="$dir/wrk.$(printf '%s' "${db:-}$name" | tr -c 'a-zA-Z0-9' _).log"
     if [ -n "$paths" ]; then
         wrk "${wrk_opts[@]}" -d "${d}s" "$@" -s bench/paths.lua "$url" -- "$paths" \
             ${refusals:+statuses}
     else
         wrk "${wrk_opts[@]}" -d "${d}s" "$url"
     fi >"$log" 2>&1 || { cat "$log" >&2; die "wrk failed: $name"; }
-    local rps n bad p50 p99
+    local rps n bad p50 p99 errs
     rps=$(awk '/^Requests\/sec:/ { printf "%d", $2 }' "$log")
     n=$(awk '/requests in/ { print $1 }' "$log")
     bad=$(awk '/Non-2xx or 3xx responses:/ { print $NF }' "$log")
@@ -222,14 +330,17 @@ run_wrk() {
     local n4=-
     if [ -n "${refusals:-}" ]; then
         n4=$(awk '/^statuses:/ { print $7 }' "$log")
+        # no answer in the whole run (a warm-up while the children build their
+        # search index, at a million products): nothing to count
+        [ "${n:-0}" -eq 0 ] && n4=0
         [ -n "$n4" ] || { cat "$log" >&2; die "$name: no count of statuses"; }
         bad=$(awk '/^statuses:/ { if ($5 + $9 > 0) print $5 + $9 }' "$log")
     fi
     [ -z "$bad" ] || { cat "$log" >&2; die "$name: $bad responses were not 2xx${refusals:+ or 4xx}"; }
-    [ -z "$errs" ] || say "$name: $errs"
+    [ -z "$errs" ] || say "${db:+${label[$db]}: }$name: $errs"
     [ -n "$paths" ] && api_requests=$((api_requests + n)) # every API run cycles through paths
-    [ "$name" = - ] || printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$rps" "$p50" "$p99" "$n4" \
-        "${ceiling:-product}" >>"$results"
+    [ "$name" = - ] || printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$rps" "$p50" "$p99" "$n4" \
+        "${ceiling:-product}" "${db:-}" >>"$results"
 }
 H=(-H "Authorization: Bearer $key_a" -H "Service-Agent: agentshop-bench/1.0")
 agents_run() { # seconds, log, keys
@@ -244,28 +355,25 @@ orders_paths() { # the orders of user a (the first eight keys), to read back
         cat "$dir"/agents.*.orders | awk '$3 < 8 { print "/v1/orders/" $1 }' >"$dir/orders.paths"
     }
 }
-all_api_runs() { # seconds; the static file is measured apart
-    run_wrk "GET /products/{sku}, demo ($(wc -l <"$dir/demo.paths") SKUs)" "$demo/v1" "$1" "$dir/demo.paths"
-    run_wrk "GET /products/{sku}, $products products ($(wc -l <"$dir/big.paths") SKUs)" "$big/v1" "$1" "$dir/big.paths"
-    run_wrk "GET /search?q&category, $products products" "$big/v1" "$1" "$dir/search.paths"
-}
 
 if [ -n "${BENCH_SERVE:-}" ]; then # for profiling: serve until interrupted
-    echo "bench: serving the demo at $demo/v1 and $products products at $big/v1," \
-        "without the search page cache at $nocache/v1 (keys: $dir/keys)"
+    echo "bench: serving the demo at $demo/v1 (keys: $dir/keys)"
+    for d in $dbs; do
+        echo "bench: $products products on ${label[$d]} at ${url_on[$d]}/v1, without the search page cache at ${url_off[$d]}/v1"
+    done
     echo "bench: paths to request: $dir/{demo,big,search,longtail}.paths; Ctrl-C stops"
     sleep infinity
 fi
 
 say "warming up ($warm s per run)"
 want static && run_wrk - "$demo/product.json" "$warm"
-want search && run_wrk - "$big/search.json" "$warm"
+want search && run_wrk - "$demo/search.json" "$warm"
 want buy && agents_run "$warm" "$dir/agents.warm" "$dir/keys"
 want orders && orders_paths
 # Buying and the reads until every child's memory has stopped moving (at least
 # twice, at most five times): httpd's children take wrk's connections as they come, and
 # one pass can leave a child with hardly a share of a run (its caches, its
-# text index, its pooled connections still to fill). Memory that grows after
+# search index, its pooled connections still to fill). Memory that grows after
 # that is what the measured round shows.
 rss_all() { for p in $(children); do printf '%s ' "$(rss "$p")"; done; }
 warm_passes=0
@@ -277,12 +385,15 @@ while [ "$warm_passes" -lt 5 ]; do
     want buy && head -n 24 "$dir/keys" >"$dir/keys.abc" &&
         agents_run "$((warm < 5 ? warm : 5))" "$dir/agents.pass$warm_passes" "$dir/keys.abc"
     want orders && run_wrk - "$demo" "$warm" "$dir/orders.paths" "${H[@]}"
-    want products && run_wrk - "$demo" "$warm" "$dir/demo.paths" && run_wrk - "$big" "$warm" "$dir/big.paths"
-    if want search; then
-        run_wrk - "$big" "$warm" "$dir/search.paths"
-        refusals=1 run_wrk - "$big" "$warm" "$dir/longtail.paths"
-        refusals=1 run_wrk - "$nocache" "$warm" "$dir/longtail.paths"
-    fi
+    want products && run_wrk - "$demo" "$warm" "$dir/demo.paths"
+    for d in $dbs; do
+        want products && run_wrk - "${url_on[$d]}" "$warm" "$dir/big.paths"
+        if want search; then
+            run_wrk - "${url_on[$d]}" "$warm" "$dir/search.paths"
+            refusals=1 run_wrk - "${url_on[$d]}" "$warm" "$dir/longtail.paths"
+            refusals=1 run_wrk - "${url_off[$d]}" "$warm" "$dir/longtail.paths"
+        fi
+    done
     now=$(rss_all)
     moved=$(echo "$prev|$now" | awk -F'|' '{ n = split($1, a, " "); split($2, b, " "); m = 0
         for (i = 1; i <= n; i++) { d = b[i] - a[i]; if (d < 0) d = -d; if (d > m) m = d }
@@ -300,16 +411,20 @@ say "measuring ($secs s per run)"
 ceiling=static:product run_wrk "static JSON file, a product view ($static_bytes bytes)" "$demo/product.json" "$secs"
 if want products; then
     run_wrk "GET /products/{sku}, demo ($(wc -l <"$dir/demo.paths") SKUs)" "$demo" "$secs" "$dir/demo.paths"
-    run_wrk "GET /products/{sku}, $products products ($(wc -l <"$dir/big.paths") SKUs)" "$big" "$secs" "$dir/big.paths"
+    for d in $dbs; do
+        db=$d run_wrk "GET /products/{sku}, $views_label" "${url_on[$d]}" "$secs" "$dir/big.paths"
+    done
 fi
 if want search; then
-    ceiling=static:search run_wrk "static JSON file, a search page ($search_bytes bytes)" "$big/search.json" "$secs"
-    ceiling=search refusals=1 run_wrk "GET /search long tail, $searches searches, page cache off" \
-        "$nocache" "$secs" "$dir/longtail.paths"
-    ceiling=search refusals=1 run_wrk "GET /search long tail, $searches searches, page cache on" \
-        "$big" "$secs" "$dir/longtail.paths"
-    ceiling=search run_wrk "GET /search?q&category, 105 searches again and again" "$big" "$secs" \
-        "$dir/search.paths"
+    ceiling=static:search run_wrk "static JSON file, a search page ($search_bytes bytes)" "$demo/search.json" "$secs"
+    for d in $dbs; do
+        db=$d ceiling=search refusals=1 run_wrk \
+            "GET /search long tail, $searches searches, page cache off" "${url_off[$d]}" "$secs" "$dir/longtail.paths"
+        db=$d ceiling=search refusals=1 run_wrk \
+            "GET /search long tail, $searches searches, page cache on" "${url_on[$d]}" "$secs" "$dir/longtail.paths"
+        db=$d ceiling=search run_wrk "GET /search?q&category, 105 searches again and again" "${url_on[$d]}" "$secs" \
+            "$dir/search.paths"
+    done
 fi
 # the measured buying run: the three users with budget to spare (24 keys, so
 # some keys are used by two agents at once)
@@ -320,7 +435,7 @@ want orders && orders_paths &&
 if [ -z "${BENCH_ONLY:-}" ]; then
     while [ "$api_requests" -lt 200000 ]; do
         run_wrk - "$demo" "$secs" "$dir/demo.paths"
-        run_wrk - "$big" "$secs" "$dir/search.paths"
+        run_wrk - "${url_on[$first_db]}" "$secs" "$dir/search.paths"
     done
 fi
 pids_after=$(children | tr '\n' ' ')
@@ -343,7 +458,7 @@ check() { # description, then the offending rows on stdin (none: it holds)
 : >"$dir/audit"
 db=$dir/demo.db
 sq() { sqlite3 -separator ' ' "$db" "$@" 2>&1 || echo "the audit's query failed: $*"; }
-cat "$dir"/agents.*.orders | sort >"$dir/told"
+cat "$dir"/agents.*.orders 2>/dev/null | sort >"$dir/told"
 sq "SELECT id FROM orders ORDER BY id" >"$dir/db.orders"
 check "every order an agent was told of (201) is in the database" < <(comm -23 <(cut -d' ' -f1 "$dir/told" | sort) "$dir/db.orders")
 check "every order in the database is one an agent was told of" < <(comm -13 <(cut -d' ' -f1 "$dir/told" | sort) "$dir/db.orders")
@@ -362,18 +477,24 @@ check "each user's orders in the database total what its agents were told" < <(d
 # ---- the report ----
 static_rps=$(awk -F'\t' 'NR == 1 { print $2 }' "$results")
 {
-    printf '%-60s %9s %8s %8s %9s %6s\n' "run ($secs s each, wrk -t1 -c16; agents: 32)" "req/s" "p50 ms" "p99 ms" \
+    printf '%-62s %9s %8s %8s %9s %6s\n' "run ($secs s each, wrk -t1 -c16; agents: 32)" "req/s" "p50 ms" "p99 ms" \
         "vs static" "4xx"
-    # each row against the static file of its kind (a product view, a search page)
-    awk -F'\t' '{ k = $6; if (k ~ /^static:/) { sub(/^static:/, "", k); s[k] = $2 }
-        printf "%-60s %9d %8s %8s %8.1f%% %6s\n", $1, $2, $3, $4, s[k] ? 100 * $2 / s[k] : 0, $5 }' "$results"
+    # each row against the static file of its kind (a product view, a search
+    # page); the rows of each database under its heading
+    awk -F'\t' -v dbs="$dbs" -v products="$products" 'BEGIN { split("SQLite PostgreSQL", l, " "); lab["sqlite"] = l[1]; lab["pgsql"] = l[2] }
+        { k = $6; if (k ~ /^static:/) { sub(/^static:/, "", k); s[k] = $2 }
+          row = sprintf("%-60s %9d %8s %8s %8.1f%% %6s", $1, $2, $3, $4, s[k] ? 100 * $2 / s[k] : 0, $5)
+          if ($7 == "") print row; else rows[$7] = rows[$7] "  " row "\n" }
+        END { n = split(dbs, d, " ")
+              for (i = 1; i <= n; i++) if (rows[d[i]] != "") printf "%s, %d products:\n%s", lab[d[i]], products, rows[d[i]] }' \
+        "$results"
     a="$dir/agents.run"
     v() { awk -v k="$1" '$1 == k { print $2 }' "$a"; }
     if [ -f "$a" ]; then
-        printf '%-60s %9d %8s %8s %8.0f%%\n' "POST /quotes + POST /orders, 32 agents (requests)" \
+        printf '%-62s %9d %8s %8s %8.0f%%\n' "POST /quotes + POST /orders, 32 agents (requests)" \
             "$(v requests_per_s | cut -d. -f1)" "$(v quote_p50)/$(v order_p50)" "$(v quote_p99)/$(v order_p99)" \
             "$(awk -v r="$(v requests_per_s)" -v s="$static_rps" 'BEGIN { print 100 * r / s }')"
-        printf '%-60s %9d %8s %8s\n' "  orders placed (201) per second, synced before 201" \
+        printf '%-62s %9d %8s %8s\n' "  orders placed (201) per second, synced before 201" \
             "$(v orders_per_s | cut -d. -f1)" "$(v pair_p50)" "$(v pair_p99)"
         printf '  (quote/order latencies; the placed line gives the pair) %s orders placed, %s errors,\n' \
             "$(v orders)" "$(v errors)"
@@ -384,31 +505,39 @@ static_rps=$(awk -F'\t' 'NR == 1 { print $2 }' "$results")
     [ -f "$a" ] && printf '  warm-up with user d too: %s orders placed, %s refused by its monthly limit\n' \
         "$(v orders)" "$(v refused)"
     echo
-    [ -n "${BENCH_ONLY:-}" ] || echo "memory of the httpd children (VmRSS), after the warm-up ($warm_passes passes) and after $api_requests API requests:"
-    i=0
-    [ -n "${BENCH_ONLY:-}" ] && pids_before=""
-    for p in $pids_before; do
-        i=$((i + 1))
-        b=$(echo "$rss_before" | awk -v i="$i" '{ print $i }')
-        j=0
-        a=""
-        for q in $pids_after; do
-            j=$((j + 1))
-            [ "$q" = "$p" ] && a=$(echo "$rss_after" | awk -v j="$j" '{ print $j }')
-        done
-        if [ -n "$a" ]; then
-            printf '  child %s: %d KiB -> %d KiB (%+d KiB)\n' "$p" "$b" "$a" "$((a - b))"
-        else
-            printf '  child %s: %d KiB -> gone (replaced by httpd)\n' "$p" "$b"
-        fi
-    done
+    printf 'catalogue: %s products, generated into SQLite in %s s' "$products" "$gen_sqlite"
+    [ -n "$gen_pgsql" ] && printf ', into PostgreSQL (%s) in %s s' "$pg_load" "$gen_pgsql"
     echo
+    [ -n "${same_bodies:-}" ] && echo "the same search body on SQLite and PostgreSQL: $same_bodies searches sized"
+    echo
+    if [ -z "${BENCH_ONLY:-}" ]; then
+        echo "memory of the httpd children (VmRSS), after the warm-up ($warm_passes passes) and after $api_requests API requests:"
+        i=0
+        for p in $pids_before; do
+            i=$((i + 1))
+            b=$(echo "$rss_before" | awk -v i="$i" '{ print $i }')
+            j=0
+            a=""
+            for q in $pids_after; do
+                j=$((j + 1))
+                [ "$q" = "$p" ] && a=$(echo "$rss_after" | awk -v j="$j" '{ print $j }')
+            done
+            if [ -n "$a" ]; then
+                printf '  child %s: %d KiB -> %d KiB (%+d KiB)\n' "$p" "$b" "$a" "$((a - b))"
+            else
+                printf '  child %s: %d KiB -> gone (replaced by httpd)\n' "$p" "$b"
+            fi
+        done
+        echo
+    fi
     echo "invariants after the buying runs ($(wc -l <"$dir/told") orders):"
     sed 's/^/  /' "$dir/audit"
     [ "$violations" -eq 0 ] || echo "  $violations VIOLATED (see above)"
-} | tee "$dir/report"
+} >"$dir/report"
+cat "$dir/report"
 mkdir -p "$(dirname "$out")"
 cp "$dir/report" "$out"
-grep -v 'AH00489\|AH00094\|AH00491\|AH00492\|AH00493' "$dir/error.log" | tail -n 20 >"$dir/errors"
+cat "$dir"/error*.log | grep -v 'AH00489\|AH00094\|AH00491\|AH00492\|AH00493' |
+    tail -n 20 >"$dir/errors"
 [ -s "$dir/errors" ] && { echo "bench: httpd's error log:" >&2; sed 's/^/  /' "$dir/errors" >&2; }
 [ "$violations" -eq 0 ] || exit 1
