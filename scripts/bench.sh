@@ -17,7 +17,9 @@
 # Product views go over random SKUs of the whole generated catalogue. The
 # resident memory of the httpd children is read after a warm-up round of every
 # run and again after the measured round (at least 200,000 API requests).
-# After the buying run the demo database is audited:
+# While a load of searches runs, a real order takes the last units of a
+# product's only offer in stock, and bench/fresh.pl measures how soon every
+# child's search shows it. After the buying run the demo database is audited:
 # stock, budgets, quotes and the orders the agents were told of must all agree.
 #
 # Exits non-zero when a request failed or an invariant does not hold; targets
@@ -27,7 +29,8 @@
 #   BENCH_SECONDS   seconds per measured run (default 10)
 #   BENCH_WARM      seconds per warm-up run (default BENCH_SECONDS)
 #   BENCH_ONLY      some of: static products search buy orders (default all;
-#                   memory is read only when all run)
+#                   memory is read only when all run; search includes the
+#                   freshness check)
 #   BENCH_DBS       the databases of the generated catalogue: sqlite, pgsql or
 #                   both (default "sqlite pgsql")
 #   BENCH_PG_LOAD   how PostgreSQL gets the catalogue: copy (default: the rows
@@ -70,7 +73,7 @@ done
 [ -n "${dbs// /}" ] || die "BENCH_DBS is empty"
 [ "$pg_load" = copy ] || [ "$pg_load" = generate ] || die "BENCH_PG_LOAD is copy or generate, not '$pg_load'"
 declare -A label=([sqlite]=SQLite [pgsql]=PostgreSQL)
-declare -A port_on port_off url_on url_off
+declare -A port_on port_off url_on url_off fresh_key
 
 . "$top/scripts/httpd-helpers.sh"
 . "$top/scripts/pg-cluster.sh"
@@ -188,6 +191,15 @@ for u in a b c d; do
 done
 [ "$(wc -l <"$dir/keys")" -eq 32 ] || die "could not create 32 agent keys"
 key_a=$(head -n 1 "$dir/keys")
+# One agent per generated catalogue, for the order of the freshness check.
+big_cats=$(sqlite3 "$dir/big.db" "SELECT group_concat(category) FROM (SELECT DISTINCT category FROM products)")
+fresh_agent() { # agentshopctl's command prefix...: prints the key
+    "$@" mandate create --user bench-fresh --categories "$big_cats" --per-order-eur 100000 \
+        --monthly-eur 1000000 --confirm-above-eur 100000 >/dev/null &&
+        "$@" key create --user bench-fresh | sed -n 's/.*"key": "\(.*\)".*/\1/p'
+}
+if has_db sqlite; then fresh_key[sqlite]=$(fresh_agent ctl "$dir/big.db") || die "fresh agent (SQLite)"; fi
+if has_db pgsql; then fresh_key[pgsql]=$(fresh_agent pgctl) || die "fresh agent (PostgreSQL)"; fi
 
 # The paths each run cycles through.
 sqlite3 "$dir/demo.db" "SELECT '/v1/products/' || sku FROM products ORDER BY sku" >"$dir/demo.paths"
@@ -215,6 +227,10 @@ for q in aldermoor brightvale pro eco toner filter cable battery descaler soap b
         echo "/v1/search?q=$q&category=$c" >>"$dir/search.paths"
     done
 done
+# Candidates for the freshness check: products with one offer in stock, of at
+# most 10 units (one order can take them all), not contradicted.
+sqlite3 -separator "$(printf '\t')" "$dir/big.db" "SELECT p.sku, o.stock, p.name FROM products p JOIN offers o ON o.product_id = p.id WHERE o.stock BETWEEN 1 AND 10 AND p.verif_status <> 'contradicted' AND NOT EXISTS (SELECT 1 FROM offers x WHERE x.product_id = p.id AND x.id <> o.id AND x.stock > 0) ORDER BY p.id LIMIT 30" \
+    >"$dir/fresh.candidates"
 for f in "$dir"/*.db*; do [ -n "$user" ] && chown nobody:nogroup "$f"; done
 
 # ---- httpd ----
@@ -442,6 +458,38 @@ pids_after=$(children | tr '\n' ' ')
 rss_after=""
 for p in $pids_after; do rss_after="$rss_after $(rss "$p")"; done
 
+# ---- freshness: a change of the catalogue, seen by every child's search ----
+# While the long tail runs on the host without page cache, an order takes the
+# last units of a product's only offer in stock; bench/fresh.pl then searches
+# again and again, on new connections, on both hosts of the database, until
+# every child shows the product out of stock (docs/performance.md).
+fresh_run() { # db: bench/fresh.pl's output in $dir/fresh.DB
+    local d=$1 cand wpid
+    cand=$(perl bench/fresh.pl find "${url_on[$d]}" "$dir/fresh.candidates") || {
+        echo "no candidate product is listed by a search of its name (of $(wc -l <"$dir/fresh.candidates"))"
+        printf 'fresh_ms none\nfresh_stale_ms -\nfresh_verdict unknown\n'
+        return
+    }
+    IFS=$(printf '\t') read -r fsku fstock fpath <<<"$cand"
+    wrk "${wrk_opts[@]}" -d 30s -s bench/paths.lua "${url_off[$d]}" -- "$dir/longtail.paths" statuses \
+        >"$dir/wrk.fresh.$d.log" 2>&1 &
+    wpid=$!
+    sleep 1
+    perl bench/fresh.pl watch "${url_on[$d]}" "${fresh_key[$d]}" "$fsku" "$fstock" "$fpath" \
+        "$dir/access.log" "fresh-$d" "$(children | tr '\n' ' ')" "${url_off[$d]}" "${url_on[$d]}" 2>&1
+    kill -INT "$wpid" 2>/dev/null
+    wait "$wpid"
+    awk '/^Requests\/sec:/ { printf "  meanwhile the long tail (page cache off): %d req/s\n", $2 }' \
+        "$dir/wrk.fresh.$d.log"
+    echo "  search: ${url_on[$d]}$fpath"
+}
+if want search; then
+    for d in $dbs; do
+        say "freshness on ${label[$d]}"
+        fresh_run "$d" >"$dir/fresh.$d"
+    done
+fi
+
 # ---- the audit of the buying runs ----
 say "auditing the database"
 violations=0
@@ -527,6 +575,17 @@ static_rps=$(awk -F'\t' 'NR == 1 { print $2 }' "$results")
             else
                 printf '  child %s: %d KiB -> gone (replaced by httpd)\n' "$p" "$b"
             fi
+        done
+        echo
+    fi
+    if want search; then
+        for d in $dbs; do
+            echo "freshness on ${label[$d]}: a product's last units ordered while searches run; per host and child:"
+            grep -v '^fresh_' "$dir/fresh.$d" | sed 's/^/  /'
+            awk '$1 == "fresh_ms" { if ($2 == "none") print "  a child never showed the change"
+                    else printf "  every child showed the change for good by %s ms after the order\n", $2 }
+                $1 == "fresh_stale_ms" && $2 != "-" { printf "  the last answer without it began %s ms after the order\n", $2 }' \
+                "$dir/fresh.$d"
         done
         echo
     fi
