@@ -15,12 +15,15 @@
 # searches mixing every filter, sort and page, measured with the page cache off
 # and, beside it, on; 4xx answers to them are counted and reported, not failed.
 # Product views go over random SKUs of the whole generated catalogue. The
-# resident memory of the httpd children is read after a warm-up round of every
-# run and again after the measured round (at least 200,000 API requests).
-# While a load of searches runs, a real order takes the last units of a
-# product's only offer in stock, and bench/fresh.pl measures how soon every
-# child's search shows it. After the buying run the demo database is audited:
-# stock, budgets, quotes and the orders the agents were told of must all agree.
+# search index's size and build time are read from the error log; the memory
+# of the httpd children (VmRSS, and Pss and private memory from smaps_rollup)
+# after a warm-up round, and VmRSS again after the measured round (at least
+# 200,000 API requests). While a load of searches runs, a real order takes the
+# last units of a product's only offer in stock, and bench/fresh.pl measures
+# how soon every child's search shows it. After the buying run the demo
+# database is audited: stock, budgets, quotes and the orders the agents were
+# told of must all agree. The report ends with the targets of issue 16, met
+# or missed.
 #
 # Exits non-zero when a request failed or an invariant does not hold; targets
 # missed are reported, not failed (docs/performance.md).
@@ -307,6 +310,11 @@ children() { # pids of httpd's children (the parent's own children named apache2
 rss() { # pid: resident KiB
     awk '/^VmRSS:/ { print $2 }' "/proc/$1/status" 2>/dev/null || echo 0
 }
+smaps() { # pid: "Rss Pss private" KiB, private = Private_Clean + Private_Dirty
+    awk '/^Rss:/ { r = $2 } /^Pss:/ { s = $2 } /^Private_(Clean|Dirty):/ { v += $2 }
+        END { print r + 0, s + 0, v + 0 }' "/proc/$1/smaps_rollup" 2>/dev/null || echo "0 0 0"
+}
+
 # ---- the runs ----
 results="$dir/results"
 : >"$results"
@@ -323,7 +331,8 @@ to_ms() { # wrk's 1.23ms / 456.00us / 1.02s
 # "vs static" is to the static row of the same ceiling=KIND (default product;
 # a static row sets ceiling=static:KIND). With refusals=1, responses 4xx are
 # counted in the row and do not fail the bench (5xx and errors still do).
-# db=DB puts the row under that database's heading.
+# db=DB puts the row under that database's heading; key=KEY names it for the
+# targets.
 run_wrk() {
     local name=$1 url=$2 d=$3 paths=${4:-}
     shift 3
@@ -355,8 +364,8 @@ run_wrk() {
     [ -z "$bad" ] || { cat "$log" >&2; die "$name: $bad responses were not 2xx${refusals:+ or 4xx}"; }
     [ -z "$errs" ] || say "${db:+${label[$db]}: }$name: $errs"
     [ -n "$paths" ] && api_requests=$((api_requests + n)) # every API run cycles through paths
-    [ "$name" = - ] || printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$rps" "$p50" "$p99" "$n4" \
-        "${ceiling:-product}" "${db:-}" >>"$results"
+    [ "$name" = - ] || printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$rps" "$p50" "$p99" "$n4" \
+        "${ceiling:-product}" "${db:-}" "${key:--}" >>"$results"
 }
 H=(-H "Authorization: Bearer $key_a" -H "Service-Agent: agentshop-bench/1.0")
 agents_run() { # seconds, log, keys
@@ -422,21 +431,23 @@ api_requests=0
 pids_before=$(children | tr '\n' ' ')
 rss_before=""
 for p in $pids_before; do rss_before="$rss_before $(rss "$p")"; done
+: >"$dir/smaps.warm"
+for p in $pids_before; do echo "$p $(smaps "$p")" >>"$dir/smaps.warm"; done
 
 say "measuring ($secs s per run)"
 ceiling=static:product run_wrk "static JSON file, a product view ($static_bytes bytes)" "$demo/product.json" "$secs"
 if want products; then
     run_wrk "GET /products/{sku}, demo ($(wc -l <"$dir/demo.paths") SKUs)" "$demo" "$secs" "$dir/demo.paths"
     for d in $dbs; do
-        db=$d run_wrk "GET /products/{sku}, $views_label" "${url_on[$d]}" "$secs" "$dir/big.paths"
+        db=$d key=views run_wrk "GET /products/{sku}, $views_label" "${url_on[$d]}" "$secs" "$dir/big.paths"
     done
 fi
 if want search; then
     ceiling=static:search run_wrk "static JSON file, a search page ($search_bytes bytes)" "$demo/search.json" "$secs"
     for d in $dbs; do
-        db=$d ceiling=search refusals=1 run_wrk \
+        db=$d key=search_off ceiling=search refusals=1 run_wrk \
             "GET /search long tail, $searches searches, page cache off" "${url_off[$d]}" "$secs" "$dir/longtail.paths"
-        db=$d ceiling=search refusals=1 run_wrk \
+        db=$d key=search_on ceiling=search refusals=1 run_wrk \
             "GET /search long tail, $searches searches, page cache on" "${url_on[$d]}" "$secs" "$dir/longtail.paths"
         db=$d ceiling=search run_wrk "GET /search?q&category, 105 searches again and again" "${url_on[$d]}" "$secs" \
             "$dir/search.paths"
@@ -522,7 +533,34 @@ awk '{ u = int($3 / 8); s[u] += $2 } END { for (u = 0; u < 4; u++) printf "bench
 sq "SELECT m.user_id, COALESCE(SUM(o.budget_cents), 0) FROM mandates m LEFT JOIN orders o ON o.mandate_id = m.id GROUP BY m.user_id ORDER BY m.user_id" >"$dir/db.spent"
 check "each user's orders in the database total what its agents were told" < <(diff "$dir/told.spent" "$dir/db.spent")
 
+# ---- the search index, from the error logs ----
+# The module logs at info, per child and host: "agentshop: search index N
+# products, B bytes, built in T ms" (or "mapped in" for a child that mapped an
+# index another one built). Each database's hosts have an error log of their
+# own (conf/bench.conf.in); lines of the generated catalogue's size in the
+# main log (written without the host) count as "main". Per database: the
+# largest index and the longest build.
+index_lines() { # name, products (0: any), log
+    awk -v d="$1" -v n="$2" 'match($0, /search index [0-9]+ products, [0-9]+ bytes, (built|mapped) in [0-9.]+ ms/) {
+            split(substr($0, RSTART, RLENGTH), w, " ")
+            if (n > 0 && w[3] != n) next
+            if (w[7] == "built") { nb++; if (w[9] + 0 > ms) ms = w[9] + 0 } else nm++
+            if (w[5] + 0 > bytes) bytes = w[5] + 0
+            if (w[3] + 0 > prods) prods = w[3] + 0 }
+        END { if (nb + nm > 0) printf "%s %d %.0f %d %d %s\n", d, prods, bytes, nb, nm, nb ? ms : "-" }' "$3"
+}
+: >"$dir/index"
+for d in $dbs; do
+    [ -f "$dir/error.$d.log" ] && index_lines "$d" 0 "$dir/error.$d.log" >>"$dir/index"
+done
+index_lines main "$products" "$dir/error.log" >>"$dir/index"
+index_of() { # db field (products bytes built mapped ms): "" when not logged
+    awk -v d="$1" -v f="$2" 'BEGIN { split("products bytes built mapped ms", n, " "); for (i in n) col[n[i]] = i + 1 }
+        $1 == d { print $col[f] }' "$dir/index"
+}
+
 # ---- the report ----
+mib() { awk -v k="$1" 'BEGIN { printf "%.1f MiB", k / 1024 }'; }
 static_rps=$(awk -F'\t' 'NR == 1 { print $2 }' "$results")
 {
     printf '%-62s %9s %8s %8s %9s %6s\n' "run ($secs s each, wrk -t1 -c16; agents: 32)" "req/s" "p50 ms" "p99 ms" \
@@ -558,8 +596,34 @@ static_rps=$(awk -F'\t' 'NR == 1 { print $2 }' "$results")
     echo
     [ -n "${same_bodies:-}" ] && echo "the same search body on SQLite and PostgreSQL: $same_bodies searches sized"
     echo
+    echo "search index (from the error log, largest and slowest per database):"
+    index_total=0
+    label[main]="in the main error log (no host)"
+    for d in $dbs main; do
+        [ "$d" = main ] && [ -z "$(index_of main bytes)" ] && continue
+        # the main log's lines stand for the databases' only when they have none
+        [ "$d" = main ] && [ "$index_total" -gt 0 ] && index_total=$((index_total - $(index_of main bytes)))
+        if [ -n "$(index_of "$d" bytes)" ]; then
+            printf '  %s: %s products, %s bytes (%s); built %s times, longest %s ms; mapped %s times\n' \
+                "${label[$d]}" "$(index_of "$d" products)" "$(index_of "$d" bytes)" \
+                "$(mib $(($(index_of "$d" bytes) / 1024)))" "$(index_of "$d" built)" "$(index_of "$d" ms)" \
+                "$(index_of "$d" mapped)"
+            index_total=$((index_total + $(index_of "$d" bytes)))
+        else
+            printf '  %s: not logged\n' "${label[$d]}"
+        fi
+    done
+    echo
     if [ -z "${BENCH_ONLY:-}" ]; then
-        echo "memory of the httpd children (VmRSS), after the warm-up ($warm_passes passes) and after $api_requests API requests:"
+        echo "memory of the httpd children after the warm-up ($warm_passes passes), from smaps_rollup:"
+        while read -r p r s v; do
+            printf '  child %s: Rss %s, Pss %s, private (Private_Clean + Private_Dirty) %s' "$p" "$(mib "$r")" \
+                "$(mib "$s")" "$(mib "$v")"
+            [ "$index_total" -gt 0 ] && awk -v v="$v" -v t="$index_total" \
+                'BEGIN { printf ", %.1f%% of the indexes'"'"' %.1f MiB", 100 * v * 1024 / t, t / 1048576 }'
+            echo
+        done <"$dir/smaps.warm"
+        echo "VmRSS of the httpd children, after the warm-up and after $api_requests API requests:"
         i=0
         for p in $pids_before; do
             i=$((i + 1))
@@ -593,10 +657,96 @@ static_rps=$(awk -F'\t' 'NR == 1 { print $2 }' "$results")
     sed 's/^/  /' "$dir/audit"
     [ "$violations" -eq 0 ] || echo "  $violations VIOLATED (see above)"
 } >"$dir/report"
+
+# ---- the targets (issue 16; docs/performance.md) ----
+row() { # db key field (2 req/s, 3 p50, 4 p99)
+    awk -F'\t' -v d="$1" -v k="$2" -v f="$3" '$7 == d && $8 == k { print $f }' "$results"
+}
+static_of() { awk -F'\t' -v k="static:$1" '$6 == k { print $2 }' "$results"; }
+verdict() { # 1 when met
+    if [ "$1" = 1 ]; then echo met; else echo MISSED; fi
+}
+p99_cap=10
+[ "$products" -gt 100000 ] && p99_cap=25
+{
+    echo
+    echo "targets (2 cores; issue 16):"
+    for d in $dbs; do
+        echo "  ${label[$d]}:"
+        r=$(row "$d" search_off 2)
+        if [ -n "$r" ]; then
+            p=$(row "$d" search_off 4)
+            pct=$(awk -v r="$r" -v s="$(static_of search)" 'BEGIN { printf "%.1f", 100 * r / s }')
+            printf '    search, long tail, page cache off: >= 40%% of static, p99 < %s ms: %s%%, p99 %s ms (cache on: %s%%, p99 %s ms): %s\n' \
+                "$p99_cap" "$pct" "$p" \
+                "$(awk -v r="$(row "$d" search_on 2)" -v s="$(static_of search)" 'BEGIN { printf "%.1f", 100 * r / s }')" \
+                "$(row "$d" search_on 4)" \
+                "$(verdict "$(awk -v a="$pct" -v p="$p" -v c="$p99_cap" 'BEGIN { v = a + 0 >= 40 && p + 0 < c + 0; print v }')")"
+        fi
+        r=$(row "$d" views 2)
+        if [ -n "$r" ]; then
+            pct=$(awk -v r="$r" -v s="$(static_of product)" 'BEGIN { printf "%.1f", 100 * r / s }')
+            printf '    product views, random SKUs of the whole catalogue: >= 80%% of static: %s%%: %s\n' "$pct" \
+                "$(verdict "$(awk -v a="$pct" 'BEGIN { v = a + 0 >= 80; print v }')")"
+        fi
+        ms=$(index_of "$d" ms)
+        [ -z "$ms" ] && ms=$(index_of main ms) # logged without the host
+        if [ -z "$ms" ] || [ "$ms" = - ]; then
+            echo "    index build < 30 s on 1,000,000 products: not logged"
+        elif [ "$products" -ge 1000000 ]; then
+            printf '    index build < 30 s on 1,000,000 products: %s ms: %s\n' "$ms" \
+                "$(verdict "$(awk -v m="$ms" 'BEGIN { v = m + 0 < 30000; print v }')")"
+        else
+            printf '    index build < 30 s on 1,000,000 products: %s ms on %s (not judged below 1,000,000)\n' "$ms" "$products"
+        fi
+        if want search; then
+            f=$(awk '$1 == "fresh_ms" { print $2 }' "$dir/fresh.$d")
+            st=$(awk '$1 == "fresh_stale_ms" { print $2 }' "$dir/fresh.$d")
+            case $(awk '$1 == "fresh_verdict" { print $2 }' "$dir/fresh.$d") in
+                met) printf '    a change visible in every child within 1 s: by %s ms: met\n' "$f" ;;
+                MISSED) printf '    a change visible in every child within 1 s: a search begun at %s ms did not show it: MISSED\n' "$st" ;;
+                *) if [ "$f" = none ] || [ -z "$f" ]; then
+                    echo "    a change visible in every child within 1 s: not known (a child was not asked, or the check did not run)"
+                else
+                    printf '    a change visible in every child within 1 s: not known (every child showed it by %s ms; the last answer without it began at %s ms: the answers came too late to tell)\n' \
+                        "$f" "$st"
+                fi ;;
+            esac
+        fi
+    done
+    if [ -z "${BENCH_ONLY:-}" ] || [ -f "$dir/agents.run" ]; then echo "  memory, buying:"; fi
+    if [ -z "${BENCH_ONLY:-}" ]; then
+        if [ "$index_total" -gt 0 ]; then
+            worst=$(sort -k4,4n "$dir/smaps.warm" | tail -n 1 | awk '{ print $4 }')
+            pct=$(awk -v v="$worst" -v t="$index_total" 'BEGIN { printf "%.1f", 100 * v * 1024 / t }')
+            printf '    each further child < 10%% of the index in private memory: %s%% (%s of %s, the largest child): %s\n' \
+                "$pct" "$(mib "$worst")" "$(mib $((index_total / 1024)))" \
+                "$(verdict "$(awk -v a="$pct" 'BEGIN { v = a + 0 < 10; print v }')")"
+        else
+            echo "    each further child < 10% of the index in private memory: the index's size is not logged"
+        fi
+        growth=$(i=0; for p in $pids_before; do
+            i=$((i + 1)); j=0
+            for q in $pids_after; do
+                j=$((j + 1))
+                [ "$q" = "$p" ] && echo "$rss_before|$rss_after" |
+                    awk -F'|' -v i="$i" -v j="$j" '{ split($1, a, " "); split($2, b, " "); print b[j] - a[i] }'
+            done
+        done | sort -n | tail -n 1)
+        printf '    memory growth < 1 MB per child over 200,000 requests: up to %+d KiB: %s\n' "${growth:-0}" \
+            "$(verdict "$([ "${growth:-0}" -lt 1024 ] && echo 1)")"
+    fi
+    a="$dir/agents.run"
+    if [ -f "$a" ]; then
+        o=$(awk '$1 == "orders_per_s" { printf "%d", $2 }' "$a")
+        printf '    placed orders >= 1,000/s on SQLite, no invariant violated: %s/s, %s violated: %s\n' "$o" "$violations" \
+            "$(verdict "$([ "$o" -ge 1000 ] && [ "$violations" -eq 0 ] && echo 1)")"
+    fi
+} >>"$dir/report"
 cat "$dir/report"
 mkdir -p "$(dirname "$out")"
 cp "$dir/report" "$out"
-cat "$dir"/error*.log | grep -v 'AH00489\|AH00094\|AH00491\|AH00492\|AH00493' |
+cat "$dir"/error*.log | grep -v 'AH00489\|AH00094\|AH00491\|AH00492\|AH00493\|search index [0-9]* products' |
     tail -n 20 >"$dir/errors"
 [ -s "$dir/errors" ] && { echo "bench: httpd's error log:" >&2; sed 's/^/  /' "$dir/errors" >&2; }
 [ "$violations" -eq 0 ] || exit 1
