@@ -132,8 +132,11 @@ test-scale: all
 	@scripts/test-scale.sh
 
 # Requests per second, p50 and p99 of each endpoint next to a static file from
-# the same httpd, memory of its children, and an audit of the orders placed
-# (docs/performance.md). Prints a table; also kept in build/bench/latest.txt.
+# the same httpd, on SQLite and PostgreSQL (BENCH_DBS; a throwaway cluster),
+# the search index's size and build time, memory of its children, how soon a
+# change shows in every child's search, and an audit of the orders placed;
+# ends with issue 16's targets, met or missed (docs/performance.md). Prints a
+# report; also kept in build/bench/latest.txt.
 bench: all build/bench-agents
 	@scripts/deps.sh bench
 	@scripts/bench.sh

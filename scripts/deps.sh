@@ -17,7 +17,7 @@ case "${1:-build}" in
     build) want=$build ;;
     test) want=$test; npm_too=1 ;;
     pg) want="$test postgresql libaprutil1-dbd-pgsql"; npm_too=1 ;;
-    bench) want="$build wrk curl sqlite3" ;;
+    bench) want="$build wrk curl sqlite3 postgresql libaprutil1-dbd-pgsql" ;;
     fresh) want="debootstrap curl" ;; # make test-fresh, on the host
     *) echo "deps.sh: unknown set '$1'" >&2; exit 2 ;;
 esac
