@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "as_json_write.h"
 #include "as_mem.h"
 #include "as_store.h"
 #include "as_search.h"
@@ -32,10 +33,11 @@ typedef struct as_config {
      * page's products by index version, and the encoded page by what it was
      * built from. NULL: every page is built. */
     struct as_view_cache *search_ids, *search_pages;
+    /* Product views from the search index (its kept parts and a live read),
+     * when the process has one (AgentShopViewsFromIndex, default on); off:
+     * read whole from the store. */
+    bool views_from_index;
 } as_config;
-
-/* How every JSON body is encoded (the glue and the view cache alike). */
-#define AS_JSON_DUMP_FLAGS (JSON_COMPACT | JSON_REAL_PRECISION(12))
 
 void as_config_defaults(as_config *c);
 

@@ -66,6 +66,10 @@ typedef struct as_product {
     as_question *questions;
     size_t n_questions;
     as_compat *compat; /* for the device asked about, NULL when none/unknown */
+    /* What store->product_version says of the data read here, from the same
+     * read: the validator of a view built from it; NULL when the store cannot
+     * tell. */
+    const char *version;
 } as_product;
 
 typedef struct as_device {

@@ -6,6 +6,7 @@
 #include "as_api.h"
 #include "as_devices.h"
 #include "as_search.h"
+#include "as_search_view.h"
 #include "as_util.h"
 #include "as_view.h"
 #include "as_view_cache.h"
@@ -131,27 +132,14 @@ static const char *compat_exclusion(as_mem *m, const as_product *p, const as_dev
     return NULL;
 }
 
-/* Sends view as its encoding, and keeps that encoding under the version read
- * before the view's data. The data is at least as new as that version: if it
+/* Sends body (*n bytes, as_search_body), and keeps it under the version read
+ * before the body's data. The data is at least as new as that version: if it
  * changed in between, the store's version has moved on for good (versions never
  * return to an earlier value) and the entry is never served. */
-static void respond_cached(as_ctx *ctx, as_view_cache *cache, const char *key, const char *version,
-                           json_t *view, as_response *resp)
+static void respond_cached(as_view_cache *cache, const char *key, const char *version,
+                           const char *body, size_t n, as_response *resp)
 {
-    char *s = view ? json_dumps(view, AS_JSON_DUMP_FLAGS) : NULL;
-    if (!s) {
-        as_respond_json(resp, 200, view);
-        return;
-    }
-    json_decref(view);
-    size_t n = strlen(s);
-    char *body = as_alloc(ctx->mem, n + 2);
-    memcpy(body, s, n);
-    body[n++] = '\n';
-    free(s);
-    as_view_cache_put(cache, key, version, body, n);
-    json_decref(resp->body);
-    resp->body = NULL;
+    if (cache && key) as_view_cache_put(cache, key, version, body, n);
     resp->status = 200;
     resp->raw = body;
     resp->raw_len = n;
@@ -243,40 +231,6 @@ static bool engine_cached(as_ctx *ctx, const as_search_ask *ask, const as_query 
     return true;
 }
 
-static const char *const match_names[] = {"exact", "prefix", "corrected", "none"};
-
-/* The response's `query`: how the text was read (docs/search.md). */
-static json_t *understood_json(const as_search_understood *u, bool matched_all)
-{
-    json_t *words = json_array(), *ignored = json_array(), *dropped = json_array(),
-           *corrected = json_array();
-    for (size_t i = 0; i < u->n_words; i++) {
-        const as_search_word *w = &u->words[i];
-        json_t *matched = json_array();
-        for (size_t k = 0; k < w->n_matched; k++)
-            json_array_append_new(matched, json_string(w->matched[k]));
-        json_array_append_new(words, json_pack("{s:s, s:s, s:o}", "word", w->word, "match",
-                                               match_names[w->how], "matched", matched));
-        if (w->how == AS_MATCH_CORRECTED && w->corrected)
-            json_array_append_new(corrected,
-                                  json_pack("{s:s, s:s}", "from", w->word, "to", w->corrected));
-    }
-    for (size_t i = 0; i < u->n_ignored; i++)
-        json_array_append_new(ignored, json_string(u->ignored[i]));
-    for (size_t i = 0; i < u->n_dropped; i++)
-        json_array_append_new(dropped, json_string(u->dropped[i]));
-    json_t *dev = u->device ? json_pack("{s:s, s:s, s:s?}", "slug", u->device->slug, "name",
-                                        u->device->name, "text", u->device_text)
-                            : json_null();
-    json_t *price = u->max_price_cents
-                        ? json_pack("{s:I, s:s?}", "max_price_cents", (json_int_t)u->max_price_cents,
-                                    "text", u->price_text)
-                        : json_null();
-    return json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:b}", "text", u->text, "words", words,
-                     "ignored", ignored, "corrected", corrected, "dropped", dropped, "device", dev,
-                     "price", price, "matched_all_words", matched_all);
-}
-
 void as_api_search(as_ctx *ctx, const as_query *q, as_response *resp)
 {
     as_mem *m = ctx->mem;
@@ -322,7 +276,14 @@ void as_api_search(as_ctx *ctx, const as_query *q, as_response *resp)
     es.snap = ctx->index ? as_search_index_get(ctx->index, ctx->store)
                          : as_search_snap_build(ctx->store);
     if (!es.snap) {
-        as_respond_storage_failed(resp);
+        int wait = ctx->index ? as_search_index_retry_after(ctx->index) : 0;
+        if (wait > 0) { /* the process's first index is still being built */
+            as_respond_error(resp, 503, "SERVICE_UNAVAILABLE", NULL,
+                             "The search index is being built; retry shortly.");
+            resp->retry_after = wait;
+        } else {
+            as_respond_storage_failed(resp);
+        }
         return;
     }
     bool failed = false;
@@ -341,41 +302,17 @@ void as_api_search(as_ctx *ctx, const as_query *q, as_response *resp)
         return;
     }
     as_search_apply_stock(r, es.stock, es.n_stock);
-    json_t *results = json_array(), *excluded = json_array();
-    for (size_t i = 0; i < r->n; i++) {
-        as_ranking rk;
-        as_rank_offers_brief(m, &r->page[i], &ask.w, &r->of, ask.today, &rk);
-        json_t *o = as_view_summary(m, &r->page[i], &rk, r->device);
-        if (ask.q) {
-            json_object_set_new(o, "matched_all_words", json_boolean(r->matched_all[i]));
-            json_object_set_new(o, "match", json_string(match_names[r->match[i]]));
-        }
-        json_array_append_new(results, o);
+    size_t n;
+    const char *body = as_search_body(m, &ask, r, v[S_POSTCODE].present ? v[S_POSTCODE].str : NULL,
+                                      &n);
+    as_search_snap_release(es.snap); /* everything used of it is copied into body */
+    if (!body) {
+        as_log(ctx, AS_LOG_ERR, "a search's response could not be encoded");
+        as_respond_error(resp, 500, "INTERNAL_ERROR", NULL, "The response could not be encoded.");
+        return;
     }
-    for (size_t i = 0; i < r->n_excluded; i++)
-        json_array_append_new(excluded, as_view_excluded(&r->excluded[i], r->excluded_why[i]));
-    bool matched_all = !r->understood.n_dropped;
-    json_t *o = json_object();
-    json_object_set_new(o, "results", results);
-    json_object_set_new(o, "count", json_integer((json_int_t)r->count));
-    json_object_set_new(o, "limit", json_integer(ask.limit));
-    json_object_set_new(o, "offset", json_integer(ask.offset));
-    json_object_set_new(o, "excluded", excluded);
-    json_object_set_new(o, "excluded_count", json_integer((json_int_t)r->excluded_count));
-    json_object_set_new(o, "ranking_policy", json_string(as_ranking_policy));
-    json_object_set_new(o, "weights", as_weights_json(&ask.w));
-    json_object_set_new(o, "sort", json_string(as_sort_choices[ask.sort]));
-    json_object_set_new(o, "verified_only", json_boolean(ask.verified_only));
-    json_object_set_new(o, "postcode",
-                        v[S_POSTCODE].present ? json_string(v[S_POSTCODE].str) : json_null());
-    json_object_set_new(o, "device", r->device ? json_string(r->device->slug) : json_null());
-    json_object_set_new(o, "query", ask.q ? understood_json(&r->understood, matched_all)
-                                          : json_null());
-    as_search_snap_release(es.snap); /* everything used of it is copied into o */
-    if (es.page_key) /* encoded once: kept, and sent as it is kept */
-        respond_cached(ctx, ctx->cfg->search_pages, es.page_key, es.validator, o, resp);
-    else
-        as_respond_json(resp, 200, o);
+    /* encoded once: kept, and sent as it is kept */
+    respond_cached(ctx->cfg->search_pages, es.page_key, es.validator, body, n, resp);
 }
 
 /* ---- GET /products/{sku} (spec 4.2) ---- */
@@ -388,6 +325,68 @@ static const as_param_rule product_rules[P_N] = {
 };
 static const as_param_rule sku_rule = {"sku", AS_V_SLUG, 3, 20, NULL};
 
+enum { VIEW_READ_WHOLE = -1 };
+
+/* The view from the search index (docs/search.md, "Product views"): the parts
+ * only a catalogue load changes as the index keeps them; the offers' stock,
+ * the questions and the index's versions read live, in one statement, and the
+ * snapshot taken for those versions, so a view never mixes two catalogues.
+ * VIEW_READ_WHOLE when the process has no index, or its snapshot has not the
+ * catalogue the store has now (a new one still being built) or not this
+ * product. */
+static int view_from_index(as_ctx *ctx, const char *sku, const as_device *dev,
+                           const as_weights *w, const as_offer_filter *of, const char **body,
+                           size_t *n)
+{
+    if (!ctx->index || !ctx->cfg->views_from_index || !ctx->store->product_live)
+        return VIEW_READ_WHOLE;
+    as_product_live live;
+    int rc = ctx->store->product_live(ctx->store->h, ctx->mem, sku, &live);
+    if (rc != AS_OK) return rc;
+    if (!live.product_id) return AS_ENOTFOUND;
+    as_search_snap *s = as_search_index_at(ctx->index, ctx->store, &live.version);
+    if (!s) return VIEW_READ_WHOLE;
+    as_search_view v;
+    rc = VIEW_READ_WHOLE;
+    if (as_search_snap_version(s).catalogue == live.version.catalogue &&
+        as_search_view_find(s, ctx->mem, sku, dev, &v) && as_search_view_live(&v, &live)) {
+        as_ranking r;
+        as_rank_offers(ctx->mem, &v.p, w, of, as_today(ctx), &r);
+        *body = as_view_product_from(ctx->mem, &v.kept, &v.p, &r, dev, n);
+        rc = AS_OK;
+    }
+    as_search_snap_release(s); /* the body is a copy */
+    return rc;
+}
+
+/* The view read whole from the store, in one statement. A kept view
+ * (AgentShopViewCache) is served while the product's version is the one it
+ * was built at: the same data, the same query, the same day (delivery dates).
+ * The version is read alone only for a view the cache holds; otherwise it
+ * comes with the data, from the same read. */
+static int view_from_store(as_ctx *ctx, const char *sku, const as_query *q, const as_device *dev,
+                           const as_weights *w, const as_offer_filter *of, const char **body,
+                           size_t *n)
+{
+    as_mem *m = ctx->mem;
+    as_view_cache *cache = ctx->store->product_version ? ctx->cfg->product_views : NULL;
+    const char *key = cache ? cache_key(ctx, sku, q) : NULL;
+    if (key && as_view_cache_holds(cache, key)) {
+        const char *version = NULL;
+        int rc = ctx->store->product_version(ctx->store->h, m, sku, &version);
+        if (rc == AS_OK && as_view_cache_get(cache, m, key, version, body, n)) return AS_OK;
+        if (rc != AS_OK) return rc;
+    }
+    as_product p;
+    int rc = ctx->store->product_by_sku(ctx->store->h, m, sku, dev ? dev->id : 0, &p);
+    if (rc != AS_OK) return rc;
+    as_ranking r;
+    as_rank_offers(m, &p, w, of, as_today(ctx), &r);
+    *body = as_view_product_text(m, &p, &r, dev, n);
+    if (*body && key && p.version) as_view_cache_put(cache, key, p.version, *body, *n);
+    return AS_OK;
+}
+
 void as_api_product(as_ctx *ctx, const char *sku, const as_query *q, as_response *resp)
 {
     as_mem *m = ctx->mem;
@@ -398,32 +397,16 @@ void as_api_product(as_ctx *ctx, const char *sku, const as_query *q, as_response
         as_respond_problem(resp, &prob);
         return;
     }
-    /* A cached view is served while the product's version is the one it was
-     * built at: the same data, the same query, the same day (delivery dates). */
-    as_view_cache *cache = ctx->cfg->product_views;
-    const char *key = NULL, *version = NULL;
-    int rc = AS_OK;
-    if (cache && ctx->store->product_version) {
-        rc = ctx->store->product_version(ctx->store->h, m, sku, &version);
-        if (rc == AS_OK) {
-            key = cache_key(ctx, sku, q);
-            if (as_view_cache_get(cache, m, key, version, &resp->raw, &resp->raw_len)) {
-                resp->status = 200;
-                resp->content_type = "application/json";
-                return;
-            }
-        } else if (rc == AS_ENOTFOUND) {
-            rc = AS_OK; /* answered below, in the order of checks of an uncached view */
-        }
-    }
     as_device dev;
     bool has_dev = v[P_DEVICE].present;
-    if (rc == AS_OK && has_dev && !as_resolve_device(ctx, v[P_DEVICE].str, "device", &dev, resp))
-        return;
-
-    as_product p;
-    if (rc == AS_OK)
-        rc = ctx->store->product_by_sku(ctx->store->h, m, sku, has_dev ? dev.id : 0, &p);
+    if (has_dev && !as_resolve_device(ctx, v[P_DEVICE].str, "device", &dev, resp)) return;
+    as_weights w = as_param_weights(&v[P_WEIGHTS]);
+    as_offer_filter of = {v[P_DELIVER_BY].present ? v[P_DELIVER_BY].num : 0, 0, NULL};
+    const as_device *d = has_dev ? &dev : NULL;
+    const char *body;
+    size_t n;
+    int rc = view_from_index(ctx, sku, d, &w, &of, &body, &n);
+    if (rc == VIEW_READ_WHOLE) rc = view_from_store(ctx, sku, q, d, &w, &of, &body, &n);
     if (rc == AS_ENOTFOUND) {
         as_respond_error(resp, 404, "NOT_FOUND", NULL,
                          as_printf(m, "No product with sku '%s'.", sku));
@@ -433,15 +416,15 @@ void as_api_product(as_ctx *ctx, const char *sku, const as_query *q, as_response
         as_respond_storage_failed(resp);
         return;
     }
-    as_weights w = as_param_weights(&v[P_WEIGHTS]);
-    as_offer_filter of = {v[P_DELIVER_BY].present ? v[P_DELIVER_BY].num : 0, 0, NULL};
-    as_ranking r;
-    as_rank_offers(m, &p, &w, &of, as_today(ctx), &r);
-    json_t *view = as_view_product(m, &p, &r, has_dev ? &dev : NULL);
-    if (key) /* encoded once: kept, and sent as it is kept */
-        respond_cached(ctx, cache, key, version, view, resp);
-    else
-        as_respond_json(resp, 200, view);
+    if (!body) {
+        as_log(ctx, AS_LOG_ERR, "the view of product %s could not be encoded", sku);
+        as_respond_error(resp, 500, "INTERNAL_ERROR", NULL, "The response could not be encoded.");
+        return;
+    }
+    resp->status = 200;
+    resp->raw = body;
+    resp->raw_len = n;
+    resp->content_type = "application/json";
 }
 
 /* ---- GET /devices (spec 4.3) ---- */
@@ -531,7 +514,7 @@ void as_api_compatible(as_ctx *ctx, const char *slug, const as_query *q, as_resp
         as_rank_offers_brief(m, &ps[i], &w, &none, as_today(ctx), &h->r);
         const char *why = compat_exclusion(m, &ps[i], &dev);
         if (why) {
-            json_array_append_new(excluded, as_view_excluded(&ps[i], why));
+            json_array_append_new(excluded, as_view_excluded(m, &ps[i], why));
             continue;
         }
         nh++;

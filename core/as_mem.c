@@ -24,11 +24,15 @@ char *as_strdup(as_mem *m, const char *s)
 
 char *as_vprintf(as_mem *m, const char *fmt, va_list ap)
 {
+    /* formatted once when it fits the stack buffer (nearly always), twice
+     * otherwise: printf is most of the cost of short texts */
+    char tmp[512];
     va_list cp;
     va_copy(cp, ap);
-    int n = vsnprintf(NULL, 0, fmt, cp);
+    int n = vsnprintf(tmp, sizeof(tmp), fmt, cp);
     va_end(cp);
     if (n < 0) n = 0;
+    if ((size_t)n < sizeof(tmp)) return as_strndup(m, tmp, (size_t)n);
     char *d = as_alloc(m, (size_t)n + 1);
     vsnprintf(d, (size_t)n + 1, fmt, ap);
     return d;
@@ -107,10 +111,10 @@ void as_buf_init(as_buf *b, as_mem *m)
     b->len = b->cap = 0;
 }
 
-void as_buf_add(as_buf *b, const char *s, size_t n)
+char *as_buf_reserve(as_buf *b, size_t n, size_t first)
 {
     if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 256;
+        size_t cap = b->cap ? b->cap * 2 : first ? first : 256;
         while (cap < b->len + n + 1)
             cap *= 2;
         char *d = as_alloc(b->mem, cap);
@@ -118,6 +122,12 @@ void as_buf_add(as_buf *b, const char *s, size_t n)
         b->data = d;
         b->cap = cap;
     }
+    return b->data + b->len;
+}
+
+void as_buf_add(as_buf *b, const char *s, size_t n)
+{
+    as_buf_reserve(b, n, 0);
     memcpy(b->data + b->len, s, n);
     b->len += n;
     b->data[b->len] = '\0';

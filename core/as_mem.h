@@ -33,6 +33,10 @@ typedef struct as_buf {
 
 void as_buf_init(as_buf *b, as_mem *m);
 void as_buf_add(as_buf *b, const char *s, size_t n);
+/* Room for n more bytes and a terminator; the end of the text (b->data +
+ * b->len), which the caller fills and then counts in b->len. first: the
+ * capacity when the buffer has none yet (0: 256). */
+char *as_buf_reserve(as_buf *b, size_t n, size_t first);
 void as_buf_puts(as_buf *b, const char *s);
 void as_buf_printf(as_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 const char *as_buf_str(as_buf *b);

@@ -205,6 +205,14 @@ static const char *ineligible_reason(as_mem *m, const as_product *p, const as_of
 
 static const char *pct(as_mem *m, double r)
 {
+    char t[AS_FIXED_TEXT];
+    if (as_fixed_text(t, r * 100, 1)) {
+        size_t n = strlen(t);
+        char *s = as_alloc(m, n + 2);
+        memcpy(s, t, n);
+        s[n] = '%';
+        return s;
+    }
     double v = as_round(r * 100, 1);
     return v == floor(v) ? as_printf(m, "%.0f%%", v) : as_printf(m, "%.1f%%", v);
 }

@@ -69,6 +69,7 @@ typedef struct as_index_compat {
     int64_t product_id, device_id;
     bool fits;            /* fit_status "fits"; else "does_not_fit" */
     const char *evidence; /* JSON array text, as in as_compat */
+    const char *checked_at;
 } as_index_compat;
 
 /* The stock of one offer of a page. */
@@ -85,17 +86,30 @@ typedef struct as_search_version {
     int64_t catalogue, rank;
 } as_search_version;
 
+/* What of a product's view changes without a catalogue load, read at once
+ * (the search index keeps the rest of the view: core/search/as_search_view.c). */
+typedef struct as_product_live {
+    as_search_version version; /* the search index's versions, of the same read */
+    int64_t product_id;     /* 0: no product has the sku */
+    as_offer_stock *stock;  /* the product's offers' stock, in any order */
+    size_t n_stock;
+    as_question *questions; /* in the view's order: as asked, then by id */
+    size_t n_questions;
+} as_product_live;
+
 typedef int (*as_index_row_fn)(void *baton, const as_index_row *row);
 typedef int (*as_rank_row_fn)(void *baton, int64_t product_id, const as_rank_row *row);
 typedef int (*as_index_offer_fn)(void *baton, const as_index_offer *offer);
 typedef int (*as_index_compat_fn)(void *baton, const as_index_compat *compat);
+typedef int (*as_view_row_fn)(void *baton, const as_product *p);
 
 typedef struct as_store {
     void *h;
     int (*merchants)(void *h, as_mem *m, as_merchant **out, size_t *n);
     int (*devices)(void *h, as_mem *m, as_device **out, size_t *n);
     int (*device_by_slug)(void *h, as_mem *m, const char *slug, as_device *out);
-    /* Full product with specs, offers and questions; compat for device_id when > 0. */
+    /* Full product with specs, offers and questions; compat for device_id when
+     * > 0; and its version (product_version) as of the same read. */
     int (*product_by_sku)(void *h, as_mem *m, const char *sku, int64_t device_id, as_product *out);
     /* A string that changes whenever anything the product's view is built
      * from changes (its offers' stock, its questions, the catalogue), and never
@@ -113,6 +127,14 @@ typedef struct as_store {
     int (*index_offers)(void *h, as_index_offer_fn each, void *baton); /* by product, offer id */
     int (*rank_changes)(void *h, int64_t since, as_rank_row_fn each, void *baton);
     int (*index_compat)(void *h, as_index_compat_fn each, void *baton); /* by product, device */
+    /* Every product as product_by_sku reads it, with its spec rows but no
+     * offers, questions or compat, by id: the parts of each view that only a
+     * catalogue load changes, which the search index keeps. NULL in a store
+     * without it: every view is then read whole. */
+    int (*view_rows)(void *h, as_view_row_fn each, void *baton);
+    /* The live part of the view of the product with that sku, and the search
+     * index's versions (search_version), in one read. */
+    int (*product_live)(void *h, as_mem *m, const char *sku, as_product_live *out);
     /* The current stock of every offer of these products, in any order. */
     int (*offers_stock)(void *h, as_mem *m, const int64_t *product_ids, size_t n,
                         as_offer_stock **out, size_t *nout);

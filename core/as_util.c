@@ -101,12 +101,30 @@ bool as_date_parse(const char *s, int64_t *days)
     return s && strlen(s) == 10 && date_fields(s, days);
 }
 
-char *as_date_format(as_mem *m, int64_t days)
+size_t as_date_text(char out[AS_DATE_TEXT], int64_t days)
 {
     int64_t y;
     unsigned mo, d;
     civil_from_days(days, &y, &mo, &d);
-    return as_printf(m, "%04lld-%02u-%02u", (long long)y, mo, d);
+    if (y < 0 || y > 9999) /* printf's widths, for years of other lengths */
+        return (size_t)snprintf(out, AS_DATE_TEXT, "%04lld-%02u-%02u", (long long)y, mo, d);
+    unsigned v[3] = {(unsigned)y, mo, d}, width[3] = {4, 2, 2};
+    size_t n = 0;
+    for (int k = 0; k < 3; k++) {
+        if (k) out[n++] = '-';
+        for (unsigned i = width[k]; i-- > 0; v[k] /= 10)
+            out[n + i] = (char)('0' + v[k] % 10);
+        n += width[k];
+    }
+    out[n] = '\0';
+    return n;
+}
+
+char *as_date_format(as_mem *m, int64_t days)
+{
+    char s[AS_DATE_TEXT];
+    size_t n = as_date_text(s, days);
+    return as_strndup(m, s, n);
 }
 
 char *as_time_format(as_mem *m, int64_t t)
@@ -266,13 +284,44 @@ bool as_pct_decode_segment(as_mem *m, const char *s, size_t n, char **out)
     return strchr(*out, '/') == NULL;
 }
 
+/* pow(10, d) is exact for these, so the table gives the same results; it is
+ * on search's hot path (a dozen roundings per offer ranked) */
+static const double tens[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6};
+
 double as_round(double v, int decimals)
 {
-    /* pow(10, d) is exact for these, so the table gives the same results; it
-     * is on search's hot path (a dozen roundings per offer ranked). */
-    static const double tens[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6};
     double f = decimals >= 0 && decimals < 7 ? tens[decimals] : pow(10.0, decimals);
     return round(v * f) / f;
+}
+
+bool as_fixed_text(char out[AS_FIXED_TEXT], double v, int decimals)
+{
+    if (decimals < 0 || decimals > 6) return false;
+    double f = tens[decimals], k = round(v * f), r = k / f; /* r: as_round(v, decimals) */
+    /* below 1e15, r is within a tenth of its last decimal of k / 10^decimals:
+     * printf's digits are k's */
+    if (!(fabs(k) < 1e15)) return false;
+    uint64_t u = (uint64_t)fabs(k);
+    char d[32];
+    size_t i = sizeof(d), n = 0;
+    do { /* at least one digit before the point */
+        d[--i] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u || sizeof(d) - i <= (size_t)decimals);
+    size_t frac = (size_t)decimals;
+    while (frac && d[sizeof(d) - 1 - ((size_t)decimals - frac)] == '0')
+        frac--;
+    if (signbit(r)) out[n++] = '-'; /* printf writes -0 too */
+    size_t whole = sizeof(d) - i - (size_t)decimals;
+    memcpy(out + n, d + i, whole);
+    n += whole;
+    if (frac) {
+        out[n++] = '.';
+        memcpy(out + n, d + i + whole, frac);
+        n += frac;
+    }
+    out[n] = '\0';
+    return true;
 }
 
 json_t *as_json_round(double v, int decimals)

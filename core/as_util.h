@@ -16,6 +16,9 @@ size_t as_utf8_len(const char *s);
 /* Dates are days since 1970-01-01 (UTC); times are Unix seconds. */
 bool as_date_parse(const char *s, int64_t *days);
 char *as_date_format(as_mem *m, int64_t days);
+/* The same text into out, without allocating; its length. */
+#define AS_DATE_TEXT 32
+size_t as_date_text(char out[AS_DATE_TEXT], int64_t days);
 char *as_time_format(as_mem *m, int64_t t); /* ISO 8601 UTC, "2026-11-20T21:45:00Z" */
 bool as_time_parse(const char *s, int64_t *t);
 
@@ -44,6 +47,13 @@ bool as_query_parse(as_mem *m, const char *raw, as_query *q, const char **bad);
 const char *as_query_get(const as_query *q, const char *key);
 /* Percent-decode one path segment; false on bad escapes, NUL or '/' inside. */
 bool as_pct_decode_segment(as_mem *m, const char *s, size_t n, char **out);
+
+/* v rounded to `decimals` places (0..6, as as_round) as printf's "%.Nf" writes
+ * it, without the trailing zeros of its fraction nor a point when it is whole
+ * ("12.5", "-0.05", "3", "-0"); false when it has 15 digits or more, or is
+ * not finite (the callers' printf then). */
+#define AS_FIXED_TEXT 40
+bool as_fixed_text(char out[AS_FIXED_TEXT], double v, int decimals);
 
 /* A JSON real rounded to `decimals` places (so 0.35 prints as 0.35). */
 json_t *as_json_round(double v, int decimals);

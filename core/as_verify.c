@@ -7,6 +7,8 @@
 
 const char *as_num_text(as_mem *m, double v)
 {
+    char t[AS_FIXED_TEXT];
+    if (as_fixed_text(t, v, 2)) return as_strdup(m, t);
     double r = as_round(v, 2);
     if (r == floor(r) && fabs(r) < 1e15) return as_printf(m, "%.0f", r);
     char *s = as_printf(m, "%.2f", r);

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "as_json_write.h"
 #include "as_util.h"
 #include "as_verify.h"
 
@@ -12,11 +13,6 @@ json_t *as_json_parse_or(const char *text, json_t *fallback)
     if (!v) return fallback;
     json_decref(fallback);
     return v;
-}
-
-static json_t *str_or_null(const char *s)
-{
-    return s ? json_string(s) : json_null();
 }
 
 json_t *as_view_merchant(const as_merchant *m)
@@ -157,121 +153,336 @@ static json_t *view_compat(as_mem *m, const as_compat *c)
                      "checked_at", c->checked_at, "evidence", evidence_in_words(m, c->evidence));
 }
 
-static json_t *verification(as_mem *m, const as_product *p)
-{
-    bool measured = strcmp(p->verif_status, "pending") != 0;
-    json_t *rows = json_array(), *deltas = json_array();
-    for (size_t i = 0; i < p->n_specs; i++) {
-        const as_spec_row *s = &p->specs[i];
-        as_row_eval e;
-        as_spec_eval(m, s, measured, &e);
-        json_t *row =
-            json_pack("{s:s, s:s, s:s}", "spec", s->spec, "label", s->label, "kind", s->kind);
-        if (s->unit && *s->unit && strcmp(s->kind, "categorical") != 0)
-            json_object_set_new(row, "unit", json_string(s->unit));
-        json_object_set_new(row, "claimed", as_json_parse_or(s->claimed, json_null()));
-        json_object_set_new(row, "measured",
-                            measured ? as_json_parse_or(s->measured, json_null()) : json_null());
-        json_object_set_new(row, "delta", json_string(e.delta));
-        json_object_set_new(row, "detail", json_string(e.detail));
-        json_object_set_new(row, "ok", json_boolean(e.ok));
-        json_object_set_new(row, "unclaimed", json_boolean(e.unclaimed));
-        json_array_append_new(rows, row);
-        if (e.measured && e.numeric)
-            json_array_append_new(deltas,
-                                  json_pack("{s:s, s:s, s:s?, s:o, s:o, s:o, s:o, s:b}", "spec",
-                                            s->spec, "label", s->label, "unit", s->unit, "claimed",
-                                            as_json_round(e.claimed_num, 3), "measured",
-                                            as_json_round(e.measured_num, 3), "delta",
-                                            as_json_round(e.delta_num, 3), "delta_pct",
-                                            as_json_round(e.delta_pct, 1), "ok", e.ok));
-    }
-    return json_pack("{s:s, s:o, s:o, s:I, s:o, s:o}", "status", p->verif_status, "measured_at",
-                     measured ? str_or_null(p->measured_at) : json_null(), "node",
-                     measured ? str_or_null(p->measured_node) : json_null(), "sample_size",
-                     (json_int_t)(measured ? p->sample_size : 0), "rows", rows, "deltas", deltas);
-}
-
-static json_t *performance(const as_product *p)
-{
-    return json_pack("{s:o, s:o, s:o, s:I, s:o}", "on_time_rate_90d",
-                     p->has_on_time ? as_json_round(p->on_time_rate_90d, 3) : json_null(),
-                     "return_rate", as_json_round(p->return_rate, 3), "wrong_item_rate",
-                     as_json_round(p->wrong_item_rate, 3), "agent_orders_90d",
-                     (json_int_t)p->agent_orders_90d, "orders_per_week",
-                     as_json_parse_or(p->orders_per_week, json_array()));
-}
-
 static bool guarantee(const as_product *p, const as_device *device)
 {
     return device ? strcmp(as_fit_status(p), "fits") == 0 : p->guarantee;
 }
 
-json_t *as_view_product(as_mem *m, const as_product *p, const as_ranking *r,
-                        const as_device *device)
+/* ---- the product view, written as text (as_json_write.h) ---- */
+
+static void jw_date(as_jw *w, const char *key, int64_t day)
 {
-    json_t *questions = json_array();
+    char d[AS_DATE_TEXT];
+    as_date_text(d, day);
+    as_jw_kstr(w, key, d);
+}
+
+static void jw_merchant(as_jw *w, const as_merchant *m)
+{
+    as_jw_key(w, "merchant");
+    as_jw_obj(w);
+    as_jw_kstr(w, "id", m->id);
+    as_jw_kstr(w, "name", m->name);
+    as_jw_kstr(w, "country", m->country);
+    as_jw_kstr(w, "city", m->city);
+    as_jw_kround(w, "on_time_rate", m->on_time_rate, 3);
+    as_jw_kround(w, "accuracy_rate", m->accuracy_rate, 3);
+    as_jw_obj_end(w);
+}
+
+static void jw_components(as_jw *w, const char *key, const double v[AS_W_N], int decimals)
+{
+    as_jw_key(w, key);
+    as_jw_obj(w);
+    for (int i = 0; i < AS_W_N; i++)
+        as_jw_kround(w, as_weight_names[i], v[i], decimals);
+    as_jw_obj_end(w);
+}
+
+/* as_view_offer, written */
+static void jw_offer(as_jw *w, const as_scored *s)
+{
+    const as_offer *o = s->offer;
+    as_jw_obj(w);
+    as_jw_kstr(w, "offer_id", o->id);
+    jw_merchant(w, &o->merchant);
+    as_jw_kint(w, "price_cents", o->price_cents);
+    as_jw_kround(w, "price_eur", (double)o->price_cents / 100.0, 2);
+    as_jw_kint(w, "retail_price_cents", o->retail_price_cents);
+    as_jw_kstr(w, "currency", "EUR");
+    as_jw_kstr(w, "price_label", o->price_label);
+    as_jw_kint(w, "delivery_days", o->delivery_days);
+    jw_date(w, "delivery_by", s->delivery_day);
+    as_jw_kint(w, "stock", o->stock);
+    as_jw_kint(w, "rank", s->rank);
+    as_jw_kint(w, "score", s->score);
+    jw_components(w, "components", s->comp, 2);
+    jw_components(w, "weighted", s->weighted, 2);
+    as_jw_obj_end(w);
+}
+
+static void jw_ineligible(as_jw *w, const as_ineligible *i)
+{
+    const as_offer *o = i->offer;
+    as_jw_obj(w);
+    as_jw_kstr(w, "offer_id", o->id);
+    jw_merchant(w, &o->merchant);
+    as_jw_kint(w, "price_cents", o->price_cents);
+    as_jw_kround(w, "price_eur", (double)o->price_cents / 100.0, 2);
+    jw_date(w, "delivery_by", i->delivery_day);
+    as_jw_kint(w, "stock", o->stock);
+    as_jw_kstr(w, "reason", i->reason);
+    as_jw_obj_end(w);
+}
+
+/* as_view_offers, written */
+static void jw_offers(as_jw *w, const as_ranking *r)
+{
+    as_jw_key(w, "offers");
+    as_jw_obj(w);
+    as_jw_key(w, "ranked");
+    as_jw_arr(w);
+    for (size_t i = 0; i < r->n_ranked; i++)
+        jw_offer(w, &r->ranked[i]);
+    as_jw_arr_end(w);
+    as_jw_key(w, "ineligible");
+    as_jw_arr(w);
+    for (size_t i = 0; i < r->n_inel; i++)
+        jw_ineligible(w, &r->inel[i]);
+    as_jw_arr_end(w);
+    as_jw_key(w, "best");
+    if (r->n_ranked)
+        jw_offer(w, &r->ranked[0]);
+    else
+        as_jw_null(w);
+    jw_components(w, "weights", r->weights.w, 6);
+    as_jw_kstr(w, "explanation", r->explanation);
+    as_jw_kstr(w, "ranking_policy", as_ranking_policy);
+    as_jw_obj_end(w);
+}
+
+static void jw_verification(as_jw *w, as_mem *m, const as_product *p)
+{
+    bool measured = strcmp(p->verif_status, "pending") != 0;
+    as_row_eval *ev = as_alloc(m, (p->n_specs + 1) * sizeof(*ev));
+    as_jw_key(w, "verification");
+    as_jw_obj(w);
+    as_jw_kstr(w, "status", p->verif_status);
+    as_jw_kstr(w, "measured_at", measured ? p->measured_at : NULL);
+    as_jw_kstr(w, "node", measured ? p->measured_node : NULL);
+    as_jw_kint(w, "sample_size", measured ? p->sample_size : 0);
+    as_jw_key(w, "rows");
+    as_jw_arr(w);
+    for (size_t i = 0; i < p->n_specs; i++) {
+        const as_spec_row *s = &p->specs[i];
+        as_row_eval *e = &ev[i];
+        as_spec_eval(m, s, measured, e);
+        as_jw_obj(w);
+        as_jw_kstr(w, "spec", s->spec);
+        as_jw_kstr(w, "label", s->label);
+        as_jw_kstr(w, "kind", s->kind);
+        if (s->unit && *s->unit && strcmp(s->kind, "categorical") != 0)
+            as_jw_kstr(w, "unit", s->unit);
+        as_jw_kjson(w, "claimed", s->claimed, "null");
+        as_jw_kjson(w, "measured", measured ? s->measured : NULL, "null");
+        as_jw_kstr(w, "delta", e->delta);
+        as_jw_kstr(w, "detail", e->detail);
+        as_jw_kbool(w, "ok", e->ok);
+        as_jw_kbool(w, "unclaimed", e->unclaimed);
+        as_jw_obj_end(w);
+    }
+    as_jw_arr_end(w);
+    as_jw_key(w, "deltas");
+    as_jw_arr(w);
+    for (size_t i = 0; i < p->n_specs; i++) {
+        const as_spec_row *s = &p->specs[i];
+        const as_row_eval *e = &ev[i];
+        if (!e->measured || !e->numeric) continue;
+        as_jw_obj(w);
+        as_jw_kstr(w, "spec", s->spec);
+        as_jw_kstr(w, "label", s->label);
+        as_jw_kstr(w, "unit", s->unit);
+        as_jw_kround(w, "claimed", e->claimed_num, 3);
+        as_jw_kround(w, "measured", e->measured_num, 3);
+        as_jw_kround(w, "delta", e->delta_num, 3);
+        as_jw_kround(w, "delta_pct", e->delta_pct, 1);
+        as_jw_kbool(w, "ok", e->ok);
+        as_jw_obj_end(w);
+    }
+    as_jw_arr_end(w);
+    as_jw_obj_end(w);
+}
+
+/* The members from "sku" to "verification": only a catalogue load changes them. */
+static void jw_head(as_jw *w, as_mem *m, const as_product *p)
+{
+    as_jw_kstr(w, "sku", p->sku);
+    as_jw_kstr(w, "gtin", p->gtin);
+    as_jw_kstr(w, "name", p->name);
+    as_jw_kstr(w, "brand", p->brand);
+    as_jw_kstr(w, "category", p->category);
+    const char *label = as_category_label(p->category);
+    as_jw_kstr(w, "category_label", label ? label : p->category);
+    as_jw_kstr(w, "part_type", p->part_type);
+    as_jw_kstr(w, "description", p->description);
+    as_jw_kjson(w, "image_urls", p->image_urls, "[]");
+    as_jw_key(w, "source");
+    as_jw_obj(w);
+    as_jw_kstr(w, "url", p->source_url);
+    as_jw_kjson(w, "notes", p->source_notes, "[]");
+    as_jw_kstr(w, "checked_at", p->source_checked_at);
+    as_jw_kstr(w, "product_id", p->source_product_id);
+    as_jw_kstr(w, "availability", p->availability);
+    as_jw_obj_end(w);
+    as_jw_kbool(w, "is_demo", p->is_demo);
+    jw_verification(w, m, p);
+}
+
+static void jw_performance(as_jw *w, const as_product *p)
+{
+    as_jw_obj(w);
+    as_jw_key(w, "on_time_rate_90d");
+    if (p->has_on_time)
+        as_jw_round(w, p->on_time_rate_90d, 3);
+    else
+        as_jw_null(w);
+    as_jw_kround(w, "return_rate", p->return_rate, 3);
+    as_jw_kround(w, "wrong_item_rate", p->wrong_item_rate, 3);
+    as_jw_kint(w, "agent_orders_90d", p->agent_orders_90d);
+    as_jw_kjson(w, "orders_per_week", p->orders_per_week, "[]");
+    as_jw_obj_end(w);
+}
+
+bool as_view_product_kept(as_mem *m, const as_product *p, as_view_kept *out)
+{
+    memset(out, 0, sizeof(*out));
+    as_jw jw, *w = &jw;
+    as_jw_init(w, m);
+    as_jw_obj(w);
+    jw_head(w, m, p);
+    as_jw_obj_end(w);
+    size_t len;
+    const char *head = as_jw_text(w, &len);
+    if (!head || len < 2) return false;
+    out->head = head + 1; /* the members, without the braces */
+    out->head_len = len - 2;
+    as_jw_init(w, m);
+    jw_performance(w, p);
+    return (out->perf = as_jw_text(w, &out->perf_len)) != NULL;
+}
+
+const char *as_view_compat_text(as_mem *m, const as_compat *c, size_t *len)
+{
+    as_jw jw, *w = &jw;
+    as_jw_init(w, m);
+    json_t *v = view_compat(m, c);
+    as_jw_value(w, v);
+    json_decref(v);
+    return as_jw_text(w, len);
+}
+
+const char *as_view_product_from(as_mem *m, const as_view_kept *k, const as_product *p,
+                                 const as_ranking *r, const as_device *device, size_t *len)
+{
+    as_jw jw, *w = &jw;
+    as_jw_init(w, m);
+    as_jw_obj(w);
+    as_jw_raw(w, k->head, k->head_len);
+    as_jw_key(w, "compatibility");
+    as_jw_arr(w);
+    if (device && k->compat) as_jw_raw(w, k->compat, k->compat_len);
+    as_jw_arr_end(w);
+    as_jw_kstr(w, "fit_status", device ? as_fit_status(p) : NULL);
+    as_jw_kstr(w, "for_device", device ? device->slug : NULL);
+    jw_offers(w, r);
+    as_jw_key(w, "performance");
+    as_jw_raw(w, k->perf, k->perf_len);
+    as_jw_key(w, "questions");
+    as_jw_arr(w);
     for (size_t i = 0; i < p->n_questions; i++) {
         const as_question *q = &p->questions[i];
-        json_array_append_new(questions, json_pack("{s:s, s:s, s:o, s:s}", "id", q->id, "question",
-                                                   q->question, "answer",
-                                                   as_json_parse_or(q->answer, json_null()),
-                                                   "asked_at", q->asked_at));
+        as_jw_obj(w);
+        as_jw_kstr(w, "id", q->id);
+        as_jw_kstr(w, "question", q->question);
+        as_jw_kjson(w, "answer", q->answer, "null");
+        as_jw_kstr(w, "asked_at", q->asked_at);
+        as_jw_obj_end(w);
     }
-    json_t *compat = json_array();
-    if (device && p->compat) json_array_append_new(compat, view_compat(m, p->compat));
+    as_jw_arr_end(w);
+    as_jw_kbool(w, "right_item_guarantee", guarantee(p, device));
+    as_jw_key(w, "agent_checkout");
+    as_jw_obj(w);
+    as_jw_kstr(w, "mcp", "create_order");
+    as_jw_kstr(w, "rest", "POST /v1/orders");
+    as_jw_kstr(w, "docs", "docs/checkout");
+    as_jw_obj_end(w);
+    as_jw_obj_end(w);
+    as_buf_add(&w->b, "\n", 1);
+    return as_jw_text(w, len);
+}
 
-    json_t *source = json_pack("{s:s, s:o, s:s, s:s, s:s}", "url", p->source_url, "notes",
-                               as_json_parse_or(p->source_notes, json_array()), "checked_at",
-                               p->source_checked_at, "product_id", p->source_product_id,
-                               "availability", p->availability);
-    json_t *o = json_object();
-    json_object_set_new(o, "sku", json_string(p->sku));
-    json_object_set_new(o, "gtin", str_or_null(p->gtin));
-    json_object_set_new(o, "name", json_string(p->name));
-    json_object_set_new(o, "brand", json_string(p->brand));
-    json_object_set_new(o, "category", json_string(p->category));
+const char *as_view_product_text(as_mem *m, const as_product *p, const as_ranking *r,
+                                 const as_device *device, size_t *len)
+{
+    as_view_kept k;
+    if (!as_view_product_kept(m, p, &k)) return NULL;
+    if (device && p->compat && !(k.compat = as_view_compat_text(m, p->compat, &k.compat_len)))
+        return NULL;
+    return as_view_product_from(m, &k, p, r, device, len);
+}
+
+/* A value written as text, as a jansson value: one writer for both. */
+static json_t *jw_tree(as_jw *w)
+{
+    size_t n;
+    const char *text = as_jw_text(w, &n);
+    return text ? json_loadb(text, n, 0, NULL) : NULL;
+}
+
+void as_view_summary_members(as_jw *w, const as_product *p, const as_ranking *r,
+                             const as_device *device)
+{
+    as_jw_kstr(w, "sku", p->sku);
+    as_jw_kstr(w, "name", p->name);
+    as_jw_kstr(w, "brand", p->brand);
+    as_jw_kstr(w, "category", p->category);
     const char *label = as_category_label(p->category);
-    json_object_set_new(o, "category_label", json_string(label ? label : p->category));
-    json_object_set_new(o, "part_type", json_string(p->part_type));
-    json_object_set_new(o, "description", json_string(p->description));
-    json_object_set_new(o, "image_urls", as_json_parse_or(p->image_urls, json_array()));
-    json_object_set_new(o, "source", source);
-    json_object_set_new(o, "is_demo", json_boolean(p->is_demo));
-    json_object_set_new(o, "verification", verification(m, p));
-    json_object_set_new(o, "compatibility", compat);
-    json_object_set_new(o, "fit_status", device ? json_string(as_fit_status(p)) : json_null());
-    json_object_set_new(o, "for_device", device ? json_string(device->slug) : json_null());
-    json_object_set_new(o, "offers", as_view_offers(m, r));
-    json_object_set_new(o, "performance", performance(p));
-    json_object_set_new(o, "questions", questions);
-    json_object_set_new(o, "right_item_guarantee", json_boolean(guarantee(p, device)));
-    json_object_set_new(o, "agent_checkout",
-                        json_pack("{s:s, s:s, s:s}", "mcp", "create_order", "rest",
-                                  "POST /v1/orders", "docs", "docs/checkout"));
-    return o;
+    as_jw_kstr(w, "category_label", label ? label : p->category);
+    as_jw_kstr(w, "part_type", p->part_type);
+    as_jw_kstr(w, "verification_status", p->verif_status);
+    as_jw_kstr(w, "availability", p->availability);
+    as_jw_key(w, "image_url");
+    as_jw_json_first(w, p->image_urls);
+    as_jw_kround(w, "return_rate", p->return_rate, 3);
+    as_jw_kbool(w, "right_item_guarantee", guarantee(p, device));
+    as_jw_key(w, "best_offer");
+    if (r->n_ranked)
+        jw_offer(w, &r->ranked[0]);
+    else
+        as_jw_null(w);
+    as_jw_kint(w, "eligible_offers", (int64_t)r->n_ranked);
+    if (device) as_jw_kstr(w, "fit_status", as_fit_status(p));
 }
 
 json_t *as_view_summary(as_mem *m, const as_product *p, const as_ranking *r,
                         const as_device *device)
 {
-    json_t *images = as_json_parse_or(p->image_urls, json_array());
-    json_t *img = json_array_size(images) ? json_incref(json_array_get(images, 0)) : json_null();
-    json_decref(images);
-    const char *label = as_category_label(p->category);
-    json_t *o = json_pack(
-        "{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:b, s:o, s:I}", "sku", p->sku, "name",
-        p->name, "brand", p->brand, "category", p->category, "category_label",
-        label ? label : p->category, "part_type", p->part_type, "verification_status",
-        p->verif_status, "availability", p->availability, "image_url", img, "return_rate",
-        as_json_round(p->return_rate, 3), "right_item_guarantee", guarantee(p, device),
-        "best_offer", r->n_ranked ? as_view_offer(m, &r->ranked[0]) : json_null(),
-        "eligible_offers", (json_int_t)r->n_ranked);
-    if (device) json_object_set_new(o, "fit_status", json_string(as_fit_status(p)));
-    return o;
+    as_jw w;
+    as_jw_init(&w, m);
+    as_jw_obj(&w);
+    as_view_summary_members(&w, p, r, device);
+    as_jw_obj_end(&w);
+    return jw_tree(&w);
 }
 
-json_t *as_view_excluded(const as_product *p, const char *reason)
+void as_view_excluded_write(as_jw *w, const as_product *p, const char *reason)
 {
-    return json_pack("{s:s, s:s, s:s}", "sku", p->sku, "name", p->name, "reason", reason);
+    as_jw_obj(w);
+    as_jw_kstr(w, "sku", p->sku);
+    as_jw_kstr(w, "name", p->name);
+    as_jw_kstr(w, "reason", reason);
+    as_jw_obj_end(w);
+}
+
+json_t *as_view_excluded(as_mem *m, const as_product *p, const char *reason)
+{
+    as_jw w;
+    as_jw_init(&w, m);
+    as_view_excluded_write(&w, p, reason);
+    return jw_tree(&w);
+}
+
+void as_view_weights_write(as_jw *w, const char *key, const as_weights *weights)
+{
+    jw_components(w, key, weights->w, 6);
 }

@@ -6,17 +6,48 @@
 #include <jansson.h>
 
 #include "as_catalog.h"
+#include "as_json_write.h"
 #include "as_rank.h"
 
 json_t *as_view_merchant(const as_merchant *m);
 json_t *as_view_offer(as_mem *m, const as_scored *s);
 json_t *as_view_offers(as_mem *m, const as_ranking *r);
-/* device: the device the view is for, NULL when none. */
-json_t *as_view_product(as_mem *m, const as_product *p, const as_ranking *r,
-                        const as_device *device);
+/* The product view (GET /products/{sku}) as JSON text and a newline, as
+ * bodies are sent: *len bytes, written directly (as_json_write.h), the bytes
+ * json_dumps would give; NULL when something in it cannot be encoded.
+ * device: the device the view is for, NULL when none. */
+const char *as_view_product_text(as_mem *m, const as_product *p, const as_ranking *r,
+                                 const as_device *device, size_t *len);
+/* The parts of a product view that only a catalogue load changes, encoded
+ * once (the search index keeps them: as_search_view.c): `head`, the members
+ * from "sku" to "verification" (without braces); `perf`, the "performance"
+ * object; `compat`, the device's compatibility row, for a view for a device
+ * (NULL when it has none). */
+typedef struct as_view_kept {
+    const char *head, *perf, *compat;
+    size_t head_len, perf_len, compat_len;
+} as_view_kept;
+
+/* p's head and perf (compat NULL); false when something cannot be encoded. */
+bool as_view_product_kept(as_mem *m, const as_product *p, as_view_kept *out);
+/* A compatibility row as the element of a view's "compatibility". */
+const char *as_view_compat_text(as_mem *m, const as_compat *c, size_t *len);
+/* The view from kept parts and the rest: r, and of p its questions, its
+ * compat's fit_status (a view for a device) and its guarantee (one without).
+ * as_view_product_text is this with the parts encoded from p. */
+const char *as_view_product_from(as_mem *m, const as_view_kept *k, const as_product *p,
+                                 const as_ranking *r, const as_device *device, size_t *len);
+/* A product in a list (search results, compatible parts): its members
+ * written into an open object, or the object as a jansson value. */
+void as_view_summary_members(as_jw *w, const as_product *p, const as_ranking *r,
+                             const as_device *device);
 json_t *as_view_summary(as_mem *m, const as_product *p, const as_ranking *r,
                         const as_device *device);
-json_t *as_view_excluded(const as_product *p, const char *reason);
+/* A product left out of a list, and why. */
+void as_view_excluded_write(as_jw *w, const as_product *p, const char *reason);
+json_t *as_view_excluded(as_mem *m, const as_product *p, const char *reason);
+/* Weights as as_weights_json gives them, as member `key`. */
+void as_view_weights_write(as_jw *w, const char *key, const as_weights *weights);
 
 /* fits | does_not_fit | unknown, for the product's compat row. */
 const char *as_fit_status(const as_product *p);

@@ -104,6 +104,17 @@ bool as_view_cache_get(as_view_cache *c, as_mem *m, const char *key, const char 
     return hit;
 }
 
+bool as_view_cache_holds(as_view_cache *c, const char *key)
+{
+    size_t kn = strlen(key);
+    uint64_t h = hash_key(key, kn);
+    set *st = &c->sets[h % c->n_sets];
+    pthread_mutex_lock(&st->lock);
+    bool held = find(st, h, key, kn) != NULL;
+    pthread_mutex_unlock(&st->lock);
+    return held;
+}
+
 bool as_view_cache_put(as_view_cache *c, const char *key, const char *validator, const char *body,
                        size_t len)
 {

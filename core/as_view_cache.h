@@ -23,6 +23,9 @@ void as_view_cache_destroy(as_view_cache *c);
 /* When key is cached with this validator: a copy of its body on m, true. */
 bool as_view_cache_get(as_view_cache *c, as_mem *m, const char *key, const char *validator,
                        const char **body, size_t *len);
+/* Whether key is cached under some validator (it may no longer be current):
+ * when not, looking up its validator first cannot save anything. */
+bool as_view_cache_holds(as_view_cache *c, const char *key);
 /* Keeps body under key and validator (replacing what key held); false when it
  * is too large to keep. */
 bool as_view_cache_put(as_view_cache *c, const char *key, const char *validator, const char *body,

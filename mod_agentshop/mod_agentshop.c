@@ -42,6 +42,7 @@ typedef struct dir_cfg {
     apr_size_t signing_key_len;
     apr_int64_t rate_requests, rate_seconds; /* 0 requests: no limit */
     apr_array_header_t *mcp_origins;         /* AgentShopMCPAllowOrigin, normalised; NULL: unset */
+    int views_from_index;                    /* AgentShopViewsFromIndex: 1, 0 or UNSET */
 } dir_cfg;
 
 /* Per server (virtual host, so per database): this process's cache of encoded
@@ -56,7 +57,7 @@ typedef struct srv_cfg {
     const char *index_prefix; /* its index files (index_dir/<hash of the database>) */
 } srv_cfg;
 
-#define DEFAULT_VIEW_SLOTS 4096
+#define DEFAULT_VIEW_SLOTS 0 /* off: views come from the search index */
 #define VIEW_MAX_BYTES 24576 /* larger views are built every time */
 #define DEFAULT_SEARCH_SLOTS 256
 #define SEARCH_IDS_MAX_BYTES 2048   /* a page of up to 100 products, its key and version */
@@ -68,6 +69,9 @@ typedef struct srv_cfg {
 #define MAX_BODY 65536
 
 static ap_dbd_t *(*dbd_acquire)(request_rec *) = NULL;
+/* A connection outside any request, for the search index's background builds. */
+static ap_dbd_t *(*dbd_open)(apr_pool_t *, server_rec *) = NULL;
+static void (*dbd_close)(server_rec *, ap_dbd_t *) = NULL;
 
 /* Serializes SQLite writers across threads and child processes (see as_db.h).
  * Its mechanism can be chosen with `Mutex ... agentshop-write`. */
@@ -131,6 +135,7 @@ static void *create_dir_cfg(apr_pool_t *p, char *dir)
     c->base = dir;
     c->quote_ttl = c->confirmation_ttl = c->return_window = c->ship_after = UNSET;
     c->rate_requests = c->rate_seconds = UNSET;
+    c->views_from_index = UNSET;
     return c;
 }
 
@@ -147,6 +152,7 @@ static void *merge_dir_cfg(apr_pool_t *p, void *basev, void *addv)
     c->rate_requests = a->rate_requests != UNSET ? a->rate_requests : b->rate_requests;
     c->rate_seconds = a->rate_seconds != UNSET ? a->rate_seconds : b->rate_seconds;
     c->mcp_origins = a->mcp_origins ? a->mcp_origins : b->mcp_origins;
+    c->views_from_index = a->views_from_index != UNSET ? a->views_from_index : b->views_from_index;
     if (a->signing_key) {
         c->signing_key_file = a->signing_key_file;
         c->signing_key = a->signing_key;
@@ -171,6 +177,13 @@ static const char *set_int(cmd_parms *cmd, void *cfg, const char *arg)
                             " to %" APR_INT64_T_FMT,
                             cmd->directive->directive, arg, min, max);
     *(apr_int64_t *)((char *)cfg + (size_t)cmd->info) = v;
+    note_base(cmd);
+    return NULL;
+}
+
+static const char *set_views_from_index(cmd_parms *cmd, void *cfg, int on)
+{
+    ((dir_cfg *)cfg)->views_from_index = on ? 1 : 0;
     note_base(cmd);
     return NULL;
 }
@@ -346,11 +359,14 @@ static const command_rec cmds[] = {
                     "origins (scheme://host[:port]) allowed to call POST /mcp from a browser, "
                     "besides the API's own"),
     AP_INIT_TAKE1("AgentShopViewCache", set_cache, NULL, RSRC_CONF,
-                  "product views each child process keeps encoded, per virtual host (default "
-                  "4096; off)"),
+                  "product views each child process keeps encoded, per virtual host, for views "
+                  "read whole from the database (default off; a number)"),
     AP_INIT_TAKE1("AgentShopSearchCache", set_cache, NULL, RSRC_CONF,
                   "pages of searches with q each child process keeps encoded, per virtual host "
                   "(default 256; off)"),
+    AP_INIT_FLAG("AgentShopViewsFromIndex", set_views_from_index, NULL, RSRC_CONF | ACCESS_CONF,
+                 "product views from the search index, reading only offers' stock and questions "
+                 "(default on); off: each view read whole from the database"),
     AP_INIT_TAKE1("AgentShopSearchIndexDir", set_index_dir, NULL, RSRC_CONF,
                   "directory of the search index files, one per database, mapped by every "
                   "child (default: agentshop-index in DefaultRuntimeDir)"),
@@ -691,7 +707,9 @@ static int post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp, s
         return HTTP_INTERNAL_SERVER_ERROR;
     }
     dbd_acquire = APR_RETRIEVE_OPTIONAL_FN(ap_dbd_acquire);
-    if (!dbd_acquire) {
+    dbd_open = APR_RETRIEVE_OPTIONAL_FN(ap_dbd_open);
+    dbd_close = APR_RETRIEVE_OPTIONAL_FN(ap_dbd_close);
+    if (!dbd_acquire || !dbd_open || !dbd_close) {
         ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s,
                      "mod_agentshop needs mod_dbd: add LoadModule dbd_module");
         return HTTP_INTERNAL_SERVER_ERROR;
@@ -716,6 +734,66 @@ static void index_log(void *baton, int level, const char *msg)
 {
     ap_log_error(APLOG_MARK, level, 0, baton, "agentshop: %s", msg);
 }
+
+/* ---- the search index's own connection, for its background builds ---- */
+
+typedef struct index_conn {
+    apr_pool_t *pool; /* the build's: results, and the connection's check */
+    server_rec *s;
+    ap_dbd_t *conn;
+    as_db db;
+} index_conn;
+
+static apr_status_t conn_attach(as_db *db, const ap_dbd_t *conn, const char **err);
+
+static void index_db_log(void *baton, const char *msg)
+{
+    ap_log_error(APLOG_MARK, APLOG_ERR, 0, baton, "database (search index build): %s", msg);
+}
+
+/* A connection from mod_dbd's pool of the server (a once-only one without
+ * DBDPersist), set up as a request's is, held by the build thread until
+ * index_store_close. The pool is the thread's alone: no allocator shared with
+ * the child's other threads. */
+static int index_store_open(void *baton, as_store *st, void **out)
+{
+    server_rec *s = baton;
+    apr_pool_t *p;
+    if (apr_pool_create_unmanaged_ex(&p, NULL, NULL) != APR_SUCCESS) return AS_EDB;
+    index_conn *ic = apr_pcalloc(p, sizeof(*ic));
+    ic->pool = p;
+    ic->s = s;
+    const char *err = NULL;
+    if (!(ic->conn = dbd_open(p, s))) {
+        ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
+                     "no database connection from mod_dbd for the search index build (check "
+                     "DBDriver/DBDParams)");
+        apr_pool_destroy(p);
+        return AS_EDB;
+    }
+    if (conn_attach(&ic->db, ic->conn, &err) != APR_SUCCESS) {
+        ap_log_error(APLOG_MARK, APLOG_ERR, 0, s, "database set-up failed: %s", err);
+        dbd_close(s, ic->conn);
+        apr_pool_destroy(p);
+        return AS_EDB;
+    }
+    ic->db.pool = p;
+    ic->db.log = index_db_log;
+    ic->db.log_baton = s; /* reads only: no writer lock */
+    *st = as_db_store(&ic->db);
+    *out = ic;
+    return AS_OK;
+}
+
+static void index_store_close(void *baton, void *conn)
+{
+    (void)baton;
+    index_conn *ic = conn;
+    dbd_close(ic->s, ic->conn);
+    apr_pool_destroy(ic->pool);
+}
+
+#define INDEX_WAIT_MAX_MS 60000 /* a search with no index yet waits at most this (or Timeout) */
 
 /* The child's caches of every virtual host, freed when the child exits. */
 static apr_status_t child_caches_free(void *data)
@@ -744,10 +822,17 @@ static void child_init(apr_pool_t *p, server_rec *s)
             sc->search_ids = as_view_cache_create((size_t)n, SEARCH_IDS_MAX_BYTES);
             sc->search_pages = as_view_cache_create((size_t)n, SEARCH_PAGE_MAX_BYTES);
         }
-        /* empty until the first search */
+        /* empty until the first search, which has the background thread build it */
         sc->index = as_search_index_create(sc->index_prefix, index_log, v);
+        apr_int64_t wait = apr_time_as_msec(v->timeout);
+        as_search_opener o = {
+            index_store_open, index_store_close, v,
+            (long)(wait > 0 && wait < INDEX_WAIT_MAX_MS ? wait : INDEX_WAIT_MAX_MS)};
+        if (sc->index) as_search_index_background(sc->index, &o);
     }
-    apr_pool_cleanup_register(p, s, child_caches_free, apr_pool_cleanup_null);
+    /* Before the child pool's subpools go, mod_dbd's connection pool among
+     * them: a build under way gives its connection back first. */
+    apr_pool_pre_cleanup_register(p, s, child_caches_free);
     apr_status_t rv =
         apr_global_mutex_child_init(&write_mutex, apr_global_mutex_lockfile(write_mutex), p);
     if (rv == APR_SUCCESS)
@@ -820,6 +905,20 @@ static apr_status_t request_done(void *data)
     return APR_SUCCESS;
 }
 
+/* A mod_dbd connection ready for the store: our statements prepared on it and
+ * SQLite's PRAGMAs set (once per connection), for a request (acquire) and for
+ * the search index's builds (index_store_open). */
+static apr_status_t conn_attach(as_db *db, const ap_dbd_t *conn, const char **err)
+{
+    apr_status_t rv = as_db_conn_init(conn->pool, conn->driver, conn->handle, conn->prepared, err);
+    if (rv != APR_SUCCESS) return rv;
+    db->driver = conn->driver;
+    db->handle = conn->handle;
+    db->prepared = conn->prepared;
+    db->pg = strcmp(apr_dbd_name(conn->driver), "pgsql") == 0;
+    return APR_SUCCESS;
+}
+
 /* Connections are taken from mod_dbd only when core first needs storage. */
 static int acquire(as_db *db)
 {
@@ -831,15 +930,10 @@ static int acquire(as_db *db)
         return -1;
     }
     const char *err = NULL;
-    if (as_db_conn_init(conn->pool, conn->driver, conn->handle, conn->prepared, &err) !=
-        APR_SUCCESS) {
+    if (conn_attach(db, conn, &err) != APR_SUCCESS) {
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, "database set-up failed: %s", err);
         return -1;
     }
-    db->driver = conn->driver;
-    db->handle = conn->handle;
-    db->prepared = conn->prepared;
-    db->pg = strcmp(apr_dbd_name(conn->driver), "pgsql") == 0;
     if (write_mutex) {
         db->lock = write_lock;
         db->unlock = write_unlock;
@@ -1181,6 +1275,7 @@ static int agentshop_handler(request_rec *r)
     if (c->confirmation_ttl != UNSET) cfg.confirmation_ttl = c->confirmation_ttl;
     if (c->return_window != UNSET) cfg.return_window_days = c->return_window;
     if (c->ship_after != UNSET) cfg.ship_after = c->ship_after;
+    if (c->views_from_index != UNSET) cfg.views_from_index = c->views_from_index != 0;
     srv_cfg *sc = ap_get_module_config(r->server->module_config, &agentshop_module);
     cfg.product_views = sc->views;
     cfg.search_ids = sc->search_ids;

@@ -28,23 +28,34 @@ driver=${AGENTSHOP_TEST_DRIVER:-sqlite3}
 # Beside it an empty one (the schema, no catalogue: a fresh install), served
 # by the virtual host of t/conf/vhost-empty.conf.in to t/api/empty.t; and one
 # made at schema version 2 (t/fixtures/make-v2.sh) and migrated by init before
-# httpd starts, served by t/conf/vhost-migrated.conf.in to t/api/migrated.t.
+# httpd starts, served by t/conf/vhost-migrated.conf.in to t/api/migrated.t;
+# another empty one, whose catalogue t/api/search_rebuild.t loads while
+# t/conf/vhost-rebuild.conf.in serves it; and a generated catalogue of 1,500
+# products, served by t/conf/vhost-views.conf.in to t/api/view_index.t.
 if [ "$driver" = pgsql ]; then
     params=$AGENTSHOP_TEST_PARAMS
     empty=$AGENTSHOP_TEST_EMPTY_PARAMS
     migrated=$AGENTSHOP_TEST_MIGRATED_PARAMS # an empty database
+    rebuild=$AGENTSHOP_TEST_REBUILD_PARAMS
+    views=$AGENTSHOP_TEST_VIEWS_PARAMS
 else
     params="$top/t/var/agentshop.db"
     empty="$top/t/var/empty.db"
     migrated="$top/t/var/migrated.db"
+    rebuild="$top/t/var/rebuild.db"
+    views="$top/t/var/views.db"
 fi
-printf 'Define AGENTSHOP_DRIVER %s\nDefine AGENTSHOP_DB "%s"\nDefine AGENTSHOP_EMPTY_DB "%s"\nDefine AGENTSHOP_MIGRATED_DB "%s"\n' \
-    "$driver" "$params" "$empty" "$migrated" > t/var/db.conf
+printf 'Define AGENTSHOP_DRIVER %s\nDefine AGENTSHOP_DB "%s"\nDefine AGENTSHOP_EMPTY_DB "%s"\nDefine AGENTSHOP_MIGRATED_DB "%s"\nDefine AGENTSHOP_REBUILD_DB "%s"\nDefine AGENTSHOP_VIEWS_DB "%s"\n' \
+    "$driver" "$params" "$empty" "$migrated" "$rebuild" "$views" > t/var/db.conf
 if ! $runas bin/agentshopctl --driver "$driver" --params "$params" --data "$top/sql/demo" \
     init --demo >t/var/init.json ||
     ! $runas bin/agentshopctl --driver "$driver" --params "$empty" init >t/var/init-empty.json ||
+    ! $runas bin/agentshopctl --driver "$driver" --params "$rebuild" init >t/var/init-rebuild.json ||
     ! $runas t/fixtures/make-v2.sh "$driver" "$migrated" ||
-    ! $runas bin/agentshopctl --driver "$driver" --params "$migrated" init >t/var/init-migrated.json; then
+    ! $runas bin/agentshopctl --driver "$driver" --params "$migrated" init >t/var/init-migrated.json ||
+    ! $runas bin/agentshopctl --driver "$driver" --params "$views" init >t/var/init-views.json ||
+    ! $runas bin/agentshopctl --driver "$driver" --params "$views" catalogue generate \
+        --products 1500 --seed 16 >t/var/generate-views.json; then
     echo "apache-test: creating the test databases failed" >&2
     exit 1
 fi

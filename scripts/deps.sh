@@ -10,7 +10,7 @@
 # t/js/package-lock.json pins them.
 # usage: scripts/deps.sh build|test|pg|bench|fresh
 set -eu
-build="gcc make pkg-config apache2 apache2-dev libaprutil1-dbd-sqlite3 libjansson-dev libssl-dev libstemmer-dev"
+build="gcc make pkg-config apache2 apache2-dev libaprutil1-dbd-sqlite3 libjansson-dev libssl-dev libstemmer-dev libsqlite3-dev"
 test="$build libapache2-mod-perl2 libwww-perl libcmocka-dev curl sqlite3 nodejs npm chromium"
 npm_too=0
 case "${1:-build}" in

@@ -15,10 +15,14 @@ trap stop EXIT
 pg_start "$dir" || exit 1 # as root, the cluster and $dir belong to nobody
 pg_createdb shop || exit 1
 pg_createdb shop_empty || exit 1 # t/api/empty.t's: no catalogue
+pg_createdb shop_rebuild || exit 1 # t/api/search_rebuild.t's: its catalogue loaded while served
 pg_createdb shop_v2 || exit 1 # t/api/migrated.t's: made at schema version 2, then migrated
+pg_createdb shop_views || exit 1 # t/api/view_index.t's: a generated catalogue
 export AGENTSHOP_TEST_DRIVER=pgsql AGENTSHOP_TEST_PARAMS="host=$PG_SOCKDIR user=agentshop dbname=shop"
 export AGENTSHOP_TEST_EMPTY_PARAMS="host=$PG_SOCKDIR user=agentshop dbname=shop_empty"
+export AGENTSHOP_TEST_REBUILD_PARAMS="host=$PG_SOCKDIR user=agentshop dbname=shop_rebuild"
 export AGENTSHOP_TEST_MIGRATED_PARAMS="host=$PG_SOCKDIR user=agentshop dbname=shop_v2"
+export AGENTSHOP_TEST_VIEWS_PARAMS="host=$PG_SOCKDIR user=agentshop dbname=shop_views"
 scripts/apache-test.sh "$@" | sed -u 's/^apache: /pgsql: /'
 a=${PIPESTATUS[0]}
 # agentshopctl init migrating databases of older schemas, in databases of their own.

@@ -29,35 +29,6 @@ static const stmt_def stmts[] = {
     {"as_devices", "SELECT id, slug, name, brand, kind, aliases FROM devices ORDER BY id", NULL},
     {"as_device_by_slug",
      "SELECT id, slug, name, brand, kind, aliases FROM devices WHERE slug = %s", NULL},
-    {"as_product_by_sku",
-     "SELECT " PRODUCT_SUMMARY ", p.gtin, p.description, p.source_url, p.source_notes, "
-     "p.source_checked_at, p.source_product_id, p.is_demo, p.measured_at, p.measured_node, "
-     "p.sample_size, p.on_time_rate_90d, p.wrong_item_rate, p.agent_orders_90d, "
-     "p.orders_per_week FROM products p WHERE p.sku = %s",
-     NULL},
-    {"as_product_specs",
-     "SELECT spec, label, kind, unit, claimed, measured, tolerance_pct FROM product_specs "
-     "WHERE product_id = %lld ORDER BY pos",
-     NULL},
-    {"as_product_offers",
-     "SELECT " OFFER_COLS " FROM offers o JOIN merchants m ON m.id = o.merchant_id "
-     "WHERE o.product_id = %lld ORDER BY o.id",
-     NULL},
-    {"as_product_compat",
-     "SELECT d.slug, d.name, c.fit_status, c.evidence, c.checked_at FROM compat c "
-     "JOIN devices d ON d.id = c.device_id WHERE c.product_id = %lld AND c.device_id = %lld",
-     NULL},
-    /* What a product's view is built from has changed when this has (the
-     * triggers on offers and questions raise product_versions.version). */
-    {"as_product_version",
-     "SELECT p.id, COALESCE(v.version, 0), COALESCE((SELECT value FROM meta WHERE key = "
-     "'catalogue_version'), '') FROM products p LEFT JOIN product_versions v ON v.product_id = "
-     "p.id WHERE p.sku = %s",
-     NULL},
-    {"as_product_questions",
-     "SELECT id, question, answer, asked_at FROM questions WHERE product_id = %lld "
-     "ORDER BY asked_at, id",
-     NULL},
     /* Catalogue loading (bin/agentshopctl). */
     {"as_meta_get", "SELECT value FROM meta WHERE key = %s", NULL},
     {"as_meta_set",
@@ -409,9 +380,9 @@ apr_status_t as_db_conn_init(apr_pool_t *conn_pool, const apr_dbd_driver_t *d, a
         }
         apr_hash_set(prepared, WAL_KEY, APR_HASH_KEY_STRING, ws);
     }
-    const stmt_def *tables[] = {stmts, as_db_search_stmts};
-    size_t sizes[] = {N_STMTS, as_db_n_search_stmts};
-    for (size_t t = 0; t < 2; t++)
+    const stmt_def *tables[] = {stmts, as_db_search_stmts, as_db_view_stmts};
+    size_t sizes[] = {N_STMTS, as_db_n_search_stmts, as_db_n_view_stmts};
+    for (size_t t = 0; t < 3; t++)
         for (size_t i = 0; i < sizes[t]; i++) {
             const stmt_def *sd = &tables[t][i];
             const char *sql = pg && sd->pgsql ? sd->pgsql : sd->sqlite;
@@ -426,6 +397,8 @@ apr_status_t as_db_conn_init(apr_pool_t *conn_pool, const apr_dbd_driver_t *d, a
             }
             apr_hash_set(prepared, sd->label, APR_HASH_KEY_STRING, st);
         }
+    if (!pg && as_db_view_native_init(conn_pool, d, h, prepared, err) != APR_SUCCESS)
+        return APR_EGENERAL;
     apr_hash_set(prepared, INIT_MARK, APR_HASH_KEY_STRING, (void *)INIT_MARK);
     return APR_SUCCESS;
 }
@@ -479,6 +452,8 @@ apr_status_t as_db_open(apr_pool_t *p, const char *driver, const char *params, a
 
 void as_db_close(as_db *db)
 {
+    /* its own statements first: SQLite does not close a connection that has any */
+    if (db->closer && !db->pg && db->prepared) as_db_view_native_close(db->pool, db->prepared);
     if (db->closer) apr_pool_cleanup_run(db->pool, db->closer, db_close_cleanup);
     db->closer = NULL;
     db->handle = NULL;
@@ -967,96 +942,6 @@ int as_db_read_compat(as_db *db, as_mem *m, apr_dbd_row_t *row, int c, as_compat
     return 1;
 }
 
-static int st_product_version(void *h, as_mem *m, const char *sku, const char **out)
-{
-    as_db *db = h;
-    apr_dbd_results_t *res;
-    apr_dbd_row_t *row = NULL;
-    const char *a[] = {sku};
-    *out = NULL;
-    if (as_db_select(db, "as_product_version", &res, 1, a)) return AS_EDB;
-    while (as_db_next(db, res, &row))
-        if (!*out)
-            *out = as_printf(m, "%s/%s/%s", as_db_col(db, row, 2) ? as_db_col(db, row, 2) : "",
-                             as_db_col(db, row, 0), as_db_col(db, row, 1));
-    return *out ? AS_OK : AS_ENOTFOUND;
-}
-
-static int st_product_by_sku(void *h, as_mem *m, const char *sku, int64_t device_id, as_product *p)
-{
-    as_db *db = h;
-    apr_dbd_results_t *res;
-    apr_dbd_row_t *row = NULL;
-    memset(p, 0, sizeof(*p));
-    const char *a1[] = {sku};
-    if (as_db_select(db, "as_product_by_sku", &res, 1, a1)) return AS_EDB;
-    int found = 0;
-    while (as_db_next(db, res, &row)) {
-        if (found++) continue;
-        read_summary(db, row, p);
-        p->gtin = as_db_col(db, row, 12);
-        p->description = as_db_col(db, row, 13);
-        p->source_url = as_db_col(db, row, 14);
-        p->source_notes = as_db_col(db, row, 15);
-        p->source_checked_at = as_db_col(db, row, 16);
-        p->source_product_id = as_db_col(db, row, 17);
-        p->is_demo = to_bool(as_db_col(db, row, 18));
-        p->measured_at = as_db_col(db, row, 19);
-        p->measured_node = as_db_col(db, row, 20);
-        p->sample_size = to_i64(as_db_col(db, row, 21));
-        const char *ot = as_db_col(db, row, 22);
-        p->has_on_time = ot != NULL;
-        p->on_time_rate_90d = to_dbl(ot);
-        p->wrong_item_rate = to_dbl(as_db_col(db, row, 23));
-        p->agent_orders_90d = to_i64(as_db_col(db, row, 24));
-        p->orders_per_week = as_db_col(db, row, 25);
-    }
-    if (!found) return AS_ENOTFOUND;
-
-    const char *id = i64s(db, p->id);
-    const char *a2[] = {id};
-    size_t cap = 0;
-    row = NULL;
-    if (as_db_select(db, "as_product_specs", &res, 1, a2)) return AS_EDB;
-    while (as_db_next(db, res, &row)) {
-        p->specs = grow(m, p->specs, &cap, p->n_specs, sizeof(as_spec_row));
-        as_spec_row *s = &p->specs[p->n_specs++];
-        s->spec = as_db_col(db, row, 0);
-        s->label = as_db_col(db, row, 1);
-        s->kind = as_db_col(db, row, 2);
-        s->unit = as_db_col(db, row, 3);
-        s->claimed = as_db_col(db, row, 4);
-        s->measured = as_db_col(db, row, 5);
-        s->tolerance_pct = to_dbl(as_db_col(db, row, 6));
-    }
-    cap = 0;
-    row = NULL;
-    if (as_db_select(db, "as_product_offers", &res, 1, a2)) return AS_EDB;
-    while (as_db_next(db, res, &row)) {
-        p->offers = grow(m, p->offers, &cap, p->n_offers, sizeof(as_offer));
-        read_offer(db, row, 0, &p->offers[p->n_offers++]);
-    }
-    cap = 0;
-    row = NULL;
-    if (as_db_select(db, "as_product_questions", &res, 1, a2)) return AS_EDB;
-    while (as_db_next(db, res, &row)) {
-        p->questions = grow(m, p->questions, &cap, p->n_questions, sizeof(as_question));
-        as_question *q = &p->questions[p->n_questions++];
-        q->id = as_db_col(db, row, 0);
-        q->question = as_db_col(db, row, 1);
-        q->answer = as_db_col(db, row, 2);
-        q->asked_at = as_db_col(db, row, 3);
-    }
-    if (device_id > 0) {
-        const char *a3[] = {id, i64s(db, device_id)};
-        row = NULL;
-        if (as_db_select(db, "as_product_compat", &res, 2, a3)) return AS_EDB;
-        while (as_db_next(db, res, &row))
-            if (!p->compat) read_compat(db, m, row, 0, &p->compat);
-    }
-    return AS_OK;
-}
-
 as_store as_db_store(as_db *db)
 {
     as_store s = {
@@ -1066,6 +951,8 @@ as_store as_db_store(as_db *db)
         .device_by_slug = st_device_by_slug,
         .product_by_sku = st_product_by_sku,
         .product_version = st_product_version,
+        .view_rows = st_view_rows,
+        .product_live = st_product_live,
         .search = st_search,
         .search_version = st_search_version,
         .index_rows = st_index_rows,

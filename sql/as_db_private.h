@@ -41,6 +41,20 @@ int st_offers_stock(void *h, as_mem *m, const int64_t *ids, size_t n, as_offer_s
  * product again when the offer ran out or came back, in the caller's transaction. */
 int as_db_rank_stock_moved(as_db *db, int64_t pid, int64_t stock, int64_t delta);
 
+/* sql/as_db_view.c: the product view's read, and its statements. */
+extern const stmt_def as_db_view_stmts[];
+extern const size_t as_db_n_view_stmts;
+/* SQLite: the same statements on the connection's own handle, prepared with
+ * it and finalized before it closes (conn_pool's cleanup). */
+apr_status_t as_db_view_native_init(apr_pool_t *conn_pool, const apr_dbd_driver_t *d,
+                                    apr_dbd_t *h, apr_hash_t *prepared, const char **err);
+/* Finalizes them now (before the connection is closed by hand, not by its pool). */
+void as_db_view_native_close(apr_pool_t *conn_pool, apr_hash_t *prepared);
+int st_product_by_sku(void *h, as_mem *m, const char *sku, int64_t device_id, as_product *p);
+int st_product_version(void *h, as_mem *m, const char *sku, const char **out);
+int st_view_rows(void *h, as_view_row_fn each, void *baton);
+int st_product_live(void *h, as_mem *m, const char *sku, as_product_live *out);
+
 /* Rows of the catalogue queries (as_db.c). */
 double as_db_dbl(const char *s);
 void as_db_read_summary(as_db *db, apr_dbd_row_t *row, as_product *p);    /* PRODUCT_SUMMARY */

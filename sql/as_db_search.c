@@ -115,8 +115,8 @@ const stmt_def as_db_search_stmts[] = {
      NULL},
     /* The compat rows of the text index (device filters), by product id ranges. */
     {"as_index_compat",
-     "SELECT product_id, device_id, CASE WHEN fit_status = 'fits' THEN 1 ELSE 0 END, evidence "
-     "FROM compat WHERE product_id > %lld AND product_id <= %lld ORDER BY product_id, device_id",
+     "SELECT product_id, device_id, CASE WHEN fit_status = 'fits' THEN 1 ELSE 0 END, evidence, "
+     "checked_at FROM compat WHERE product_id > %lld AND product_id <= %lld ORDER BY product_id, device_id",
      NULL},
     {"as_offers_stock",
      "SELECT o.product_id, o.id, o.stock FROM json_each(%s) j CROSS JOIN offers o ON "
@@ -412,7 +412,8 @@ static int index_compat(as_db *db, apr_dbd_row_t *row, void *ctx)
 {
     batch_each *e = ctx;
     as_index_compat c = {to_i64(as_db_col(db, row, 0)), to_i64(as_db_col(db, row, 1)),
-                         as_db_bool(as_db_col(db, row, 2)), as_db_col(db, row, 3)};
+                         as_db_bool(as_db_col(db, row, 2)), as_db_col(db, row, 3),
+                         as_db_col(db, row, 4)};
     return e->compat(e->baton, &c);
 }
 

@@ -27,14 +27,21 @@
 #include "as_rank.h"
 #include "as_search_words.h"
 #include "as_store.h"
+#include "as_view.h"
 
 typedef struct as_search_snap as_search_snap;
 
 /* The process's current snapshot (one per server and child, shared by its
  * threads). as_search_index_get reads the store's versions and returns a
- * retained snapshot that is at least that new, building or updating one when
- * the current one is older (one thread at a time; readers of the current
- * snapshot are never held up). NULL when the store failed. */
+ * retained snapshot of them: at once when it has one of that catalogue
+ * (updating its stock when that moved: cheap, one thread at a time; readers
+ * of the current snapshot are never held up). When the catalogue moved, with
+ * an opener (as_search_index_background) the current snapshot serves while a
+ * thread of the index's own builds the new one on a store of its own, and the
+ * next search after it is installed uses it; only a process that has no
+ * snapshot at all waits for that build (at most wait_ms). Without an opener
+ * (tests, tools) the caller builds. NULL when the store failed, or when no
+ * snapshot could be had in time (as_search_index_retry_after then says so). */
 typedef struct as_search_index as_search_index;
 typedef void (*as_search_log_fn)(void *baton, int level, const char *msg); /* AS_LOG_* */
 /* file_prefix: the index files' path without "-<catalogue version>.idx" (in a
@@ -46,8 +53,35 @@ typedef void (*as_search_log_fn)(void *baton, int level, const char *msg); /* AS
  * of memory. */
 as_search_index *as_search_index_create(const char *file_prefix, as_search_log_fn log,
                                         void *log_baton);
+/* Stops a background build under way (it gives up at its next batch of rows,
+ * leaving no file behind but whole ones) and waits for its thread. */
 void as_search_index_destroy(as_search_index *si);
 as_search_snap *as_search_index_get(as_search_index *si, const as_store *st);
+/* The same for versions the caller read from the store itself (a product
+ * view reads them with its live part: as_product_live); with a background
+ * build and no snapshot yet, NULL at once (the first build is asked for, not
+ * waited for). */
+as_search_snap *as_search_index_at(as_search_index *si, const as_store *st,
+                                   const as_search_version *read);
+
+/* A store of the index's own, for builds outside any request. open: AS_OK and
+ * *st usable by the calling thread alone until close(baton, *conn). */
+typedef struct as_search_opener {
+    int (*open)(void *baton, as_store *st, void **conn);
+    void (*close)(void *baton, void *conn);
+    void *baton;
+    long wait_ms; /* how long a search waits when the process has no snapshot yet */
+} as_search_opener;
+
+/* From now on new catalogues are built in the background (one thread per
+ * index, made at the first build, one build at a time; a failed build is
+ * retried by a later search, after 1 s, 2 s, 4 s ... at most a minute). Call
+ * before the index is shared between threads. */
+void as_search_index_background(as_search_index *si, const as_search_opener *opener);
+/* After as_search_index_get returned NULL: the seconds after which a search
+ * may find the first snapshot built (a build under way or backed off from),
+ * or 0 when the store failed. */
+int as_search_index_retry_after(as_search_index *si);
 
 /* A snapshot built now, for a caller without a process index (tests). */
 as_search_snap *as_search_snap_build(const as_store *st);
@@ -127,5 +161,24 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
 
 /* The stock read from the store for the page, into its offers. */
 void as_search_apply_stock(as_search_result *r, const as_offer_stock *st, size_t n);
+
+/* ---- product views (as_search_view.c) ---- */
+
+/* What the index keeps of one product's view: its kept parts, and the product
+ * as the live part needs it: id, sku, name, availability, guarantee, offers
+ * (stock 0 until as_search_view_live) and, for a device, compat with its
+ * fit_status. Points into the snapshot: hold it while this is used. */
+typedef struct as_search_view {
+    as_view_kept kept;
+    as_product p;
+} as_search_view;
+
+/* The view parts of the product with that sku (and its row for device, NULL
+ * for none); false when the snapshot has no such product or no parts for it. */
+bool as_search_view_find(const as_search_snap *s, as_mem *m, const char *sku,
+                         const as_device *device, as_search_view *out);
+/* The live part read from the store, into v: false when its offers are not
+ * the ones the snapshot has (then the view is read whole). */
+bool as_search_view_live(as_search_view *v, const as_product_live *live);
 
 #endif

@@ -26,7 +26,7 @@
 #include "as_search_internal.h"
 
 static const char magic[8] = {'A', 'S', 'I', 'D', 'X', 0, 0, 0};
-#define FORMAT 2
+#define FORMAT 3 /* 3: the product views' parts */
 
 enum {
     SEC_IDS,
@@ -64,6 +64,11 @@ enum {
     SEC_CAT_DOCS,
     SEC_PT_AT,
     SEC_PT_DOCS,
+    SEC_VIEW_AT,
+    SEC_PERF_AT,
+    SEC_CV_AT,
+    SEC_SKU_DOCS,
+    SEC_VTEXT,
     SEC_STRS,
     /* not mapped in place */
     SEC_MERCHANTS, /* sx_merchant, its as_merchant's pointers zeroed */
@@ -88,7 +93,7 @@ typedef struct file_head {
     uint32_t format, nsec, rules, pad;
     int64_t catalogue, rank;
     uint64_t n, noffers, nmerchants, ntok, nstems, nfwd, ndev, ncompat, ndevs, ncats, npts,
-        nstrs;
+        nstrs, nvtext;
     uint64_t bytes; /* the whole file */
     struct {
         uint64_t off, len;
@@ -132,6 +137,11 @@ static const size_t in_place[SEC_STRS + 1] = {
     [SEC_CAT_DOCS] = offsetof(sx_catalog, cat_docs),
     [SEC_PT_AT] = offsetof(sx_catalog, pt_at),
     [SEC_PT_DOCS] = offsetof(sx_catalog, pt_docs),
+    [SEC_VIEW_AT] = offsetof(sx_catalog, view_at),
+    [SEC_PERF_AT] = offsetof(sx_catalog, perf_at),
+    [SEC_CV_AT] = offsetof(sx_catalog, cv_at),
+    [SEC_SKU_DOCS] = offsetof(sx_catalog, sku_docs),
+    [SEC_VTEXT] = offsetof(sx_catalog, vtext),
     [SEC_STRS] = offsetof(sx_catalog, strs),
 };
 
@@ -148,7 +158,16 @@ static uint64_t expected_len(const file_head *h, const sx_catalog *c, int sec)
     switch (sec) {
     case SEC_IDS:
     case SEC_RETURN_RATE:
+    case SEC_PERF_AT:
         return n * 8;
+    case SEC_VIEW_AT:
+        return (n + 1) * 8;
+    case SEC_CV_AT:
+        return h->ncompat * 16;
+    case SEC_SKU_DOCS:
+        return n * 4;
+    case SEC_VTEXT:
+        return h->nvtext;
     case SEC_SKU_RK:
     case SEC_SKU_AT:
     case SEC_NAME_AT:
@@ -264,6 +283,7 @@ bool sx_file_write(const as_search_snap *s, const char *path)
     h.ncats = c->ncats;
     h.npts = c->npts;
     h.nstrs = c->nstrs;
+    h.nvtext = c->nvtext;
 
     const void *data[SEC_N] = {0};
     uint64_t len[SEC_N] = {0};
@@ -373,6 +393,20 @@ static bool sections_ok(const file_head *h, size_t size)
            h->npts <= UINT16_MAX && h->nmerchants <= UINT16_MAX;
 }
 
+/* The product views' offsets stay inside their text, in order; every sku
+ * place names a product. */
+static bool views_ok(const sx_catalog *c)
+{
+    if (c->view_at[c->n] != c->nvtext) return false;
+    for (size_t d = 0; d < c->n; d++)
+        if (c->view_at[d] > c->perf_at[d] || c->perf_at[d] > c->view_at[d + 1] ||
+            c->sku_docs[d] >= c->n)
+            return false;
+    for (size_t i = 0; i < c->ncompat; i++)
+        if (c->cv_at[2 * i] > c->cv_at[2 * i + 1] || c->cv_at[2 * i + 1] > c->nvtext) return false;
+    return true;
+}
+
 sx_catalog *sx_file_map(const char *path, int64_t catalogue, as_search_version *at,
                         const uint8_t **state)
 {
@@ -402,6 +436,7 @@ sx_catalog *sx_file_map(const char *path, int64_t catalogue, as_search_version *
     c->ndev = h->ndev;
     c->ncompat = h->ncompat;
     c->nstrs = h->nstrs;
+    c->nvtext = h->nvtext;
     for (int i = 0; i <= SEC_STRS; i++) {
         *field(c, i) = (char *)base + h->sec[i].off;
         /* the text sections' lengths come from the offsets mapped before them */
@@ -418,6 +453,7 @@ sx_catalog *sx_file_map(const char *path, int64_t catalogue, as_search_version *
         goto fail;
     for (int i = SEC_MERCHANTS; i < SEC_N; i++)
         if (i != SEC_CATS && i != SEC_PTS && h->sec[i].len != expected_len(h, c, i)) goto fail;
+    if (!views_ok(c)) goto fail;
 
     /* the parts with pointers, in private memory */
     c->merchants = malloc((c->nmerchants ? c->nmerchants : 1) * sizeof(sx_merchant));

@@ -4,9 +4,11 @@
  * state), not from a request's as_mem: a snapshot lives as long as a reader
  * holds it, and the last release frees it. */
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +57,7 @@ typedef struct bcompat {
     int64_t dev;
     uint32_t doc, why_at;
     uint8_t fits;
+    uint64_t text_at, text_end; /* its view text, in vtext */
 } bcompat;
 
 typedef struct sx_builder {
@@ -79,6 +82,8 @@ typedef struct sx_builder {
     size_t nslots;
     uint32_t *cur; /* the current product's word ids */
     size_t ncur, curcap;
+    size_t vtextcap;
+    size_t next_view; /* the first product whose view parts are not set yet */
 } sx_builder;
 
 static uint32_t add_str(sx_builder *b, const char *s)
@@ -93,6 +98,20 @@ static uint32_t add_str(sx_builder *b, const char *s)
     memcpy(c->strs + c->nstrs, s, n);
     uint32_t at = (uint32_t)c->nstrs;
     c->nstrs += n;
+    return at;
+}
+
+/* Appends text to the views' text; its offset, or UINT64_MAX when out of memory. */
+static uint64_t add_vtext(sx_builder *b, const char *text, size_t len)
+{
+    sx_catalog *c = b->c;
+    if (!grow((void **)&c->vtext, &b->vtextcap, c->nvtext + len + 1, 1)) {
+        b->failed = true;
+        return UINT64_MAX;
+    }
+    memcpy(c->vtext + c->nvtext, text, len);
+    uint64_t at = c->nvtext;
+    c->nvtext += len;
     return at;
 }
 
@@ -154,18 +173,28 @@ static bool add_word(sx_builder *b, const char *w)
     return true;
 }
 
+/* a followed by b, on m (no printf: once per pair of words of the catalogue) */
+static const char *joined_word(as_mem *m, const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    char *j = as_alloc(m, la + lb + 1);
+    memcpy(j, a, la);
+    memcpy(j + la, b, lb + 1);
+    return j;
+}
+
 /* The words of text (as a query's are read); with joined, also each pair of
  * neighbours written as one ("hand soap" → "handsoap", "usb-c" → "usbc"), so a
  * query that joins them finds the product. */
 static bool add_text(sx_builder *b, as_mem *m, const char *text, bool joined)
 {
     as_sword *w;
-    size_t n = as_search_words(m, text, &w);
+    size_t n = as_search_words_unstemmed(m, text, &w); /* stems: per distinct word, below */
     const char *prev = NULL;
     for (size_t i = 0; i < n; i++) {
         if (!add_word(b, w[i].text)) return false;
         if (w[i].part) continue;
-        if (joined && prev && !add_word(b, as_printf(m, "%s%s", prev, w[i].text))) return false;
+        if (joined && prev && !add_word(b, joined_word(m, prev, w[i].text))) return false;
         prev = w[i].text;
     }
     return true;
@@ -174,7 +203,11 @@ static bool add_text(sx_builder *b, as_mem *m, const char *text, bool joined)
 /* A number as words would write it: no trailing zeros ("1000", "2.5"). */
 static const char *num_text(as_mem *m, double v)
 {
-    if (v == floor(v) && fabs(v) < 1e15) return as_printf(m, "%.0f", v);
+    if (v == floor(v) && fabs(v) < 1e15) {
+        char t[AS_FIXED_TEXT]; /* as "%.0f" writes it, without printf */
+        if (as_fixed_text(t, v, 0)) return as_strdup(m, t);
+        return as_printf(m, "%.0f", v);
+    }
     return as_printf(m, "%.6g", v);
 }
 
@@ -211,11 +244,12 @@ static bool add_specs(sx_builder *b, as_mem *m, const char *specs)
             static const struct {
                 const char *from, *to;
                 double by;
-            } bigger[] = {{"ml", "l", 1000}, {"g", "kg", 1000}, {"mm", "cm", 10},
+            } bigger[] = {{"ml", "l", 1000}, {"g", "kg", 1000},   {"mm", "cm", 10},
                           {"cm", "m", 100},  {"mah", "ah", 1000}, {"w", "kw", 1000}};
             for (size_t k = 0; ok && unit && k < sizeof(bigger) / sizeof(bigger[0]); k++) {
                 double y = x / bigger[k].by;
-                if (strcasecmp(unit, bigger[k].from) == 0 && y >= 1 && fabs(y * 100 - round(y * 100)) < 1e-9)
+                if (strcasecmp(unit, bigger[k].from) == 0 && y >= 1 &&
+                    fabs(y * 100 - round(y * 100)) < 1e-9)
                     ok = add_text(b, m, as_printf(m, "%s %s", num_text(m, y), bigger[k].to), false);
             }
         }
@@ -343,14 +377,18 @@ static bool add_offer(sx_builder *b, const as_index_offer *o)
     if (!grow((void **)&c->offers, &b->offcap, c->noffers + 1, sizeof(sx_offer)) ||
         !grow((void **)&b->in_stock, &b->instockcap, c->noffers + 1, 1))
         return false;
-    uint32_t label = c->noffers && c->offers[c->noffers - 1].label_at != AS_NO_STR &&
-                             o->price_label &&
-                             strcmp(c->strs + c->offers[c->noffers - 1].label_at,
-                                    o->price_label) == 0
-                         ? c->offers[c->noffers - 1].label_at
-                         : add_str(b, o->price_label);
-    sx_offer x = {o->price_cents,     o->retail_price_cents,     add_str(b, o->id), label,
-                  (int32_t)o->delivery_days, (uint16_t)mi, delivery10(o->delivery_days)};
+    uint32_t label =
+        c->noffers && c->offers[c->noffers - 1].label_at != AS_NO_STR && o->price_label &&
+                strcmp(c->strs + c->offers[c->noffers - 1].label_at, o->price_label) == 0
+            ? c->offers[c->noffers - 1].label_at
+            : add_str(b, o->price_label);
+    sx_offer x = {o->price_cents,
+                  o->retail_price_cents,
+                  add_str(b, o->id),
+                  label,
+                  (int32_t)o->delivery_days,
+                  (uint16_t)mi,
+                  delivery10(o->delivery_days)};
     if (b->failed) return false;
     b->in_stock[c->noffers] = o->in_stock ? 1 : 0;
     c->offers[c->noffers++] = x;
@@ -393,7 +431,55 @@ static int on_compat(void *baton, const as_index_compat *x)
         why = add_str(b, as_fit_summary(&m, &cc));
         as_arena_destroy(a);
     }
-    b->cr[b->ncr++] = (bcompat){x->device_id, d, why, x->fits ? 1 : 0};
+    bcompat *bc = &b->cr[b->ncr++];
+    *bc = (bcompat){x->device_id, d, why, x->fits ? 1 : 0, 0, 0};
+    /* the row as a view for the device shows it */
+    size_t k = 0;
+    while (k < b->ndev && b->dev_id[k] != x->device_id)
+        k++;
+    if (k < b->ndev) {
+        as_arena *a = as_arena_create();
+        as_mem m = as_arena_mem(a);
+        as_compat cc = {b->c->strs + b->dev_str[k * 5], b->c->strs + b->dev_str[k * 5 + 1],
+                        x->fits ? "fits" : "does_not_fit", x->evidence, x->checked_at};
+        size_t len;
+        const char *text = as_view_compat_text(&m, &cc, &len);
+        if (text) {
+            bc->text_at = add_vtext(b, text, len);
+            bc->text_end = bc->text_at + len;
+        }
+        as_arena_destroy(a);
+    }
+    return b->failed ? -1 : 0;
+}
+
+/* Product views: the parts of d's view only a catalogue load changes. Products
+ * come by id (docs' order); one the store skipped keeps empty parts. */
+static int on_view(void *baton, const as_product *p)
+{
+    sx_builder *b = baton;
+    sx_catalog *c = b->c;
+    if (b->failed) return -1;
+    if (!c->view_at) {
+        c->view_at = calloc(c->n + 1, sizeof(uint64_t));
+        c->perf_at = calloc(c->n ? c->n : 1, sizeof(uint64_t));
+        if (!c->view_at || !c->perf_at) return b->failed = true, -1;
+    }
+    uint32_t d = doc_of(c, p->id);
+    if (d == UINT32_MAX || d < b->next_view) return 0;
+    for (; b->next_view < d; b->next_view++)
+        c->view_at[b->next_view] = c->perf_at[b->next_view] = c->nvtext;
+    c->view_at[d] = c->perf_at[d] = c->nvtext;
+    b->next_view = d + 1;
+    as_arena *a = as_arena_create();
+    as_mem m = as_arena_mem(a);
+    as_view_kept k;
+    if (as_view_product_kept(&m, p, &k) && k.head_len) {
+        add_vtext(b, k.head, k.head_len);
+        c->perf_at[d] = c->nvtext;
+        add_vtext(b, k.perf, k.perf_len);
+    }
+    as_arena_destroy(a);
     return b->failed ? -1 : 0;
 }
 
@@ -405,8 +491,8 @@ static bool set_merchants(sx_builder *b, const as_merchant *ms, size_t n)
     for (size_t i = 0; i < n; i++) {
         sx_merchant *x = &c->merchants[c->nmerchants++];
         /* its strings are in strs (the store's go with its as_mem) */
-        x->m = (as_merchant){.on_time_rate = ms[i].on_time_rate,
-                             .accuracy_rate = ms[i].accuracy_rate};
+        x->m =
+            (as_merchant){.on_time_rate = ms[i].on_time_rate, .accuracy_rate = ms[i].accuracy_rate};
         x->id_at = add_str(b, ms[i].id ? ms[i].id : "");
         x->name_at = add_str(b, ms[i].name ? ms[i].name : "");
         x->country_at = add_str(b, ms[i].country ? ms[i].country : "");
@@ -470,14 +556,15 @@ static void catalog_free(sx_catalog *c)
         free(c);
         return;
     }
-    void *arrays[] = {c->ids,      c->sku_rk,      c->cat,        c->pt,       c->hidden,
-                      c->avail,    c->guarantee,   c->return_rate, c->sku_at,  c->name_at,
-                      c->brand_at, c->img_at,      c->note_at,    c->status_at, c->avail_at,
-                      c->off_at,   c->offers,      c->merchants,  c->tok_at,   c->tok_text,
-                      c->stem_of,  c->stem_at,     c->stem_text,  c->stem_toks_at,
-                      c->stem_toks, c->fwd_at,     c->fwd,        c->post_at,  c->post,
-                      c->dev_ids,  c->dev_at,      c->compat,     c->strs,     c->devs,
-                      c->cat_at,   c->cat_docs,    c->pt_at,      c->pt_docs};
+    void *arrays[] = {c->ids,      c->sku_rk,    c->cat,         c->pt,           c->hidden,
+                      c->avail,    c->guarantee, c->return_rate, c->sku_at,       c->name_at,
+                      c->brand_at, c->img_at,    c->note_at,     c->status_at,    c->avail_at,
+                      c->off_at,   c->offers,    c->merchants,   c->tok_at,       c->tok_text,
+                      c->stem_of,  c->stem_at,   c->stem_text,   c->stem_toks_at, c->stem_toks,
+                      c->fwd_at,   c->fwd,       c->post_at,     c->post,         c->dev_ids,
+                      c->dev_at,   c->compat,    c->strs,        c->devs,         c->cat_at,
+                      c->cat_docs, c->pt_at,     c->pt_docs,     c->view_at,      c->perf_at,
+                      c->cv_at,    c->sku_docs,  c->vtext};
     for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++)
         free(arrays[i]);
     for (size_t i = 0; i < c->ncats; i++)
@@ -594,7 +681,20 @@ static bool state_map(as_search_snap *s, sx_catalog *c)
 {
     size_t stock = (c->noffers + 7) & ~(size_t)7;
     s->state_bytes = stock + c->n * (sizeof(uint32_t) + 1) + 1;
-    void *p = mmap(NULL, s->state_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void *p = MAP_FAILED;
+#ifdef MFD_CLOEXEC
+    /* a memory file of its own, so /proc/PID/smaps names what each process
+     * adds for the index ("/memfd:agentshop search state"), apart from its
+     * caches (make bench); the same memory as an anonymous mapping */
+    int fd = memfd_create("agentshop search state", MFD_CLOEXEC);
+    if (fd >= 0) {
+        if (ftruncate(fd, (off_t)s->state_bytes) == 0)
+            p = mmap(NULL, s->state_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        close(fd);
+    }
+#endif
+    if (p == MAP_FAILED)
+        p = mmap(NULL, s->state_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) {
         s->state = NULL;
         return false;
@@ -722,7 +822,21 @@ static as_search_snap *finish(sx_builder *b, const as_search_version *v)
     sort_ctx(by, n, by_sku, &sc);
     for (size_t i = 0; i < n; i++)
         c->sku_rk[by[i]] = (uint32_t)i;
-    free(by);
+    c->sku_docs = by; /* product views find a sku in it */
+    c->bytes += n * sizeof(uint32_t);
+
+    /* the product views' parts: empty for the products the store did not give */
+    if (!c->view_at) {
+        c->view_at = calloc(n + 1, sizeof(uint64_t));
+        c->perf_at = calloc(n ? n : 1, sizeof(uint64_t));
+        if (!c->view_at || !c->perf_at) goto fail;
+    }
+    for (; b->next_view <= n; b->next_view++) {
+        c->view_at[b->next_view] = c->nvtext;
+        if (b->next_view < n) c->perf_at[b->next_view] = c->nvtext;
+    }
+    if (!c->vtext && !(c->vtext = malloc(1))) goto fail;
+    c->bytes += (2 * n + 1) * sizeof(uint64_t) + c->nvtext;
 
     /* the products of each category and part type */
     if (!group_docs(c->cat, n, c->ncats, &c->cat_at, &c->cat_docs) ||
@@ -732,25 +846,30 @@ static as_search_snap *finish(sx_builder *b, const as_search_version *v)
 
     /* compat rows by device, then product */
     if (b->ncr) qsort(b->cr, b->ncr, sizeof(bcompat), compat_cmp);
-    c->compat = calloc(b->ncr ? b->ncr : 1, sizeof(sx_compat)); /* padding too: written to the file */
+    c->compat =
+        calloc(b->ncr ? b->ncr : 1, sizeof(sx_compat)); /* padding too: written to the file */
+    c->cv_at = malloc((b->ncr ? b->ncr : 1) * 2 * sizeof(uint64_t));
     c->dev_ids = malloc((b->ncr ? b->ncr : 1) * sizeof(int64_t));
     c->dev_at = malloc((b->ncr + 1) * sizeof(uint32_t));
-    if (!c->compat || !c->dev_ids || !c->dev_at) goto fail;
+    if (!c->compat || !c->dev_ids || !c->dev_at || !c->cv_at) goto fail;
     for (size_t i = 0; i < b->ncr; i++) {
         if (!c->ndev || c->dev_ids[c->ndev - 1] != b->cr[i].dev) {
             c->dev_ids[c->ndev] = b->cr[i].dev;
             c->dev_at[c->ndev++] = (uint32_t)i;
         }
         c->compat[i] = (sx_compat){b->cr[i].doc, b->cr[i].why_at, b->cr[i].fits};
+        c->cv_at[2 * i] = b->cr[i].text_at;
+        c->cv_at[2 * i + 1] = b->cr[i].text_end;
     }
+    c->bytes += b->ncr * 2 * sizeof(uint64_t);
     c->dev_at[c->ndev] = (uint32_t)b->ncr;
     c->ncompat = b->ncr;
     c->devs = calloc(b->ndev ? b->ndev : 1, sizeof(as_device));
     if (!c->devs) goto fail;
     for (size_t i = 0; i < b->ndev; i++) {
         const uint32_t *f = b->dev_str + i * 5;
-        c->devs[i] = (as_device){b->dev_id[i],       c->strs + f[0], c->strs + f[1],
-                                 c->strs + f[2],     c->strs + f[3], c->strs + f[4]};
+        c->devs[i] = (as_device){b->dev_id[i],   c->strs + f[0], c->strs + f[1],
+                                 c->strs + f[2], c->strs + f[3], c->strs + f[4]};
     }
     c->ndevs = b->ndev;
     c->bytes += b->ncr * (sizeof(sx_compat) + 12);
@@ -840,6 +959,7 @@ static as_search_snap *build(const as_store *st, as_search_version *v)
         if (rc == AS_OK) rc = st->index_rows(st->h, on_row, b);
         if (rc == AS_OK) rc = st->index_offers(st->h, on_offer, b);
         if (rc == AS_OK && st->index_compat) rc = st->index_compat(st->h, on_compat, b);
+        if (rc == AS_OK && st->view_rows) rc = st->view_rows(st->h, on_view, b);
         if (rc == AS_OK && b->failed) rc = AS_EDB;
         as_search_version after;
         if (rc == AS_OK && st->search_version(st->h, &after) != AS_OK) rc = AS_EDB;
@@ -870,7 +990,8 @@ static int apply_change(void *baton, int64_t id, const as_rank_row *r)
     as_search_snap *nx = baton;
     const sx_catalog *c = nx->c;
     uint32_t d = doc_of(c, id);
-    if (d == UINT32_MAX) return 0; /* a product the index does not know comes with a new catalogue */
+    if (d == UINT32_MAX)
+        return 0; /* a product the index does not know comes with a new catalogue */
     const char *list = r->in_stock ? r->in_stock : "";
     for (uint32_t o = c->off_at[d]; o < c->off_at[d + 1]; o++) {
         const char *oid = c->strs + c->offers[o].id_at;
@@ -911,11 +1032,23 @@ static as_search_snap *update(as_search_snap *s, const as_store *st, const as_se
 
 struct as_search_index {
     mtx_t lock;  /* guards cur: held only to take or swap the pointer */
-    mtx_t build; /* one thread builds or updates at a time */
+    mtx_t build; /* one thread updates at a time (and, without an opener, builds) */
     as_search_snap *cur;
     char *prefix; /* the index files' path without "-<version>.idx"; NULL: in memory */
     as_search_log_fn log;
     void *log_baton;
+    /* Builds in the background (as_search_index_background); bg guards the
+     * rest. wake: the thread has work or must stop; done: a build ended. */
+    as_search_opener opener; /* open NULL: the caller of get builds */
+    mtx_t bg;
+    cnd_t wake, done;
+    bool thread_made;
+    thrd_t thread;
+    bool asked;       /* a build is asked for or under way */
+    int64_t again;    /* asked for during a build: this catalogue (0: none) */
+    atomic_bool stop; /* the index is going away: builds give up between rows */
+    int failures;     /* builds failed in a row */
+    double retry_at;  /* no build asked for before this (now_ms), after a failure */
 };
 
 as_search_index *as_search_index_create(const char *file_prefix, as_search_log_fn log,
@@ -929,24 +1062,38 @@ as_search_index *as_search_index_create(const char *file_prefix, as_search_log_f
     }
     si->log = log;
     si->log_baton = log_baton;
-    if (mtx_init(&si->lock, mtx_plain) != thrd_success) {
-        free(si->prefix);
-        free(si);
-        return NULL;
-    }
-    if (mtx_init(&si->build, mtx_plain) != thrd_success) {
-        mtx_destroy(&si->lock);
-        free(si->prefix);
-        free(si);
-        return NULL;
-    }
-    return si;
+    atomic_init(&si->stop, false);
+    int made = 0; /* how many of the five below exist */
+    if (mtx_init(&si->lock, mtx_plain) == thrd_success && ++made &&
+        mtx_init(&si->build, mtx_plain) == thrd_success && ++made &&
+        mtx_init(&si->bg, mtx_plain) == thrd_success && ++made &&
+        cnd_init(&si->wake) == thrd_success && ++made && cnd_init(&si->done) == thrd_success)
+        return si;
+    if (made > 3) cnd_destroy(&si->wake);
+    if (made > 2) mtx_destroy(&si->bg);
+    if (made > 1) mtx_destroy(&si->build);
+    if (made > 0) mtx_destroy(&si->lock);
+    free(si->prefix);
+    free(si);
+    return NULL;
 }
 
+/* Stops the background thread (a build under way gives up at its next row or
+ * stage, closing its store) and waits for it. */
 void as_search_index_destroy(as_search_index *si)
 {
     if (!si) return;
+    mtx_lock(&si->bg);
+    atomic_store(&si->stop, true);
+    cnd_broadcast(&si->wake);
+    cnd_broadcast(&si->done);
+    bool joined = si->thread_made;
+    mtx_unlock(&si->bg);
+    if (joined) thrd_join(si->thread, NULL);
     as_search_snap_release(si->cur);
+    cnd_destroy(&si->done);
+    cnd_destroy(&si->wake);
+    mtx_destroy(&si->bg);
     mtx_destroy(&si->lock);
     mtx_destroy(&si->build);
     free(si->prefix);
@@ -983,6 +1130,18 @@ static void install(as_search_index *si, as_search_snap *s)
     si->cur = s;
     mtx_unlock(&si->lock);
     as_search_snap_release(old);
+}
+
+/* s in place of old, unless another snapshot took old's place meanwhile (the
+ * background thread's, of a newer catalogue). */
+static void install_over(as_search_index *si, as_search_snap *old, as_search_snap *s)
+{
+    snap_retain(s);
+    mtx_lock(&si->lock);
+    bool swap = si->cur == old;
+    if (swap) si->cur = s;
+    mtx_unlock(&si->lock);
+    as_search_snap_release(swap ? old : s);
 }
 
 static bool fresh(const as_search_snap *s, const as_search_version *v)
@@ -1056,26 +1215,63 @@ static void remove_others(const as_search_index *si, int64_t keep)
     free(dir);
 }
 
-static void mapped(const as_search_index *si, const as_search_snap *s)
+static const char *where(bool bg)
+{
+    return bg ? " in the background" : "";
+}
+
+static void mapped(const as_search_index *si, const as_search_snap *s, bool bg)
 {
     char *path = file_path(si, s->v.catalogue);
-    say(si, AS_LOG_INFO, "search index %zu products, %zu bytes, mapped (%s)", s->c->n,
-        s->c->map_bytes, path ? path : "?");
+    say(si, AS_LOG_INFO, "search index %zu products, %zu bytes, mapped (%s)%s", s->c->n,
+        s->c->map_bytes, path ? path : "?", where(bg));
     free(path);
 }
+
+/* Sleeps ms, or less when the index is going away: false then. */
+static bool nap(as_search_index *si, long ms)
+{
+    struct timespec until;
+    timespec_get(&until, TIME_UTC);
+    until.tv_nsec += (ms % 1000) * 1000000L;
+    until.tv_sec += ms / 1000 + until.tv_nsec / 1000000000L;
+    until.tv_nsec %= 1000000000L;
+    mtx_lock(&si->bg);
+    while (!atomic_load(&si->stop) && cnd_timedwait(&si->wake, &si->bg, &until) == thrd_success) {
+    }
+    mtx_unlock(&si->bg);
+    return !atomic_load(&si->stop);
+}
+
+#define POLL_MS 100 /* how often a background thread looks for another process's file */
+
+/* How replace waits for another process that holds the lock: not at all
+ * (a search that has a snapshot to serve), until it is free (a search with
+ * none), or looking for its file every POLL_MS (the background thread, which
+ * must notice that the index is going away). */
+typedef enum { LOCK_TRY, LOCK_WAIT, LOCK_POLL } lock_how;
 
 /* A snapshot of a catalogue version this process does not have: the index
  * file's, or one built from the store and written as the file, one process at
  * a time (flock). Returns NULL with *busy set when another process is building
- * and this one has a snapshot to serve meanwhile (have). */
+ * and how is LOCK_TRY. */
 static as_search_snap *replace(as_search_index *si, const as_store *st, as_search_version *v,
-                               bool have, bool *busy)
+                               lock_how how, bool *busy)
 {
+    bool bg = how == LOCK_POLL;
     *busy = false;
-    if (!si->prefix) return build(st, v);
+    double t0 = now_ms();
+    if (!si->prefix) {
+        as_search_snap *b = build(st, v);
+        if (b && bg)
+            say(si, AS_LOG_INFO,
+                "search index %zu products, %zu bytes, built in %.0f ms (in memory)%s", b->c->n,
+                b->c->bytes, now_ms() - t0, where(bg));
+        return b;
+    }
     as_search_snap *s = map_file(si, v->catalogue);
     if (s) {
-        mapped(si, s);
+        mapped(si, s, bg);
         return s;
     }
     char *lock = malloc(strlen(si->prefix) + 8);
@@ -1083,61 +1279,84 @@ static as_search_snap *replace(as_search_index *si, const as_store *st, as_searc
     sprintf(lock, "%s.lock", si->prefix);
     int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
     free(lock);
-    if (fd >= 0 && flock(fd, have ? LOCK_EX | LOCK_NB : LOCK_EX) != 0) {
-        close(fd);
-        *busy = have;
-        return NULL;
+    while (fd >= 0 && flock(fd, how == LOCK_WAIT ? LOCK_EX : LOCK_EX | LOCK_NB) != 0) {
+        if (how == LOCK_TRY || errno != EWOULDBLOCK || !nap(si, POLL_MS) ||
+            (s = map_file(si, v->catalogue))) {
+            close(fd);
+            *busy = how == LOCK_TRY;
+            if (s) mapped(si, s, bg);
+            return s; /* NULL: busy, going away, or no lock to take */
+        }
     }
     s = map_file(si, v->catalogue); /* another process wrote it meanwhile */
     if (!s) {
-        double t0 = now_ms();
+        t0 = now_ms();
         as_search_snap *b = build(st, v); /* v: the version it was built at */
         char *path = b ? file_path(si, b->v.catalogue) : NULL;
         if (path && sx_file_write(b, path)) s = map_file(si, b->v.catalogue);
         if (s) {
-            say(si, AS_LOG_INFO, "search index %zu products, %zu bytes, built in %.0f ms (%s)",
-                s->c->n, s->c->map_bytes, now_ms() - t0, path);
+            say(si, AS_LOG_INFO, "search index %zu products, %zu bytes, built in %.0f ms (%s)%s",
+                s->c->n, s->c->map_bytes, now_ms() - t0, path, where(bg));
             remove_others(si, b->v.catalogue);
             as_search_snap_release(b);
         } else if (b) {
             say(si, AS_LOG_WARN,
-                "search index %zu products built in %.0f ms, but %s could not be written "
+                "search index %zu products built in %.0f ms%s, but %s could not be written "
                 "or mapped: this process keeps its own copy",
-                b->c->n, now_ms() - t0, path ? path : "its file");
+                b->c->n, now_ms() - t0, where(bg), path ? path : "its file");
             s = b;
         }
         free(path);
     } else {
-        mapped(si, s);
+        mapped(si, s, bg);
     }
     if (fd >= 0) close(fd); /* and the lock with it */
     return s;
 }
 
-as_search_snap *as_search_index_get(as_search_index *si, const as_store *st)
+/* A newer stock state of the catalogue s has (cheap: the rows changed since),
+ * made by one thread at a time; NULL when the store failed. */
+static as_search_snap *restock(as_search_index *si, const as_store *st, as_search_snap *s,
+                               const as_search_version *v)
 {
-    as_search_version v;
-    if (st->search_version(st->h, &v) != AS_OK) return NULL;
+    mtx_lock(&si->build);
+    as_search_snap *c = current(si); /* another thread may have done it meanwhile */
+    as_search_snap *nx = NULL;
+    if (c && c->v.catalogue == s->v.catalogue && !fresh(c, v)) {
+        /* Stock read after v was read is at least as new as v: the snapshot
+         * says v, and the next update reads those rows again if need be. */
+        if ((nx = update(c, st, v))) install_over(si, c, nx);
+        as_search_snap_release(c);
+    } else if (c && c->v.catalogue == s->v.catalogue) {
+        nx = c;
+    } else { /* the background thread installed another catalogue: s serves */
+        as_search_snap_release(c);
+        snap_retain(s);
+        nx = s;
+    }
+    mtx_unlock(&si->build);
+    as_search_snap_release(s);
+    return nx;
+}
+
+/* Without an opener: the thread that needs a new catalogue builds it. */
+static as_search_snap *at_here(as_search_index *si, const as_store *st,
+                               const as_search_version *read)
+{
+    as_search_version v = *read;
     as_search_snap *s = current(si);
     if (fresh(s, &v)) return s;
-    if (s && s->v.catalogue != v.catalogue) {
-        /* a new catalogue: the old one serves while one thread gets the new */
-        if (mtx_trylock(&si->build) != thrd_success) return s;
-    } else {
-        mtx_lock(&si->build);
-    }
+    if (s && s->v.catalogue == v.catalogue) return restock(si, st, s, &v);
+    /* a new catalogue: the old one serves while one thread gets the new */
+    if (s && mtx_trylock(&si->build) != thrd_success) return s;
+    if (!s) mtx_lock(&si->build);
     as_search_snap_release(s);
-    s = current(si); /* another thread may have refreshed it meanwhile */
+    s = current(si); /* another thread may have got it meanwhile */
     if (!fresh(s, &v)) {
-        as_search_snap *nx = NULL;
         bool busy = false;
-        if (s && s->v.catalogue == v.catalogue)
-            /* Stock read after v was read is at least as new as v: the
-             * snapshot says v, and the next update reads those rows again
-             * if need be. */
-            nx = update(s, st, &v);
-        else
-            nx = replace(si, st, &v, s != NULL, &busy);
+        as_search_snap *nx = s && s->v.catalogue == v.catalogue
+                                 ? update(s, st, &v)
+                                 : replace(si, st, &v, s ? LOCK_TRY : LOCK_WAIT, &busy);
         if (nx && nx->v.rank < v.rank) { /* a file built before the latest stock changes */
             as_search_snap *u = update(nx, st, &v);
             as_search_snap_release(nx);
@@ -1153,5 +1372,288 @@ as_search_snap *as_search_index_get(as_search_index *si, const as_store *st)
         } /* busy: s, the old catalogue, until the new one is written */
     }
     mtx_unlock(&si->build);
+    return s;
+}
+
+/* ---- builds in the background ---- */
+
+/* The opener's store as the background build reads it: every call, and every
+ * row of a stream, first asks whether the index is going away, so a build
+ * gives up within one batch of rows (the store reads the batch to its end). */
+typedef struct bg_store {
+    const as_store *in;
+    const atomic_bool *stop;
+    union { /* the stream being read: its callback, and its baton */
+        as_index_row_fn row;
+        as_index_offer_fn offer;
+        as_index_compat_fn compat;
+    } each;
+    void *baton;
+} bg_store;
+
+#define BG_STOPPED(b) atomic_load(((const bg_store *)(b))->stop)
+
+static int bg_version(void *h, as_search_version *out)
+{
+    bg_store *b = h;
+    return BG_STOPPED(b) ? AS_EDB : b->in->search_version(b->in->h, out);
+}
+
+static int bg_merchants(void *h, as_mem *m, as_merchant **out, size_t *n)
+{
+    bg_store *b = h;
+    return BG_STOPPED(b) ? AS_EDB : b->in->merchants(b->in->h, m, out, n);
+}
+
+static int bg_devices(void *h, as_mem *m, as_device **out, size_t *n)
+{
+    bg_store *b = h;
+    return BG_STOPPED(b) ? AS_EDB : b->in->devices(b->in->h, m, out, n);
+}
+
+static int bg_row(void *h, const as_index_row *r)
+{
+    bg_store *b = h;
+    return BG_STOPPED(b) ? -1 : b->each.row(b->baton, r);
+}
+
+static int bg_rows(void *h, as_index_row_fn each, void *baton)
+{
+    bg_store *b = h;
+    b->each.row = each;
+    b->baton = baton;
+    return BG_STOPPED(b) ? AS_EDB : b->in->index_rows(b->in->h, bg_row, b);
+}
+
+static int bg_offer(void *h, const as_index_offer *o)
+{
+    bg_store *b = h;
+    return BG_STOPPED(b) ? -1 : b->each.offer(b->baton, o);
+}
+
+static int bg_offers(void *h, as_index_offer_fn each, void *baton)
+{
+    bg_store *b = h;
+    b->each.offer = each;
+    b->baton = baton;
+    return BG_STOPPED(b) ? AS_EDB : b->in->index_offers(b->in->h, bg_offer, b);
+}
+
+static int bg_compat_row(void *h, const as_index_compat *x)
+{
+    bg_store *b = h;
+    return BG_STOPPED(b) ? -1 : b->each.compat(b->baton, x);
+}
+
+static int bg_compat(void *h, as_index_compat_fn each, void *baton)
+{
+    bg_store *b = h;
+    b->each.compat = each;
+    b->baton = baton;
+    return BG_STOPPED(b) ? AS_EDB : b->in->index_compat(b->in->h, bg_compat_row, b);
+}
+
+static int bg_changes(void *h, int64_t since, as_rank_row_fn each, void *baton)
+{
+    bg_store *b = h;
+    return BG_STOPPED(b) ? AS_EDB : b->in->rank_changes(b->in->h, since, each, baton);
+}
+
+/* Only what build and update call. */
+static as_store bg_store_make(bg_store *b)
+{
+    const as_store *in = b->in;
+    as_store st = {.h = b,
+                   .merchants = bg_merchants,
+                   .devices = bg_devices,
+                   .search_version = bg_version,
+                   .index_rows = bg_rows,
+                   .index_offers = bg_offers,
+                   .rank_changes = bg_changes,
+                   .index_compat = in->index_compat ? bg_compat : NULL};
+    return st;
+}
+
+/* One build on the opener's store: the catalogue the database has now, from
+ * its file or built (and written), brought up to its stock, installed. */
+static bool bg_build(as_search_index *si)
+{
+    as_store own;
+    void *conn = NULL;
+    if (si->opener.open(si->opener.baton, &own, &conn) != AS_OK) {
+        say(si, AS_LOG_ERR, "search index: no database connection for the background build");
+        return false;
+    }
+    bg_store b = {.in = &own, .stop = &si->stop};
+    as_store st = bg_store_make(&b);
+    as_search_version v;
+    bool ok = false;
+    if (st.search_version(st.h, &v) == AS_OK) {
+        as_search_snap *s = current(si);
+        ok = s && s->v.catalogue == v.catalogue; /* already there: nothing to do */
+        as_search_snap_release(s);
+        bool busy;
+        as_search_snap *nx = ok ? NULL : replace(si, &st, &v, LOCK_POLL, &busy);
+        if (nx && nx->v.rank < v.rank) { /* a file built before the latest stock changes */
+            as_search_snap *u = update(nx, &st, &v);
+            as_search_snap_release(nx);
+            nx = u;
+        }
+        if (nx) {
+            install(si, nx);
+            as_search_snap_release(nx);
+            ok = true;
+        }
+    }
+    si->opener.close(si->opener.baton, conn);
+    return ok;
+}
+
+#define BACKOFF_MAX_MS 60000.0
+
+static int bg_main(void *arg)
+{
+    as_search_index *si = arg;
+    mtx_lock(&si->bg);
+    for (;;) {
+        while (!atomic_load(&si->stop) && !si->asked)
+            cnd_wait(&si->wake, &si->bg);
+        if (atomic_load(&si->stop)) break;
+        mtx_unlock(&si->bg);
+        bool ok = bg_build(si);
+        mtx_lock(&si->bg);
+        /* A search that saw a catalogue other than the one just installed
+         * while the build ran: once more (a build already there costs one
+         * read of the versions). */
+        as_search_snap *s = si->again && ok ? current(si) : NULL;
+        si->asked = s && s->v.catalogue != si->again;
+        si->again = 0;
+        as_search_snap_release(s);
+        if (ok) {
+            si->failures = 0;
+            si->retry_at = 0;
+        } else if (!atomic_load(&si->stop)) {
+            /* 1 s, 2 s, 4 s ... at most a minute: a database that is down is
+             * not asked again on every search */
+            double wait = 1000.0 * (double)(1u << (si->failures < 6 ? si->failures : 6));
+            if (wait > BACKOFF_MAX_MS) wait = BACKOFF_MAX_MS;
+            si->failures++;
+            si->retry_at = now_ms() + wait;
+            say(si, AS_LOG_ERR,
+                "search index: the background build failed (%d in a row); the next one no "
+                "sooner than in %.0f s",
+                si->failures, wait / 1000);
+        }
+        cnd_broadcast(&si->done);
+    }
+    mtx_unlock(&si->bg);
+    return 0;
+}
+
+/* Asks for a build of the database's catalogue (a search saw `catalogue`; 0
+ * when it has none) unless one is being backed off from; makes the thread
+ * the first time. Called with bg held. */
+static void ask(as_search_index *si, int64_t catalogue)
+{
+    if (si->asked) {
+        si->again = catalogue;
+        return;
+    }
+    if (atomic_load(&si->stop) || now_ms() < si->retry_at) return;
+    if (!si->thread_made) {
+        /* The thread takes no signal: they are the process's main thread's
+         * (or the MPM's signal thread's) to handle. */
+        sigset_t all, old;
+        sigfillset(&all);
+        pthread_sigmask(SIG_BLOCK, &all, &old);
+        si->thread_made = thrd_create(&si->thread, bg_main, si) == thrd_success;
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        if (!si->thread_made) {
+            say(si, AS_LOG_ERR, "search index: cannot start the background build thread");
+            si->retry_at = now_ms() + 1000;
+            return;
+        }
+    }
+    si->asked = true;
+    cnd_signal(&si->wake);
+}
+
+/* No snapshot at all (the first search of this process): waits for the
+ * background build, at most the opener's wait_ms; NULL when it failed or
+ * took longer. */
+static as_search_snap *first(as_search_index *si)
+{
+    struct timespec until;
+    timespec_get(&until, TIME_UTC);
+    long ms = si->opener.wait_ms > 0 ? si->opener.wait_ms : 0;
+    until.tv_nsec += (ms % 1000) * 1000000L;
+    until.tv_sec += ms / 1000 + until.tv_nsec / 1000000000L;
+    until.tv_nsec %= 1000000000L;
+    mtx_lock(&si->bg);
+    ask(si, 0);
+    as_search_snap *s;
+    while (!(s = current(si)) && si->asked && !atomic_load(&si->stop))
+        if (cnd_timedwait(&si->done, &si->bg, &until) != thrd_success) {
+            s = current(si);
+            break;
+        }
+    mtx_unlock(&si->bg);
+    return s;
+}
+
+void as_search_index_background(as_search_index *si, const as_search_opener *opener)
+{
+    mtx_lock(&si->bg);
+    si->opener = *opener;
+    mtx_unlock(&si->bg);
+}
+
+int as_search_index_retry_after(as_search_index *si)
+{
+    if (!si->opener.open) return 0;
+    as_search_snap *s = current(si);
+    as_search_snap_release(s);
+    if (s) return 0;
+    mtx_lock(&si->bg);
+    double left = si->asked ? 0 : si->retry_at - now_ms();
+    mtx_unlock(&si->bg);
+    int secs = (int)ceil(left / 1000);
+    return secs > 1 ? secs : 1; /* building: asking again soon is fine */
+}
+
+as_search_snap *as_search_index_get(as_search_index *si, const as_store *st)
+{
+    if (si->opener.open) {
+        /* no snapshot yet: wait for the first build before reading the
+         * versions (a snapshot that is there is only retained and let go) */
+        as_search_snap *s = current(si);
+        if (!s && !(s = first(si))) return NULL;
+        as_search_snap_release(s);
+    }
+    as_search_version v;
+    if (st->search_version(st->h, &v) != AS_OK) return NULL;
+    return as_search_index_at(si, st, &v);
+}
+
+as_search_snap *as_search_index_at(as_search_index *si, const as_store *st,
+                                   const as_search_version *read)
+{
+    if (!si->opener.open) return at_here(si, st, read);
+    as_search_version v = *read;
+    as_search_snap *s = current(si);
+    if (!s) { /* no first build yet (a search waits for it in get; a view
+                 does not: it is read whole meanwhile) */
+        mtx_lock(&si->bg);
+        ask(si, v.catalogue);
+        mtx_unlock(&si->bg);
+        return NULL;
+    }
+    if (fresh(s, &v)) return s;
+    if (s->v.catalogue == v.catalogue) return restock(si, st, s, &v);
+    /* a new catalogue: the old one serves, stock read live, until the
+     * background thread installs the new one */
+    mtx_lock(&si->bg);
+    ask(si, v.catalogue);
+    mtx_unlock(&si->bg);
     return s;
 }

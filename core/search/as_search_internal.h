@@ -82,6 +82,16 @@ typedef struct sx_catalog {
     uint32_t *pt_at, *pt_docs;   /* npts + 1, n */
     char *strs;
     size_t nstrs;
+    /* The product views' catalogue parts (as_view_kept, as_search_view.c), in
+     * vtext: product d's head is [view_at[d], perf_at[d]), its performance
+     * object [perf_at[d], view_at[d + 1]), both empty when the store gave
+     * none; compat row i's text is [cv_at[2i], cv_at[2i + 1]). */
+    uint64_t *view_at; /* n + 1 */
+    uint64_t *perf_at; /* n */
+    uint64_t *cv_at;   /* 2 * ncompat */
+    uint32_t *sku_docs; /* n: the products in sku (byte) order */
+    char *vtext;
+    size_t nvtext;
     size_t bytes;
     as_arena *dev_arena;            /* qdevs' memory */
     const as_query_devices *qdevs;  /* devs' words, for a device named in a query */
@@ -135,7 +145,6 @@ void sx_file_state(const sx_catalog *c, const uint8_t *state, as_search_snap *s)
 typedef struct sx_match {
     bool any_text;     /* the query had words to match */
     uint8_t *tier;     /* c->n, NULL when !any_text (every product, tier 0) */
-    size_t n_matched;
     as_search_understood u;
     bool dropped_any;
 } sx_match;
@@ -157,8 +166,9 @@ void sx_rank_best(const as_search_snap *s, uint32_t doc, const as_weights *w,
                   const as_offer_filter *f, int merchant, int64_t today, sx_best *out);
 /* The snapshot's def_off and def_score of one product, from its in_stock. */
 void sx_rank_default(as_search_snap *s, uint32_t doc);
-/* sx_rank_best under the default weights and no offer filters, from them. */
-void sx_rank_best_default(const as_search_snap *s, uint32_t doc, sx_best *out);
+/* sx_rank_best under the default weights and no offer filters, from them;
+ * price_cents and days only when price_days (else 0). */
+void sx_rank_best_default(const as_search_snap *s, uint32_t doc, bool price_days, sx_best *out);
 
 /* filter: whether a matched product is a result; NULL, or why it is left out
  * (on m; computed only when want_reason). */

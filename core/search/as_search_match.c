@@ -19,17 +19,25 @@
 #define MAX_LISTED 8
 #define NO_MATCH 0xFF
 
+/* The catalogue words a query word matches, each with how (as_match_kind),
+ * in vocabulary order: a handful, not a byte per catalogue word. */
+typedef struct tok_list {
+    uint32_t *tok;
+    uint8_t *kind;
+    size_t n;
+} tok_list;
+
 /* One required word: its own matches, and its parts' ("2m": "2" and "m"). */
 typedef struct unit {
     const as_qword *w;
-    uint8_t *kind; /* per catalogue word: as_match_kind, NO_MATCH */
+    tok_list kind;
     size_t postings;
     const as_qword *parts[4];
-    uint8_t *part_kind[4];
+    tok_list part_kind[4];
     size_t n_parts;
     size_t part_postings; /* the rarest part's */
     size_t part_rarest;
-    uint8_t *dk; /* per product: how it matches the unit (unit_doc_kinds) */
+    uint8_t *dk;  /* per product: how it matches the unit (unit_doc_kinds) */
     int64_t docs; /* products (among the candidates) that match it */
     uint8_t best; /* the best kind of any matching product */
     const char *corrected;
@@ -72,32 +80,50 @@ static bool find_stem(const sx_catalog *c, const char *stem, uint32_t *out)
     return false;
 }
 
-/* The catalogue words of one query word, each with how it matches. */
-static uint8_t *word_kinds(const sx_catalog *c, as_mem *m, const as_qword *w, size_t *postings,
+typedef struct tok_kind {
+    uint32_t tok;
+    uint8_t kind;
+} tok_kind;
+
+static int tok_kind_cmp(const void *a, const void *b)
+{
+    const tok_kind *x = a, *y = b;
+    if (x->tok != y->tok) return x->tok < y->tok ? -1 : 1;
+    return (int)x->kind - (int)y->kind;
+}
+
+/* Adds (tok, kind) to the pairs being gathered, growing them on m. */
+static void gather(as_mem *m, tok_kind **v, size_t *n, size_t *cap, uint32_t tok, uint8_t kind)
+{
+    if (*n == *cap) {
+        size_t nc = *cap ? *cap * 2 : 16;
+        tok_kind *nv = as_alloc(m, nc * sizeof(*nv));
+        if (*n) memcpy(nv, *v, *n * sizeof(*nv));
+        *v = nv;
+        *cap = nc;
+    }
+    (*v)[(*n)++] = (tok_kind){tok, kind};
+}
+
+/* The catalogue words of one query word, each with how it matches (the best
+ * way, when it matches in several). */
+static tok_list word_kinds(const sx_catalog *c, as_mem *m, const as_qword *w, size_t *postings,
                            const char **corrected)
 {
-    uint8_t *k = as_alloc(m, c->ntok ? c->ntok : 1);
-    memset(k, NO_MATCH, c->ntok);
-    bool found = false;
+    tok_kind *v = NULL;
+    size_t n = 0, cap = 0;
     uint32_t at = lower_bound(c, w->text);
-    if (at < c->ntok && strcmp(sx_tok(c, at), w->text) == 0) {
-        k[at] = AS_MATCH_EXACT;
-        found = true;
-    }
+    if (at < c->ntok && strcmp(sx_tok(c, at), w->text) == 0)
+        gather(m, &v, &n, &cap, at, AS_MATCH_EXACT);
     uint32_t st;
     if (w->stem && find_stem(c, w->stem, &st))
-        for (uint32_t i = c->stem_toks_at[st]; i < c->stem_toks_at[st + 1]; i++) {
-            k[c->stem_toks[i]] = AS_MATCH_EXACT;
-            found = true;
-        }
+        for (uint32_t i = c->stem_toks_at[st]; i < c->stem_toks_at[st + 1]; i++)
+            gather(m, &v, &n, &cap, c->stem_toks[i], AS_MATCH_EXACT);
     size_t len = strlen(w->text);
     if (len >= 2 && !numeric(w->text))
         for (uint32_t i = at; i < c->ntok && strncmp(sx_tok(c, i), w->text, len) == 0; i++)
-            if (k[i] == NO_MATCH) {
-                k[i] = AS_MATCH_PREFIX;
-                found = true;
-            }
-    if (!found && as_search_typo_max(w->text)) {
+            gather(m, &v, &n, &cap, i, AS_MATCH_PREFIX);
+    if (!n && as_search_typo_max(w->text)) {
         /* the rule of as_search_typo (as_search_words.c), over the words with
          * the same first letter */
         int best = INT_MAX;
@@ -108,7 +134,7 @@ static uint8_t *word_kinds(const sx_catalog *c, as_mem *m, const as_qword *w, si
             const char *t = sx_tok(c, i);
             int dd = as_search_typo(w->text, t);
             if (dd < 0) continue;
-            k[i] = AS_MATCH_CORRECTED;
+            gather(m, &v, &n, &cap, i, AS_MATCH_CORRECTED);
             /* the closest, then the most common, is the one named */
             uint32_t posts = c->post_at[i + 1] - c->post_at[i];
             if (dd < best || (dd == best && posts > best_posts)) {
@@ -118,22 +144,29 @@ static uint8_t *word_kinds(const sx_catalog *c, as_mem *m, const as_qword *w, si
             }
         }
     }
+    /* each word once, with its best kind (the pairs sort by word, then kind) */
+    if (n > 1) qsort(v, n, sizeof(*v), tok_kind_cmp);
+    tok_list l = {as_alloc(m, (n ? n : 1) * sizeof(uint32_t)), as_alloc(m, n ? n : 1), 0};
     size_t p = 0;
-    for (uint32_t i = 0; i < c->ntok; i++)
-        if (k[i] != NO_MATCH) p += c->post_at[i + 1] - c->post_at[i];
+    for (size_t i = 0; i < n; i++) {
+        if (l.n && l.tok[l.n - 1] == v[i].tok) continue;
+        l.tok[l.n] = v[i].tok;
+        l.kind[l.n++] = v[i].kind;
+        p += c->post_at[v[i].tok + 1] - c->post_at[v[i].tok];
+    }
     *postings = p;
-    return k;
+    return l;
 }
 
 /* Per product, the best kind of any of its words in kind (NO_MATCH for none):
  * from the postings of the words that match, not from every product's words. */
-static uint8_t *doc_kinds(const sx_catalog *c, as_mem *m, const uint8_t *kind)
+static uint8_t *doc_kinds(const sx_catalog *c, as_mem *m, const tok_list *kind)
 {
     uint8_t *dk = as_alloc(m, c->n ? c->n : 1);
     memset(dk, NO_MATCH, c->n);
-    for (uint32_t i = 0; i < c->ntok; i++) {
-        uint8_t k = kind[i];
-        if (k == NO_MATCH) continue;
+    for (size_t t = 0; t < kind->n; t++) {
+        uint32_t i = kind->tok[t];
+        uint8_t k = kind->kind[t];
         for (uint32_t p = c->post_at[i]; p < c->post_at[i + 1]; p++)
             if (k < dk[c->post[p]]) dk[c->post[p]] = k;
     }
@@ -144,12 +177,12 @@ static uint8_t *doc_kinds(const sx_catalog *c, as_mem *m, const uint8_t *kind)
  * every part ("2m": "2" and "m"), the worst of its parts' best kinds. */
 static void unit_doc_kinds(const sx_catalog *c, as_mem *m, unit *u)
 {
-    u->dk = doc_kinds(c, m, u->kind);
+    u->dk = doc_kinds(c, m, &u->kind);
     if (!u->n_parts) return;
     uint8_t *worst = as_alloc(m, c->n ? c->n : 1);
     memset(worst, 0, c->n);
     for (size_t p = 0; p < u->n_parts; p++) {
-        uint8_t *pk = doc_kinds(c, m, u->part_kind[p]);
+        uint8_t *pk = doc_kinds(c, m, &u->part_kind[p]);
         for (size_t d = 0; d < c->n; d++)
             if (pk[d] > worst[d]) worst[d] = pk[d];
     }
@@ -163,12 +196,11 @@ static inline uint8_t unit_kind(const unit *u, uint32_t doc)
     return u->dk[doc];
 }
 
-static void mark_postings(const sx_catalog *c, const uint8_t *kind, uint64_t *bits)
+static void mark_postings(const sx_catalog *c, const tok_list *kind, uint64_t *bits)
 {
-    for (uint32_t i = 0; i < c->ntok; i++)
-        if (kind[i] != NO_MATCH)
-            for (uint32_t p = c->post_at[i]; p < c->post_at[i + 1]; p++)
-                bits[c->post[p] >> 6] |= 1ull << (c->post[p] & 63);
+    for (size_t t = 0; t < kind->n; t++)
+        for (uint32_t p = c->post_at[kind->tok[t]]; p < c->post_at[kind->tok[t] + 1]; p++)
+            bits[c->post[p] >> 6] |= 1ull << (c->post[p] & 63);
 }
 
 /* The products that may match every active unit: the postings of the unit
@@ -187,13 +219,14 @@ static uint64_t *candidates(const sx_catalog *c, as_mem *m, unit *us, const bool
     }
     uint64_t *bits = as_alloc(m, (words ? words : 1) * 8);
     if (drive == nu) return bits;
-    mark_postings(c, us[drive].kind, bits);
-    if (us[drive].n_parts) mark_postings(c, us[drive].part_kind[us[drive].part_rarest], bits);
+    mark_postings(c, &us[drive].kind, bits);
+    if (us[drive].n_parts) mark_postings(c, &us[drive].part_kind[us[drive].part_rarest], bits);
     return bits;
 }
 
 /* Every product that passes the filters and matches each active unit, with its
- * tier; returns how many of them would be results (not excluded). */
+ * tier; returns how many of them would be results (not excluded), or with
+ * record, 0 or 1: whether any would be (the page stage counts them anyway). */
 static size_t evaluate(const as_search_snap *s, const sx_filter *f, unit *us, const bool *active,
                        size_t nu, const uint64_t *bits, uint8_t *tier, bool record)
 {
@@ -212,7 +245,7 @@ static size_t evaluate(const as_search_snap *s, const sx_filter *f, unit *us, co
             }
             if (t == NO_MATCH) continue;
             tier[d] = t;
-            if (sx_filter_viable(s, f, d, row)) n++;
+            if ((!record || !n) && sx_filter_viable(s, f, d, row)) n++;
             if (record)
                 for (size_t i = 0; i < nu; i++)
                     if (active[i] && kind[i] < us[i].best) us[i].best = kind[i];
@@ -226,8 +259,8 @@ static int64_t unit_docs(const as_search_snap *s, as_mem *m, const sx_filter *f,
     const sx_catalog *c = s->c;
     size_t words = (c->n + 63) / 64;
     uint64_t *bits = as_alloc(m, (words ? words : 1) * 8);
-    mark_postings(c, u->kind, bits);
-    if (u->n_parts) mark_postings(c, u->part_kind[u->part_rarest], bits);
+    mark_postings(c, &u->kind, bits);
+    if (u->n_parts) mark_postings(c, &u->part_kind[u->part_rarest], bits);
     int64_t n = 0;
     for (size_t bw = 0; bw < words; bw++)
         for (uint64_t cur = bits[bw]; cur; cur &= cur - 1) {
@@ -244,8 +277,9 @@ static void list_matched(const sx_catalog *c, as_mem *m, const unit *u, as_searc
 {
     w->matched = as_alloc(m, MAX_LISTED * sizeof(char *));
     for (uint8_t k = 0; k <= AS_MATCH_CORRECTED && w->n_matched < MAX_LISTED; k++)
-        for (uint32_t i = 0; i < c->ntok && w->n_matched < MAX_LISTED; i++)
-            if (u->kind[i] == k) w->matched[w->n_matched++] = as_strdup(m, sx_tok(c, i));
+        for (size_t t = 0; t < u->kind.n && w->n_matched < MAX_LISTED; t++)
+            if (u->kind.kind[t] == k)
+                w->matched[w->n_matched++] = as_strdup(m, sx_tok(c, u->kind.tok[t]));
 }
 
 void sx_match_run(const as_search_snap *s, as_mem *m, const as_query_text *qt, const char *text,
@@ -339,13 +373,12 @@ void sx_match_run(const as_search_snap *s, as_mem *m, const as_query_text *qt, c
         memset(out->tier, NO_MATCH, c->n);
         for (size_t i = 0; i < nu; i++)
             us[i].best = NO_MATCH;
-        n = evaluate(s, f, us, active, nu, candidates(c, m, us, active, nu), out->tier, true);
+        evaluate(s, f, us, active, nu, candidates(c, m, us, active, nu), out->tier, true);
         for (size_t i = 0; i < nu; i++)
             if (!active[i])
                 out->u.dropped[out->u.n_dropped++] = us[i].w->orig ? us[i].w->orig : us[i].w->text;
         out->dropped_any = out->u.n_dropped > 0;
     }
-    out->n_matched = n;
     out->u.words = as_alloc(m, nu * sizeof(as_search_word));
     for (size_t i = 0; i < nu; i++) {
         if (!active[i]) continue;

@@ -171,6 +171,7 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
     /* the default weights and no offer filters: each product's best offer is
      * the snapshot's (most searches) */
     bool defaults = as_weights_is_default(&ask->w) && !f.offer_filters;
+    bool price_days = ask->sort == AS_SORT_PRICE || ask->sort == AS_SORT_DELIVERY;
     size_t k = (size_t)(ask->offset + ask->limit);
     top_k top = {as_alloc(m, (k ? k : 1) * sizeof(hit)), 0, k};
     uint32_t excluded[MAX_EXCLUDED];
@@ -194,7 +195,8 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
         uint32_t d = list ? list[i] : (uint32_t)i;
         if (mt.any_text) {
             uint64_t eight;
-            if (!(d & 7) && d + 8 <= c->n && (memcpy(&eight, mt.tier + d, 8), eight == UINT64_MAX)) {
+            if (!(d & 7) && d + 8 <= c->n &&
+                (memcpy(&eight, mt.tier + d, 8), eight == UINT64_MAX)) {
                 i += 7;
                 continue;
             }
@@ -204,7 +206,7 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
         if (!sx_filter_candidate(s, &f, d, &row)) continue;
         sx_best b;
         if (defaults)
-            sx_rank_best_default(s, d, &b);
+            sx_rank_best_default(s, d, price_days, &b);
         else
             sx_rank_best(s, d, &ask->w, &of, f.merchant, ask->today, &b);
         const char *why = sx_filter_exclusion(s, m, &f, ask, &of, d, row, &b, nx < MAX_EXCLUDED);
@@ -217,8 +219,12 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
             continue;
         }
         out->count++;
-        hit h = {d, c->sku_rk[d], sort_key(ask->sort, c, d, &b), b.score,
-                 mt.any_text ? mt.tier[d] : 0, b.n_eligible ? 0 : 1};
+        hit h = {d,
+                 c->sku_rk[d],
+                 sort_key(ask->sort, c, d, &b),
+                 b.score,
+                 mt.any_text ? mt.tier[d] : 0,
+                 b.n_eligible ? 0 : 1};
         top_offer(&top, &h);
     }
     top_sort(&top);

@@ -24,8 +24,8 @@ static bool better(const sx_catalog *c, int score, const sx_offer *o, int best_s
     return strcmp(c->strs + o->id_at, c->strs + b->id_at) < 0;
 }
 
-static bool eligible(const as_search_snap *s, uint32_t o, const as_offer_filter *f, int64_t today,
-                     int merchant)
+static inline bool eligible(const as_search_snap *s, uint32_t o, const as_offer_filter *f,
+                            int64_t today, int merchant)
 {
     const sx_offer *x = &s->c->offers[o];
     if (!s->in_stock[o]) return false;
@@ -35,6 +35,20 @@ static bool eligible(const as_search_snap *s, uint32_t o, const as_offer_filter 
     return true;
 }
 
+/* as_round(v, 1) and as_round(v, 2), the same arithmetic, inlined: the formula
+ * rounds four times per offer ranked. */
+static inline double round1(double v)
+{
+    return round(v * 10.0) / 10.0;
+}
+
+static inline double round2(double v)
+{
+    return round(v * 100.0) / 100.0;
+}
+
+#define FEW 32 /* eligible offers kept from the first pass (most products have fewer) */
+
 /* The best offer's index, or UINT32_MAX when none is eligible. */
 static uint32_t best_offer(const as_search_snap *s, uint32_t doc, const as_weights *w,
                            const as_offer_filter *f, int merchant, int64_t today, sx_best *out)
@@ -42,32 +56,44 @@ static uint32_t best_offer(const as_search_snap *s, uint32_t doc, const as_weigh
     const sx_catalog *c = s->c;
     memset(out, 0, sizeof(*out));
     if (!c->avail[doc] || merchant < -1) return UINT32_MAX;
+    /* one pass: the cheapest eligible price, and the eligible offers */
+    uint32_t few[FEW];
+    size_t n = 0;
     int64_t cheapest = 0;
-    for (uint32_t o = c->off_at[doc]; o < c->off_at[doc + 1]; o++)
-        if (eligible(s, o, f, today, merchant) &&
-            (!cheapest || c->offers[o].price_cents < cheapest))
-            cheapest = c->offers[o].price_cents;
-    if (!cheapest) return UINT32_MAX;
+    for (uint32_t o = c->off_at[doc]; o < c->off_at[doc + 1]; o++) {
+        if (!eligible(s, o, f, today, merchant)) continue;
+        if (n < FEW) few[n] = o;
+        n++;
+        if (!cheapest || c->offers[o].price_cents < cheapest) cheapest = c->offers[o].price_cents;
+    }
+    if (!n || !cheapest) return UINT32_MAX; /* no price: nothing to rank against (as before) */
     const sx_offer *best = NULL;
     uint32_t best_at = UINT32_MAX;
     int best_score = 0;
-    for (uint32_t o = c->off_at[doc]; o < c->off_at[doc + 1]; o++) {
-        if (!eligible(s, o, f, today, merchant)) continue;
+    uint32_t o = c->off_at[doc];
+    for (size_t i = 0; i < n; i++, o++) {
+        if (n <= FEW) {
+            o = few[i];
+        } else {
+            while (!eligible(s, o, f, today, merchant))
+                o++;
+        }
         const sx_offer *x = &c->offers[o];
         const sx_merchant *mc = &c->merchants[x->merchant];
-        double comp[AS_W_N] = {as_round(100.0 * (double)cheapest / (double)x->price_cents, 1),
-                               x->delivery10 / 10.0, mc->quality, mc->reliability};
-        double sum = 0;
-        for (int k = 0; k < AS_W_N; k++)
-            sum += as_round(comp[k] * w->w[k], 2);
-        int score = (int)lround(as_round(sum, 2));
-        out->n_eligible++;
+        /* as_rank.c's score: each component times its weight rounded to
+         * hundredths, summed in this order, rounded */
+        double sum = round2(round1(100.0 * (double)cheapest / (double)x->price_cents) * w->w[0]);
+        sum += round2(x->delivery10 / 10.0 * w->w[1]);
+        sum += round2(mc->quality * w->w[2]);
+        sum += round2(mc->reliability * w->w[3]);
+        int score = (int)lround(round2(sum));
         if (better(c, score, x, best_score, best)) {
             best = x;
             best_at = o;
             best_score = score;
         }
     }
+    out->n_eligible = n;
     out->score = best_score;
     out->price_cents = best->price_cents;
     out->days = best->days;
@@ -90,7 +116,7 @@ void sx_rank_default(as_search_snap *s, uint32_t doc)
     s->def_score[doc] = (uint8_t)b.score;
 }
 
-void sx_rank_best_default(const as_search_snap *s, uint32_t doc, sx_best *out)
+void sx_rank_best_default(const as_search_snap *s, uint32_t doc, bool price_days, sx_best *out)
 {
     uint32_t o = s->def_off[doc];
     if (o == UINT32_MAX) {
@@ -98,7 +124,12 @@ void sx_rank_best_default(const as_search_snap *s, uint32_t doc, sx_best *out)
         return;
     }
     out->score = s->def_score[doc];
-    out->price_cents = s->c->offers[o].price_cents;
-    out->days = s->c->offers[o].days;
     out->n_eligible = 1; /* at least: only whether there is one is read */
+    if (price_days) {    /* the offer's row is another cache line per product */
+        out->price_cents = s->c->offers[o].price_cents;
+        out->days = s->c->offers[o].days;
+    } else {
+        out->price_cents = 0;
+        out->days = 0;
+    }
 }

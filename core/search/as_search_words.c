@@ -96,8 +96,10 @@ static const struct unit_word {
 
 static const char *unit_of(const char *folded)
 {
+    /* the first letter first: every word of a catalogue passes here */
     for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-        if (strcmp(units[i].written, folded) == 0) return units[i].unit;
+        if (units[i].written[0] == folded[0] && strcmp(units[i].written, folded) == 0)
+            return units[i].unit;
     return NULL;
 }
 
@@ -246,6 +248,7 @@ typedef struct word_list {
     as_mem *m;
     as_sword *w;
     size_t n, cap;
+    bool unstemmed; /* stems are the words themselves */
 } word_list;
 
 static as_sword *word_add(word_list *l)
@@ -353,7 +356,7 @@ static void add_run(word_list *l, const char *text, size_t at, size_t n)
         const char *f = fold(m, b, n), *u = unit_of(f);
         w->text = u ? u : f;
         w->unit = u != NULL;
-        w->stem = u || has_digit(f) ? w->text : stem_or_same(m, f);
+        w->stem = u || has_digit(f) || l->unstemmed ? w->text : stem_or_same(m, f);
         return;
     }
 
@@ -373,7 +376,7 @@ static void add_run(word_list *l, const char *text, size_t at, size_t n)
                    *u = !digits && after_digit ? unit_of(f) : NULL;
         w->text = u ? u : f;
         w->unit = u != NULL;
-        w->stem = digits || u ? w->text : stem_or_same(m, f);
+        w->stem = digits || u || l->unstemmed ? w->text : stem_or_same(m, f);
         unit = unit || w->unit;
         after_digit = digits;
         as_buf_puts(&joined, w->text);
@@ -386,9 +389,9 @@ static void add_run(word_list *l, const char *text, size_t at, size_t n)
     w->unit = unit;
 }
 
-size_t as_search_words(as_mem *m, const char *text, as_sword **out)
+static size_t words(as_mem *m, const char *text, as_sword **out, bool unstemmed)
 {
-    word_list l = {m, NULL, 0, 0};
+    word_list l = {m, NULL, 0, 0, unstemmed};
     *out = NULL;
     if (!text) return 0;
     const char *p = text;
@@ -417,4 +420,14 @@ size_t as_search_words(as_mem *m, const char *text, as_sword **out)
     }
     *out = l.w;
     return l.n;
+}
+
+size_t as_search_words(as_mem *m, const char *text, as_sword **out)
+{
+    return words(m, text, out, false);
+}
+
+size_t as_search_words_unstemmed(as_mem *m, const char *text, as_sword **out)
+{
+    return words(m, text, out, true);
 }

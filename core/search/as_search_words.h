@@ -39,6 +39,9 @@ typedef struct as_sword {
  * with one or two decimals is one word written one way ("2,50" → "2.5", "5.0Ah"
  * → "5ah": "5", "ah"), not in a thousands group or a code ("1,000", "3.1.2"). */
 size_t as_search_words(as_mem *m, const char *text, as_sword **out);
+/* as_search_words without stemming: each word's stem is its text (the index
+ * stems each distinct catalogue word once, not each of its occurrences). */
+size_t as_search_words_unstemmed(as_mem *m, const char *text, as_sword **out);
 
 /* The Snowball English stem of a folded word, on m. Thread-safe. */
 const char *as_search_stem(as_mem *m, const char *word);

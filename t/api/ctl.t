@@ -89,6 +89,9 @@ is($rc, 0, 'init --demo creates a database') or diag $err;
 my $first = $json->decode($out);
 is_deeply($first->{schema}, { from => undef, to => $first->{schema}{to}, action => 'created' }, '... says it created the schema');
 ok($first->{catalogue}{loaded} && $first->{catalogue}{products} > 0, '... and loaded the catalogue');
+# the tool closes its connection: SQLite, closing the last one, checkpoints and
+# removes the WAL (it keeps them while a prepared statement is left unfinalized)
+ok(!-e "$dir/demo.db-wal", '... and closes the database behind it (no WAL left)');
 sqlite("$dir/demo.db", "UPDATE offers SET stock = 7 WHERE id = (SELECT MIN(id) FROM offers)");
 ($rc, $out, $err) = run_ctl({}, $ctl, '--params', "$dir/demo.db", 'init', '--demo');
 is($rc, 0, 'a second init --demo succeeds') or diag $err;

@@ -121,11 +121,23 @@ is_deeply($v->{allowed_categories}, ['hand-soap'], '... the mandate just made');
 is_json_error($res, $v, 404, 'NOT_FOUND', 'an order: 404 NOT_FOUND');
 
 # ---- the catalogue loaded: the index of no products is replaced ----
+# in the background (docs/search.md): until the new index is installed the
+# searches answer from the old one, of no products; then from the new one.
 ctl('--data', Apache::Test::vars('serverroot') . '/../sql/demo', 'init', '--demo');
-($res, $v) = api_get('/search?q=soap');
-is_json($res, 200, 'search?q=soap once the catalogue is loaded');
 my $demo = do { local $AgentShop::Test::HOSTPORT; (api_get('/search?q=soap'))[1] };
-cmp_ok($v->{count}, '>', 0, '... finds it');
-is($v->{count}, $demo->{count}, '... as much as the demo database finds');
+my (@codes, @counts);
+for (1 .. 200) {
+    ($res, $v) = api_get('/search?q=soap');
+    push @codes, $res->code;
+    push @counts, ref $v eq 'HASH' ? $v->{count} : -1;
+    last if $res->code != 200 || $counts[-1] != 0;
+    select(undef, undef, undef, 0.05);
+}
+is(scalar(grep { $_ != 200 } @codes), 0, 'search?q=soap once the catalogue is loaded: every answer 200')
+  or diag("@codes");
+is(scalar(grep { $_ != 0 && $_ != $demo->{count} } @counts), 0,
+   '... each of the old catalogue (0) or the new') or diag("@counts");
+cmp_ok($counts[-1], '>', 0, '... and then it finds it');
+is($counts[-1], $demo->{count}, '... as much as the demo database finds');
 
 done_testing();

@@ -28,8 +28,8 @@ my $node2_conf = "$logs/node2.conf";
     $text =~ s/^PidFile\s+\S+$/PidFile $logs\/node2.pid/m or die 'no PidFile line';
     $text =~ s/^ErrorLog\s+\S+$/ErrorLog $logs\/node2_error_log/m;
     $text =~ s{(CustomLog\s+)\S+}{$1$logs/node2_access_log}g;
-    # the virtual hosts of t/api/empty.t and t/api/migrated.t listen on ports of node 1's
-    for my $vhost (qw(empty migrated)) {
+    # the virtual hosts of t/api/empty.t, migrated.t, search_rebuild.t and view_index.t listen on ports of node 1's
+    for my $vhost (qw(empty migrated rebuild views)) {
         $text =~ s/^Include\s+"?\S*vhost-$vhost\.conf"?$//m or die "no Include of vhost-$vhost.conf";
     }
     # its own search index directory, as a node on another machine has (a

@@ -1,7 +1,9 @@
-# Product views are kept encoded by each httpd child (AgentShopViewCache), and
-# a kept view is served only while nothing it was built from has changed: an
-# order, a cancellation, a question or any other write to the product's offers
-# shows in the very next view, from every child.
+# Product views read whole from the database (AgentShopViewsFromIndex off, at
+# /whole/v1 in t/conf/extra.conf.in) are kept encoded by each httpd child
+# (AgentShopViewCache, off by default, on there), and a kept view is served
+# only while nothing it was built from has changed: an order, a cancellation,
+# a question or any other write to the product's offers shows in the very
+# next view, from every child.
 use strict;
 use warnings FATAL => 'all';
 use FindBin;
@@ -9,6 +11,8 @@ use lib "$FindBin::Bin/../lib";
 use Test::More;
 use AgentShop::Test;
 use JSON::PP;
+
+$AgentShop::Test::BASE = '/whole/v1';
 
 my ($view, $offer) = buyable_offer(min_stock => 5, max_cents => 5000);
 ok($offer, 'a product with an offer in stock') or BAIL_OUT('no offer to buy');

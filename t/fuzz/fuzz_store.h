@@ -97,6 +97,9 @@ enum {
     FZ_OP_RANK_CHANGES,
     FZ_OP_INDEX_COMPAT,
     FZ_OP_OFFERS_STOCK,
+    /* product views from the index */
+    FZ_OP_VIEW_ROWS,
+    FZ_OP_PRODUCT_LIVE,
     FZ_OP_N
 };
 
@@ -905,7 +908,8 @@ static int fz_index_compat(void *h, as_index_compat_fn each, void *baton)
     for (size_t k = 0; k < FZ_N(fz_compats); k++) {
         const fz_compat *c = &fz_compats[order[k]];
         as_index_compat x = {fz_product_id(c->sku), c->device_id,
-                             strcmp(c->row.fit_status, "fits") == 0, c->row.evidence};
+                             strcmp(c->row.fit_status, "fits") == 0, c->row.evidence,
+                             c->row.checked_at};
         if (each(baton, &x) != 0) return AS_EDB;
     }
     return AS_OK;
@@ -1401,6 +1405,50 @@ static int fz_question_insert(void *h, int64_t product_id, const char *id, const
     return AS_OK;
 }
 
+/* ---- product views from the index (core/search/as_search_view.c) ---- */
+
+/* Every product with its specs, by id: what the index keeps of its view. */
+static int fz_view_rows(void *h, as_view_row_fn each, void *baton)
+{
+    fz_db *db = h;
+    FZ_ENTER(db, FZ_OP_VIEW_ROWS);
+    FZ_ASSERT(each, "view_rows: no callback");
+    int rc = AS_OK;
+    for (size_t i = 0; rc == AS_OK && i < FZ_N_PRODUCTS; i++) {
+        as_arena *a = as_arena_create();
+        as_mem m = as_arena_mem(a);
+        as_product p;
+        fz_copy_product(db, &m, i, 0, &p);
+        p.offers = NULL, p.n_offers = 0, p.questions = NULL, p.n_questions = 0;
+        if (each(baton, &p) != 0) rc = AS_EDB;
+        as_arena_destroy(a);
+    }
+    return rc;
+}
+
+/* The stock of the product's offers, its questions and the index's versions. */
+static int fz_product_live(void *h, as_mem *m, const char *sku, as_product_live *out)
+{
+    fz_db *db = h;
+    FZ_ENTER(db, FZ_OP_PRODUCT_LIVE);
+    FZ_ASSERT(sku && out, "product_live(NULL)");
+    memset(out, 0, sizeof(*out));
+    out->version = (as_search_version){1, db->st.rank_version};
+    if (out->version.rank > db->rank_seen) db->rank_seen = out->version.rank;
+    for (size_t i = 0; i < FZ_N_PRODUCTS; i++) {
+        if (strcmp(fz_products[i].sku, sku) != 0) continue;
+        as_product p;
+        fz_copy_product(db, m, i, 0, &p);
+        out->product_id = p.id;
+        out->stock = as_alloc(m, (p.n_offers + 1) * sizeof(*out->stock));
+        for (size_t k = 0; k < p.n_offers; k++)
+            out->stock[out->n_stock++] = (as_offer_stock){p.id, p.offers[k].id, p.offers[k].stock};
+        out->questions = p.questions;
+        out->n_questions = p.n_questions;
+    }
+    return AS_OK;
+}
+
 static inline as_store fz_store_make(fz_db *db)
 {
     as_store s = {
@@ -1416,6 +1464,8 @@ static inline as_store fz_store_make(fz_db *db)
         .rank_changes = fz_rank_changes,
         .index_compat = fz_index_compat,
         .offers_stock = fz_offers_stock,
+        .view_rows = fz_view_rows,
+        .product_live = fz_product_live,
         .begin = fz_begin,
         .commit = fz_commit,
         .rollback = fz_rollback,

@@ -14,6 +14,7 @@ static void request(void **state, const char *method, const char *path, const ch
     as_request req = {.method = method, .path = path, .query = query};
     memset(resp, 0, sizeof(*resp));
     as_handle(&fx->ctx, &req, resp);
+    unit_json_body(resp);
 }
 
 /* An array of objects: the one whose `sku` is sku, or NULL. */

@@ -64,6 +64,17 @@ static inline as_mem *unit_mem(void **state)
 
 #define UNIT_TEST(f) cmocka_unit_test_setup_teardown(f, unit_setup, unit_teardown)
 
+/* A JSON body sent ready-made (raw, as the product view is) decoded into
+ * body, as a client reads it; bodies built as jansson values stay as they are. */
+static inline void unit_json_body(as_response *resp)
+{
+    if (resp->body || !resp->raw || !resp->content_type ||
+        strcmp(resp->content_type, "application/json") != 0)
+        return;
+    resp->body = json_loadb(resp->raw, resp->raw_len, JSON_REJECT_DUPLICATES, NULL);
+    assert_non_null(resp->body);
+}
+
 /* Table rows: CHECK records a failure with the row's label and carries on, so
  * one run shows every bad row; ROWS_DONE fails the test if any row failed. */
 static inline const char *unit_label(const char *label)
@@ -492,7 +503,8 @@ static inline int fake_index_compat(void *h, as_index_compat_fn each, void *bato
     for (size_t i = 0; rc == AS_OK && i < n; i++) {
         const as_compat *c = &refs[i].c->row;
         as_index_compat x = {refs[i].product_id, refs[i].c->device_id,
-                             strcmp(c->fit_status, "fits") == 0, c->evidence};
+                             strcmp(c->fit_status, "fits") == 0, c->evidence,
+                             c->checked_at};
         if (each(baton, &x) != 0) rc = AS_EDB;
     }
     free(refs);
@@ -525,6 +537,46 @@ static inline int fake_offers_stock(void *h, as_mem *m, const int64_t *ids, size
     return AS_OK;
 }
 
+/* Every product with its specs, by id (what a view keeps). */
+static inline int fake_view_rows(void *h, as_view_row_fn each, void *baton)
+{
+    fake_db *db = h;
+    db->calls++;
+    if (db->fail) return db->fail;
+    as_arena *a = as_arena_create();
+    as_mem m = as_arena_mem(a);
+    const as_product **ps = fake_by_id(&m, db);
+    int rc = AS_OK;
+    for (size_t i = 0; rc == AS_OK && i < db->n_products; i++) {
+        as_product p;
+        fake_copy_product(&m, db, ps[i], 0, &p);
+        p.offers = NULL, p.n_offers = 0, p.questions = NULL, p.n_questions = 0;
+        if (each(baton, &p) != 0) rc = AS_EDB;
+    }
+    as_arena_destroy(a);
+    return rc;
+}
+
+static inline int fake_product_live(void *h, as_mem *m, const char *sku, as_product_live *out)
+{
+    fake_db *db = h;
+    db->calls++;
+    if (db->fail) return db->fail;
+    memset(out, 0, sizeof(*out));
+    out->version = db->version;
+    for (size_t i = 0; i < db->n_products; i++) {
+        const as_product *p = &db->products[i];
+        if (strcmp(p->sku, sku) != 0) continue;
+        int64_t id = out->product_id = p->id;
+        out->stock = as_alloc(m, (p->n_offers + 1) * sizeof(*out->stock));
+        for (size_t k = 0; k < p->n_offers; k++)
+            out->stock[out->n_stock++] = (as_offer_stock){id, p->offers[k].id, p->offers[k].stock};
+        out->questions = p->questions;
+        out->n_questions = p->n_questions;
+    }
+    return AS_OK;
+}
+
 static inline as_store fake_store_make(fake_db *db)
 {
     /* catalogue reads and the search index's sources; the buying functions
@@ -540,6 +592,8 @@ static inline as_store fake_store_make(fake_db *db)
                   .index_offers = fake_index_offers,
                   .rank_changes = fake_rank_changes,
                   .index_compat = fake_index_compat,
+                  .view_rows = fake_view_rows,
+                  .product_live = fake_product_live,
                   .offers_stock = fake_offers_stock};
     return s;
 }

@@ -529,6 +529,7 @@ static void test_tool_is_rest(void **state)
     as_response rest, resp;
     as_request req = {.method = "GET", .path = "/products/FILT-002", .query = "device=dyson-v8"};
     as_handle(&fx->ctx, &req, &rest);
+    unit_json_body(&rest);
     assert_int_equal(rest.status, 200);
     json_t *r = tool(state, "get_product", "{\"device\":\"dyson-v8\",\"sku\":\"FILT-002\"}", &resp);
     assert_true(json_equal(json_object_get(r, "structuredContent"), rest.body));

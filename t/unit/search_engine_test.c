@@ -4,7 +4,10 @@
  * and the order of results against core's own ranking formula. */
 #include "fake_store.h"
 
+#include <dirent.h>
+#include <stddef.h>
 #include <sys/stat.h>
+#include <threads.h>
 #include <unistd.h>
 
 #include "as_search.h"
@@ -342,10 +345,14 @@ static void test_index_file(void **state)
     struct {
         const char *q;
         void (*tweak)(as_search_ask *);
-    } asks[] = {{"aa batteries", NULL},       {"hepa filter", cap_price},
-                {"", batteries_unverified},   {"vegan soap 1 liter", NULL},
-                {"batteries", by_price_weights}, {"filters for my dyson v11", NULL},
-                {"batteris", NULL},           {"zzzz hepa", NULL}};
+    } asks[] = {{"aa batteries", NULL},
+                {"hepa filter", cap_price},
+                {"", batteries_unverified},
+                {"vegan soap 1 liter", NULL},
+                {"batteries", by_price_weights},
+                {"filters for my dyson v11", NULL},
+                {"batteris", NULL},
+                {"zzzz hepa", NULL}};
     for (size_t i = 0; i < sizeof(asks) / sizeof(asks[0]); i++) {
         const char *want = answer(m, mem, asks[i].q, asks[i].tweak);
         assert_string_equal(answer(m, mapped, asks[i].q, asks[i].tweak), want);
@@ -364,12 +371,329 @@ static void test_index_file(void **state)
     as_search_snap *again = as_search_index_get(three, &st);
     assert_non_null(again);
     assert_non_null(strstr(last_log, "built in"));
-    assert_string_equal(answer(m, again, "aa batteries", NULL), answer(m, mem, "aa batteries", NULL));
+    assert_string_equal(answer(m, again, "aa batteries", NULL),
+                        answer(m, mem, "aa batteries", NULL));
     as_search_snap_release(again);
     as_search_snap_release(mem);
     as_search_index_destroy(three);
     as_search_index_destroy(one);
     unlink(file);
+    unlink(as_printf(m, "%s.lock", prefix));
+    assert_int_equal(rmdir(dir), 0);
+}
+
+/* ---- builds in the background: a store whose index_rows waits at a gate ---- */
+
+typedef struct gate {
+    mtx_t m;
+    cnd_t c;
+    bool open;         /* index_rows may read */
+    int entered;       /* builds that reached index_rows */
+    int opens, closes; /* of the opener */
+    bool fail_open;    /* the opener fails (a database that is down) */
+    int built, failed; /* log lines: a build done, a build failed */
+    fake_db db;        /* the background's own database (the test's is another) */
+} gate;
+
+static int gated_rows(void *h, as_index_row_fn each, void *baton)
+{
+    gate *g = (gate *)((char *)h - offsetof(gate, db));
+    mtx_lock(&g->m);
+    g->entered++;
+    cnd_broadcast(&g->c);
+    while (!g->open)
+        cnd_wait(&g->c, &g->m);
+    mtx_unlock(&g->m);
+    return fake_index_rows(h, each, baton);
+}
+
+static int gate_open(void *baton, as_store *st, void **conn)
+{
+    gate *g = baton;
+    mtx_lock(&g->m);
+    g->opens++;
+    bool fail = g->fail_open;
+    cnd_broadcast(&g->c);
+    mtx_unlock(&g->m);
+    if (fail) return AS_EDB;
+    *st = fake_store_make(&g->db);
+    st->index_rows = gated_rows;
+    *conn = g;
+    return AS_OK;
+}
+
+static void gate_close(void *baton, void *conn)
+{
+    gate *g = baton;
+    assert_ptr_equal(conn, g);
+    mtx_lock(&g->m);
+    g->closes++;
+    cnd_broadcast(&g->c);
+    mtx_unlock(&g->m);
+}
+
+static void gate_log(void *baton, int level, const char *msg)
+{
+    (void)level;
+    gate *g = baton;
+    mtx_lock(&g->m);
+    g->built += strstr(msg, "built in") && strstr(msg, "in the background");
+    g->failed += strstr(msg, "background build failed") != NULL;
+    cnd_broadcast(&g->c);
+    mtx_unlock(&g->m);
+}
+
+/* Waits until *counter (guarded by g->m) reaches n; fails after 30 s. */
+static void gate_wait(gate *g, const int *counter, int n)
+{
+    struct timespec until;
+    timespec_get(&until, TIME_UTC);
+    until.tv_sec += 30;
+    mtx_lock(&g->m);
+    int r = thrd_success;
+    while (*counter < n && r == thrd_success)
+        r = cnd_timedwait(&g->c, &g->m, &until);
+    int got = *counter;
+    mtx_unlock(&g->m);
+    assert_int_equal(got, n);
+}
+
+static void gate_set(gate *g, bool open, as_search_version v, size_t products, bool fail)
+{
+    mtx_lock(&g->m);
+    g->open = open;
+    g->db.version = v;
+    g->db.n_products = products;
+    g->fail_open = fail;
+    cnd_broadcast(&g->c);
+    mtx_unlock(&g->m);
+}
+
+static gate *gate_new(void)
+{
+    gate *g = calloc(1, sizeof(*g));
+    assert_non_null(g);
+    assert_int_equal(mtx_init(&g->m, mtx_plain), thrd_success);
+    assert_int_equal(cnd_init(&g->c), thrd_success);
+    catalogue(&g->db);
+    g->open = true;
+    return g;
+}
+
+static void gate_free(gate *g)
+{
+    cnd_destroy(&g->c);
+    mtx_destroy(&g->m);
+    free(g);
+}
+
+static int64_t catalogue_of(as_search_snap *s)
+{
+    return as_search_snap_version(s).catalogue;
+}
+
+/* A search that sees a new catalogue gets the old snapshot at once while the
+ * background build runs (held at the gate), then the new one; a build that
+ * fails is not asked again at once. */
+static void test_background_build(void **state)
+{
+    as_mem *m = unit_mem(state);
+    char dir[] = "/tmp/as-index-bg-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    gate *g = gate_new();
+    fake_db db; /* what the searches read: the versions */
+    catalogue(&db);
+    as_store st = fake_store_make(&db);
+    as_search_index *si = as_search_index_create(as_printf(m, "%s/db", dir), gate_log, g);
+    as_search_index_background(si, &(as_search_opener){gate_open, gate_close, g, 30000});
+
+    /* the first search waits for the first build */
+    as_search_snap *s = as_search_index_get(si, &st);
+    assert_non_null(s);
+    assert_int_equal(as_search_snap_products(s), 6);
+    assert_int_equal(g->built, 1);
+    as_search_snap_release(s);
+
+    /* catalogue 2 (one product fewer), its build held at the gate */
+    gate_set(g, false, (as_search_version){2, 0}, 5, false);
+    db.version = (as_search_version){2, 0};
+    s = as_search_index_get(si, &st);
+    assert_int_equal(catalogue_of(s), 1); /* at once, the old one */
+    as_search_snap_release(s);
+    gate_wait(g, &g->entered, 2); /* the build is under way */
+    s = as_search_index_get(si, &st);
+    assert_int_equal(catalogue_of(s), 1);
+    assert_int_equal(as_search_snap_products(s), 6);
+    as_search_snap_release(s);
+    gate_set(g, true, (as_search_version){2, 0}, 5, false);
+    gate_wait(g, &g->closes, 2); /* built, installed, its store closed */
+    s = as_search_index_get(si, &st);
+    assert_int_equal(catalogue_of(s), 2);
+    assert_int_equal(as_search_snap_products(s), 5);
+    as_search_snap_release(s);
+    assert_int_equal(g->opens, 2); /* one build per catalogue */
+
+    /* catalogue 3 with the database down: the old one serves, the failure is
+     * logged, and the next search does not ask again at once (back-off) */
+    gate_set(g, true, (as_search_version){3, 0}, 6, true);
+    db.version = (as_search_version){3, 0};
+    s = as_search_index_get(si, &st);
+    assert_int_equal(catalogue_of(s), 2);
+    as_search_snap_release(s);
+    gate_wait(g, &g->failed, 1);
+    s = as_search_index_get(si, &st);
+    assert_int_equal(catalogue_of(s), 2);
+    as_search_snap_release(s);
+    assert_int_equal(g->opens, 3);
+    as_search_index_destroy(si);
+
+    /* a new process (the file of catalogue 2 is there): its first search maps it */
+    gate_set(g, true, (as_search_version){2, 0}, 5, false);
+    db.version = (as_search_version){2, 0};
+    si = as_search_index_create(as_printf(m, "%s/db", dir), gate_log, g);
+    as_search_index_background(si, &(as_search_opener){gate_open, gate_close, g, 30000});
+    s = as_search_index_get(si, &st);
+    assert_non_null(s);
+    assert_int_equal(catalogue_of(s), 2);
+    assert_int_equal(as_search_snap_products(s), 5);
+    as_search_snap_release(s);
+
+    /* the index destroyed while a build is under way: the build gives up (or
+     * ends) and its thread is joined; no file is left half-written */
+    gate_set(g, false, (as_search_version){4, 0}, 6, false);
+    db.version = (as_search_version){4, 0};
+    s = as_search_index_get(si, &st);
+    assert_int_equal(catalogue_of(s), 2);
+    as_search_snap_release(s);
+    gate_wait(g, &g->entered, 3);
+    gate_set(g, true, (as_search_version){4, 0}, 6, false);
+    as_search_index_destroy(si);
+    assert_int_equal(g->opens, g->closes + 1); /* every store opened was closed (one failed) */
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    for (struct dirent *e; (e = readdir(d));) {
+        assert_null(strstr(e->d_name, ".tmp"));
+        if (e->d_name[0] != '.') unlink(as_printf(m, "%s/%s", dir, e->d_name));
+    }
+    closedir(d);
+    assert_int_equal(rmdir(dir), 0);
+    gate_free(g);
+}
+
+/* A process with no snapshot whose first build takes longer than wait_ms:
+ * NULL, with a Retry-After; once built, the search has it. In memory (no
+ * index file). */
+static void test_first_build_bound(void **state)
+{
+    (void)state;
+    gate *g = gate_new();
+    gate_set(g, false, (as_search_version){1, 0}, 6, false);
+    fake_db db;
+    catalogue(&db);
+    as_store st = fake_store_make(&db);
+    as_search_index *si = as_search_index_create(NULL, gate_log, g);
+    as_search_index_background(si, &(as_search_opener){gate_open, gate_close, g, 50});
+    assert_null(as_search_index_get(si, &st));
+    assert_true(as_search_index_retry_after(si) >= 1);
+    gate_set(g, true, (as_search_version){1, 0}, 6, false);
+    gate_wait(g, &g->closes, 1);
+    as_search_snap *s = as_search_index_get(si, &st);
+    assert_non_null(s);
+    assert_int_equal(as_search_snap_products(s), 6);
+    assert_int_equal(as_search_index_retry_after(si), 0);
+    as_search_snap_release(s);
+    as_search_index_destroy(si);
+
+    /* the first build fails: the search does not wait out the bound */
+    gate_set(g, true, (as_search_version){1, 0}, 6, true);
+    si = as_search_index_create(NULL, gate_log, g);
+    as_search_index_background(si, &(as_search_opener){gate_open, gate_close, g, 30000});
+    assert_null(as_search_index_get(si, &st));
+    assert_int_equal(g->failed, 1);
+    assert_true(as_search_index_retry_after(si) >= 1);
+    as_search_index_destroy(si);
+    gate_free(g);
+}
+
+static int by_offer_id(const void *a, const void *b)
+{
+    return strcmp(((const as_offer *)a)->id, ((const as_offer *)b)->id);
+}
+
+/* Product sku's view (for device, when not NULL) from snapshot s, and read
+ * whole as the store's product_by_sku gives it (offers by id, as the SQL
+ * store orders them); both NULL-safe strings. */
+static void views_both(as_mem *m, as_store *st, fake_db *db, const as_search_snap *s,
+                       const char *sku, const as_device *dev, const char **from_index,
+                       const char **whole)
+{
+    as_weights w;
+    as_weights_default(&w);
+    as_offer_filter of = {0, 0, NULL};
+    size_t n;
+    as_search_view v;
+    as_product_live live;
+    *from_index = "none";
+    if (as_search_view_find(s, m, sku, dev, &v)) {
+        assert_int_equal(st->product_live(st->h, m, sku, &live), AS_OK);
+        assert_int_equal(live.product_id, v.p.id);
+        assert_true(as_search_view_live(&v, &live));
+        as_ranking r;
+        as_rank_offers(m, &v.p, &w, &of, 20000, &r);
+        *from_index = as_view_product_from(m, &v.kept, &v.p, &r, dev, &n);
+    }
+    as_product p;
+    *whole = "none";
+    if (st->product_by_sku(st->h, m, sku, dev ? dev->id : 0, &p) == AS_OK) {
+        qsort(p.offers, p.n_offers, sizeof(as_offer), by_offer_id);
+        p.guarantee = fake_guarantee(db, sku);
+        as_ranking r;
+        as_rank_offers(m, &p, &w, &of, 20000, &r);
+        *whole = as_view_product_text(m, &p, &r, dev, &n);
+    }
+}
+
+/* Product views from the index, built in memory and mapped from its file,
+ * are the bytes of the view read whole: every product, for each device, and
+ * an unknown sku (not in the index). */
+static void test_product_views(void **state)
+{
+    as_mem *m = unit_mem(state);
+    char dir[] = "/tmp/as-view-test-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    const char *prefix = as_printf(m, "%s/db", dir);
+    fake_db db;
+    catalogue(&db);
+    as_store st = fake_store_make(&db);
+    as_search_snap *mem = as_search_snap_build(&st);
+    as_search_index *one = as_search_index_create(prefix, keep_log, m);
+    as_search_index *two = as_search_index_create(prefix, keep_log, m);
+    as_search_snap *built = as_search_index_get(one, &st);
+    as_search_snap *mapped = as_search_index_get(two, &st);
+    assert_non_null(mem);
+    assert_non_null(built);
+    assert_non_null(mapped);
+    assert_non_null(strstr(last_log, "mapped"));
+    const as_search_snap *snaps[] = {mem, built, mapped};
+    size_t compared = 0;
+    for (size_t k = 0; k < 3; k++)
+        for (size_t i = 0; i < db.n_products; i++)
+            for (size_t d = 0; d <= db.n_devices; d++) {
+                const as_device *dev = d ? &db.devices[d - 1] : NULL;
+                const char *a, *b;
+                views_both(m, &st, &db, snaps[k], db.products[i].sku, dev, &a, &b);
+                assert_string_equal(a, b);
+                compared++;
+            }
+    assert_int_equal(compared, 3 * db.n_products * (db.n_devices + 1));
+    as_search_view v;
+    assert_false(as_search_view_find(mapped, m, "NO-SUCH-1", NULL, &v));
+    as_search_snap_release(mem);
+    as_search_snap_release(built);
+    as_search_snap_release(mapped);
+    as_search_index_destroy(one);
+    as_search_index_destroy(two);
+    unlink(as_printf(m, "%s-1.idx", prefix));
     unlink(as_printf(m, "%s.lock", prefix));
     assert_int_equal(rmdir(dir), 0);
 }
@@ -385,6 +709,9 @@ int main(void)
         UNIT_TEST(test_order_is_the_formula),
         UNIT_TEST(test_device_typo),
         UNIT_TEST(test_index_file),
+        UNIT_TEST(test_background_build),
+        UNIT_TEST(test_first_build_bound),
+        UNIT_TEST(test_product_views),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

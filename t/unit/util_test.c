@@ -1,6 +1,8 @@
 /* as_util: dates, times, euros, UTF-8, integers, path segments, rounding. */
 #include "fake_store.h"
 
+#include <math.h>
+
 #include "as_util.h"
 
 typedef struct date_row {
@@ -391,6 +393,47 @@ static void test_int_parse_limits(void **state)
     ROWS_DONE();
 }
 
+/* as_fixed_text is printf's "%.Nf" of as_round(v, N), less the trailing zeros
+ * of the fraction (and the point of a whole number), for every size it takes. */
+static void test_fixed_text(void **state)
+{
+    as_mem *m = unit_mem(state);
+    ROWS_BEGIN;
+    static const double fixed[] = {0,      -0.0,    0.005,   -0.004,    12.5,   12.50001,
+                                   0.966,  100,     -20.25,  1e-7,      2.675,  1.005,
+                                   0.125,  9.995,   1e12,    9.99e12,   1e13,   -9.99e12,
+                                   0.8675, INFINITY};
+    unsigned long long x = 7;
+    for (int i = 0; i < 200000 + (int)N_ROWS(fixed); i++) {
+        double v;
+        int d;
+        if (i < (int)N_ROWS(fixed)) {
+            v = fixed[i];
+            d = 2;
+        } else {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            v = ldexp((double)(x % 2000001) / 1000.0 - 1000.0, (int)(x >> 58) - 30);
+            d = (int)((x >> 40) % 7);
+        }
+        char got[AS_FIXED_TEXT];
+        double r = as_round(v, d);
+        bool fast = as_fixed_text(got, v, d);
+        CHECK(as_printf(m, "%.17g: fast below 15 digits", v),
+              fast == (fabs(round(v * pow(10, d))) < 1e15));
+        if (!fast) continue;
+        char *want = r == floor(r) ? as_printf(m, "%.0f", r) : as_printf(m, "%.*f", d, r);
+        if (r != floor(r)) {
+            size_t n = strlen(want);
+            while (want[n - 1] == '0')
+                want[--n] = '\0';
+        }
+        if (strcmp(got, want) != 0) CHECK_STR(as_printf(m, "%.17g to %d", v, d), got, want);
+    }
+    ROWS_DONE();
+}
+
 static void test_pct_decode_segment(void **state)
 {
     as_mem *m = unit_mem(state);
@@ -466,7 +509,7 @@ int main(void)
         UNIT_TEST(test_eur_format),    UNIT_TEST(test_eur_parse),
         UNIT_TEST(test_utf8_valid),    UNIT_TEST(test_utf8_len),
         UNIT_TEST(test_int_parse),     UNIT_TEST(test_int_parse_limits),
-        UNIT_TEST(test_pct_decode_segment), UNIT_TEST(test_round),
+        UNIT_TEST(test_pct_decode_segment), UNIT_TEST(test_round), UNIT_TEST(test_fixed_text),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

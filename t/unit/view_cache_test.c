@@ -26,6 +26,10 @@ static void test_validator_decides(void **state)
     assert_false(get(c, m, "BT-1", "v1/1/1", &b)); /* the product changed */
     assert_false(get(c, m, "BT-2", "v1/1/0", &b)); /* another key */
     assert_false(get(c, m, "BT-", "v1/1/0", &b));  /* a prefix of a key */
+    /* held under some version, current or not; nothing else is */
+    assert_true(as_view_cache_holds(c, "BT-1"));
+    assert_false(as_view_cache_holds(c, "BT-2"));
+    assert_false(as_view_cache_holds(c, "BT-"));
     /* a newer version replaces the entry, the old one is gone */
     assert_true(as_view_cache_put(c, "BT-1", "v1/1/1", "{\"stock\":4}\n", 12));
     assert_true(get(c, m, "BT-1", "v1/1/1", &b));

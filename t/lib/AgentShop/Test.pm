@@ -171,11 +171,12 @@ sub is_pg { ($ENV{AGENTSHOP_TEST_DRIVER} // 'sqlite3') eq 'pgsql' }
 
 # The database the admin tool's helpers (ctl, new_agent, new_mandate) and sql
 # work on: `local $AgentShop::Test::DB = 'empty'` reaches t/api/empty.t's, which
-# has no catalogue, 'migrated' t/api/migrated.t's, made at schema version 2
-# (scripts/apache-test.sh creates all three).
+# has no catalogue, 'migrated' t/api/migrated.t's, made at schema version 2,
+# 'rebuild' t/api/search_rebuild.t's, 'views' t/api/view_index.t's (scripts/apache-test.sh creates all five).
 our $DB = 'agentshop';
 my %PG_PARAMS = (agentshop => 'AGENTSHOP_TEST_PARAMS', empty => 'AGENTSHOP_TEST_EMPTY_PARAMS',
-                 migrated => 'AGENTSHOP_TEST_MIGRATED_PARAMS');
+                 migrated => 'AGENTSHOP_TEST_MIGRATED_PARAMS',
+                 rebuild => 'AGENTSHOP_TEST_REBUILD_PARAMS', views => 'AGENTSHOP_TEST_VIEWS_PARAMS');
 
 sub _db_file { Apache::Test::vars('serverroot') . "/var/$DB.db" }
 

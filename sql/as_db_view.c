@@ -1,0 +1,610 @@
+/* The product view's read (docs/storage.md, "Statements"): everything
+ * GET /products/{sku} is built from, and the version that validates a kept
+ * view, in one statement, so one read and one snapshot. A row per thing, its
+ * kind in column 0 (PV_*), what orders the rows of a kind in columns 1-3, the
+ * values from column 4 on.
+ *
+ * On SQLite the statement runs on the connection's own sqlite3 handle, not
+ * through apr_dbd: its driver copies every column of every row (30 of them,
+ * mostly NULL, each two more calls that take SQLite's mutex) and runs every
+ * call under one mutex per process; values are read as they are stored
+ * (integers and reals without text between). Each connection is still used by
+ * one request at a time; SQLite itself is built thread-safe (checked: without
+ * that, apr_dbd's statement and its mutex are used). SQLite gives a part's
+ * rows in the order of the index it reads, so they are put in the order ORDER
+ * BY would give (BINARY is strcmp) as they come, which costs less than
+ * SQLite's sorter; PostgreSQL sorts them itself, in its collation. */
+#include <apr_strings.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "as_db_private.h"
+
+/* Columns 4 on, in each part's terms. C(x): x on SQLite, CAST(x AS TEXT) on
+ * PostgreSQL, whose UNION wants one type per column. */
+// clang-format off
+#define N5 "NULL, NULL, NULL, NULL, NULL"
+#define N10 N5 ", " N5
+#define SQLITE_COL(x) x
+#define PG_TEXT(x) "CAST(" x " AS TEXT)"
+/* the product's columns (4-29) and a spec row's */
+#define PRODUCT_COLS(C)                                                                            \
+    C("p.id") ", p.sku, p.name, p.brand, p.category, p.part_type, p.image_urls, p.availability, "  \
+    "p.verif_status, p.verif_note, " C("p.return_rate") ", CASE WHEN EXISTS (SELECT 1 FROM "       \
+    "compat g WHERE g.product_id = p.id AND g.fit_status = 'fits') THEN '1' ELSE '0' END, "        \
+    "p.gtin, p.description, p.source_url, p.source_notes, p.source_checked_at, "                   \
+    "p.source_product_id, " C("p.is_demo") ", p.measured_at, p.measured_node, "                    \
+    C("p.sample_size") ", " C("p.on_time_rate_90d") ", " C("p.wrong_item_rate") ", "               \
+    C("p.agent_orders_90d") ", p.orders_per_week"
+#define SPEC_COLS(C)                                                                               \
+    "s.spec, s.label, s.kind, s.unit, s.claimed, s.measured, " C("s.tolerance_pct") ", " N10       \
+    ", " N5 ", NULL, NULL, NULL, NULL"
+#define PRODUCT_VIEW(C, SKU)                                                                       \
+    "SELECT 0, COALESCE(v.version, 0), COALESCE((SELECT value FROM meta WHERE key = "              \
+    "'catalogue_version'), ''), NULL, " PRODUCT_COLS(C) " FROM products p LEFT JOIN "              \
+    "product_versions v ON v.product_id = p.id WHERE p.sku = " SKU                                 \
+    " UNION ALL SELECT 1, s.pos, NULL, NULL, " SPEC_COLS(C) " "                                    \
+    "FROM products p JOIN product_specs s ON s.product_id = p.id WHERE p.sku = " SKU               \
+    " UNION ALL SELECT 2, NULL, o.id, NULL, o.id, " C("o.price_cents") ", "                        \
+    C("o.retail_price_cents") ", o.price_label, " C("o.delivery_days") ", " C("o.stock") ", "      \
+    "m.id, m.name, m.country, m.city, " C("m.on_time_rate") ", " C("m.accuracy_rate") ", " N10     \
+    ", NULL, NULL, NULL, NULL FROM products p JOIN offers o ON o.product_id = p.id "               \
+    "JOIN merchants m ON m.id = o.merchant_id WHERE p.sku = " SKU                                  \
+    " UNION ALL SELECT 3, NULL, q.asked_at, q.id, q.id, q.question, q.answer, q.asked_at, " N10    \
+    ", " N10 ", NULL, NULL FROM products p JOIN questions q ON q.product_id = p.id "               \
+    "WHERE p.sku = " SKU
+/* The catalogue part of every view, for the search index (st_view_rows): the
+ * products of an id range (lo < id <= hi) with their spec rows, by product;
+ * the product's id in column 3. */
+#define VIEW_ROWS(C)                                                                               \
+    "SELECT 0, NULL, NULL, p.id, " PRODUCT_COLS(C) " FROM products p WHERE p.id > %lld AND "       \
+    "p.id <= %lld UNION ALL SELECT 1, s.pos, NULL, s.product_id, " SPEC_COLS(C) " FROM "           \
+    "product_specs s WHERE s.product_id > %lld AND s.product_id <= %lld ORDER BY 4, 1, 2"
+/* The live part of a view, by sku (st_product_live): the search index's
+ * versions (as as_version_get), the product's id, its offers' stock, its
+ * questions (as in PRODUCT_VIEW). */
+#define PRODUCT_LIVE(C, SKU)                                                                       \
+    "SELECT 6, NULL, NULL, NULL, (SELECT value FROM meta WHERE key = 'search_catalogue'), "        \
+    "(SELECT value FROM meta WHERE key = 'search_rank'), NULL, NULL UNION ALL SELECT 7, NULL, "    \
+    "NULL, NULL, " C("p.id") ", NULL, NULL, NULL FROM products p WHERE p.sku = " SKU               \
+    " UNION ALL SELECT 5, NULL, o.id, NULL, o.id, " C("o.stock") ", NULL, NULL FROM products p "   \
+    "JOIN offers o ON o.product_id = p.id WHERE p.sku = " SKU " UNION ALL SELECT 3, NULL, "        \
+    "q.asked_at, q.id, q.id, q.question, q.answer, q.asked_at FROM products p JOIN questions q "   \
+    "ON q.product_id = p.id WHERE p.sku = " SKU
+/* and, for a device, its compatibility row */
+#define PRODUCT_VIEW_DEVICE(C, SKU, DEV)                                                           \
+    PRODUCT_VIEW(C, SKU) " UNION ALL SELECT 4, NULL, NULL, NULL, d.slug, d.name, c.fit_status, "   \
+    "c.evidence, c.checked_at, " N10 ", " N10 ", NULL FROM products p JOIN compat c ON "           \
+    "c.product_id = p.id JOIN devices d ON d.id = c.device_id WHERE p.sku = " SKU " AND "          \
+    "c.device_id = " DEV
+// clang-format on
+enum { PV_PRODUCT, PV_SPEC, PV_OFFER, PV_QUESTION, PV_COMPAT, PV_STOCK, PV_VERSIONS, PV_ID };
+
+/* What a product's view is built from has changed when this has (the triggers
+ * on offers and questions raise product_versions.version; a catalogue load
+ * changes catalogue_version). Read alone for a view a process keeps. */
+// clang-format off
+#define PRODUCT_VERSION(SKU)                                                                       \
+    "SELECT p.id, COALESCE(v.version, 0), COALESCE((SELECT value FROM meta WHERE key = "           \
+    "'catalogue_version'), '') FROM products p LEFT JOIN product_versions v ON v.product_id = "    \
+    "p.id WHERE p.sku = " SKU
+// clang-format on
+
+/* in the order of native_view's statements */
+const stmt_def as_db_view_stmts[] = {
+    {"as_product_view", PRODUCT_VIEW(SQLITE_COL, "%s"),
+     PRODUCT_VIEW(PG_TEXT, "%s") " ORDER BY 1, 2, 3, 4"},
+    {"as_product_view_device", PRODUCT_VIEW_DEVICE(SQLITE_COL, "%s", "%lld"),
+     PRODUCT_VIEW_DEVICE(PG_TEXT, "%s", "%lld") " ORDER BY 1, 2, 3, 4"},
+    {"as_product_version", PRODUCT_VERSION("%s"), NULL},
+    {"as_view_rows", VIEW_ROWS(SQLITE_COL), VIEW_ROWS(PG_TEXT)},
+    {"as_product_live", PRODUCT_LIVE(SQLITE_COL, "%s"),
+     PRODUCT_LIVE(PG_TEXT, "%s") " ORDER BY 1, 2, 3, 4"},
+};
+const size_t as_db_n_view_stmts = sizeof(as_db_view_stmts) / sizeof(as_db_view_stmts[0]);
+
+/* ---- the rows into an as_product ---- */
+
+typedef struct view_read {
+    as_mem *m;
+    as_product *p;
+    bool sorted;  /* the rows come in order (PostgreSQL) */
+    bool found;   /* the product's row was read */
+    int64_t *pos; /* the spec rows' positions, while ordering them */
+    size_t cap_s, cap_o, cap_q;
+} view_read;
+
+static void add_spec(view_read *r, int64_t at, const as_spec_row *sr)
+{
+    as_product *p = r->p;
+    size_t cap = r->cap_s; /* pos grows with specs */
+    p->specs = as_db_grow(r->m, p->specs, &r->cap_s, p->n_specs, sizeof(*sr));
+    r->pos = as_db_grow(r->m, r->pos, &cap, p->n_specs, sizeof(int64_t));
+    size_t i = p->n_specs++;
+    for (; !r->sorted && i > 0 && at < r->pos[i - 1]; i--) {
+        p->specs[i] = p->specs[i - 1];
+        r->pos[i] = r->pos[i - 1];
+    }
+    p->specs[i] = *sr;
+    r->pos[i] = at;
+}
+
+static void add_offer(view_read *r, const as_offer *o)
+{
+    as_product *p = r->p;
+    p->offers = as_db_grow(r->m, p->offers, &r->cap_o, p->n_offers, sizeof(*o));
+    size_t i = p->n_offers++;
+    for (; !r->sorted && i > 0 && strcmp(o->id, p->offers[i - 1].id) < 0; i--)
+        p->offers[i] = p->offers[i - 1];
+    p->offers[i] = *o;
+}
+
+static bool asked_before(const as_question *x, const as_question *y)
+{
+    int c = strcmp(x->asked_at, y->asked_at);
+    return c < 0 || (c == 0 && strcmp(x->id, y->id) < 0);
+}
+
+static void add_question(view_read *r, const as_question *q)
+{
+    as_product *p = r->p;
+    p->questions = as_db_grow(r->m, p->questions, &r->cap_q, p->n_questions, sizeof(*q));
+    size_t i = p->n_questions++;
+    for (; !r->sorted && i > 0 && asked_before(q, &p->questions[i - 1]); i--)
+        p->questions[i] = p->questions[i - 1];
+    p->questions[i] = *q;
+}
+
+/* One row, whichever way it was read: its columns as text, and as numbers
+ * where the store has them so (SQLite's own values). */
+typedef struct cells {
+    const char *(*text)(void *src, int c);
+    int64_t (*i64)(void *src, int c);
+    double (*dbl)(void *src, int c);
+    bool (*null)(void *src, int c);
+    void *src;
+} cells;
+
+#define T(c) x->text(x->src, c)
+#define I(c) x->i64(x->src, c)
+#define D(c) x->dbl(x->src, c)
+
+static void read_row(view_read *r, const cells *x)
+{
+    as_product *p = r->p;
+    switch ((int)I(0)) {
+    case PV_PRODUCT:
+        if (r->found) break;
+        r->found = true;
+        p->id = I(4);
+        p->sku = T(5);
+        p->name = T(6);
+        p->brand = T(7);
+        p->category = T(8);
+        p->part_type = T(9);
+        p->image_urls = T(10);
+        p->availability = T(11);
+        p->verif_status = T(12);
+        p->verif_note = T(13);
+        p->return_rate = D(14);
+        p->guarantee = as_db_bool(T(15));
+        p->gtin = T(16);
+        p->description = T(17);
+        p->source_url = T(18);
+        p->source_notes = T(19);
+        p->source_checked_at = T(20);
+        p->source_product_id = T(21);
+        p->is_demo = as_db_bool(T(22));
+        p->measured_at = T(23);
+        p->measured_node = T(24);
+        p->sample_size = I(25);
+        p->has_on_time = !x->null(x->src, 26);
+        p->on_time_rate_90d = D(26);
+        p->wrong_item_rate = D(27);
+        p->agent_orders_90d = I(28);
+        p->orders_per_week = T(29);
+        p->version =
+            as_printf(r->m, "%s/%lld/%lld", T(2) ? T(2) : "", (long long)p->id, (long long)I(1));
+        break;
+    case PV_SPEC: {
+        as_spec_row s = {T(4), T(5), T(6), T(7), T(8), T(9), D(10)};
+        add_spec(r, I(1), &s);
+        break;
+    }
+    case PV_OFFER: {
+        as_offer o = {.id = T(4),
+                      .price_cents = I(5),
+                      .retail_price_cents = I(6),
+                      .price_label = T(7),
+                      .delivery_days = (int)I(8),
+                      .stock = I(9),
+                      .merchant = {T(10), T(11), T(12), T(13), D(14), D(15)}};
+        add_offer(r, &o);
+        break;
+    }
+    case PV_QUESTION: {
+        as_question q = {T(4), T(5), T(6), T(7)};
+        add_question(r, &q);
+        break;
+    }
+    case PV_COMPAT:
+        if (p->compat) break;
+        p->compat = as_alloc(r->m, sizeof(*p->compat));
+        *p->compat = (as_compat){T(4), T(5), T(6), T(7), T(8)};
+        break;
+    }
+}
+
+#undef T
+#undef I
+#undef D
+
+/* ---- through apr_dbd (PostgreSQL; SQLite without thread safety) ---- */
+
+typedef struct dbd_src {
+    as_db *db;
+    apr_dbd_row_t *row;
+} dbd_src;
+
+static const char *dbd_text(void *s, int c)
+{
+    dbd_src *d = s;
+    return as_db_col(d->db, d->row, c);
+}
+
+static int64_t dbd_i64(void *s, int c)
+{
+    return as_db_i64(dbd_text(s, c));
+}
+
+static double dbd_dbl(void *s, int c)
+{
+    return as_db_dbl(dbd_text(s, c));
+}
+
+static bool dbd_null(void *s, int c)
+{
+    return dbd_text(s, c) == NULL;
+}
+
+/* ---- on the connection's sqlite3 handle ---- */
+
+#define NATIVE_KEY "as_product_view native" /* in a connection's `prepared` */
+
+typedef struct native_view {
+    sqlite3_stmt *st[5]; /* as as_db_view_stmts */
+} native_view;
+enum { NV_VIEW, NV_VIEW_DEVICE, NV_VERSION, NV_VIEW_ROWS, NV_LIVE };
+
+static apr_status_t native_finalize(void *data)
+{
+    native_view *nv = data;
+    for (size_t i = 0; i < sizeof(nv->st) / sizeof(nv->st[0]); i++) {
+        sqlite3_finalize(nv->st[i]);
+        nv->st[i] = NULL;
+    }
+    return APR_SUCCESS;
+}
+
+static const char *native_sql(apr_pool_t *p, const char *sql)
+{
+    /* apr_dbd's placeholders: %s is the sku (?1), each %lld the next number
+     * (?2, ?3, ...: the device, or ids) */
+    char *out = apr_palloc(p, strlen(sql) + 1), *o = out;
+    int next = 2;
+    for (const char *s = sql; *s;) {
+        size_t skip = strncmp(s, "%s", 2) == 0 ? 2 : strncmp(s, "%lld", 4) == 0 ? 4 : 0;
+        if (!skip) {
+            *o++ = *s++;
+            continue;
+        }
+        *o++ = '?';
+        *o++ = (char)('0' + (skip == 2 ? 1 : next++)); /* at most ?9 */
+        s += skip;
+    }
+    *o = '\0';
+    return out;
+}
+
+apr_status_t as_db_view_native_init(apr_pool_t *conn_pool, const apr_dbd_driver_t *d, apr_dbd_t *h,
+                                    apr_hash_t *prepared, const char **err)
+{
+    sqlite3 *conn = apr_dbd_native_handle(d, h);
+    if (!sqlite3_threadsafe() || !conn) return APR_SUCCESS; /* apr_dbd's statements then */
+    native_view *nv = apr_pcalloc(conn_pool, sizeof(*nv));
+    /* runs before apr_dbd closes the connection (registered after its cleanup) */
+    apr_pool_cleanup_register(conn_pool, nv, native_finalize, apr_pool_cleanup_null);
+    for (size_t i = 0; i < as_db_n_view_stmts; i++) {
+        const char *sql = native_sql(conn_pool, as_db_view_stmts[i].sqlite);
+        if (sqlite3_prepare_v3(conn, sql, -1, SQLITE_PREPARE_PERSISTENT, &nv->st[i], NULL) !=
+            SQLITE_OK) {
+            *err = apr_psprintf(conn_pool, "preparing %s failed: %s", as_db_view_stmts[i].label,
+                                sqlite3_errmsg(conn));
+            return APR_EGENERAL;
+        }
+    }
+    apr_hash_set(prepared, NATIVE_KEY, APR_HASH_KEY_STRING, nv);
+    return APR_SUCCESS;
+}
+
+void as_db_view_native_close(apr_pool_t *conn_pool, apr_hash_t *prepared)
+{
+    native_view *nv = apr_hash_get(prepared, NATIVE_KEY, APR_HASH_KEY_STRING);
+    if (!nv) return;
+    apr_hash_set(prepared, NATIVE_KEY, APR_HASH_KEY_STRING, NULL);
+    apr_pool_cleanup_run(conn_pool, nv, native_finalize);
+}
+
+typedef struct native_src {
+    as_mem *m;
+    sqlite3_stmt *st;
+} native_src;
+
+static const char *native_text(void *s, int c)
+{
+    native_src *n = s;
+    const unsigned char *t = sqlite3_column_text(n->st, c);
+    return t ? as_strndup(n->m, (const char *)t, (size_t)sqlite3_column_bytes(n->st, c)) : NULL;
+}
+
+static int64_t native_i64(void *s, int c)
+{
+    return sqlite3_column_int64(((native_src *)s)->st, c);
+}
+
+static double native_dbl(void *s, int c)
+{
+    return sqlite3_column_double(((native_src *)s)->st, c);
+}
+
+static bool native_null(void *s, int c)
+{
+    return sqlite3_column_type(((native_src *)s)->st, c) == SQLITE_NULL;
+}
+
+/* The statement of this connection, or NULL when it has none (PostgreSQL,
+ * SQLite without thread safety). */
+static native_view *native(as_db *db)
+{
+    if (db->pg || (!db->handle && (!db->acquire || db->acquire(db) != 0))) return NULL;
+    return apr_hash_get(db->prepared, NATIVE_KEY, APR_HASH_KEY_STRING);
+}
+
+/* Binds sku (?1, unless NULL) and ids (?2 on, as many as st has) and steps st,
+ * calling row for each row; AS_OK or AS_EDB (logged). */
+static int native_run(as_db *db, sqlite3_stmt *st, const char *label, const char *sku,
+                      const int64_t *ids, int nids, void (*row)(void *baton, sqlite3_stmt *st),
+                      void *baton)
+{
+    int rc = sku ? sqlite3_bind_text(st, 1, sku, -1, SQLITE_STATIC) : SQLITE_OK;
+    for (int k = 0; rc == SQLITE_OK && k < nids && k + 2 <= sqlite3_bind_parameter_count(st); k++)
+        rc = sqlite3_bind_int64(st, k + 2, ids[k]);
+    while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        row(baton, st);
+        rc = SQLITE_OK;
+    }
+    if (rc != SQLITE_DONE && db->log)
+        db->log(db->log_baton,
+                apr_psprintf(db->pool, "%s: %s", label, sqlite3_errmsg(sqlite3_db_handle(st))));
+    sqlite3_reset(st); /* ends the read */
+    return rc == SQLITE_DONE ? AS_OK : AS_EDB;
+}
+
+static void native_view_row(void *baton, sqlite3_stmt *st)
+{
+    view_read *r = baton;
+    native_src src = {r->m, st};
+    cells x = {native_text, native_i64, native_dbl, native_null, &src};
+    read_row(r, &x);
+}
+
+/* ---- the as_store functions ---- */
+
+int st_product_by_sku(void *h, as_mem *m, const char *sku, int64_t device_id, as_product *p)
+{
+    as_db *db = h;
+    memset(p, 0, sizeof(*p));
+    view_read r = {.m = m, .p = p, .sorted = db->pg};
+    int which = device_id > 0 ? NV_VIEW_DEVICE : NV_VIEW;
+    const char *label = as_db_view_stmts[which].label;
+    native_view *nv = native(db);
+    if (nv) {
+        if (native_run(db, nv->st[which], label, sku, &device_id, 1, native_view_row, &r))
+            return AS_EDB;
+    } else {
+        apr_dbd_results_t *res;
+        const char *a[] = {sku, sku, sku, sku, sku, as_db_i64s(db, device_id)};
+        if (as_db_select(db, label, &res, which == NV_VIEW_DEVICE ? 6 : 4, a)) return AS_EDB;
+        dbd_src src = {db, NULL};
+        cells x = {dbd_text, dbd_i64, dbd_dbl, dbd_null, &src};
+        while (as_db_next(db, res, &src.row))
+            read_row(&r, &x);
+    }
+    return r.found ? AS_OK : AS_ENOTFOUND;
+}
+
+typedef struct version_read {
+    as_mem *m;
+    const char *out;
+} version_read;
+
+static void native_version_row(void *baton, sqlite3_stmt *st)
+{
+    version_read *v = baton;
+    const unsigned char *cat = sqlite3_column_text(st, 2);
+    if (!v->out)
+        v->out = as_printf(v->m, "%s/%lld/%lld", cat ? (const char *)cat : "",
+                           (long long)sqlite3_column_int64(st, 0),
+                           (long long)sqlite3_column_int64(st, 1));
+}
+
+int st_product_version(void *h, as_mem *m, const char *sku, const char **out)
+{
+    as_db *db = h;
+    version_read v = {m, NULL};
+    native_view *nv = native(db);
+    if (nv) {
+        if (native_run(db, nv->st[NV_VERSION], "as_product_version", sku, NULL, 0,
+                       native_version_row, &v))
+            return AS_EDB;
+    } else {
+        apr_dbd_results_t *res;
+        apr_dbd_row_t *row = NULL;
+        const char *a[] = {sku};
+        if (as_db_select(db, "as_product_version", &res, 1, a)) return AS_EDB;
+        while (as_db_next(db, res, &row))
+            if (!v.out)
+                v.out = as_printf(m, "%s/%s/%s", as_db_col(db, row, 2) ? as_db_col(db, row, 2) : "",
+                                  as_db_col(db, row, 0), as_db_col(db, row, 1));
+    }
+    *out = v.out;
+    return v.out ? AS_OK : AS_ENOTFOUND;
+}
+
+/* ---- the catalogue part of every view, for the search index ---- */
+
+typedef struct rows_read {
+    view_read r;
+    as_product p;
+    as_arena *a; /* the current product's */
+    as_mem am;
+    int64_t id;
+    as_view_row_fn each;
+    void *baton;
+    int rc;
+} rows_read;
+
+static void rows_flush(rows_read *x)
+{
+    if (x->r.found && x->rc == AS_OK && x->each(x->baton, &x->p) != 0) x->rc = AS_EDB;
+    if (x->a) as_arena_destroy(x->a);
+    x->a = as_arena_create();
+    x->am = as_arena_mem(x->a);
+    memset(&x->p, 0, sizeof(x->p));
+    x->r = (view_read){.m = &x->am, .p = &x->p, .sorted = x->r.sorted};
+}
+
+/* Column 3 is the product's id: a new one ends the product before. */
+static void rows_row(rows_read *x, const cells *c)
+{
+    int64_t id = c->i64(c->src, 3);
+    if (id != x->id) {
+        rows_flush(x);
+        x->id = id;
+    }
+    read_row(&x->r, c);
+}
+
+static void native_rows_row(void *baton, sqlite3_stmt *st)
+{
+    rows_read *x = baton;
+    native_src src = {x->r.m, st};
+    cells c = {native_text, native_i64, native_dbl, native_null, &src};
+    rows_row(x, &c);
+}
+
+#define VIEW_BATCH 5000 /* product ids per read, as the index's other streams */
+
+int st_view_rows(void *h, as_view_row_fn each, void *baton)
+{
+    as_db *db = h;
+    native_view *nv = native(db);
+    apr_dbd_results_t *res;
+    apr_dbd_row_t *row = NULL;
+    int64_t max_id = -1;
+    if (as_db_select(db, "as_rank_max_id", &res, 0, NULL)) return AS_EDB;
+    while (as_db_next(db, res, &row))
+        if (max_id < 0) max_id = as_db_i64(as_db_col(db, row, 0));
+    rows_read x = {.r.sorted = db->pg, .each = each, .baton = baton, .rc = AS_OK, .id = -1};
+    rows_flush(&x);
+    apr_pool_t *outer = db->pool;
+    for (int64_t lo = 0; x.rc == AS_OK && lo < max_id; lo += VIEW_BATCH) {
+        int64_t ids[] = {lo, lo + VIEW_BATCH, lo, lo + VIEW_BATCH};
+        if (nv) {
+            if (native_run(db, nv->st[NV_VIEW_ROWS], "as_view_rows", NULL, ids, 4,
+                           native_rows_row, &x))
+                x.rc = AS_EDB;
+            rows_flush(&x);
+            continue;
+        }
+        apr_pool_t *batch; /* the batch's rows live in it: each product is given before it goes */
+        apr_pool_create(&batch, outer);
+        db->pool = batch;
+        const char *a[] = {as_db_i64s(db, lo), as_db_i64s(db, lo + VIEW_BATCH), as_db_i64s(db, lo),
+                           as_db_i64s(db, lo + VIEW_BATCH)};
+        dbd_src src = {db, NULL};
+        cells c = {dbd_text, dbd_i64, dbd_dbl, dbd_null, &src};
+        if (as_db_select(db, "as_view_rows", &res, 4, a)) x.rc = AS_EDB;
+        while (x.rc == AS_OK ? as_db_next(db, res, &src.row) : 0)
+            rows_row(&x, &c);
+        rows_flush(&x);
+        db->pool = outer;
+        apr_pool_destroy(batch);
+    }
+    as_arena_destroy(x.a);
+    return x.rc;
+}
+
+/* ---- the live part of a view ---- */
+
+typedef struct live_read {
+    view_read r; /* the questions, into r.p */
+    as_product p;
+    as_product_live *out;
+    size_t cap;
+} live_read;
+
+static void live_row(live_read *l, const cells *c)
+{
+    as_product_live *out = l->out;
+    switch ((int)c->i64(c->src, 0)) {
+    case PV_VERSIONS:
+        out->version = (as_search_version){c->i64(c->src, 4), c->i64(c->src, 5)};
+        break;
+    case PV_ID:
+        out->product_id = c->i64(c->src, 4);
+        break;
+    case PV_STOCK: {
+        out->stock = as_db_grow(l->r.m, out->stock, &l->cap, out->n_stock, sizeof(*out->stock));
+        out->stock[out->n_stock++] = (as_offer_stock){0, c->text(c->src, 4), c->i64(c->src, 5)};
+        break;
+    }
+    default:
+        read_row(&l->r, c);
+    }
+}
+
+static void native_live_row(void *baton, sqlite3_stmt *st)
+{
+    live_read *l = baton;
+    native_src src = {l->r.m, st};
+    cells c = {native_text, native_i64, native_dbl, native_null, &src};
+    live_row(l, &c);
+}
+
+int st_product_live(void *h, as_mem *m, const char *sku, as_product_live *out)
+{
+    as_db *db = h;
+    memset(out, 0, sizeof(*out));
+    live_read l = {.out = out};
+    l.r = (view_read){.m = m, .p = &l.p, .sorted = db->pg};
+    native_view *nv = native(db);
+    if (nv) {
+        if (native_run(db, nv->st[NV_LIVE], "as_product_live", sku, NULL, 0, native_live_row, &l))
+            return AS_EDB;
+    } else {
+        apr_dbd_results_t *res;
+        const char *a[] = {sku, sku, sku};
+        if (as_db_select(db, "as_product_live", &res, 3, a)) return AS_EDB;
+        dbd_src src = {db, NULL};
+        cells c = {dbd_text, dbd_i64, dbd_dbl, dbd_null, &src};
+        while (as_db_next(db, res, &src.row))
+            live_row(&l, &c);
+    }
+    for (size_t i = 0; i < out->n_stock; i++)
+        out->stock[i].product_id = out->product_id;
+    out->questions = l.p.questions;
+    out->n_questions = l.p.n_questions;
+    return AS_OK;
+}
