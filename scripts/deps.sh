@@ -49,6 +49,11 @@ enabled_mods() {
 }
 
 if [ -n "$missing" ]; then
+    # make -j runs this and t/fuzz/deps.sh side by side: the second apt-get would
+    # find apt's lock taken and fail. Both take this lock on the tree's Makefile
+    # (readable by anyone, so root and a user share it) for their install.
+    exec 9<"$(dirname "$0")/../Makefile"
+    flock 9
     echo "Installing missing packages:$missing"
     if [ "$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi
     export DEBIAN_FRONTEND=noninteractive
