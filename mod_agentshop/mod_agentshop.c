@@ -22,6 +22,8 @@
 #include "as_view_cache.h"
 
 #include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
 #include <grp.h>
 #include <pwd.h>
 #include <sys/stat.h>
@@ -622,9 +624,12 @@ static void note_file(apr_pool_t *pconf, server_rec *s, const db_use *u)
 }
 
 /* The search index files' directory (AgentShopSearchIndexDir), made at
- * start-up for the children's user and emptied: a file is a cache of one
- * database's catalogue version, and a database replaced while httpd was
- * stopped may reuse a version number. index_dir is NULL when it cannot be
+ * start-up for the children's user. Its files are kept across restarts: a
+ * file is named by its database and its catalogue's random number
+ * (sql/as_db_search.c), so a database made again at the same path does not
+ * find the old one's files, and a graceful restart's new children map the
+ * file the old ones built instead of waiting for a build. Only the temporary
+ * files of writers that died are removed. index_dir is NULL when it cannot be
  * used (each child then builds its own index in memory). */
 static const char *index_dir_make(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s)
 {
@@ -652,11 +657,15 @@ static const char *index_dir_make(apr_pool_t *pconf, apr_pool_t *ptemp, server_r
     apr_dir_t *d;
     apr_finfo_t f;
     if (apr_dir_open(&d, dir, ptemp) == APR_SUCCESS) {
-        while (apr_dir_read(&f, APR_FINFO_NAME, d) == APR_SUCCESS)
-            /* the index files and any half-written one; not the locks,
-             * which a process still running may hold */
-            if (f.name[0] != '.' && strstr(f.name, ".idx"))
+        while (apr_dir_read(&f, APR_FINFO_NAME, d) == APR_SUCCESS) {
+            /* "<file>.idx.tmp.<pid>": a child of the generation a graceful
+             * restart replaces may still be writing its own */
+            const char *t = f.name[0] != '.' ? strstr(f.name, ".idx.tmp.") : NULL;
+            char *end;
+            long pid = t ? strtol(t + 9, &end, 10) : 0;
+            if (pid > 0 && !*end && kill((pid_t)pid, 0) != 0 && errno == ESRCH)
                 apr_file_remove(apr_pstrcat(ptemp, dir, "/", f.name, NULL), ptemp);
+        }
         apr_dir_close(d);
     }
     return apr_pstrdup(pconf, dir);

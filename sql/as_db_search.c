@@ -10,6 +10,7 @@
  * back from it; both update it in the same transaction as the change, so an
  * index that reads the rows changed since its version (as_rank_changes) misses
  * none. docs/storage.md, "Search at scale", has the design. */
+#include <apr_general.h>
 #include <apr_strings.h>
 #include <string.h>
 
@@ -74,6 +75,14 @@ const stmt_def as_db_search_stmts[] = {
     {"as_version_get",
      "SELECT (SELECT value FROM meta WHERE key = 'search_catalogue'), (SELECT value FROM meta "
      "WHERE key = 'search_rank')",
+     NULL},
+    /* A catalogue load names its catalogue with a random number, not the next
+     * one: index files outlive httpd's runs (AgentShopSearchIndexDir), and a
+     * database made again at the same path would count 1, 2, ... again and
+     * find the old database's files under its own numbers. */
+    {"as_catalogue_set",
+     "INSERT INTO meta (key, value) VALUES ('search_catalogue', %s) ON CONFLICT (key) DO UPDATE "
+     "SET value = excluded.value",
      NULL},
     {"as_version_bump",
      "INSERT INTO meta (key, value) VALUES (%s, '1') ON CONFLICT (key) DO UPDATE SET value = "
@@ -240,6 +249,23 @@ static int version_bump(as_db *db, const char *key)
     return as_db_exec(db, "as_version_bump", NULL, 1, a) ? AS_EDB : AS_OK;
 }
 
+/* A new catalogue's number: random in [1, 2^62], never the one it replaces. */
+static int catalogue_new(as_db *db)
+{
+    as_search_version now;
+    if (st_search_version(db, &now) != AS_OK) return AS_EDB;
+    uint64_t r = 0;
+    do {
+        unsigned char b[8];
+        if (apr_generate_random_bytes(b, sizeof(b)) != APR_SUCCESS) return AS_EDB;
+        r = 0;
+        for (size_t i = 0; i < sizeof(b); i++) r = r << 8 | b[i];
+        r = (r >> 2) + 1;
+    } while ((int64_t)r == now.catalogue);
+    const char *a[] = {i64s(db, (int64_t)r)};
+    return as_db_exec(db, "as_catalogue_set", NULL, 1, a) ? AS_EDB : AS_OK;
+}
+
 int as_db_rank_stock_moved(as_db *db, int64_t pid, int64_t stock, int64_t delta)
 {
     /* Only running out or coming back changes which offers can be bought. */
@@ -252,7 +278,7 @@ int as_db_rank_stock_moved(as_db *db, int64_t pid, int64_t stock, int64_t delta)
 
 apr_status_t as_db_rank_rebuild(as_db *db, const char **err)
 {
-    int rc = version_bump(db, "search_catalogue") != AS_OK ||
+    int rc = catalogue_new(db) != AS_OK ||
              as_db_exec(db, "as_rank_clear", NULL, 0, NULL) ||
              as_db_exec(db, "as_rank_seed", NULL, 0, NULL);
     int64_t max_id = rc ? -1 : first_i64(db, "as_rank_max_id", 0, NULL, NULL);

@@ -223,6 +223,18 @@ sqlite($part, 'DROP TABLE product_fts; DROP TABLE product_counts; DROP INDEX ran
 is($rc, 0, 'a version-2 database without product_fts, product_counts and an index migrates') or diag $err;
 is(layout($part), layout($fresh), '... to the layout of a new database');
 
+# ---- a catalogue's number is random: a database made again at the same path
+# does not take the old one's (whose index files httpd keeps) ----
+my @numbers;
+for (1 .. 2) {
+    unlink "$dir/again.db";
+    ($rc, $out, $err) = run_ctl({}, $ctl, '--params', "$dir/again.db", 'init', '--demo');
+    is($rc, 0, "init --demo of again.db, time $_") or diag $err;
+    push @numbers, sqlite("$dir/again.db", "SELECT value FROM meta WHERE key = 'search_catalogue'");
+}
+like($numbers[0], qr/^[1-9]\d{6,}$/, "the catalogue's number is a large one ($numbers[0])");
+isnt($numbers[1], $numbers[0], '... and the database made again at the same path has another');
+
 # ---- setup is root's ----
 SKIP: {
     skip 'runs as root', 1 if $> == 0;

@@ -5,6 +5,7 @@
 # instead of building its own. Checked from what httpd leaves behind: the
 # files (owned by the children's user, writable by nobody else) and the error
 # log's lines at info (one "built" per file; the other children "mapped").
+# A graceful restart keeps the files: the new children map them.
 use strict;
 use warnings FATAL => 'all';
 use FindBin;
@@ -52,4 +53,41 @@ my @again = grep { $by_pid{$_} > 1 } sort keys %by_pid;
 is(scalar @again, 0, 'no child built or mapped the same file twice') or diag(join "\n", @again);
 ok(scalar(grep { $mapped{$_} } keys %built) >= 1, 'other children mapped a file another one built')
   or diag(explain(\%mapped));
+# A graceful restart keeps the files (issue 16): the new generation's children
+# map the file the old one built, with no build, and answer the same page.
+my %inode = map { $_ => (stat "$dir/$_")[1] } @files;
+my $log_size = -s "$logs/error_log";
+my $pid_file = "$logs/httpd.pid";
+open my $pf, '<', $pid_file or die "$pid_file: $!";
+chomp(my $parent = <$pf> // '');
+close $pf;
+ok($parent =~ /^\d+$/ && kill('USR1', $parent), "a graceful restart of httpd ($parent)");
+my $restarted = 0;
+for (1 .. 300) { # the log says when the new generation serves
+    open my $l, '<', "$logs/error_log" or die "error_log: $!";
+    seek $l, $log_size, 0;
+    local $/;
+    my $new = <$l> // '';
+    close $l;
+    last if ($restarted = $new =~ /resuming normal operations/);
+    select(undef, undef, undef, 0.1);
+}
+ok($restarted, '... done: httpd is serving again');
+my @after = bodies_everywhere('/search?q=hand+soap&limit=5');
+is_deeply([ sort keys %{ { map { $_ => 1 } @after } } ], [ $bodies[0] ],
+          '... every client got the same page as before the restart');
+for my $f (@files) {
+    is((stat "$dir/$f")[1], $inode{$f}, "$f: kept across the restart (the same file)");
+}
+open $log, '<', "$logs/error_log" or die "error_log: $!";
+seek $log, $log_size, 0;
+my ($built_after, $mapped_after) = (0, 0);
+while (<$log>) {
+    next unless /agentshop: search index \d+ products, \d+ bytes, (built in \d+ ms|mapped) \((.+?)\)/;
+    $1 =~ /^built/ ? $built_after++ : $mapped_after++;
+}
+close $log;
+is($built_after, 0, '... no child of the new generation built an index')
+  or diag("$built_after builds after the restart");
+cmp_ok($mapped_after, '>=', 1, '... they mapped the kept file');
 done_testing();
