@@ -41,20 +41,8 @@ bool sx_filter_prepare(const as_search_snap *s, const as_search_ask *ask, const 
     }
     if (dev) {
         f->dev = dev;
-        size_t lo = 0, hi = c->ndev;
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (c->dev_ids[mid] < dev->id)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        if (lo < c->ndev && c->dev_ids[lo] == dev->id) {
-            f->dev_rows = c->compat + c->dev_at[lo];
-            f->n_dev_rows = c->dev_at[lo + 1] - c->dev_at[lo];
-        } else {
-            f->none = true; /* no product is known to fit it or not */
-        }
+        /* no product is known to fit it or not */
+        if (!sx_device_rows(c, dev->id, &f->dev_rows, &f->n_dev_rows)) f->none = true;
     }
     f->offer_filters = of->max_price_cents || of->deliver_by || of->merchant;
     f->verified_only = ask->verified_only;
@@ -94,18 +82,7 @@ bool sx_filter_candidate(const as_search_snap *s, const sx_filter *f, uint32_t d
             sells = c->offers[o].merchant == f->merchant;
         if (!sells) return false;
     }
-    if (f->dev) {
-        size_t lo = 0, hi = f->n_dev_rows;
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (f->dev_rows[mid].doc < doc)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        if (lo == f->n_dev_rows || f->dev_rows[lo].doc != doc) return false;
-        *row = &f->dev_rows[lo];
-    }
+    if (f->dev && !(*row = sx_compat_row(f->dev_rows, f->n_dev_rows, doc))) return false;
     return true;
 }
 

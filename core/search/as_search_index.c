@@ -405,14 +405,7 @@ static int on_offer(void *baton, const as_index_offer *offer)
 
 static uint32_t doc_of(const sx_catalog *c, int64_t id)
 {
-    size_t lo = 0, hi = c->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (c->ids[mid] < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = sx_lower_id(c->ids, c->n, id);
     return lo < c->n && c->ids[lo] == id ? (uint32_t)lo : UINT32_MAX;
 }
 

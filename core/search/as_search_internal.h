@@ -124,6 +124,51 @@ static inline const char *sx_tok(const sx_catalog *c, uint32_t i)
     return c->tok_text + c->tok_at[i];
 }
 
+/* The first place in ids[0, n) (ascending) whose id is not below id; n when
+ * there is none. */
+static inline size_t sx_lower_id(const int64_t *ids, size_t n, int64_t id)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (ids[mid] < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Device id's compat rows in c (by doc) as *rows and *n; false, and none,
+ * when c has no row for that device. */
+static inline bool sx_device_rows(const sx_catalog *c, int64_t device, const sx_compat **rows,
+                                  size_t *n)
+{
+    size_t i = sx_lower_id(c->dev_ids, c->ndev, device);
+    if (i == c->ndev || c->dev_ids[i] != device) {
+        *rows = NULL;
+        *n = 0;
+        return false;
+    }
+    *rows = c->compat + c->dev_at[i];
+    *n = c->dev_at[i + 1] - c->dev_at[i];
+    return true;
+}
+
+/* Product doc's row among one device's rows (by doc), NULL when it has none. */
+static inline const sx_compat *sx_compat_row(const sx_compat *rows, size_t n, uint32_t doc)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (rows[mid].doc < doc)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && rows[lo].doc == doc ? &rows[lo] : NULL;
+}
+
 /* ---- the index file (as_search_file.c) ---- */
 
 /* c's qdevs (on its own arena, freed with c); false when out of memory. */

@@ -25,28 +25,11 @@ static uint32_t doc_of_sku(const sx_catalog *c, const char *sku)
 }
 
 /* Product doc's compat row for device id, NULL when it has none. */
-static const sx_compat *compat_row(const sx_catalog *c, uint32_t doc, int64_t device, size_t *at)
+static const sx_compat *compat_row(const sx_catalog *c, uint32_t doc, int64_t device)
 {
-    size_t lo = 0, hi = c->ndev;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (c->dev_ids[mid] < device)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo == c->ndev || c->dev_ids[lo] != device) return NULL;
-    size_t a = c->dev_at[lo], b = c->dev_at[lo + 1]; /* by doc */
-    while (a < b) {
-        size_t mid = a + (b - a) / 2;
-        if (c->compat[mid].doc < doc)
-            a = mid + 1;
-        else
-            b = mid;
-    }
-    if (a == c->dev_at[lo + 1] || c->compat[a].doc != doc) return NULL;
-    *at = a;
-    return &c->compat[a];
+    const sx_compat *rows;
+    size_t n;
+    return sx_device_rows(c, device, &rows, &n) ? sx_compat_row(rows, n, doc) : NULL;
 }
 
 bool as_search_view_find(const as_search_snap *s, as_mem *m, const char *sku,
@@ -82,9 +65,9 @@ bool as_search_view_find(const as_search_snap *s, as_mem *m, const char *sku,
                                   .price_label = sx_str(c, o->label_at),
                                   .delivery_days = o->days};
     }
-    size_t at;
-    const sx_compat *row = device ? compat_row(c, d, device->id, &at) : NULL;
+    const sx_compat *row = device ? compat_row(c, d, device->id) : NULL;
     if (row) {
+        size_t at = (size_t)(row - c->compat); /* cv_at is by place in compat */
         if (c->cv_at[2 * at] == c->cv_at[2 * at + 1]) return false; /* not encoded */
         p->compat = as_alloc(m, sizeof(*p->compat));
         p->compat->fit_status = row->fits ? "fits" : "does_not_fit";
