@@ -189,15 +189,21 @@ static void jw_components(as_jw *w, const char *key, const double v[AS_W_N], int
     as_jw_obj_end(w);
 }
 
+/* The members every offer entry opens with, ranked or ineligible. */
+static void jw_offer_head(as_jw *w, const as_offer *o)
+{
+    as_jw_kstr(w, "offer_id", o->id);
+    jw_merchant(w, &o->merchant);
+    as_jw_kint(w, "price_cents", o->price_cents);
+    as_jw_kround(w, "price_eur", (double)o->price_cents / 100.0, 2);
+}
+
 /* as_view_offer, written */
 static void jw_offer(as_jw *w, const as_scored *s)
 {
     const as_offer *o = s->offer;
     as_jw_obj(w);
-    as_jw_kstr(w, "offer_id", o->id);
-    jw_merchant(w, &o->merchant);
-    as_jw_kint(w, "price_cents", o->price_cents);
-    as_jw_kround(w, "price_eur", (double)o->price_cents / 100.0, 2);
+    jw_offer_head(w, o);
     as_jw_kint(w, "retail_price_cents", o->retail_price_cents);
     as_jw_kstr(w, "currency", "EUR");
     as_jw_kstr(w, "price_label", o->price_label);
@@ -215,10 +221,7 @@ static void jw_ineligible(as_jw *w, const as_ineligible *i)
 {
     const as_offer *o = i->offer;
     as_jw_obj(w);
-    as_jw_kstr(w, "offer_id", o->id);
-    jw_merchant(w, &o->merchant);
-    as_jw_kint(w, "price_cents", o->price_cents);
-    as_jw_kround(w, "price_eur", (double)o->price_cents / 100.0, 2);
+    jw_offer_head(w, o);
     jw_date(w, "delivery_by", i->delivery_day);
     as_jw_kint(w, "stock", o->stock);
     as_jw_kstr(w, "reason", i->reason);
@@ -303,17 +306,23 @@ static void jw_verification(as_jw *w, as_mem *m, const as_product *p)
     as_jw_obj_end(w);
 }
 
-/* The members from "sku" to "verification": only a catalogue load changes them. */
-static void jw_head(as_jw *w, as_mem *m, const as_product *p)
+/* The members that name a product, in its view and in a summary. */
+static void jw_names(as_jw *w, const as_product *p)
 {
-    as_jw_kstr(w, "sku", p->sku);
-    as_jw_kstr(w, "gtin", p->gtin);
     as_jw_kstr(w, "name", p->name);
     as_jw_kstr(w, "brand", p->brand);
     as_jw_kstr(w, "category", p->category);
     const char *label = as_category_label(p->category);
     as_jw_kstr(w, "category_label", label ? label : p->category);
     as_jw_kstr(w, "part_type", p->part_type);
+}
+
+/* The members from "sku" to "verification": only a catalogue load changes them. */
+static void jw_head(as_jw *w, as_mem *m, const as_product *p)
+{
+    as_jw_kstr(w, "sku", p->sku);
+    as_jw_kstr(w, "gtin", p->gtin);
+    jw_names(w, p);
     as_jw_kstr(w, "description", p->description);
     as_jw_kjson(w, "image_urls", p->image_urls, "[]");
     as_jw_key(w, "source");
@@ -433,12 +442,7 @@ void as_view_summary_members(as_jw *w, const as_product *p, const as_ranking *r,
                              const as_device *device)
 {
     as_jw_kstr(w, "sku", p->sku);
-    as_jw_kstr(w, "name", p->name);
-    as_jw_kstr(w, "brand", p->brand);
-    as_jw_kstr(w, "category", p->category);
-    const char *label = as_category_label(p->category);
-    as_jw_kstr(w, "category_label", label ? label : p->category);
-    as_jw_kstr(w, "part_type", p->part_type);
+    jw_names(w, p);
     as_jw_kstr(w, "verification_status", p->verif_status);
     as_jw_kstr(w, "availability", p->availability);
     as_jw_key(w, "image_url");
