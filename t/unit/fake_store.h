@@ -377,7 +377,22 @@ static inline bool fake_guarantee(const fake_db *db, const char *sku)
     return false;
 }
 
-static inline int fake_index_rows(void *h, as_index_row_fn each, void *baton)
+/* Where a walk of the products hands its rows: the callback of the store
+ * function walking (the one field its kind uses) and its baton. */
+typedef struct fake_sink {
+    as_index_row_fn row;
+    as_index_offer_fn offer;
+    as_view_row_fn view;
+    void *baton;
+} fake_sink;
+
+/* One product's rows into to, on scratch memory m; AS_OK to go on. */
+typedef int (*fake_product_fn)(const fake_db *db, as_mem *m, const as_product *p,
+                               const fake_sink *to);
+
+/* What the index's sources share: one call (failing as a test set), every
+ * product by id on an arena freed after, stopping at the first failure. */
+static inline int fake_walk(void *h, fake_product_fn one, const fake_sink *to)
 {
     fake_db *db = h;
     db->calls++;
@@ -386,50 +401,60 @@ static inline int fake_index_rows(void *h, as_index_row_fn each, void *baton)
     as_mem m = as_arena_mem(a);
     const as_product **ps = fake_by_id(&m, db);
     int rc = AS_OK;
-    for (size_t i = 0; rc == AS_OK && i < db->n_products; i++) {
-        const as_product *p = ps[i];
-        as_index_row r = {p->id,
-                          p->sku,
-                          p->category,
-                          p->part_type,
-                          p->name,
-                          p->brand,
-                          p->description,
-                          p->verif_status && strcmp(p->verif_status, "contradicted") == 0,
-                          p->verif_note,
-                          fake_rank_row(&m, p),
-                          p->image_urls,
-                          p->availability,
-                          p->verif_status,
-                          fake_guarantee(db, p->sku),
-                          NULL};
-        if (!fake_specs_json(&m, p, &r.specs) || each(baton, &r) != 0) rc = AS_EDB;
-    }
+    for (size_t i = 0; rc == AS_OK && i < db->n_products; i++)
+        rc = one(db, &m, ps[i], to);
     as_arena_destroy(a);
     return rc;
 }
 
+static inline int fake_index_row(const fake_db *db, as_mem *m, const as_product *p,
+                                 const fake_sink *to)
+{
+    as_index_row r = {p->id,
+                      p->sku,
+                      p->category,
+                      p->part_type,
+                      p->name,
+                      p->brand,
+                      p->description,
+                      p->verif_status && strcmp(p->verif_status, "contradicted") == 0,
+                      p->verif_note,
+                      fake_rank_row(m, p),
+                      p->image_urls,
+                      p->availability,
+                      p->verif_status,
+                      fake_guarantee(db, p->sku),
+                      NULL};
+    return fake_specs_json(m, p, &r.specs) && to->row(to->baton, &r) == 0 ? AS_OK : AS_EDB;
+}
+
+static inline int fake_index_rows(void *h, as_index_row_fn each, void *baton)
+{
+    return fake_walk(h, fake_index_row, &(fake_sink){.row = each, .baton = baton});
+}
+
+static inline int fake_index_offer(const fake_db *db, as_mem *m, const as_product *p,
+                                   const fake_sink *to)
+{
+    const as_offer **os = fake_offers_by_id(m, p);
+    for (size_t k = 0; k < p->n_offers; k++) {
+        const as_offer *o = os[k];
+        as_index_offer x = {p->id,
+                            o->id,
+                            o->merchant.id,
+                            o->price_label,
+                            o->price_cents,
+                            o->retail_price_cents,
+                            o->delivery_days,
+                            o->stock > 0};
+        if (to->offer(to->baton, &x) != 0) return AS_EDB;
+    }
+    return AS_OK;
+}
+
 static inline int fake_index_offers(void *h, as_index_offer_fn each, void *baton)
 {
-    fake_db *db = h;
-    db->calls++;
-    if (db->fail) return db->fail;
-    as_arena *a = as_arena_create();
-    as_mem m = as_arena_mem(a);
-    const as_product **ps = fake_by_id(&m, db);
-    int rc = AS_OK;
-    for (size_t i = 0; rc == AS_OK && i < db->n_products; i++) {
-        const as_offer **os = fake_offers_by_id(&m, ps[i]);
-        for (size_t k = 0; rc == AS_OK && k < ps[i]->n_offers; k++) {
-            const as_offer *o = os[k];
-            as_index_offer x = {ps[i]->id,        o->id,          o->merchant.id,
-                                o->price_label,   o->price_cents, o->retail_price_cents,
-                                o->delivery_days, o->stock > 0};
-            if (each(baton, &x) != 0) rc = AS_EDB;
-        }
-    }
-    as_arena_destroy(a);
-    return rc;
+    return fake_walk(h, fake_index_offer, &(fake_sink){.offer = each, .baton = baton});
 }
 
 /* The ids of a product's offers in stock, by id, space-separated ("" for none). */
@@ -537,24 +562,19 @@ static inline int fake_offers_stock(void *h, as_mem *m, const int64_t *ids, size
     return AS_OK;
 }
 
+static inline int fake_view_row(const fake_db *db, as_mem *m, const as_product *p,
+                                const fake_sink *to)
+{
+    as_product v;
+    fake_copy_product(m, db, p, 0, &v);
+    v.offers = NULL, v.n_offers = 0, v.questions = NULL, v.n_questions = 0;
+    return to->view(to->baton, &v) == 0 ? AS_OK : AS_EDB;
+}
+
 /* Every product with its specs, by id (what a view keeps). */
 static inline int fake_view_rows(void *h, as_view_row_fn each, void *baton)
 {
-    fake_db *db = h;
-    db->calls++;
-    if (db->fail) return db->fail;
-    as_arena *a = as_arena_create();
-    as_mem m = as_arena_mem(a);
-    const as_product **ps = fake_by_id(&m, db);
-    int rc = AS_OK;
-    for (size_t i = 0; rc == AS_OK && i < db->n_products; i++) {
-        as_product p;
-        fake_copy_product(&m, db, ps[i], 0, &p);
-        p.offers = NULL, p.n_offers = 0, p.questions = NULL, p.n_questions = 0;
-        if (each(baton, &p) != 0) rc = AS_EDB;
-    }
-    as_arena_destroy(a);
-    return rc;
+    return fake_walk(h, fake_view_row, &(fake_sink){.view = each, .baton = baton});
 }
 
 static inline int fake_product_live(void *h, as_mem *m, const char *sku, as_product_live *out)
