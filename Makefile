@@ -108,7 +108,7 @@ run: all
 deps-test:
 	@scripts/deps.sh test
 
-build/unit/%: t/unit/%.c t/unit/fake_store.h $(CORE_LIB) | build/unit
+build/unit/%: t/unit/%.c $(wildcard t/unit/*.h) $(CORE_LIB) | build/unit
 	$(CC) $(CFLAGS) $(CPPFLAGS) $< $(CORE_LIB) -lcmocka $(LIBS) -pthread -o $@
 
 test-unit: deps-test $(UNIT_BIN)

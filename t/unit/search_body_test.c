@@ -3,7 +3,7 @@
  * combination of text, device, filters, sort, weights and page on a small
  * catalogue with awkward values (stored image lists that are not plain,
  * strings to escape, reals), the bytes are json_dumps's. */
-#include "fake_store.h"
+#include "search_fixture.h"
 
 #include "as_search.h"
 #include "as_search_view.h"
@@ -59,25 +59,7 @@ static void catalogue(fake_db *db)
                 gen_offers),
     };
     products[2].verif_note = "Capacity: claimed 2000 mAh, measured 900 mAh";
-    static const fake_compat compat[] = {
-        {"HEPA-5", 7, {"dyson-v11", "Dyson V11 Absolute", "fits", "[]", "2026-01-02"}},
-        {"GEN-6",
-         7,
-         {"dyson-v11", "Dyson V11 Absolute", "does_not_fit",
-          "[{\"label\":\"Diameter\",\"unit\":\"mm\",\"part_value\":80,\"device_value\":70,"
-          "\"tolerance\":0.5}]",
-          "2026-01-02"}},
-    };
-    memset(db, 0, sizeof(*db));
-    db->merchants = merchants;
-    db->n_merchants = 2;
-    db->devices = devices;
-    db->n_devices = 3;
-    db->products = products;
-    db->n_products = sizeof(products) / sizeof(products[0]);
-    db->compat = compat;
-    db->n_compat = 2;
-    db->version = (as_search_version){1, 0};
+    fixture_catalogue(db, merchants, devices, products, N_ROWS(products));
 }
 
 /* ---- the jansson tree as core/as_catalog_api.c built it before ---- */
@@ -178,13 +160,7 @@ static void same_body(as_mem *m, const as_store *st, const as_search_snap *s,
                       const as_search_ask *ask, const char *postcode, size_t *n_results)
 {
     as_search_result r;
-    as_search_run(s, m, ask, &r);
-    as_offer_stock *stock;
-    size_t n;
-    if (r.n) {
-        assert_int_equal(st->offers_stock(st->h, m, r.ids, r.n, &stock, &n), AS_OK);
-        as_search_apply_stock(&r, stock, n);
-    }
+    fixture_search(m, st, s, ask, &r);
     *n_results += r.n;
     size_t len;
     const char *text = as_search_body(m, ask, &r, postcode, &len);

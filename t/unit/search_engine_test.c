@@ -2,7 +2,7 @@
  * tiers, stems and spec words, a device and a price read from the text,
  * dropped words, typo correction, offer filters with their exclusion reasons,
  * and the order of results against core's own ranking formula. */
-#include "fake_store.h"
+#include "search_fixture.h"
 
 #include <dirent.h>
 #include <stddef.h>
@@ -68,25 +68,7 @@ static void catalogue(fake_db *db)
     products[0].specs = aa_specs;
     products[0].n_specs = 1;
     products[2].verif_note = "Capacity: claimed 2000 mAh, measured 900 mAh";
-    static const fake_compat compat[] = {
-        {"HEPA-5", 7, {"dyson-v11", "Dyson V11 Absolute", "fits", "[]", "2026-01-02"}},
-        {"GEN-6",
-         7,
-         {"dyson-v11", "Dyson V11 Absolute", "does_not_fit",
-          "[{\"label\":\"Diameter\",\"unit\":\"mm\",\"part_value\":80,\"device_value\":70,"
-          "\"tolerance\":0.5}]",
-          "2026-01-02"}},
-    };
-    memset(db, 0, sizeof(*db));
-    db->merchants = merchants;
-    db->n_merchants = 2;
-    db->devices = devices;
-    db->n_devices = 3;
-    db->products = products;
-    db->n_products = sizeof(products) / sizeof(products[0]);
-    db->compat = compat;
-    db->n_compat = 2;
-    db->version = (as_search_version){1, 0};
+    fixture_catalogue(db, merchants, devices, products, N_ROWS(products));
 }
 
 typedef struct run {
@@ -106,16 +88,10 @@ static void search(void **state, run *x, const char *q, void (*tweak)(as_search_
     as_search_ask ask = {.q = q, .verified_only = true, .limit = 20, .today = 20000};
     as_weights_default(&ask.w);
     if (tweak) tweak(&ask);
-    as_search_run(s, m, &ask, &x->r);
+    fixture_search(m, &x->st, s, &ask, &x->r);
     x->dev_slug = x->r.device ? as_strdup(m, x->r.device->slug) : NULL;
     x->r.device = NULL;
     x->r.understood.device = NULL;
-    as_offer_stock *stock;
-    size_t n;
-    if (x->r.n) {
-        assert_int_equal(x->st.offers_stock(x->st.h, m, x->r.ids, x->r.n, &stock, &n), AS_OK);
-        as_search_apply_stock(&x->r, stock, n);
-    }
     as_search_snap_release(s);
 }
 
