@@ -296,27 +296,52 @@ static const char *answer(as_mem *m, const as_search_snap *s, const char *q,
     return as_buf_str(&b);
 }
 
+/* The catalogue's index three ways: built in memory, built by one process
+ * (which writes the file) and mapped from that file by another; the file in
+ * a directory of its own. */
+typedef struct index_pair {
+    char dir[sizeof("/tmp/as-index-test-XXXXXX")];
+    const char *prefix; /* of the index's files: dir/db */
+    fake_db db;
+    as_store st;
+    as_search_index *one, *two; /* the processes */
+    as_search_snap *mem, *built, *mapped;
+} index_pair;
+
+static void index_pair_open(as_mem *m, index_pair *x)
+{
+    memcpy(x->dir, "/tmp/as-index-test-XXXXXX", sizeof(x->dir));
+    assert_non_null(mkdtemp(x->dir));
+    x->prefix = as_printf(m, "%s/db", x->dir);
+    catalogue(&x->db);
+    x->st = fake_store_make(&x->db);
+    x->one = as_search_index_create(x->prefix, keep_log, m);
+    x->two = as_search_index_create(x->prefix, keep_log, m);
+    x->built = as_search_index_get(x->one, &x->st);
+    assert_non_null(x->built);
+    assert_non_null(strstr(last_log, "built in"));
+    x->mapped = as_search_index_get(x->two, &x->st);
+    assert_non_null(x->mapped);
+    assert_non_null(strstr(last_log, "mapped"));
+    x->mem = as_search_snap_build(&x->st);
+    assert_non_null(x->mem);
+}
+
+/* Removes the files the index of catalogue 1 leaves, then the directory:
+ * nothing else may be left in it. */
+static void index_pair_remove_files(as_mem *m, const index_pair *x)
+{
+    unlink(as_printf(m, "%s-1.idx", x->prefix));
+    unlink(as_printf(m, "%s.lock", x->prefix));
+    assert_int_equal(rmdir(x->dir), 0);
+}
+
 static void test_index_file(void **state)
 {
     as_mem *m = unit_mem(state);
-    char dir[] = "/tmp/as-index-test-XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    const char *prefix = as_printf(m, "%s/db", dir);
-    fake_db db;
-    catalogue(&db);
-    as_store st = fake_store_make(&db);
-
-    as_search_index *one = as_search_index_create(prefix, keep_log, m);
-    as_search_index *two = as_search_index_create(prefix, keep_log, m);
-    as_search_snap *built = as_search_index_get(one, &st);
-    assert_non_null(built);
-    assert_non_null(strstr(last_log, "built in"));
-    as_search_snap *mapped = as_search_index_get(two, &st);
-    assert_non_null(mapped);
-    assert_non_null(strstr(last_log, "mapped"));
-    as_search_snap *mem = as_search_snap_build(&st);
-    assert_non_null(mem);
-    assert_int_equal(as_search_snap_products(mapped), as_search_snap_products(mem));
+    index_pair x;
+    index_pair_open(m, &x);
+    assert_int_equal(as_search_snap_products(x.mapped), as_search_snap_products(x.mem));
 
     struct {
         const char *q;
@@ -330,32 +355,30 @@ static void test_index_file(void **state)
                 {"batteris", NULL},
                 {"zzzz hepa", NULL}};
     for (size_t i = 0; i < sizeof(asks) / sizeof(asks[0]); i++) {
-        const char *want = answer(m, mem, asks[i].q, asks[i].tweak);
-        assert_string_equal(answer(m, mapped, asks[i].q, asks[i].tweak), want);
-        assert_string_equal(answer(m, built, asks[i].q, asks[i].tweak), want);
+        const char *want = answer(m, x.mem, asks[i].q, asks[i].tweak);
+        assert_string_equal(answer(m, x.mapped, asks[i].q, asks[i].tweak), want);
+        assert_string_equal(answer(m, x.built, asks[i].q, asks[i].tweak), want);
     }
-    as_search_snap_release(mapped);
-    as_search_snap_release(built);
-    as_search_index_destroy(two);
+    as_search_snap_release(x.mapped);
+    as_search_snap_release(x.built);
+    as_search_index_destroy(x.two);
 
     /* a damaged file is not mapped: the next process builds it again */
-    const char *file = as_printf(m, "%s-1.idx", prefix);
+    const char *file = as_printf(m, "%s-1.idx", x.prefix);
     struct stat sb;
     assert_int_equal(stat(file, &sb), 0);
     assert_int_equal(truncate(file, sb.st_size / 2), 0);
-    as_search_index *three = as_search_index_create(prefix, keep_log, m);
-    as_search_snap *again = as_search_index_get(three, &st);
+    as_search_index *three = as_search_index_create(x.prefix, keep_log, m);
+    as_search_snap *again = as_search_index_get(three, &x.st);
     assert_non_null(again);
     assert_non_null(strstr(last_log, "built in"));
     assert_string_equal(answer(m, again, "aa batteries", NULL),
-                        answer(m, mem, "aa batteries", NULL));
+                        answer(m, x.mem, "aa batteries", NULL));
     as_search_snap_release(again);
-    as_search_snap_release(mem);
+    as_search_snap_release(x.mem);
     as_search_index_destroy(three);
-    as_search_index_destroy(one);
-    unlink(file);
-    unlink(as_printf(m, "%s.lock", prefix));
-    assert_int_equal(rmdir(dir), 0);
+    as_search_index_destroy(x.one);
+    index_pair_remove_files(m, &x);
 }
 
 /* ---- builds in the background: a store whose index_rows waits at a gate ---- */
@@ -635,43 +658,28 @@ static void views_both(as_mem *m, as_store *st, fake_db *db, const as_search_sna
 static void test_product_views(void **state)
 {
     as_mem *m = unit_mem(state);
-    char dir[] = "/tmp/as-view-test-XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    const char *prefix = as_printf(m, "%s/db", dir);
-    fake_db db;
-    catalogue(&db);
-    as_store st = fake_store_make(&db);
-    as_search_snap *mem = as_search_snap_build(&st);
-    as_search_index *one = as_search_index_create(prefix, keep_log, m);
-    as_search_index *two = as_search_index_create(prefix, keep_log, m);
-    as_search_snap *built = as_search_index_get(one, &st);
-    as_search_snap *mapped = as_search_index_get(two, &st);
-    assert_non_null(mem);
-    assert_non_null(built);
-    assert_non_null(mapped);
-    assert_non_null(strstr(last_log, "mapped"));
-    const as_search_snap *snaps[] = {mem, built, mapped};
+    index_pair x;
+    index_pair_open(m, &x);
+    const as_search_snap *snaps[] = {x.mem, x.built, x.mapped};
     size_t compared = 0;
     for (size_t k = 0; k < 3; k++)
-        for (size_t i = 0; i < db.n_products; i++)
-            for (size_t d = 0; d <= db.n_devices; d++) {
-                const as_device *dev = d ? &db.devices[d - 1] : NULL;
+        for (size_t i = 0; i < x.db.n_products; i++)
+            for (size_t d = 0; d <= x.db.n_devices; d++) {
+                const as_device *dev = d ? &x.db.devices[d - 1] : NULL;
                 const char *a, *b;
-                views_both(m, &st, &db, snaps[k], db.products[i].sku, dev, &a, &b);
+                views_both(m, &x.st, &x.db, snaps[k], x.db.products[i].sku, dev, &a, &b);
                 assert_string_equal(a, b);
                 compared++;
             }
-    assert_int_equal(compared, 3 * db.n_products * (db.n_devices + 1));
+    assert_int_equal(compared, 3 * x.db.n_products * (x.db.n_devices + 1));
     as_search_view v;
-    assert_false(as_search_view_find(mapped, m, "NO-SUCH-1", NULL, &v));
-    as_search_snap_release(mem);
-    as_search_snap_release(built);
-    as_search_snap_release(mapped);
-    as_search_index_destroy(one);
-    as_search_index_destroy(two);
-    unlink(as_printf(m, "%s-1.idx", prefix));
-    unlink(as_printf(m, "%s.lock", prefix));
-    assert_int_equal(rmdir(dir), 0);
+    assert_false(as_search_view_find(x.mapped, m, "NO-SUCH-1", NULL, &v));
+    as_search_snap_release(x.mem);
+    as_search_snap_release(x.built);
+    as_search_snap_release(x.mapped);
+    as_search_index_destroy(x.one);
+    as_search_index_destroy(x.two);
+    index_pair_remove_files(m, &x);
 }
 
 int main(void)
