@@ -491,6 +491,24 @@ static int64_t catalogue_of(as_search_snap *s)
     return as_search_snap_version(s).catalogue;
 }
 
+/* Catalogue v in both databases: the searches' (db) and the background's,
+ * whose build of it waits at the gate unless open, and fails when fail. */
+static void gate_catalogue(gate *g, fake_db *db, int64_t v, bool open, size_t products, bool fail)
+{
+    gate_set(g, open, (as_search_version){v, 0}, products, fail);
+    db->version = (as_search_version){v, 0};
+}
+
+/* The catalogue of the snapshot a search gets now. */
+static int64_t catalogue_now(as_search_index *si, as_store *st)
+{
+    as_search_snap *s = as_search_index_get(si, st);
+    assert_non_null(s);
+    int64_t v = catalogue_of(s);
+    as_search_snap_release(s);
+    return v;
+}
+
 /* A search that sees a new catalogue gets the old snapshot at once while the
  * background build runs (held at the gate), then the new one; a build that
  * fails is not asked again at once. */
@@ -514,12 +532,9 @@ static void test_background_build(void **state)
     as_search_snap_release(s);
 
     /* catalogue 2 (one product fewer), its build held at the gate */
-    gate_set(g, false, (as_search_version){2, 0}, 5, false);
-    db.version = (as_search_version){2, 0};
-    s = as_search_index_get(si, &st);
-    assert_int_equal(catalogue_of(s), 1); /* at once, the old one */
-    as_search_snap_release(s);
-    gate_wait(g, &g->entered, 2); /* the build is under way */
+    gate_catalogue(g, &db, 2, false, 5, false);
+    assert_int_equal(catalogue_now(si, &st), 1); /* at once, the old one */
+    gate_wait(g, &g->entered, 2);                /* the build is under way */
     s = as_search_index_get(si, &st);
     assert_int_equal(catalogue_of(s), 1);
     assert_int_equal(as_search_snap_products(s), 6);
@@ -534,21 +549,15 @@ static void test_background_build(void **state)
 
     /* catalogue 3 with the database down: the old one serves, the failure is
      * logged, and the next search does not ask again at once (back-off) */
-    gate_set(g, true, (as_search_version){3, 0}, 6, true);
-    db.version = (as_search_version){3, 0};
-    s = as_search_index_get(si, &st);
-    assert_int_equal(catalogue_of(s), 2);
-    as_search_snap_release(s);
+    gate_catalogue(g, &db, 3, true, 6, true);
+    assert_int_equal(catalogue_now(si, &st), 2);
     gate_wait(g, &g->failed, 1);
-    s = as_search_index_get(si, &st);
-    assert_int_equal(catalogue_of(s), 2);
-    as_search_snap_release(s);
+    assert_int_equal(catalogue_now(si, &st), 2);
     assert_int_equal(g->opens, 3);
     as_search_index_destroy(si);
 
     /* a new process (the file of catalogue 2 is there): its first search maps it */
-    gate_set(g, true, (as_search_version){2, 0}, 5, false);
-    db.version = (as_search_version){2, 0};
+    gate_catalogue(g, &db, 2, true, 5, false);
     si = as_search_index_create(as_printf(m, "%s/db", dir), gate_log, g);
     as_search_index_background(si, &(as_search_opener){gate_open, gate_close, g, 30000});
     s = as_search_index_get(si, &st);
@@ -559,11 +568,8 @@ static void test_background_build(void **state)
 
     /* the index destroyed while a build is under way: the build gives up (or
      * ends) and its thread is joined; no file is left half-written */
-    gate_set(g, false, (as_search_version){4, 0}, 6, false);
-    db.version = (as_search_version){4, 0};
-    s = as_search_index_get(si, &st);
-    assert_int_equal(catalogue_of(s), 2);
-    as_search_snap_release(s);
+    gate_catalogue(g, &db, 4, false, 6, false);
+    assert_int_equal(catalogue_now(si, &st), 2);
     gate_wait(g, &g->entered, 3);
     gate_set(g, true, (as_search_version){4, 0}, 6, false);
     as_search_index_destroy(si);
