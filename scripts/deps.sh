@@ -8,7 +8,7 @@
 # The test set also installs the npm packages of t/js (the OpenAPI linter,
 # JSON Schema validator, MCP SDK and browser driver) exactly as
 # t/js/package-lock.json pins them.
-# usage: scripts/deps.sh build|test|pg|bench|fresh
+# usage: scripts/deps.sh build|test|pg|bench|fresh|fuzz
 set -eu
 build="gcc make pkg-config apache2 apache2-dev libaprutil1-dbd-sqlite3 libjansson-dev libssl-dev libstemmer-dev libsqlite3-dev"
 test="$build libapache2-mod-perl2 libwww-perl libcmocka-dev curl sqlite3 nodejs npm chromium"
@@ -19,6 +19,9 @@ case "${1:-build}" in
     pg) want="$test postgresql libaprutil1-dbd-pgsql"; npm_too=1 ;;
     bench) want="$build wrk curl sqlite3 postgresql libaprutil1-dbd-pgsql" ;;
     fresh) want="debootstrap curl" ;; # make test-fresh, on the host
+    # the fuzz harnesses (t/fuzz): clang-14, and libclang-rt-14-dev carries
+    # libFuzzer and the sanitizer runtimes
+    fuzz) want="make clang libclang-rt-14-dev libjansson-dev libssl-dev libstemmer-dev" ;;
     *) echo "deps.sh: unknown set '$1'" >&2; exit 2 ;;
 esac
 
@@ -49,9 +52,9 @@ enabled_mods() {
 }
 
 if [ -n "$missing" ]; then
-    # make -j runs this and t/fuzz/deps.sh side by side: the second apt-get would
-    # find apt's lock taken and fail. Both take this lock on the tree's Makefile
-    # (readable by anyone, so root and a user share it) for their install.
+    # make -j may run this twice at once (deps and fuzz-deps): one install at a
+    # time, by a lock on the tree's Makefile (readable by anyone, so root and a
+    # user share it).
     exec 9<"$(dirname "$0")/../Makefile"
     flock 9
     echo "Installing missing packages:$missing"
@@ -70,9 +73,23 @@ if [ -n "$missing" ]; then
             $sudo tee "$policy" >/dev/null
         $sudo chmod 0755 "$policy"
     fi
-    $sudo apt-get update -qq
+    # Another apt (unattended-upgrades on a machine's first boot, a second
+    # checkout's make) may hold apt's locks: install waits for dpkg's lock
+    # (DPkg::Lock::Timeout); update does not wait for the lists' lock, so it is
+    # tried again for as long.
+    tries=0
+    err=$(mktemp)
+    until $sudo apt-get -o DPkg::Lock::Timeout=600 update -qq 2>"$err"; do
+        cat "$err" >&2
+        tries=$((tries + 1))
+        grep -q "Could not get lock" "$err" && [ "$tries" -lt 120 ] || { rm -f "$err"; exit 100; }
+        echo "apt is busy; trying apt-get update again in 5 s" >&2
+        sleep 5
+    done
+    cat "$err" >&2
+    rm -f "$err"
     # shellcheck disable=SC2086
-    $sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null
+    $sudo apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends $missing >/dev/null
     [ -z "$own_policy" ] || $sudo rm -f "$policy"
     own_policy=""
     for m in $(enabled_mods | comm -13 "$before" -); do
