@@ -214,6 +214,12 @@ void sx_rank_default(as_search_snap *s, uint32_t doc);
 /* sx_rank_best under the default weights and no offer filters, from them;
  * price_cents and days only when price_days (else 0). */
 void sx_rank_best_default(const as_search_snap *s, uint32_t doc, bool price_days, sx_best *out);
+/* sx_rank_best under the default weights and offer filters: from def_off when
+ * the filters keep it and the cheapest price in stock, else ranked; price_cents
+ * and days as sx_rank_best_default's, n_eligible only zero or not. */
+void sx_rank_best_default_filtered(const as_search_snap *s, uint32_t doc,
+                                   const as_offer_filter *f, int merchant, int64_t today,
+                                   bool price_days, sx_best *out);
 
 /* filter: whether a matched product is a result; NULL, or why it is left out
  * (on m; computed only when want_reason). */

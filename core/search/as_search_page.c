@@ -170,7 +170,8 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
 
     /* the default weights and no offer filters: each product's best offer is
      * the snapshot's (most searches) */
-    bool defaults = as_weights_is_default(&ask->w) && !f.offer_filters;
+    bool default_w = as_weights_is_default(&ask->w);
+    bool defaults = default_w && !f.offer_filters;
     bool price_days = ask->sort == AS_SORT_PRICE || ask->sort == AS_SORT_DELIVERY;
     size_t k = (size_t)(ask->offset + ask->limit);
     top_k top = {as_alloc(m, (k ? k : 1) * sizeof(hit)), 0, k};
@@ -207,6 +208,8 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
         sx_best b;
         if (defaults)
             sx_rank_best_default(s, d, price_days, &b);
+        else if (default_w)
+            sx_rank_best_default_filtered(s, d, &of, f.merchant, ask->today, price_days, &b);
         else
             sx_rank_best(s, d, &ask->w, &of, f.merchant, ask->today, &b);
         const char *why = sx_filter_exclusion(s, m, &f, ask, &of, d, row, &b, nx < MAX_EXCLUDED);

@@ -133,3 +133,37 @@ void sx_rank_best_default(const as_search_snap *s, uint32_t doc, bool price_days
         out->days = 0;
     }
 }
+
+/* Under the default weights an offer's score depends on the offers beside it
+ * only through the cheapest price. When the filters keep that price, every
+ * offer they keep scores as it does without them, and def_off, the best of all
+ * the offers in stock, is the best of those kept whenever it is one of them:
+ * no offer needs scoring. A price cap alone that keeps def_off keeps the
+ * cheapest too; a delivery date or a merchant needs one look at the prices. */
+void sx_rank_best_default_filtered(const as_search_snap *s, uint32_t doc,
+                                   const as_offer_filter *f, int merchant, int64_t today,
+                                   bool price_days, sx_best *out)
+{
+    const sx_catalog *c = s->c;
+    uint32_t d = s->def_off[doc];
+    if (d != UINT32_MAX && merchant >= -1 && eligible(s, d, f, today, merchant)) {
+        bool same = merchant < 0 && !f->deliver_by;
+        if (!same) {
+            int64_t all = 0, kept = 0;
+            for (uint32_t o = c->off_at[doc]; o < c->off_at[doc + 1]; o++) {
+                if (!s->in_stock[o]) continue;
+                int64_t p = c->offers[o].price_cents;
+                if (!all || p < all) all = p;
+                if ((!kept || p < kept) && eligible(s, o, f, today, merchant)) kept = p;
+            }
+            same = all == kept;
+        }
+        if (same) {
+            sx_rank_best_default(s, doc, price_days, out);
+            return;
+        }
+    }
+    as_weights w;
+    as_weights_default(&w);
+    best_offer(s, doc, &w, f, merchant, today, out);
+}

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "as_search.h"
+#include "as_search_internal.h"
 
 #define M_A                                                                                        \
     {                                                                                              \
@@ -251,6 +252,79 @@ static void test_order_is_the_formula(void **state)
             prev = rk.ranked[0].score;
         }
     }
+}
+
+/* Under the default weights with offer filters, a product's best offer comes
+ * from the snapshot's default one when the filters keep it and the cheapest
+ * price (sx_rank_best_default_filtered): the same score, price and days as
+ * ranking every offer, over a random catalogue with ties in price and days,
+ * offers out of stock, and every kind of filter. */
+static uint32_t rnd_next(uint32_t *x)
+{
+    *x ^= *x << 13;
+    *x ^= *x >> 17;
+    *x ^= *x << 5;
+    return *x;
+}
+
+static void test_filtered_best_is_ranked_best(void **state)
+{
+    as_mem *m = unit_mem(state);
+    enum { N = 400 };
+    static const as_merchant merchants[] = {M_A, M_B};
+    static const as_device devices[] = {
+        {7, "dyson-v11", "Dyson V11 Absolute", "Dyson", "vacuum-cleaner", "v11"},
+        {8, "brita-marella", "Brita Marella", "Brita", "water-jug", ""},
+        {9, "dyson-v8", "Dyson V8 Animal", "Dyson", "vacuum-cleaner", "v8"}};
+    as_product *ps = as_alloc(m, N * sizeof(*ps));
+    uint32_t x = 2463534242u;
+    for (int i = 0; i < N; i++) {
+        size_t n = 1 + rnd_next(&x) % 6;
+        as_offer *os = as_alloc(m, n * sizeof(*os));
+        for (size_t k = 0; k < n; k++) {
+            int64_t price = 100 * (1 + (int64_t)(rnd_next(&x) % 8)); /* ties on purpose */
+            os[k] = (as_offer){as_printf(m, "o-%03d-%zu", i, k), merchants[rnd_next(&x) % 2], price,
+                               price + 50, "agent price", 1 + (int)(rnd_next(&x) % 5),
+                               rnd_next(&x) % 4 ? 5 : 0};
+        }
+        ps[i] = (as_product){.id = i + 1, .sku = as_printf(m, "R-%03d", i), .name = "Thing",
+                             .brand = "Brand", .category = "batteries", .part_type = "battery",
+                             .description = "", .image_urls = "[]", .availability = "in_stock",
+                             .verif_status = "verified", .orders_per_week = "[]",
+                             .return_rate = 0.01, .offers = os, .n_offers = n};
+    }
+    fake_db db;
+    fixture_catalogue(&db, merchants, devices, ps, N);
+    as_store st = fake_store_make(&db);
+    as_search_snap *s = as_search_snap_build(&st);
+    assert_non_null(s);
+    const int64_t today = 20000;
+    const as_offer_filter filters[] = {
+        {0, 300, NULL}, {0, 500, NULL}, {0, 100, NULL},     {today + 2, 0, NULL},
+        {today + 4, 0, NULL}, {today + 3, 600, NULL}, {0, 0, "m-a"}, {0, 400, "m-b"},
+    };
+    const int merchant_of[] = {-1, -1, -1, -1, -1, -1, 0, 1};
+    as_weights w;
+    as_weights_default(&w);
+    size_t kept_default = 0, ranked = 0;
+    for (size_t fi = 0; fi < N_ROWS(filters); fi++)
+        for (uint32_t d = 0; d < s->c->n; d++) {
+            sx_best full, fast;
+            sx_rank_best(s, d, &w, &filters[fi], merchant_of[fi], today, &full);
+            sx_rank_best_default_filtered(s, d, &filters[fi], merchant_of[fi], today, true, &fast);
+            assert_int_equal(fast.n_eligible > 0, full.n_eligible > 0);
+            if (!full.n_eligible) continue;
+            assert_int_equal(fast.score, full.score);
+            assert_int_equal(fast.price_cents, full.price_cents);
+            assert_int_equal(fast.days, full.days);
+            /* the fast way says one eligible offer; ranking counts them all */
+            if (full.n_eligible > 1 && fast.n_eligible == 1) kept_default++;
+            if (fast.n_eligible > 1) ranked++;
+        }
+    /* both ways were taken with several offers eligible, many times */
+    assert_true(kept_default > 100);
+    assert_true(ranked > 50);
+    as_search_snap_release(s);
 }
 
 /* ---- the index file: what one process builds, another maps, with the same answers ---- */
@@ -697,6 +771,7 @@ int main(void)
         UNIT_TEST(test_device_and_price_in_text),
         UNIT_TEST(test_filters_without_text),
         UNIT_TEST(test_order_is_the_formula),
+        UNIT_TEST(test_filtered_best_is_ranked_best),
         UNIT_TEST(test_device_typo),
         UNIT_TEST(test_index_file),
         UNIT_TEST(test_background_build),
