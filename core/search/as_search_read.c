@@ -2,6 +2,7 @@
  * (as_query_read, as_search_words.h). */
 #include "as_search_words.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "as_devices.h"
@@ -375,13 +376,6 @@ typedef struct device_terms {
     size_t n_brand;
 } device_terms;
 
-static bool matches_any(const char *t, const char **terms, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (word_matches(t, terms[i])) return true;
-    return false;
-}
-
 static bool equals_any(const char *t, const char **terms, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -588,7 +582,29 @@ struct as_query_devices {
     size_t n;
     device_terms *dt;
     as_device_words *w;
+    const char **terms; /* every device's `all` terms, sorted, each once */
+    size_t n_terms;
 };
+
+static int term_cmp(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Whether some device has a term that word_matches t: the terms that t is a
+ * prefix of sort together, from the first term not below t. */
+static bool some_device_has(const as_query_devices *qd, const char *t)
+{
+    size_t lo = 0, hi = qd->n_terms;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(qd->terms[mid], t) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < qd->n_terms && word_matches(t, qd->terms[lo]);
+}
 
 const as_query_devices *as_query_devices_make(as_mem *m, const as_device *devs, size_t n)
 {
@@ -596,8 +612,21 @@ const as_query_devices *as_query_devices_make(as_mem *m, const as_device *devs, 
     qd->devs = devs;
     qd->n = n;
     qd->dt = as_alloc(m, (n ? n : 1) * sizeof(*qd->dt));
-    for (size_t d = 0; d < n; d++)
+    size_t total = 0;
+    for (size_t d = 0; d < n; d++) {
         device_terms_make(m, &devs[d], &qd->dt[d]);
+        total += qd->dt[d].n_all;
+    }
+    qd->terms = as_alloc(m, (total ? total : 1) * sizeof(*qd->terms));
+    for (size_t d = 0; d < n; d++)
+        for (size_t i = 0; i < qd->dt[d].n_all; i++)
+            qd->terms[qd->n_terms++] = qd->dt[d].all[i];
+    qsort(qd->terms, qd->n_terms, sizeof(*qd->terms), term_cmp);
+    size_t kept = 0;
+    for (size_t i = 0; i < qd->n_terms; i++)
+        if (!kept || strcmp(qd->terms[kept - 1], qd->terms[i]) != 0)
+            qd->terms[kept++] = qd->terms[i];
+    qd->n_terms = kept;
     qd->w = as_device_words_make(m, devs, n);
     return qd;
 }
@@ -622,9 +651,7 @@ static void read_device(reader *r, const as_query_devices *qd, as_query_text *ou
         folded[k] = f;
         filler[k] = word_filler(r->m, w);
         usable[k] = !r->gone[r->whole[k]];
-        bool any = false;
-        for (size_t d = 0; d < n_devs && !any && usable[k]; d++)
-            any = matches_any(f, dt[d].all, dt[d].n_all);
+        bool any = usable[k] && some_device_has(qd, f);
         if (!any && usable[k] && !filler[k]) {
             const char *to = device_correction(f, dt, n_devs);
             if (to) {
