@@ -660,9 +660,10 @@ static const char *index_dir_make(apr_pool_t *pconf, apr_pool_t *ptemp, server_r
         while (apr_dir_read(&f, APR_FINFO_NAME, d) == APR_SUCCESS) {
             /* "<file>.idx.tmp.<pid>": a child of the generation a graceful
              * restart replaces may still be writing its own */
-            const char *t = f.name[0] != '.' ? strstr(f.name, ".idx.tmp.") : NULL;
+            static const char tmp[] = ".idx.tmp.";
+            const char *t = f.name[0] != '.' ? strstr(f.name, tmp) : NULL;
             char *end;
-            long pid = t ? strtol(t + 9, &end, 10) : 0;
+            long pid = t ? strtol(t + sizeof(tmp) - 1, &end, 10) : 0;
             if (pid > 0 && !*end && kill((pid_t)pid, 0) != 0 && errno == ESRCH)
                 apr_file_remove(apr_pstrcat(ptemp, dir, "/", f.name, NULL), ptemp);
         }
