@@ -213,7 +213,7 @@ sub sql {
     my ($query) = @_;
     my $db = _db_file();
     my @cmd = is_pg() ? (_psql_args(), '-c', $query)
-                      : ('sqlite3', '-readonly', '-separator', "\t", $db, $query);
+                      : ('sqlite3', '-readonly', '-cmd', '.timeout 5000', '-separator', "\t", $db, $query);
     open my $fh, '-|', @cmd or die "$cmd[0]: $!";
     my @rows = map { chomp; [ split /\t/, $_, -1 ] } <$fh>;
     close $fh or die "$cmd[0] failed on: $query";
