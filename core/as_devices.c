@@ -123,6 +123,16 @@ static bool word_matches(const char *q, const char *d)
     return strcmp(q, d) == 0 || (lq >= 2 && strncmp(q, d, lq) == 0);
 }
 
+/* A bit for a word's first two bytes (its one letter and the NUL of a word of
+ * one): a query word can match a device word (equal, or a prefix of 2+
+ * letters) only when both have the same bit, so a device none of whose bits a
+ * query has is passed over without comparing words. */
+static uint64_t head_bit(const char *w)
+{
+    unsigned a = (unsigned char)w[0], b = a ? (unsigned char)w[1] : 0;
+    return UINT64_C(1) << ((a * 31u + b) & 63u);
+}
+
 static bool matches_any(const char *q, const char **terms, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -145,6 +155,9 @@ as_device_words *as_device_words_make(as_mem *m, const as_device *devs, size_t n
         w[i].nn = as_text_terms(m, as_printf(m, "%s %s", d->brand, d->name), &w[i].name_t);
         w[i].na = as_text_terms(
             m, as_printf(m, "%s %s %s %s", d->brand, d->name, d->slug, d->aliases), &w[i].all_t);
+        w[i].heads = 0;
+        for (size_t j = 0; j < w[i].na; j++)
+            w[i].heads |= head_bit(w[i].all_t[j]);
     }
     return w;
 }
@@ -163,6 +176,9 @@ size_t as_devices_match_words(as_mem *m, const as_device *devs, const as_device_
     size_t k = 0;
     const char **qt = NULL;
     size_t nq = q ? as_text_terms(m, q, &qt) : 0;
+    uint64_t q_heads = 0;
+    for (size_t j = 0; j < nq; j++)
+        q_heads |= head_bit(qt[j]);
     for (size_t i = 0; i < n; i++) {
         const as_device *d = &devs[i];
         if (!q) {
@@ -173,6 +189,7 @@ size_t as_devices_match_words(as_mem *m, const as_device *devs, const as_device_
             r[k++] = (as_device_match){d, 1.0, true};
             continue;
         }
+        if (!(w[i].heads & q_heads)) continue; /* no word of q can match one of d's */
         const char **name_t = w[i].name_t, **all_t = w[i].all_t;
         size_t nn = w[i].nn, na = w[i].na;
         size_t hit_q = 0, hit_name = 0;

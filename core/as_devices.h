@@ -3,6 +3,7 @@
 #define AS_DEVICES_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "as_catalog.h"
 #include "as_mem.h"
@@ -29,6 +30,7 @@ as_dev_resolution as_device_resolve(as_mem *m, const as_device *devs, size_t n, 
 typedef struct as_device_words {
     const char **name_t, **all_t;
     size_t nn, na;
+    uint64_t heads; /* a bit per all_t word's first two bytes (head_bit in as_devices.c) */
 } as_device_words;
 as_device_words *as_device_words_make(as_mem *m, const as_device *devs, size_t n);
 /* as_devices_match and as_device_resolve with the words made before (w[i] of devs[i]). */

@@ -502,4 +502,6 @@ void sx_file_state(const sx_catalog *c, const uint8_t *base, as_search_snap *s)
     memcpy(s->in_stock, base + h->sec[SEC_IN_STOCK].off, c->noffers);
     memcpy(s->def_off, base + h->sec[SEC_DEF_OFF].off, c->n * 4);
     memcpy(s->def_score, base + h->sec[SEC_DEF_SCORE].off, c->n);
+    for (size_t d = 0; d < c->n; d++)
+        sx_rank_columns(s, (uint32_t)d);
 }

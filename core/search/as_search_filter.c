@@ -69,23 +69,6 @@ bool sx_filter_viable(const as_search_snap *s, const sx_filter *f, uint32_t doc,
     return false;
 }
 
-bool sx_filter_candidate(const as_search_snap *s, const sx_filter *f, uint32_t doc,
-                         const sx_compat **row)
-{
-    const sx_catalog *c = s->c;
-    *row = NULL;
-    if (f->none) return false;
-    if ((f->has_cat && c->cat[doc] != f->cat) || (f->has_pt && c->pt[doc] != f->pt)) return false;
-    if (f->merchant >= 0) {
-        bool sells = false;
-        for (uint32_t o = c->off_at[doc]; o < c->off_at[doc + 1] && !sells; o++)
-            sells = c->offers[o].merchant == f->merchant;
-        if (!sells) return false;
-    }
-    if (f->dev && !(*row = sx_compat_row(f->dev_rows, f->n_dev_rows, doc))) return false;
-    return true;
-}
-
 const char *sx_filter_exclusion(const as_search_snap *s, as_mem *m, const sx_filter *f,
                                 const as_search_ask *ask, const as_offer_filter *of, uint32_t doc,
                                 const sx_compat *row, const sx_best *best, bool want_reason)

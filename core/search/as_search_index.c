@@ -673,7 +673,9 @@ static bool str_table(char **s, const uint32_t *order, uint32_t n, uint32_t **at
 static bool state_map(as_search_snap *s, sx_catalog *c)
 {
     size_t stock = (c->noffers + 7) & ~(size_t)7;
-    s->state_bytes = stock + c->n * (sizeof(uint32_t) + 1) + 1;
+    /* the 8-byte columns first, after the stock bytes rounded up to 8 */
+    s->state_bytes =
+        stock + c->n * (2 * sizeof(int64_t) + sizeof(uint32_t) + 2 * sizeof(int32_t) + 1) + 1;
     void *p = MAP_FAILED;
 #ifdef MFD_CLOEXEC
     /* a memory file of its own, so /proc/PID/smaps names what each process
@@ -694,8 +696,12 @@ static bool state_map(as_search_snap *s, sx_catalog *c)
     }
     s->state = p;
     s->in_stock = p;
-    s->def_off = (uint32_t *)((char *)p + stock);
-    s->def_score = (uint8_t *)(s->def_off + c->n);
+    s->def_price = (int64_t *)((char *)p + stock);
+    s->min_price = s->def_price + c->n;
+    s->def_off = (uint32_t *)(s->min_price + c->n);
+    s->def_days = (int32_t *)(s->def_off + c->n);
+    s->min_days = s->def_days + c->n;
+    s->def_score = (uint8_t *)(s->min_days + c->n);
     s->c = c;
     return true;
 }

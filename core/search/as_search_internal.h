@@ -109,6 +109,12 @@ struct as_search_snap {
     uint8_t *in_stock;  /* c->noffers: stock above zero at version v.rank */
     uint32_t *def_off;  /* c->n: the best offer (into offers), UINT32_MAX for none */
     uint8_t *def_score; /* c->n: its score */
+    /* c->n each, from def_off and in_stock (sx_rank_columns), so that ranking
+     * under offer filters or a price or delivery sort reads no offer row in
+     * the common case: def_off's price and delivery days (0 for none), and
+     * the cheapest price in stock (0 for none) */
+    int64_t *def_price, *min_price;
+    int32_t *def_days, *min_days; /* min_days: the soonest delivery in stock */
     void *state;
     size_t state_bytes;
     as_search_version v;
@@ -209,8 +215,12 @@ typedef struct sx_best {
 /* merchant: into c->merchants, -1 for any (f->merchant is not read). */
 void sx_rank_best(const as_search_snap *s, uint32_t doc, const as_weights *w,
                   const as_offer_filter *f, int merchant, int64_t today, sx_best *out);
-/* The snapshot's def_off and def_score of one product, from its in_stock. */
+/* The snapshot's def_off and def_score of one product, from its in_stock
+ * (and its columns, as sx_rank_columns). */
 void sx_rank_default(as_search_snap *s, uint32_t doc);
+/* The snapshot's def_price, def_days and min_price of one product, from its
+ * def_off and in_stock. */
+void sx_rank_columns(as_search_snap *s, uint32_t doc);
 /* sx_rank_best under the default weights and no offer filters, from them;
  * price_cents and days only when price_days (else 0). */
 void sx_rank_best_default(const as_search_snap *s, uint32_t doc, bool price_days, sx_best *out);
@@ -238,9 +248,24 @@ struct sx_filter {
 
 bool sx_filter_prepare(const as_search_snap *s, const as_search_ask *ask, const as_device *dev,
                        const as_offer_filter *of, sx_filter *f);
-/* Does the product pass category, part type, merchant and device? (Cheap checks first.) */
-bool sx_filter_candidate(const as_search_snap *s, const sx_filter *f, uint32_t doc,
-                         const sx_compat **row);
+/* Does the product pass category, part type, merchant and device? (Cheap
+ * checks first; inline, as the scan of every match calls it.) */
+static inline bool sx_filter_candidate(const as_search_snap *s, const sx_filter *f, uint32_t doc,
+                                       const sx_compat **row)
+{
+    const sx_catalog *c = s->c;
+    *row = NULL;
+    if (f->none) return false;
+    if ((f->has_cat && c->cat[doc] != f->cat) || (f->has_pt && c->pt[doc] != f->pt)) return false;
+    if (f->merchant >= 0) {
+        bool sells = false;
+        for (uint32_t o = c->off_at[doc]; o < c->off_at[doc + 1] && !sells; o++)
+            sells = c->offers[o].merchant == f->merchant;
+        if (!sells) return false;
+    }
+    if (f->dev && !(*row = sx_compat_row(f->dev_rows, f->n_dev_rows, doc))) return false;
+    return true;
+}
 /* Would a candidate be a result (not excluded)? What dropping words counts. */
 bool sx_filter_viable(const as_search_snap *s, const sx_filter *f, uint32_t doc,
                       const sx_compat *row);

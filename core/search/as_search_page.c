@@ -74,6 +74,13 @@ static void top_sort(top_k *t)
     }
 }
 
+/* A hit's place in the score's order, tier first, as one integer (lower first). */
+static inline uint64_t packed_key(const hit *h)
+{
+    return (uint64_t)h->tier << 48 | (uint64_t)h->unbuyable << 40 |
+           (uint64_t)(255 - h->score) << 32 | h->sku_rk;
+}
+
 static double sort_key(as_sort_kind k, const sx_catalog *c, uint32_t doc, const sx_best *b)
 {
     switch (k) {
@@ -173,6 +180,11 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
     bool default_w = as_weights_is_default(&ask->w);
     bool defaults = default_w && !f.offer_filters;
     bool price_days = ask->sort == AS_SORT_PRICE || ask->sort == AS_SORT_DELIVERY;
+    /* the default weights, no offer filters and the score's order: a
+     * result's place is one integer (packed_key, the same order as
+     * hit_cmp's), so most products are passed over on one comparison */
+    bool packed = defaults && ask->sort == AS_SORT_SCORE;
+    uint64_t worst = UINT64_MAX; /* the packed key of the k-th best so far */
     size_t k = (size_t)(ask->offset + ask->limit);
     top_k top = {as_alloc(m, (k ? k : 1) * sizeof(hit)), 0, k};
     uint32_t excluded[MAX_EXCLUDED];
@@ -205,6 +217,19 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
         }
         const sx_compat *row;
         if (!sx_filter_candidate(s, &f, d, &row)) continue;
+        uint8_t tier = mt.any_text ? mt.tier[d] : 0;
+        if (packed && !(f.verified_only && c->hidden[d]) && !(row && !row->fits)) {
+            /* a result, in the default order: one key decides its place */
+            out->count++;
+            uint64_t key = (uint64_t)tier << 48 | (uint64_t)(s->def_off[d] == UINT32_MAX) << 40 |
+                           (uint64_t)(255 - s->def_score[d]) << 32 | c->sku_rk[d];
+            if (top.n == top.k && key >= worst) continue;
+            hit h = {d, (uint32_t)key, 0, 255 - (int32_t)(key >> 32 & 0xFF), tier,
+                     (uint8_t)(key >> 40 & 1)};
+            top_offer(&top, &h);
+            if (top.n == top.k && top.n) worst = packed_key(&top.heap[0]);
+            continue;
+        }
         sx_best b;
         if (defaults)
             sx_rank_best_default(s, d, price_days, &b);
@@ -226,7 +251,7 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
                  c->sku_rk[d],
                  sort_key(ask->sort, c, d, &b),
                  b.score,
-                 mt.any_text ? mt.tier[d] : 0,
+                 tier,
                  b.n_eligible ? 0 : 1};
         top_offer(&top, &h);
     }

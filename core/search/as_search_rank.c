@@ -114,24 +114,40 @@ void sx_rank_default(as_search_snap *s, uint32_t doc)
     sx_best b;
     s->def_off[doc] = best_offer(s, doc, &w, &none, -1, 0, &b);
     s->def_score[doc] = (uint8_t)b.score;
+    sx_rank_columns(s, doc);
+}
+
+void sx_rank_columns(as_search_snap *s, uint32_t doc)
+{
+    const sx_catalog *c = s->c;
+    uint32_t d = s->def_off[doc];
+    s->def_price[doc] = d == UINT32_MAX ? 0 : c->offers[d].price_cents;
+    s->def_days[doc] = d == UINT32_MAX ? 0 : c->offers[d].days;
+    int64_t min = 0;
+    int32_t soonest = 0;
+    bool any = false;
+    for (uint32_t o = c->off_at[doc]; o < c->off_at[doc + 1]; o++) {
+        if (!s->in_stock[o]) continue;
+        const sx_offer *x = &c->offers[o];
+        if (!min || x->price_cents < min) min = x->price_cents;
+        if (!any || x->days < soonest) soonest = x->days;
+        any = true;
+    }
+    s->min_price[doc] = min;
+    s->min_days[doc] = soonest;
 }
 
 void sx_rank_best_default(const as_search_snap *s, uint32_t doc, bool price_days, sx_best *out)
 {
-    uint32_t o = s->def_off[doc];
-    if (o == UINT32_MAX) {
+    if (s->def_off[doc] == UINT32_MAX) {
         memset(out, 0, sizeof(*out));
         return;
     }
     out->score = s->def_score[doc];
     out->n_eligible = 1; /* at least: only whether there is one is read */
-    if (price_days) {    /* the offer's row is another cache line per product */
-        out->price_cents = s->c->offers[o].price_cents;
-        out->days = s->c->offers[o].days;
-    } else {
-        out->price_cents = 0;
-        out->days = 0;
-    }
+    /* from the columns: the offer's row would be another cache line */
+    out->price_cents = price_days ? s->def_price[doc] : 0;
+    out->days = price_days ? s->def_days[doc] : 0;
 }
 
 /* Under the default weights an offer's score depends on the offers beside it
@@ -146,8 +162,19 @@ void sx_rank_best_default_filtered(const as_search_snap *s, uint32_t doc,
 {
     const sx_catalog *c = s->c;
     uint32_t d = s->def_off[doc];
-    if (d != UINT32_MAX && merchant >= -1 && eligible(s, d, f, today, merchant)) {
-        bool same = merchant < 0 && !f->deliver_by;
+    /* No offer in stock (or not available): none under any filter either
+     * (every price is above zero, so def_off is none only then). */
+    if (d == UINT32_MAX) {
+        memset(out, 0, sizeof(*out));
+        return;
+    }
+    /* def_off is in stock: whether the filters keep it, from the columns */
+    if (merchant >= -1 && (f->max_price_cents <= 0 || s->def_price[doc] <= f->max_price_cents) &&
+        (f->deliver_by <= 0 || today + s->def_days[doc] <= f->deliver_by) &&
+        (merchant < 0 || c->offers[d].merchant == merchant)) {
+        /* a price cap keeps the cheapest too; so does a date when def_off
+         * is the cheapest */
+        bool same = merchant < 0 && (f->deliver_by <= 0 || s->min_price[doc] == s->def_price[doc]);
         if (!same) {
             int64_t all = 0, kept = 0;
             for (uint32_t o = c->off_at[doc]; o < c->off_at[doc + 1]; o++) {
@@ -162,6 +189,11 @@ void sx_rank_best_default_filtered(const as_search_snap *s, uint32_t doc,
             sx_rank_best_default(s, doc, price_days, out);
             return;
         }
+    } else if ((f->max_price_cents > 0 && s->min_price[doc] > f->max_price_cents) ||
+               (f->deliver_by > 0 && today + s->min_days[doc] > f->deliver_by)) {
+        /* every offer in stock is above the cap, or none arrives in time */
+        memset(out, 0, sizeof(*out));
+        return;
     }
     as_weights w;
     as_weights_default(&w);
