@@ -340,7 +340,7 @@ to_ms() { # wrk's 1.23ms / 456.00us / 1.02s
 }
 # run_wrk NAME URL SECONDS [PATHS [wrk options...]]: one row of the table
 # (unless NAME is "-"); with PATHS, each path of that file in turn. The row's
-# "vs static" is to the static row of the same ceiling=KIND (default product;
+# "vs static" is to the higher static row of the same ceiling=KIND (default product;
 # a static row sets ceiling=static:KIND). With refusals=1, responses 4xx are
 # counted in the row and do not fail the bench (5xx and errors still do).
 # db=DB puts the row under that database's heading; key=KEY names it for the
@@ -465,6 +465,12 @@ if want search; then
             "$dir/search.paths"
     done
 fi
+# The ceilings again, after the API's runs: a static figure taken while
+# something else loaded the machine (a background index build, another job)
+# shows as two figures far apart. Each row is put against the higher of its
+# kind, so a depressed ceiling cannot flatter the module.
+ceiling=static:product run_wrk "static JSON file, a product view, again" "$demo/product.json" "$secs"
+want search && ceiling=static:search run_wrk "static JSON file, a search page, again" "$demo/search.json" "$secs"
 # the measured buying run: the three users with budget to spare (24 keys, so
 # some keys are used by two agents at once)
 want buy && head -n 24 "$dir/keys" >"$dir/keys.abc" && agents_run "$secs" "$dir/agents.run" "$dir/keys.abc"
@@ -573,19 +579,23 @@ index_of() { # db field (products bytes built mapped ms): "" when not logged
 
 # ---- the report ----
 mib() { awk -v k="$1" 'BEGIN { printf "%.1f MiB", k / 1024 }'; }
-static_rps=$(awk -F'\t' 'NR == 1 { print $2 }' "$results")
+static_of() { # the higher of the static rows of a kind (product, search)
+    awk -F'\t' -v k="static:$1" '$6 == k && $2 + 0 > m { m = $2 + 0 } END { print m + 0 }' "$results"
+}
+static_rps=$(static_of product)
 {
     printf '%-62s %9s %8s %8s %9s %6s\n' "run ($secs s each, wrk -t1 -c16; agents: 32)" "req/s" "p50 ms" "p99 ms" \
         "vs static" "4xx"
     # each row against the static file of its kind (a product view, a search
     # page); the rows of each database under its heading
     awk -F'\t' -v dbs="$dbs" -v products="$products" 'BEGIN { split("SQLite PostgreSQL", l, " "); lab["sqlite"] = l[1]; lab["pgsql"] = l[2] }
-        { k = $6; if (k ~ /^static:/) { sub(/^static:/, "", k); s[k] = $2 }
+        NR == FNR { k = $6; if (k ~ /^static:/) { sub(/^static:/, "", k); if ($2 + 0 > s[k]) s[k] = $2 + 0 }; next }
+        { k = $6; sub(/^static:/, "", k)
           row = sprintf("%-60s %9d %8s %8s %8.1f%% %6s", $1, $2, $3, $4, s[k] ? 100 * $2 / s[k] : 0, $5)
           if ($7 == "") print row; else rows[$7] = rows[$7] "  " row "\n" }
         END { n = split(dbs, d, " ")
               for (i = 1; i <= n; i++) if (rows[d[i]] != "") printf "%s, %d products:\n%s", lab[d[i]], products, rows[d[i]] }' \
-        "$results"
+        "$results" "$results"
     a="$dir/agents.run"
     v() { awk -v k="$1" '$1 == k { print $2 }' "$a"; }
     if [ -f "$a" ]; then
@@ -677,7 +687,6 @@ static_rps=$(awk -F'\t' 'NR == 1 { print $2 }' "$results")
 row() { # db key field (2 req/s, 3 p50, 4 p99)
     awk -F'\t' -v d="$1" -v k="$2" -v f="$3" '$7 == d && $8 == k { print $f }' "$results"
 }
-static_of() { awk -F'\t' -v k="static:$1" '$6 == k { print $2 }' "$results"; }
 verdict() { # 1 when met
     if [ "$1" = 1 ]; then echo met; else echo MISSED; fi
 }
