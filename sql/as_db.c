@@ -1,6 +1,7 @@
 #include "as_db.h"
 
 #include <apr_strings.h>
+#include <sqlite3.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -354,6 +355,98 @@ static apr_status_t sqlite_pragmas(apr_pool_t *p, const apr_dbd_driver_t *d, apr
     return APR_SUCCESS;
 }
 
+/* SQLite's schema cookie (PRAGMA schema_version) on connection h, -1 when
+ * it cannot be read. */
+static int64_t schema_cookie(apr_pool_t *p, const apr_dbd_driver_t *d, apr_dbd_t *h)
+{
+    apr_dbd_results_t *res = NULL;
+    apr_dbd_row_t *row = NULL;
+    int64_t v = -1;
+    if (apr_dbd_select(d, p, h, &res, "PRAGMA schema_version", 0) != 0) return -1;
+    while (apr_dbd_get_row(d, p, res, &row, -1) == 0) {
+        const char *e = apr_dbd_get_entry(d, row, 0);
+        if (v < 0 && e) v = apr_atoi64(e);
+    }
+    return v;
+}
+
+#define SCHEMA_KEY "as_schema_cookie" /* in a connection's `prepared`: an int64_t */
+
+/* Every labelled statement, prepared on connection h into `prepared`. On
+ * SQLite, apr_dbd_sqlite3 prepares with the legacy sqlite3_prepare, whose
+ * statements are never prepared again by SQLite: after any change of the
+ * schema (a migration, an index an administrator adds) each fails with
+ * SQLITE_SCHEMA until prepared anew. So the schema cookie they were prepared
+ * under is kept beside them (read first: a change in between only makes the
+ * next check prepare them once more). */
+static apr_status_t prepare_all(apr_pool_t *conn_pool, const apr_dbd_driver_t *d, apr_dbd_t *h,
+                                apr_hash_t *prepared, int pg, const char **err)
+{
+    if (!pg) {
+        int64_t *cookie = apr_hash_get(prepared, SCHEMA_KEY, APR_HASH_KEY_STRING);
+        if (!cookie) {
+            cookie = apr_palloc(conn_pool, sizeof(*cookie));
+            apr_hash_set(prepared, SCHEMA_KEY, APR_HASH_KEY_STRING, cookie);
+        }
+        *cookie = schema_cookie(conn_pool, d, h);
+    }
+    const stmt_def *tables[] = {stmts, as_db_search_stmts, as_db_view_stmts};
+    size_t sizes[] = {N_STMTS, as_db_n_search_stmts, as_db_n_view_stmts};
+    for (size_t t = 0; t < 3; t++)
+        for (size_t i = 0; i < sizes[t]; i++) {
+            const stmt_def *sd = &tables[t][i];
+            const char *sql = pg && sd->pgsql ? sd->pgsql : sd->sqlite;
+            apr_dbd_prepared_t *st = NULL;
+            int rv = apr_dbd_prepare(d, conn_pool, h, sql, sd->label, &st);
+            if (rv) {
+                *err = apr_psprintf(conn_pool,
+                                    "preparing %s failed (is the schema loaded? run "
+                                    "agentshopctl init): %s",
+                                    sd->label, apr_dbd_error(d, h, rv));
+                return APR_EGENERAL;
+            }
+            apr_hash_set(prepared, sd->label, APR_HASH_KEY_STRING, st);
+        }
+    return APR_SUCCESS;
+}
+
+/* After the schema changed under this connection's statements (SQLite): all
+ * prepared again, on the connection's own pool (the old ones are finalized
+ * with the connection). Returns 0 when they were. */
+static int reprepare(as_db *db)
+{
+    const char *err = NULL;
+    apr_pool_t *cp = apr_hash_pool_get(db->prepared);
+    if (prepare_all(cp, db->driver, db->handle, db->prepared, 0, &err) != APR_SUCCESS) {
+        if (db->log) db->log(db->log_baton, apr_psprintf(db->pool, "after a schema change: %s", err));
+        return -1;
+    }
+    if (db->log)
+        db->log(db->log_baton, "the database schema changed: this connection's statements were "
+                               "prepared again");
+    return 0;
+}
+
+/* Whether the last statement on db failed because the schema changed. */
+static int schema_changed(as_db *db, int rv)
+{
+    if (db->pg || !db->prepared || !db->handle) return 0;
+    sqlite3 *conn = apr_dbd_native_handle(db->driver, db->handle);
+    return rv == SQLITE_SCHEMA || (conn && sqlite3_errcode(conn) == SQLITE_SCHEMA);
+}
+
+/* Before a transaction's first statement: prepared again when the schema
+ * cookie moved since they were prepared (a failed statement inside a
+ * transaction would turn its commit into a rollback). */
+static void schema_check(as_db *db)
+{
+    if (db->pg || !db->prepared || !db->handle) return;
+    int64_t *cookie = apr_hash_get(db->prepared, SCHEMA_KEY, APR_HASH_KEY_STRING);
+    if (!cookie) return;
+    int64_t now = schema_cookie(db->pool, db->driver, db->handle);
+    if (now >= 0 && now != *cookie) reprepare(db);
+}
+
 apr_status_t as_db_conn_init(apr_pool_t *conn_pool, const apr_dbd_driver_t *d, apr_dbd_t *h,
                              apr_hash_t *prepared, const char **err)
 {
@@ -380,23 +473,7 @@ apr_status_t as_db_conn_init(apr_pool_t *conn_pool, const apr_dbd_driver_t *d, a
         }
         apr_hash_set(prepared, WAL_KEY, APR_HASH_KEY_STRING, ws);
     }
-    const stmt_def *tables[] = {stmts, as_db_search_stmts, as_db_view_stmts};
-    size_t sizes[] = {N_STMTS, as_db_n_search_stmts, as_db_n_view_stmts};
-    for (size_t t = 0; t < 3; t++)
-        for (size_t i = 0; i < sizes[t]; i++) {
-            const stmt_def *sd = &tables[t][i];
-            const char *sql = pg && sd->pgsql ? sd->pgsql : sd->sqlite;
-            apr_dbd_prepared_t *st = NULL;
-            int rv = apr_dbd_prepare(d, conn_pool, h, sql, sd->label, &st);
-            if (rv) {
-                *err = apr_psprintf(conn_pool,
-                                    "preparing %s failed (is the schema loaded? run "
-                                    "agentshopctl init): %s",
-                                    sd->label, apr_dbd_error(d, h, rv));
-                return APR_EGENERAL;
-            }
-            apr_hash_set(prepared, sd->label, APR_HASH_KEY_STRING, st);
-        }
+    if (prepare_all(conn_pool, d, h, prepared, pg, err) != APR_SUCCESS) return APR_EGENERAL;
     if (!pg && as_db_view_native_init(conn_pool, d, h, prepared, err) != APR_SUCCESS)
         return APR_EGENERAL;
     apr_hash_set(prepared, INIT_MARK, APR_HASH_KEY_STRING, (void *)INIT_MARK);
@@ -484,6 +561,13 @@ int as_db_select(as_db *db, const char *label, apr_dbd_results_t **res, int narg
     /* pgsql: random=1 (sequential access sleeps on empty results); sqlite: streamed */
     int rv =
         apr_dbd_pselect(db->driver, db->pool, db->handle, res, st, db->pg ? 1 : 0, nargs, args);
+    /* the schema changed (SQLite): prepared again; outside a transaction the
+     * read is run again, it did nothing */
+    if (rv && schema_changed(db, rv) && reprepare(db) == 0 && !db->trans &&
+        (st = stmt_get(db, label))) {
+        *res = NULL;
+        rv = apr_dbd_pselect(db->driver, db->pool, db->handle, res, st, 0, nargs, args);
+    }
     if (rv) db_log(db, label, rv);
     return rv;
 }
@@ -494,6 +578,9 @@ int as_db_exec(as_db *db, const char *label, int *nrows, int nargs, const char *
     if (!st) return -1;
     int n = 0;
     int rv = apr_dbd_pquery(db->driver, db->pool, db->handle, nrows ? nrows : &n, st, nargs, args);
+    if (rv && schema_changed(db, rv) && reprepare(db) == 0 && !db->trans &&
+        (st = stmt_get(db, label)))
+        rv = apr_dbd_pquery(db->driver, db->pool, db->handle, nrows ? nrows : &n, st, nargs, args);
     if (rv) db_log(db, label, rv);
     return rv;
 }
@@ -572,6 +659,7 @@ as_db_rec as_db_copy_row(as_db *db, apr_dbd_results_t *res, apr_dbd_row_t *row)
 int as_db_begin_t(as_db *db, apr_dbd_transaction_t **t)
 {
     *t = NULL;
+    schema_check(db);
     int rv = apr_dbd_transaction_start(db->driver, db->pool, db->handle, t);
     if (rv) db_log(db, "begin", rv);
     return rv;
