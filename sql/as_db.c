@@ -1,10 +1,10 @@
 #include "as_db.h"
 
 #include <apr_strings.h>
-#include <sqlite3.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sqlite3.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -418,7 +418,8 @@ static int reprepare(as_db *db)
     const char *err = NULL;
     apr_pool_t *cp = apr_hash_pool_get(db->prepared);
     if (prepare_all(cp, db->driver, db->handle, db->prepared, 0, &err) != APR_SUCCESS) {
-        if (db->log) db->log(db->log_baton, apr_psprintf(db->pool, "after a schema change: %s", err));
+        if (db->log)
+            db->log(db->log_baton, apr_psprintf(db->pool, "after a schema change: %s", err));
         return -1;
     }
     if (db->log)
