@@ -191,11 +191,13 @@ void sx_file_state(const sx_catalog *c, const uint8_t *state, as_search_snap *s)
 
 /* ---- stage interfaces (one file each) ---- */
 
-/* match: the products that have the words; per product the worst of its
- * words' best match kinds (its tier), or 0xFF when it does not match. */
+/* match: the products that have the words and pass sx_filter_candidate,
+ * ascending, each with its tier: the worst of its words' best match kinds. */
 typedef struct sx_match {
-    bool any_text;     /* the query had words to match */
-    uint8_t *tier;     /* c->n, NULL when !any_text (every product, tier 0) */
+    bool any_text;     /* the query had words to match (else every product, tier 0) */
+    uint32_t *docs;    /* ndocs, when any_text */
+    uint8_t *tiers;    /* ndocs */
+    size_t ndocs;
     as_search_understood u;
     bool dropped_any;
 } sx_match;

@@ -18,6 +18,7 @@
 #define MAX_UNITS 16
 #define MAX_LISTED 8
 #define NO_MATCH 0xFF
+#define NKINDS (AS_MATCH_CORRECTED + 1)
 
 /* The catalogue words a query word matches, each with how (as_match_kind),
  * in vocabulary order: a handful, not a byte per catalogue word. */
@@ -35,9 +36,9 @@ typedef struct unit {
     const as_qword *parts[4];
     tok_list part_kind[4];
     size_t n_parts;
-    size_t part_postings; /* the rarest part's */
-    size_t part_rarest;
-    uint8_t *dk;  /* per product: how it matches the unit (unit_doc_kinds) */
+    /* per kind t (as_match_kind up to AS_MATCH_CORRECTED): the products that
+     * match the unit with kind t or better, a bit each (unit_bits) */
+    uint64_t *le[NKINDS];
     int64_t docs; /* products (among the candidates) that match it */
     uint8_t best; /* the best kind of any matching product */
     const char *corrected;
@@ -158,117 +159,147 @@ static tok_list word_kinds(const sx_catalog *c, as_mem *m, const as_qword *w, si
     return l;
 }
 
-/* Per product, the best kind of any of its words in kind (NO_MATCH for none):
- * from the postings of the words that match, not from every product's words. */
-static uint8_t *doc_kinds(const sx_catalog *c, as_mem *m, const tok_list *kind)
+static inline bool has_bit(const uint64_t *bits, uint32_t d)
 {
-    uint8_t *dk = as_alloc(m, c->n ? c->n : 1);
-    memset(dk, NO_MATCH, c->n);
-    for (size_t t = 0; t < kind->n; t++) {
-        uint32_t i = kind->tok[t];
-        uint8_t k = kind->kind[t];
-        for (uint32_t p = c->post_at[i]; p < c->post_at[i + 1]; p++)
-            if (k < dk[c->post[p]]) dk[c->post[p]] = k;
-    }
-    return dk;
+    return bits[d >> 6] >> (d & 63) & 1;
 }
 
-/* How each product matches unit u: the word's own best kind, or, when it has
- * every part ("2m": "2" and "m"), the worst of its parts' best kinds. */
-static void unit_doc_kinds(const sx_catalog *c, as_mem *m, unit *u)
+/* Per kind t, the products with a word of the list that matches with kind t
+ * or better (le[t], zeroed, words long): from the postings of the words that
+ * match, not from every product's words. */
+static void kind_bits(const sx_catalog *c, const tok_list *kind, uint64_t **le, size_t words)
 {
-    u->dk = doc_kinds(c, m, &u->kind);
-    if (!u->n_parts) return;
-    uint8_t *worst = as_alloc(m, c->n ? c->n : 1);
-    memset(worst, 0, c->n);
-    for (size_t p = 0; p < u->n_parts; p++) {
-        uint8_t *pk = doc_kinds(c, m, &u->part_kind[p]);
-        for (size_t d = 0; d < c->n; d++)
-            if (pk[d] > worst[d]) worst[d] = pk[d];
+    for (size_t t = 0; t < kind->n; t++) {
+        uint64_t *bits = le[kind->kind[t]];
+        uint32_t i = kind->tok[t];
+        for (uint32_t p = c->post_at[i]; p < c->post_at[i + 1]; p++)
+            bits[c->post[p] >> 6] |= 1ull << (c->post[p] & 63);
     }
-    for (size_t d = 0; d < c->n; d++)
-        if (worst[d] < u->dk[d]) u->dk[d] = worst[d];
+    for (size_t t = 1; t < NKINDS; t++)
+        for (size_t w = 0; w < words; w++)
+            le[t][w] |= le[t - 1][w];
+}
+
+/* How each product matches unit u (u->le): the word's own best kind, or, when
+ * it has every part ("2m": "2" and "m"), the worst of its parts' best kinds,
+ * whichever is better. */
+static void unit_bits(const sx_catalog *c, as_mem *m, unit *u)
+{
+    size_t words = (c->n + 63) / 64, bytes = (words ? words : 1) * 8;
+    for (size_t t = 0; t < NKINDS; t++)
+        u->le[t] = as_alloc(m, bytes);
+    kind_bits(c, &u->kind, u->le, words);
+    if (!u->n_parts) return;
+    uint64_t *all[NKINDS], *part[NKINDS];
+    for (size_t t = 0; t < NKINDS; t++) {
+        all[t] = as_alloc(m, bytes);
+        part[t] = as_alloc(m, bytes);
+    }
+    for (size_t p = 0; p < u->n_parts; p++) {
+        if (p)
+            for (size_t t = 0; t < NKINDS; t++)
+                memset(part[t], 0, words * 8);
+        kind_bits(c, &u->part_kind[p], p ? part : all, words);
+        if (p)
+            for (size_t t = 0; t < NKINDS; t++)
+                for (size_t w = 0; w < words; w++)
+                    all[t][w] &= part[t][w];
+    }
+    for (size_t t = 0; t < NKINDS; t++)
+        for (size_t w = 0; w < words; w++)
+            u->le[t][w] |= all[t][w];
 }
 
 /* How product doc matches unit u: its best kind, or NO_MATCH. */
 static inline uint8_t unit_kind(const unit *u, uint32_t doc)
 {
-    return u->dk[doc];
+    for (uint8_t t = 0; t < NKINDS; t++)
+        if (has_bit(u->le[t], doc)) return t;
+    return NO_MATCH;
 }
 
-static void mark_postings(const sx_catalog *c, const tok_list *kind, uint64_t *bits)
-{
-    for (size_t t = 0; t < kind->n; t++)
-        for (uint32_t p = c->post_at[kind->tok[t]]; p < c->post_at[kind->tok[t] + 1]; p++)
-            bits[c->post[p] >> 6] |= 1ull << (c->post[p] & 63);
-}
+/* The products that match every active unit with kind t or better, for each
+ * t from `from` (tr->le[t], words long; every product when no unit is
+ * active). */
+typedef struct tiers {
+    uint64_t *le[NKINDS];
+} tiers;
 
-/* The products that may match every active unit: the postings of the unit
- * with the fewest. */
-static uint64_t *candidates(const sx_catalog *c, as_mem *m, unit *us, const bool *active, size_t nu)
+static void candidates(const sx_catalog *c, const unit *us, const bool *active, size_t nu,
+                       size_t from, tiers *tr)
 {
-    size_t words = (c->n + 63) / 64, drive = nu;
-    size_t cost = SIZE_MAX;
-    for (size_t i = 0; i < nu; i++) {
-        if (!active[i]) continue;
-        size_t k = us[i].postings + (us[i].n_parts ? us[i].part_postings : 0);
-        if (k < cost) {
-            cost = k;
-            drive = i;
+    size_t words = (c->n + 63) / 64;
+    for (size_t t = from; t < NKINDS; t++) {
+        uint64_t *bits = tr->le[t];
+        bool first = true;
+        for (size_t i = 0; i < nu; i++) {
+            if (!active[i]) continue;
+            const uint64_t *le = us[i].le[t];
+            if (first)
+                memcpy(bits, le, words * 8);
+            else
+                for (size_t w = 0; w < words; w++)
+                    bits[w] &= le[w];
+            first = false;
+        }
+        if (first) {
+            memset(bits, 0xFF, words * 8);
+            if (c->n & 63) bits[words - 1] = (1ull << (c->n & 63)) - 1;
         }
     }
-    uint64_t *bits = as_alloc(m, (words ? words : 1) * 8);
-    if (drive == nu) return bits;
-    mark_postings(c, &us[drive].kind, bits);
-    if (us[drive].n_parts) mark_postings(c, &us[drive].part_kind[us[drive].part_rarest], bits);
-    return bits;
 }
 
-/* Every product that passes the filters and matches each active unit, with its
- * tier; returns how many of them would be results (not excluded), or with
- * record, 0 or 1: whether any would be (the page stage counts them anyway). */
-static size_t evaluate(const as_search_snap *s, const sx_filter *f, unit *us, const bool *active,
-                       size_t nu, const uint64_t *bits, uint8_t *tier, bool record)
+/* Every product that passes the filters and matches each active unit;
+ * returns how many of them would be results (not excluded), or with out, 0
+ * or 1: whether any would be (the page stage counts them anyway). With out,
+ * the matches (ascending), their tiers and each unit's best kind. */
+static size_t evaluate(const as_search_snap *s, as_mem *m, const sx_filter *f, unit *us,
+                       const bool *active, size_t nu, const tiers *tr, sx_match *out)
 {
     const sx_catalog *c = s->c;
     size_t words = (c->n + 63) / 64, n = 0;
+    const uint64_t *any = tr->le[NKINDS - 1];
+    if (out) {
+        size_t most = 0;
+        for (size_t w = 0; w < words; w++)
+            most += (size_t)__builtin_popcountll(any[w]);
+        out->docs = as_alloc(m, (most ? most : 1) * sizeof(uint32_t));
+        out->tiers = as_alloc(m, most ? most : 1);
+        out->ndocs = 0;
+    }
     for (size_t bw = 0; bw < words; bw++)
-        for (uint64_t cur = bits[bw]; cur; cur &= cur - 1) {
+        for (uint64_t cur = any[bw]; cur; cur &= cur - 1) {
             uint32_t d = (uint32_t)(bw * 64 + (size_t)__builtin_ctzll(cur));
             const sx_compat *row;
             if (!sx_filter_candidate(s, f, d, &row)) continue;
-            uint8_t t = 0, kind[MAX_UNITS];
-            for (size_t i = 0; i < nu && t != NO_MATCH; i++) {
-                if (!active[i]) continue;
-                kind[i] = unit_kind(&us[i], d);
-                if (kind[i] > t) t = kind[i];
-            }
-            if (t == NO_MATCH) continue;
-            tier[d] = t;
-            if ((!record || !n) && sx_filter_viable(s, f, d, row)) n++;
-            if (record)
-                for (size_t i = 0; i < nu; i++)
-                    if (active[i] && kind[i] < us[i].best) us[i].best = kind[i];
+            if ((!out || !n) && sx_filter_viable(s, f, d, row)) n++;
+            if (!out) continue;
+            uint8_t t = 0;
+            while (t < NKINDS - 1 && !has_bit(tr->le[t], d))
+                t++;
+            out->docs[out->ndocs] = d;
+            out->tiers[out->ndocs++] = t;
+            for (size_t i = 0; i < nu; i++)
+                if (active[i] && us[i].best) {
+                    uint8_t k = unit_kind(&us[i], d);
+                    if (k < us[i].best) us[i].best = k;
+                }
         }
     return n;
 }
 
 /* Products (among those the filters let through) that match unit u alone. */
-static int64_t unit_docs(const as_search_snap *s, as_mem *m, const sx_filter *f, unit *u)
+static int64_t unit_docs(const as_search_snap *s, const sx_filter *f, const unit *u)
 {
     const sx_catalog *c = s->c;
     size_t words = (c->n + 63) / 64;
-    uint64_t *bits = as_alloc(m, (words ? words : 1) * 8);
-    mark_postings(c, &u->kind, bits);
-    if (u->n_parts) mark_postings(c, &u->part_kind[u->part_rarest], bits);
+    const uint64_t *bits = u->le[NKINDS - 1];
     int64_t n = 0;
     for (size_t bw = 0; bw < words; bw++)
         for (uint64_t cur = bits[bw]; cur; cur &= cur - 1) {
             uint32_t d = (uint32_t)(bw * 64 + (size_t)__builtin_ctzll(cur));
             const sx_compat *row;
-            if (sx_filter_candidate(s, f, d, &row) && sx_filter_viable(s, f, d, row) &&
-                unit_kind(u, d) != NO_MATCH)
-                n++;
+            if (sx_filter_candidate(s, f, d, &row) && sx_filter_viable(s, f, d, row)) n++;
         }
     return n;
 }
@@ -314,28 +345,24 @@ void sx_match_run(const as_search_snap *s, as_mem *m, const as_query_text *qt, c
     }
     if (nu == 0) return; /* no words: every product, tier 0 */
     out->any_text = true;
-    out->tier = as_alloc(m, c->n ? c->n : 1);
-    memset(out->tier, NO_MATCH, c->n);
     for (size_t i = 0; i < nu; i++) {
         unit *u = &us[i];
         u->kind = word_kinds(c, m, u->w, &u->postings, &u->corrected);
-        u->part_postings = SIZE_MAX;
         for (size_t p = 0; p < u->n_parts; p++) {
             size_t pp;
             const char *ignored = NULL;
             u->part_kind[p] = word_kinds(c, m, u->parts[p], &pp, &ignored);
-            if (pp < u->part_postings) {
-                u->part_postings = pp;
-                u->part_rarest = p;
-            }
         }
-        if (!u->n_parts) u->part_postings = 0;
-        unit_doc_kinds(c, m, u);
+        unit_bits(c, m, u);
     }
     bool active[MAX_UNITS];
     for (size_t i = 0; i < nu; i++)
         active[i] = true;
-    size_t n = evaluate(s, f, us, active, nu, candidates(c, m, us, active, nu), out->tier, true);
+    tiers tr;
+    for (size_t t = 0; t < NKINDS; t++)
+        tr.le[t] = as_alloc(m, ((c->n + 63) / 64 ? (c->n + 63) / 64 : 1) * 8);
+    candidates(c, us, active, nu, 0, &tr);
+    size_t n = evaluate(s, m, f, us, active, nu, &tr, out);
     out->u.dropped = as_alloc(m, (nu + 1) * sizeof(char *));
     if (n == 0 && nu > 1) {
         /* Drop words until something matches: first those no product has;
@@ -344,21 +371,22 @@ void sx_match_run(const as_search_snap *s, as_mem *m, const as_query_text *qt, c
          * On the relevance set (t/relevance) this beat dropping the most
          * common word first: "coffee machine water filter" keeps "water". */
         for (size_t i = 0; i < nu; i++)
-            us[i].docs = unit_docs(s, m, f, &us[i]);
+            us[i].docs = unit_docs(s, f, &us[i]);
         size_t left = nu;
         for (size_t i = 0; i < nu && left > 1; i++)
             if (us[i].docs == 0) {
                 active[i] = false;
                 left--;
             }
-        n = evaluate(s, f, us, active, nu, candidates(c, m, us, active, nu), out->tier, false);
+        candidates(c, us, active, nu, NKINDS - 1, &tr);
+        n = evaluate(s, m, f, us, active, nu, &tr, NULL);
         while (n == 0 && left > 1) {
             size_t pick = nu, pick_n = 0;
             for (size_t i = 0; i < nu; i++) {
                 if (!active[i]) continue;
                 active[i] = false;
-                size_t k = evaluate(s, f, us, active, nu, candidates(c, m, us, active, nu),
-                                    out->tier, false);
+                candidates(c, us, active, nu, NKINDS - 1, &tr);
+                size_t k = evaluate(s, m, f, us, active, nu, &tr, NULL);
                 active[i] = true;
                 if (pick == nu || k > pick_n || (k == pick_n && us[i].docs > us[pick].docs)) {
                     pick = i;
@@ -370,10 +398,10 @@ void sx_match_run(const as_search_snap *s, as_mem *m, const as_query_text *qt, c
             n = pick_n;
         }
         /* the tiers and best kinds of the words kept, afresh */
-        memset(out->tier, NO_MATCH, c->n);
         for (size_t i = 0; i < nu; i++)
             us[i].best = NO_MATCH;
-        evaluate(s, f, us, active, nu, candidates(c, m, us, active, nu), out->tier, true);
+        candidates(c, us, active, nu, 0, &tr);
+        evaluate(s, m, f, us, active, nu, &tr, out);
         for (size_t i = 0; i < nu; i++)
             if (!active[i])
                 out->u.dropped[out->u.n_dropped++] = us[i].w->orig ? us[i].w->orig : us[i].w->text;

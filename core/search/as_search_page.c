@@ -190,15 +190,18 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
     uint32_t excluded[MAX_EXCLUDED];
     const char *why_of[MAX_EXCLUDED];
     size_t nx = 0;
-    /* the products to consider: a category's or part type's alone when the
-     * text does not narrow them first; those the text matched, eight at a
-     * time past the ones it did not */
+    /* the products to consider: those the text matched (and the category,
+     * part type, merchant and device let through); else a category's or part
+     * type's alone */
     const uint32_t *list = NULL;
     size_t nlist = c->n;
-    if (!mt.any_text && !f.none && f.has_cat) {
+    if (mt.any_text) {
+        list = mt.docs;
+        nlist = mt.ndocs;
+    } else if (!f.none && f.has_cat) {
         list = c->cat_docs + c->cat_at[f.cat];
         nlist = c->cat_at[f.cat + 1] - c->cat_at[f.cat];
-    } else if (!mt.any_text && !f.none && f.has_pt) {
+    } else if (!f.none && f.has_pt) {
         list = c->pt_docs + c->pt_at[f.pt];
         nlist = c->pt_at[f.pt + 1] - c->pt_at[f.pt];
     } else if (f.none) {
@@ -206,18 +209,11 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
     }
     for (size_t i = 0; i < nlist; i++) {
         uint32_t d = list ? list[i] : (uint32_t)i;
-        if (mt.any_text) {
-            uint64_t eight;
-            if (!(d & 7) && d + 8 <= c->n &&
-                (memcpy(&eight, mt.tier + d, 8), eight == UINT64_MAX)) {
-                i += 7;
-                continue;
-            }
-            if (mt.tier[d] == 0xFF) continue;
-        }
-        const sx_compat *row;
-        if (!sx_filter_candidate(s, &f, d, &row)) continue;
-        uint8_t tier = mt.any_text ? mt.tier[d] : 0;
+        const sx_compat *row = NULL;
+        if (!mt.any_text ? !sx_filter_candidate(s, &f, d, &row)
+                         : f.dev && !(row = sx_compat_row(f.dev_rows, f.n_dev_rows, d)))
+            continue;
+        uint8_t tier = mt.any_text ? mt.tiers[i] : 0;
         if (packed && !(f.verified_only && c->hidden[d]) && !(row && !row->fits)) {
             /* a result, in the default order: one key decides its place */
             out->count++;
