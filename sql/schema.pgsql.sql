@@ -76,7 +76,9 @@ CREATE TABLE IF NOT EXISTS offers (
     delivery_days      INTEGER NOT NULL CHECK (delivery_days >= 0),
     stock              BIGINT NOT NULL CHECK (stock >= 0)
 );
-CREATE INDEX IF NOT EXISTS offers_product ON offers (product_id);
+-- By product, with the id and stock: a search page's live stock is read
+-- from this index alone, not from the table (schema version 4).
+CREATE INDEX IF NOT EXISTS offers_product_stock ON offers (product_id, id, stock);
 CREATE INDEX IF NOT EXISTS offers_merchant ON offers (merchant_id, product_id);
 
 CREATE TABLE IF NOT EXISTS devices (

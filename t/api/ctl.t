@@ -174,13 +174,13 @@ cmp_ok(sqlite($v2, "SELECT COUNT(*) FROM product_fts WHERE product_fts MATCH 'dy
 is(scalar(grep { length($v2_rows->{$_} // '') } @tables), scalar(@tables), '... and rows in every table')
   or diag join ' ', grep { !length($v2_rows->{$_} // '') } @tables;
 ($rc, $out, $err) = run_ctl({}, $ctl, '--params', $v2, 'order', 'ship', 'ord_v2_1');
-ok($rc != 0 && $err =~ /schema version 2, this agentshopctl works with version 3; agentshopctl init migrates it/,
+ok($rc != 0 && $err =~ /schema version 2, this agentshopctl works with version 4; agentshopctl init migrates it/,
    'a command on version 2 points at init') or diag $err;
 ($rc, $out, $err) = run_ctl({}, $ctl, '--params', $v2, 'init');
 is($rc, 0, 'init migrates it') or diag $err;
 $m = $json->decode($out);
-is_deeply($m->{schema}, { from => 2, to => 3, action => 'migrated' }, '... from 2 to 3');
-is(sqlite($v2, 'SELECT version FROM schema_version'), 3, '... recording version 3');
+is_deeply($m->{schema}, { from => 2, to => 4, action => 'migrated' }, '... from 2 to 4');
+is(sqlite($v2, 'SELECT version FROM schema_version'), 4, '... recording version 4');
 is_deeply(rows($v2), $v2_rows, '... keeping every row of every table (product_rank without its copies of sku, category and part type)');
 is(layout($v2), layout($fresh), '... in the layout of a new database');
 is(layout($old), layout($fresh), '(as the version-1 database migrated above)');

@@ -35,9 +35,9 @@ my $init = do {
     local $/;
     JSON::PP->new->decode(<$fh>);
 };
-is_deeply($init->{schema}, { from => 2, to => 3, action => 'migrated' },
-          'agentshopctl init migrated the database from version 2 to 3');
-is(one('SELECT version FROM schema_version'), 3, '... and recorded it');
+is_deeply($init->{schema}, { from => 2, to => 4, action => 'migrated' },
+          'agentshopctl init migrated the database from version 2 to 4');
+is(one('SELECT version FROM schema_version'), 4, '... and recorded it');
 is(one("SELECT COUNT(*) FROM orders WHERE id LIKE 'ord_v2_%'"), 3, '... with its three orders');
 
 # ---- search ----
