@@ -155,7 +155,8 @@ typedef struct as_search_result {
     as_offer_filter of;        /* the offer filters applied (with a price from the text) */
 } as_search_result;
 
-/* Runs a search on snapshot s; everything in out is allocated on m. */
+/* Runs a search on snapshot s; out is allocated on m, but its strings may be
+ * the snapshot's: read it while s is held. */
 void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
                    as_search_result *out);
 

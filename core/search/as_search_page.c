@@ -96,9 +96,12 @@ static double sort_key(as_sort_kind k, const sx_catalog *c, uint32_t doc, const 
     }
 }
 
-static const char *dup(as_mem *m, const sx_catalog *c, uint32_t at)
+/* A string of the catalogue's, not copied: the snapshot the result comes
+ * from (and so its catalogue) is held until the response is written. */
+static inline const char *dup(as_mem *m, const sx_catalog *c, uint32_t at)
 {
-    return at == AS_NO_STR ? NULL : as_strdup(m, c->strs + at);
+    (void)m;
+    return sx_str(c, at);
 }
 
 void sx_page_product(const as_search_snap *s, as_mem *m, uint32_t d, const as_device *dev,
@@ -110,8 +113,8 @@ void sx_page_product(const as_search_snap *s, as_mem *m, uint32_t d, const as_de
     p->sku = dup(m, c, c->sku_at[d]);
     p->name = dup(m, c, c->name_at[d]);
     p->brand = dup(m, c, c->brand_at[d]);
-    p->category = as_strdup(m, c->cats[c->cat[d]]);
-    p->part_type = as_strdup(m, c->pts[c->pt[d]]);
+    p->category = c->cats[c->cat[d]];
+    p->part_type = c->pts[c->pt[d]];
     p->image_urls = dup(m, c, c->img_at[d]);
     p->availability = dup(m, c, c->avail_at[d]);
     p->verif_status = dup(m, c, c->status_at[d]);
