@@ -8,11 +8,9 @@ use FindBin;
 use lib "$FindBin::Bin/../lib";
 use Test::More;
 use File::Temp qw(tempdir);
-use IO::Socket::INET;
-use POSIX qw(WNOHANG);
-use Time::HiRes qw(sleep time);
 use LWP::UserAgent;
 use AgentShop::Test;
+use AgentShop::OwnHttpd;
 use Apache::Test ();
 
 plan skip_all => 'the file checks are SQLite\'s (the suite runs on PostgreSQL)' if is_pg();
@@ -22,90 +20,18 @@ my $top  = Apache::Test::vars('serverroot') . '/..';
 my $ctl  = "$top/bin/agentshopctl";
 my $dir  = tempdir(CLEANUP => 1);
 my $user = getpwuid($>);
-open my $k, '>', "$dir/signing.key" or die $!;
-print $k 'z' x 64;
-close $k;
-
-sub free_port {
-    for my $p (8701 + $$ % 300 .. 9200) {
-        next if IO::Socket::INET->new(PeerAddr => '127.0.0.1', PeerPort => $p, Proto => 'tcp');
-        my $l = IO::Socket::INET->new(LocalAddr => '127.0.0.1', LocalPort => $p, Listen => 1,
-                                      ReuseAddr => 1) or next;
-        close $l;
-        return $p;
-    }
-    die 'no free port';
-}
 
 sub sh { my $rc = system(@_); die "@_ failed" if $rc; }
 
-# Starts httpd on $db. Returns (exit code or undef while it runs, error log,
-# pid, port).
-sub start_httpd {
+sub start {
     my ($name, $db, $extra) = @_;
-    $extra //= '';
-    my $root = "$dir/$name";
-    mkdir $root or die "$root: $!";
-    my $port = free_port();
-    open my $fh, '>', "$root/httpd.conf" or die $!;
-    print $fh <<"CONF";
-ServerRoot "$root"
-DefaultRuntimeDir "$root"
-PidFile "$root/httpd.pid"
-Listen 127.0.0.1:$port
-ServerName 127.0.0.1:$port
-ErrorLog "$root/error_log"
-LogLevel warn
-LoadModule mpm_event_module /usr/lib/apache2/modules/mod_mpm_event.so
-LoadModule authz_core_module /usr/lib/apache2/modules/mod_authz_core.so
-LoadModule dbd_module /usr/lib/apache2/modules/mod_dbd.so
-LoadModule agentshop_module "$top/mod_agentshop/.libs/mod_agentshop.so"
-StartServers 1
-DBDriver sqlite3
-DBDParams "$db"
-$extra
-<Location /v1>
-    SetHandler agentshop
-    AgentShopSigningKeyFile "$dir/signing.key"
-</Location>
-CONF
-    close $fh;
-    my $pid = fork() // die "fork: $!";
-    if (!$pid) {
-        open STDOUT, '>', "$root/stdout";
-        open STDERR, '>&', \*STDOUT;
-        exec '/usr/sbin/apache2', '-f', "$root/httpd.conf", '-DFOREGROUND';
-        exit 127;
-    }
-    my $rc;
-    for (1 .. 100) {    # 10 s
-        if (waitpid($pid, WNOHANG) == $pid) { $rc = $? >> 8; last }
-        last if IO::Socket::INET->new(PeerAddr => '127.0.0.1', PeerPort => $port, Proto => 'tcp')
-          && -e "$root/httpd.pid";
-        sleep 0.1;
-    }
-    my $log = '';
-    for my $f ("$root/error_log", "$root/stdout") {
-        open my $lf, '<', $f or next;
-        local $/;
-        $log .= <$lf> // '';
-    }
-    return ($rc, $log, $pid, $port);
-}
-
-sub stop_httpd {
-    my ($pid) = @_;
-    kill 'TERM', $pid;
-    my $t = time + 10;
-    while (time < $t) { return if waitpid($pid, WNOHANG) == $pid; sleep 0.1 }
-    kill 'KILL', $pid;
-    waitpid($pid, 0);
+    return start_httpd(dir => $dir, name => $name, db => $db, top => $top, extra => $extra);
 }
 
 # Each bad database: httpd exits non-zero and its log names what is wrong.
 sub refuses {
     my ($name, $db, $want, $what, $extra) = @_;
-    my ($rc, $log, $pid) = start_httpd($name, $db, $extra);
+    my ($rc, $log, $pid) = start($name, $db, $extra);
     if (!defined $rc) {
         stop_httpd($pid);
         fail("$what: httpd must not start");
@@ -159,7 +85,7 @@ refuses('older', "$dir/older.db",
         'a database of an older schema version stops httpd, saying init migrates it');
 
 sh("$ctl --params '$dir/good.db' --data '$top/sql/demo' init --demo >/dev/null");
-my ($rc, $log, $pid, $port) = start_httpd('good', "$dir/good.db");
+my ($rc, $log, $pid, $port) = start('good', "$dir/good.db");
 ok(!defined $rc, 'a good database starts httpd') or diag $log;
 if (!defined $rc) {
     my $res = LWP::UserAgent->new(timeout => 10)->get("http://127.0.0.1:$port/v1/search?q=soap");
@@ -180,7 +106,7 @@ refuses('vhost', "$dir/good.db",
 sh("$ctl --params '$dir/later.db' --data '$top/sql/demo' init --demo >/dev/null");
 my $key = `$ctl --params '$dir/later.db' key create --user ro-user` =~ /"key": "([^"]+)"/ ? $1 : die 'no key';
 sh("$ctl --params '$dir/later.db' mandate create --user ro-user --categories hand-soap --per-order-eur 50 --monthly-eur 100 --confirm-above-eur 40 >/dev/null");
-($rc, $log, $pid, $port) = start_httpd('later', "$dir/later.db", 'DBDPersist Off');
+($rc, $log, $pid, $port) = start('later', "$dir/later.db", 'DBDPersist Off');
 ok(!defined $rc, 'httpd starts on a writable database') or diag $log;
 if (!defined $rc) {
     chmod 0444, "$dir/later.db" or die $!;
