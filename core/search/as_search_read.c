@@ -422,6 +422,14 @@ static void device_terms_make(as_mem *m, const as_device *d, device_terms *t)
         &t->all);
     t->n_id = as_text_terms(
         m, as_printf(m, "%s %s %s", d->brand, d->slug, d->aliases ? d->aliases : ""), &t->id);
+    /* the slug often spells the device's kind ("gen-cordless-tool-200"): a
+     * word of the kind says what sort of device, not which ("classic tool"
+     * is not the Redcliff Classic K300 cordless tool) */
+    const char **kind_t = NULL;
+    size_t n_kind = d->kind ? as_text_terms(m, d->kind, &kind_t) : 0, keep = 0;
+    for (size_t i = 0; i < t->n_id; i++)
+        if (!equals_any(t->id[i], kind_t, n_kind)) t->id[keep++] = t->id[i];
+    t->n_id = keep;
     t->n_brand = as_text_terms(m, d->brand, &t->brand_t);
     as_buf buf;
     as_buf_init(&buf, m);

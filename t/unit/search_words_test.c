@@ -345,6 +345,8 @@ static const as_device devs[] = {
      "TE653501DE"},
     {43, "xiaomi-mi-air-purifier-3h", "Xiaomi Mi Air Purifier 3H", "Xiaomi", "air-purifier",
      "AC-M6-SC 3H"},
+    /* as agentshopctl catalogue generate makes them: the slug spells the kind */
+    {44, "gen-cordless-tool-200", "Redcliff Classic K300", "Redcliff", "cordless-tool", "K300"},
 };
 
 typedef struct price_row {
@@ -494,6 +496,12 @@ static void test_device(void **state)
         {"laptop stand", NULL, NULL, "laptop|stand"},      /* not Framework Laptop 13 */
         {"13 inch sleeve", NULL, NULL, "13|in|sleeve"},    /* not MacBook Air 13-inch */
         {"300 ml", NULL, NULL, "300|ml"},                  /* not Levoit Core 300 */
+        /* a model line and a kind name no device: "classic" and the slug's
+         * "tool" are both the Redcliff Classic K300's, but neither says which */
+        {"classic tool battery", NULL, NULL, "classic|tool|battery"},
+        {"classic tool", NULL, NULL, "classic|tool"},
+        {"battery for redcliff classic k300", "gen-cordless-tool-200", "redcliff classic k300",
+         "battery|for~|redcliff@|classic@|k300@|+k@|+300@"},
     };
     ROWS_BEGIN;
     for (size_t i = 0; i < N_ROWS(rows); i++) {
