@@ -146,13 +146,6 @@ static json_t *evidence_in_words(as_mem *m, const char *text)
     return out;
 }
 
-static json_t *view_compat(as_mem *m, const as_compat *c)
-{
-    return json_pack("{s:s, s:s, s:s, s:s, s:s?, s:o}", "device", c->device_slug, "device_name",
-                     c->device_name, "fit_status", c->fit_status, "summary", as_fit_summary(m, c),
-                     "checked_at", c->checked_at, "evidence", evidence_in_words(m, c->evidence));
-}
-
 static bool guarantee(const as_product *p, const as_device *device)
 {
     return device ? strcmp(as_fit_status(p), "fits") == 0 : p->guarantee;
@@ -370,14 +363,40 @@ bool as_view_product_kept(as_mem *m, const as_product *p, as_view_kept *out)
     return (out->perf = as_jw_text(w, &out->perf_len)) != NULL;
 }
 
-const char *as_view_compat_text(as_mem *m, const as_compat *c, size_t *len)
+const char *as_view_evidence_text(as_mem *m, const char *evidence, size_t *len)
 {
     as_jw jw, *w = &jw;
     as_jw_init(w, m);
-    json_t *v = view_compat(m, c);
+    json_t *v = evidence_in_words(m, evidence);
     as_jw_value(w, v);
     json_decref(v);
     return as_jw_text(w, len);
+}
+
+const char *as_view_compat_text_of(as_mem *m, const as_compat *c, const char *summary,
+                                   const char *evidence, size_t evidence_len, size_t *len)
+{
+    if (!c->device_slug || !c->device_name || !c->fit_status || !summary || !evidence)
+        return NULL;
+    as_jw jw, *w = &jw;
+    as_jw_init(w, m);
+    as_jw_obj(w);
+    as_jw_kstr(w, "device", c->device_slug);
+    as_jw_kstr(w, "device_name", c->device_name);
+    as_jw_kstr(w, "fit_status", c->fit_status);
+    as_jw_kstr(w, "summary", summary);
+    if (c->checked_at) as_jw_kstr(w, "checked_at", c->checked_at);
+    as_jw_key(w, "evidence");
+    as_jw_raw(w, evidence, evidence_len);
+    as_jw_obj_end(w);
+    return as_jw_text(w, len);
+}
+
+const char *as_view_compat_text(as_mem *m, const as_compat *c, size_t *len)
+{
+    size_t elen;
+    const char *ev = as_view_evidence_text(m, c->evidence, &elen);
+    return as_view_compat_text_of(m, c, as_fit_summary(m, c), ev, elen, len);
 }
 
 const char *as_view_product_from(as_mem *m, const as_view_kept *k, const as_product *p,

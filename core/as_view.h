@@ -32,6 +32,12 @@ typedef struct as_view_kept {
 bool as_view_product_kept(as_mem *m, const as_product *p, as_view_kept *out);
 /* A compatibility row as the element of a view's "compatibility". */
 const char *as_view_compat_text(as_mem *m, const as_compat *c, size_t *len);
+/* The same from its parts, for a caller that keeps the parts of rows whose
+ * evidence repeats (the index build): the summary (as_fit_summary) and the
+ * evidence in words (as_view_evidence_text of c->evidence). */
+const char *as_view_evidence_text(as_mem *m, const char *evidence, size_t *len);
+const char *as_view_compat_text_of(as_mem *m, const as_compat *c, const char *summary,
+                                   const char *evidence, size_t evidence_len, size_t *len);
 /* The view from kept parts and the rest: r, and of p its questions, its
  * compat's fit_status (a view for a device) and its guarantee (one without).
  * as_view_product_text is this with the parts encoded from p. */

@@ -60,6 +60,20 @@ typedef struct bcompat {
     uint64_t text_at, text_end; /* its view text, in vtext */
 } bcompat;
 
+/* A compat row's view parts that depend on its evidence and fit alone (the
+ * summary, the evidence in words), kept per build for the rows that repeat
+ * them: catalogues repeat evidence (one declaration for many devices; every
+ * generated row has one of two), and computing them parses the evidence
+ * twice. */
+typedef struct ev_memo {
+    char *evidence; /* NULL: a free slot */
+    bool fits;
+    char *summary, *words;
+    size_t words_len;
+} ev_memo;
+
+#define MEMO_SLOTS 8192 /* at most half of them used: memory bounded per build */
+
 typedef struct sx_builder {
     bool failed;
     sx_catalog *c; /* filled in place; arrays grown here */
@@ -84,6 +98,9 @@ typedef struct sx_builder {
     size_t ncur, curcap;
     size_t vtextcap;
     size_t next_view; /* the first product whose view parts are not set yet */
+    ev_memo *memo;    /* MEMO_SLOTS, open addressing by the evidence's hash */
+    size_t nmemo;
+    size_t last_dev; /* the device of the last compat row (rows come by device) */
 } sx_builder;
 
 static uint32_t add_str(sx_builder *b, const char *s)
@@ -409,6 +426,50 @@ static uint32_t doc_of(const sx_catalog *c, int64_t id)
     return lo < c->n && c->ids[lo] == id ? (uint32_t)lo : UINT32_MAX;
 }
 
+static char *dup_n(const char *s, size_t n)
+{
+    char *d = malloc(n + 1);
+    if (d) {
+        memcpy(d, s, n);
+        d[n] = '\0';
+    }
+    return d;
+}
+
+/* The summary and evidence in words (*words NULL when it cannot be written)
+ * of a compat row with this evidence and fit, from b's memo or made (on m)
+ * and kept; false when out of memory. */
+static bool compat_parts(sx_builder *b, as_mem *m, const char *evidence, bool fits,
+                         const char **summary, const char **words, size_t *words_len)
+{
+    if (!b->memo && !(b->memo = calloc(MEMO_SLOTS, sizeof(ev_memo)))) return false;
+    size_t i = (size_t)(hash_str(evidence) ^ fits) & (MEMO_SLOTS - 1);
+    for (; b->memo[i].evidence; i = (i + 1) & (MEMO_SLOTS - 1))
+        if (b->memo[i].fits == fits && strcmp(b->memo[i].evidence, evidence) == 0) {
+            *summary = b->memo[i].summary;
+            *words = b->memo[i].words;
+            *words_len = b->memo[i].words_len;
+            return true;
+        }
+    as_compat cc = {NULL, NULL, fits ? "fits" : "does_not_fit", evidence, NULL};
+    *summary = as_fit_summary(m, &cc);
+    *words = as_view_evidence_text(m, evidence, words_len);
+    if (!*words) return true; /* cannot be written: the row has no view text (not kept) */
+    if (b->nmemo < MEMO_SLOTS / 2) {
+        ev_memo e = {strdup(evidence), fits, strdup(*summary), dup_n(*words, *words_len),
+                     *words_len};
+        if (!e.evidence || !e.summary || !e.words) {
+            free(e.evidence);
+            free(e.summary);
+            free(e.words);
+            return false;
+        }
+        b->memo[i] = e;
+        b->nmemo++;
+    }
+    return true;
+}
+
 static int on_compat(void *baton, const as_index_compat *x)
 {
     sx_builder *b = baton;
@@ -416,33 +477,35 @@ static int on_compat(void *baton, const as_index_compat *x)
     uint32_t d = doc_of(b->c, x->product_id);
     if (d == UINT32_MAX) return 0;
     if (!grow((void **)&b->cr, &b->ccap, b->ncr + 1, sizeof(bcompat))) return b->failed = true, -1;
-    uint32_t why = AS_NO_STR;
-    if (!x->fits) {
-        as_arena *a = as_arena_create();
-        as_mem m = as_arena_mem(a);
-        as_compat cc = {NULL, NULL, "does_not_fit", x->evidence ? x->evidence : "[]", NULL};
-        why = add_str(b, as_fit_summary(&m, &cc));
+    /* no evidence reads as none recorded, "[]" (as as_json_parse_or reads it) */
+    const char *ev = x->evidence ? x->evidence : "[]";
+    as_arena *a = as_arena_create();
+    as_mem m = as_arena_mem(a);
+    const char *summary, *words;
+    size_t words_len;
+    if (!compat_parts(b, &m, ev, x->fits, &summary, &words, &words_len)) {
         as_arena_destroy(a);
+        return b->failed = true, -1;
     }
     bcompat *bc = &b->cr[b->ncr++];
-    *bc = (bcompat){x->device_id, d, why, x->fits ? 1 : 0, 0, 0};
+    *bc = (bcompat){x->device_id, d, x->fits ? AS_NO_STR : add_str(b, summary), x->fits ? 1 : 0,
+                    0, 0};
     /* the row as a view for the device shows it */
-    size_t k = 0;
+    size_t k = b->last_dev < b->ndev && b->dev_id[b->last_dev] == x->device_id ? b->last_dev : 0;
     while (k < b->ndev && b->dev_id[k] != x->device_id)
         k++;
     if (k < b->ndev) {
-        as_arena *a = as_arena_create();
-        as_mem m = as_arena_mem(a);
+        b->last_dev = k;
         as_compat cc = {b->c->strs + b->dev_str[k * 5], b->c->strs + b->dev_str[k * 5 + 1],
-                        x->fits ? "fits" : "does_not_fit", x->evidence, x->checked_at};
+                        x->fits ? "fits" : "does_not_fit", ev, x->checked_at};
         size_t len;
-        const char *text = as_view_compat_text(&m, &cc, &len);
+        const char *text = as_view_compat_text_of(&m, &cc, summary, words, words_len, &len);
         if (text) {
             bc->text_at = add_vtext(b, text, len);
             bc->text_end = bc->text_at + len;
         }
-        as_arena_destroy(a);
     }
+    as_arena_destroy(a);
     return b->failed ? -1 : 0;
 }
 
@@ -587,6 +650,13 @@ static void builder_free(sx_builder *b)
     free(b->cr);
     free(b->dev_str);
     free(b->dev_id);
+    if (b->memo)
+        for (size_t i = 0; i < MEMO_SLOTS; i++) {
+            free(b->memo[i].evidence);
+            free(b->memo[i].summary);
+            free(b->memo[i].words);
+        }
+    free(b->memo);
     free(b);
 }
 
