@@ -214,9 +214,22 @@ typedef struct sx_best {
     size_t n_eligible;
 } sx_best;
 
-/* merchant: into c->merchants, -1 for any (f->merchant is not read). */
+/* A query's weights as integer parts of the formula (hundredths): per
+ * one-decimal value (tenths, 0 to SX_TAB_MAX) of the price and delivery
+ * components, and per merchant its quality and reliability parts together. */
+#define SX_TAB_MAX 1000
+typedef struct sx_weights_tab {
+    int32_t price[SX_TAB_MAX + 1], delivery[SX_TAB_MAX + 1];
+    int32_t *merchant; /* c->nmerchants */
+} sx_weights_tab;
+/* false (and no table) when a weight is negative. */
+bool sx_weights_tab_make(const sx_catalog *c, as_mem *m, const as_weights *w, sx_weights_tab *t);
+
+/* merchant: into c->merchants, -1 for any (f->merchant is not read); tab:
+ * w's table (sx_weights_tab_make) or NULL, the same scores either way. */
 void sx_rank_best(const as_search_snap *s, uint32_t doc, const as_weights *w,
-                  const as_offer_filter *f, int merchant, int64_t today, sx_best *out);
+                  const sx_weights_tab *tab, const as_offer_filter *f, int merchant,
+                  int64_t today, sx_best *out);
 /* The snapshot's def_off and def_score of one product, from its in_stock
  * (and its columns, as sx_rank_columns). */
 void sx_rank_default(as_search_snap *s, uint32_t doc);

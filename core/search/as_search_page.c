@@ -187,6 +187,12 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
      * result's place is one integer (packed_key, the same order as
      * hit_cmp's), so most products are passed over on one comparison */
     bool packed = defaults && ask->sort == AS_SORT_SCORE;
+    /* custom weights: the formula's parts as integers, once per search */
+    sx_weights_tab *tab = NULL;
+    if (!default_w) {
+        tab = as_alloc(m, sizeof(*tab));
+        if (!sx_weights_tab_make(c, m, &ask->w, tab)) tab = NULL;
+    }
     uint64_t worst = UINT64_MAX; /* the packed key of the k-th best so far */
     size_t k = (size_t)(ask->offset + ask->limit);
     top_k top = {as_alloc(m, (k ? k : 1) * sizeof(hit)), 0, k};
@@ -235,7 +241,7 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
         else if (default_w)
             sx_rank_best_default_filtered(s, d, &of, f.merchant, ask->today, price_days, &b);
         else
-            sx_rank_best(s, d, &ask->w, &of, f.merchant, ask->today, &b);
+            sx_rank_best(s, d, &ask->w, tab, &of, f.merchant, ask->today, &b);
         const char *why = sx_filter_exclusion(s, m, &f, ask, &of, d, row, &b, nx < MAX_EXCLUDED);
         if (why) {
             if (nx < MAX_EXCLUDED) {

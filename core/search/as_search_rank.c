@@ -49,9 +49,48 @@ static inline double round2(double v)
 
 #define FEW 32 /* eligible offers kept from the first pass (most products have fewer) */
 
-/* The best offer's index, or UINT32_MAX when none is eligible. */
+/* The formula's sum in hundredths, from a table (sx_weights_tab): each
+ * component's weighted and rounded part is round(v * w * 100) for its
+ * one-decimal value v, so an integer; the float sum of the four parts rounds
+ * to hundredths as exactly their integer sum H (its error is some 1e-13, far
+ * from a half), and lround(H / 100.0) is (H + 50) / 100 for H >= 0 (a half
+ * is exact in binary). Same scores as the float arithmetic, without its six
+ * roundings per offer. */
+static inline int tab_score(const sx_weights_tab *t, const sx_offer *x, int64_t cheapest,
+                            double price_w, double delivery_w)
+{
+    double pv = round(100.0 * (double)cheapest / (double)x->price_cents * 10.0);
+    int64_t h;
+    if (pv >= 0 && pv <= SX_TAB_MAX)
+        h = t->price[(int)pv];
+    else
+        h = (int64_t)round((pv / 10.0 * price_w) * 100.0);
+    h += x->delivery10 <= SX_TAB_MAX ? t->delivery[x->delivery10]
+                                     : (int64_t)round((x->delivery10 / 10.0 * delivery_w) * 100.0);
+    h += t->merchant[x->merchant];
+    return (int)((h + 50) / 100);
+}
+
+bool sx_weights_tab_make(const sx_catalog *c, as_mem *m, const as_weights *w, sx_weights_tab *t)
+{
+    for (int i = 0; i < AS_W_N; i++)
+        if (!(w->w[i] >= 0)) return false; /* the integer sum assumes no negative part */
+    for (int k = 0; k <= SX_TAB_MAX; k++) {
+        t->price[k] = (int32_t)round(((double)k / 10.0 * w->w[0]) * 100.0);
+        t->delivery[k] = (int32_t)round(((double)k / 10.0 * w->w[1]) * 100.0);
+    }
+    t->merchant = as_alloc(m, (c->nmerchants ? c->nmerchants : 1) * sizeof(int32_t));
+    for (size_t i = 0; i < c->nmerchants; i++)
+        t->merchant[i] = (int32_t)round((c->merchants[i].quality * w->w[2]) * 100.0) +
+                         (int32_t)round((c->merchants[i].reliability * w->w[3]) * 100.0);
+    return true;
+}
+
+/* The best offer's index, or UINT32_MAX when none is eligible; scored from
+ * tab when given (same scores). */
 static uint32_t best_offer(const as_search_snap *s, uint32_t doc, const as_weights *w,
-                           const as_offer_filter *f, int merchant, int64_t today, sx_best *out)
+                           const sx_weights_tab *tab, const as_offer_filter *f, int merchant,
+                           int64_t today, sx_best *out)
 {
     const sx_catalog *c = s->c;
     memset(out, 0, sizeof(*out));
@@ -79,14 +118,20 @@ static uint32_t best_offer(const as_search_snap *s, uint32_t doc, const as_weigh
                 o++;
         }
         const sx_offer *x = &c->offers[o];
-        const sx_merchant *mc = &c->merchants[x->merchant];
-        /* as_rank.c's score: each component times its weight rounded to
-         * hundredths, summed in this order, rounded */
-        double sum = round2(round1(100.0 * (double)cheapest / (double)x->price_cents) * w->w[0]);
-        sum += round2(x->delivery10 / 10.0 * w->w[1]);
-        sum += round2(mc->quality * w->w[2]);
-        sum += round2(mc->reliability * w->w[3]);
-        int score = (int)lround(round2(sum));
+        int score;
+        if (tab) {
+            score = tab_score(tab, x, cheapest, w->w[0], w->w[1]);
+        } else {
+            const sx_merchant *mc = &c->merchants[x->merchant];
+            /* as_rank.c's score: each component times its weight rounded to
+             * hundredths, summed in this order, rounded */
+            double sum =
+                round2(round1(100.0 * (double)cheapest / (double)x->price_cents) * w->w[0]);
+            sum += round2(x->delivery10 / 10.0 * w->w[1]);
+            sum += round2(mc->quality * w->w[2]);
+            sum += round2(mc->reliability * w->w[3]);
+            score = (int)lround(round2(sum));
+        }
         if (better(c, score, x, best_score, best)) {
             best = x;
             best_at = o;
@@ -101,9 +146,10 @@ static uint32_t best_offer(const as_search_snap *s, uint32_t doc, const as_weigh
 }
 
 void sx_rank_best(const as_search_snap *s, uint32_t doc, const as_weights *w,
-                  const as_offer_filter *f, int merchant, int64_t today, sx_best *out)
+                  const sx_weights_tab *tab, const as_offer_filter *f, int merchant,
+                  int64_t today, sx_best *out)
 {
-    best_offer(s, doc, w, f, merchant, today, out);
+    best_offer(s, doc, w, tab, f, merchant, today, out);
 }
 
 void sx_rank_default(as_search_snap *s, uint32_t doc)
@@ -112,7 +158,7 @@ void sx_rank_default(as_search_snap *s, uint32_t doc)
     as_weights_default(&w);
     as_offer_filter none = {0};
     sx_best b;
-    s->def_off[doc] = best_offer(s, doc, &w, &none, -1, 0, &b);
+    s->def_off[doc] = best_offer(s, doc, &w, NULL, &none, -1, 0, &b);
     s->def_score[doc] = (uint8_t)b.score;
     sx_rank_columns(s, doc);
 }
@@ -197,5 +243,5 @@ void sx_rank_best_default_filtered(const as_search_snap *s, uint32_t doc,
     }
     as_weights w;
     as_weights_default(&w);
-    best_offer(s, doc, &w, f, merchant, today, out);
+    best_offer(s, doc, &w, NULL, f, merchant, today, out);
 }

@@ -310,7 +310,7 @@ static void test_filtered_best_is_ranked_best(void **state)
     for (size_t fi = 0; fi < N_ROWS(filters); fi++)
         for (uint32_t d = 0; d < s->c->n; d++) {
             sx_best full, fast;
-            sx_rank_best(s, d, &w, &filters[fi], merchant_of[fi], today, &full);
+            sx_rank_best(s, d, &w, NULL, &filters[fi], merchant_of[fi], today, &full);
             sx_rank_best_default_filtered(s, d, &filters[fi], merchant_of[fi], today, true, &fast);
             assert_int_equal(fast.n_eligible > 0, full.n_eligible > 0);
             if (!full.n_eligible) continue;
@@ -324,6 +324,36 @@ static void test_filtered_best_is_ranked_best(void **state)
     /* both ways were taken with several offers eligible, many times */
     assert_true(kept_default > 100);
     assert_true(ranked > 50);
+    /* custom weights: the integer table scores every offer as the float
+     * formula does (sx_weights_tab), over weights in tenths and odd ones */
+    unsigned seed = 7;
+    size_t compared = 0;
+    for (int k = 0; k < 60; k++) {
+        as_weights cw;
+        for (int i = 0; i < AS_W_N; i++) {
+            seed = seed * 1103515245u + 12345u;
+            cw.w[i] = k < 30 ? (double)((seed >> 16 & 1023u) % 11) / 10.0
+                             : (double)(seed >> 16 & 1023u) / 1023.0;
+        }
+        sx_weights_tab tab;
+        assert_true(sx_weights_tab_make(s->c, m, &cw, &tab));
+        for (size_t fi = 0; fi < N_ROWS(filters); fi++)
+            for (uint32_t d = 0; d < s->c->n; d++) {
+                sx_best slow, fast;
+                sx_rank_best(s, d, &cw, NULL, &filters[fi], merchant_of[fi], today, &slow);
+                sx_rank_best(s, d, &cw, &tab, &filters[fi], merchant_of[fi], today, &fast);
+                assert_int_equal(fast.n_eligible, slow.n_eligible);
+                assert_int_equal(fast.score, slow.score);
+                assert_int_equal(fast.price_cents, slow.price_cents);
+                assert_int_equal(fast.days, slow.days);
+                compared += slow.n_eligible > 0;
+            }
+    }
+    assert_true(compared > 1000);
+    as_weights neg = w;
+    neg.w[1] = -0.5;
+    sx_weights_tab none;
+    assert_false(sx_weights_tab_make(s->c, m, &neg, &none));
     as_search_snap_release(s);
 }
 
