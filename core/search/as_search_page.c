@@ -187,6 +187,11 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
      * result's place is one integer (packed_key, the same order as
      * hit_cmp's), so most products are passed over on one comparison */
     bool packed = defaults && ask->sort == AS_SORT_SCORE;
+    /* the same under the default weights with a price cap or a date (no
+     * merchant), for the products whose best offer the filters keep; the
+     * others are ranked, and their hits (sort key 0) keep the packed order */
+    bool kept_filtered = default_w && f.offer_filters && f.merchant < 0 &&
+                         ask->sort == AS_SORT_SCORE;
     /* custom weights: the formula's parts as integers, once per search */
     sx_weights_tab *tab = NULL;
     if (!default_w) {
@@ -223,7 +228,18 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
                          : f.dev && !(row = sx_compat_row(f.dev_rows, f.n_dev_rows, d)))
             continue;
         uint8_t tier = mt.any_text ? mt.tiers[i] : 0;
-        if (packed && !(f.verified_only && c->hidden[d]) && !(row && !row->fits)) {
+        bool kept = (packed || kept_filtered) && !(f.verified_only && c->hidden[d]) &&
+                    !(row && !row->fits);
+        if (kept && !packed) {
+            /* under offer filters: a result with the snapshot's best offer
+             * when the filters keep it and the cheapest price in stock (as
+             * sx_rank_best_default_filtered decides, merchant aside) */
+            kept = s->def_off[d] != UINT32_MAX &&
+                   (of.max_price_cents <= 0 || s->def_price[d] <= of.max_price_cents) &&
+                   (of.deliver_by <= 0 || (ask->today + s->def_days[d] <= of.deliver_by &&
+                                           s->min_price[d] == s->def_price[d]));
+        }
+        if (kept) {
             /* a result, in the default order: one key decides its place */
             out->count++;
             uint64_t key = (uint64_t)tier << 48 | (uint64_t)(s->def_off[d] == UINT32_MAX) << 40 |
@@ -234,6 +250,20 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
             top_offer(&top, &h);
             if (top.n == top.k && top.n) worst = packed_key(&top.heap[0]);
             continue;
+        }
+        if (nx == MAX_EXCLUDED) {
+            /* excluded, and not listed: no need to rank it to know (the
+             * tests of sx_filter_exclusion, and of the columns under a price
+             * cap or a date, as sx_rank_best_default_filtered reads them) */
+            bool out_of_it = (ask->verified_only && c->hidden[d]) || (f.dev && row && !row->fits);
+            if (!out_of_it && kept_filtered)
+                out_of_it = s->def_off[d] == UINT32_MAX ||
+                            (of.max_price_cents > 0 && s->min_price[d] > of.max_price_cents) ||
+                            (of.deliver_by > 0 && ask->today + s->min_days[d] > of.deliver_by);
+            if (out_of_it) {
+                out->excluded_count++;
+                continue;
+            }
         }
         sx_best b;
         if (defaults)
@@ -259,6 +289,7 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
                  tier,
                  b.n_eligible ? 0 : 1};
         top_offer(&top, &h);
+        if (kept_filtered && top.n == top.k && top.n) worst = packed_key(&top.heap[0]);
     }
     top_sort(&top);
 
