@@ -155,17 +155,18 @@ static int stock_cmp(const void *a, const void *b)
 
 /* The key of a cached response: what it is of (a sku, or "?search"), today
  * (delivery dates), and the query as given. */
+/* The caches' key of a request: what, the day and the decoded query, each
+ * part preceded by its length, so that no value (which may hold "\n", "=" or
+ * "&" once decoded: q=wash%0Alimit%3D3) can stand for another request's
+ * parts. */
 static const char *cache_key(as_ctx *ctx, const char *what, const as_query *q)
 {
     as_buf b;
     as_buf_init(&b, ctx->mem);
-    as_buf_printf(&b, "%s\n%lld", what, (long long)as_today(ctx));
-    for (size_t i = 0; i < q->n; i++) {
-        as_buf_add(&b, "\n", 1);
-        as_buf_puts(&b, q->items[i].key);
-        as_buf_add(&b, "=", 1);
-        as_buf_puts(&b, q->items[i].val);
-    }
+    as_buf_printf(&b, "%zu:%s %lld", strlen(what), what, (long long)as_today(ctx));
+    for (size_t i = 0; i < q->n; i++)
+        as_buf_printf(&b, " %zu:%s%zu:%s", strlen(q->items[i].key), q->items[i].key,
+                      strlen(q->items[i].val), q->items[i].val);
     return as_buf_str(&b);
 }
 

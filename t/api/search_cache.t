@@ -84,4 +84,16 @@ my @prices = map { $_->{best_offer} ? $_->{best_offer}{price_cents} : 9e18 } @{ 
 ok(scalar(grep { $_ < 9e18 } @prices), '... with prices');
 is_deeply(\@prices, [ sort { $a <=> $b } @prices ], '... and its results are in price order');
 
+# ---- a value cannot stand for other parameters in the cache's key ----
+# q=soap%0Alimit%3D3 decodes to the text "soap\nlimit=3": kept under a key
+# that joined decoded pairs with "\n", its page was then served for
+# q=soap&limit=3 (issue 17).
+my @poison = bodies_everywhere('/search?q=soap%0Alimit%3D3&category=hand-soap');
+my @real = bodies_everywhere('/search?q=soap&limit=3&category=hand-soap');
+my @counts = map { my $s = eval { JSON::PP->new->decode($_) }; $s ? scalar @{ $s->{results} } . "/$s->{limit}" : $_ } @real;
+is_deeply([ grep { $_ ne '3/3' } @counts ], [],
+          'q=soap&limit=3 gives its own page of 3 in every child after q=soap%0Alimit%3D3 was kept');
+my @p = map { my $s = eval { JSON::PP->new->decode($_) }; $s ? $s->{limit} : $_ } @poison;
+is_deeply([ grep { $_ ne '20' } @p ], [], '... and the text with a newline was its own search (limit 20)');
+
 done_testing();
