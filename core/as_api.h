@@ -149,6 +149,14 @@ void as_api_mcp(as_ctx *ctx, const as_request *req, as_response *resp);
  * port dropped; NULL when s is not such an origin (a path, a user, a query...). */
 const char *as_origin_normalize(as_mem *m, const char *s);
 
+/* The key of an Authorization header "Bearer <key>" (the scheme in any case,
+ * spaces after it skipped), NULL when there is none: what identifies an
+ * agent, and what the rate limiter counts by. */
+const char *as_bearer_key(const char *authorization);
+/* Whether key has the shape of an agent key: <prefix>_sk_test_<32 letters or
+ * digits>. */
+bool as_agent_key_shape(const char *key, const char *prefix);
+
 int64_t as_today(const as_ctx *ctx);
 
 #endif

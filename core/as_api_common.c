@@ -32,29 +32,33 @@ static bool service_agent_ok(const char *s)
     return nl <= 64 && vl <= 32 && token_chars(s, nl, "._-") && token_chars(slash + 1, vl, "._+-");
 }
 
-/* The key's shape: <prefix>_sk_test_<32 letters or digits>. */
-static bool key_shape_ok(const char *key, const char *prefix)
+bool as_agent_key_shape(const char *key, const char *prefix)
 {
     size_t pl = strlen(prefix);
-    if (strncmp(key, prefix, pl) != 0 || strncmp(key + pl, "_sk_test_", 9) != 0) return false;
+    if (!key || strncmp(key, prefix, pl) != 0 || strncmp(key + pl, "_sk_test_", 9) != 0)
+        return false;
     const char *rest = key + pl + 9;
     return strlen(rest) == 32 && token_chars(rest, 32, "");
 }
 
+const char *as_bearer_key(const char *authorization)
+{
+    if (!authorization || strncasecmp(authorization, "Bearer ", 7) != 0) return NULL;
+    const char *key = authorization + 7;
+    while (*key == ' ')
+        key++;
+    return *key ? key : NULL;
+}
+
 bool as_identify(as_ctx *ctx, const as_request *req, as_agent *agent, as_response *resp)
 {
-    const char *auth = req->authorization, *key = NULL;
-    if (auth && strncasecmp(auth, "Bearer ", 7) == 0) {
-        key = auth + 7;
-        while (*key == ' ')
-            key++;
-    }
+    const char *key = as_bearer_key(req->authorization);
     const char *why = NULL;
-    if (!key || !*key)
+    if (!key)
         why = "Send your agent key as 'Authorization: Bearer <key>'.";
     else if (!service_agent_ok(req->service_agent))
         why = "Send 'Service-Agent: <name>/<version>' naming your agent and its version.";
-    else if (!key_shape_ok(key, ctx->cfg->key_prefix))
+    else if (!as_agent_key_shape(key, ctx->cfg->key_prefix))
         why = as_printf(ctx->mem,
                         "The agent key is not valid: keys look like %s_sk_test_ "
                         "followed by 32 letters or digits.",

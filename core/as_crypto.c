@@ -21,6 +21,19 @@ const char *as_sha256_hex(as_mem *m, const char *s, size_t n)
     return hex;
 }
 
+uint64_t as_hmac_u64(const unsigned char *key, size_t key_len, const char *msg, size_t n)
+{
+    unsigned char mac[32];
+    unsigned int len = 0;
+    if (!HMAC(EVP_sha256(), key, (int)key_len, (const unsigned char *)msg, n, mac, &len) ||
+        len != 32)
+        abort();
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++)
+        v = v << 8 | mac[i];
+    return v;
+}
+
 const char *as_hmac_b64url(as_mem *m, const unsigned char *key, size_t key_len, const char *msg)
 {
     unsigned char mac[32];

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "as_mem.h"
 
@@ -11,6 +12,9 @@
 const char *as_sha256_hex(as_mem *m, const char *s, size_t n);
 /* base64url (no padding) HMAC-SHA256 of msg under key (43 characters). */
 const char *as_hmac_b64url(as_mem *m, const unsigned char *key, size_t key_len, const char *msg);
+/* The first 8 bytes of HMAC-SHA256(key, msg), as a number: a hash nobody
+ * without the key can aim (the rate limiter's slots). */
+uint64_t as_hmac_u64(const unsigned char *key, size_t key_len, const char *msg, size_t n);
 /* Equal strings, in time that depends only on their lengths. */
 bool as_secure_equal(const char *a, const char *b);
 /* prefix + n random characters of [a-z0-9] (ids) or [A-Za-z0-9] (keys). */

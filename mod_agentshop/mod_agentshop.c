@@ -93,6 +93,9 @@ typedef struct rate_slot {
 static apr_global_mutex_t *rate_mutex;
 static apr_shm_t *rate_shm;
 static rate_slot *rate_table;
+/* Drawn at every start, before the children fork: slots are found by a keyed
+ * hash, so no client can choose keys whose slots land on another's. */
+static unsigned char rate_secret[32];
 
 /* Locations that serve the API: every <Location> holding an AgentShop directive
  * (the sample config sets AgentShopKeyPrefix in it), else "/v1". httpd rejects
@@ -736,6 +739,12 @@ static int post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp, s
     }
     rate_table = apr_shm_baseaddr_get(rate_shm);
     memset(rate_table, 0, RATE_SLOTS * sizeof(rate_slot));
+    rv = apr_generate_random_bytes(rate_secret, sizeof(rate_secret));
+    if (rv != APR_SUCCESS) {
+        ap_log_error(APLOG_MARK, APLOG_CRIT, rv, s,
+                     "mod_agentshop: cannot draw the rate limiter's secret");
+        return HTTP_INTERNAL_SERVER_ERROR;
+    }
     index_dir = api_bases ? index_dir_make(pconf, ptemp, s) : NULL;
     return check_databases(pconf, ptemp, s);
 }
@@ -1191,14 +1200,13 @@ static apr_status_t json_error_filter(ap_filter_t *f, apr_bucket_brigade *bb)
 }
 
 /* FNV-1a: spreads identities over the table; never 0 (0 marks a free slot). */
-static apr_uint64_t rate_key(const char *a, const char *b)
+/* A counter's key: a keyed hash (rate_secret) of the location and who, so
+ * made-up keys cannot be chosen to land in a real key's probe window and
+ * evict its counter. */
+static apr_uint64_t rate_key(apr_pool_t *p, const char *a, const char *b)
 {
-    apr_uint64_t h = 1469598103934665603ULL;
-    for (const char *s = a; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    h = (h ^ '\n') * 1099511628211ULL;
-    for (const char *s = b; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    const char *msg = apr_pstrcat(p, a, "\n", b, NULL);
+    apr_uint64_t h = as_hmac_u64(rate_secret, sizeof(rate_secret), msg, strlen(msg));
     return h ? h : 1;
 }
 
@@ -1238,22 +1246,21 @@ static int rate_limited(request_rec *r, const dir_cfg *c, const as_config *cfg, 
     apr_int64_t n = c->rate_requests != UNSET ? c->rate_requests : DEFAULT_RATE_REQUESTS;
     apr_int64_t secs = c->rate_seconds != UNSET ? c->rate_seconds : DEFAULT_RATE_SECONDS;
     if (n == 0 || !rate_table || !rate_mutex) return 0;
-    const char *auth = apr_table_get(r->headers_in, "Authorization");
-    const char *key = auth && strncasecmp(auth, "Bearer ", 7) == 0 ? auth + 7 : NULL;
-    size_t pl = strlen(cfg->key_prefix);
-    int keyed = key && strncmp(key, cfg->key_prefix, pl) == 0 &&
-                strncmp(key + pl, "_sk_test_", 9) == 0 && strlen(key + pl + 9) == 32;
+    /* the key as core reads it to identify the agent (one parser) */
+    const char *key = as_bearer_key(apr_table_get(r->headers_in, "Authorization"));
+    int keyed = as_agent_key_shape(key, cfg->key_prefix);
     const char *base = c->base ? c->base : "/v1";
     const char *ip = r->useragent_ip ? r->useragent_ip : "unknown";
     apr_int64_t now = apr_time_sec(apr_time_now());
+    apr_uint64_t k1 = rate_key(r->pool, base, keyed ? key : apr_pstrcat(r->pool, "ip:", ip, NULL));
+    apr_uint64_t k2 = rate_key(r->pool, base, apr_pstrcat(r->pool, "all:", ip, NULL));
     apr_status_t rv = apr_global_mutex_lock(rate_mutex);
     if (rv != APR_SUCCESS) {
         ap_log_rerror(APLOG_MARK, APLOG_ERR, rv, r, "rate limit: cannot take its mutex");
         return 0; /* fail open: availability over throttling */
     }
-    int w1 = rate_count(rate_key(base, keyed ? key : apr_pstrcat(r->pool, "ip:", ip, NULL)), now, n,
-                        secs);
-    int w2 = rate_count(rate_key(base, apr_pstrcat(r->pool, "all:", ip, NULL)), now, n * 10, secs);
+    int w1 = rate_count(k1, now, n, secs);
+    int w2 = rate_count(k2, now, n * 10, secs);
     apr_global_mutex_unlock(rate_mutex);
     if (w1) {
         *limit = n;

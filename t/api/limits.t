@@ -30,6 +30,18 @@ use AgentShop::Test;
     ($res) = api_get('/mandates/current', agent_headers($kb));
     isnt($res->code, 429, 'another key is not affected');
 
+    # The limiter reads the key as identification does (issue 17): with two
+    # spaces after "Bearer" the key is still this agent's, counted as its own
+    # (the address's allowance above is spent), not as the address's.
+    my ($uc, $kc) = new_agent();
+    my $two = [ 'Authorization' => "Bearer  $kc", 'Service-Agent' => 'test-agent/1.0' ];
+    @codes = map { (api_get('/mandates/current', $two))[0]->code } 1 .. 5;
+    ok(!grep({ $_ == 429 } @codes), "'Bearer  <key>' (two spaces): the key's own allowance")
+      or diag "@codes";
+    ($res, $v) = api_get('/mandates/current', $two);
+    is_json_error($res, $v, 429, 'RATE_LIMITED', '... and its sixth request is 429');
+    like($v->{message} // '', qr/agent key/, '... naming the agent key');
+
     # Made-up keys cannot escape the address: every request also counts against
     # the address, at ten times the limit (50 here).
     my ($limited_at, $msg);

@@ -417,9 +417,32 @@ static void test_http_status_errors(void **state)
     ROWS_DONE();
 }
 
+/* One reading of the Authorization header for identification and the rate
+ * limiter (issue 17: "Bearer  <key>" was the agent's to one, anonymous to the
+ * other). */
+static void test_bearer_key(void **state)
+{
+    (void)state;
+    const char *k = "agentshop_sk_test_abcdefghijklmnopqrstuvwxyz012345";
+    assert_string_equal(as_bearer_key("Bearer agentshop_sk_test_x"), "agentshop_sk_test_x");
+    assert_string_equal(as_bearer_key("Bearer   abc"), "abc");
+    assert_string_equal(as_bearer_key("bEARER abc"), "abc");
+    assert_null(as_bearer_key("Bearer "));
+    assert_null(as_bearer_key("Bearer    "));
+    assert_null(as_bearer_key("Basic abc"));
+    assert_null(as_bearer_key("Bearerabc"));
+    assert_null(as_bearer_key(NULL));
+    assert_true(as_agent_key_shape(k, "agentshop"));
+    assert_false(as_agent_key_shape("agentshop_sk_test_abc", "agentshop"));
+    assert_false(as_agent_key_shape(k, "other"));
+    assert_false(as_agent_key_shape("agentshop_sk_test_abcdefghijklmnopqrstuvwxyz01234!", "agentshop"));
+    assert_false(as_agent_key_shape(NULL, "agentshop"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bearer_key),
         API_TEST(test_status_table),        API_TEST(test_search_fields),
         API_TEST(test_search_contradicted), API_TEST(test_search_filters),
         API_TEST(test_search_storage_failure), API_TEST(test_product),
