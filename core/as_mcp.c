@@ -118,6 +118,24 @@ static bool is_json_type(const char *ct)
     return strncasecmp(ct, "application/json", n) == 0 && strchr("; \t", ct[n]);
 }
 
+/* A qvalue of RFC 9110 (12.4.2: "0" to "1" with at most three decimals) in
+ * thousandths; 0 for anything else ("nan", "-1", "2", "0.5x"), so a range
+ * with a malformed weight is not taken as acceptable. */
+static int qvalue(const char *a, const char *end)
+{
+    if (a >= end || (*a != '0' && *a != '1')) return 0;
+    int v = (*a - '0') * 1000, scale = 100;
+    const char *p = a + 1;
+    if (p < end && *p == '.') {
+        for (p++; p < end && *p >= '0' && *p <= '9' && scale > 0; p++, scale /= 10)
+            v += (*p - '0') * scale;
+    }
+    while (p < end && (*p == ' ' || *p == '\t'))
+        p++;
+    if (p < end && *p != ';') return 0;
+    return v > 1000 ? 0 : v;
+}
+
 /* The q value (0 to 1000) an Accept header gives a media type, by its most
  * specific matching range; -1 when no range matches. */
 static int accept_q(const char *accept, const char *type)
@@ -147,10 +165,7 @@ static int accept_q(const char *accept, const char *type)
             const char *a = s + 1;
             while (*a == ' ')
                 a++;
-            if ((a[0] == 'q' || a[0] == 'Q') && a[1] == '=') {
-                double v = strtod(a + 2, NULL);
-                q = v <= 0 ? 0 : v >= 1 ? 1000 : (int)(v * 1000 + 0.5);
-            }
+            if ((a[0] == 'q' || a[0] == 'Q') && a[1] == '=') q = qvalue(a + 2, end);
         }
         if (spec > best_spec) {
             best_spec = spec;

@@ -435,7 +435,8 @@ static void test_bearer_key(void **state)
     assert_true(as_agent_key_shape(k, "agentshop"));
     assert_false(as_agent_key_shape("agentshop_sk_test_abc", "agentshop"));
     assert_false(as_agent_key_shape(k, "other"));
-    assert_false(as_agent_key_shape("agentshop_sk_test_abcdefghijklmnopqrstuvwxyz01234!", "agentshop"));
+    assert_false(
+        as_agent_key_shape("agentshop_sk_test_abcdefghijklmnopqrstuvwxyz01234!", "agentshop"));
     assert_false(as_agent_key_shape(NULL, "agentshop"));
 }
 
