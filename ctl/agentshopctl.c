@@ -723,6 +723,14 @@ static int cmd_order(const opts *o, apr_pool_t *p)
         return die("order %s: there is no order '%s'", sub, id);
     }
     const char *was = rc == AS_OK ? ord.status : NULL;
+    if (rc == AS_OK && at_s && at < ord.updated_at) {
+        /* a delivery before the order was made, or before its last change */
+        st.rollback(&db);
+        char last[AS_DATE_TEXT];
+        as_date_text(last, ord.updated_at / 86400);
+        return die("order deliver: --at %s is before the last change of order %s", at_s,
+                   apr_pstrcat(p, id, " (", last, "): a delivery cannot come before it", NULL));
+    }
     if (rc == AS_OK && strcmp(ord.status, "placed") == 0)
         rc = as_order_apply(&ctx, &ord, AS_EV_SHIP, at, ord.budget_cents,
                             "Shipped (moved on by the shop's staff).");

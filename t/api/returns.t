@@ -122,14 +122,28 @@ ctl('order', 'deliver', $o3->{id});
 ($res, $v) = ret("ret-$$-4", { order_id => $o3->{id}, reason_code => 'no_longer_needed' });
 is($v->{refund_status}, 'pending_inspection', 'no_longer_needed is never refunded at once');
 
-# The window: AgentShopReturnWindow (30) days after delivery.
+# The window: AgentShopReturnWindow (30) days after delivery. The orders are
+# made older first (as if placed weeks ago): a delivery cannot be recorded
+# before the order's last change.
+sub older {
+    my ($id, $days) = @_;
+    my $by = $days * 86400;
+    sql_write("UPDATE orders SET created_at = created_at - $by, updated_at = updated_at - $by WHERE id = '$id'");
+    sql_write("UPDATE order_events SET at = at - $by WHERE order_id = '$id'");
+}
 my $o4 = place(sku => $soap->{sku});
 my @t = gmtime(time - 40 * 86400);
 my $long_ago = sprintf '%04d-%02d-%02d', $t[5] + 1900, $t[4] + 1, $t[3];
+my $refused = `@{[ ctl_argv('order', 'deliver', $o4->{id}, '--at', $long_ago) ]} 2>&1`;
+ok($? != 0 && $refused =~ /--at \Q$long_ago\E is before the last change of order \Q$o4->{id}\E/,
+   'agentshopctl order deliver --at refuses a day before the order was placed') or diag $refused;
+is((sql("SELECT status FROM orders WHERE id = '$o4->{id}'"))[0][0], 'placed', '... and leaves the order as it was');
+older($o4->{id}, 41);
 ctl('order', 'deliver', $o4->{id}, '--at', $long_ago);
 ($res, $v) = ret("ret-$$-5", { order_id => $o4->{id}, reason_code => 'defective' });
 is_json_error($res, $v, 422, 'RETURN_WINDOW_CLOSED', 'delivered 40 days ago: 422 RETURN_WINDOW_CLOSED');
 my $o5 = place(sku => $soap->{sku});
+older($o5->{id}, 30);
 @t = gmtime(time - 29 * 86400);
 ctl('order', 'deliver', $o5->{id}, '--at', sprintf('%04d-%02d-%02d', $t[5] + 1900, $t[4] + 1, $t[3]));
 ($res, $v) = ret("ret-$$-6", { order_id => $o5->{id}, reason_code => 'damaged_in_transit' });
