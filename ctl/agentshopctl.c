@@ -700,7 +700,7 @@ static int cmd_order(const opts *o, apr_pool_t *p)
     if (only_opts(o, 3, names, "order deliver ID [--at yyyy-mm-dd]")) return 1;
     const char *at_s = opt(o, 3, "--at");
     if (at_s && ship) return die("order ship takes no --at%s%s", NULL, NULL);
-    int64_t now = (int64_t)time(NULL), at = now, day;
+    int64_t now = (int64_t)time(NULL), at = now, day = 0;
     if (at_s) {
         if (!as_date_parse(at_s, &day))
             return die("order deliver: --at must be a date yyyy-mm-dd, not '%s'%s", at_s, NULL);
@@ -723,6 +723,9 @@ static int cmd_order(const opts *o, apr_pool_t *p)
         return die("order %s: there is no order '%s'", sub, id);
     }
     const char *was = rc == AS_OK ? ord.status : NULL;
+    /* the day of the order's last change: at a later hour than noon */
+    if (rc == AS_OK && at_s && day == ord.updated_at / 86400 && at < ord.updated_at)
+        at = ord.updated_at;
     if (rc == AS_OK && at_s && at < ord.updated_at) {
         /* a delivery before the order was made, or before its last change */
         st.rollback(&db);

@@ -148,6 +148,11 @@ older($o5->{id}, 30);
 ctl('order', 'deliver', $o5->{id}, '--at', sprintf('%04d-%02d-%02d', $t[5] + 1900, $t[4] + 1, $t[3]));
 ($res, $v) = ret("ret-$$-6", { order_id => $o5->{id}, reason_code => 'damaged_in_transit' });
 is($res->code, 201, 'delivered 29 days ago: still returnable');
+my $o6 = place(sku => $soap->{sku});
+@t = gmtime(time);
+my $today = sprintf '%04d-%02d-%02d', $t[5] + 1900, $t[4] + 1, $t[3];
+is(ctl('order', 'deliver', $o6->{id}, '--at', $today)->{status}, 'delivered',
+   'an order placed today can be delivered --at today, whatever the hour');
 
 # mandate_spent, kept by triggers on orders, against the orders themselves.
 is_deeply([ spent_mismatches() ], [], "every mandate's running total of a month equals the sum of its orders' budgets, after refunds");
