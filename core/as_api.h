@@ -156,6 +156,8 @@ const char *as_bearer_key(const char *authorization);
 /* Whether key has the shape of an agent key: <prefix>_sk_test_<32 letters or
  * digits>. */
 bool as_agent_key_shape(const char *key, const char *prefix);
+/* Whether a Content-Type is application/json (with or without parameters). */
+bool as_json_media_type(const char *ct);
 
 int64_t as_today(const as_ctx *ctx);
 

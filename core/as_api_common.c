@@ -112,8 +112,28 @@ static int json_depth(const char *s, size_t n, int max)
     return deepest;
 }
 
+bool as_json_media_type(const char *ct)
+{
+    if (!ct) return false;
+    while (*ct == ' ')
+        ct++;
+    size_t n = strlen("application/json");
+    return strncasecmp(ct, "application/json", n) == 0 && strchr("; \t", ct[n]);
+}
+
 json_t *as_json_body(as_ctx *ctx, const as_request *req, as_response *resp)
 {
+    /* A body sent as another type (text/plain, a form) is refused before it
+     * is read as JSON; none said is taken as JSON. */
+    if (req->body && req->body_len && req->content_type && *req->content_type &&
+        !as_json_media_type(req->content_type)) {
+        as_respond_error(resp, 415, "UNSUPPORTED_MEDIA_TYPE", "Content-Type",
+                         as_printf(ctx->mem,
+                                   "Send the body as JSON with 'Content-Type: application/json', "
+                                   "not '%.60s'.",
+                                   req->content_type));
+        return NULL;
+    }
     if (!req->body || req->body_len == 0) {
         as_respond_error(resp, 400, "VALIDATION_ERROR", "body", "A JSON object body is required.");
         return NULL;

@@ -109,14 +109,6 @@ static bool origin_allowed(as_ctx *ctx, const as_request *req)
 
 /* ---- media types ---- */
 
-static bool is_json_type(const char *ct)
-{
-    if (!ct) return false;
-    while (*ct == ' ')
-        ct++;
-    size_t n = strlen("application/json");
-    return strncasecmp(ct, "application/json", n) == 0 && strchr("; \t", ct[n]);
-}
 
 /* A qvalue of RFC 9110 (12.4.2: "0" to "1" with at most three decimals) in
  * thousandths; 0 for anything else ("nan", "-1", "2", "0.5x"), so a range
@@ -383,7 +375,7 @@ void as_api_mcp(as_ctx *ctx, const as_request *req, as_response *resp)
                                 "2025-11-25, 2025-06-18, 2025-03-26",
                                 quoted(ctx->mem, v, 40)));
     }
-    if (!is_json_type(req->content_type))
+    if (!as_json_media_type(req->content_type))
         return refuse(resp, 415, RPC_REFUSED,
                       "Unsupported Media Type: send one JSON-RPC message as application/json");
     out_format out = response_format(req->accept);

@@ -82,4 +82,24 @@ like($body, qr/"field":"headers"/, '... naming the headers');
 ($st, $ct) = raw('GET /not-the-api/' . ('a' x 9000) . " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
 unlike($ct, qr{json}, 'other paths keep httpd\'s own page');
 
+# ---- bodies are JSON: another Content-Type is 415 (issue 17) ----
+{
+    my ($user, $key) = new_agent();
+    new_mandate($user);
+    my $body = '{"sku":"HS-0001","quantity":1}';
+    my @h = ('Authorization' => "Bearer $key", 'Service-Agent' => 'test-agent/1.0');
+    for my $ct ('text/plain', 'application/x-www-form-urlencoded', 'application/jsonx', 'multipart/form-data') {
+        ($res, $v) = api('POST', '/quotes', [ @h, 'Content-Type' => $ct ], $body);
+        is_json_error($res, $v, 415, 'UNSUPPORTED_MEDIA_TYPE', "a JSON body sent as $ct is 415")
+          and is($v->{field}, 'Content-Type', '... naming Content-Type');
+    }
+    ($res, $v) = api('POST', '/quotes', [ @h, 'Content-Type' => 'application/json; charset=utf-8' ], $body);
+    is($res->code, 201, 'application/json; charset=utf-8 is taken') or diag $res->content;
+    ($res, $v) = api('POST', '/quotes', \@h, $body);
+    is($res->code, 201, 'a body without a Content-Type is read as JSON') or diag $res->content;
+    ($res, $v) = api('POST', '/compatibility/check', [ @h, 'Content-Type' => 'text/plain' ],
+                     '{"sku":"HS-0001","device":"dyson-v11-absolute"}');
+    is_json_error($res, $v, 415, 'UNSUPPORTED_MEDIA_TYPE', '... on every JSON endpoint (compatibility/check)');
+}
+
 done_testing();
