@@ -34,6 +34,11 @@
 typedef struct unit_fx {
     as_arena *arena;
     as_mem mem;
+    struct {
+        void (*fn)(void *);
+        void *arg;
+    } release[16]; /* run at teardown, before the arena goes */
+    size_t n_release;
 } unit_fx;
 
 static inline int unit_setup(void **state)
@@ -50,6 +55,10 @@ static inline int unit_teardown(void **state)
 {
     unit_fx *fx = *state;
     if (fx) {
+        while (fx->n_release) {
+            fx->n_release--;
+            fx->release[fx->n_release].fn(fx->release[fx->n_release].arg);
+        }
         as_arena_destroy(fx->arena);
         free(fx);
     }
@@ -60,6 +69,17 @@ static inline int unit_teardown(void **state)
 static inline as_mem *unit_mem(void **state)
 {
     return &((unit_fx *)*state)->mem;
+}
+
+/* Something the test's results point into (a search snapshot), released at
+ * teardown, last registered first. */
+static inline void unit_release_at_teardown(void **state, void (*fn)(void *), void *arg)
+{
+    unit_fx *fx = *state;
+    assert_true(fx->n_release < sizeof(fx->release) / sizeof(fx->release[0]));
+    fx->release[fx->n_release].fn = fn;
+    fx->release[fx->n_release].arg = arg;
+    fx->n_release++;
 }
 
 #define UNIT_TEST(f) cmocka_unit_test_setup_teardown(f, unit_setup, unit_teardown)

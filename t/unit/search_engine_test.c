@@ -79,6 +79,11 @@ typedef struct run {
     fake_db db;
 } run;
 
+static void snap_release(void *s)
+{
+    as_search_snap_release(s);
+}
+
 static void search(void **state, run *x, const char *q, void (*tweak)(as_search_ask *))
 {
     as_mem *m = unit_mem(state);
@@ -93,7 +98,8 @@ static void search(void **state, run *x, const char *q, void (*tweak)(as_search_
     x->dev_slug = x->r.device ? as_strdup(m, x->r.device->slug) : NULL;
     x->r.device = NULL;
     x->r.understood.device = NULL;
-    as_search_snap_release(s);
+    /* the page's strings point into the snapshot: it lives until teardown */
+    unit_release_at_teardown(state, snap_release, s);
 }
 
 static const char *skus(as_mem *m, const as_search_result *r)
