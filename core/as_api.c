@@ -289,6 +289,10 @@ void as_handle(as_ctx *ctx, const as_request *req, as_response *resp)
     size_t n;
     memset(resp, 0, sizeof(*resp));
     resp->status = 500;
+    if (ctx->sweep) {
+        ctx->sweep = false; /* once, also when MCP calls back in */
+        (void)as_sweep_expired(ctx); /* a failure is logged; the request goes on */
+    }
 
     /* The help index answers at "/docs/" too (people type it); every other
      * trailing slash stays a 404. */

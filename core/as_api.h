@@ -66,6 +66,10 @@ typedef struct as_ctx {
     /* The process's search index (the glue keeps one per server and child),
      * or NULL: then each search builds a snapshot of its own (tests). */
     as_search_index *index;
+    /* Set by the glue at most once a second per process: before the request,
+     * as_handle expires every order whose confirmation ran out (whoever asks),
+     * giving back its budget and stock. */
+    bool sweep;
 } as_ctx;
 
 typedef struct as_response {
@@ -85,6 +89,9 @@ typedef struct as_response {
 } as_response;
 
 void as_handle(as_ctx *ctx, const as_request *req, as_response *resp);
+/* Expires orders whose confirmation ran out, any user's, a batch of at most
+ * 100 in one transaction; returns how many, or -1 when storage failed (logged). */
+int as_sweep_expired(as_ctx *ctx);
 void as_response_clear(as_response *resp);
 
 /* Error object of spec 2.7 (+ field on validation errors). */

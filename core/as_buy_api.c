@@ -61,6 +61,33 @@ static int release_expired(as_ctx *ctx, const char *mandate_id)
     return rc;
 }
 
+int as_sweep_expired(as_ctx *ctx)
+{
+    const as_store *s = ctx->store;
+    as_order *os;
+    size_t n;
+    /* The look outside a transaction: nearly always nothing is due, and then
+     * the sweep takes no write lock. */
+    int rc = s->orders_expired(s->h, ctx->mem, NULL, ctx->now, &os, &n);
+    if (rc != AS_OK || n == 0) return rc == AS_OK ? 0 : -1;
+    if ((rc = s->begin(s->h)) != AS_OK) return -1;
+    /* read again under the lock: another process may have swept them */
+    rc = s->orders_expired(s->h, ctx->mem, NULL, ctx->now, &os, &n);
+    for (size_t i = 0; rc == AS_OK && i < n; i++)
+        rc = expire_order(ctx, &os[i]);
+    if (rc == AS_OK) rc = s->commit(s->h);
+    if (rc != AS_OK) {
+        s->rollback(s->h);
+        return -1;
+    }
+    if (n)
+        as_log(ctx, AS_LOG_INFO,
+               "expired %zu order(s) whose confirmation ran out; their budget and stock were "
+               "released",
+               n);
+    return (int)n;
+}
+
 /* ---- GET /mandates/current (spec 4.7) ---- */
 
 static const char *mandate_state(as_ctx *ctx, const as_mandate *md)

@@ -165,7 +165,8 @@ typedef struct as_store {
                       int64_t budget_cents, int64_t at);
     int (*event_add)(void *h, const char *order_id, const char *status, int64_t at,
                      const char *note);
-    /* Orders of a mandate awaiting confirmation past their expiry. */
+    /* Orders of a mandate awaiting confirmation past their expiry; with
+     * mandate_id NULL, any mandate's, at most 100, the longest expired first. */
     int (*orders_expired)(void *h, as_mem *m, const char *mandate_id, int64_t now, as_order **out,
                           size_t *n);
     /* AS_ECONFLICT when the offer has fewer than qty units. */

@@ -2,6 +2,7 @@
  * as_request, lends core a database connection from mod_dbd, and writes core's
  * as_response. Everything the API decides lives in core/. */
 #include "httpd.h"
+#include "apr_atomic.h"
 #include "apr_global_mutex.h"
 #include "apr_optional.h"
 #include "apr_shm.h"
@@ -57,6 +58,7 @@ typedef struct srv_cfg {
     as_search_index *index; /* the search index, built by the first search */
     const char *db_file;    /* the SQLite file (DBDParams), named in errors */
     const char *index_prefix; /* its index files (index_dir/<hash of the database>) */
+    apr_uint32_t sweep_sec;   /* this process's last sweep of expired confirmations */
 } srv_cfg;
 
 #define DEFAULT_VIEW_SLOTS 0 /* off: views come from the search index */
@@ -1275,6 +1277,15 @@ static int rate_limited(request_rec *r, const dir_cfg *c, const as_config *cfg, 
     return 0;
 }
 
+/* At most once a second per process (threads of a worker MPM race for it):
+ * this request first expires what ran out of time, whoever it belongs to. */
+static bool sweep_due(srv_cfg *sc, apr_int64_t now)
+{
+    apr_uint32_t sec = (apr_uint32_t)now;
+    apr_uint32_t last = apr_atomic_read32(&sc->sweep_sec);
+    return last != sec && apr_atomic_cas32(&sc->sweep_sec, sec, last) == last;
+}
+
 static int agentshop_handler(request_rec *r)
 {
     if (!r->handler || strcmp(r->handler, "agentshop") != 0) return DECLINED;
@@ -1307,7 +1318,8 @@ static int agentshop_handler(request_rec *r)
     rc->db.log_baton = r;
     rc->db.acquire = acquire;
     as_store store = as_db_store(&rc->db);
-    as_ctx ctx = {&mem, &store, &cfg, apr_time_sec(r->request_time), core_log, r, sc->index};
+    as_ctx ctx = {&mem, &store, &cfg, apr_time_sec(r->request_time), core_log, r, sc->index,
+                  sweep_due(sc, apr_time_sec(r->request_time))};
     as_response resp = {0};
 
     /* An error httpd raised inside our location arrives here via ErrorDocument. */

@@ -150,6 +150,13 @@ static const stmt_def stmts[] = {
      "c.order_id = o.id WHERE o.mandate_id = %s AND o.status = 'awaiting_confirmation' AND "
      "o.confirm_expires_at <= %lld ORDER BY o.id",
      NULL},
+    /* The sweep: any mandate's, oldest expiry first, a bounded batch (index
+     * orders_expiry). */
+    {"as_orders_expired_any",
+     "SELECT o.id, o.offer_id, o.quantity, c.id FROM orders o LEFT JOIN confirmations c ON "
+     "c.order_id = o.id WHERE o.status = 'awaiting_confirmation' AND o.confirm_expires_at <= "
+     "%lld ORDER BY o.confirm_expires_at, o.id LIMIT 100",
+     NULL},
     /* Each returns the offer's product and its stock now, for the search order
      * table (as_db_rank_stock_moved): no second statement reads them. */
     {"as_stock_take",

@@ -318,7 +318,9 @@ int st_orders_expired(void *h, as_mem *m, const char *mandate_id, int64_t now, a
     size_t cap = 0;
     *out = NULL;
     *n = 0;
-    if (as_db_select(db, "as_orders_expired", &res, 2, a)) return AS_EDB;
+    if (mandate_id ? as_db_select(db, "as_orders_expired", &res, 2, a)
+                   : as_db_select(db, "as_orders_expired_any", &res, 1, a + 1))
+        return AS_EDB;
     while (as_db_next(db, res, &row)) {
         *out = as_db_grow(m, *out, &cap, *n, sizeof(as_order));
         as_order *o = &(*out)[(*n)++];

@@ -212,6 +212,7 @@ CREATE TABLE IF NOT EXISTS orders (
     updated_at       BIGINT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS orders_awaiting ON orders (mandate_id, status, confirm_expires_at);
+CREATE INDEX IF NOT EXISTS orders_expiry ON orders (status, confirm_expires_at);
 -- (orders_budget served the sum that mandate_spent below replaces)
 DROP INDEX IF EXISTS orders_budget;
 

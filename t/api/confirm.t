@@ -133,6 +133,32 @@ my $held = spent();
 sleep 3;
 is(spent(), $held - $price, 'after expiry the mandate no longer counts it');
 
+# An expired confirmation releases its stock for everyone, on time: the next
+# request after expiry (any user's) sweeps it, at most a second late.
+{
+    local $AgentShop::Test::BASE = '/fast/v1';
+    my ($p2, $off2) = buyable_offer(category => 'printer-ink', min_stock => 1, max_stock => 5,
+                                    max_cents => 15000);
+    ok($p2, "a printer supply with little stock ($p2->{sku}, $off2->{stock} left)");
+    my $all = $off2->{stock};
+    my ($holder, $hkey) = new_agent();
+    new_mandate($holder, categories => 'printer-ink', confirm_above => '0.01');
+    my (undef, $q) = post_json('/quotes', agent_headers($hkey),
+                               { sku => $p2->{sku}, offer_id => $off2->{offer_id}, quantity => $all });
+    my ($r) = post_json('/orders', agent_headers($hkey, 'Idempotency-Key' => "f$$-4"),
+                        { quote_id => $q->{id}, reason => $reason });
+    is($r->code, 202, 'an order for every unit of the offer waits for a human');
+    my ($other, $okey) = new_agent();
+    new_mandate($other, categories => 'printer-ink');
+    my @ask = ('/quotes', agent_headers($okey), { sku => $p2->{sku}, offer_id => $off2->{offer_id} });
+    my ($r2, $v2) = post_json(@ask);
+    is_json_error($r2, $v2, 409, 'OUT_OF_STOCK', 'meanwhile another user cannot quote the offer');
+    sleep 3;
+    ($r2, $v2) = post_json(@ask);
+    is($r2->code, 201, "right after expiry another user's quote succeeds: the stock came back")
+        or diag $r2->content;
+}
+
 # mandate_spent, kept by triggers on orders, against the orders themselves.
 is_deeply([ spent_mismatches() ], [], "every mandate's running total of a month equals the sum of its orders' budgets, after approvals, declines and expiries");
 

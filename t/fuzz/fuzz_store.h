@@ -1181,7 +1181,7 @@ static int fz_orders_expired(void *h, as_mem *m, const char *mandate_id, int64_t
     size_t k = 0;
     for (size_t i = 0; i < FZ_N_ORDERS; i++) {
         const as_order *o = &fz_orders[i].o;
-        if (strcmp(o->mandate_id, mandate_id) != 0 ||
+        if ((mandate_id && strcmp(o->mandate_id, mandate_id) != 0) ||
             strcmp(db->st.order_status[i], "awaiting_confirmation") != 0 ||
             o->confirm_expires_at > now)
             continue;
