@@ -349,6 +349,7 @@ static int place_order(order_job *j, as_response *resp)
         .month = month,
         .reason = j->reason,
         .agent = j->agent->name,
+        .key_id = j->agent->key_id,
         .status = d.needs_confirmation ? "awaiting_confirmation" : "placed",
         .confirm_expires_at = d.needs_confirmation ? ctx->now + ctx->cfg->confirmation_ttl : 0,
         .created_at = ctx->now,
@@ -563,10 +564,49 @@ static bool decision_input(as_ctx *ctx, const as_request *req, as_param *v, as_r
     return ok;
 }
 
-/* Applies a decision to a pending, unexpired confirmation, in the transaction. */
-static int apply_decision(as_ctx *ctx, conf_ctx *cc, bool approve)
+/* Why an approval can no longer place the order, or NULL when it can: the
+ * world may have changed since the agent ordered. The mandate (locked) must
+ * still be active, within its dates, allow the category, the per-order limit
+ * and the order's month's budget (what the order holds counted once); the key
+ * that placed the order must not have been revoked. In the transaction;
+ * *rc reports a storage failure. */
+static const char *approval_refusal(as_ctx *ctx, const as_order *o, int *rc)
+{
+    const as_store *s = ctx->store;
+    as_mandate md;
+    int64_t spent = 0;
+    *rc = s->mandate_get(s->h, ctx->mem, o->mandate_id, true, &md);
+    if (*rc == AS_ENOTFOUND) {
+        *rc = AS_OK;
+        return as_printf(ctx->mem, "Mandate %s no longer exists.", o->mandate_id);
+    }
+    if (*rc == AS_OK) *rc = s->mandate_spent(s->h, md.id, o->month, &spent);
+    if (*rc != AS_OK) return NULL;
+    as_mandate_decision d = as_mandate_check(&md, o->category, o->total_cents,
+                                             spent - o->budget_cents, as_today(ctx));
+    if (d.verdict != AS_MANDATE_OK)
+        return as_mandate_message(ctx->mem, &md, &d, o->category, o->total_cents);
+    if (o->key_revoked_at)
+        return as_printf(ctx->mem, "The agent key that placed this order (%s) was revoked.",
+                         o->key_id);
+    return NULL;
+}
+
+/* Applies a decision to a pending, unexpired confirmation, in the transaction.
+ * An approval the world no longer allows declines the order instead and sets
+ * *refused to why. */
+static int apply_decision(as_ctx *ctx, conf_ctx *cc, bool approve, const char **refused)
 {
     as_order *o = &cc->o;
+    int rc = AS_OK;
+    *refused = approve ? approval_refusal(ctx, o, &rc) : NULL;
+    if (rc != AS_OK) return rc;
+    if (*refused)
+        return as_order_apply(ctx, o, AS_EV_DECLINE, ctx->now, 0,
+                              as_printf(ctx->mem,
+                                        "Approval refused: %s The order was not placed; budget "
+                                        "and stock were released.",
+                                        *refused));
     return approve ? as_order_apply(ctx, o, AS_EV_APPROVE, ctx->now, o->budget_cents,
                                     "Approved by a human.")
                    : as_order_apply(ctx, o, AS_EV_DECLINE, ctx->now, 0,
@@ -594,7 +634,7 @@ void as_api_confirmation_decide(as_ctx *ctx, const as_request *req, const char *
     /* Re-read inside the transaction: another decision may have landed. */
     if (rc == AS_OK) rc = s->confirmation_get(s->h, m, id, &cc.c);
     if (rc == AS_OK) rc = s->order_get(s->h, m, cc.c.order_id, &cc.o);
-    const char *outcome = NULL;
+    const char *outcome = NULL, *refused = NULL;
     if (rc == AS_OK) {
         if (strcmp(cc.c.status, "pending") == 0 && ctx->now >= cc.c.expires_at) {
             rc = expire_order(ctx, &cc.o);
@@ -602,8 +642,8 @@ void as_api_confirmation_decide(as_ctx *ctx, const as_request *req, const char *
         } else if (strcmp(cc.c.status, "expired") == 0) {
             outcome = "expired";
         } else if (strcmp(cc.c.status, "pending") == 0) {
-            rc = apply_decision(ctx, &cc, approve);
-            outcome = "decided";
+            rc = apply_decision(ctx, &cc, approve, &refused);
+            outcome = refused ? "refused" : "decided";
         } else {
             outcome =
                 strcmp(cc.c.status, approve ? "approved" : "declined") == 0 ? "same" : "conflict";
@@ -626,6 +666,14 @@ void as_api_confirmation_decide(as_ctx *ctx, const as_request *req, const char *
                                    "placed and its budget and stock were released.",
                                    as_time_format(m, cc.c.expires_at)));
         notice = "This link has expired. The order was not placed.";
+    } else if (strcmp(outcome, "refused") == 0) {
+        as_respond_error(resp, 403, "MANDATE_INVALID", NULL,
+                         as_printf(m,
+                                   "This order can no longer be approved: %s It was declined; "
+                                   "its budget and stock were released.",
+                                   refused));
+        notice = as_printf(m, "This purchase can no longer be approved: %s The order was not "
+                              "placed.", refused);
     } else if (strcmp(outcome, "conflict") == 0) {
         as_respond_error(
             resp, 409, "CONFIRMATION_DECIDED", NULL,

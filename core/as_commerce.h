@@ -54,6 +54,9 @@ typedef struct as_order {
     const char *device_slug, *fit_status;
     bool guarantee;
     const char *confirmation_id;
+    /* the agent key that placed it (NULL for orders from before schema 4),
+     * and when that key was revoked (NULL: it was not) */
+    const char *key_id, *key_revoked_at;
     as_event *events;
     size_t n_events;
 } as_order;

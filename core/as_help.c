@@ -74,7 +74,9 @@ static const help_error errors[] = {
         "<code>mandate_id</code> given is not the caller&rsquo;s, or the order&rsquo;s total is "
         "above the per-order limit or above what is left of the month; the message then names "
         "the limit and the remaining budget. Orders awaiting confirmation reserve budget "
-        "too.</p>",
+        "too. A person approving an order that waited gets it when the mandate or the agent "
+        "key changed meanwhile (revoked, past its last day, limits no longer holding): the "
+        "order is then declined and its budget and stock released.</p>",
         "<p>Read <code>GET /mandates/current</code> for the limits and "
         "<code>remaining_this_month_cents</code>. Choose a cheaper offer or a smaller quantity "
         "(a new quote), or ask the person for a new mandate.</p>",

@@ -123,17 +123,19 @@ static const stmt_def stmts[] = {
     {"as_order_insert",
      "INSERT INTO orders (id, user_id, mandate_id, quote_id, offer_id, quantity, "
      "unit_price_cents, total_cents, budget_cents, month, reason, agent, status, "
-     "confirm_expires_at, created_at, updated_at) VALUES (%s, %s, %s, %s, %s, %lld, %lld, %lld, "
-     "%lld, %s, %s, %s, %s, %lld, %lld, %lld) ON CONFLICT (quote_id) DO NOTHING",
+     "confirm_expires_at, created_at, updated_at, key_id) VALUES (%s, %s, %s, %s, %s, %lld, "
+     "%lld, %lld, %lld, %s, %s, %s, %s, %lld, %lld, %lld, %s) ON CONFLICT (quote_id) DO NOTHING",
      NULL},
     {"as_order_get",
      "SELECT o.id, o.user_id, o.mandate_id, o.quote_id, o.offer_id, o.quantity, "
      "o.unit_price_cents, o.total_cents, o.budget_cents, o.month, o.reason, o.agent, o.status, "
      "o.confirm_expires_at, o.created_at, o.updated_at, p.sku, p.name, p.category, m.name, "
-     "q.delivery_by, q.device_slug, q.fit_status, q.guarantee, c.id, p.part_type, m.country "
+     "q.delivery_by, q.device_slug, q.fit_status, q.guarantee, c.id, p.part_type, m.country, "
+     "o.key_id, k.revoked_at "
      "FROM orders o JOIN quotes q ON q.id = o.quote_id JOIN products p ON p.id = q.product_id "
      "JOIN offers f ON f.id = o.offer_id JOIN merchants m ON m.id = f.merchant_id "
-     "LEFT JOIN confirmations c ON c.order_id = o.id WHERE o.id = %s",
+     "LEFT JOIN confirmations c ON c.order_id = o.id LEFT JOIN agent_keys k ON k.id = o.key_id "
+     "WHERE o.id = %s",
      NULL},
     {"as_order_events",
      "SELECT status, at, note FROM order_events WHERE order_id = %s ORDER BY seq", NULL},
@@ -839,10 +841,21 @@ static apr_status_t to_3(as_db *db, const char **err)
 /* Version 3 to 4: offers' index by product becomes offers_product_stock
  * (product_id, id, stock), made by the schema script after this step, so that
  * a search page's live stock is read from the index alone (docs/storage.md).
- * The old index would only cost writes. */
+ * The old index would only cost writes. Orders gain key_id. */
 static apr_status_t to_4(as_db *db, const char **err)
 {
-    return as_db_exec_script(db, "DROP INDEX IF EXISTS offers_product;\n", err);
+    if (as_db_exec_script(db, "DROP INDEX IF EXISTS offers_product;\n", err) != APR_SUCCESS)
+        return APR_EGENERAL;
+    /* orders.key_id: the key that placed an order, re-checked when a human
+     * approves it (PostgreSQL's script adds it with ADD COLUMN IF NOT EXISTS) */
+    int64_t has = 0;
+    if (db->pg) return APR_SUCCESS;
+    if (first_two(db,
+                  "SELECT COUNT(*) FROM pragma_table_info('orders') WHERE name = 'key_id'", &has,
+                  NULL, err) != APR_SUCCESS)
+        return APR_EGENERAL;
+    return has ? APR_SUCCESS
+               : as_db_exec_script(db, "ALTER TABLE orders ADD COLUMN key_id TEXT;\n", err);
 }
 
 /* What CREATE ... IF NOT EXISTS in the schema script cannot do, in order: the

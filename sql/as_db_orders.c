@@ -239,8 +239,9 @@ int st_order_insert(void *h, const as_order *o)
                        o->status,
                        o->confirm_expires_at ? I64(o->confirm_expires_at) : NULL,
                        I64(o->created_at),
-                       I64(o->updated_at)};
-    return exec_one(db, "as_order_insert", 16, a);
+                       I64(o->updated_at),
+                       o->key_id};
+    return exec_one(db, "as_order_insert", 17, a);
 }
 
 int st_order_get(void *h, as_mem *m, const char *id, as_order *o)
@@ -278,6 +279,8 @@ int st_order_get(void *h, as_mem *m, const char *id, as_order *o)
     o->confirmation_id = COL(24);
     o->part_type = COL(25);
     o->merchant_country = COL(26);
+    o->key_id = COL(27);
+    o->key_revoked_at = COL(28);
 
     apr_dbd_results_t *res;
     apr_dbd_row_t *row = NULL;

@@ -209,8 +209,10 @@ CREATE TABLE IF NOT EXISTS orders (
     status           TEXT NOT NULL,
     confirm_expires_at BIGINT,         -- awaiting_confirmation until then
     created_at       BIGINT NOT NULL,
-    updated_at       BIGINT NOT NULL
+    updated_at       BIGINT NOT NULL,
+    key_id           TEXT               -- the agent key that placed it (NULL: before schema 4)
 );
+ALTER TABLE orders ADD COLUMN IF NOT EXISTS key_id TEXT;
 CREATE INDEX IF NOT EXISTS orders_awaiting ON orders (mandate_id, status, confirm_expires_at);
 CREATE INDEX IF NOT EXISTS orders_expiry ON orders (status, confirm_expires_at);
 -- (orders_budget served the sum that mandate_spent below replaces)

@@ -207,7 +207,8 @@ CREATE TABLE IF NOT EXISTS orders (
     status           TEXT NOT NULL,
     confirm_expires_at INTEGER,         -- awaiting_confirmation until then
     created_at       INTEGER NOT NULL,
-    updated_at       INTEGER NOT NULL
+    updated_at       INTEGER NOT NULL,
+    key_id           TEXT               -- the agent key that placed it (NULL: before schema 4)
 );
 CREATE INDEX IF NOT EXISTS orders_awaiting ON orders (mandate_id, status, confirm_expires_at);
 CREATE INDEX IF NOT EXISTS orders_expiry ON orders (status, confirm_expires_at);

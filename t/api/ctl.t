@@ -148,12 +148,14 @@ my @tables = split /\n/, sqlite($fresh, "SELECT name FROM sqlite_master WHERE ty
                                      . "name NOT LIKE 'sqlite%' AND name <> 'schema_version' ORDER BY name");
 # What version 3 drops of the tables it keeps.
 my %dropped = (product_rank => { map { $_ => 1 } qw(sku category part_type) });
-# Every row of every table a new database has, but what version 3 drops.
+# What version 4 adds to tables that had rows (NULL in the rows from before).
+my %added = (orders => { key_id => 1 });
+# Every row of every table a new database has, but what version 3 drops and 4 adds.
 sub rows {
     my ($db) = @_;
     my %rows;
     for my $t (@tables) {
-        my @cols = grep { !$dropped{$t}{$_} }
+        my @cols = grep { !$dropped{$t}{$_} && !$added{$t}{$_} }
           split /\n/, sqlite($db, "SELECT name FROM pragma_table_info('$t') ORDER BY cid");
         $rows{$t} = @cols ? sqlite($db, 'SELECT ' . join(', ', map { "quote($_)" } @cols)
                                       . " FROM $t ORDER BY " . join(', ', 1 .. @cols)) : undef;
@@ -183,6 +185,8 @@ is_deeply($m->{schema}, { from => 2, to => 4, action => 'migrated' }, '... from 
 is(sqlite($v2, 'SELECT version FROM schema_version'), 4, '... recording version 4');
 is_deeply(rows($v2), $v2_rows, '... keeping every row of every table (product_rank without its copies of sku, category and part type)');
 is(layout($v2), layout($fresh), '... in the layout of a new database');
+is(sqlite($v2, 'SELECT COUNT(*) FROM orders WHERE key_id IS NULL'), sqlite($v2, 'SELECT COUNT(*) FROM orders'),
+   '... its orders with no agent key recorded (key_id NULL: not known before version 4)');
 is(layout($old), layout($fresh), '(as the version-1 database migrated above)');
 is(sqlite($v2, "SELECT COUNT(*) FROM sqlite_master WHERE name IN ('product_fts', 'product_counts', "
                . "'rank_score', 'rank_hidden') OR name LIKE 'product_fts_%'"), 0,
