@@ -115,7 +115,7 @@ static const char *const reason_codes[] = {"wrong_item",         "does_not_fit",
 static const as_field_rule return_rules[R_N] = {
     [R_ORDER] = {{"order_id", AS_V_SLUG, 3, 40, NULL}, true},
     [R_REASON] = {{"reason_code", AS_V_ENUM, 1, 40, reason_codes}, true},
-    [R_NOTE] = {{"note", AS_V_TEXT, 0, 400, NULL}, false},
+    [R_NOTE] = {{"note", AS_V_PROSE, 0, 400, NULL}, false},
 };
 
 typedef struct return_job {
@@ -389,7 +389,7 @@ void as_api_compat_check(as_ctx *ctx, const as_request *req, as_response *resp)
 enum { A_SKU, A_QUESTION, A_N };
 static const as_field_rule question_rules[A_N] = {
     [A_SKU] = {{"sku", AS_V_SLUG, 3, 20, NULL}, true},
-    [A_QUESTION] = {{"question", AS_V_TEXT, 5, 400, NULL}, true},
+    [A_QUESTION] = {{"question", AS_V_PROSE, 5, 400, NULL}, true},
 };
 
 void as_api_question(as_ctx *ctx, const as_request *req, as_response *resp)
@@ -411,14 +411,27 @@ void as_api_question(as_ctx *ctx, const as_request *req, as_response *resp)
     char *text = json_dumps(answer, JSON_COMPACT | JSON_REAL_PRECISION(12));
     const char *id = as_random_id(m, "qa_", 20, false);
     const char *at = as_time_format(m, ctx->now);
+    /* the user's questions are counted per UTC day, from its midnight */
+    int64_t day = ctx->now / 86400;
+    const char *since = as_time_format(m, day * 86400);
+    int64_t per_day = ctx->cfg->questions_per_day;
     rc = text ? ctx->store->question_insert(ctx->store->h, p.id, id, agent.user_id,
-                                            v[A_QUESTION].str, text, at)
+                                            v[A_QUESTION].str, text, at, since, per_day)
               : AS_EDB;
     free(text);
-    if (rc != AS_OK) {
-        json_decref(answer);
-        return as_respond_storage_failed(resp);
+    if (rc != AS_OK) json_decref(answer);
+    if (rc == AS_ECONFLICT) {
+        int64_t wait = (day + 1) * 86400 - ctx->now;
+        as_respond_error(resp, 429, "RATE_LIMITED", NULL,
+                         as_printf(m,
+                                   "This user has asked %lld questions today, the most a day "
+                                   "allows; ask again after %s (in %lld seconds).",
+                                   (long long)per_day, as_time_format(m, (day + 1) * 86400),
+                                   (long long)wait));
+        resp->retry_after = (int)wait;
+        return;
     }
+    if (rc != AS_OK) return as_respond_storage_failed(resp);
     as_respond_json(resp, 200,
                     json_pack("{s:s, s:s, s:s, s:o, s:s}", "id", id, "sku", p.sku, "question",
                               v[A_QUESTION].str, "answer", answer, "asked_at", at));

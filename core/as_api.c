@@ -14,6 +14,7 @@ void as_config_defaults(as_config *c)
     c->confirmation_ttl = 86400;
     c->return_window_days = 30;
     c->ship_after = 3600;
+    c->questions_per_day = 50;
     c->views_from_index = true;
 }
 

@@ -20,6 +20,7 @@ typedef struct as_config {
     int64_t confirmation_ttl;         /* seconds */
     int64_t return_window_days;       /* days */
     int64_t ship_after;               /* seconds */
+    int64_t questions_per_day;        /* AgentShopQuestionsPerDay, per user, UTC days */
     const unsigned char *signing_key; /* AgentShopSigningKeyFile, >= 32 bytes */
     size_t signing_key_len;
     /* AgentShopMCPAllowOrigin: origins (as_origin_normalize'd) allowed to call

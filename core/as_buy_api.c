@@ -257,7 +257,7 @@ void as_api_quote_create(as_ctx *ctx, const as_request *req, as_response *resp)
 enum { O_QUOTE, O_REASON, O_MANDATE, O_N };
 static const as_field_rule order_rules[O_N] = {
     [O_QUOTE] = {{"quote_id", AS_V_SLUG, 3, 40, NULL}, true},
-    [O_REASON] = {{"reason", AS_V_TEXT, 20, 500, NULL}, true},
+    [O_REASON] = {{"reason", AS_V_PROSE, 20, 500, NULL}, true},
     [O_MANDATE] = {{"mandate_id", AS_V_SLUG, 1, 40, NULL}, false},
 };
 

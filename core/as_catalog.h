@@ -42,6 +42,11 @@ typedef struct as_question {
     const char *id, *question, *answer, *asked_at; /* answer: JSON object text */
 } as_question;
 
+/* A product view shows this many of its latest questions, and the total. */
+#define AS_VIEW_QUESTIONS 20
+#define AS_STR_(x) #x
+#define AS_STR(x) AS_STR_(x)
+
 typedef struct as_product {
     int64_t id;
     const char *sku, *gtin, *name, *brand, *category, *part_type, *description;
@@ -63,8 +68,9 @@ typedef struct as_product {
     size_t n_offers;
     as_spec_row *specs;
     size_t n_specs;
-    as_question *questions;
+    as_question *questions; /* the latest AS_VIEW_QUESTIONS, oldest first */
     size_t n_questions;
+    int64_t questions_total; /* all the product's questions */
     as_compat *compat; /* for the device asked about, NULL when none/unknown */
     /* What store->product_version says of the data read here, from the same
      * read: the validator of a view built from it; NULL when the store cannot

@@ -93,8 +93,9 @@ typedef struct as_product_live {
     int64_t product_id;     /* 0: no product has the sku */
     as_offer_stock *stock;  /* the product's offers' stock, in any order */
     size_t n_stock;
-    as_question *questions; /* in the view's order: as asked, then by id */
+    as_question *questions; /* the latest AS_VIEW_QUESTIONS, as asked, then by id */
     size_t n_questions;
+    int64_t questions_total; /* all the product's questions */
 } as_product_live;
 
 typedef int (*as_index_row_fn)(void *baton, const as_index_row *row);
@@ -189,8 +190,11 @@ typedef struct as_store {
     int (*return_insert)(void *h, const as_return *r);
     int (*return_get)(void *h, as_mem *m, const char *id, as_return *out);
     int (*return_by_order)(void *h, as_mem *m, const char *order_id, as_return *out);
+    /* AS_ECONFLICT, nothing written, when the user already asked per_day
+     * questions at or after `since` (asked_at text, comparable as text). */
     int (*question_insert)(void *h, int64_t product_id, const char *id, const char *user_id,
-                           const char *question, const char *answer, const char *asked_at);
+                           const char *question, const char *answer, const char *asked_at,
+                           const char *since, int64_t per_day);
 } as_store;
 
 #endif

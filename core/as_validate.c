@@ -93,6 +93,39 @@ static bool length_ok(as_mem *m, const as_param_rule *r, const char *v, as_probl
     return true;
 }
 
+/* The first character of valid UTF-8 v that text shown to people must not
+ * carry (see AS_V_PROSE), as its code point and position in characters; false
+ * when there is none. */
+static bool hidden_char(const char *v, uint32_t *cp, size_t *at)
+{
+    const unsigned char *s = (const unsigned char *)v;
+    for (size_t pos = 0; *s; pos++) {
+        uint32_t c;
+        if (s[0] < 0x80) {
+            c = s[0];
+            s += 1;
+        } else if (s[0] < 0xe0) {
+            c = (uint32_t)(s[0] & 0x1f) << 6 | (s[1] & 0x3f);
+            s += 2;
+        } else if (s[0] < 0xf0) {
+            c = (uint32_t)(s[0] & 0x0f) << 12 | (uint32_t)(s[1] & 0x3f) << 6 | (s[2] & 0x3f);
+            s += 3;
+        } else {
+            c = (uint32_t)(s[0] & 0x07) << 18 | (uint32_t)(s[1] & 0x3f) << 12 |
+                (uint32_t)(s[2] & 0x3f) << 6 | (s[3] & 0x3f);
+            s += 4;
+        }
+        if (c < 0x20 || (c >= 0x7f && c <= 0x9f) || c == 0x061c || c == 0x200e || c == 0x200f ||
+            (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069) || c == 0x2028 ||
+            c == 0x2029 || c == 0xfeff) {
+            *cp = c;
+            *at = pos + 1;
+            return true;
+        }
+    }
+    return false;
+}
+
 bool as_validate_value(as_mem *m, const as_param_rule *r, const char *v, int64_t today,
                        as_param *out, as_problem *p)
 {
@@ -103,6 +136,17 @@ bool as_validate_value(as_mem *m, const as_param_rule *r, const char *v, int64_t
     switch (r->type) {
     case AS_V_TEXT:
         return length_ok(m, r, v, p);
+    case AS_V_PROSE: {
+        if (!length_ok(m, r, v, p)) return false;
+        uint32_t cp;
+        size_t at;
+        if (hidden_char(v, &cp, &at))
+            return bad(m, p, r->name,
+                       "%s must be plain text of one paragraph: no control characters, line "
+                       "breaks or bidirectional formatting (found %s)",
+                       r->name, as_printf(m, "U+%04X at character %zu", (unsigned)cp, at));
+        return true;
+    }
     case AS_V_SLUG:
         if (!length_ok(m, r, v, p)) return false;
         for (const char *c = v; *c; c++)

@@ -15,6 +15,11 @@
 
 typedef enum {
     AS_V_TEXT,     /* UTF-8 text, min..max characters */
+    /* AS_V_TEXT shown to a person or another agent (an order's reason, a return's
+     * note, a question): no control characters (C0, DEL, C1), no bidirectional
+     * formatting (U+061C, U+200E/F, U+202A-E, U+2066-9), no line or paragraph
+     * separators (U+2028/9) and no byte order mark / zero width no-break space. */
+    AS_V_PROSE,
     AS_V_SLUG,     /* [A-Za-z0-9._-], min..max characters (skus, ids) */
     AS_V_ENUM,     /* one of `choices` */
     AS_V_DATE,     /* yyyy-mm-dd, a real date, not before today */

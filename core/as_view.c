@@ -427,6 +427,7 @@ const char *as_view_product_from(as_mem *m, const as_view_kept *k, const as_prod
         as_jw_obj_end(w);
     }
     as_jw_arr_end(w);
+    as_jw_kint(w, "questions_total", p->questions_total);
     as_jw_kbool(w, "right_item_guarantee", guarantee(p, device));
     as_jw_key(w, "agent_checkout");
     as_jw_obj(w);

@@ -39,7 +39,7 @@ typedef struct dir_cfg {
     const char *base; /* the <Location> the handler serves, e.g. "/v1" */
     const char *key_prefix;
     const char *base_url;
-    apr_int64_t quote_ttl, confirmation_ttl, return_window, ship_after;
+    apr_int64_t quote_ttl, confirmation_ttl, return_window, ship_after, questions_per_day;
     const char *signing_key_file;
     const unsigned char *signing_key; /* read at start-up */
     apr_size_t signing_key_len;
@@ -141,6 +141,7 @@ static void *create_dir_cfg(apr_pool_t *p, char *dir)
     dir_cfg *c = apr_pcalloc(p, sizeof(*c));
     c->base = dir;
     c->quote_ttl = c->confirmation_ttl = c->return_window = c->ship_after = UNSET;
+    c->questions_per_day = UNSET;
     c->rate_requests = c->rate_seconds = UNSET;
     c->views_from_index = UNSET;
     return c;
@@ -156,6 +157,8 @@ static void *merge_dir_cfg(apr_pool_t *p, void *basev, void *addv)
     c->confirmation_ttl = a->confirmation_ttl != UNSET ? a->confirmation_ttl : b->confirmation_ttl;
     c->return_window = a->return_window != UNSET ? a->return_window : b->return_window;
     c->ship_after = a->ship_after != UNSET ? a->ship_after : b->ship_after;
+    c->questions_per_day =
+        a->questions_per_day != UNSET ? a->questions_per_day : b->questions_per_day;
     c->rate_requests = a->rate_requests != UNSET ? a->rate_requests : b->rate_requests;
     c->rate_seconds = a->rate_seconds != UNSET ? a->rate_seconds : b->rate_seconds;
     c->mcp_origins = a->mcp_origins ? a->mcp_origins : b->mcp_origins;
@@ -391,6 +394,9 @@ static const command_rec cmds[] = {
     AP_INIT_TAKE1("AgentShopShipAfter", set_int, (void *)APR_OFFSETOF(dir_cfg, ship_after),
                   RSRC_CONF | ACCESS_CONF,
                   "seconds after placing that a demo order ships (default 3600)"),
+    AP_INIT_TAKE1("AgentShopQuestionsPerDay", set_int,
+                  (void *)APR_OFFSETOF(dir_cfg, questions_per_day), RSRC_CONF | ACCESS_CONF,
+                  "questions one user may ask per UTC day (default 50)"),
     {NULL},
 };
 
@@ -1303,6 +1309,7 @@ static int agentshop_handler(request_rec *r)
     if (c->confirmation_ttl != UNSET) cfg.confirmation_ttl = c->confirmation_ttl;
     if (c->return_window != UNSET) cfg.return_window_days = c->return_window;
     if (c->ship_after != UNSET) cfg.ship_after = c->ship_after;
+    if (c->questions_per_day != UNSET) cfg.questions_per_day = c->questions_per_day;
     if (c->views_from_index != UNSET) cfg.views_from_index = c->views_from_index != 0;
     srv_cfg *sc = ap_get_module_config(r->server->module_config, &agentshop_module);
     cfg.product_views = sc->views;

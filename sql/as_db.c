@@ -207,9 +207,13 @@ static const stmt_def stmts[] = {
      NULL},
     {"as_return_get", "SELECT " RETURN_COLS " FROM returns WHERE id = %s", NULL},
     {"as_return_by_order", "SELECT " RETURN_COLS " FROM returns WHERE order_id = %s", NULL},
+    /* Only while the user asked fewer than the day's limit (index questions_user).
+     * The casts: parameters arrive as text, and SQLite orders any number
+     * before any text. */
     {"as_question_insert",
-     "INSERT INTO questions (id, product_id, user_id, question, answer, asked_at) VALUES (%s, "
-     "%lld, %s, %s, %s, %s)",
+     "INSERT INTO questions (id, product_id, user_id, question, answer, asked_at) SELECT %s, "
+     "CAST(%lld AS BIGINT), %s, %s, %s, %s WHERE (SELECT COUNT(*) FROM questions WHERE user_id "
+     "= %s AND asked_at >= %s) < CAST(%lld AS BIGINT)",
      NULL},
     /* Administration (bin/agentshopctl). */
     {"as_key_insert",

@@ -505,9 +505,12 @@ int st_return_by_order(void *h, as_mem *m, const char *order_id, as_return *out)
 }
 
 int st_question_insert(void *h, int64_t product_id, const char *id, const char *user_id,
-                       const char *question, const char *answer, const char *asked_at)
+                       const char *question, const char *answer, const char *asked_at,
+                       const char *since, int64_t per_day)
 {
     as_db *db = h;
-    const char *a[] = {id, I64(product_id), user_id, question, answer, asked_at};
-    return LOCKED(db, exec_one(db, "as_question_insert", 6, a)) == AS_OK ? AS_OK : AS_EDB;
+    const char *a[] = {id, I64(product_id), user_id, question, answer, asked_at, user_id, since,
+                       I64(per_day)};
+    int rc = LOCKED(db, exec_one(db, "as_question_insert", 9, a));
+    return rc == AS_OK || rc == AS_ECONFLICT ? rc : AS_EDB;
 }

@@ -97,7 +97,8 @@ int st_return_insert(void *h, const as_return *r);
 int st_return_get(void *h, as_mem *m, const char *id, as_return *out);
 int st_return_by_order(void *h, as_mem *m, const char *order_id, as_return *out);
 int st_question_insert(void *h, int64_t product_id, const char *id, const char *user_id,
-                       const char *question, const char *answer, const char *asked_at);
+                       const char *question, const char *answer, const char *asked_at,
+                       const char *since, int64_t per_day);
 
 /* A row's columns copied into db->pool, so they outlive the result. */
 typedef const char **as_db_rec;

@@ -40,6 +40,12 @@
 #define SPEC_COLS(C)                                                                               \
     "s.spec, s.label, s.kind, s.unit, s.claimed, s.measured, " C("s.tolerance_pct") ", " N10       \
     ", " N5 ", NULL, NULL, NULL, NULL"
+/* A view shows the product's latest questions (AS_VIEW_QUESTIONS, by
+ * questions_product) and, on each of their rows, how many it has in all. */
+#define LATEST_QUESTIONS(SKU)                                                                      \
+    "(SELECT x.* FROM products p JOIN questions x ON x.product_id = p.id WHERE p.sku = " SKU       \
+    " ORDER BY x.asked_at DESC, x.id DESC LIMIT " AS_STR(AS_VIEW_QUESTIONS) ") q"
+#define QUESTIONS_TOTAL "(SELECT COUNT(*) FROM questions t WHERE t.product_id = q.product_id)"
 #define PRODUCT_VIEW(C, SKU)                                                                       \
     "SELECT 0, COALESCE(v.version, 0), COALESCE((SELECT value FROM meta WHERE key = "              \
     "'catalogue_version'), ''), NULL, " PRODUCT_COLS(C) " FROM products p LEFT JOIN "              \
@@ -51,9 +57,8 @@
     "m.id, m.name, m.country, m.city, " C("m.on_time_rate") ", " C("m.accuracy_rate") ", " N10     \
     ", NULL, NULL, NULL, NULL FROM products p JOIN offers o ON o.product_id = p.id "               \
     "JOIN merchants m ON m.id = o.merchant_id WHERE p.sku = " SKU                                  \
-    " UNION ALL SELECT 3, NULL, q.asked_at, q.id, q.id, q.question, q.answer, q.asked_at, " N10    \
-    ", " N10 ", NULL, NULL FROM products p JOIN questions q ON q.product_id = p.id "               \
-    "WHERE p.sku = " SKU
+    " UNION ALL SELECT 3, " QUESTIONS_TOTAL ", q.asked_at, q.id, q.id, q.question, q.answer, "     \
+    "q.asked_at, " N10 ", " N10 ", NULL, NULL FROM " LATEST_QUESTIONS(SKU)
 /* The catalogue part of every view, for the search index (st_view_rows): the
  * products of an id range (lo < id <= hi) with their spec rows, by product;
  * the product's id in column 3. */
@@ -69,9 +74,9 @@
     "(SELECT value FROM meta WHERE key = 'search_rank'), NULL, NULL UNION ALL SELECT 7, NULL, "    \
     "NULL, NULL, " C("p.id") ", NULL, NULL, NULL FROM products p WHERE p.sku = " SKU               \
     " UNION ALL SELECT 5, NULL, o.id, NULL, o.id, " C("o.stock") ", NULL, NULL FROM products p "   \
-    "JOIN offers o ON o.product_id = p.id WHERE p.sku = " SKU " UNION ALL SELECT 3, NULL, "        \
-    "q.asked_at, q.id, q.id, q.question, q.answer, q.asked_at FROM products p JOIN questions q "   \
-    "ON q.product_id = p.id WHERE p.sku = " SKU
+    "JOIN offers o ON o.product_id = p.id WHERE p.sku = " SKU " UNION ALL SELECT 3, "              \
+    QUESTIONS_TOTAL ", q.asked_at, q.id, q.id, q.question, q.answer, q.asked_at FROM "             \
+    LATEST_QUESTIONS(SKU)
 /* and, for a device, its compatibility row */
 #define PRODUCT_VIEW_DEVICE(C, SKU, DEV)                                                           \
     PRODUCT_VIEW(C, SKU) " UNION ALL SELECT 4, NULL, NULL, NULL, d.slug, d.name, c.fit_status, "   \
@@ -226,6 +231,7 @@ static void read_row(view_read *r, const cells *x)
     case PV_QUESTION: {
         as_question q = {T(4), T(5), T(6), T(7)};
         add_question(r, &q);
+        p->questions_total = I(1);
         break;
     }
     case PV_COMPAT:
@@ -606,5 +612,6 @@ int st_product_live(void *h, as_mem *m, const char *sku, as_product_live *out)
         out->stock[i].product_id = out->product_id;
     out->questions = l.p.questions;
     out->n_questions = l.p.n_questions;
+    out->questions_total = l.p.questions_total;
     return AS_OK;
 }

@@ -110,6 +110,7 @@ CREATE TABLE IF NOT EXISTS questions (
     asked_at   TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS questions_product ON questions (product_id, asked_at);
+CREATE INDEX IF NOT EXISTS questions_user ON questions (user_id, asked_at);
 
 -- The version of each product's view: raised by every change to one of its
 -- offers (stock) and every question asked about it, by triggers, so every

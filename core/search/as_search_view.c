@@ -91,5 +91,6 @@ bool as_search_view_live(as_search_view *v, const as_product_live *live)
     }
     p->questions = live->questions;
     p->n_questions = live->n_questions;
+    p->questions_total = live->questions_total;
     return true;
 }

@@ -1393,11 +1393,14 @@ static int fz_return_by_order(void *h, as_mem *m, const char *order_id, as_retur
 }
 
 static int fz_question_insert(void *h, int64_t product_id, const char *id, const char *user_id,
-                              const char *question, const char *answer, const char *asked_at)
+                              const char *question, const char *answer, const char *asked_at,
+                              const char *since, int64_t per_day)
 {
     fz_db *db = h;
     FZ_ENTER(db, FZ_OP_QUESTION_INSERT);
     FZ_ASSERT(id && user_id && question && answer && asked_at, "question_insert: NULL column");
+    FZ_ASSERT(since && strcmp(since, asked_at) <= 0 && per_day > 0,
+              "question_insert: the day's limit starts after the question");
     json_t *v = json_loads(answer, 0, NULL);
     FZ_ASSERT(json_is_object(v), "question_insert: the answer is not a JSON object");
     json_decref(v);

@@ -8,6 +8,7 @@ static const char *const colours[] = {"red", "green", "blue", NULL};
 
 static const as_param_rule r_text = {"q", AS_V_TEXT, 2, 4, NULL};
 static const as_param_rule r_text0 = {"q", AS_V_TEXT, 0, 3, NULL};
+static const as_param_rule r_prose = {"reason", AS_V_PROSE, 2, 40, NULL};
 static const as_param_rule r_slug = {"sku", AS_V_SLUG, 3, 8, NULL};
 static const as_param_rule r_enum = {"colour", AS_V_ENUM, 1, 20, colours};
 static const as_param_rule r_date = {"deliver_by", AS_V_DATE, 0, 0, NULL};
@@ -63,6 +64,26 @@ static void test_validate_value(void **state)
         {&r_text, "a\xC0\xAF", false, 0},                        /* overlong */
         {&r_text0, "", true, 0},
         {&r_text0, "abcd", false, 0},
+        /* AS_V_PROSE: text for people, nothing hidden in it */
+        {&r_prose, "Toner for the office", true, 0},
+        {&r_prose, "caf\xC3\xA9 \xF0\x9F\x91\x8D \xE2\x82\xAC" "5", true, 0}, /* café 👍 €5 */
+        {&r_prose, "\xF0\x9F\x91\xA9\xE2\x80\x8D\xF0\x9F\x94\xA7", true, 0}, /* ZWJ emoji */
+        {&r_prose, "\xD8\xB3\xD9\x84\xD8\xA7\xD9\x85 hello", true, 0}, /* Arabic */
+        {&r_prose, "a", false, 0},                                  /* length still counts */
+        {&r_prose, "line one\nline two", false, 0},
+        {&r_prose, "tab\there", false, 0},
+        {&r_prose, "cr\rhere", false, 0},
+        {&r_prose, "esc \x1b" "[2J", false, 0},
+        {&r_prose, "del \x7f", false, 0},
+        {&r_prose, "nel \xC2\x85 here", false, 0},                 /* U+0085, C1 */
+        {&r_prose, "ok \xE2\x80\xAE" "evil", false, 0},             /* U+202E RLO */
+        {&r_prose, "ok \xE2\x80\xAAx", false, 0},                /* U+202A LRE */
+        {&r_prose, "ok \xE2\x81\xA6x", false, 0},                /* U+2066 LRI */
+        {&r_prose, "ok \xE2\x81\xA9x", false, 0},                /* U+2069 PDI */
+        {&r_prose, "ok \xE2\x80\x8Fx", false, 0},                /* U+200F RLM */
+        {&r_prose, "ok \xD8\x9Cx", false, 0},                     /* U+061C ALM */
+        {&r_prose, "ok \xE2\x80\xA8x", false, 0},                /* U+2028 */
+        {&r_prose, "\xEF\xBB\xBF" "bom", false, 0},                 /* U+FEFF */
         /* AS_V_SLUG */
         {&r_slug, "abc", true, 0},
         {&r_slug, "A-b_c.9", true, 0},
@@ -211,6 +232,8 @@ static void test_validate_messages(void **state)
         {&r_eur, "12.505", "12.50"},
         {&r_int, "101", "from 1 to 100"},
         {&r_weights, "cost:1", "cost"},
+        {&r_prose, "ok \xE2\x80\xAE" "evil", "U+202E at character 4"},
+        {&r_prose, "two\nlines", "U+000A at character 4"},
     };
     ROWS_BEGIN;
     for (size_t i = 0; i < N_ROWS(rows); i++) {
