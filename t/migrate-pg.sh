@@ -24,7 +24,7 @@ out=$($ctl --driver pgsql --params "$conn" init)
 check "init migrates it" test $? -eq 0
 check "... from version 1" grep -q '"from": 1' <<<"$out"
 check "... saying so" grep -q '"action": "migrated"' <<<"$out"
-check "... recording the version" test "$(psql_ -c 'SELECT version FROM schema_version')" = 3
+check "... recording the version" test "$(psql_ -c 'SELECT version FROM schema_version')" = 4
 check "... keeping the orders" \
     test "$(psql_ -c "SELECT string_agg(id || ':' || status, ' ' ORDER BY id) FROM orders")" = \
     "ord_old1:placed ord_old2:delivered"
@@ -55,7 +55,8 @@ layout() {
 }
 # Every row of every table of a new database but schema_version, as one text
 # per table (its row count and an md5 of its rows as JSON), less what version
-# 3 drops: the text is the same before and after a migration that keeps them.
+# 3 drops and 4 adds: the text is the same before and after a migration that
+# keeps them.
 tables=""
 rows() {
     local t drop
@@ -63,6 +64,7 @@ rows() {
         case $t in
         products) drop=" - 'search'" ;;
         product_rank) drop=" - 'sku' - 'category' - 'part_type'" ;;
+        orders) drop=" - 'key_id'" ;; # added by version 4, NULL in older rows
         *) drop="" ;;
         esac
         on "$1" -c "SELECT '$t ' || COUNT(*) || ' ' || md5(COALESCE(string_agg((to_jsonb(x)$drop)::text,
@@ -83,11 +85,11 @@ check "... and rows in every table" \
     test "$(grep -c ' [1-9][0-9]* [0-9a-f]\{32\}$' <<<"$before")" = "$(wc -w <<<"$tables")"
 err=$(ctl_on v2 mandate list 2>&1 >/dev/null)
 check "a command on version 2 points at init" \
-    grep -q "schema version 2, this agentshopctl works with version 3; agentshopctl init migrates" <<<"$err"
+    grep -q "schema version 2, this agentshopctl works with version 4; agentshopctl init migrates" <<<"$err"
 out=$(ctl_on v2 init)
 check "init migrates it" test $? -eq 0
-check "... from 2 to 3" grep -qz '"from": 2,.*"to": 3,.*"action": "migrated"' <<<"$out"
-check "... recording version 3" test "$(on v2 -c 'SELECT version FROM schema_version')" = 3
+check "... from 2 to 4" grep -qz '"from": 2,.*"to": 4,.*"action": "migrated"' <<<"$out"
+check "... recording version 4" test "$(on v2 -c 'SELECT version FROM schema_version')" = 4
 check "... keeping every row of every table" test "$(rows v2)" = "$before"
 check "... in the layout of a new database" test "$(layout v2)" = "$(layout fresh)"
 check "(as the version-1 database migrated above)" test "$(layout old)" = "$(layout fresh)"
@@ -98,6 +100,8 @@ check "... without the tsvector, product_counts and product_rank's copies" \
 check "... its orders as they were" \
     test "$(on v2 -c "SELECT string_agg(id || ':' || status, ' ' ORDER BY id) FROM orders")" = \
     "ord_v2_1:placed ord_v2_2:returned ord_v2_3:cancelled"
+check "... with no agent key recorded (key_id NULL: not known before version 4)" \
+    test "$(on v2 -c "SELECT COUNT(*) FROM orders WHERE key_id IS NOT NULL")" = 0
 check "... and their month's spending" \
     test "$(on v2 -c "SELECT cents FROM mandate_spent WHERE mandate_id = 'mdt_v2' AND month = '2026-01'")" = 12602
 out=$(ctl_on v2 init)
