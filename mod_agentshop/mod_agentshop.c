@@ -1148,12 +1148,82 @@ static const char *base_of(const char *path)
 
 /* Errors httpd raises before the handler (bad escapes, encoded slashes, body
  * limits) are redirected to the handler, which answers them as JSON. */
+/* The note that keeps a request's real query string when the one httpd logs
+ * was masked (mask_tokens). */
+static const char *const QUERY_NOTE = "agentshop-query";
+#define TOKEN_MASK "[masked]"
+
+/* s with the value of every `token=` parameter (at the start, or after '?',
+ * '&' or ';') replaced by TOKEN_MASK, up to '&', ';', '#', a space or the
+ * end; NULL when s has none. */
+static const char *token_masked(apr_pool_t *p, const char *s)
+{
+    if (!s || !strstr(s, "token=")) return NULL;
+    size_t n = strlen(s);
+    char *out = apr_palloc(p, n + 1 + (n / 6 + 1) * (sizeof(TOKEN_MASK) - 1));
+    char *o = out;
+    bool any = false;
+    for (size_t i = 0; i < n;) {
+        bool starts = strncmp(s + i, "token=", 6) == 0 && (i == 0 || strchr("?&;", s[i - 1]));
+        if (!starts) {
+            *o++ = s[i++];
+            continue;
+        }
+        memcpy(o, "token=" TOKEN_MASK, 6 + sizeof(TOKEN_MASK) - 1);
+        o += 6 + sizeof(TOKEN_MASK) - 1;
+        i += 6;
+        while (i < n && !strchr("&;# ", s[i]))
+            i++;
+        any = true;
+    }
+    *o = '\0';
+    return any ? out : NULL;
+}
+
+/* A confirmation link's token must reach no access log, whatever its format:
+ * the request line (%r), the query (%q, %{QUERY_STRING}e), the URL in a
+ * Referer (the page's own POST comes from the link). The handler reads the
+ * real query from a note; what httpd keeps and logs is masked. */
+static void mask_tokens(request_rec *r)
+{
+    const char *args = token_masked(r->pool, r->args);
+    if (args) {
+        apr_table_setn(r->notes, QUERY_NOTE, r->args);
+        r->args = (char *)args;
+        r->parsed_uri.query = (char *)args;
+    }
+    const char *line = token_masked(r->pool, r->the_request);
+    if (line) r->the_request = (char *)line;
+    const char *uri = token_masked(r->pool, r->unparsed_uri);
+    if (uri) r->unparsed_uri = (char *)uri;
+    const char *ref = token_masked(r->pool, apr_table_get(r->headers_in, "Referer"));
+    if (ref) apr_table_setn(r->headers_in, "Referer", ref);
+}
+
+/* The query string the client sent. */
+static const char *api_query(request_rec *r)
+{
+    const char *q = apr_table_get(r->notes, QUERY_NOTE);
+    return q ? q : r->args;
+}
+
+/* TRACE would have httpd echo the request back, the agent key in
+ * Authorization included: under an API base it goes to the handler instead,
+ * which refuses it (405 METHOD_NOT_ALLOWED) like any method the API does not
+ * serve. Before http_core's map_to_storage, which answers TRACE. */
+static int trace_to_handler(request_rec *r)
+{
+    if (r->method_number != M_TRACE || !r->uri || !base_of(r->uri)) return DECLINED;
+    return OK;
+}
+
 static int post_read_request(request_rec *r)
 {
     const char *path = r->unparsed_uri;
     if (!path || path[0] != '/') return DECLINED;
     const char *base = base_of(path);
     if (!base) return DECLINED;
+    mask_tokens(r);
     const char *target =
         apr_pstrcat(r->pool, base, base[strlen(base) - 1] == '/' ? "" : "/", ".error", NULL);
     static const int codes[] = {400, 401, 403, 404, 405, 408, 411,
@@ -1357,7 +1427,7 @@ static int agentshop_handler(request_rec *r)
     as_request req = {
         .method = r->method,
         .path = path,
-        .query = r->args,
+        .query = api_query(r),
         .content_type = apr_table_get(r->headers_in, "Content-Type"),
         .accept = apr_table_get(r->headers_in, "Accept"),
         .authorization = apr_table_get(r->headers_in, "Authorization"),
@@ -1385,6 +1455,7 @@ static void register_hooks(apr_pool_t *p)
     ap_hook_pre_config(pre_config, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_post_config(post_config, NULL, after_dbd, APR_HOOK_MIDDLE);
     ap_hook_post_read_request(post_read_request, NULL, NULL, APR_HOOK_MIDDLE);
+    ap_hook_map_to_storage(trace_to_handler, NULL, NULL, APR_HOOK_FIRST);
     ap_hook_child_init(child_init, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_insert_error_filter(insert_error_filter, NULL, NULL, APR_HOOK_MIDDLE);
     ap_register_output_filter(JSON_ERROR_FILTER, json_error_filter, NULL, AP_FTYPE_CONTENT_SET);

@@ -41,7 +41,10 @@
     "s.spec, s.label, s.kind, s.unit, s.claimed, s.measured, " C("s.tolerance_pct") ", " N10       \
     ", " N5 ", NULL, NULL, NULL, NULL"
 /* A view shows the product's latest questions (AS_VIEW_QUESTIONS, by
- * questions_product) and, on each of their rows, how many it has in all. */
+ * questions_product) and, on each of their rows, how many it has in all (in
+ * column 1: a number where the other rows have numbers there, as text in
+ * PRODUCT_LIVE, whose column 1 is otherwise NULL, which PostgreSQL's UNION
+ * takes for text). */
 #define LATEST_QUESTIONS(SKU)                                                                      \
     "(SELECT x.* FROM products p JOIN questions x ON x.product_id = p.id WHERE p.sku = " SKU       \
     " ORDER BY x.asked_at DESC, x.id DESC LIMIT " AS_STR(AS_VIEW_QUESTIONS) ") q"
@@ -75,7 +78,7 @@
     "NULL, NULL, " C("p.id") ", NULL, NULL, NULL FROM products p WHERE p.sku = " SKU               \
     " UNION ALL SELECT 5, NULL, o.id, NULL, o.id, " C("o.stock") ", NULL, NULL FROM products p "   \
     "JOIN offers o ON o.product_id = p.id WHERE p.sku = " SKU " UNION ALL SELECT 3, "              \
-    QUESTIONS_TOTAL ", q.asked_at, q.id, q.id, q.question, q.answer, q.asked_at FROM "             \
+    C(QUESTIONS_TOTAL) ", q.asked_at, q.id, q.id, q.question, q.answer, q.asked_at FROM "             \
     LATEST_QUESTIONS(SKU)
 /* and, for a device, its compatibility row */
 #define PRODUCT_VIEW_DEVICE(C, SKU, DEV)                                                           \
