@@ -107,6 +107,7 @@ static apr_array_header_t *api_bases;
 /* AgentShopSearchIndexDir (global), and the directory made from it at start-up */
 static const char *index_dir_conf, *index_dir;
 static int signing_key_seen;
+static int base_url_seen; /* some location sets AgentShopBaseURL */
 
 static void note_base(cmd_parms *cmd)
 {
@@ -124,6 +125,7 @@ static int pre_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp)
     (void)ptemp;
     api_bases = NULL; /* rebuilt on every (re)read of the configuration */
     signing_key_seen = 0;
+    base_url_seen = 0;
     write_mutex = rate_mutex = NULL;
     rate_shm = NULL;
     rate_table = NULL;
@@ -224,6 +226,7 @@ static const char *set_base_url(cmd_parms *cmd, void *cfg, const char *arg)
                             arg);
     size_t n = strlen(arg);
     c->base_url = n && arg[n - 1] == '/' ? apr_pstrndup(cmd->pool, arg, n - 1) : arg;
+    base_url_seen = 1;
     note_base(cmd);
     return NULL;
 }
@@ -727,6 +730,14 @@ static int post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp, s
                      "AgentShopSigningKeyFile FILE");
         return HTTP_INTERNAL_SERVER_ERROR;
     }
+    if (api_bases && !base_url_seen)
+        ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
+                     "mod_agentshop: AgentShopBaseURL is not set: signed links and MCP's own "
+                     "origin are built from each virtual host's ServerName (%s here) or a "
+                     "ServerAlias the request named, and the port it arrived on; never from "
+                     "another Host header. Behind a proxy or TLS terminator set "
+                     "AgentShopBaseURL https://HOST/v1",
+                     s->server_hostname ? s->server_hostname : "(none)");
     dbd_acquire = APR_RETRIEVE_OPTIONAL_FN(ap_dbd_acquire);
     dbd_open = APR_RETRIEVE_OPTIONAL_FN(ap_dbd_open);
     dbd_close = APR_RETRIEVE_OPTIONAL_FN(ap_dbd_close);
@@ -1020,6 +1031,20 @@ static int read_body(request_rec *r, const char **body, apr_size_t *len)
 }
 
 /* Where links point: AgentShopBaseURL, else this request's scheme, host and base. */
+/* The host a link may name: the one the request asked for only when it is
+ * one of the virtual host's configured names (ServerName, a ServerAlias
+ * without wildcards), else its ServerName. Never whatever a client put in
+ * Host: a link is read by a person, and MCP's own origin comes from it. */
+static const char *vhost_name(request_rec *r)
+{
+    server_rec *s = r->server;
+    const char *asked = r->hostname;
+    if (asked && s->server_hostname && strcasecmp(asked, s->server_hostname) == 0) return asked;
+    for (int i = 0; asked && s->names && i < s->names->nelts; i++)
+        if (strcasecmp(asked, APR_ARRAY_IDX(s->names, i, const char *)) == 0) return asked;
+    return s->server_hostname ? s->server_hostname : "localhost";
+}
+
 static const char *base_url(request_rec *r, const dir_cfg *c)
 {
     if (c->base_url) return c->base_url;
@@ -1027,7 +1052,14 @@ static const char *base_url(request_rec *r, const dir_cfg *c)
     size_t bl = strlen(base);
     while (bl > 1 && base[bl - 1] == '/')
         bl--;
-    return ap_construct_url(r->pool, apr_pstrndup(r->pool, base, bl), r);
+    const char *scheme = ap_http_scheme(r);
+    const char *host = vhost_name(r);
+    apr_port_t port = r->connection->local_addr ? r->connection->local_addr->port : 0;
+    bool usual = port == 0 || (port == 80 && strcmp(scheme, "http") == 0) ||
+                 (port == 443 && strcmp(scheme, "https") == 0);
+    return apr_psprintf(r->pool, "%s://%s%s%s%s%.*s", scheme, strchr(host, ':') ? "[" : "", host,
+                        strchr(host, ':') ? "]" : "",
+                        usual ? "" : apr_psprintf(r->pool, ":%u", (unsigned)port), (int)bl, base);
 }
 
 /* jansson's encoder writes into heap buckets of APR_BUCKET_BUFF_SIZE at the

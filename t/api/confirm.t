@@ -36,6 +36,20 @@ sub link_parts {
     return ($path, $token);
 }
 
+# ---- the link names the shop's host, whatever Host the agent sent ----
+{
+    my ($res1, $q1) = post_json('/quotes', $H, { sku => $p->{sku}, offer_id => $off->{offer_id} });
+    my ($res2, $v2) = post_json('/orders', agent_headers($key, 'Idempotency-Key' => "h$$", Host => 'evil.example'),
+                                { quote_id => $q1->{id}, reason => $reason });
+    is($res2->code, 202, 'an order sent with Host: evil.example');
+    my ($host) = ($v2->{confirmation}{url} // '') =~ m{^https?://([^/]+)/};
+    (my $own = Apache::TestRequest::hostport()) =~ s/:.*//;
+    like($host // '', qr/^\Q$own\E(:\d+)?$/, "... has a link on the shop's own name ($own), not the Host sent")
+        or diag $v2->{confirmation}{url};
+    my ($dpath, $dtoken) = link_parts($v2->{confirmation}{url});
+    post_json($dpath, [ 'Content-Type' => 'application/json' ], { decision => 'decline', token => $dtoken });
+}
+
 # ---- the link, as JSON and as a page ----
 my $c = pending_order();
 my ($path, $token) = link_parts($c->{confirmation}{url});

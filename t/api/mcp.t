@@ -98,6 +98,11 @@ is($res->code, 200, "the API's own origin ($own): allowed");
 is($res->code, 200, '... compared without case');
 ($res, $d) = request('ping', undef, Origin => 'https://agent.example');
 is($res->code, 200, 'an origin of AgentShopMCPAllowOrigin: allowed');
+# DNS rebinding proper: the browser sends the attacker's name as Host too. The
+# own origin comes from the virtual host's names, never from Host.
+(my $port = $own) =~ s/.*://;
+($res, $d) = request('ping', undef, Host => "evil.example:$port", Origin => "http://evil.example:$port");
+is($res->code, 403, 'Host and Origin both the attacker\'s name: 403 (the own origin is not taken from Host)');
 ($res, $d) = request('ping', undef, Origin => 'https://AGENT.example:443');
 is($res->code, 200, '... also written with its default port');
 ($res, $d) = request('ping', undef, Origin => 'http://agent.example');
