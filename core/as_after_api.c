@@ -171,10 +171,21 @@ static json_t *replacement(as_ctx *ctx, const as_order *o, const char **sku)
     return as_view_summary(m, best, &best_r, &dev);
 }
 
+/* The label page's link is signed: whoever holds it (the person who prints
+ * it) may open it without the agent key; nobody can reach a label by its id
+ * alone. NULL without a signing key: then only the agent key opens it. */
+static const char *label_token(as_ctx *ctx, const as_return *r)
+{
+    if (!ctx->cfg->signing_key) return NULL;
+    const char *msg = as_printf(ctx->mem, "agentshop-return-label:v1:%s:%s", r->id, r->order_id);
+    return as_hmac_b64url(ctx->mem, ctx->cfg->signing_key, ctx->cfg->signing_key_len, msg);
+}
+
 static json_t *return_view(as_ctx *ctx, const as_request *req, const as_return *r,
                            const as_order *o, json_t *suggestion)
 {
     as_mem *m = ctx->mem;
+    const char *token = label_token(ctx, r);
     return json_pack("{s:s, s:s, s:s, s:o, s:s, s:I, s:o, s:s, s:{s:s, s:s, s:s}, s:o, s:s, "
                      "s:s}",
                      "id", r->id, "order_id", r->order_id, "reason_code", r->reason_code, "note",
@@ -182,7 +193,8 @@ static json_t *return_view(as_ctx *ctx, const as_request *req, const as_return *
                      r->refund_status, "refund_cents", (json_int_t)r->refund_cents, "refund_eur",
                      as_json_round((double)r->refund_cents / 100.0, 2), "currency", "EUR", "label",
                      "carrier", r->carrier, "tracking_code", r->tracking_code, "url",
-                     as_printf(m, "%s/returns/%s/label", req->base_url ? req->base_url : "", r->id),
+                     as_printf(m, "%s/returns/%s/label%s%s", req->base_url ? req->base_url : "",
+                               r->id, token ? "?token=" : "", token ? token : ""),
                      "suggested_replacement", suggestion, "order_status", o->status, "created_at",
                      as_time_format(m, r->created_at));
 }
@@ -284,17 +296,34 @@ void as_api_return_create(as_ctx *ctx, const as_request *req, as_response *resp)
 
 /* ---- GET /returns/{id}/label: the page a person prints ---- */
 
-void as_api_return_label(as_ctx *ctx, const as_request *req, const char *id, as_response *resp)
+static const as_param_rule label_token_rule = {"token", AS_V_TEXT, 8, 200, NULL};
+
+/* Reached with the signed link's token, or with the agent key of the user
+ * whose return it is; anything else is the same 404 as an unknown id. */
+void as_api_return_label(as_ctx *ctx, const as_request *req, const char *id, const as_query *q,
+                         as_response *resp)
 {
-    (void)req;
     as_mem *m = ctx->mem;
+    as_param v[1];
+    as_problem prob;
+    if (!as_validate_query(m, &label_token_rule, 1, q, as_today(ctx), v, &prob))
+        return as_respond_problem(resp, &prob);
+    as_agent agent = {0};
+    /* a key, when one is sent, must be a valid one (403 otherwise, as everywhere) */
+    if (!v[0].present && req->authorization && !as_identify(ctx, req, &agent, resp)) return;
     as_return r;
     as_order o;
     int rc = ctx->store->return_get(ctx->store->h, m, id, &r);
     if (rc == AS_OK) rc = ctx->store->order_get(ctx->store->h, m, r.order_id, &o);
     if (rc == AS_EDB) return as_respond_storage_failed(resp);
-    if (rc != AS_OK) {
-        as_respond_error(resp, 404, "NOT_FOUND", NULL, "No such return label.");
+    const char *expected = rc == AS_OK ? label_token(ctx, &r) : NULL;
+    bool allowed = rc == AS_OK && (v[0].present ? expected && as_secure_equal(expected, v[0].str)
+                                                : agent.user_id &&
+                                                      strcmp(agent.user_id, r.user_id) == 0);
+    if (!allowed) {
+        as_respond_error(resp, 404, "NOT_FOUND", NULL,
+                         "No such return label: open the label link the return gave (its "
+                         "token), or send the agent key of the user who returned the order.");
         return;
     }
 #define E(s) as_html_escape(m, s)

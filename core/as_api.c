@@ -323,7 +323,7 @@ void as_handle(as_ctx *ctx, const as_request *req, as_response *resp)
     /* Endpoints that take no query parameters refuse any, as the others
      * refuse unknown ones: a misspelt parameter must never pass silently. */
     bool own_query = r->id == R_SEARCH || r->id == R_PRODUCT || r->id == R_DEVICES ||
-                     r->id == R_COMPATIBLE || r->id == R_CONFIRMATION;
+                     r->id == R_COMPATIBLE || r->id == R_CONFIRMATION || r->id == R_RETURN_LABEL;
     as_problem prob;
     as_param none;
     if (!own_query && !as_validate_query(ctx->mem, NULL, 0, &q, as_today(ctx), &none, &prob)) {
@@ -371,7 +371,7 @@ void as_handle(as_ctx *ctx, const as_request *req, as_response *resp)
         as_api_return_create(ctx, req, resp);
         break;
     case R_RETURN_LABEL:
-        as_api_return_label(ctx, req, params[0], resp);
+        as_api_return_label(ctx, req, params[0], &q, resp);
         break;
     case R_COMPAT_CHECK:
         as_api_compat_check(ctx, req, resp);

@@ -141,7 +141,8 @@ void as_api_confirmation_decide(as_ctx *ctx, const as_request *req, const char *
 void as_api_order_get(as_ctx *ctx, const as_request *req, const char *id, as_response *resp);
 void as_api_order_cancel(as_ctx *ctx, const as_request *req, const char *id, as_response *resp);
 void as_api_return_create(as_ctx *ctx, const as_request *req, as_response *resp);
-void as_api_return_label(as_ctx *ctx, const as_request *req, const char *id, as_response *resp);
+void as_api_return_label(as_ctx *ctx, const as_request *req, const char *id, const as_query *q,
+                         as_response *resp);
 void as_api_compat_check(as_ctx *ctx, const as_request *req, as_response *resp);
 void as_api_question(as_ctx *ctx, const as_request *req, as_response *resp);
 

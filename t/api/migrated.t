@@ -104,7 +104,7 @@ is($v->{confirmation_id}, 'conf_v2_1', '... with its confirmation');
 is($v->{right_item_guarantee}, JSON::PP::true, '... and its guarantee');
 ($res, $v) = api_get('/orders/ord_v2_3', $H);
 is($v->{status}, 'cancelled', 'the cancelled order: cancelled');
-($res) = api('GET', '/returns/ret_v2_1/label');
+($res) = api('GET', '/returns/ret_v2_1/label', $H);
 is($res->code, 200, 'the return\'s label: 200');
 like($res->content, qr/RTV2FIXTURE01/, '... with its tracking code');
 

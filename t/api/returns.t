@@ -69,7 +69,7 @@ is($r->{refund_status}, 'refunded', '... refunded at once under the right-item g
 is($r->{refund_cents}, $o->{total_cents}, '... the full amount');
 is($r->{reason_code}, 'does_not_fit', '... reason recorded');
 is($r->{order_status}, 'returned', '... the order is returned');
-ok($r->{label}{carrier} && $r->{label}{tracking_code} && $r->{label}{url} =~ m{^http://.+/v1/returns/\Q$r->{id}\E/label$},
+ok($r->{label}{carrier} && $r->{label}{tracking_code} && $r->{label}{url} =~ m{^http://.+/v1/returns/\Q$r->{id}\E/label\?token=},
    '... with a label: carrier, tracking code, URL');
 is(spent(), $spent0 - $o->{total_cents}, 'the refund gives the amount back to the month\'s budget');
 my $sug = $r->{suggested_replacement};
@@ -96,11 +96,26 @@ is_json_error($res, $v, 422, 'IDEMPOTENCY_KEY_REUSED', 'the same key with anothe
 is_json_error($res, $v, 409, 'ORDER_NOT_RETURNABLE', 'a second return of the same order: 409');
 is(scalar sql("SELECT id FROM returns WHERE order_id = '$o->{id}'"), 1, 'one return in the database');
 
-# The label a person prints.
-($res) = api('GET', "/returns/$r->{id}/label");
-is($res->code, 200, 'the label URL works');
+# The label a person prints: its link is signed; the id alone opens nothing.
+my ($lpath, $ltoken) = $r->{label}{url} =~ m{/v1(/returns/[^?]+/label)\?token=([A-Za-z0-9_-]{20,})$};
+ok($ltoken, 'the label URL carries a signed token');
+($res) = api('GET', "$lpath?token=$ltoken");
+is($res->code, 200, 'the label URL works, without a key');
 like($res->header('Content-Type'), qr{^text/html}, '... as a page');
 like($res->content, qr/\Q$r->{label}{tracking_code}\E/, '... with the tracking code');
+($res, $v) = api_get("/returns/$r->{id}/label");
+is_json_error($res, $v, 404, 'NOT_FOUND', 'the label by its id alone: 404');
+unlike($res->content, qr/\Q$r->{label}{tracking_code}\E/, '... showing nothing of it');
+(my $bad = $ltoken) =~ tr/A-Za-z/B-ZAb-za/;
+($res, $v) = api_get("$lpath?token=$bad");
+is_json_error($res, $v, 404, 'NOT_FOUND', '... with a wrong token: 404');
+($res, $v) = api_get("/returns/ret_nosuch/label?token=$ltoken");
+is_json_error($res, $v, 404, 'NOT_FOUND', "... another return's token: 404");
+($res) = api('GET', "/returns/$r->{id}/label", $H);
+is($res->code, 200, "with the agent key of the return's user: 200");
+my (undef, $stranger) = new_agent();
+($res, $v) = api_get("/returns/$r->{id}/label", agent_headers($stranger));
+is_json_error($res, $v, 404, 'NOT_FOUND', "another user's key: 404");
 ($res, $v) = api_get('/returns/ret_nosuch/label');
 is_json_error($res, $v, 404, 'NOT_FOUND', 'an unknown label: 404');
 
