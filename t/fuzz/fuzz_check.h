@@ -81,6 +81,7 @@ static inline void check_value(as_mem *m, const as_param_rule *r, const as_param
     size_t len = as_utf8_len(v->str);
     switch (r->type) {
     case AS_V_TEXT:
+    case AS_V_PROSE:
     case AS_V_SLUG:
     case AS_V_POSTCODE:
     case AS_V_ENUM:

@@ -413,7 +413,8 @@ typedef struct fz_order_tpl {
     {                                                                                              \
         id_, user, mid, qid, offer, qty, unit, (unit) * (qty), budget, "2026-03",                  \
             "Restocking the bathroom soap as agreed", "shopbot/1.0", status, cexp, created,        \
-            created, sku, name, cat, ptype, mname, country, by, dev, fit, guar, conf, NULL, 0      \
+            created, sku, name, cat, ptype, mname, country, by, dev, fit, guar, conf, "key_1",   \
+            NULL, NULL, 0                                                                          \
     }
 
 static const fz_order_tpl fz_orders[] = {
