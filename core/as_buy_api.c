@@ -119,14 +119,21 @@ void as_api_mandate_current(as_ctx *ctx, const as_request *req, as_response *res
         return;
     }
     int64_t spent = 0;
-    if (s->begin(s->h) != AS_OK) return as_respond_storage_failed(resp);
-    rc = release_expired(ctx, md.id);
-    if (rc == AS_OK) rc = s->mandate_spent(s->h, md.id, month_of(ctx), &spent);
-    if (rc == AS_OK) rc = s->commit(s->h);
-    if (rc != AS_OK) {
-        s->rollback(s->h);
-        return as_respond_storage_failed(resp);
+    /* A read: it writes (releasing what expired) only when something did, so
+     * it does not queue behind writers for nothing. */
+    as_order *due;
+    size_t n_due = 0;
+    rc = s->orders_expired(s->h, ctx->mem, md.id, ctx->now, &due, &n_due);
+    if (rc == AS_OK && n_due && (rc = s->begin(s->h)) == AS_OK) {
+        rc = release_expired(ctx, md.id);
+        if (rc == AS_OK) {
+            rc = s->commit(s->h);
+        } else {
+            s->rollback(s->h);
+        }
     }
+    if (rc == AS_OK) rc = s->mandate_spent(s->h, md.id, month_of(ctx), &spent);
+    if (rc != AS_OK) return as_respond_storage_failed(resp);
     as_respond_json(resp, 200, as_view_mandate(ctx->mem, &md, state, month_of(ctx), spent));
 }
 

@@ -40,6 +40,7 @@ typedef struct dir_cfg {
     const char *key_prefix;
     const char *base_url;
     apr_int64_t quote_ttl, confirmation_ttl, return_window, ship_after, questions_per_day;
+    apr_int64_t write_wait; /* AgentShopWriteWait, seconds */
     const char *signing_key_file;
     const unsigned char *signing_key; /* read at start-up */
     apr_size_t signing_key_len;
@@ -144,6 +145,7 @@ static void *create_dir_cfg(apr_pool_t *p, char *dir)
     c->base = dir;
     c->quote_ttl = c->confirmation_ttl = c->return_window = c->ship_after = UNSET;
     c->questions_per_day = UNSET;
+    c->write_wait = UNSET;
     c->rate_requests = c->rate_seconds = UNSET;
     c->views_from_index = UNSET;
     return c;
@@ -161,6 +163,7 @@ static void *merge_dir_cfg(apr_pool_t *p, void *basev, void *addv)
     c->ship_after = a->ship_after != UNSET ? a->ship_after : b->ship_after;
     c->questions_per_day =
         a->questions_per_day != UNSET ? a->questions_per_day : b->questions_per_day;
+    c->write_wait = a->write_wait != UNSET ? a->write_wait : b->write_wait;
     c->rate_requests = a->rate_requests != UNSET ? a->rate_requests : b->rate_requests;
     c->rate_seconds = a->rate_seconds != UNSET ? a->rate_seconds : b->rate_seconds;
     c->mcp_origins = a->mcp_origins ? a->mcp_origins : b->mcp_origins;
@@ -400,6 +403,10 @@ static const command_rec cmds[] = {
     AP_INIT_TAKE1("AgentShopQuestionsPerDay", set_int,
                   (void *)APR_OFFSETOF(dir_cfg, questions_per_day), RSRC_CONF | ACCESS_CONF,
                   "questions one user may ask per UTC day (default 50)"),
+    AP_INIT_TAKE1("AgentShopWriteWait", set_int, (void *)APR_OFFSETOF(dir_cfg, write_wait),
+                  RSRC_CONF | ACCESS_CONF,
+                  "seconds a write may wait for the database (other writers, another process "
+                  "holding it) before it fails with 503 (default 10)"),
     {NULL},
 };
 
@@ -912,12 +919,24 @@ static void db_log(void *baton, const char *msg)
     ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, "database: %s%s", msg, readonly_hint(r, msg));
 }
 
+/* Waits for the other writers no longer than the write may wait in all
+ * (db->write_deadline, AgentShopWriteWait): a writer stuck on a database that
+ * another process holds fails there, and those queued behind it fail at their
+ * own deadlines instead of waiting for it without end. */
 static int write_lock(as_db *db)
 {
-    apr_status_t rv = apr_global_mutex_lock(write_mutex);
-    if (rv != APR_SUCCESS)
-        ap_log_rerror(APLOG_MARK, APLOG_ERR, rv, (request_rec *)db->log_baton,
-                      "cannot take the write mutex");
+    request_rec *r = db->log_baton;
+    apr_interval_time_t left = db->write_deadline ? db->write_deadline - apr_time_now() : -1;
+    apr_status_t rv = left < 0 ? apr_global_mutex_lock(write_mutex)
+                               : apr_global_mutex_timedlock(write_mutex, left);
+    if (rv == APR_ENOTIMPL) rv = apr_global_mutex_lock(write_mutex);
+    if (APR_STATUS_IS_TIMEUP(rv))
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
+                      "the write waited %" APR_TIME_T_FMT " ms for other writers, as long as "
+                      "AgentShopWriteWait allows; nothing was written",
+                      apr_time_as_msec(db->write_wait ? db->write_wait : AS_DB_WRITE_WAIT));
+    else if (rv != APR_SUCCESS)
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, rv, r, "cannot take the write mutex");
     return rv == APR_SUCCESS ? 0 : -1;
 }
 
@@ -934,8 +953,7 @@ static apr_status_t request_done(void *data)
 {
     as_db *db = data;
     if (db->trans) {
-        apr_dbd_transaction_mode_set(db->driver, db->trans, APR_DBD_TRANSACTION_ROLLBACK);
-        apr_dbd_transaction_end(db->driver, db->pool, db->trans);
+        as_db_end_t(db, db->trans, 0);
         db->trans = NULL;
         db->wrote = 0; /* rolled back: nothing to sync */
     }
@@ -1426,6 +1444,7 @@ static int agentshop_handler(request_rec *r)
     rc->db.log = db_log;
     rc->db.log_baton = r;
     rc->db.acquire = acquire;
+    rc->db.write_wait = c->write_wait != UNSET ? apr_time_from_sec(c->write_wait) : 0;
     as_store store = as_db_store(&rc->db);
     as_ctx ctx = {&mem, &store, &cfg, apr_time_sec(r->request_time), core_log, r, sc->index,
                   sweep_due(sc, apr_time_sec(r->request_time))};

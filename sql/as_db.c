@@ -329,12 +329,32 @@ static int wal_sync_upto(wal_sync *ws, uint64_t mine)
 
 #define WAL_KEY "as_wal_sync" /* in a connection's `prepared`: its wal_sync */
 
+/* SQLite's wait for a database another process holds: until the deadline
+ * of the write under way in this thread (as_db_begin_t), else
+ * AS_DB_WRITE_WAIT from the first busy answer of the statement. Backs off
+ * from 1 ms to 50 ms between tries. */
+static __thread apr_time_t busy_deadline;
+
+static int busy_wait(void *arg, int n)
+{
+    static __thread apr_time_t first;
+    (void)arg;
+    apr_time_t now = apr_time_now();
+    if (n == 0) first = now;
+    apr_time_t until = busy_deadline ? busy_deadline : first + AS_DB_WRITE_WAIT;
+    if (now >= until) return 0;
+    apr_interval_time_t nap = n < 6 ? (apr_interval_time_t)1000 << n : 50000;
+    apr_sleep(nap < until - now ? nap : until - now);
+    return 1;
+}
+
 static apr_status_t sqlite_pragmas(apr_pool_t *p, const apr_dbd_driver_t *d, apr_dbd_t *h,
                                    bool grouped, const char **err)
 {
+    sqlite3 *native = apr_dbd_native_handle(d, h);
+    if (native) sqlite3_busy_handler(native, busy_wait, NULL); /* instead of busy_timeout */
     /* Each returns at most a row; run as selects so the driver accepts the row. */
     const char *const pragmas[] = {
-        "PRAGMA busy_timeout = 10000",
         "PRAGMA journal_mode = WAL",
         "PRAGMA foreign_keys = ON",
         /* grouped: the module syncs after the writer lock (above) */
@@ -615,6 +635,7 @@ const char *as_db_col(as_db *db, apr_dbd_row_t *row, int n)
 int as_db_write_lock(as_db *db)
 {
     if (db->pg || !db->lock || db->locked) return 0;
+    db->write_deadline = apr_time_now() + (db->write_wait ? db->write_wait : AS_DB_WRITE_WAIT);
     if (db->lock(db) != 0) return -1;
     db->locked = 1;
     db->wrote = 1; /* until a rollback says otherwise */
@@ -630,6 +651,7 @@ int as_db_write_unlock(as_db *db)
     uint64_t mine = ws ? atomic_fetch_add(&ws->written, 1) + 1 : 0;
     db->wrote = 0;
     db->locked = 0;
+    db->write_deadline = 0;
     db->unlock(db);
     int rc = ws ? wal_sync_upto(ws, mine) : 0;
     if (rc && db->log)
@@ -670,17 +692,69 @@ as_db_rec as_db_copy_row(as_db *db, apr_dbd_results_t *res, apr_dbd_row_t *row)
     return v;
 }
 
+/* What as_db_begin_t hands out for a transaction sqlite3 itself runs. */
+static char native_transaction;
+#define NATIVE_T ((apr_dbd_transaction_t *)(void *)&native_transaction)
+
+static int native_exec(as_db *db, const char *sql)
+{
+    sqlite3 *h = apr_dbd_native_handle(db->driver, db->handle);
+    char *msg = NULL;
+    int rc = h ? sqlite3_exec(h, sql, NULL, NULL, &msg) : SQLITE_MISUSE;
+    if (rc != SQLITE_OK && db->log) {
+        bool busy = rc == SQLITE_BUSY;
+        db->log(db->log_baton,
+                apr_psprintf(db->pool, "%s failed: %s%s", sql, msg ? msg : sqlite3_errstr(rc),
+                             busy ? " (another process held the database for longer than the "
+                                    "write may wait: nothing was written)"
+                                  : ""));
+    }
+    sqlite3_free(msg);
+    return rc;
+}
+
 int as_db_begin_t(as_db *db, apr_dbd_transaction_t **t)
 {
     *t = NULL;
     schema_check(db);
+    if (!db->pg) {
+        busy_deadline = db->write_deadline ? db->write_deadline
+                                           : apr_time_now() +
+                                                 (db->write_wait ? db->write_wait : AS_DB_WRITE_WAIT);
+        int rc = native_exec(db, "BEGIN IMMEDIATE");
+        busy_deadline = 0;
+        if (rc != SQLITE_OK) return rc;
+        *t = NATIVE_T;
+        return 0;
+    }
     int rv = apr_dbd_transaction_start(db->driver, db->pool, db->handle, t);
-    if (rv) db_log(db, "begin", rv);
+    if (rv) {
+        db_log(db, "begin", rv);
+        return rv;
+    }
+    /* PostgreSQL waits for row locks (a mandate FOR UPDATE) as long as the
+     * write may wait in all, then fails the statement */
+    apr_interval_time_t wait = db->write_wait ? db->write_wait : AS_DB_WRITE_WAIT;
+    int n = 0;
+    rv = apr_dbd_query(db->driver, db->handle, &n,
+                       apr_psprintf(db->pool, "SET LOCAL lock_timeout = %" APR_TIME_T_FMT,
+                                    apr_time_as_msec(wait)));
+    if (rv) {
+        db_log(db, "SET LOCAL lock_timeout", rv);
+        as_db_end_t(db, *t, 0);
+        *t = NULL;
+    }
     return rv;
 }
 
 int as_db_end_t(as_db *db, apr_dbd_transaction_t *t, int ok)
 {
+    if (t == NATIVE_T) {
+        int rc = native_exec(db, ok ? "COMMIT" : "ROLLBACK");
+        /* a COMMIT that failed leaves the transaction open: end it */
+        if (rc != SQLITE_OK && ok) native_exec(db, "ROLLBACK");
+        return rc;
+    }
     if (!ok) apr_dbd_transaction_mode_set(db->driver, t, APR_DBD_TRANSACTION_ROLLBACK);
     int rv = apr_dbd_transaction_end(db->driver, db->pool, t);
     if (rv) db_log(db, "commit", rv);

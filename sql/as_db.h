@@ -29,6 +29,12 @@ typedef struct as_db {
     int (*lock)(struct as_db *db);
     void (*unlock)(struct as_db *db);
     int locked;
+    /* How long a writer may wait, for the caller's lock and SQLite's lock
+     * together (0: AS_DB_WRITE_WAIT): a database held by another process
+     * (a backup, the sqlite3 shell) fails the write after this, instead of
+     * holding the caller's lock and every writer queued behind it. */
+    apr_interval_time_t write_wait;
+    apr_time_t write_deadline; /* set when the writer lock is taken */
     int wrote;    /* the writer lock's holder may have committed: sync before answering */
     void *closer; /* as_db_open's connection: closed with the pool, or by as_db_close */
 } as_db;
@@ -40,6 +46,7 @@ void as_db_checkpoint_maybe(as_db *db);
 /* Take and release the writer lock (no-ops on PostgreSQL or without a lock).
  * Releasing it after a write returns once the write is on disk (as_db.c,
  * "durable commits"): -1 when syncing failed. */
+#define AS_DB_WRITE_WAIT apr_time_from_sec(10)
 int as_db_write_lock(as_db *db);
 int as_db_write_unlock(as_db *db);
 
@@ -62,6 +69,10 @@ apr_status_t as_db_exec_script(as_db *db, const char *script, const char **err);
 int as_db_select(as_db *db, const char *label, apr_dbd_results_t **res, int nargs,
                  const char **args);
 int as_db_exec(as_db *db, const char *label, int *nrows, int nargs, const char **args);
+/* On SQLite, BEGIN IMMEDIATE run by sqlite3 itself (not apr_dbd's driver,
+ * which retries a busy database 15 times more): the database's write lock is
+ * taken here, waiting until db->write_deadline at most, so no later statement
+ * of the transaction waits for it. */
 int as_db_begin_t(as_db *db, apr_dbd_transaction_t **t);
 int as_db_end_t(as_db *db, apr_dbd_transaction_t *t, int ok); /* commit when ok, else roll back */
 /* Column n of a row as a string that lives as long as db->pool; NULL for SQL NULL. */

@@ -51,12 +51,25 @@ int st_rollback(void *h)
     return rc;
 }
 
-/* A write outside a transaction still takes the writer lock. */
+/* A single write: in the open transaction, or in one of its own (so it
+ * waits for the database as long as a transaction may, no longer). The
+ * expression's AS_ECONFLICT commits (nothing was written), any other failure
+ * rolls back. */
 #define LOCKED(db, expr)                                                                           \
     ({                                                                                             \
-        int held_ = (db)->locked;                                                                  \
-        int rc_ = as_db_write_lock(db) != 0 ? AS_EDB : (expr);                                     \
-        if (!held_ && as_db_write_unlock(db) != 0) rc_ = AS_EDB; /* not on disk */                 \
+        int rc_;                                                                                   \
+        if ((db)->trans) {                                                                         \
+            rc_ = (expr);                                                                          \
+        } else if (st_begin(db) != AS_OK) {                                                        \
+            rc_ = AS_EDB;                                                                          \
+        } else {                                                                                   \
+            rc_ = (expr);                                                                          \
+            if (rc_ == AS_OK || rc_ == AS_ECONFLICT) {                                             \
+                if (st_commit(db) != AS_OK) rc_ = AS_EDB;                                          \
+            } else {                                                                               \
+                st_rollback(db);                                                                   \
+            }                                                                                      \
+        }                                                                                          \
         rc_;                                                                                       \
     })
 
