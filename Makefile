@@ -18,7 +18,7 @@ OPT     ?= -O2 -g
 SAN     ?=
 CFLAGS  := -std=gnu11 $(OPT) $(WARN) -fPIC -fvisibility=hidden $(SAN)
 CPPFLAGS = -Icore -Icore/search -Isql -Ibuild $(APR_CPP)
-LIBS    := -ljansson -lcrypto -lstemmer -lsqlite3 -lm
+LIBS    := -ljansson -lcrypto -lcbor -lstemmer -lsqlite3 -lm
 
 CORE_SRC  := $(wildcard core/*.c core/search/*.c)
 CORE_OBJ  := $(patsubst core/%.c,build/core/%.o,$(CORE_SRC))

@@ -57,6 +57,57 @@ const char *as_hmac_b64url(as_mem *m, const unsigned char *key, size_t key_len, 
     return out;
 }
 
+static const char b64url[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+const char *as_b64url_encode(as_mem *m, const unsigned char *d, size_t n)
+{
+    char *out = as_alloc(m, n / 3 * 4 + 5);
+    size_t o = 0;
+    for (size_t i = 0; i < n; i += 3) {
+        unsigned v = (unsigned)d[i] << 16 | (i + 1 < n ? (unsigned)d[i + 1] << 8 : 0) |
+                     (i + 2 < n ? d[i + 2] : 0);
+        out[o++] = b64url[(v >> 18) & 63];
+        out[o++] = b64url[(v >> 12) & 63];
+        if (i + 1 < n) out[o++] = b64url[(v >> 6) & 63];
+        if (i + 2 < n) out[o++] = b64url[v & 63];
+    }
+    out[o] = '\0';
+    return out;
+}
+
+unsigned char *as_b64url_decode(as_mem *m, const char *s, size_t *n)
+{
+    size_t len = s ? strlen(s) : 0;
+    *n = 0;
+    if (!s || len % 4 == 1) return NULL;
+    unsigned char *out = as_alloc(m, len / 4 * 3 + 3);
+    unsigned v = 0;
+    int bits = 0;
+    size_t o = 0;
+    for (size_t i = 0; i < len; i++) {
+        const char *p = strchr(b64url, s[i]);
+        if (!s[i] || !p) return NULL;
+        v = v << 6 | (unsigned)(p - b64url);
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            out[o++] = (unsigned char)(v >> bits);
+            v &= (1u << bits) - 1;
+        }
+    }
+    if (v != 0) return NULL; /* leftover bits must be zero: one encoding per value */
+    out[o] = 0;
+    *n = o;
+    return out;
+}
+
+const char *as_random_b64url(as_mem *m, size_t n)
+{
+    unsigned char *buf = as_alloc(m, n ? n : 1);
+    if (RAND_bytes(buf, (int)n) != 1) abort();
+    return as_b64url_encode(m, buf, n);
+}
+
 bool as_secure_equal(const char *a, const char *b)
 {
     size_t la = strlen(a), lb = strlen(b);

@@ -15,6 +15,13 @@ const char *as_hmac_b64url(as_mem *m, const unsigned char *key, size_t key_len, 
 /* The first 8 bytes of HMAC-SHA256(key, msg), as a number: a hash nobody
  * without the key can aim (the rate limiter's slots). */
 uint64_t as_hmac_u64(const unsigned char *key, size_t key_len, const char *msg, size_t n);
+/* base64url without padding (RFC 4648 section 5), as WebAuthn uses it. */
+const char *as_b64url_encode(as_mem *m, const unsigned char *data, size_t n);
+/* NULL for anything but base64url (padding and whitespace refused); *n the
+ * length of the bytes (a NUL follows them). */
+unsigned char *as_b64url_decode(as_mem *m, const char *s, size_t *n);
+/* n random bytes, base64url (a challenge, an enrolment token). */
+const char *as_random_b64url(as_mem *m, size_t n);
 /* Equal strings, in time that depends only on their lengths. */
 bool as_secure_equal(const char *a, const char *b);
 /* prefix + n random characters of [a-z0-9] (ids) or [A-Za-z0-9] (keys). */

@@ -22,7 +22,7 @@ FUZZ_CFLAGS    := -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
                   -fno-sanitize-recover=undefined -fno-omit-frame-pointer -Wall -Wextra \
                   -Wno-unused-parameter -Wno-unused-function
 FUZZ_CPPFLAGS  := -Icore -Icore/search -Ibuild -It/unit -It/fuzz
-FUZZ_LIBS      := -ljansson -lcrypto -lstemmer -lm
+FUZZ_LIBS      := -ljansson -lcrypto -lcbor -lstemmer -lm
 FUZZ_HARNESSES := fuzz_query fuzz_body fuzz_api fuzz_question
 FUZZ_BINS      := $(addprefix build/fuzz/,$(FUZZ_HARNESSES))
 FUZZ_CORE_SRC  := $(wildcard core/*.c core/search/*.c)
