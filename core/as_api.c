@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "as_passkeys.h"
 #include "as_util.h"
 
 void as_config_defaults(as_config *c)
@@ -187,7 +188,9 @@ typedef enum {
     R_DOCS,
     R_DOCS_PAGE,
     R_DOCS_ERROR,
-    R_MCP
+    R_MCP,
+    R_ENROL,
+    R_WEBAUTHN_JS
 } route_id;
 
 typedef struct route {
@@ -218,6 +221,8 @@ static const route routes[] = {
     {R_DOCS_PAGE, {"docs", "*"}, 2, "GET, HEAD"},
     {R_DOCS_ERROR, {"docs", "errors", "*"}, 3, "GET, HEAD"},
     {R_MCP, {"mcp"}, 1, "POST"},
+    {R_ENROL, {"enrol", "*"}, 2, "GET, HEAD, POST"},
+    {R_WEBAUTHN_JS, {"webauthn.js"}, 1, "GET, HEAD"},
 };
 
 static bool method_allowed(const route *r, const char *method)
@@ -323,7 +328,8 @@ void as_handle(as_ctx *ctx, const as_request *req, as_response *resp)
     /* Endpoints that take no query parameters refuse any, as the others
      * refuse unknown ones: a misspelt parameter must never pass silently. */
     bool own_query = r->id == R_SEARCH || r->id == R_PRODUCT || r->id == R_DEVICES ||
-                     r->id == R_COMPATIBLE || r->id == R_CONFIRMATION || r->id == R_RETURN_LABEL;
+                     r->id == R_COMPATIBLE || r->id == R_CONFIRMATION || r->id == R_RETURN_LABEL ||
+                     r->id == R_ENROL;
     as_problem prob;
     as_param none;
     if (!own_query && !as_validate_query(ctx->mem, NULL, 0, &q, as_today(ctx), &none, &prob)) {
@@ -369,6 +375,12 @@ void as_handle(as_ctx *ctx, const as_request *req, as_response *resp)
         break;
     case R_RETURNS:
         as_api_return_create(ctx, req, resp);
+        break;
+    case R_ENROL:
+        as_api_enrol(ctx, req, params[0], &q, resp);
+        break;
+    case R_WEBAUTHN_JS:
+        as_api_webauthn_js(resp);
         break;
     case R_RETURN_LABEL:
         as_api_return_label(ctx, req, params[0], &q, resp);

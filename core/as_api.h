@@ -21,6 +21,9 @@ typedef struct as_config {
     int64_t return_window_days;       /* days */
     int64_t ship_after;               /* seconds */
     int64_t questions_per_day;        /* AgentShopQuestionsPerDay, per user, UTC days */
+    /* AgentShopApproval link: the signed link alone approves (for operators
+     * who deliver links only to the person). Default (false): passkey. */
+    bool approval_link;
     const unsigned char *signing_key; /* AgentShopSigningKeyFile, >= 32 bytes */
     size_t signing_key_len;
     /* AgentShopMCPAllowOrigin: origins (as_origin_normalize'd) allowed to call
@@ -141,6 +144,8 @@ void as_api_confirmation_decide(as_ctx *ctx, const as_request *req, const char *
 void as_api_order_get(as_ctx *ctx, const as_request *req, const char *id, as_response *resp);
 void as_api_order_cancel(as_ctx *ctx, const as_request *req, const char *id, as_response *resp);
 void as_api_return_create(as_ctx *ctx, const as_request *req, as_response *resp);
+void as_api_enrol(as_ctx *ctx, const as_request *req, const char *id, const as_query *q,
+                  as_response *resp);
 void as_api_return_label(as_ctx *ctx, const as_request *req, const char *id, const as_query *q,
                          as_response *resp);
 void as_api_compat_check(as_ctx *ctx, const as_request *req, as_response *resp);

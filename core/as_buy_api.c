@@ -8,6 +8,7 @@
 #include "as_api.h"
 #include "as_api_internal.h"
 #include "as_buy_view.h"
+#include "as_passkeys.h"
 #include "as_crypto.h"
 #include "as_devices.h"
 #include "as_mandate.h"
@@ -527,20 +528,31 @@ void as_api_confirmation_get(as_ctx *ctx, const as_request *req, const char *id,
     conf_ctx cc;
     if (!confirmation_load(ctx, id, v[0].present ? v[0].str : NULL, &cc, resp)) return;
     if (settle_expiry(ctx, &cc) != AS_OK) return as_respond_storage_failed(resp);
+    as_approval_ui ui;
+    json_t *approval = as_approval_offer(ctx, req, &cc.c, &ui);
+    if (!approval) return as_respond_storage_failed(resp);
     if (wants_html(req)) {
+        json_decref(approval);
         as_respond_json(resp, 200, NULL);
         resp->html = as_confirmation_page(ctx->mem, &cc.c, &cc.o, page_action(ctx, req, &cc.c),
-                                          cc.token, NULL);
+                                          cc.token, NULL, &ui);
         return;
     }
-    as_respond_json(resp, 200, as_view_confirmation(ctx->mem, &cc.c, &cc.o));
+    json_t *b = as_view_confirmation(ctx->mem, &cc.c, &cc.o);
+    json_object_set_new(b, "approval", approval);
+    as_respond_json(resp, 200, b);
 }
 
-enum { C_DECISION, C_TOKEN, C_N };
+enum { C_DECISION, C_TOKEN, C_CREDENTIAL, C_CLIENT_DATA, C_AUTH_DATA, C_SIGNATURE, C_N };
 static const char *const decisions[] = {"approve", "decline", NULL};
+/* The assertion's fields are base64url (the slug alphabet holds it). */
 static const as_field_rule decide_rules[C_N] = {
     [C_DECISION] = {{"decision", AS_V_ENUM, 1, 10, decisions}, true},
     [C_TOKEN] = {{"token", AS_V_TEXT, 8, 200, NULL}, false},
+    [C_CREDENTIAL] = {{"credential_id", AS_V_SLUG, 1, 1400, NULL}, false},
+    [C_CLIENT_DATA] = {{"client_data", AS_V_SLUG, 1, 8192, NULL}, false},
+    [C_AUTH_DATA] = {{"authenticator_data", AS_V_SLUG, 1, 4096, NULL}, false},
+    [C_SIGNATURE] = {{"signature", AS_V_SLUG, 1, 2048, NULL}, false},
 };
 
 /* The decision from a JSON body, or from the page's form. */
@@ -641,14 +653,23 @@ void as_api_confirmation_decide(as_ctx *ctx, const as_request *req, const char *
     /* Re-read inside the transaction: another decision may have landed. */
     if (rc == AS_OK) rc = s->confirmation_get(s->h, m, id, &cc.c);
     if (rc == AS_OK) rc = s->order_get(s->h, m, cc.c.order_id, &cc.o);
-    const char *outcome = NULL, *refused = NULL;
+    const char *outcome = NULL, *refused = NULL, *unverified = NULL;
+    as_assertion assertion = {
+        v[C_CREDENTIAL].present ? v[C_CREDENTIAL].str : NULL,
+        v[C_CLIENT_DATA].present ? v[C_CLIENT_DATA].str : NULL,
+        v[C_AUTH_DATA].present ? v[C_AUTH_DATA].str : NULL,
+        v[C_SIGNATURE].present ? v[C_SIGNATURE].str : NULL,
+    };
     if (rc == AS_OK) {
         if (strcmp(cc.c.status, "pending") == 0 && ctx->now >= cc.c.expires_at) {
             rc = expire_order(ctx, &cc.o);
             outcome = "expired";
         } else if (strcmp(cc.c.status, "expired") == 0) {
             outcome = "expired";
-        } else if (strcmp(cc.c.status, "pending") == 0) {
+        } else if (strcmp(cc.c.status, "pending") == 0 && approve && !ctx->cfg->approval_link &&
+                   (unverified = as_approval_verify(ctx, req, &cc.c, &assertion, &rc))) {
+            outcome = "unverified"; /* nothing changes: rolled back below */
+        } else if (strcmp(cc.c.status, "pending") == 0 && rc == AS_OK) {
             rc = apply_decision(ctx, &cc, approve, &refused);
             outcome = refused ? "refused" : "decided";
         } else {
@@ -656,7 +677,8 @@ void as_api_confirmation_decide(as_ctx *ctx, const as_request *req, const char *
                 strcmp(cc.c.status, approve ? "approved" : "declined") == 0 ? "same" : "conflict";
         }
     }
-    if (rc == AS_OK) rc = s->commit(s->h);
+    if (rc == AS_OK && unverified) rc = s->rollback(s->h);
+    else if (rc == AS_OK) rc = s->commit(s->h);
     if (rc != AS_OK) {
         s->rollback(s->h);
         return as_respond_storage_failed(resp);
@@ -666,7 +688,19 @@ void as_api_confirmation_decide(as_ctx *ctx, const as_request *req, const char *
         return as_respond_saved_unreadable(resp);
 
     const char *notice = NULL;
-    if (strcmp(outcome, "expired") == 0) {
+    as_approval_ui ui = {0}, *page_ui = NULL;
+    if (!ctx->cfg->approval_link && strcmp(cc.c.status, "pending") == 0) {
+        /* the page is shown again: with a fresh challenge */
+        json_t *offer = as_approval_offer(ctx, req, &cc.c, &ui);
+        if (!offer) return as_respond_storage_failed(resp);
+        json_decref(offer);
+        page_ui = &ui;
+    }
+    if (strcmp(outcome, "unverified") == 0) {
+        as_respond_error(resp, 403, "PASSKEY_REQUIRED", NULL,
+                         as_printf(m, "%s The order still waits for the person.", unverified));
+        notice = as_printf(m, "Not approved: %s", unverified);
+    } else if (strcmp(outcome, "expired") == 0) {
         as_respond_error(resp, 410, "CONFIRMATION_EXPIRED", NULL,
                          as_printf(m,
                                    "This confirmation expired at %s; the order was not "
@@ -694,6 +728,6 @@ void as_api_confirmation_decide(as_ctx *ctx, const as_request *req, const char *
                                                       : "Declined. The order will not be placed.";
     }
     if (is_form(req) || wants_html(req))
-        resp->html =
-            as_confirmation_page(m, &cc.c, &cc.o, page_action(ctx, req, &cc.c), token, notice);
+        resp->html = as_confirmation_page(m, &cc.c, &cc.o, page_action(ctx, req, &cc.c), token,
+                                          notice, page_ui);
 }

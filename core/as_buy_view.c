@@ -158,7 +158,8 @@ const char *as_html_escape(as_mem *m, const char *s)
 }
 
 const char *as_confirmation_page(as_mem *m, const as_confirmation *c, const as_order *o,
-                                 const char *action, const char *token, const char *notice)
+                                 const char *action, const char *token, const char *notice,
+                                 const as_approval_ui *ui)
 {
 #define E(s) as_html_escape(m, s)
     /* After the decision the page says what happened, not that it still waits. */
@@ -194,7 +195,36 @@ const char *as_confirmation_page(as_mem *m, const as_confirmation *c, const as_o
                   E(as_eur_format(m, o->total_cents)), E(o->agent), E(o->reason), E(c->status),
                   pending ? "Link valid until" : "Link was valid until",
                   E(as_time_format(m, c->expires_at)));
-    if (pending)
+    if (pending && ui && ui->passkey) {
+        /* Approving takes the person's passkey (the page's script); declining
+         * is a plain form, as before. */
+        bool can = ui->has_passkey && ui->options && !ui->problem;
+        if (!can)
+            as_buf_printf(&b, "<p role=\"alert\" id=\"no-passkey\">%s You can still decline.</p>\n",
+                          E(ui->problem ? ui->problem
+                                        : "Approving needs your passkey, and none is registered "
+                                          "for you: ask the shop's operator for an enrolment "
+                                          "link. Until then this purchase cannot be approved; it "
+                                          "waits until the link expires."));
+        as_buf_printf(&b,
+                      "<form method=\"post\" action=\"%s\" id=\"decide\">\n<input "
+                      "type=\"hidden\" name=\"token\" value=\"%s\">\n",
+                      E(action), E(token));
+        if (can)
+            as_buf_puts(&b, "<input type=\"hidden\" name=\"credential_id\">\n<input "
+                            "type=\"hidden\" name=\"client_data\">\n<input type=\"hidden\" "
+                            "name=\"authenticator_data\">\n<input type=\"hidden\" "
+                            "name=\"signature\">\n<button class=\"approve\" type=\"button\" "
+                            "id=\"approve\">Approve with your passkey</button>\n");
+        as_buf_puts(&b, "<button class=\"decline\" type=\"submit\" name=\"decision\" "
+                        "value=\"decline\">Decline</button>\n</form>\n<p role=\"status\" "
+                        "id=\"status\"></p>\n");
+        if (can)
+            as_buf_printf(&b,
+                          "<script type=\"application/json\" id=\"webauthn-options\">%s"
+                          "</script>\n<script src=\"%s\"></script>\n",
+                          ui->options, E(ui->script));
+    } else if (pending) {
         as_buf_printf(&b,
                       "<form method=\"post\" action=\"%s\">\n<input type=\"hidden\" "
                       "name=\"token\" value=\"%s\">\n<button class=\"approve\" type=\"submit\" "
@@ -202,6 +232,7 @@ const char *as_confirmation_page(as_mem *m, const as_confirmation *c, const as_o
                       "class=\"decline\" type=\"submit\" name=\"decision\" "
                       "value=\"decline\">Decline</button>\n</form>\n",
                       E(action), E(token));
+    }
     as_buf_puts(&b, "</main>\n</body>\n</html>\n");
     return as_buf_str(&b);
 #undef E

@@ -3,6 +3,7 @@
 #define AS_BUY_VIEW_H
 
 #include <jansson.h>
+#include <stdbool.h>
 
 #include "as_commerce.h"
 #include "as_mem.h"
@@ -12,9 +13,19 @@ json_t *as_view_order(as_mem *m, const as_order *o);
 json_t *as_view_mandate(as_mem *m, const as_mandate *md, const char *status, const char *month,
                         int64_t spent);
 json_t *as_view_confirmation(as_mem *m, const as_confirmation *c, const as_order *o);
-/* The page a human sees behind the signed link. */
+/* What the confirmation page shows for approving (core/as_passkeys.c). */
+typedef struct as_approval_ui {
+    bool passkey;        /* the policy asks for one */
+    bool has_passkey;    /* ... and the user has one */
+    const char *options; /* JSON for the page's script: challenge, RP ID, credentials */
+    const char *script;  /* the URL of webauthn.js */
+    const char *problem; /* why passkeys cannot work here (the base URL), or NULL */
+} as_approval_ui;
+
+/* The page a human sees behind the signed link; ui NULL: the link approves. */
 const char *as_confirmation_page(as_mem *m, const as_confirmation *c, const as_order *o,
-                                 const char *action, const char *token, const char *notice);
+                                 const char *action, const char *token, const char *notice,
+                                 const as_approval_ui *ui);
 const char *as_html_escape(as_mem *m, const char *s);
 
 #endif

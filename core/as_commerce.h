@@ -74,6 +74,11 @@ typedef struct as_confirmation {
     int64_t created_at, expires_at, decided_at;
 } as_confirmation;
 
+typedef struct as_enrolment {
+    const char *id, *user_id, *token_hash; /* token_hash: hex SHA-256 of the link's token */
+    int64_t created_at, expires_at, used_at; /* used_at 0: not used */
+} as_enrolment;
+
 typedef struct as_idem {
     const char *request_hash, *state, *response;
     int status;

@@ -7,6 +7,7 @@
 #include "as_catalog.h"
 #include "as_commerce.h"
 #include "as_mem.h"
+#include "as_webauthn.h"
 
 enum {
     AS_OK = 0,
@@ -195,6 +196,24 @@ typedef struct as_store {
     int (*question_insert)(void *h, int64_t product_id, const char *id, const char *user_id,
                            const char *question, const char *answer, const char *asked_at,
                            const char *since, int64_t per_day);
+
+    /* Passkeys and their ceremonies (core/as_passkeys.c). Inserting a
+     * credential id that exists: AS_ECONFLICT. */
+    int (*passkey_insert)(void *h, const as_passkey *k);
+    int (*passkeys_of)(void *h, as_mem *m, const char *user_id, as_passkey **out, size_t *n);
+    int (*passkey_get)(void *h, as_mem *m, const char *id, as_passkey *out);
+    /* AS_ECONFLICT when the counter is no longer `from` (another assertion won). */
+    int (*passkey_count)(void *h, const char *id, int64_t from, int64_t to);
+    int (*enrolment_insert)(void *h, const as_enrolment *e);
+    int (*enrolment_get)(void *h, as_mem *m, const char *id, as_enrolment *out);
+    /* AS_ECONFLICT when used already or expired at `now`. */
+    int (*enrolment_use)(void *h, const char *id, int64_t now);
+    int (*challenge_insert)(void *h, const char *challenge, const char *purpose,
+                            const char *subject_id, int64_t expires_at);
+    /* Uses it: AS_ECONFLICT when unknown, for another purpose or subject, used
+     * or expired. Expired ones older than `now` are pruned now and then. */
+    int (*challenge_use)(void *h, const char *challenge, const char *purpose,
+                         const char *subject_id, int64_t now);
 } as_store;
 
 #endif

@@ -24,7 +24,7 @@ typedef struct as_passkey {
     int64_t alg;            /* AS_COSE_* */
     const char *public_key; /* SubjectPublicKeyInfo (DER), base64url */
     int64_t sign_count;     /* the authenticator's counter last seen (0: it keeps none) */
-    const char *created_at;
+    int64_t created_at;
 } as_passkey;
 
 /* Who the server is: the RP ID (a host name) and the origin pages come from

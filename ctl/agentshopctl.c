@@ -689,6 +689,75 @@ static void ctl_log(void *baton, int level, const char *msg)
     fprintf(stderr, "agentshopctl: %s\n", msg);
 }
 
+/* ---- user enrol | user passkeys ---- */
+
+/* A one-time enrolment link for the person behind USER's mandates, which the
+ * operator hands to that person (never to an agent): on it they register a
+ * passkey, which approving orders above the threshold then needs. */
+static int cmd_user(const opts *o, apr_pool_t *p)
+{
+    as_mem m = ctl_mem(p);
+    const char *sub = o->argc > 1 ? o->argv[1] : "";
+    const char *usage_line = "user enrol USER [--base-url URL] [--hours N] | user passkeys USER";
+    if (o->argc < 3 || (strcmp(sub, "enrol") != 0 && strcmp(sub, "passkeys") != 0))
+        return die("usage: %s%s", usage_line, NULL);
+    const char *user = o->argv[2];
+    if (!user_ok(user))
+        return die("user: '%s' must be 1 to 64 letters, digits or ._@-%s", user, NULL);
+    as_db db;
+    if (strcmp(sub, "passkeys") == 0) {
+        if (o->argc != 3) return die("usage: %s%s", usage_line, NULL);
+        if (ready(o, p, &db)) return 1;
+        as_store st = as_db_store(&db);
+        as_passkey *keys;
+        size_t n = 0;
+        if (st.passkeys_of(&db, &m, user, &keys, &n) != AS_OK)
+            return die("user passkeys failed%s%s", NULL, NULL);
+        json_t *a = json_array();
+        for (size_t i = 0; i < n; i++)
+            json_array_append_new(
+                a, json_pack("{s:s, s:I, s:I, s:s}", "id", keys[i].id, "alg",
+                             (json_int_t)keys[i].alg, "sign_count", (json_int_t)keys[i].sign_count,
+                             "created_at", as_time_format(&m, keys[i].created_at)));
+        as_db_close(&db);
+        return print_json(json_pack("{s:s, s:o}", "user", user, "passkeys", a));
+    }
+    static const char *const names[] = {"--base-url", "--hours", NULL};
+    if (only_opts(o, 3, names, usage_line)) return 1;
+    const char *base = opt(o, 3, "--base-url");
+    if (!base) base = getenv("AGENTSHOP_BASE_URL");
+    const char *hours_s = opt(o, 3, "--hours");
+    char *end = NULL;
+    long hours = hours_s ? strtol(hours_s, &end, 10) : 24;
+    if (hours_s && (!*hours_s || *end || hours < 1 || hours > 24 * 14))
+        return die("user enrol: --hours must be a whole number from 1 to 336, not '%s'%s",
+                   hours_s, NULL);
+    if (base && strncmp(base, "http://", 7) != 0 && strncmp(base, "https://", 8) != 0)
+        return die("user enrol: --base-url must be the API's absolute URL, such as "
+                   "https://shop.example/v1 (AgentShopBaseURL), not '%s'%s",
+                   base, NULL);
+    if (ready(o, p, &db)) return 1;
+    as_store st = as_db_store(&db);
+    int64_t now = (int64_t)apr_time_sec(apr_time_now());
+    const char *token = as_random_b64url(&m, 32);
+    as_enrolment e = {as_random_id(&m, "enr_", 20, false), user,
+                      as_sha256_hex(&m, token, strlen(token)), now, now + hours * 3600, 0};
+    if (st.enrolment_insert(&db, &e) != AS_OK) return die("user enrol failed%s%s", NULL, NULL);
+    as_db_close(&db);
+    size_t bl = base ? strlen(base) : 0;
+    while (bl && base[bl - 1] == '/')
+        bl--;
+    const char *path = as_printf(&m, "/enrol/%s?token=%s", e.id, token);
+    return print_json(json_pack(
+        "{s:s, s:s, s:s, s:s, s:s?, s:s}", "user", user, "enrolment_id", e.id, "expires_at",
+        as_time_format(&m, e.expires_at), "path", path, "url",
+        base ? as_printf(&m, "%.*s%s", (int)bl, base, path) : NULL, "note",
+        base ? "Give this link to the person, never to an agent: it works once."
+             : "Give the person the API's base URL (AgentShopBaseURL) followed by path; "
+               "--base-url or AGENTSHOP_BASE_URL prints it whole. Never to an agent: it works "
+               "once."));
+}
+
 static int cmd_order(const opts *o, apr_pool_t *p)
 {
     as_mem m = ctl_mem(p);
@@ -774,6 +843,9 @@ static void usage(FILE *f, const opts *o)
           "                 --confirm-above-eur N [--valid-until yyyy-mm-dd]\n"
           "  mandate revoke ID | mandate list [--user USER]\n"
           "  order ship ID | order deliver ID [--at yyyy-mm-dd]\n"
+          "  user enrol USER [--base-url URL] [--hours N]   a one-time link on which the\n"
+          "                    person registers a passkey (for approvals); for them only\n"
+          "  user passkeys USER\n"
           "  catalogue generate --products N [--seed S]   (into a database without a catalogue)\n"
           "Every command but init and setup needs an existing database with its schema.\n"
           "options:\n"
@@ -856,6 +928,7 @@ static int run(opts *o, apr_pool_t *p, int argc, char **argv)
     if (strcmp(cmd, "key") == 0) return cmd_key(o, p);
     if (strcmp(cmd, "mandate") == 0) return cmd_mandate(o, p);
     if (strcmp(cmd, "order") == 0) return cmd_order(o, p);
+    if (strcmp(cmd, "user") == 0) return cmd_user(o, p);
     if (strcmp(cmd, "catalogue") == 0) return cmd_catalogue(o, p);
     return die("unknown command '%s' (see --help)%s", cmd, NULL);
 }

@@ -47,6 +47,7 @@ typedef struct dir_cfg {
     apr_int64_t rate_requests, rate_seconds; /* 0 requests: no limit */
     apr_array_header_t *mcp_origins;         /* AgentShopMCPAllowOrigin, normalised; NULL: unset */
     int views_from_index;                    /* AgentShopViewsFromIndex: 1, 0 or UNSET */
+    int approval_link;                       /* AgentShopApproval link: 1, passkey: 0, UNSET */
 } dir_cfg;
 
 /* Per server (virtual host, so per database): this process's cache of encoded
@@ -148,6 +149,7 @@ static void *create_dir_cfg(apr_pool_t *p, char *dir)
     c->write_wait = UNSET;
     c->rate_requests = c->rate_seconds = UNSET;
     c->views_from_index = UNSET;
+    c->approval_link = UNSET;
     return c;
 }
 
@@ -168,6 +170,7 @@ static void *merge_dir_cfg(apr_pool_t *p, void *basev, void *addv)
     c->rate_seconds = a->rate_seconds != UNSET ? a->rate_seconds : b->rate_seconds;
     c->mcp_origins = a->mcp_origins ? a->mcp_origins : b->mcp_origins;
     c->views_from_index = a->views_from_index != UNSET ? a->views_from_index : b->views_from_index;
+    c->approval_link = a->approval_link != UNSET ? a->approval_link : b->approval_link;
     if (a->signing_key) {
         c->signing_key_file = a->signing_key_file;
         c->signing_key = a->signing_key;
@@ -192,6 +195,20 @@ static const char *set_int(cmd_parms *cmd, void *cfg, const char *arg)
                             " to %" APR_INT64_T_FMT,
                             cmd->directive->directive, arg, min, max);
     *(apr_int64_t *)((char *)cfg + (size_t)cmd->info) = v;
+    note_base(cmd);
+    return NULL;
+}
+
+/* Who may approve an order above the confirm-above threshold: the person's
+ * passkey (default), or whoever holds the signed link. */
+static const char *set_approval(cmd_parms *cmd, void *cfg, const char *arg)
+{
+    if (strcasecmp(arg, "passkey") != 0 && strcasecmp(arg, "link") != 0)
+        return apr_psprintf(cmd->pool,
+                            "AgentShopApproval: '%s' must be passkey (a WebAuthn assertion of "
+                            "the person, the default) or link (the signed link alone)",
+                            arg);
+    ((dir_cfg *)cfg)->approval_link = strcasecmp(arg, "link") == 0;
     note_base(cmd);
     return NULL;
 }
@@ -380,6 +397,9 @@ static const command_rec cmds[] = {
     AP_INIT_TAKE1("AgentShopSearchCache", set_cache, NULL, RSRC_CONF,
                   "pages of searches with q each child process keeps encoded, per virtual host "
                   "(default 256; off)"),
+    AP_INIT_TAKE1("AgentShopApproval", set_approval, NULL, RSRC_CONF | ACCESS_CONF,
+                  "who approves an order above the confirm-above threshold: passkey (the "
+                  "person's WebAuthn passkey, default) or link (whoever has the signed link)"),
     AP_INIT_FLAG("AgentShopViewsFromIndex", set_views_from_index, NULL, RSRC_CONF | ACCESS_CONF,
                  "product views from the search index, reading only offers' stock and questions "
                  "(default on); off: each view read whole from the database"),
@@ -1150,8 +1170,10 @@ static int write_response(request_rec *r, as_response *resp)
         const char *type = resp->raw ? resp->content_type : "text/html; charset=utf-8";
         ap_set_content_type(r, type ? type : "application/octet-stream");
         if (strncmp(r->content_type, "text/html", 9) == 0) {
+            /* script-src 'self': the passkey ceremonies' webauthn.js, no inline script */
             apr_table_setn(r->headers_out, "Content-Security-Policy",
-                           "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; "
+                           "default-src 'none'; script-src 'self'; connect-src 'self'; "
+                           "style-src 'unsafe-inline'; form-action 'self'; "
                            "frame-ancestors 'none'");
             apr_table_setn(r->headers_out, "Referrer-Policy", "no-referrer");
         }
@@ -1431,6 +1453,7 @@ static int agentshop_handler(request_rec *r)
     if (c->ship_after != UNSET) cfg.ship_after = c->ship_after;
     if (c->questions_per_day != UNSET) cfg.questions_per_day = c->questions_per_day;
     if (c->views_from_index != UNSET) cfg.views_from_index = c->views_from_index != 0;
+    cfg.approval_link = c->approval_link == 1;
     srv_cfg *sc = ap_get_module_config(r->server->module_config, &agentshop_module);
     cfg.product_views = sc->views;
     cfg.search_ids = sc->search_ids;

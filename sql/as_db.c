@@ -215,6 +215,42 @@ static const stmt_def stmts[] = {
      "CAST(%lld AS BIGINT), %s, %s, %s, %s WHERE (SELECT COUNT(*) FROM questions WHERE user_id "
      "= %s AND asked_at >= %s) < CAST(%lld AS BIGINT)",
      NULL},
+    /* Passkeys (core/as_passkeys.c). */
+    {"as_passkey_insert",
+     "INSERT INTO passkeys (id, user_id, alg, public_key, sign_count, created_at) VALUES (%s, %s, "
+     "%lld, %s, %lld, %lld) ON CONFLICT (id) DO NOTHING",
+     NULL},
+    {"as_passkeys_of",
+     "SELECT id, user_id, alg, public_key, sign_count, created_at FROM passkeys WHERE user_id = "
+     "%s ORDER BY created_at, id",
+     NULL},
+    {"as_passkey_get",
+     "SELECT id, user_id, alg, public_key, sign_count, created_at FROM passkeys WHERE id = %s",
+     NULL},
+    /* compare and set: two assertions with one counter cannot both pass */
+    {"as_passkey_count",
+     "UPDATE passkeys SET sign_count = %lld WHERE id = %s AND sign_count = %lld", NULL},
+    {"as_enrolment_insert",
+     "INSERT INTO enrolments (id, user_id, token_hash, created_at, expires_at) VALUES (%s, %s, "
+     "%s, %lld, %lld)",
+     NULL},
+    {"as_enrolment_get",
+     "SELECT id, user_id, token_hash, created_at, expires_at, used_at FROM enrolments WHERE id = "
+     "%s",
+     NULL},
+    {"as_enrolment_use",
+     "UPDATE enrolments SET used_at = %lld WHERE id = %s AND used_at IS NULL AND expires_at > "
+     "%lld",
+     NULL},
+    {"as_challenge_insert",
+     "INSERT INTO webauthn_challenges (challenge, purpose, subject_id, expires_at) VALUES (%s, "
+     "%s, %s, %lld)",
+     NULL},
+    {"as_challenge_use",
+     "UPDATE webauthn_challenges SET used_at = %lld WHERE challenge = %s AND purpose = %s AND "
+     "subject_id = %s AND used_at IS NULL AND expires_at > %lld",
+     NULL},
+    {"as_challenges_prune", "DELETE FROM webauthn_challenges WHERE expires_at < %lld", NULL},
     /* Administration (bin/agentshopctl). */
     {"as_key_insert",
      "INSERT INTO agent_keys (id, user_id, key_hash, created_at) VALUES (%s, %s, %s, %s)", NULL},
@@ -1182,6 +1218,15 @@ as_store as_db_store(as_db *db)
         .return_get = st_return_get,
         .return_by_order = st_return_by_order,
         .question_insert = st_question_insert,
+        .passkey_insert = st_passkey_insert,
+        .passkeys_of = st_passkeys_of,
+        .passkey_get = st_passkey_get,
+        .passkey_count = st_passkey_count,
+        .enrolment_insert = st_enrolment_insert,
+        .enrolment_get = st_enrolment_get,
+        .enrolment_use = st_enrolment_use,
+        .challenge_insert = st_challenge_insert,
+        .challenge_use = st_challenge_use,
     };
     return s;
 }

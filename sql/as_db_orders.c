@@ -527,3 +527,110 @@ int st_question_insert(void *h, int64_t product_id, const char *id, const char *
     int rc = LOCKED(db, exec_one(db, "as_question_insert", 9, a));
     return rc == AS_OK || rc == AS_ECONFLICT ? rc : AS_EDB;
 }
+
+/* ---- passkeys and their ceremonies ---- */
+
+static void passkey_of(as_db_rec rec, as_passkey *k)
+{
+    k->id = COL(0);
+    k->user_id = COL(1);
+    k->alg = as_db_i64(COL(2));
+    k->public_key = COL(3);
+    k->sign_count = as_db_i64(COL(4));
+    k->created_at = as_db_i64(COL(5));
+}
+
+int st_passkey_insert(void *h, const as_passkey *k)
+{
+    as_db *db = h;
+    const char *a[] = {k->id,         k->user_id,          I64(k->alg),
+                       k->public_key, I64(k->sign_count), I64(k->created_at)};
+    return LOCKED(db, exec_one(db, "as_passkey_insert", 6, a));
+}
+
+int st_passkeys_of(void *h, as_mem *m, const char *user_id, as_passkey **out, size_t *n)
+{
+    as_db *db = h;
+    apr_dbd_results_t *res;
+    apr_dbd_row_t *row = NULL;
+    const char *a[] = {user_id};
+    size_t cap = 0;
+    *out = NULL;
+    *n = 0;
+    if (as_db_select(db, "as_passkeys_of", &res, 1, a)) return AS_EDB;
+    while (as_db_next(db, res, &row)) {
+        *out = as_db_grow(m, *out, &cap, *n, sizeof(as_passkey));
+        passkey_of(as_db_copy_row(db, res, row), &(*out)[(*n)++]);
+    }
+    return AS_OK;
+}
+
+int st_passkey_get(void *h, as_mem *m, const char *id, as_passkey *out)
+{
+    (void)m;
+    as_db *db = h;
+    as_db_rec rec = NULL;
+    const char *a[] = {id};
+    int rc = one_row(db, "as_passkey_get", 1, a, &rec);
+    if (rc == AS_OK) passkey_of(rec, out);
+    return rc;
+}
+
+int st_passkey_count(void *h, const char *id, int64_t from, int64_t to)
+{
+    as_db *db = h;
+    const char *a[] = {I64(to), id, I64(from)};
+    return LOCKED(db, exec_one(db, "as_passkey_count", 3, a));
+}
+
+int st_enrolment_insert(void *h, const as_enrolment *e)
+{
+    as_db *db = h;
+    const char *a[] = {e->id, e->user_id, e->token_hash, I64(e->created_at), I64(e->expires_at)};
+    return LOCKED(db, exec_one(db, "as_enrolment_insert", 5, a));
+}
+
+int st_enrolment_get(void *h, as_mem *m, const char *id, as_enrolment *out)
+{
+    (void)m;
+    as_db *db = h;
+    as_db_rec rec = NULL;
+    const char *a[] = {id};
+    int rc = one_row(db, "as_enrolment_get", 1, a, &rec);
+    if (rc != AS_OK) return rc;
+    out->id = COL(0);
+    out->user_id = COL(1);
+    out->token_hash = COL(2);
+    out->created_at = as_db_i64(COL(3));
+    out->expires_at = as_db_i64(COL(4));
+    out->used_at = COL(5) ? as_db_i64(COL(5)) : 0;
+    return AS_OK;
+}
+
+int st_enrolment_use(void *h, const char *id, int64_t now)
+{
+    as_db *db = h;
+    const char *a[] = {I64(now), id, I64(now)};
+    return LOCKED(db, exec_one(db, "as_enrolment_use", 3, a));
+}
+
+int st_challenge_insert(void *h, const char *challenge, const char *purpose,
+                        const char *subject_id, int64_t expires_at)
+{
+    as_db *db = h;
+    const char *a[] = {challenge, purpose, subject_id, I64(expires_at)};
+    return LOCKED(db, exec_one(db, "as_challenge_insert", 4, a));
+}
+
+int st_challenge_use(void *h, const char *challenge, const char *purpose, const char *subject_id,
+                     int64_t now)
+{
+    as_db *db = h;
+    const char *a[] = {I64(now), challenge, purpose, subject_id, I64(now)};
+    int rc = LOCKED(db, exec_one(db, "as_challenge_use", 5, a));
+    /* challenges live minutes: the ones past their day go with a use */
+    const char *p[] = {I64(now - 86400)};
+    if (rc == AS_OK && LOCKED(db, exec_one(db, "as_challenges_prune", 1, p)) == AS_EDB)
+        rc = AS_EDB;
+    return rc;
+}

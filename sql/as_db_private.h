@@ -99,6 +99,17 @@ int st_return_by_order(void *h, as_mem *m, const char *order_id, as_return *out)
 int st_question_insert(void *h, int64_t product_id, const char *id, const char *user_id,
                        const char *question, const char *answer, const char *asked_at,
                        const char *since, int64_t per_day);
+int st_passkey_insert(void *h, const as_passkey *k);
+int st_passkeys_of(void *h, as_mem *m, const char *user_id, as_passkey **out, size_t *n);
+int st_passkey_get(void *h, as_mem *m, const char *id, as_passkey *out);
+int st_passkey_count(void *h, const char *id, int64_t from, int64_t to);
+int st_enrolment_insert(void *h, const as_enrolment *e);
+int st_enrolment_get(void *h, as_mem *m, const char *id, as_enrolment *out);
+int st_enrolment_use(void *h, const char *id, int64_t now);
+int st_challenge_insert(void *h, const char *challenge, const char *purpose,
+                        const char *subject_id, int64_t expires_at);
+int st_challenge_use(void *h, const char *challenge, const char *purpose, const char *subject_id,
+                     int64_t now);
 
 /* A row's columns copied into db->pool, so they outlive the result. */
 typedef const char **as_db_rec;

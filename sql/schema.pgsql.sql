@@ -275,6 +275,38 @@ CREATE TABLE IF NOT EXISTS confirmations (
     decided_at BIGINT
 );
 
+-- Passkeys of the people behind mandates (WebAuthn), which approve orders
+-- above the confirm-above threshold (docs/security.md). Schema 4.
+CREATE TABLE IF NOT EXISTS passkeys (
+    id         TEXT PRIMARY KEY,       -- the credential id, base64url
+    user_id    TEXT NOT NULL,
+    alg        BIGINT NOT NULL,          -- COSE: -7 ES256, -8 Ed25519, -257 RS256
+    public_key TEXT NOT NULL,          -- SubjectPublicKeyInfo (DER), base64url
+    sign_count BIGINT NOT NULL,          -- the authenticator's counter last seen
+    created_at BIGINT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS passkeys_user ON passkeys (user_id);
+
+-- One-time enrolment links (agentshopctl user enrol): the token only as a hash.
+CREATE TABLE IF NOT EXISTS enrolments (
+    id         TEXT PRIMARY KEY,
+    user_id    TEXT NOT NULL,
+    token_hash TEXT NOT NULL,          -- hex SHA-256 of the link's token
+    created_at BIGINT NOT NULL,
+    expires_at BIGINT NOT NULL,
+    used_at    BIGINT
+);
+
+-- WebAuthn challenges, each for one enrolment or one confirmation, used once.
+CREATE TABLE IF NOT EXISTS webauthn_challenges (
+    challenge  TEXT PRIMARY KEY,       -- 32 random bytes, base64url
+    purpose    TEXT NOT NULL CHECK (purpose IN ('enrol', 'approve')),
+    subject_id TEXT NOT NULL,          -- the enrolment's or the confirmation's id
+    expires_at BIGINT NOT NULL,
+    used_at    BIGINT
+);
+CREATE INDEX IF NOT EXISTS webauthn_challenges_age ON webauthn_challenges (expires_at);
+
 -- Idempotency-Key records, per user and endpoint, kept at least 24 hours.
 CREATE TABLE IF NOT EXISTS idempotency (
     user_id      TEXT NOT NULL,

@@ -1,0 +1,411 @@
+#include "as_passkeys.h"
+
+#include <string.h>
+
+#include "as_buy_view.h"
+#include "as_crypto.h"
+#include "as_util.h"
+#include "as_webauthn.h"
+
+#define CHALLENGE_TTL 600 /* seconds a page's challenge may be answered in */
+
+static const char *base_of(const as_request *req)
+{
+    return req->base_url ? req->base_url : "";
+}
+
+static bool passkey_policy(const as_ctx *ctx)
+{
+    return !ctx->cfg->approval_link;
+}
+
+/* The RP, or NULL and *problem (the base URL cannot name one). */
+static const as_webauthn_rp *rp_of(as_ctx *ctx, const as_request *req, const char **problem)
+{
+    as_webauthn_rp *rp = as_alloc(ctx->mem, sizeof(*rp));
+    if (as_webauthn_rp_from_base(ctx->mem, req->base_url, rp)) return rp;
+    *problem = "Passkeys need the shop's address to name a host (AgentShopBaseURL such as "
+               "https://shop.example/v1 or http://localhost:8080/v1; not an IP address).";
+    as_log(ctx, AS_LOG_ERR, "passkeys: the base URL %s names no host a passkey can belong to; "
+                            "set AgentShopBaseURL",
+           base_of(req));
+    return NULL;
+}
+
+/* The challenge a client data answers, or NULL. */
+static const char *challenge_in(as_mem *m, const char *client_data)
+{
+    size_t n;
+    unsigned char *raw = as_b64url_decode(m, client_data, &n);
+    if (!raw) return NULL;
+    json_t *cd = json_loadb((const char *)raw, n, 0, NULL);
+    const char *c = json_string_value(json_object_get(cd, "challenge"));
+    const char *out = c && strlen(c) <= 200 ? as_strdup(m, c) : NULL;
+    json_decref(cd);
+    return out;
+}
+
+/* JSON for a <script type="application/json"> block: every '<' (only ever
+ * inside a string) as \u003c, so nothing in it can close the element. */
+static const char *script_json(as_mem *m, const json_t *o)
+{
+    char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    if (!text) return NULL;
+    as_buf b;
+    as_buf_init(&b, m);
+    for (const char *p = text; *p; p++)
+        if (*p == '<')
+            as_buf_puts(&b, "\\u003c");
+        else
+            as_buf_add(&b, p, 1);
+    free(text);
+    return as_buf_str(&b);
+}
+
+static json_t *credential_ids(const as_passkey *keys, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(a, json_string(keys[i].id));
+    return a;
+}
+
+/* ---- approving a confirmation ---- */
+
+json_t *as_approval_offer(as_ctx *ctx, const as_request *req, const as_confirmation *c,
+                          as_approval_ui *ui)
+{
+    const as_store *s = ctx->store;
+    memset(ui, 0, sizeof(*ui));
+    if (!passkey_policy(ctx)) return json_pack("{s:s}", "method", "link");
+    ui->passkey = true;
+    ui->script = as_printf(ctx->mem, "%s/webauthn.js", base_of(req));
+    as_passkey *keys;
+    size_t n = 0;
+    if (s->passkeys_of(s->h, ctx->mem, c->user_id, &keys, &n) != AS_OK) return NULL;
+    ui->has_passkey = n > 0;
+    const as_webauthn_rp *rp = rp_of(ctx, req, &ui->problem);
+    if (!rp || n == 0 || strcmp(c->status, "pending") != 0)
+        return json_pack("{s:s, s:b, s:s?}", "method", "passkey", "passkey_enrolled", n > 0,
+                         "message",
+                         ui->problem ? ui->problem
+                         : n == 0    ? "Approving needs a passkey of the person, and none is "
+                                       "registered: the operator gives them an enrolment link "
+                                       "(agentshopctl user enrol). The order waits until the "
+                                       "link expires; declining needs no passkey."
+                                     : NULL);
+    const char *challenge = as_random_b64url(ctx->mem, 32);
+    if (s->challenge_insert(s->h, challenge, "approve", c->id, ctx->now + CHALLENGE_TTL) != AS_OK)
+        return NULL;
+    json_t *pk = json_pack("{s:s, s:s, s:o, s:s, s:I}", "challenge", challenge, "rp_id", rp->id,
+                           "allow_credentials", credential_ids(keys, n), "user_verification",
+                           "required", "timeout_ms", (json_int_t)CHALLENGE_TTL * 1000);
+    ui->options = script_json(ctx->mem, pk);
+    return json_pack("{s:s, s:b, s:o, s:s}", "method", "passkey", "passkey_enrolled", true,
+                     "passkey", pk, "message",
+                     "Approving needs the person's passkey (WebAuthn): only they can approve, "
+                     "on this page. An agent cannot.");
+}
+
+const char *as_approval_verify(as_ctx *ctx, const as_request *req, const as_confirmation *c,
+                               const as_assertion *a, int *rc)
+{
+    const as_store *s = ctx->store;
+    as_mem *m = ctx->mem;
+    *rc = AS_OK;
+    if (!a->credential_id || !a->client_data || !a->authenticator_data || !a->signature)
+        return "Approving this purchase needs the person's passkey: open the link in a browser "
+               "and approve there. The link alone can decline, never approve.";
+    const char *problem = NULL;
+    const as_webauthn_rp *rp = rp_of(ctx, req, &problem);
+    if (!rp) return problem;
+    as_passkey key;
+    int got = s->passkey_get(s->h, m, a->credential_id, &key);
+    if (got == AS_EDB) {
+        *rc = AS_EDB;
+        return NULL;
+    }
+    if (got != AS_OK || strcmp(key.user_id, c->user_id) != 0)
+        return "The passkey is not one of the passkeys of the person this purchase is for.";
+    const char *challenge = challenge_in(m, a->client_data);
+    if (!challenge) return "The passkey's answer carries no challenge.";
+    int used = s->challenge_use(s->h, challenge, "approve", c->id, ctx->now);
+    if (used == AS_EDB) {
+        *rc = AS_EDB;
+        return NULL;
+    }
+    if (used != AS_OK)
+        return "The passkey answered a challenge this page did not issue for this purchase, or "
+               "one already used or expired: reload the page and approve again.";
+    const char *why = NULL;
+    int64_t count = 0;
+    if (!as_webauthn_verify(m, rp, challenge, &key, a->client_data, a->authenticator_data,
+                            a->signature, &count, &why))
+        return as_printf(m, "The passkey's answer was refused: %s.", why);
+    int moved = s->passkey_count(s->h, key.id, key.sign_count, count);
+    if (moved == AS_EDB) {
+        *rc = AS_EDB;
+        return NULL;
+    }
+    if (moved != AS_OK) return "Another approval with this passkey came first: reload the page.";
+    return NULL;
+}
+
+/* ---- enrolment ---- */
+
+static const as_param_rule enrol_token_rule = {"token", AS_V_TEXT, 8, 200, NULL};
+
+/* The enrolment behind id and token, when the link is valid now. */
+static bool enrolment_ok(as_ctx *ctx, const char *id, const char *token, as_enrolment *e,
+                         as_response *resp)
+{
+    const as_store *s = ctx->store;
+    memset(e, 0, sizeof(*e));
+    int rc = s->enrolment_get(s->h, ctx->mem, id, e);
+    if (rc == AS_EDB) {
+        as_respond_storage_failed(resp);
+        return false;
+    }
+    bool ok = rc == AS_OK && token &&
+              as_secure_equal(as_sha256_hex(ctx->mem, token, strlen(token)), e->token_hash) &&
+              e->used_at == 0 && ctx->now < e->expires_at;
+    if (!ok)
+        as_respond_error(resp, 404, "NOT_FOUND", NULL,
+                         "This enrolment link is not valid: its id or token is wrong, it was "
+                         "used already, or it expired. Ask the shop's operator for a new one.");
+    return ok;
+}
+
+static const char *enrol_page(as_mem *m, const as_enrolment *e, const char *options,
+                              const char *script, const char *problem)
+{
+#define E(x) as_html_escape(m, x)
+    as_buf b;
+    as_buf_init(&b, m);
+    as_buf_printf(
+        &b,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta "
+        "name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>Register a "
+        "passkey</title>\n<style>body{font-family:system-ui,sans-serif;max-width:36rem;margin:2rem "
+        "auto;padding:0 1rem;line-height:1.5}button{font-size:1rem;padding:.6rem "
+        "1.4rem}</style>\n</head>\n<body>\n<main>\n<h1>Register a passkey</h1>\n<p>Agents may "
+        "buy for <strong id=\"user\">%s</strong> within a spending mandate. Purchases above its "
+        "confirmation threshold wait for you, and only your passkey can approve them: your "
+        "phone, computer or security key, unlocked by you (fingerprint, face or PIN).</p>\n"
+        "<p>This link works once and until %s.</p>\n",
+        E(e->user_id), E(as_time_format(m, e->expires_at)));
+    if (problem) {
+        as_buf_printf(&b, "<p role=\"alert\" id=\"status\">%s</p>\n", E(problem));
+    } else {
+        as_buf_printf(&b,
+                      "<p><button id=\"enrol\" type=\"button\">Register a passkey</button></p>\n"
+                      "<p role=\"status\" id=\"status\"></p>\n<script type=\"application/json\" "
+                      "id=\"webauthn-options\">%s</script>\n<script src=\"%s\"></script>\n",
+                      options, E(script));
+    }
+    as_buf_puts(&b, "</main>\n</body>\n</html>\n");
+    return as_buf_str(&b);
+#undef E
+}
+
+static bool wants_html(const as_request *req)
+{
+    return req->accept && strstr(req->accept, "text/html") != NULL;
+}
+
+void as_api_enrol_get(as_ctx *ctx, const as_request *req, const char *id, const as_query *q,
+                      as_response *resp)
+{
+    const as_store *s = ctx->store;
+    as_mem *m = ctx->mem;
+    as_param v[1];
+    as_problem prob;
+    if (!as_validate_query(m, &enrol_token_rule, 1, q, as_today(ctx), v, &prob)) {
+        as_respond_error(resp, 404, "NOT_FOUND", NULL, "This enrolment link is not valid.");
+        return;
+    }
+    as_enrolment e;
+    if (!enrolment_ok(ctx, id, v[0].present ? v[0].str : NULL, &e, resp)) return;
+    const char *problem = NULL;
+    const as_webauthn_rp *rp = rp_of(ctx, req, &problem);
+    json_t *o = NULL;
+    if (rp) {
+        const char *challenge = as_random_b64url(m, 32);
+        if (s->challenge_insert(s->h, challenge, "enrol", e.id, ctx->now + CHALLENGE_TTL) !=
+            AS_OK)
+            return as_respond_storage_failed(resp);
+        as_passkey *keys;
+        size_t n = 0;
+        if (s->passkeys_of(s->h, m, e.user_id, &keys, &n) != AS_OK)
+            return as_respond_storage_failed(resp);
+        o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:o, s:[i, i, i], s:s, s:s, s:I}", "challenge",
+                      challenge, "rp_id", rp->id, "rp_name", "Agent Shop", "user", e.user_id,
+                      "user_handle",
+                      as_b64url_encode(m, (const unsigned char *)e.user_id, strlen(e.user_id)),
+                      "exclude_credentials", credential_ids(keys, n), "algorithms",
+                      AS_COSE_ES256, AS_COSE_EDDSA, AS_COSE_RS256, "user_verification",
+                      "required", "action", as_printf(m, "%s/enrol/%s", base_of(req), e.id),
+                      "timeout_ms", (json_int_t)CHALLENGE_TTL * 1000);
+        json_object_set_new(o, "token", json_string(v[0].str));
+    }
+    if (wants_html(req)) {
+        const char *options = script_json(m, o);
+        json_decref(o);
+        as_respond_json(resp, 200, NULL);
+        resp->html = enrol_page(m, &e, options, as_printf(m, "%s/webauthn.js", base_of(req)),
+                                problem);
+        return;
+    }
+    if (!o) return as_respond_error(resp, 503, "SERVICE_UNAVAILABLE", NULL, problem);
+    as_respond_json(resp, 200, json_pack("{s:s, s:s, s:I, s:o}", "enrolment_id", e.id, "user",
+                                         e.user_id, "expires_at_unix", (json_int_t)e.expires_at,
+                                         "publicKey", o));
+}
+
+enum { N_TOKEN, N_CLIENT_DATA, N_ATTESTATION, N_N };
+static const as_field_rule enrol_rules[N_N] = {
+    [N_TOKEN] = {{"token", AS_V_TEXT, 8, 200, NULL}, true},
+    [N_CLIENT_DATA] = {{"client_data", AS_V_SLUG, 1, 8192, NULL}, true},
+    [N_ATTESTATION] = {{"attestation", AS_V_SLUG, 1, 16384, NULL}, true},
+};
+
+void as_api_enrol_post(as_ctx *ctx, const as_request *req, const char *id, as_response *resp)
+{
+    const as_store *s = ctx->store;
+    as_mem *m = ctx->mem;
+    as_param v[N_N];
+    if (!as_body_params(ctx, req, enrol_rules, N_N, v, resp)) return;
+    const char *problem = NULL;
+    const as_webauthn_rp *rp = rp_of(ctx, req, &problem);
+    if (!rp) return as_respond_error(resp, 503, "SERVICE_UNAVAILABLE", NULL, problem);
+    as_enrolment e;
+    int rc = s->begin(s->h);
+    if (rc != AS_OK) return as_respond_storage_failed(resp);
+    if (!enrolment_ok(ctx, id, v[N_TOKEN].str, &e, resp)) {
+        s->rollback(s->h);
+        return;
+    }
+    const char *challenge = challenge_in(m, v[N_CLIENT_DATA].str);
+    int used = challenge ? s->challenge_use(s->h, challenge, "enrol", e.id, ctx->now)
+                         : AS_ECONFLICT;
+    const char *why = NULL;
+    as_passkey key;
+    if (used == AS_OK && !as_webauthn_register(m, rp, challenge, v[N_CLIENT_DATA].str,
+                                               v[N_ATTESTATION].str, &key, &why))
+        used = AS_ECONFLICT;
+    else if (used != AS_OK && used != AS_EDB)
+        why = "it answers a challenge this page did not issue, or one already used or expired "
+              "(reload the page)";
+    if (used == AS_OK) {
+        key.user_id = e.user_id;
+        key.created_at = ctx->now;
+        used = s->passkey_insert(s->h, &key);
+        if (used == AS_ECONFLICT) why = "this passkey is registered already";
+    }
+    if (used == AS_OK) used = s->enrolment_use(s->h, e.id, ctx->now);
+    if (used == AS_OK) used = s->commit(s->h);
+    if (used != AS_OK) {
+        s->rollback(s->h);
+        if (used == AS_EDB) return as_respond_storage_failed(resp);
+        as_respond_error(resp, 400, "VALIDATION_ERROR", "attestation",
+                         as_printf(m, "The passkey could not be registered: %s.",
+                                   why ? why : "the enrolment changed meanwhile"));
+        return;
+    }
+    as_log(ctx, AS_LOG_INFO, "passkey %s registered for user %s (enrolment %s)", key.id,
+           e.user_id, e.id);
+    as_respond_json(resp, 201,
+                    json_pack("{s:s, s:{s:s, s:I, s:s}, s:s}", "user", e.user_id, "passkey", "id",
+                              key.id, "alg", (json_int_t)key.alg, "created_at",
+                              as_time_format(m, key.created_at), "message",
+                              "Passkey registered. Purchases above the threshold now wait for "
+                              "your approval with it."));
+}
+
+void as_api_enrol(as_ctx *ctx, const as_request *req, const char *id, const as_query *q,
+                  as_response *resp)
+{
+    if (strcmp(req->method, "POST") == 0) {
+        if (q->n) {
+            as_respond_error(resp, 400, "VALIDATION_ERROR", q->items[0].key,
+                             "POST /enrol/{id} takes the token in its body, not the URL.");
+            return;
+        }
+        as_api_enrol_post(ctx, req, id, resp);
+    } else {
+        as_api_enrol_get(ctx, req, id, q, resp);
+    }
+}
+
+/* ---- the script ---- */
+
+static const char WEBAUTHN_JS[] =
+    "'use strict';\n"
+    "// mod_agentshop: the passkey ceremonies of the enrolment and confirmation pages.\n"
+    "(function () {\n"
+    "  const b64u = {\n"
+    "    enc: (buf) => btoa(String.fromCharCode(...new Uint8Array(buf)))\n"
+    "      .replace(/\\+/g, '-').replace(/\\//g, '_').replace(/=+$/, ''),\n"
+    "    dec: (s) => Uint8Array.from(atob(s.replace(/-/g, '+').replace(/_/g, '/') +\n"
+    "      '==='.slice((s.length + 3) % 4)), (c) => c.charCodeAt(0)),\n"
+    "  };\n"
+    "  const el = document.getElementById('webauthn-options');\n"
+    "  if (!el) return;\n"
+    "  const opts = JSON.parse(el.textContent);\n"
+    "  const status = document.getElementById('status');\n"
+    "  const say = (t) => { if (status) status.textContent = t; };\n"
+    "  const enrol = document.getElementById('enrol');\n"
+    "  if (enrol) enrol.addEventListener('click', async () => {\n"
+    "    enrol.disabled = true;\n"
+    "    try {\n"
+    "      const cred = await navigator.credentials.create({ publicKey: {\n"
+    "        challenge: b64u.dec(opts.challenge),\n"
+    "        rp: { id: opts.rp_id, name: opts.rp_name },\n"
+    "        user: { id: b64u.dec(opts.user_handle), name: opts.user, displayName: opts.user },\n"
+    "        pubKeyCredParams: opts.algorithms.map((alg) => ({ type: 'public-key', alg })),\n"
+    "        excludeCredentials: opts.exclude_credentials.map((id) =>\n"
+    "          ({ type: 'public-key', id: b64u.dec(id) })),\n"
+    "        authenticatorSelection: { userVerification: 'required', residentKey: 'preferred' },\n"
+    "        attestation: 'none', timeout: opts.timeout_ms } });\n"
+    "      const res = await fetch(opts.action, { method: 'POST',\n"
+    "        headers: { 'Content-Type': 'application/json', Accept: 'application/json' },\n"
+    "        body: JSON.stringify({ token: opts.token,\n"
+    "          client_data: b64u.enc(cred.response.clientDataJSON),\n"
+    "          attestation: b64u.enc(cred.response.attestationObject) }) });\n"
+    "      const body = await res.json();\n"
+    "      say(res.ok ? body.message : 'Not registered: ' + body.message);\n"
+    "      if (!res.ok) enrol.disabled = false;\n"
+    "    } catch (e) { say('Not registered: ' + e.message); enrol.disabled = false; }\n"
+    "  });\n"
+    "  const form = document.getElementById('decide');\n"
+    "  const approve = document.getElementById('approve');\n"
+    "  if (form && approve) approve.addEventListener('click', async (ev) => {\n"
+    "    ev.preventDefault();\n"
+    "    approve.disabled = true;\n"
+    "    try {\n"
+    "      const cred = await navigator.credentials.get({ publicKey: {\n"
+    "        challenge: b64u.dec(opts.challenge), rpId: opts.rp_id,\n"
+    "        allowCredentials: opts.allow_credentials.map((id) =>\n"
+    "          ({ type: 'public-key', id: b64u.dec(id) })),\n"
+    "        userVerification: 'required', timeout: opts.timeout_ms } });\n"
+    "      const set = (name, value) => { form.elements[name].value = value; };\n"
+    "      set('credential_id', b64u.enc(cred.rawId));\n"
+    "      set('client_data', b64u.enc(cred.response.clientDataJSON));\n"
+    "      set('authenticator_data', b64u.enc(cred.response.authenticatorData));\n"
+    "      set('signature', b64u.enc(cred.response.signature));\n"
+    "      const d = document.createElement('input');\n"
+    "      d.type = 'hidden'; d.name = 'decision'; d.value = 'approve';\n"
+    "      form.appendChild(d);\n"
+    "      form.submit();\n"
+    "    } catch (e) { say('Not approved: ' + e.message); approve.disabled = false; }\n"
+    "  });\n"
+    "})();\n";
+
+void as_api_webauthn_js(as_response *resp)
+{
+    as_respond_json(resp, 200, NULL);
+    resp->raw = WEBAUTHN_JS;
+    resp->raw_len = sizeof(WEBAUTHN_JS) - 1;
+    resp->content_type = "text/javascript; charset=utf-8";
+    resp->max_age = 300;
+}
