@@ -32,7 +32,8 @@ static const help_error errors[] = {
         "<code>url</code> (the signed link) and <code>expires_at</code>. Stock and budget are "
         "held while the person decides.</p>",
         "<p>Give <code>confirmation.url</code> to the person you act for; they open it in a "
-        "browser and click Approve or Decline. Do not decide for them. Poll <code>GET "
+        "browser and approve with their passkey, or decline. Do not decide for them: an "
+        "agent's approval is refused (<code>PASSKEY_REQUIRED</code>). Poll <code>GET "
         "/orders/{id}</code> until the status is <code>placed</code>, <code>declined</code> or "
         "<code>expired</code> (the link lives <code>AgentShopConfirmationTTL</code> seconds, a "
         "day by default). See <a href=\"@/docs/checkout\">checkout</a>.</p>",
@@ -83,6 +84,21 @@ static const help_error errors[] = {
         "<p>The same request with the same <code>Idempotency-Key</code> is safe but answers "
         "this refusal again: it is remembered. After changing the order (a new quote), use a "
         "new key.</p>"),
+    ERR("PASSKEY_REQUIRED", 403,
+        "Approving this purchase needs the person's passkey, and none answered.",
+        "<p>Under the shop's passkey policy (<code>AgentShopApproval passkey</code>, the "
+        "default), an order above the mandate's confirm-above threshold is approved only with "
+        "a WebAuthn assertion from one of the person's passkeys, over a single-use challenge "
+        "issued for this confirmation. The approval carried none, or one that is another "
+        "person's, answers a challenge not issued for this confirmation (or used already, or "
+        "expired), or does not verify. Nothing changed: the order still waits for the person "
+        "until the link expires. The message says which.</p>",
+        "<p>An agent cannot approve: tell the person the purchase waits for them and let them "
+        "open the link in their browser. A person without a passkey asks the shop's operator "
+        "for an enrolment link (<code>agentshopctl user enrol</code>). Declining needs no "
+        "passkey.</p>",
+        "<p>The same request is refused the same way. A person's new attempt on the page gets "
+        "a fresh challenge.</p>"),
     ERR("FORBIDDEN", 403, "httpd refused access before the API ran.",
         "<p>The web server&rsquo;s own access rules refused the request before it reached the "
         "shop (for example a <code>Require</code> rule of the site&rsquo;s configuration).</p>",

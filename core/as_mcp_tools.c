@@ -290,8 +290,9 @@ static const char *confirmation_note(as_mem *m, const json_t *body)
     if (!url || !order) return NULL;
     return as_printf(m,
                      "The order %s is not placed yet: a human must approve it. Give the user "
-                     "this link to approve or decline it%s%s: %s . Then follow the order "
-                     "with get_order.",
+                     "this link to approve or decline it%s%s: %s . Do not open or post to it "
+                     "yourself: approving takes the person's passkey, and an agent's approval "
+                     "is refused. Then follow the order with get_order.",
                      order, until ? " before " : "", until ? until : "", url);
 }
 

@@ -118,10 +118,18 @@ sed -e "s|@RUNDIR@|$rundir|g" -e "s|@PORT@|$port|g" -e "s|@TOP@|$top|g" -e "s|@D
 }
 params=""
 [ "$db" = "$top/var/agentshop.db" ] || params=" --params $db"
+# Orders above the demo mandate's threshold (100 EUR) wait for the person's
+# passkey: until demo has one, a fresh one-time link to register it.
+if [ -z "$(ctl user passkeys demo | grep '"id"')" ]; then
+    enrol=$(ctl user enrol demo --base-url "http://localhost:$port/v1")
+    echo "Approving orders above 100 EUR takes the demo person's passkey. Open this one-time"
+    echo "link in a browser on this machine to register one (never give it to an agent):"
+    echo "$enrol" | sed -n 's/.*"url": "\(.*\)".*/  \1/p'
+fi
 cat <<EOT
-Serving http://127.0.0.1:$port/v1 (database $db). Press Ctrl-C to stop.
+Serving http://localhost:$port/v1 (database $db). Press Ctrl-C to stop.
 Try:
-  B=http://127.0.0.1:$port/v1
+  B=http://localhost:$port/v1
   curl "\$B/search?q=filter&limit=3"
 The admin tool for this database: bin/agentshopctl$params (e.g. order ship ID)
 EOT

@@ -73,8 +73,10 @@ rows() {
 }
 ctl_on fresh init >/dev/null
 check "a new database for comparison" test $? -eq 0
+# (less the tables version 4 adds: empty after a migration; the layout shows them)
 tables=$(on fresh -c "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'
-                      AND table_name <> 'schema_version' ORDER BY 1")
+                      AND table_name NOT IN ('schema_version', 'passkeys', 'enrolments',
+                      'webauthn_challenges') ORDER BY 1")
 check "... its layout read" grep -q '^trigger orders orders_spent_row$' <<<"$(layout fresh)"
 t/fixtures/make-v2.sh pgsql "host=$PG_SOCKDIR user=agentshop dbname=v2"
 check "a database of schema version 2" test "$(on v2 -c 'SELECT version FROM schema_version')" = 2

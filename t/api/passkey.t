@@ -94,6 +94,23 @@ is_json_error($res, $v, 404, 'NOT_FOUND', 'an enrolment link with a wrong token:
 is((sql("SELECT COUNT(*) FROM enrolments WHERE token_hash LIKE '%" . substr($ea->{url}, -43) . "%'"))[0][0], 0,
    'the token is stored only as a hash');
 
+# What only the browser would otherwise fetch, as a client would.
+($res) = api('GET', '/webauthn.js');
+is($res->code, 200, 'the pages\' script');
+like($res->header('Content-Type') // '', qr{^text/javascript}, '... as JavaScript');
+like($res->content, qr/navigator\.credentials\.create/, '... that registers passkeys');
+my $ec = ctl('user', 'enrol', $b_user, '--base-url', $base, '--hours', 1);
+my ($epath, $etoken) = $ec->{path} =~ m{^(/enrol/[^?]+)\?token=(.+)$};
+($res, $v) = api_get($ec->{path});
+is($res->code, 200, 'the enrolment options as JSON');
+is($v->{publicKey}{rp_id}, 'localhost', '... for this shop\'s host');
+is($v->{publicKey}{user_verification}, 'required', '... user verification required');
+is_deeply($v->{publicKey}{algorithms}, [ -7, -8, -257 ], '... ES256, Ed25519, RS256');
+($res, $v) = post_json($epath, [ 'Content-Type' => 'application/json' ], { token => $etoken, client_data => 'e30', attestation => 'oA' });
+is_json_error($res, $v, 400, 'VALIDATION_ERROR', 'a made-up credential: 400');
+($res, $v) = post_json($epath, [ 'Content-Type' => 'application/json' ], { token => 'wrong-token-1234', client_data => 'e30', attestation => 'oA' });
+is_json_error($res, $v, 404, 'NOT_FOUND', 'with a wrong token: 404');
+
 my ($o1, $u1) = pending($a_key);   # approved on the page
 my ($o2, $u2) = pending($a_key);   # B's passkey tried on it
 my ($o3, $u3) = pending($a_key);   # approved by an assertion posted as JSON
