@@ -74,6 +74,10 @@ typedef struct as_ctx {
      * as_handle expires every order whose confirmation ran out (whoever asks),
      * giving back its budget and stock. */
     bool sweep;
+    /* AgentShopConfirmationNotify: one JSON line (no newline) per confirmation
+     * created, after its commit; NULL: nobody is told. */
+    void (*notify)(void *baton, const char *line);
+    void *notify_baton;
 } as_ctx;
 
 typedef struct as_response {

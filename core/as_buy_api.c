@@ -274,6 +274,7 @@ typedef struct order_job {
     const as_agent *agent;
     const as_request *req;
     const char *quote_id, *reason, *mandate_id;
+    const char *notice; /* the confirmation's line for ctx->notify, once committed */
 } order_job;
 
 /* The business outcome, inside the transaction: AS_OK with resp filled (a
@@ -416,6 +417,19 @@ static int place_order(order_job *j, as_response *resp)
                                   as_time_format(m, c.expires_at)));
     json_object_set_new(b, "order", as_view_order(m, &o));
     as_respond_json(resp, 202, b);
+    if (ctx->notify) {
+        json_t *n = json_pack(
+            "{s:s, s:s, s:s, s:s, s:s, s:{s:s, s:s, s:I}, s:I, s:s, s:s, s:s, s:s}", "event",
+            "confirmation_created", "confirmation_id", c.id, "order_id", o.id, "user", o.user_id,
+            "agent", o.agent, "item", "sku", o.sku, "name", o.product_name, "quantity",
+            (json_int_t)o.quantity, "total_cents", (json_int_t)o.total_cents, "total",
+            as_eur_format(m, o.total_cents), "reason", o.reason, "url", url, "expires_at",
+            as_time_format(m, c.expires_at));
+        char *line = json_dumps(n, JSON_COMPACT | JSON_ENSURE_ASCII);
+        j->notice = line ? as_strdup(m, line) : NULL;
+        free(line);
+        json_decref(n);
+    }
     return AS_OK;
 }
 
@@ -436,8 +450,12 @@ void as_api_order_create(as_ctx *ctx, const as_request *req, as_response *resp)
                      req,
                      v[O_QUOTE].str,
                      v[O_REASON].str,
-                     v[O_MANDATE].present ? v[O_MANDATE].str : NULL};
+                     v[O_MANDATE].present ? v[O_MANDATE].str : NULL,
+                     NULL};
     as_idem_run(ctx, &agent, "orders", req->idempotency_key, hash, place_order_cb, &job, resp);
+    /* only once the order and its confirmation are committed (a replay runs
+     * no job and tells nobody again) */
+    if (job.notice && resp->status == 202) ctx->notify(ctx->notify_baton, job.notice);
 }
 
 /* ---- confirmations (spec 4.13, 4.14) ---- */

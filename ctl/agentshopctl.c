@@ -782,7 +782,7 @@ static int cmd_order(const opts *o, apr_pool_t *p)
     as_store st = as_db_store(&db);
     as_config cfg;
     as_config_defaults(&cfg);
-    as_ctx ctx = {&m, &st, &cfg, now, ctl_log, NULL, NULL, false};
+    as_ctx ctx = {&m, &st, &cfg, now, ctl_log, NULL, NULL, false, NULL, NULL};
     as_order ord;
     const char *id = o->argv[2];
     int rc = st.begin(&db);

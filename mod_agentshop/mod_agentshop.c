@@ -61,6 +61,8 @@ typedef struct srv_cfg {
     const char *db_file;    /* the SQLite file (DBDParams), named in errors */
     const char *index_prefix; /* its index files (index_dir/<hash of the database>) */
     apr_uint32_t sweep_sec;   /* this process's last sweep of expired confirmations */
+    const char *notify_cmd;   /* AgentShopConfirmationNotify, without its '|' */
+    piped_log *notify;        /* its program, opened by the parent in post_config */
 } srv_cfg;
 
 #define DEFAULT_VIEW_SLOTS 0 /* off: views come from the search index */
@@ -329,7 +331,22 @@ static void *merge_srv_cfg(apr_pool_t *p, void *basev, void *addv)
     srv_cfg *b = basev, *a = addv, *c = apr_pcalloc(p, sizeof(*c));
     c->view_slots = a->view_slots != UNSET ? a->view_slots : b->view_slots;
     c->search_slots = a->search_slots != UNSET ? a->search_slots : b->search_slots;
+    c->notify_cmd = a->notify_cmd ? a->notify_cmd : b->notify_cmd;
     return c;
+}
+
+/* AgentShopConfirmationNotify "|program": like a piped log, a program the
+ * parent starts (through /bin/sh) and restarts when it dies, which reads one
+ * JSON line per confirmation created (docs/security.md). */
+static const char *set_notify(cmd_parms *cmd, void *dummy, const char *arg)
+{
+    (void)dummy;
+    srv_cfg *c = ap_get_module_config(cmd->server->module_config, &agentshop_module);
+    if (arg[0] != '|' || !arg[1 + strspn(arg + 1, " \t")])
+        return "AgentShopConfirmationNotify: give a program to pipe to, as for a piped log: "
+               "\"|/usr/local/bin/send-approval-link\"";
+    c->notify_cmd = arg + 1;
+    return NULL;
 }
 
 /* AgentShopViewCache and AgentShopSearchCache: a number of entries, or off. */
@@ -391,6 +408,9 @@ static const command_rec cmds[] = {
     AP_INIT_ITERATE("AgentShopMCPAllowOrigin", set_mcp_origin, NULL, RSRC_CONF | ACCESS_CONF,
                     "origins (scheme://host[:port]) allowed to call POST /mcp from a browser, "
                     "besides the API's own"),
+    AP_INIT_TAKE1("AgentShopConfirmationNotify", set_notify, NULL, RSRC_CONF,
+                  "\"|program\": a program that reads one JSON line per confirmation created "
+                  "(its link, for the person), started and restarted like a piped log"),
     AP_INIT_TAKE1("AgentShopViewCache", set_cache, NULL, RSRC_CONF,
                   "product views each child process keeps encoded, per virtual host, for views "
                   "read whole from the database (default off; a number)"),
@@ -745,6 +765,52 @@ static int check_databases(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s)
     return OK;
 }
 
+/* One program per distinct AgentShopConfirmationNotify command, shared by
+ * the virtual hosts that name it; children inherit its pipe. */
+static int open_notify(apr_pool_t *pconf, server_rec *s)
+{
+    apr_hash_t *open = apr_hash_make(pconf);
+    for (server_rec *v = s; v; v = v->next) {
+        srv_cfg *sc = ap_get_module_config(v->module_config, &agentshop_module);
+        if (!sc->notify_cmd) continue;
+        sc->notify = apr_hash_get(open, sc->notify_cmd, APR_HASH_KEY_STRING);
+        if (sc->notify) continue;
+        sc->notify = ap_open_piped_log_ex(pconf, sc->notify_cmd, APR_SHELLCMD_ENV);
+        if (!sc->notify) {
+            ap_log_error(APLOG_MARK, APLOG_CRIT, 0, v,
+                         "mod_agentshop: AgentShopConfirmationNotify: cannot start '%s'",
+                         sc->notify_cmd);
+            return HTTP_INTERNAL_SERVER_ERROR;
+        }
+        apr_hash_set(open, sc->notify_cmd, APR_HASH_KEY_STRING, sc->notify);
+    }
+    return OK;
+}
+
+/* A confirmation's line to the notify program: one write, so lines of
+ * concurrent children never interleave (a pipe keeps writes of up to
+ * PIPE_BUF bytes whole; longer lines are not written). A program that died
+ * is restarted by the parent; lines written meanwhile wait in the pipe. */
+static void notify_write(void *baton, const char *line)
+{
+    request_rec *r = baton;
+    srv_cfg *sc = ap_get_module_config(r->server->module_config, &agentshop_module);
+    size_t n = strlen(line);
+    if (!sc->notify || n + 1 > PIPE_BUF) {
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
+                      "a confirmation's notice of %zu bytes was not sent to "
+                      "AgentShopConfirmationNotify",
+                      n);
+        return;
+    }
+    char *buf = apr_pstrcat(r->pool, line, "\n", NULL);
+    apr_size_t written = 0;
+    apr_status_t rv = apr_file_write_full(ap_piped_log_write_fd(sc->notify), buf, n + 1, &written);
+    if (rv != APR_SUCCESS)
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, rv, r,
+                      "writing a confirmation's notice to AgentShopConfirmationNotify failed");
+}
+
 static int post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp, server_rec *s)
 {
     (void)pconf;
@@ -792,6 +858,7 @@ static int post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp, s
         return HTTP_INTERNAL_SERVER_ERROR;
     }
     index_dir = api_bases ? index_dir_make(pconf, ptemp, s) : NULL;
+    if (open_notify(pconf, s) != OK) return HTTP_INTERNAL_SERVER_ERROR;
     return check_databases(pconf, ptemp, s);
 }
 
@@ -1469,8 +1536,16 @@ static int agentshop_handler(request_rec *r)
     rc->db.acquire = acquire;
     rc->db.write_wait = c->write_wait != UNSET ? apr_time_from_sec(c->write_wait) : 0;
     as_store store = as_db_store(&rc->db);
-    as_ctx ctx = {&mem, &store, &cfg, apr_time_sec(r->request_time), core_log, r, sc->index,
-                  sweep_due(sc, apr_time_sec(r->request_time))};
+    as_ctx ctx = {&mem,
+                  &store,
+                  &cfg,
+                  apr_time_sec(r->request_time),
+                  core_log,
+                  r,
+                  sc->index,
+                  sweep_due(sc, apr_time_sec(r->request_time)),
+                  sc->notify ? notify_write : NULL,
+                  r};
     as_response resp = {0};
 
     /* An error httpd raised inside our location arrives here via ErrorDocument. */

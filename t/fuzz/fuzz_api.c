@@ -264,7 +264,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     as_search_index *index = index_for(&db);
     if (!index) abort();
     as_ctx ctx = {&mem, &store, &cfg, FZ_NOW + clock_offsets[b1 >> 6], fz_log, NULL, index,
-                  (b3 & 0x80) != 0 /* the sweep of expired confirmations first */};
+                  (b3 & 0x80) != 0 /* the sweep of expired confirmations first */, NULL, NULL};
 
     char *path = next_line(&cur), *query = next_line(&cur);
     char *auth = NULL, *agent = NULL;
