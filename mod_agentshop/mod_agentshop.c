@@ -249,6 +249,13 @@ static const char *set_base_url(cmd_parms *cmd, void *cfg, const char *arg)
     size_t n = strlen(arg);
     c->base_url = n && arg[n - 1] == '/' ? apr_pstrndup(cmd->pool, arg, n - 1) : arg;
     base_url_seen = 1;
+    if (strspn(u.hostname, "0123456789.") == strlen(u.hostname) || strchr(u.hostname, ':'))
+        ap_log_error(APLOG_MARK, APLOG_WARNING, 0, cmd->server,
+                     "AgentShopBaseURL %s names an IP address, which no passkey can belong to "
+                     "(WebAuthn needs a host name): under AgentShopApproval passkey, the "
+                     "default, no order above a threshold can be approved. Use a host name "
+                     "(http://localhost:PORT/v1 on one machine)",
+                     arg);
     note_base(cmd);
     return NULL;
 }
