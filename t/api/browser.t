@@ -15,18 +15,9 @@ use AgentShop::Test;
 
 binmode(Test::More->builder->$_, ':encoding(UTF-8)') for qw(output failure_output todo_output);
 
-my $top = Apache::Test::vars('serverroot') . '/..';
+my ($node, $top, $artifacts) = browser_tools();
+unless ($node) { done_testing(); exit; }
 my $script = "$top/t/js/confirm-browser.mjs";
-my $chromium = $ENV{AGENTSHOP_CHROMIUM} // '/usr/bin/chromium';
-my $artifacts = Apache::Test::vars('serverroot') . '/artifacts';
-
-# make test installs all three (scripts/deps.sh test): missing is a failure, not a skip.
-my ($node) = grep { -x } map { "$_/node" } split /:/, $ENV{PATH};
-my $have = ok($node, 'node is installed');
-$have &= ok(-x $chromium, "Chromium is at $chromium");
-$have &= ok(-d "$top/t/js/node_modules/playwright-core", 'playwright-core is installed (npm ci in t/js)');
-unless ($have) { done_testing(); exit; }
--d $artifacts or mkdir $artifacts or die "mkdir $artifacts: $!";
 
 my ($user, $key) = new_agent();
 my $AGENT = 'browser-check/2.1';

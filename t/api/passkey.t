@@ -16,17 +16,9 @@ use Apache::Test ();
 use Apache::TestRequest ();
 use AgentShop::Test;
 
-my $top = Apache::Test::vars('serverroot') . '/..';
+my ($node, $top, $artifacts) = browser_tools();
+unless ($node) { done_testing(); exit; }
 my $script = "$top/t/js/passkey-browser.mjs";
-my $chromium = $ENV{AGENTSHOP_CHROMIUM} // '/usr/bin/chromium';
-my $artifacts = Apache::Test::vars('serverroot') . '/artifacts';
-my ($node) = grep { -x } map { "$_/node" } split /:/, $ENV{PATH};
-# make test installs all three (scripts/deps.sh test): missing is a failure, not a skip.
-my $have = ok($node, 'node is installed');
-$have &= ok(-x $chromium, "Chromium is at $chromium");
-$have &= ok(-d "$top/t/js/node_modules/playwright-core", 'playwright-core is installed');
-unless ($have) { done_testing(); exit; }
--d $artifacts or mkdir $artifacts or die "mkdir $artifacts: $!";
 
 my $port = (split /:/, Apache::TestRequest::hostport())[1];
 my $base = "http://localhost:$port/pk/v1";

@@ -8,7 +8,7 @@
 // saves a full-page screenshot, clicks the button, and prints one JSON object
 // on stdout: what the page showed before and after the click. It exits 1 when
 // a check fails (the JSON still says which), 2 when the browser could not run.
-import { chromium } from 'playwright-core';
+import { launchChromium } from './chromium.mjs';
 
 const [url, decision, shot, expectJson] = process.argv.slice(2);
 if (!url || !['approve', 'decline'].includes(decision) || !shot || !expectJson) {
@@ -16,7 +16,6 @@ if (!url || !['approve', 'decline'].includes(decision) || !shot || !expectJson) 
   process.exit(2);
 }
 const expect = JSON.parse(expectJson);
-const executablePath = process.env.AGENTSHOP_CHROMIUM || '/usr/bin/chromium';
 
 // What a person sees: the visible text of the page and of each field.
 async function read(page) {
@@ -44,12 +43,7 @@ async function read(page) {
 const out = { url, decision, screenshot: shot, checks: {}, console: [], refused: [] };
 let browser;
 try {
-  browser = await chromium.launch({
-    executablePath,
-    headless: true,
-    // As nobody in a container there is no user namespace for the sandbox.
-    args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'],
-  });
+  browser = await launchChromium();
   const page = await browser.newPage({ viewport: { width: 800, height: 600 }, locale: 'en-GB' });
   // CSP violations and failed requests show up here: the page must need neither.
   page.on('console', (m) => out.console.push(`${m.type()}: ${m.text()}`));

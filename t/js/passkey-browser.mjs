@@ -18,10 +18,9 @@
 //     the server must refuse it.
 // It prints one JSON object with what each step saw; exit 2 when the browser
 // could not run.
-import { chromium } from 'playwright-core';
+import { launchChromium } from './chromium.mjs';
 
 const plan = JSON.parse(process.argv[2] || '{}');
-const executablePath = process.env.AGENTSHOP_CHROMIUM || '/usr/bin/chromium';
 const out = { console: [], steps: {} };
 
 // In the page: an assertion over the page's own challenge by credential `id`,
@@ -64,11 +63,7 @@ function action_of(url) {
 
 let browser;
 try {
-  browser = await chromium.launch({
-    executablePath,
-    headless: true,
-    args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'],
-  });
+  browser = await launchChromium();
   const page = await browser.newPage({ viewport: { width: 800, height: 700 }, locale: 'en-GB' });
   page.on('console', (m) => out.console.push(`${m.type()}: ${m.text()}`));
   const cdp = await page.context().newCDPSession(page);

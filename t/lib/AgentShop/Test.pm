@@ -16,7 +16,25 @@ our @EXPORT = qw(api api_get is_json_error demo_data contradicts expected_status
   product_is_contradicted agent_price today_plus is_num is_int is_bool uri_escape_utf8
   ctl new_agent new_mandate agent_headers post_json sql buyable_offer json_encode
   concurrently revoke_active live_part sql_write is_pg ctl_argv spent_mismatches
-  bodies_everywhere);
+  bodies_everywhere browser_tools);
+
+# node, Chromium and playwright-core, which make test installs (scripts/deps.sh
+# test): each one missing is a failed test, not a skip. Returns (node, the
+# checkout, the directory for screenshots), or () when one is missing.
+sub browser_tools {
+    require Test::More;
+    my $top = Apache::Test::vars('serverroot') . '/..';
+    my $chromium = $ENV{AGENTSHOP_CHROMIUM} // '/usr/bin/chromium';
+    my $artifacts = Apache::Test::vars('serverroot') . '/artifacts';
+    my ($node) = grep { -x } map { "$_/node" } split /:/, $ENV{PATH};
+    my $have = Test::More::ok($node, 'node is installed');
+    $have &= Test::More::ok(-x $chromium, "Chromium is at $chromium");
+    $have &= Test::More::ok(-d "$top/t/js/node_modules/playwright-core",
+                            'playwright-core is installed (npm ci in t/js)');
+    return () unless $have;
+    -d $artifacts or mkdir $artifacts or die "mkdir $artifacts: $!";
+    return ($node, $top, $artifacts);
+}
 
 # The API base the helpers talk to; `local $AgentShop::Test::BASE = '/fast/v1'`
 # reaches the location with short lifetimes.
