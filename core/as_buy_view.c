@@ -210,12 +210,10 @@ const char *as_confirmation_page(as_mem *m, const as_confirmation *c, const as_o
                       "<form method=\"post\" action=\"%s\" id=\"decide\">\n<input "
                       "type=\"hidden\" name=\"token\" value=\"%s\">\n",
                       E(action), E(token));
+        /* the script adds the assertion's fields when the person approves */
         if (can)
-            as_buf_puts(&b, "<input type=\"hidden\" name=\"credential_id\">\n<input "
-                            "type=\"hidden\" name=\"client_data\">\n<input type=\"hidden\" "
-                            "name=\"authenticator_data\">\n<input type=\"hidden\" "
-                            "name=\"signature\">\n<button class=\"approve\" type=\"button\" "
-                            "id=\"approve\">Approve with your passkey</button>\n");
+            as_buf_puts(&b, "<button class=\"approve\" type=\"button\" id=\"approve\">Approve "
+                            "with your passkey</button>\n");
         as_buf_puts(&b, "<button class=\"decline\" type=\"submit\" name=\"decision\" "
                         "value=\"decline\">Decline</button>\n</form>\n<p role=\"status\" "
                         "id=\"status\"></p>\n");

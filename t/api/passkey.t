@@ -107,9 +107,10 @@ my ($o1, $u1) = pending($a_key);   # approved on the page
 my ($o2, $u2) = pending($a_key);   # B's passkey tried on it
 my ($o3, $u3) = pending($a_key);   # approved by an assertion posted as JSON
 my ($o4, $u4) = pending($a_key);   # the same assertion replayed on it
+my ($o5, $u5) = pending($a_key);   # declined on the page
 
 my $plan = { enrol_a => $ea->{url}, enrol_b => $eb->{url}, approve => $u1, foreign => $u2,
-             replay_from => $u3, replay_to => $u4, shots => $artifacts };
+             replay_from => $u3, replay_to => $u4, decline => $u5, shots => $artifacts };
 my $log = "$artifacts/passkey.log";
 open my $saved, '>&', \*STDERR or die "dup: $!";
 open STDERR, '>', $log or die "$log: $!";
@@ -146,6 +147,11 @@ like($ap->{notice} // '', qr/Approved\. The order is placed\./, '... the page sa
 is(order_status($o1), 'placed', '... and the order is placed');
 my $count = (sql("SELECT sign_count FROM passkeys WHERE user_id = '$a_user'"))[0][0];
 cmp_ok($count, '>', 0, "... the passkey's counter is kept ($count)");
+
+# 2b. declined on the page
+is($s->{decline}{status_after}, 200, 'declining on the page needs no passkey: 200') or diag explain $s->{decline};
+like($s->{decline}{notice} // '', qr/Declined/, '... the page says declined');
+is(order_status($o5), 'declined', '... and the order is declined');
 
 # 3. another person's passkey
 my $f = $s->{foreign} // {};

@@ -6,11 +6,12 @@
 //   node t/js/passkey-browser.mjs PLAN_JSON
 //
 // PLAN_JSON: {"enrol_a": URL, "enrol_b": URL, "approve": URL, "foreign": URL,
-// "replay_from": URL, "replay_to": URL, "shots": DIR}. The script
+// "replay_from": URL, "replay_to": URL, "decline": URL, "shots": DIR}. The script
 //  1. registers a passkey for user A on enrol_a, and one for user B on enrol_b
 //     (the same authenticator: a person's phone may hold several);
 //  2. opens `approve` (A's pending confirmation) and clicks Approve with the
 //     passkey, as a person would;
+//     then declines `decline` (A's) on its page, with no passkey;
 //  3. on `foreign` (A's), asks the authenticator for an assertion by B's
 //     passkey over the page's challenge and posts it: the server must refuse;
 //  4. on `replay_from` (A's), makes an assertion by A's passkey and posts it
@@ -113,6 +114,17 @@ try {
     step.heading = (await page.locator('h1').innerText()).trim();
     if (plan.shots) await page.screenshot({ path: `${plan.shots}/passkey-approve-after.png`, fullPage: true });
     out.steps.approve = step;
+  }
+
+  // 2b. declining on the page: a plain form, no passkey
+  if (plan.decline) {
+    await page.goto(plan.decline, { waitUntil: 'load' });
+    const [nav] = await Promise.all([
+      page.waitForNavigation({ waitUntil: 'load', timeout: 15000 }),
+      page.getByRole('button', { name: 'Decline', exact: true }).click(),
+    ]);
+    out.steps.decline = { status_after: nav ? nav.status() : null,
+      notice: (await page.locator('[role=status]').first().innerText()).trim() };
   }
 
   // 3. B's passkey on A's confirmation
