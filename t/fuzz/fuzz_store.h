@@ -100,6 +100,16 @@ enum {
     /* product views from the index */
     FZ_OP_VIEW_ROWS,
     FZ_OP_PRODUCT_LIVE,
+    /* passkeys (core/as_passkeys.c) */
+    FZ_OP_PASSKEY_INSERT,
+    FZ_OP_PASSKEYS_OF,
+    FZ_OP_PASSKEY_GET,
+    FZ_OP_PASSKEY_COUNT,
+    FZ_OP_ENROLMENT_INSERT,
+    FZ_OP_ENROLMENT_GET,
+    FZ_OP_ENROLMENT_USE,
+    FZ_OP_CHALLENGE_INSERT,
+    FZ_OP_CHALLENGE_USE,
     FZ_OP_N
 };
 
@@ -113,6 +123,9 @@ static const unsigned fz_op_codes[FZ_OP_N] = {
     [FZ_OP_ORDER_INSERT] = 1u << AS_ECONFLICT,    [FZ_OP_ORDER_MOVE] = 1u << AS_ECONFLICT,
     [FZ_OP_STOCK_TAKE] = 1u << AS_ECONFLICT,      [FZ_OP_RETURN_INSERT] = 1u << AS_ECONFLICT,
     [FZ_OP_CONF_DECIDE] = 1u << AS_ECONFLICT,
+    [FZ_OP_PASSKEY_INSERT] = 1u << AS_ECONFLICT,  [FZ_OP_PASSKEY_GET] = 1u << AS_ENOTFOUND,
+    [FZ_OP_PASSKEY_COUNT] = 1u << AS_ECONFLICT,   [FZ_OP_ENROLMENT_GET] = 1u << AS_ENOTFOUND,
+    [FZ_OP_ENROLMENT_USE] = 1u << AS_ECONFLICT,   [FZ_OP_CHALLENGE_USE] = 1u << AS_ECONFLICT,
 };
 
 /* ---- the catalogue (t/unit/fake_store.h's, plus products for questions,
@@ -515,6 +528,15 @@ typedef struct fz_state {
     int64_t new_order_qty[FZ_MAX_NEW];
     size_t n_new_orders;
     size_t n_new_events, n_new_confs, n_new_quotes, n_new_returns, n_questions;
+    /* passkeys: u1's fixture one (its counter) and those registered now;
+     * the fixture enrolment's use; challenges issued now */
+    int64_t fixture_pk_count;
+    as_passkey new_pk[4];
+    size_t n_new_pk;
+    int64_t enrolment_used;
+    const char *challenge[8], *challenge_subject[8];
+    bool challenge_used[8];
+    size_t n_challenges;
 } fz_state;
 
 typedef struct fz_db {
@@ -1393,6 +1415,145 @@ static int fz_return_by_order(void *h, as_mem *m, const char *order_id, as_retur
     return AS_ENOTFOUND;
 }
 
+/* ---- passkeys ---- */
+
+/* u1's passkey (a P-256 key nobody holds: assertions reach the signature
+ * check and fail there), the enrolment enr_fz of u1 whose token is
+ * "fz-enrol-token", and a challenge any ceremony may answer: "fzchallenge",
+ * base64url (a fuzzer can reach registration's CBOR with it). */
+#define FZ_PK_ID "ZnotcGFzc2tleQ"
+#define FZ_PK_KEY                                                                                  \
+    "MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEKiODUcmn7OtxqkpgEDxIAd6mMyXi49tctUvXj3TeSo_5-pZ4BEl"      \
+    "RTv7da2-4NmVY8LXavSiU8XpvmvDQ_6F8fw"
+#define FZ_CHALLENGE "ZnpjaGFsbGVuZ2U"
+
+static int fz_passkey_insert(void *h, const as_passkey *k)
+{
+    fz_db *db = h;
+    FZ_ENTER(db, FZ_OP_PASSKEY_INSERT);
+    FZ_IN_TX(db, "passkey_insert");
+    FZ_ASSERT(k->id && k->user_id && k->public_key && k->alg, "passkey_insert: NULL column");
+    if (strcmp(k->id, FZ_PK_ID) == 0) return AS_ECONFLICT;
+    for (size_t i = 0; i < db->st.n_new_pk; i++)
+        if (strcmp(db->st.new_pk[i].id, k->id) == 0) return AS_ECONFLICT;
+    if (db->st.n_new_pk == FZ_N(db->st.new_pk)) return AS_EDB;
+    db->st.new_pk[db->st.n_new_pk++] = *k;
+    return AS_OK;
+}
+
+static bool fz_passkey_at(fz_db *db, size_t i, as_passkey *out)
+{
+    if (i == 0) {
+        *out = (as_passkey){FZ_PK_ID, "u1", AS_COSE_ES256, FZ_PK_KEY, db->st.fixture_pk_count, 0};
+        return true;
+    }
+    if (i - 1 >= db->st.n_new_pk) return false;
+    *out = db->st.new_pk[i - 1];
+    return true;
+}
+
+static int fz_passkeys_of(void *h, as_mem *m, const char *user_id, as_passkey **out, size_t *n)
+{
+    fz_db *db = h;
+    FZ_ENTER(db, FZ_OP_PASSKEYS_OF);
+    *out = as_alloc(m, (FZ_N(db->st.new_pk) + 1) * sizeof(as_passkey));
+    *n = 0;
+    as_passkey k;
+    for (size_t i = 0; fz_passkey_at(db, i, &k); i++)
+        if (strcmp(k.user_id, user_id) == 0) (*out)[(*n)++] = k;
+    return AS_OK;
+}
+
+static int fz_passkey_get(void *h, as_mem *m, const char *id, as_passkey *out)
+{
+    (void)m;
+    fz_db *db = h;
+    FZ_ENTER(db, FZ_OP_PASSKEY_GET);
+    for (size_t i = 0; fz_passkey_at(db, i, out); i++)
+        if (strcmp(out->id, id) == 0) return AS_OK;
+    return AS_ENOTFOUND;
+}
+
+static int fz_passkey_count(void *h, const char *id, int64_t from, int64_t to)
+{
+    fz_db *db = h;
+    FZ_ENTER(db, FZ_OP_PASSKEY_COUNT);
+    FZ_IN_TX(db, "passkey_count");
+    FZ_ASSERT(to > from || (to == 0 && from == 0), "passkey_count: the counter went back");
+    if (strcmp(id, FZ_PK_ID) == 0) {
+        if (db->st.fixture_pk_count != from) return AS_ECONFLICT;
+        db->st.fixture_pk_count = to;
+        return AS_OK;
+    }
+    for (size_t i = 0; i < db->st.n_new_pk; i++)
+        if (strcmp(db->st.new_pk[i].id, id) == 0) {
+            if (db->st.new_pk[i].sign_count != from) return AS_ECONFLICT;
+            db->st.new_pk[i].sign_count = to;
+            return AS_OK;
+        }
+    return AS_ECONFLICT;
+}
+
+static int fz_enrolment_insert(void *h, const as_enrolment *e)
+{
+    fz_db *db = h;
+    FZ_ENTER(db, FZ_OP_ENROLMENT_INSERT);
+    FZ_ASSERT(e->id && e->user_id && e->token_hash, "enrolment_insert: NULL column");
+    return AS_OK;
+}
+
+static int fz_enrolment_get(void *h, as_mem *m, const char *id, as_enrolment *out)
+{
+    fz_db *db = h;
+    FZ_ENTER(db, FZ_OP_ENROLMENT_GET);
+    if (strcmp(id, "enr_fz") != 0) return AS_ENOTFOUND;
+    *out = (as_enrolment){"enr_fz", "u1", as_sha256_hex(m, "fz-enrol-token", 14),
+                          FZ_NOW - 3600, FZ_NOW + 86400, db->st.enrolment_used};
+    return AS_OK;
+}
+
+static int fz_enrolment_use(void *h, const char *id, int64_t now)
+{
+    fz_db *db = h;
+    FZ_ENTER(db, FZ_OP_ENROLMENT_USE);
+    FZ_IN_TX(db, "enrolment_use");
+    if (strcmp(id, "enr_fz") != 0 || db->st.enrolment_used) return AS_ECONFLICT;
+    db->st.enrolment_used = now;
+    return AS_OK;
+}
+
+static int fz_challenge_insert(void *h, const char *challenge, const char *purpose,
+                               const char *subject_id, int64_t expires_at)
+{
+    fz_db *db = h;
+    FZ_ENTER(db, FZ_OP_CHALLENGE_INSERT);
+    FZ_ASSERT(challenge && strlen(challenge) == 43, "challenge_insert: not 32 random bytes");
+    FZ_ASSERT(!strcmp(purpose, "enrol") || !strcmp(purpose, "approve"), "challenge purpose");
+    FZ_ASSERT(subject_id && expires_at > 0, "challenge_insert: no subject or expiry");
+    if (db->st.n_challenges == FZ_N(db->st.challenge)) return AS_EDB;
+    db->st.challenge_subject[db->st.n_challenges] = subject_id;
+    db->st.challenge[db->st.n_challenges++] = challenge;
+    return AS_OK;
+}
+
+static int fz_challenge_use(void *h, const char *challenge, const char *purpose,
+                            const char *subject_id, int64_t now)
+{
+    (void)purpose;
+    (void)now;
+    fz_db *db = h;
+    FZ_ENTER(db, FZ_OP_CHALLENGE_USE);
+    FZ_IN_TX(db, "challenge_use");
+    if (strcmp(challenge, FZ_CHALLENGE) == 0) return AS_OK;
+    for (size_t i = 0; i < db->st.n_challenges; i++)
+        if (strcmp(db->st.challenge[i], challenge) == 0 &&
+            strcmp(db->st.challenge_subject[i], subject_id) == 0 && !db->st.challenge_used[i]) {
+            db->st.challenge_used[i] = true;
+            return AS_OK;
+        }
+    return AS_ECONFLICT;
+}
+
 static int fz_question_insert(void *h, int64_t product_id, const char *id, const char *user_id,
                               const char *question, const char *answer, const char *asked_at,
                               const char *since, int64_t per_day)
@@ -1495,6 +1656,15 @@ static inline as_store fz_store_make(fz_db *db)
         .return_get = fz_return_get,
         .return_by_order = fz_return_by_order,
         .question_insert = fz_question_insert,
+        .passkey_insert = fz_passkey_insert,
+        .passkeys_of = fz_passkeys_of,
+        .passkey_get = fz_passkey_get,
+        .passkey_count = fz_passkey_count,
+        .enrolment_insert = fz_enrolment_insert,
+        .enrolment_get = fz_enrolment_get,
+        .enrolment_use = fz_enrolment_use,
+        .challenge_insert = fz_challenge_insert,
+        .challenge_use = fz_challenge_use,
     };
     return s;
 }
