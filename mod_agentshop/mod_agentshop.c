@@ -134,6 +134,9 @@ static int pre_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp)
     rate_shm = NULL;
     rate_table = NULL;
     index_dir_conf = index_dir = NULL;
+    /* before mod_dbd's first connection (the first read of the configuration;
+     * on a restart SQLite is already set up, as it was the first time) */
+    (void)as_db_process_init();
     if (ap_mutex_register(pconf, WRITE_MUTEX, NULL, APR_LOCK_DEFAULT, 0) != APR_SUCCESS ||
         ap_mutex_register(pconf, RATE_MUTEX, NULL, APR_LOCK_DEFAULT, 0) != APR_SUCCESS)
         return HTTP_INTERNAL_SERVER_ERROR;

@@ -517,6 +517,11 @@ static void schema_check(as_db *db)
     if (now >= 0 && now != *cookie) reprepare(db);
 }
 
+int as_db_process_init(void)
+{
+    return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0) == SQLITE_OK;
+}
+
 apr_status_t as_db_conn_init(apr_pool_t *conn_pool, const apr_dbd_driver_t *d, apr_dbd_t *h,
                              apr_hash_t *prepared, const char **err)
 {

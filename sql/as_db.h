@@ -50,6 +50,15 @@ void as_db_checkpoint_maybe(as_db *db);
 int as_db_write_lock(as_db *db);
 int as_db_write_unlock(as_db *db);
 
+/* Once per process, before its first SQLite connection (httpd: pre_config;
+ * later calls change nothing): SQLite's allocation statistics off. With them
+ * on (SQLite's default) every allocation of every connection takes one
+ * process-wide mutex, which the threads of an httpd child then queue on (a
+ * third of a child's futex calls while serving product views). The module
+ * reads no statistic. Returns false when SQLite was already initialized, so
+ * the setting could not be changed. */
+int as_db_process_init(void);
+
 /* Once per connection: PRAGMAs on SQLite (WAL, busy timeout, foreign keys,
  * synchronous=NORMAL with the module's grouped sync after each write, see
  * as_db.c) and every statement prepared into `prepared`. Idempotent. */
