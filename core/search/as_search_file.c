@@ -479,7 +479,7 @@ sx_catalog *sx_file_map(const char *path, int64_t catalogue, as_search_version *
     c->ncats = h->ncats;
     c->npts = h->npts;
     c->bytes = size;
-    if (!sx_catalog_devices(c)) goto fail;
+    if (!sx_catalog_private(c)) goto fail;
     at->catalogue = h->catalogue;
     at->rank = h->rank;
     *state = (const uint8_t *)base;
@@ -487,9 +487,11 @@ sx_catalog *sx_file_map(const char *path, int64_t catalogue, as_search_version *
 fail:
     if (c) {
         if (c->dev_arena) as_arena_destroy(c->dev_arena);
+        free(c->bits);
         free(c->merchants);
         free(c->devs);
         free(c->cats);
+        free(c->pts);
         free(c);
     }
     munmap(base, size);
@@ -504,4 +506,5 @@ void sx_file_state(const sx_catalog *c, const uint8_t *base, as_search_snap *s)
     memcpy(s->def_score, base + h->sec[SEC_DEF_SCORE].off, c->n);
     for (size_t d = 0; d < c->n; d++)
         sx_rank_columns(s, (uint32_t)d);
+    sx_rank_order(s);
 }

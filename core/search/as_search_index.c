@@ -591,11 +591,24 @@ static sx_builder *builder_new(void)
     return b;
 }
 
-bool sx_catalog_devices(sx_catalog *c)
+bool sx_catalog_private(sx_catalog *c)
 {
     if (!(c->dev_arena = as_arena_create())) return false;
     as_mem m = as_arena_mem(c->dev_arena);
     c->qdevs = as_query_devices_make(&m, c->devs, c->ndevs);
+    size_t w = (c->n + 63) / 64, sets = 1 + c->ncats + c->npts;
+    c->words = w;
+    if (!(c->bits = calloc((w ? w : 1) * sets, sizeof(uint64_t)))) return false;
+    uint64_t *hidden = c->bits, *cat = hidden + w, *pt = cat + c->ncats * w;
+    for (size_t d = 0; d < c->n; d++) {
+        uint64_t bit = 1ull << (d & 63);
+        if (c->hidden[d]) hidden[d >> 6] |= bit;
+        cat[c->cat[d] * w + (d >> 6)] |= bit;
+        pt[c->pt[d] * w + (d >> 6)] |= bit;
+    }
+    c->hidden_bits = hidden;
+    c->cat_bits = cat;
+    c->pt_bits = pt;
     return true;
 }
 
@@ -603,6 +616,7 @@ static void catalog_free(sx_catalog *c)
 {
     if (!c) return;
     if (c->dev_arena) as_arena_destroy(c->dev_arena);
+    free(c->bits);
     if (c->map) { /* only the parts with pointers are private */
         free(c->merchants);
         free(c->devs);
@@ -745,7 +759,7 @@ static bool state_map(as_search_snap *s, sx_catalog *c)
     size_t stock = (c->noffers + 7) & ~(size_t)7;
     /* the 8-byte columns first, after the stock bytes rounded up to 8 */
     s->state_bytes =
-        stock + c->n * (2 * sizeof(int64_t) + sizeof(uint32_t) + 2 * sizeof(int32_t) + 1) + 1;
+        stock + c->n * (2 * sizeof(int64_t) + 2 * sizeof(uint32_t) + 2 * sizeof(int32_t) + 1) + 1;
     void *p = MAP_FAILED;
 #ifdef MFD_CLOEXEC
     /* a memory file of its own, so /proc/PID/smaps names what each process
@@ -771,7 +785,8 @@ static bool state_map(as_search_snap *s, sx_catalog *c)
     s->def_off = (uint32_t *)(s->min_price + c->n);
     s->def_days = (int32_t *)(s->def_off + c->n);
     s->min_days = s->def_days + c->n;
-    s->def_score = (uint8_t *)(s->min_days + c->n);
+    s->rank_order = (uint32_t *)(s->min_days + c->n);
+    s->def_score = (uint8_t *)(s->rank_order + c->n);
     s->c = c;
     return true;
 }
@@ -942,7 +957,7 @@ static as_search_snap *finish(sx_builder *b, const as_search_version *v)
     }
     c->ndevs = b->ndev;
     c->bytes += b->ncr * (sizeof(sx_compat) + 12);
-    if (!sx_catalog_devices(c)) goto fail;
+    if (!sx_catalog_private(c)) goto fail;
 
     /* the snapshot: the stock state in its own mapping (copied on each update) */
     s = calloc(1, sizeof(*s));
@@ -950,6 +965,7 @@ static as_search_snap *finish(sx_builder *b, const as_search_version *v)
     if (c->noffers) memcpy(s->in_stock, b->in_stock, c->noffers);
     for (uint32_t d = 0; d < n; d++)
         sx_rank_default(s, d);
+    sx_rank_order(s);
     atomic_init(&s->refs, 1);
     s->c = c;
     s->v = *v;
@@ -1091,6 +1107,7 @@ static as_search_snap *update(as_search_snap *s, const as_store *st, const as_se
         free(nx);
         return NULL;
     }
+    sx_rank_order(nx);
     atomic_init(&nx->refs, 1);
     atomic_fetch_add(&s->c->refs, 1);
     nx->v = *v;

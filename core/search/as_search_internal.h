@@ -93,6 +93,13 @@ typedef struct sx_catalog {
     char *vtext;
     size_t nvtext;
     size_t bytes;
+    /* Bitsets over the products, `words` 64-bit words each (sx_catalog_private):
+     * the contradicted ones, and those of each category and part type (code *
+     * words on). What a search without device, merchant or offer filters
+     * counts and pages by (as_search_page.c). */
+    size_t words;
+    uint64_t *bits; /* one block: hidden_bits, cat_bits, pt_bits */
+    const uint64_t *hidden_bits, *cat_bits, *pt_bits;
     as_arena *dev_arena;            /* qdevs' memory */
     const as_query_devices *qdevs;  /* devs' words, for a device named in a query */
     void *map; /* the index file when mapped (as_search_file.c), else NULL */
@@ -115,10 +122,24 @@ struct as_search_snap {
      * the cheapest price in stock (0 for none) */
     int64_t *def_price, *min_price;
     int32_t *def_days, *min_days; /* min_days: the soonest delivery in stock */
+    /* c->n: every product in the default order without text (buyable first,
+     * then the score, highest first, then sku): sx_rank_order */
+    uint32_t *rank_order;
     void *state;
     size_t state_bytes;
     as_search_version v;
 };
+
+/* The bits set in x. Debian's x86-64 baseline has no popcnt instruction, so
+ * __builtin_popcountll is a call into libgcc's table; this is a dozen
+ * instructions inline. */
+static inline unsigned sx_pop64(uint64_t x)
+{
+    x -= (x >> 1) & 0x5555555555555555ull;
+    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+    return (unsigned)((x * 0x0101010101010101ull) >> 56);
+}
 
 static inline const char *sx_str(const sx_catalog *c, uint32_t at)
 {
@@ -177,8 +198,10 @@ static inline const sx_compat *sx_compat_row(const sx_compat *rows, size_t n, ui
 
 /* ---- the index file (as_search_file.c) ---- */
 
-/* c's qdevs (on its own arena, freed with c); false when out of memory. */
-bool sx_catalog_devices(sx_catalog *c);
+/* What each process makes for itself of a catalogue, built or mapped: c's
+ * qdevs (on its own arena) and its bitsets; freed with c; false when out of
+ * memory. */
+bool sx_catalog_private(sx_catalog *c);
 /* Writes snapshot s to path (under a temporary name, then renamed). */
 bool sx_file_write(const as_search_snap *s, const char *path);
 /* Maps the file at path when it holds that catalogue version: a catalogue
@@ -195,9 +218,13 @@ void sx_file_state(const sx_catalog *c, const uint8_t *state, as_search_snap *s)
  * ascending, each with its tier: the worst of its words' best match kinds. */
 typedef struct sx_match {
     bool any_text;     /* the query had words to match (else every product, tier 0) */
-    uint32_t *docs;    /* ndocs, when any_text */
+    uint32_t *docs;    /* ndocs, when any_text (not with sx_filter.bits) */
     uint8_t *tiers;    /* ndocs */
     size_t ndocs;
+    /* with sx_filter.bits and any_text: per tier t, the products that match
+     * with tier t or better and pass category and part type, a bit each
+     * (sx_catalog.words long) */
+    const uint64_t *bits[AS_MATCH_CORRECTED + 1];
     as_search_understood u;
     bool dropped_any;
 } sx_match;
@@ -236,6 +263,8 @@ void sx_rank_default(as_search_snap *s, uint32_t doc);
 /* The snapshot's def_price, def_days and min_price of one product, from its
  * def_off and in_stock. */
 void sx_rank_columns(as_search_snap *s, uint32_t doc);
+/* s's rank_order, from its def_off and def_score and the catalogue's sku order. */
+void sx_rank_order(as_search_snap *s);
 /* sx_rank_best under the default weights and no offer filters, from them;
  * price_cents and days only when price_days (else 0). */
 void sx_rank_best_default(const as_search_snap *s, uint32_t doc, bool price_days, sx_best *out);
@@ -259,6 +288,9 @@ struct sx_filter {
     bool verified_only;
     as_offer_filter of;
     int64_t today;
+    /* set by the caller: no device, merchant or offer filters and not none,
+     * and the page stage counts and pages by bitsets (sx_match.bits) */
+    bool bits;
 };
 
 bool sx_filter_prepare(const as_search_snap *s, const as_search_ask *ask, const as_device *dev,

@@ -262,7 +262,7 @@ static size_t evaluate(const as_search_snap *s, as_mem *m, const sx_filter *f, u
     if (out) {
         size_t most = 0;
         for (size_t w = 0; w < words; w++)
-            most += (size_t)__builtin_popcountll(any[w]);
+            most += (size_t)sx_pop64(any[w]);
         out->docs = as_alloc(m, (most ? most : 1) * sizeof(uint32_t));
         out->tiers = as_alloc(m, most ? most : 1);
         out->ndocs = 0;
@@ -288,10 +288,70 @@ static size_t evaluate(const as_search_snap *s, as_mem *m, const sx_filter *f, u
     return n;
 }
 
+/* With sx_filter.bits: the category's and part type's products as a
+ * bitset, NULL for every product. */
+static const uint64_t *filter_mask(const sx_catalog *c, as_mem *m, const sx_filter *f)
+{
+    if (!f->bits || (!f->has_cat && !f->has_pt)) return NULL;
+    const uint64_t *cat = f->has_cat ? c->cat_bits + f->cat * c->words : NULL;
+    const uint64_t *pt = f->has_pt ? c->pt_bits + f->pt * c->words : NULL;
+    if (!cat || !pt) return cat ? cat : pt;
+    uint64_t *both = as_alloc(m, (c->words ? c->words : 1) * 8);
+    for (size_t w = 0; w < c->words; w++)
+        both[w] = cat[w] & pt[w];
+    return both;
+}
+
+/* evaluate with sx_filter.bits, on bitsets instead of each product: the
+ * tiers' sets narrowed to the mask (category and part type), the count of
+ * those that would be results, and with out, the sets and each unit's best
+ * kind. */
+static size_t evaluate_bits(const as_search_snap *s, const sx_filter *f, const uint64_t *mask,
+                            unit *us, const bool *active, size_t nu, tiers *tr, sx_match *out)
+{
+    const sx_catalog *c = s->c;
+    size_t words = c->words, n = 0;
+    if (mask)
+        for (size_t t = 0; t < NKINDS; t++)
+            for (size_t w = 0; w < words; w++)
+                tr->le[t][w] &= mask[w];
+    const uint64_t *any = tr->le[NKINDS - 1];
+    for (size_t w = 0; w < words; w++)
+        n += (size_t)sx_pop64(f->verified_only ? any[w] & ~c->hidden_bits[w]
+                                                           : any[w]);
+    if (!out) return n;
+    for (size_t t = 0; t < NKINDS; t++)
+        out->bits[t] = tr->le[t];
+    for (size_t i = 0; i < nu; i++) {
+        if (!active[i]) continue;
+        for (uint8_t t = 0; t < NKINDS && us[i].best == NO_MATCH; t++)
+            for (size_t w = 0; w < words; w++)
+                if (us[i].le[t][w] & any[w]) {
+                    us[i].best = t;
+                    break;
+                }
+    }
+    return n;
+}
+
 /* Products (among those the filters let through) that match unit u alone. */
 static int64_t unit_docs(const as_search_snap *s, const sx_filter *f, const unit *u)
 {
     const sx_catalog *c = s->c;
+    if (f->bits) { /* the mask's work, word by word */
+        int64_t n = 0;
+        const uint64_t *bits = u->le[NKINDS - 1];
+        const uint64_t *cat = f->has_cat ? c->cat_bits + f->cat * c->words : NULL;
+        const uint64_t *pt = f->has_pt ? c->pt_bits + f->pt * c->words : NULL;
+        for (size_t w = 0; w < c->words; w++) {
+            uint64_t x = bits[w];
+            if (cat) x &= cat[w];
+            if (pt) x &= pt[w];
+            if (f->verified_only) x &= ~c->hidden_bits[w];
+            n += sx_pop64(x);
+        }
+        return n;
+    }
     size_t words = (c->n + 63) / 64;
     const uint64_t *bits = u->le[NKINDS - 1];
     int64_t n = 0;
@@ -361,8 +421,13 @@ void sx_match_run(const as_search_snap *s, as_mem *m, const as_query_text *qt, c
     tiers tr;
     for (size_t t = 0; t < NKINDS; t++)
         tr.le[t] = as_alloc(m, ((c->n + 63) / 64 ? (c->n + 63) / 64 : 1) * 8);
+    /* with f->bits, evaluate_bits instead of evaluate: the same answers */
+    const uint64_t *mask = filter_mask(c, m, f);
+#define EVALUATE(o)                                                                                \
+    (f->bits ? evaluate_bits(s, f, mask, us, active, nu, &tr, (o))                                \
+             : evaluate(s, m, f, us, active, nu, &tr, (o)))
     candidates(c, us, active, nu, 0, &tr);
-    size_t n = evaluate(s, m, f, us, active, nu, &tr, out);
+    size_t n = EVALUATE(out);
     out->u.dropped = as_alloc(m, (nu + 1) * sizeof(char *));
     if (n == 0 && nu > 1) {
         /* Drop words until something matches: first those no product has;
@@ -379,14 +444,14 @@ void sx_match_run(const as_search_snap *s, as_mem *m, const as_query_text *qt, c
                 left--;
             }
         candidates(c, us, active, nu, NKINDS - 1, &tr);
-        n = evaluate(s, m, f, us, active, nu, &tr, NULL);
+        n = EVALUATE(NULL);
         while (n == 0 && left > 1) {
             size_t pick = nu, pick_n = 0;
             for (size_t i = 0; i < nu; i++) {
                 if (!active[i]) continue;
                 active[i] = false;
                 candidates(c, us, active, nu, NKINDS - 1, &tr);
-                size_t k = evaluate(s, m, f, us, active, nu, &tr, NULL);
+                size_t k = EVALUATE(NULL);
                 active[i] = true;
                 if (pick == nu || k > pick_n || (k == pick_n && us[i].docs > us[pick].docs)) {
                     pick = i;
@@ -401,12 +466,13 @@ void sx_match_run(const as_search_snap *s, as_mem *m, const as_query_text *qt, c
         for (size_t i = 0; i < nu; i++)
             us[i].best = NO_MATCH;
         candidates(c, us, active, nu, 0, &tr);
-        evaluate(s, m, f, us, active, nu, &tr, out);
+        EVALUATE(out);
         for (size_t i = 0; i < nu; i++)
             if (!active[i])
                 out->u.dropped[out->u.n_dropped++] = us[i].w->orig ? us[i].w->orig : us[i].w->text;
         out->dropped_any = out->u.n_dropped > 0;
     }
+#undef EVALUATE
     out->u.words = as_alloc(m, nu * sizeof(as_search_word));
     for (size_t i = 0; i < nu; i++) {
         if (!active[i]) continue;

@@ -9,6 +9,7 @@
 #include "as_search_internal.h"
 
 #define MAX_EXCLUDED 100
+#define NTIERS (AS_MATCH_CORRECTED + 1)
 
 typedef struct hit {
     uint32_t doc, sku_rk;
@@ -150,6 +151,86 @@ void sx_page_product(const as_search_snap *s, as_mem *m, uint32_t d, const as_de
     }
 }
 
+/* The page under sx_filter.bits (default weights, the score's order, no
+ * device, merchant or offer filters), by bitsets instead of each match: the
+ * count and the excluded (contradicted, under verified_only) by popcount;
+ * the first k results, tier by tier, either walking the snapshot's
+ * rank_order (the default order without text) until the tier has given what
+ * is missing, or, for a tier with few products, ordering its products by
+ * their packed key: whichever visits fewer products. Into top (sorted) and
+ * the excluded list; the same answers as the loop of as_search_run. */
+static void page_bits(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
+                      const sx_filter *f, const sx_match *mt, top_k *top, uint32_t *excluded,
+                      const char **why_of, size_t *nx, as_search_result *out)
+{
+    const sx_catalog *c = s->c;
+    size_t words = c->words, n = c->n;
+    uint64_t *all = NULL;
+    const uint64_t *tier[NTIERS];
+    size_t ntiers = mt->any_text ? NTIERS : 1;
+    if (mt->any_text) {
+        for (size_t t = 0; t < NTIERS; t++)
+            tier[t] = mt->bits[t];
+    } else { /* the category's and part type's products, or every one: tier 0 */
+        all = as_alloc(m, (words ? words : 1) * 8);
+        for (size_t w = 0; w < words; w++) {
+            uint64_t x = ~0ull;
+            if (f->has_cat) x &= c->cat_bits[f->cat * words + w];
+            if (f->has_pt) x &= c->pt_bits[f->pt * words + w];
+            all[w] = x;
+        }
+        if (words && (n & 63)) all[words - 1] &= (1ull << (n & 63)) - 1;
+        tier[0] = all;
+    }
+    const uint64_t *any = tier[ntiers - 1], *hidden = c->hidden_bits;
+    for (size_t w = 0; w < words; w++) {
+        uint64_t out_of_it = f->verified_only ? any[w] & hidden[w] : 0;
+        out->count += (size_t)sx_pop64(any[w] & ~out_of_it);
+        out->excluded_count += (size_t)sx_pop64(out_of_it);
+        for (uint64_t cur = out_of_it; cur && *nx < MAX_EXCLUDED; cur &= cur - 1) {
+            uint32_t d = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(cur));
+            sx_best b;
+            sx_rank_best_default(s, d, false, &b);
+            excluded[*nx] = d;
+            why_of[(*nx)++] = sx_filter_exclusion(s, m, f, ask, &ask->of, d, NULL, &b, true);
+        }
+    }
+    uint64_t *set = as_alloc(m, (words ? words : 1) * 8);
+    for (size_t t = 0; t < ntiers && top->n < top->k; t++) {
+        /* this tier's results: in tier[t], not in the tier before, not out of it */
+        size_t in = 0, need = top->k - top->n;
+        for (size_t w = 0; w < words; w++) {
+            uint64_t x = tier[t][w] & ~(t ? tier[t - 1][w] : 0);
+            if (f->verified_only) x &= ~hidden[w];
+            set[w] = x;
+            in += (size_t)sx_pop64(x);
+        }
+        if (!in) continue;
+        if ((double)in * (double)in <= 4.0 * (double)need * (double)n) {
+            /* few: each by its key (as the loop does) */
+            top_k few = {as_alloc(m, need * sizeof(hit)), 0, need};
+            for (size_t w = 0; w < words; w++)
+                for (uint64_t cur = set[w]; cur; cur &= cur - 1) {
+                    uint32_t d = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(cur));
+                    hit h = {d, c->sku_rk[d], 0, s->def_score[d], (uint8_t)t,
+                             (uint8_t)(s->def_off[d] == UINT32_MAX)};
+                    top_offer(&few, &h);
+                }
+            top_sort(&few);
+            memcpy(top->heap + top->n, few.heap, few.n * sizeof(hit));
+            top->n += few.n;
+            continue;
+        }
+        /* many: the default order, until the tier has given what is missing */
+        for (size_t i = 0; i < n && top->n < top->k; i++) {
+            uint32_t d = s->rank_order[i];
+            if (!(set[d >> 6] >> (d & 63) & 1)) continue;
+            top->heap[top->n++] = (hit){d, c->sku_rk[d], 0, s->def_score[d], (uint8_t)t,
+                                        (uint8_t)(s->def_off[d] == UINT32_MAX)};
+        }
+    }
+}
+
 void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
                    as_search_result *out)
 {
@@ -170,6 +251,10 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
 
     sx_filter f;
     sx_filter_prepare(s, ask, dev, &of, &f);
+    /* the default weights, no offer filters, the score's order and neither
+     * device nor merchant: counted and paged by bitsets (page_bits) */
+    f.bits = as_weights_is_default(&ask->w) && !f.offer_filters && ask->sort == AS_SORT_SCORE &&
+             !f.dev && f.merchant < 0 && !f.none;
     sx_match mt;
     sx_match_run(s, m, &qt, ask->q, &f, &mt);
     out->understood = mt.u;
@@ -204,6 +289,10 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
     uint32_t excluded[MAX_EXCLUDED];
     const char *why_of[MAX_EXCLUDED];
     size_t nx = 0;
+    if (f.bits) {
+        page_bits(s, m, ask, &f, &mt, &top, excluded, why_of, &nx, out);
+        goto paged;
+    }
     /* the products to consider: those the text matched (and the category,
      * part type, merchant and device let through); else a category's or part
      * type's alone */
@@ -292,6 +381,7 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
         if (kept_filtered && top.n == top.k && top.n) worst = packed_key(&top.heap[0]);
     }
     top_sort(&top);
+paged:
 
     out->excluded = as_alloc(m, (nx ? nx : 1) * sizeof(as_product));
     out->excluded_why = as_alloc(m, (nx ? nx : 1) * sizeof(char *));

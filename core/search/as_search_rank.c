@@ -183,6 +183,22 @@ void sx_rank_columns(as_search_snap *s, uint32_t doc)
     s->min_days[doc] = soonest;
 }
 
+/* A counting sort of the products in sku order by (buyable, score): 512
+ * buckets, stable, so sku order within each. */
+void sx_rank_order(as_search_snap *s)
+{
+    const sx_catalog *c = s->c;
+    uint32_t at[513] = {0};
+    for (size_t d = 0; d < c->n; d++)
+        at[((s->def_off[d] == UINT32_MAX) << 8 | (255u - s->def_score[d])) + 1]++;
+    for (size_t b = 0; b < 512; b++)
+        at[b + 1] += at[b];
+    for (size_t i = 0; i < c->n; i++) {
+        uint32_t d = c->sku_docs[i];
+        s->rank_order[at[(s->def_off[d] == UINT32_MAX) << 8 | (255u - s->def_score[d])]++] = d;
+    }
+}
+
 void sx_rank_best_default(const as_search_snap *s, uint32_t doc, bool price_days, sx_best *out)
 {
     if (s->def_off[doc] == UINT32_MAX) {
