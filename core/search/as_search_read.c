@@ -592,6 +592,13 @@ struct as_query_devices {
     as_device_words *w;
     const char **terms; /* every device's `all` terms, sorted, each once */
     size_t n_terms;
+    /* as_query_devices_resolve's: every distinct word of the devices' as_device_words
+     * all_t, sorted, each with the devices that have it (a bit each, dwords
+     * 64-bit words per word); and the devices by slug */
+    const char **rterms;
+    uint64_t *rbits;
+    size_t n_rterms, dwords;
+    const as_device **by_slug;
 };
 
 static int term_cmp(const void *a, const void *b)
@@ -612,6 +619,99 @@ static bool some_device_has(const as_query_devices *qd, const char *t)
             hi = mid;
     }
     return lo < qd->n_terms && word_matches(t, qd->terms[lo]);
+}
+
+typedef struct term_dev {
+    const char *t;
+    size_t dev;
+} term_dev;
+
+static int term_dev_cmp(const void *a, const void *b)
+{
+    return strcmp(((const term_dev *)a)->t, ((const term_dev *)b)->t);
+}
+
+static int slug_cmp(const void *a, const void *b)
+{
+    return strcmp((*(const as_device *const *)a)->slug, (*(const as_device *const *)b)->slug);
+}
+
+/* as_query_devices_resolve's tables, from qd->w. */
+static void resolve_tables(as_mem *m, as_query_devices *qd)
+{
+    size_t n = qd->n, total = 0;
+    qd->dwords = (n + 63) / 64;
+    for (size_t d = 0; d < n; d++)
+        total += qd->w[d].na;
+    term_dev *td = as_alloc(m, (total ? total : 1) * sizeof(*td));
+    size_t k = 0;
+    for (size_t d = 0; d < n; d++)
+        for (size_t j = 0; j < qd->w[d].na; j++)
+            td[k++] = (term_dev){qd->w[d].all_t[j], d};
+    qsort(td, k, sizeof(*td), term_dev_cmp);
+    qd->rterms = as_alloc(m, (k ? k : 1) * sizeof(*qd->rterms));
+    qd->rbits = as_alloc(m, (k ? k : 1) * (qd->dwords ? qd->dwords : 1) * sizeof(uint64_t));
+    for (size_t i = 0; i < k; i++) {
+        if (!qd->n_rterms || strcmp(qd->rterms[qd->n_rterms - 1], td[i].t) != 0) {
+            qd->rterms[qd->n_rterms] = td[i].t;
+            memset(qd->rbits + qd->n_rterms * qd->dwords, 0, qd->dwords * sizeof(uint64_t));
+            qd->n_rterms++;
+        }
+        qd->rbits[(qd->n_rterms - 1) * qd->dwords + td[i].dev / 64] |= 1ull << (td[i].dev % 64);
+    }
+    qd->by_slug = as_alloc(m, (n ? n : 1) * sizeof(*qd->by_slug));
+    for (size_t d = 0; d < n; d++)
+        qd->by_slug[d] = &qd->devs[d];
+    qsort(qd->by_slug, n, sizeof(*qd->by_slug), slug_cmp);
+}
+
+/* Without as_device_resolve_words's pass over every device: the slug looked
+ * up, then the devices that have, for every word of q, a word it matches
+ * (equal, or its beginning from 2 letters): an intersection of the words'
+ * bits. */
+const as_device *as_query_devices_resolve(as_mem *m, const as_query_devices *qd, const char *q)
+{
+    size_t lo = 0, hi = qd->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(qd->by_slug[mid]->slug, q);
+        if (c == 0) return qd->by_slug[mid];
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    const char **qt;
+    size_t nq = as_text_terms(m, q, &qt), dw = qd->dwords;
+    if (!nq || !dw) return NULL;
+    uint64_t *all = as_alloc(m, dw * sizeof(uint64_t)), *one = as_alloc(m, dw * sizeof(uint64_t));
+    for (size_t j = 0; j < nq; j++) {
+        memset(one, 0, dw * sizeof(uint64_t));
+        size_t len = strlen(qt[j]);
+        lo = 0;
+        hi = qd->n_rterms;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (strcmp(qd->rterms[mid], qt[j]) < 0)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        for (size_t i = lo; i < qd->n_rterms && strncmp(qd->rterms[i], qt[j], len) == 0; i++) {
+            if (len < 2 && strcmp(qd->rterms[i], qt[j]) != 0) break; /* equal only */
+            for (size_t w = 0; w < dw; w++)
+                one[w] |= qd->rbits[i * dw + w];
+        }
+        for (size_t w = 0; w < dw; w++)
+            all[w] = j ? all[w] & one[w] : one[w];
+    }
+    const as_device *found = NULL;
+    for (size_t w = 0; w < dw; w++)
+        for (uint64_t cur = all[w]; cur; cur &= cur - 1) {
+            if (found) return NULL; /* two: not named */
+            found = &qd->devs[w * 64 + (size_t)__builtin_ctzll(cur)];
+        }
+    return found;
 }
 
 const as_query_devices *as_query_devices_make(as_mem *m, const as_device *devs, size_t n)
@@ -636,6 +736,7 @@ const as_query_devices *as_query_devices_make(as_mem *m, const as_device *devs, 
             qd->terms[kept++] = qd->terms[i];
     qd->n_terms = kept;
     qd->w = as_device_words_make(m, devs, n);
+    resolve_tables(m, qd);
     return qd;
 }
 
@@ -677,13 +778,9 @@ static void read_device(reader *r, const as_query_devices *qd, as_query_text *ou
             for (size_t j = k; j < k + l && ok; j++)
                 ok = usable[j];
             if (!ok) continue;
-            const char *cands;
-            const as_device *dev;
-            if (as_device_resolve_words(r->m, devs, qd->w, n_devs,
-                                        span_text(r, k, l, folded, fixed), &dev,
-                                  &cands) != AS_DEV_FOUND ||
-                !dev || !anchored(r, k, l, &dt[dev - devs], folded))
-                continue;
+            const as_device *dev =
+                as_query_devices_resolve(r->m, qd, span_text(r, k, l, folded, fixed));
+            if (!dev || !anchored(r, k, l, &dt[dev - devs], folded)) continue;
             found = dev;
             at = k;
             len = l;

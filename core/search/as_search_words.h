@@ -94,5 +94,10 @@ void as_query_read(as_mem *m, const char *q, const as_device *devs, size_t n_dev
 typedef struct as_query_devices as_query_devices;
 const as_query_devices *as_query_devices_make(as_mem *m, const as_device *devs, size_t n);
 void as_query_read_with(as_mem *m, const char *q, const as_query_devices *qd, as_query_text *out);
+/* The device text names, as as_device_resolve_words finds one (AS_DEV_FOUND)
+ * among qd's devices, else NULL: what as_query_read asks of each span of
+ * words, from qd's tables instead of a pass over every device. */
+const as_device *as_query_devices_resolve(as_mem *m, const as_query_devices *qd,
+                                          const char *text);
 
 #endif

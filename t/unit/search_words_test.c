@@ -4,6 +4,7 @@
 
 #include <pthread.h>
 
+#include "as_devices.h"
 #include "as_search_words.h"
 
 /* Words as "text" joined by '|', parts marked "+"; with stems, "text/stem". */
@@ -516,6 +517,56 @@ static void test_device(void **state)
     ROWS_DONE();
 }
 
+/* as_query_devices_resolve (what the reader asks of each span) finds the
+ * device as_device_resolve_words finds, on texts made of the demo devices'
+ * words, their beginnings, slugs, repeats and other words: every text of one
+ * to three such words from a fixed pseudo-random sequence. */
+static void test_device_resolve_same(void **state)
+{
+    as_mem *m = unit_mem(state);
+    const as_query_devices *qd = as_query_devices_make(m, devs, N_ROWS(devs));
+    const char *pool[512];
+    size_t np = 0;
+    for (size_t d = 0; d < N_ROWS(devs); d++) {
+        const char **t;
+        const char *all = as_printf(m, "%s %s %s", devs[d].name, devs[d].slug, devs[d].aliases);
+        size_t n = as_text_terms(m, all, &t);
+        for (size_t i = 0; i < n && np + 3 < N_ROWS(pool); i++) {
+            pool[np++] = t[i];
+            if (strlen(t[i]) > 2) pool[np++] = as_strndup(m, t[i], 2);
+            if (strlen(t[i]) > 3) pool[np++] = as_strndup(m, t[i], 3);
+        }
+        if (np + 1 < N_ROWS(pool)) pool[np++] = devs[d].slug;
+    }
+    const char *other[] = {"filter", "for", "my", "a", "c", "v", "13", "air", "pro", "soap", "x"};
+    for (size_t i = 0; i < N_ROWS(other) && np < N_ROWS(pool); i++)
+        pool[np++] = other[i];
+    uint32_t seed = 12345;
+    size_t found = 0, runs = 4000;
+    for (size_t run = 0; run < runs; run++) {
+        as_buf b;
+        as_buf_init(&b, m);
+        seed = seed * 1103515245u + 12345u;
+        size_t k = 1 + (seed >> 16) % 3;
+        for (size_t j = 0; j < k; j++) {
+            seed = seed * 1103515245u + 12345u;
+            as_buf_printf(&b, "%s%s", j ? " " : "", pool[(seed >> 16) % np]);
+        }
+        const char *text = as_buf_str(&b), *cands;
+        const as_device *want = NULL;
+        if (as_device_resolve_words(m, devs, NULL, N_ROWS(devs), text, &want, &cands) !=
+            AS_DEV_FOUND)
+            want = NULL;
+        const as_device *got = as_query_devices_resolve(m, qd, text);
+        if (got != want)
+            fail_msg("'%s': %s, as_device_resolve_words %s", text, got ? got->slug : "none",
+                     want ? want->slug : "none");
+        found += want != NULL;
+    }
+    /* the texts name devices often enough to mean something */
+    assert_true(found > runs / 10);
+}
+
 static void test_query_edges(void **state)
 {
     as_mem *m = unit_mem(state);
@@ -554,6 +605,7 @@ int main(void)
         UNIT_TEST(test_words_cut),    UNIT_TEST(test_stems),
         UNIT_TEST(test_stem_threads), UNIT_TEST(test_filler),
         UNIT_TEST(test_price),        UNIT_TEST(test_device),
+        UNIT_TEST(test_device_resolve_same),
         UNIT_TEST(test_query_edges),  UNIT_TEST(test_typo_rule),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
