@@ -759,7 +759,10 @@ static bool state_map(as_search_snap *s, sx_catalog *c)
     size_t stock = (c->noffers + 7) & ~(size_t)7;
     /* the 8-byte columns first, after the stock bytes rounded up to 8 */
     s->state_bytes =
-        stock + c->n * (2 * sizeof(int64_t) + 2 * sizeof(uint32_t) + 2 * sizeof(int32_t) + 1) + 1;
+        stock +
+        c->n * (2 * sizeof(int64_t) + 2 * sizeof(uint32_t) + 2 * sizeof(int32_t) +
+                3 * sizeof(uint16_t) + 1) +
+        1;
     void *p = MAP_FAILED;
 #ifdef MFD_CLOEXEC
     /* a memory file of its own, so /proc/PID/smaps names what each process
@@ -786,7 +789,10 @@ static bool state_map(as_search_snap *s, sx_catalog *c)
     s->def_days = (int32_t *)(s->def_off + c->n);
     s->min_days = s->def_days + c->n;
     s->rank_order = (uint32_t *)(s->min_days + c->n);
-    s->def_score = (uint8_t *)(s->rank_order + c->n);
+    s->max_del10 = (uint16_t *)(s->rank_order + c->n);
+    s->best_q = s->max_del10 + c->n;
+    s->best_r = s->best_q + c->n;
+    s->def_score = (uint8_t *)(s->best_r + c->n);
     s->c = c;
     return true;
 }

@@ -125,6 +125,11 @@ struct as_search_snap {
     /* c->n: every product in the default order without text (buyable first,
      * then the score, highest first, then sku): sx_rank_order */
     uint32_t *rank_order;
+    /* c->n each, over the offers in stock (0 for none): the best delivery
+     * component (as sx_offer.delivery10), and the merchants (into merchants)
+     * of the best quality and of the best reliability: what bounds a
+     * product's score under any weights (sx_rank_bound) */
+    uint16_t *max_del10, *best_q, *best_r;
     void *state;
     size_t state_bytes;
     as_search_version v;
@@ -247,7 +252,8 @@ typedef struct sx_best {
 #define SX_TAB_MAX 1000
 typedef struct sx_weights_tab {
     int32_t price[SX_TAB_MAX + 1], delivery[SX_TAB_MAX + 1];
-    int32_t *merchant; /* c->nmerchants */
+    int32_t *merchant;             /* c->nmerchants: quality + reliability */
+    int32_t *quality, *reliability; /* c->nmerchants: each part alone */
 } sx_weights_tab;
 /* false (and no table) when a weight is negative. */
 bool sx_weights_tab_make(const sx_catalog *c, as_mem *m, const as_weights *w, sx_weights_tab *t);
@@ -257,6 +263,11 @@ bool sx_weights_tab_make(const sx_catalog *c, as_mem *m, const as_weights *w, sx
 void sx_rank_best(const as_search_snap *s, uint32_t doc, const as_weights *w,
                   const sx_weights_tab *tab, const as_offer_filter *f, int merchant,
                   int64_t today, sx_best *out);
+/* A score no offer of product doc can exceed under t's weights with no
+ * offer filters (0 when none is in stock): each part of the formula at its
+ * best among the product's offers in stock, from the snapshot's columns. */
+int sx_rank_bound(const as_search_snap *s, uint32_t doc, const sx_weights_tab *t,
+                  const as_weights *w);
 /* The snapshot's def_off and def_score of one product, from its in_stock
  * (and its columns, as sx_rank_columns). */
 void sx_rank_default(as_search_snap *s, uint32_t doc);

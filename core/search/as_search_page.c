@@ -283,6 +283,12 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
         tab = as_alloc(m, sizeof(*tab));
         if (!sx_weights_tab_make(c, m, &ask->w, tab)) tab = NULL;
     }
+    /* custom weights and the score's order: a result that cannot enter the
+     * page even at its bound (sx_rank_bound, over its offers in stock, so
+     * over those the offer filters keep too) is counted without ranking its
+     * offers; under offer filters, a result is one with an offer they keep
+     * (sx_filter_viable), and buyable */
+    bool bounded = tab && ask->sort == AS_SORT_SCORE;
     uint64_t worst = UINT64_MAX; /* the packed key of the k-th best so far */
     size_t k = (size_t)(ask->offset + ask->limit);
     top_k top = {as_alloc(m, (k ? k : 1) * sizeof(hit)), 0, k};
@@ -351,6 +357,20 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
                             (of.deliver_by > 0 && ask->today + s->min_days[d] > of.deliver_by);
             if (out_of_it) {
                 out->excluded_count++;
+                continue;
+            }
+        }
+        if (bounded && top.n == top.k && top.k &&
+            !((ask->verified_only && c->hidden[d]) || (f.dev && row && !row->fits)) &&
+            (!f.offer_filters || sx_filter_viable(s, &f, d, row))) {
+            hit most = {d,
+                        c->sku_rk[d],
+                        0,
+                        sx_rank_bound(s, d, tab, &ask->w),
+                        tier,
+                        s->def_off[d] == UINT32_MAX ? 1 : 0};
+            if (hit_cmp(&most, &top.heap[0]) >= 0) { /* a result, not on the page */
+                out->count++;
                 continue;
             }
         }

@@ -79,11 +79,31 @@ bool sx_weights_tab_make(const sx_catalog *c, as_mem *m, const as_weights *w, sx
         t->price[k] = (int32_t)round(((double)k / 10.0 * w->w[0]) * 100.0);
         t->delivery[k] = (int32_t)round(((double)k / 10.0 * w->w[1]) * 100.0);
     }
-    t->merchant = as_alloc(m, (c->nmerchants ? c->nmerchants : 1) * sizeof(int32_t));
-    for (size_t i = 0; i < c->nmerchants; i++)
-        t->merchant[i] = (int32_t)round((c->merchants[i].quality * w->w[2]) * 100.0) +
-                         (int32_t)round((c->merchants[i].reliability * w->w[3]) * 100.0);
+    size_t nm = c->nmerchants ? c->nmerchants : 1;
+    t->merchant = as_alloc(m, nm * sizeof(int32_t));
+    t->quality = as_alloc(m, nm * sizeof(int32_t));
+    t->reliability = as_alloc(m, nm * sizeof(int32_t));
+    for (size_t i = 0; i < c->nmerchants; i++) {
+        t->quality[i] = (int32_t)round((c->merchants[i].quality * w->w[2]) * 100.0);
+        t->reliability[i] = (int32_t)round((c->merchants[i].reliability * w->w[3]) * 100.0);
+        t->merchant[i] = t->quality[i] + t->reliability[i];
+    }
     return true;
+}
+
+/* tab_score's sum with each part at its most: the price part of the
+ * cheapest offer (100), the best delivery component, the best quality's and
+ * the best reliability's parts (every table is non-decreasing in its value:
+ * no weight is negative), so at least the score of any offer in stock. */
+int sx_rank_bound(const as_search_snap *s, uint32_t doc, const sx_weights_tab *t,
+                  const as_weights *w)
+{
+    if (s->def_off[doc] == UINT32_MAX) return 0;
+    uint16_t dl = s->max_del10[doc];
+    int64_t h = t->price[SX_TAB_MAX];
+    h += dl <= SX_TAB_MAX ? t->delivery[dl] : (int64_t)round((dl / 10.0 * w->w[1]) * 100.0);
+    h += t->quality[s->best_q[doc]] + t->reliability[s->best_r[doc]];
+    return (int)((h + 50) / 100);
 }
 
 /* The best offer's index, or UINT32_MAX when none is eligible; scored from
@@ -172,15 +192,24 @@ void sx_rank_columns(as_search_snap *s, uint32_t doc)
     int64_t min = 0;
     int32_t soonest = 0;
     bool any = false;
+    uint16_t del = 0, bq = 0, br = 0;
     for (uint32_t o = c->off_at[doc]; o < c->off_at[doc + 1]; o++) {
         if (!s->in_stock[o]) continue;
         const sx_offer *x = &c->offers[o];
         if (!min || x->price_cents < min) min = x->price_cents;
         if (!any || x->days < soonest) soonest = x->days;
+        if (!any || x->delivery10 > del) del = x->delivery10;
+        if (!any || c->merchants[x->merchant].quality > c->merchants[bq].quality)
+            bq = x->merchant;
+        if (!any || c->merchants[x->merchant].reliability > c->merchants[br].reliability)
+            br = x->merchant;
         any = true;
     }
     s->min_price[doc] = min;
     s->min_days[doc] = soonest;
+    s->max_del10[doc] = del;
+    s->best_q[doc] = bq;
+    s->best_r[doc] = br;
 }
 
 /* A counting sort of the products in sku order by (buyable, score): 512
