@@ -760,7 +760,7 @@ static bool state_map(as_search_snap *s, sx_catalog *c)
     /* the 8-byte columns first, after the stock bytes rounded up to 8 */
     s->state_bytes =
         stock +
-        c->n * (2 * sizeof(int64_t) + 2 * sizeof(uint32_t) + 2 * sizeof(int32_t) +
+        c->n * (2 * sizeof(int64_t) + 2 * sizeof(uint32_t) + 3 * sizeof(int32_t) +
                 3 * sizeof(uint16_t) + 1) +
         1;
     void *p = MAP_FAILED;
@@ -788,7 +788,8 @@ static bool state_map(as_search_snap *s, sx_catalog *c)
     s->def_off = (uint32_t *)(s->min_price + c->n);
     s->def_days = (int32_t *)(s->def_off + c->n);
     s->min_days = s->def_days + c->n;
-    s->rank_order = (uint32_t *)(s->min_days + c->n);
+    s->cheap_days = s->min_days + c->n;
+    s->rank_order = (uint32_t *)(s->cheap_days + c->n);
     s->max_del10 = (uint16_t *)(s->rank_order + c->n);
     s->best_q = s->max_del10 + c->n;
     s->best_r = s->best_q + c->n;

@@ -122,6 +122,7 @@ struct as_search_snap {
      * the cheapest price in stock (0 for none) */
     int64_t *def_price, *min_price;
     int32_t *def_days, *min_days; /* min_days: the soonest delivery in stock */
+    int32_t *cheap_days; /* the soonest delivery of an offer in stock at min_price */
     /* c->n: every product in the default order without text (buyable first,
      * then the score, highest first, then sku): sx_rank_order */
     uint32_t *rank_order;

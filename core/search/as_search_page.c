@@ -331,8 +331,10 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
              * sx_rank_best_default_filtered decides, merchant aside) */
             kept = s->def_off[d] != UINT32_MAX &&
                    (of.max_price_cents <= 0 || s->def_price[d] <= of.max_price_cents) &&
-                   (of.deliver_by <= 0 || (ask->today + s->def_days[d] <= of.deliver_by &&
-                                           s->min_price[d] == s->def_price[d]));
+                   (of.deliver_by <= 0 ||
+                    (ask->today + s->def_days[d] <= of.deliver_by &&
+                     (s->min_price[d] == s->def_price[d] ||
+                      ask->today + s->cheap_days[d] <= of.deliver_by)));
         }
         if (kept) {
             /* a result, in the default order: one key decides its place */

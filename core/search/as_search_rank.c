@@ -190,13 +190,18 @@ void sx_rank_columns(as_search_snap *s, uint32_t doc)
     s->def_price[doc] = d == UINT32_MAX ? 0 : c->offers[d].price_cents;
     s->def_days[doc] = d == UINT32_MAX ? 0 : c->offers[d].days;
     int64_t min = 0;
-    int32_t soonest = 0;
+    int32_t soonest = 0, cheap = 0;
     bool any = false;
     uint16_t del = 0, bq = 0, br = 0;
     for (uint32_t o = c->off_at[doc]; o < c->off_at[doc + 1]; o++) {
         if (!s->in_stock[o]) continue;
         const sx_offer *x = &c->offers[o];
-        if (!min || x->price_cents < min) min = x->price_cents;
+        if (!min || x->price_cents < min) {
+            min = x->price_cents;
+            cheap = x->days;
+        } else if (x->price_cents == min && x->days < cheap) {
+            cheap = x->days;
+        }
         if (!any || x->days < soonest) soonest = x->days;
         if (!any || x->delivery10 > del) del = x->delivery10;
         if (!any || c->merchants[x->merchant].quality > c->merchants[bq].quality)
@@ -207,6 +212,7 @@ void sx_rank_columns(as_search_snap *s, uint32_t doc)
     }
     s->min_price[doc] = min;
     s->min_days[doc] = soonest;
+    s->cheap_days[doc] = cheap;
     s->max_del10[doc] = del;
     s->best_q[doc] = bq;
     s->best_r[doc] = br;
@@ -264,9 +270,11 @@ void sx_rank_best_default_filtered(const as_search_snap *s, uint32_t doc,
         (f->deliver_by <= 0 || today + s->def_days[doc] <= f->deliver_by) &&
         (merchant < 0 || c->offers[d].merchant == merchant)) {
         /* a price cap keeps the cheapest too; so does a date when def_off
-         * is the cheapest */
-        bool same = merchant < 0 && (f->deliver_by <= 0 || s->min_price[doc] == s->def_price[doc]);
-        if (!same) {
+         * is the cheapest, or when an offer at the cheapest price arrives
+         * by it (cheap_days); without a merchant, nothing else does */
+        bool same = merchant < 0 && (f->deliver_by <= 0 || s->min_price[doc] == s->def_price[doc] ||
+                                     today + s->cheap_days[doc] <= f->deliver_by);
+        if (!same && merchant >= 0) {
             int64_t all = 0, kept = 0;
             for (uint32_t o = c->off_at[doc]; o < c->off_at[doc + 1]; o++) {
                 if (!s->in_stock[o]) continue;
