@@ -249,29 +249,47 @@ static void candidates(const sx_catalog *c, const unit *us, const bool *active, 
     }
 }
 
+/* The category's and part type's products as a bitset (the intersection
+ * when both are given), NULL for every product. */
+static const uint64_t *filter_mask(const sx_catalog *c, as_mem *m, const sx_filter *f)
+{
+    if (f->none || (!f->has_cat && !f->has_pt)) return NULL;
+    const uint64_t *cat = f->has_cat ? c->cat_bits + f->cat * c->words : NULL;
+    const uint64_t *pt = f->has_pt ? c->pt_bits + f->pt * c->words : NULL;
+    if (!cat || !pt) return cat ? cat : pt;
+    uint64_t *both = as_alloc(m, (c->words ? c->words : 1) * 8);
+    for (size_t w = 0; w < c->words; w++)
+        both[w] = cat[w] & pt[w];
+    return both;
+}
+
 /* Every product that passes the filters and matches each active unit;
  * returns how many of them would be results (not excluded), or with out, 0
  * or 1: whether any would be (the page stage counts them anyway). With out,
  * the matches (ascending), their tiers and each unit's best kind. */
-static size_t evaluate(const as_search_snap *s, as_mem *m, const sx_filter *f, unit *us,
-                       const bool *active, size_t nu, const tiers *tr, sx_match *out)
+static size_t evaluate(const as_search_snap *s, as_mem *m, const sx_filter *f,
+                       const uint64_t *mask, unit *us, const bool *active, size_t nu,
+                       const tiers *tr, sx_match *out)
 {
     const sx_catalog *c = s->c;
     size_t words = (c->n + 63) / 64, n = 0;
     const uint64_t *any = tr->le[NKINDS - 1];
+    /* the category and part type by the mask, a word at a time; the rest
+     * (merchant, device) per product */
+    bool each = f->none || f->merchant >= 0 || f->dev;
     if (out) {
         size_t most = 0;
         for (size_t w = 0; w < words; w++)
-            most += (size_t)sx_pop64(any[w]);
+            most += (size_t)sx_pop64(mask ? any[w] & mask[w] : any[w]);
         out->docs = as_alloc(m, (most ? most : 1) * sizeof(uint32_t));
         out->tiers = as_alloc(m, most ? most : 1);
         out->ndocs = 0;
     }
     for (size_t bw = 0; bw < words; bw++)
-        for (uint64_t cur = any[bw]; cur; cur &= cur - 1) {
+        for (uint64_t cur = mask ? any[bw] & mask[bw] : any[bw]; cur; cur &= cur - 1) {
             uint32_t d = (uint32_t)(bw * 64 + (size_t)__builtin_ctzll(cur));
-            const sx_compat *row;
-            if (!sx_filter_candidate(s, f, d, &row)) continue;
+            const sx_compat *row = NULL;
+            if (each && !sx_filter_candidate(s, f, d, &row)) continue;
             if ((!out || !n) && sx_filter_viable(s, f, d, row)) n++;
             if (!out) continue;
             uint8_t t = 0;
@@ -286,20 +304,6 @@ static size_t evaluate(const as_search_snap *s, as_mem *m, const sx_filter *f, u
                 }
         }
     return n;
-}
-
-/* With sx_filter.bits: the category's and part type's products as a
- * bitset, NULL for every product. */
-static const uint64_t *filter_mask(const sx_catalog *c, as_mem *m, const sx_filter *f)
-{
-    if (!f->bits || (!f->has_cat && !f->has_pt)) return NULL;
-    const uint64_t *cat = f->has_cat ? c->cat_bits + f->cat * c->words : NULL;
-    const uint64_t *pt = f->has_pt ? c->pt_bits + f->pt * c->words : NULL;
-    if (!cat || !pt) return cat ? cat : pt;
-    uint64_t *both = as_alloc(m, (c->words ? c->words : 1) * 8);
-    for (size_t w = 0; w < c->words; w++)
-        both[w] = cat[w] & pt[w];
-    return both;
 }
 
 /* evaluate with sx_filter.bits, on bitsets instead of each product: the
@@ -425,7 +429,7 @@ void sx_match_run(const as_search_snap *s, as_mem *m, const as_query_text *qt, c
     const uint64_t *mask = filter_mask(c, m, f);
 #define EVALUATE(o)                                                                                \
     (f->bits ? evaluate_bits(s, f, mask, us, active, nu, &tr, (o))                                \
-             : evaluate(s, m, f, us, active, nu, &tr, (o)))
+             : evaluate(s, m, f, mask, us, active, nu, &tr, (o)))
     candidates(c, us, active, nu, 0, &tr);
     size_t n = EVALUATE(out);
     out->u.dropped = as_alloc(m, (nu + 1) * sizeof(char *));
