@@ -59,6 +59,22 @@ bool sx_filter_viable(const as_search_snap *s, const sx_filter *f, uint32_t doc,
     if (row && !row->fits) return false;
     if (!f->offer_filters) return true;
     if (!c->avail[doc]) return false;
+    if (f->merchant < 0) {
+        /* from the snapshot's columns over the offers in stock (every price
+         * is above zero: min_price 0 is none in stock): the cheapest under
+         * a price cap, the soonest by a date; with both, the offer the
+         * columns name that meets both, else each offer */
+        int64_t cap = f->of.max_price_cents, by = f->of.deliver_by;
+        if (!s->min_price[doc]) return false;
+        bool price_ok = !cap || s->min_price[doc] <= cap;
+        bool date_ok = !by || f->today + s->min_days[doc] <= by;
+        if (!price_ok || !date_ok) return false;
+        if (!cap || !by) return true;
+        if (f->today + s->cheap_days[doc] <= by) return true; /* the cheapest, in time */
+        if (s->def_off[doc] != UINT32_MAX && s->def_price[doc] <= cap &&
+            f->today + s->def_days[doc] <= by)
+            return true;
+    }
     for (uint32_t o = c->off_at[doc]; o < c->off_at[doc + 1]; o++) {
         const sx_offer *x = &c->offers[o];
         if (s->in_stock[o] && (f->merchant < 0 || x->merchant == f->merchant) &&
