@@ -264,9 +264,10 @@ bool sx_weights_tab_make(const sx_catalog *c, as_mem *m, const as_weights *w, sx
 void sx_rank_best(const as_search_snap *s, uint32_t doc, const as_weights *w,
                   const sx_weights_tab *tab, const as_offer_filter *f, int merchant,
                   int64_t today, sx_best *out);
-/* A score no offer of product doc can exceed under t's weights with no
- * offer filters (0 when none is in stock): each part of the formula at its
- * best among the product's offers in stock, from the snapshot's columns. */
+/* A score no offer of product doc in stock can exceed under t's weights, so
+ * no offer that offer filters keep either (0 when none is in stock): each
+ * part of the formula at its best among the product's offers in stock, from
+ * the snapshot's columns. */
 int sx_rank_bound(const as_search_snap *s, uint32_t doc, const sx_weights_tab *t,
                   const as_weights *w);
 /* The snapshot's def_off and def_score of one product, from its in_stock
