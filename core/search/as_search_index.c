@@ -596,19 +596,23 @@ bool sx_catalog_private(sx_catalog *c)
     if (!(c->dev_arena = as_arena_create())) return false;
     as_mem m = as_arena_mem(c->dev_arena);
     c->qdevs = as_query_devices_make(&m, c->devs, c->ndevs);
-    size_t w = (c->n + 63) / 64, sets = 1 + c->ncats + c->npts;
+    size_t w = (c->n + 63) / 64, sets = 1 + c->ncats + c->npts + c->nmerchants;
     c->words = w;
     if (!(c->bits = calloc((w ? w : 1) * sets, sizeof(uint64_t)))) return false;
-    uint64_t *hidden = c->bits, *cat = hidden + w, *pt = cat + c->ncats * w;
+    uint64_t *hidden = c->bits, *cat = hidden + w, *pt = cat + c->ncats * w,
+             *mer = pt + c->npts * w;
     for (size_t d = 0; d < c->n; d++) {
         uint64_t bit = 1ull << (d & 63);
         if (c->hidden[d]) hidden[d >> 6] |= bit;
         cat[c->cat[d] * w + (d >> 6)] |= bit;
         pt[c->pt[d] * w + (d >> 6)] |= bit;
+        for (uint32_t o = c->off_at[d]; o < c->off_at[d + 1]; o++)
+            mer[c->offers[o].merchant * w + (d >> 6)] |= bit;
     }
     c->hidden_bits = hidden;
     c->cat_bits = cat;
     c->pt_bits = pt;
+    c->merchant_bits = mer;
     return true;
 }
 

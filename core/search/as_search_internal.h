@@ -94,12 +94,14 @@ typedef struct sx_catalog {
     size_t nvtext;
     size_t bytes;
     /* Bitsets over the products, `words` 64-bit words each (sx_catalog_private):
-     * the contradicted ones, and those of each category and part type (code *
-     * words on). What a search without device, merchant or offer filters
-     * counts and pages by (as_search_page.c). */
+     * the contradicted ones, those of each category and part type (code *
+     * words on), and those with an offer of each merchant (index * words
+     * on). What a search without device, merchant or offer filters counts
+     * and pages by (as_search_page.c), and what the match stage narrows the
+     * words' products by. */
     size_t words;
-    uint64_t *bits; /* one block: hidden_bits, cat_bits, pt_bits */
-    const uint64_t *hidden_bits, *cat_bits, *pt_bits;
+    uint64_t *bits; /* one block: hidden_bits, cat_bits, pt_bits, merchant_bits */
+    const uint64_t *hidden_bits, *cat_bits, *pt_bits, *merchant_bits;
     as_arena *dev_arena;            /* qdevs' memory */
     const as_query_devices *qdevs;  /* devs' words, for a device named in a query */
     void *map; /* the index file when mapped (as_search_file.c), else NULL */

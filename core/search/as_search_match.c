@@ -249,18 +249,26 @@ static void candidates(const sx_catalog *c, const unit *us, const bool *active, 
     }
 }
 
-/* The category's and part type's products as a bitset (the intersection
- * when both are given), NULL for every product. */
+/* The products of the category, the part type and the merchant (one with
+ * an offer there) as a bitset, the intersection of those given; NULL for
+ * every product. */
 static const uint64_t *filter_mask(const sx_catalog *c, as_mem *m, const sx_filter *f)
 {
-    if (f->none || (!f->has_cat && !f->has_pt)) return NULL;
-    const uint64_t *cat = f->has_cat ? c->cat_bits + f->cat * c->words : NULL;
-    const uint64_t *pt = f->has_pt ? c->pt_bits + f->pt * c->words : NULL;
-    if (!cat || !pt) return cat ? cat : pt;
-    uint64_t *both = as_alloc(m, (c->words ? c->words : 1) * 8);
-    for (size_t w = 0; w < c->words; w++)
-        both[w] = cat[w] & pt[w];
-    return both;
+    if (f->none) return NULL;
+    const uint64_t *sets[3];
+    size_t n = 0;
+    if (f->has_cat) sets[n++] = c->cat_bits + f->cat * c->words;
+    if (f->has_pt) sets[n++] = c->pt_bits + f->pt * c->words;
+    if (f->merchant >= 0) sets[n++] = c->merchant_bits + (size_t)f->merchant * c->words;
+    if (n <= 1) return n ? sets[0] : NULL;
+    uint64_t *all = as_alloc(m, (c->words ? c->words : 1) * 8);
+    for (size_t w = 0; w < c->words; w++) {
+        uint64_t x = sets[0][w];
+        for (size_t i = 1; i < n; i++)
+            x &= sets[i][w];
+        all[w] = x;
+    }
+    return all;
 }
 
 /* Every product that passes the filters and matches each active unit;
@@ -274,9 +282,9 @@ static size_t evaluate(const as_search_snap *s, as_mem *m, const sx_filter *f,
     const sx_catalog *c = s->c;
     size_t words = (c->n + 63) / 64, n = 0;
     const uint64_t *any = tr->le[NKINDS - 1];
-    /* the category and part type by the mask, a word at a time; the rest
-     * (merchant, device) per product */
-    bool each = f->none || f->merchant >= 0 || f->dev;
+    /* the category, part type and merchant by the mask, a word at a time;
+     * the device per product */
+    bool each = f->none || f->dev;
     if (out) {
         size_t most = 0;
         for (size_t w = 0; w < words; w++)
