@@ -764,7 +764,7 @@ static bool state_map(as_search_snap *s, sx_catalog *c)
     /* the 8-byte columns first, after the stock bytes rounded up to 8 */
     s->state_bytes =
         stock +
-        c->n * (2 * sizeof(int64_t) + 2 * sizeof(uint32_t) + 3 * sizeof(int32_t) +
+        c->n * (2 * sizeof(int64_t) + 5 * sizeof(uint32_t) + 3 * sizeof(int32_t) +
                 3 * sizeof(uint16_t) + 1) +
         1;
     void *p = MAP_FAILED;
@@ -794,10 +794,15 @@ static bool state_map(as_search_snap *s, sx_catalog *c)
     s->min_days = s->def_days + c->n;
     s->cheap_days = s->min_days + c->n;
     s->rank_order = (uint32_t *)(s->cheap_days + c->n);
-    s->max_del10 = (uint16_t *)(s->rank_order + c->n);
+    s->sort_order[0] = s->rank_order + c->n;
+    s->sort_order[1] = s->sort_order[0] + c->n;
+    s->sort_order[2] = s->sort_order[1] + c->n;
+    s->max_del10 = (uint16_t *)(s->sort_order[2] + c->n);
     s->best_q = s->max_del10 + c->n;
     s->best_r = s->best_q + c->n;
     s->def_score = (uint8_t *)(s->best_r + c->n);
+    for (size_t i = 0; i < 3; i++)
+        atomic_init(&s->order_state[i], 0);
     s->c = c;
     return true;
 }

@@ -128,6 +128,14 @@ struct as_search_snap {
     /* c->n: every product in the default order without text (buyable first,
      * then the score, highest first, then sku): sx_rank_order */
     uint32_t *rank_order;
+    /* c->n each, filled at the first search that needs one (sx_sort_order):
+     * the products in the order of sort=price, delivery and return_rate
+     * under the default weights with no offer filters (buyable first, then
+     * the sort's key, then as rank_order); order_state[i] 0 while nobody
+     * has made sort_order[i], 1 while a thread makes it, 2 when made, 3 when
+     * it cannot be (a key outside what the order holds) */
+    uint32_t *sort_order[3];
+    atomic_int order_state[3];
     /* c->n each, over the offers in stock (0 for none): the best delivery
      * component (as sx_offer.delivery10), and the merchants (into merchants)
      * of the best quality and of the best reliability: what bounds a
@@ -280,6 +288,11 @@ void sx_rank_default(as_search_snap *s, uint32_t doc);
 void sx_rank_columns(as_search_snap *s, uint32_t doc);
 /* s's rank_order, from its def_off and def_score and the catalogue's sku order. */
 void sx_rank_order(as_search_snap *s);
+/* The order of sort k (price, delivery or return_rate) in s under the
+ * default weights and no offer filters, made at its first use (one thread
+ * makes it, in the snapshot's state); NULL while another thread makes it or
+ * when it cannot be made: the caller ranks each match instead. */
+const uint32_t *sx_sort_order(const as_search_snap *s, as_sort_kind k);
 /* sx_rank_best under the default weights and no offer filters, from them;
  * price_cents and days only when price_days (else 0). */
 void sx_rank_best_default(const as_search_snap *s, uint32_t doc, bool price_days, sx_best *out);

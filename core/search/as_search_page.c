@@ -151,17 +151,17 @@ void sx_page_product(const as_search_snap *s, as_mem *m, uint32_t d, const as_de
     }
 }
 
-/* The page under sx_filter.bits (default weights, the score's order, no
- * device, merchant or offer filters), by bitsets instead of each match: the
- * count and the excluded (contradicted, under verified_only) by popcount;
- * the first k results, tier by tier, either walking the snapshot's
- * rank_order (the default order without text) until the tier has given what
- * is missing, or, for a tier with few products, ordering its products by
- * their packed key: whichever visits fewer products. Into top (sorted) and
+/* The page under sx_filter.bits (default weights, no device, merchant or
+ * offer filters), by bitsets instead of each match: the count and the
+ * excluded (contradicted, under verified_only) by popcount; the first k
+ * results, tier by tier, either walking `order` (the snapshot's rank_order,
+ * the default order without text, or the sort's, sx_sort_order) until the
+ * tier has given what is missing, or, for a tier with few products, ordering
+ * its products by their keys: whichever visits fewer products. Into top (sorted) and
  * the excluded list; the same answers as the loop of as_search_run. */
 static void page_bits(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
-                      const sx_filter *f, const sx_match *mt, top_k *top, uint32_t *excluded,
-                      const char **why_of, size_t *nx, as_search_result *out)
+                      const sx_filter *f, const sx_match *mt, const uint32_t *order, top_k *top,
+                      uint32_t *excluded, const char **why_of, size_t *nx, as_search_result *out)
 {
     const sx_catalog *c = s->c;
     size_t words = c->words, n = c->n;
@@ -214,6 +214,11 @@ static void page_bits(const as_search_snap *s, as_mem *m, const as_search_ask *a
                     uint32_t d = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(cur));
                     hit h = {d, c->sku_rk[d], 0, s->def_score[d], (uint8_t)t,
                              (uint8_t)(s->def_off[d] == UINT32_MAX)};
+                    if (ask->sort != AS_SORT_SCORE) {
+                        sx_best b;
+                        sx_rank_best_default(s, d, true, &b);
+                        h.key = sort_key(ask->sort, c, d, &b);
+                    }
                     top_offer(&few, &h);
                 }
             top_sort(&few);
@@ -221,9 +226,9 @@ static void page_bits(const as_search_snap *s, as_mem *m, const as_search_ask *a
             top->n += few.n;
             continue;
         }
-        /* many: the default order, until the tier has given what is missing */
+        /* many: the sort's order, until the tier has given what is missing */
         for (size_t i = 0; i < n && top->n < top->k; i++) {
-            uint32_t d = s->rank_order[i];
+            uint32_t d = order[i];
             if (!(set[d >> 6] >> (d & 63) & 1)) continue;
             top->heap[top->n++] = (hit){d, c->sku_rk[d], 0, s->def_score[d], (uint8_t)t,
                                         (uint8_t)(s->def_off[d] == UINT32_MAX)};
@@ -253,8 +258,11 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
     sx_filter_prepare(s, ask, dev, &of, &f);
     /* the default weights, no offer filters, the score's order and neither
      * device nor merchant: counted and paged by bitsets (page_bits) */
-    f.bits = as_weights_is_default(&ask->w) && !f.offer_filters && ask->sort == AS_SORT_SCORE &&
-             !f.dev && f.merchant < 0 && !f.none;
+    f.bits = as_weights_is_default(&ask->w) && !f.offer_filters && !f.dev && f.merchant < 0 &&
+             !f.none;
+    /* another sort: its order (sx_sort_order), made at its first use */
+    const uint32_t *order = s->rank_order;
+    if (f.bits && ask->sort != AS_SORT_SCORE) f.bits = (order = sx_sort_order(s, ask->sort)) != NULL;
     sx_match mt;
     sx_match_run(s, m, &qt, ask->q, &f, &mt);
     out->understood = mt.u;
@@ -296,7 +304,7 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
     const char *why_of[MAX_EXCLUDED];
     size_t nx = 0;
     if (f.bits) {
-        page_bits(s, m, ask, &f, &mt, &top, excluded, why_of, &nx, out);
+        page_bits(s, m, ask, &f, &mt, order, &top, excluded, why_of, &nx, out);
         goto paged;
     }
     /* the products to consider: those the text matched (and the category,

@@ -5,6 +5,7 @@
  * offers are in stock comes from the snapshot's stock state; the page's own
  * offers are ranked again from live stock by the API. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "as_search_internal.h"
@@ -232,6 +233,95 @@ void sx_rank_order(as_search_snap *s)
         uint32_t d = c->sku_docs[i];
         s->rank_order[at[(s->def_off[d] == UINT32_MAX) << 8 | (255u - s->def_score[d])]++] = d;
     }
+}
+
+#define RADIX_BUCKETS (1u << 11)
+
+/* A stable LSD radix sort of v[0, n) by key[v[i]], 11 bits a pass, as many
+ * passes as the largest key needs; tmp holds n. */
+static void radix_by(uint32_t *v, uint32_t *tmp, const uint64_t *key, size_t n)
+{
+    uint64_t most = 0;
+    for (size_t i = 0; i < n; i++)
+        if (key[v[i]] > most) most = key[v[i]];
+    uint32_t *from = v, *to = tmp;
+    for (unsigned shift = 0; shift < 64 && (shift == 0 || most >> shift); shift += 11) {
+        size_t at[RADIX_BUCKETS + 1];
+        memset(at, 0, sizeof(at));
+        for (size_t i = 0; i < n; i++)
+            at[(key[from[i]] >> shift & (RADIX_BUCKETS - 1)) + 1]++;
+        for (size_t b = 0; b < RADIX_BUCKETS; b++)
+            at[b + 1] += at[b];
+        for (size_t i = 0; i < n; i++)
+            to[at[key[from[i]] >> shift & (RADIX_BUCKETS - 1)]++] = from[i];
+        uint32_t *t = from;
+        from = to;
+        to = t;
+    }
+    if (from != v) memcpy(v, from, n * sizeof(*v));
+}
+
+/* The key of sort k for one product under the default weights (hit_cmp's
+ * `key` of as_search_page.c, as an integer that orders the same way), or
+ * false when it has none that does (a negative or not-a-number return rate). */
+static bool order_key(const as_search_snap *s, as_sort_kind k, uint32_t d, uint64_t *key)
+{
+    const sx_catalog *c = s->c;
+    switch (k) {
+    case AS_SORT_PRICE:
+        *key = (uint64_t)s->def_price[d];
+        return s->def_price[d] >= 0;
+    case AS_SORT_DELIVERY:
+        *key = (uint64_t)(int64_t)s->def_days[d];
+        return s->def_days[d] >= 0;
+    default: { /* a double at or above zero orders as its bits do */
+        double r = c->return_rate[d];
+        if (!(r >= 0)) return false;
+        r += 0.0; /* -0.0 as 0.0 */
+        memcpy(key, &r, sizeof(r));
+        return true;
+    }
+    }
+}
+
+/* sort_order[i] from rank_order (buyable first, then the score, highest
+ * first, then sku): the buyable ones sorted stably by the sort's key; the
+ * others, whose key is 0 for price and delivery, left in place, and sorted by
+ * the return rate for return_rate. */
+static bool make_order(const as_search_snap *s, as_sort_kind k, uint32_t *out)
+{
+    const sx_catalog *c = s->c;
+    size_t n = c->n, nb = 0;
+    while (nb < n && s->def_off[s->rank_order[nb]] != UINT32_MAX)
+        nb++;
+    uint64_t *key = malloc((n ? n : 1) * sizeof(*key));
+    uint32_t *tmp = malloc((n ? n : 1) * sizeof(*tmp));
+    bool ok = key && tmp;
+    for (size_t d = 0; ok && d < n; d++)
+        ok = order_key(s, k, (uint32_t)d, &key[d]);
+    if (ok) {
+        memcpy(out, s->rank_order, n * sizeof(*out));
+        radix_by(out, tmp, key, nb);
+        if (k == AS_SORT_RETURN_RATE) radix_by(out + nb, tmp, key, n - nb);
+    }
+    free(key);
+    free(tmp);
+    return ok;
+}
+
+const uint32_t *sx_sort_order(const as_search_snap *cs, as_sort_kind k)
+{
+    if (k != AS_SORT_PRICE && k != AS_SORT_DELIVERY && k != AS_SORT_RETURN_RATE) return NULL;
+    /* the orders live in the snapshot's state, filled once: the snapshot is
+     * otherwise read-only to searches */
+    as_search_snap *s = (as_search_snap *)cs;
+    size_t i = k == AS_SORT_PRICE ? 0 : k == AS_SORT_DELIVERY ? 1 : 2;
+    int st = atomic_load_explicit(&s->order_state[i], memory_order_acquire);
+    if (st == 2) return s->sort_order[i];
+    if (st != 0 || !atomic_compare_exchange_strong(&s->order_state[i], &st, 1)) return NULL;
+    bool ok = make_order(s, k, s->sort_order[i]);
+    atomic_store_explicit(&s->order_state[i], ok ? 2 : 3, memory_order_release);
+    return ok ? s->sort_order[i] : NULL;
 }
 
 void sx_rank_best_default(const as_search_snap *s, uint32_t doc, bool price_days, sx_best *out)

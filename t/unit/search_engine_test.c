@@ -363,6 +363,90 @@ static void test_filtered_best_is_ranked_best(void **state)
     as_search_snap_release(s);
 }
 
+/* sx_sort_order: the orders of sort=price, delivery and return_rate under the
+ * default weights are those of hit_cmp (as_search_page.c) over every
+ * product: buyable first, then the sort's key, then the score (highest
+ * first), then sku; on a catalogue with ties in every key and stock outs. */
+static const as_search_snap *order_snap;
+static as_sort_kind order_kind;
+
+static int by_sort(const void *a, const void *b)
+{
+    const as_search_snap *s = order_snap;
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    sx_best bx, by;
+    sx_rank_best_default(s, x, true, &bx);
+    sx_rank_best_default(s, y, true, &by);
+    if ((bx.n_eligible > 0) != (by.n_eligible > 0)) return bx.n_eligible > 0 ? -1 : 1;
+    double kx = 0, ky = 0;
+    if (order_kind == AS_SORT_RETURN_RATE) {
+        kx = s->c->return_rate[x];
+        ky = s->c->return_rate[y];
+    } else if (bx.n_eligible) {
+        kx = order_kind == AS_SORT_PRICE ? (double)bx.price_cents : bx.days;
+        ky = order_kind == AS_SORT_PRICE ? (double)by.price_cents : by.days;
+    }
+    if (kx != ky) return kx < ky ? -1 : 1;
+    if (bx.score != by.score) return bx.score > by.score ? -1 : 1;
+    return strcmp(sx_str(s->c, s->c->sku_at[x]), sx_str(s->c, s->c->sku_at[y]));
+}
+
+static void test_sort_orders(void **state)
+{
+    as_mem *m = unit_mem(state);
+    enum { N = 500 };
+    static const as_merchant merchants[] = {M_A, M_B};
+    static const as_device devices[] = {
+        {7, "dyson-v11", "Dyson V11 Absolute", "Dyson", "vacuum-cleaner", "v11"},
+        {8, "brita-marella", "Brita Marella", "Brita", "water-jug", ""},
+        {9, "dyson-v8", "Dyson V8 Animal", "Dyson", "vacuum-cleaner", "v8"}};
+    static const double rates[] = {0.0, 0.01, 0.02, 0.05, 0.125};
+    as_product *ps = as_alloc(m, N * sizeof(*ps));
+    uint32_t x = 88172645u;
+    for (int i = 0; i < N; i++) {
+        size_t n = 1 + rnd_next(&x) % 4;
+        as_offer *os = as_alloc(m, n * sizeof(*os));
+        for (size_t k = 0; k < n; k++) {
+            int64_t price = 100 * (1 + (int64_t)(rnd_next(&x) % 6)) + (rnd_next(&x) % 2) * 2048;
+            os[k] = (as_offer){as_printf(m, "s-%03d-%zu", i, k), merchants[rnd_next(&x) % 2], price,
+                               price + 50, "agent price", 1 + (int)(rnd_next(&x) % 4),
+                               rnd_next(&x) % 3 ? 4 : 0};
+        }
+        /* skus out of the ids' order, so sku order is the catalogue's own */
+        ps[i] = (as_product){.id = i + 1, .sku = as_printf(m, "S-%03d", (i * 7919) % N),
+                             .name = "Thing", .brand = "Brand", .category = "batteries",
+                             .part_type = "battery", .description = "", .image_urls = "[]",
+                             .availability = "in_stock", .verif_status = "verified",
+                             .orders_per_week = "[]", .return_rate = rates[rnd_next(&x) % 5],
+                             .offers = os, .n_offers = n};
+    }
+    fake_db db;
+    fixture_catalogue(&db, merchants, devices, ps, N);
+    as_store st = fake_store_make(&db);
+    as_search_snap *s = as_search_snap_build(&st);
+    assert_non_null(s);
+    const as_sort_kind kinds[] = {AS_SORT_PRICE, AS_SORT_DELIVERY, AS_SORT_RETURN_RATE};
+    size_t unbuyable = 0;
+    for (uint32_t d = 0; d < s->c->n; d++)
+        unbuyable += s->def_off[d] == UINT32_MAX;
+    assert_true(unbuyable > 5 && unbuyable < N / 2); /* both kinds, to order */
+    uint32_t *want = as_alloc(m, N * sizeof(*want));
+    for (size_t k = 0; k < N_ROWS(kinds); k++) {
+        assert_null(sx_sort_order(s, AS_SORT_SCORE)); /* rank_order's */
+        const uint32_t *got = sx_sort_order(s, kinds[k]);
+        assert_non_null(got);
+        assert_ptr_equal(sx_sort_order(s, kinds[k]), got); /* made once */
+        for (uint32_t d = 0; d < N; d++)
+            want[d] = d;
+        order_snap = s;
+        order_kind = kinds[k];
+        qsort(want, N, sizeof(*want), by_sort);
+        for (size_t i = 0; i < N; i++)
+            assert_int_equal(got[i], want[i]);
+    }
+    as_search_snap_release(s);
+}
+
 /* ---- the index file: what one process builds, another maps, with the same answers ---- */
 
 static const char *last_log;
@@ -808,6 +892,7 @@ int main(void)
         UNIT_TEST(test_filters_without_text),
         UNIT_TEST(test_order_is_the_formula),
         UNIT_TEST(test_filtered_best_is_ranked_best),
+        UNIT_TEST(test_sort_orders),
         UNIT_TEST(test_device_typo),
         UNIT_TEST(test_index_file),
         UNIT_TEST(test_background_build),
