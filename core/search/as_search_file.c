@@ -26,7 +26,7 @@
 #include "as_search_internal.h"
 
 static const char magic[8] = {'A', 'S', 'I', 'D', 'X', 0, 0, 0};
-#define FORMAT 3 /* 3: the product views' parts */
+#define FORMAT 4 /* 3: the product views' parts; 4: 3's from background builds lacked them */
 
 enum {
     SEC_IDS,

@@ -1489,6 +1489,7 @@ typedef struct bg_store {
         as_index_row_fn row;
         as_index_offer_fn offer;
         as_index_compat_fn compat;
+        as_view_row_fn view;
     } each;
     void *baton;
 } bg_store;
@@ -1555,13 +1556,29 @@ static int bg_compat(void *h, as_index_compat_fn each, void *baton)
     return BG_STOPPED(b) ? AS_EDB : b->in->index_compat(b->in->h, bg_compat_row, b);
 }
 
+static int bg_view_row(void *h, const as_product *p)
+{
+    bg_store *b = h;
+    return BG_STOPPED(b) ? -1 : b->each.view(b->baton, p);
+}
+
+static int bg_views(void *h, as_view_row_fn each, void *baton)
+{
+    bg_store *b = h;
+    b->each.view = each;
+    b->baton = baton;
+    return BG_STOPPED(b) ? AS_EDB : b->in->view_rows(b->in->h, bg_view_row, b);
+}
+
 static int bg_changes(void *h, int64_t since, as_rank_row_fn each, void *baton)
 {
     bg_store *b = h;
     return BG_STOPPED(b) ? AS_EDB : b->in->rank_changes(b->in->h, since, each, baton);
 }
 
-/* Only what build and update call. */
+/* Only what build and update call: every stream build reads, the product
+ * views' parts too (without them every view would be read whole from the
+ * store). */
 static as_store bg_store_make(bg_store *b)
 {
     const as_store *in = b->in;
@@ -1572,7 +1589,8 @@ static as_store bg_store_make(bg_store *b)
                    .index_rows = bg_rows,
                    .index_offers = bg_offers,
                    .rank_changes = bg_changes,
-                   .index_compat = in->index_compat ? bg_compat : NULL};
+                   .index_compat = in->index_compat ? bg_compat : NULL,
+                   .view_rows = in->view_rows ? bg_views : NULL};
     return st;
 }
 
