@@ -1,7 +1,9 @@
 # Secrets that must not leave through httpd itself (issue 17): a confirmation
 # link's token never reaches an access log, whatever its format (request line,
 # path and query, QUERY_STRING, the Referer the page's own form sends); TRACE
-# under /v1 is refused as JSON and does not echo the agent key back.
+# under /v1 is refused as JSON and does not echo the agent key back; the API
+# is not mapped to files, so <Directory> rules do not reach it (its
+# <Location> ones do).
 use strict;
 use warnings FATAL => 'all';
 use FindBin;
@@ -68,5 +70,20 @@ ok($res->header('Allow'), '... with Allow');
 ($res, $v) = api('TRACE', '', [ Authorization => "Bearer $key" ]);
 is($res->code, 405, 'TRACE on the base itself: 405 too');
 unlike($res->content, qr/\Q$key\E/, '... without the key');
+
+# ---- no file-system mapping under /v1 ----
+# t/conf/extra.conf.in denies <Directory DocumentRoot/v1>, made here (httpd
+# walks only directories that exist): httpd does not walk the file system for
+# the API, so the rule does not reach it...
+my $dir = Apache::Test::vars('documentroot') . '/v1';
+mkdir $dir or die "$dir: $!" unless -d $dir;
+($res, $v) = api_get("/products/$p->{sku}");
+rmdir $dir;
+is($res->code, 200, 'a <Directory> denial over DocumentRoot/v1 does not apply to the API');
+is($v->{sku}, $p->{sku}, '... the product is served');
+# ... while a <Location> rule does, answered as JSON
+($res, $v) = api_get('/denied-by-location');
+is($res->code, 403, 'a <Location> denial under /v1 applies: 403');
+like($res->header('Content-Type') // '', qr{^application/json}, '... as JSON');
 
 done_testing();
