@@ -21,17 +21,64 @@ const char *as_sha256_hex(as_mem *m, const char *s, size_t n)
     return hex;
 }
 
-uint64_t as_hmac_u64(const unsigned char *key, size_t key_len, const char *msg, size_t n)
+static inline uint64_t rotl64(uint64_t x, int b)
 {
-    unsigned char mac[32];
-    unsigned int len = 0;
-    if (!HMAC(EVP_sha256(), key, (int)key_len, (const unsigned char *)msg, n, mac, &len) ||
-        len != 32)
-        abort();
+    return x << b | x >> (64 - b);
+}
+
+static inline uint64_t le64(const unsigned char *p)
+{
     uint64_t v = 0;
-    for (int i = 0; i < 8; i++)
-        v = v << 8 | mac[i];
+    for (int i = 7; i >= 0; i--)
+        v = v << 8 | p[i];
     return v;
+}
+
+#define SIPROUND                                                                                   \
+    do {                                                                                           \
+        v0 += v1;                                                                                  \
+        v1 = rotl64(v1, 13);                                                                       \
+        v1 ^= v0;                                                                                  \
+        v0 = rotl64(v0, 32);                                                                       \
+        v2 += v3;                                                                                  \
+        v3 = rotl64(v3, 16);                                                                       \
+        v3 ^= v2;                                                                                  \
+        v0 += v3;                                                                                  \
+        v3 = rotl64(v3, 21);                                                                       \
+        v3 ^= v0;                                                                                  \
+        v2 += v1;                                                                                  \
+        v1 = rotl64(v1, 17);                                                                       \
+        v1 ^= v2;                                                                                  \
+        v2 = rotl64(v2, 32);                                                                       \
+    } while (0)
+
+uint64_t as_siphash24(const unsigned char key[16], const void *msg, size_t n)
+{
+    const unsigned char *in = msg;
+    uint64_t k0 = le64(key), k1 = le64(key + 8);
+    uint64_t v0 = k0 ^ 0x736f6d6570736575ull, v1 = k1 ^ 0x646f72616e646f6dull,
+             v2 = k0 ^ 0x6c7967656e657261ull, v3 = k1 ^ 0x7465646279746573ull;
+    size_t whole = n - n % 8;
+    for (size_t i = 0; i < whole; i += 8) {
+        uint64_t m = le64(in + i);
+        v3 ^= m;
+        SIPROUND;
+        SIPROUND;
+        v0 ^= m;
+    }
+    uint64_t b = (uint64_t)n << 56;
+    for (size_t i = 0; i < n % 8; i++)
+        b |= (uint64_t)in[whole + i] << (8 * i);
+    v3 ^= b;
+    SIPROUND;
+    SIPROUND;
+    v0 ^= b;
+    v2 ^= 0xff;
+    SIPROUND;
+    SIPROUND;
+    SIPROUND;
+    SIPROUND;
+    return v0 ^ v1 ^ v2 ^ v3;
 }
 
 const char *as_hmac_b64url(as_mem *m, const unsigned char *key, size_t key_len, const char *msg)

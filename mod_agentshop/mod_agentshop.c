@@ -87,21 +87,28 @@ static void (*dbd_close)(server_rec *, ap_dbd_t *) = NULL;
 static apr_global_mutex_t *write_mutex;
 
 /* Rate-limit counters shared by every child: a fixed table in shared memory,
- * guarded by its own global mutex (`Mutex ... agentshop-ratelimit`). */
+ * changed by atomic compare-and-swap, no lock (a global mutex taken by every
+ * request cost a tenth of a product view in futex calls). Where 64-bit
+ * atomics are not lock-free, its own global mutex guards it (`Mutex ...
+ * agentshop-ratelimit`). */
 #define RATE_MUTEX "agentshop-ratelimit"
 #define RATE_SLOTS 16384
 #define RATE_PROBES 8
+#if defined(__GCC_ATOMIC_LLONG_LOCK_FREE) && __GCC_ATOMIC_LLONG_LOCK_FREE == 2
+#define RATE_LOCK_FREE 1
+#else
+#define RATE_LOCK_FREE 0
+#endif
 typedef struct rate_slot {
-    apr_uint64_t key; /* 0: free */
-    apr_int64_t expires;
-    apr_uint32_t count;
+    apr_uint64_t key;    /* 0: free */
+    apr_uint64_t window; /* when the window ends (seconds) << 32 | its count */
 } rate_slot;
 static apr_global_mutex_t *rate_mutex;
 static apr_shm_t *rate_shm;
 static rate_slot *rate_table;
 /* Drawn at every start, before the children fork: slots are found by a keyed
  * hash, so no client can choose keys whose slots land on another's. */
-static unsigned char rate_secret[32];
+static unsigned char rate_secret[16];
 
 /* Locations that serve the API: every <Location> holding an AgentShop directive
  * (the sample config sets AgentShopKeyPrefix in it), else "/v1". httpd rejects
@@ -1430,42 +1437,79 @@ static apr_status_t json_error_filter(ap_filter_t *f, apr_bucket_brigade *bb)
     return ap_pass_brigade(f->next, bb);
 }
 
-/* FNV-1a: spreads identities over the table; never 0 (0 marks a free slot). */
-/* A counter's key: a keyed hash (rate_secret) of the location and who, so
- * made-up keys cannot be chosen to land in a real key's probe window and
- * evict its counter. */
+/* A counter's key: a keyed hash (SipHash-2-4 under rate_secret) of the
+ * location and who, so made-up keys cannot be chosen to land in a real key's
+ * probe window and evict its counter; never 0 (0 marks a free slot). */
 static apr_uint64_t rate_key(apr_pool_t *p, const char *a, const char *b)
 {
     const char *msg = apr_pstrcat(p, a, "\n", b, NULL);
-    apr_uint64_t h = as_hmac_u64(rate_secret, sizeof(rate_secret), msg, strlen(msg));
+    apr_uint64_t h = as_siphash24(rate_secret, msg, strlen(msg));
     return h ? h : 1;
 }
 
+static apr_uint64_t rate_load(const apr_uint64_t *at)
+{
+    return __atomic_load_n(at, __ATOMIC_ACQUIRE);
+}
+
+static int rate_cas(apr_uint64_t *at, apr_uint64_t old, apr_uint64_t now)
+{
+    return __atomic_compare_exchange_n(at, &old, now, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+}
+
 /* Counts one request in a fixed window; 0 when allowed, else seconds to wait.
- * Called with rate_mutex held. */
+ * Every change is one compare-and-swap of a slot's key or window, so no count
+ * of a key that has its slot is lost however the children's threads
+ * interleave. A key without a slot takes a free or expired one, else the one
+ * whose window ends soonest (only a full probe window of live keys evicts
+ * one). Two requests of a new key at the same instant may each take a slot;
+ * the first in probe order counts from then on, the other expires. */
 static int rate_count(apr_uint64_t key, apr_int64_t now, apr_int64_t limit, apr_int64_t secs)
 {
-    rate_slot *use = NULL, *free_slot = NULL, *oldest = NULL;
-    for (int i = 0; i < RATE_PROBES; i++) {
-        rate_slot *sl = &rate_table[(key + (apr_uint64_t)i) % RATE_SLOTS];
-        if (sl->key == key) {
-            use = sl;
-            break;
+    rate_slot *use = NULL;
+    for (int attempt = 0; !use && attempt < 4; attempt++) {
+        rate_slot *free_slot = NULL, *oldest = NULL;
+        apr_uint64_t free_key = 0, oldest_key = 0, oldest_end = 0;
+        for (int i = 0; i < RATE_PROBES; i++) {
+            rate_slot *sl = &rate_table[(key + (apr_uint64_t)i) % RATE_SLOTS];
+            apr_uint64_t k = rate_load(&sl->key), end = rate_load(&sl->window) >> 32;
+            if (k == key) {
+                use = sl;
+                break;
+            }
+            if (!free_slot && (k == 0 || end <= (apr_uint64_t)now)) {
+                free_slot = sl;
+                free_key = k;
+            }
+            if (!oldest || end < oldest_end) {
+                oldest = sl;
+                oldest_key = k;
+                oldest_end = end;
+            }
         }
-        if (!free_slot && (sl->key == 0 || sl->expires <= now)) free_slot = sl;
-        if (!oldest || sl->expires < oldest->expires) oldest = sl;
+        if (use) break;
+        /* a new key: claim a slot, its window ended (or ending now) */
+        rate_slot *take = free_slot ? free_slot : oldest;
+        apr_uint64_t was = free_slot ? free_key : oldest_key;
+        if (rate_cas(&take->key, was, key)) {
+            use = take;
+            /* an evicted key's window, still running: the new key's starts
+             * afresh (an ended one is restarted by the count below) */
+            apr_uint64_t w0 = rate_load(&take->window);
+            if (!free_slot && w0 >> 32 > (apr_uint64_t)now) rate_cas(&take->window, w0, 0);
+        }
     }
-    if (!use) { /* a new window: a free slot, or the one that ends soonest */
-        use = free_slot ? free_slot : oldest;
-        use->key = key;
-        use->expires = 0;
-    }
-    if (use->expires <= now) {
-        use->expires = now + secs;
-        use->count = 0;
-    }
-    if (use->count < 0xffffffffu) use->count++;
-    return (apr_int64_t)use->count > limit ? (int)(use->expires - now) : 0;
+    if (!use) return 0; /* lost every race for a slot: let it through */
+    apr_uint64_t w = rate_load(&use->window), nw;
+    do {
+        apr_uint64_t end = w >> 32, count = w & 0xffffffffu;
+        if (end <= (apr_uint64_t)now)
+            nw = (apr_uint64_t)(now + secs) << 32 | 1;
+        else
+            nw = end << 32 | (count < 0xffffffffu ? count + 1 : count);
+    } while (!__atomic_compare_exchange_n(&use->window, &w, nw, 0, __ATOMIC_ACQ_REL,
+                                          __ATOMIC_ACQUIRE));
+    return (apr_int64_t)(nw & 0xffffffffu) > limit ? (int)((apr_int64_t)(nw >> 32) - now) : 0;
 }
 
 /* Per agent key (a well-formed Bearer key) or else per client address, at the
@@ -1485,14 +1529,16 @@ static int rate_limited(request_rec *r, const dir_cfg *c, const as_config *cfg, 
     apr_int64_t now = apr_time_sec(apr_time_now());
     apr_uint64_t k1 = rate_key(r->pool, base, keyed ? key : apr_pstrcat(r->pool, "ip:", ip, NULL));
     apr_uint64_t k2 = rate_key(r->pool, base, apr_pstrcat(r->pool, "all:", ip, NULL));
-    apr_status_t rv = apr_global_mutex_lock(rate_mutex);
-    if (rv != APR_SUCCESS) {
-        ap_log_rerror(APLOG_MARK, APLOG_ERR, rv, r, "rate limit: cannot take its mutex");
-        return 0; /* fail open: availability over throttling */
+    if (!RATE_LOCK_FREE) {
+        apr_status_t rv = apr_global_mutex_lock(rate_mutex);
+        if (rv != APR_SUCCESS) {
+            ap_log_rerror(APLOG_MARK, APLOG_ERR, rv, r, "rate limit: cannot take its mutex");
+            return 0; /* fail open: availability over throttling */
+        }
     }
     int w1 = rate_count(k1, now, n, secs);
     int w2 = rate_count(k2, now, n * 10, secs);
-    apr_global_mutex_unlock(rate_mutex);
+    if (!RATE_LOCK_FREE) apr_global_mutex_unlock(rate_mutex);
     if (w1) {
         *limit = n;
         *who = keyed ? "this agent key" : "this client address";

@@ -56,6 +56,20 @@ use AgentShop::Test;
 my ($res, $v) = api_get('/search?limit=1');
 is($res->code, 200, 'the limits of /limited/v1 do not touch /v1');
 
+# ---- counted exactly under concurrency: AgentShopRateLimit 15 60 on /burst/v1 ----
+# The counters live in shared memory and change by compare-and-swap, without
+# a lock: 40 requests of one key at the same moment, from 40 processes over
+# every httpd child, are 15 allowed and 25 refused, none lost or counted twice.
+{
+    local $AgentShop::Test::BASE = '/burst/v1';
+    my (undef, $kd) = new_agent();
+    my @r = concurrently(map { sub { api_get('/devices', agent_headers($kd)) } } 1 .. 40);
+    my @codes = map { $_->{code} } @r;
+    is(scalar(grep { $_ == 429 } @codes), 25, '40 requests of one key at once, 15 a minute: 25 are 429')
+      or diag "@codes";
+    is(scalar(grep { $_ == 200 } @codes), 15, "... and 15 are answered") or diag "@codes";
+}
+
 # ---- JSON nesting ----
 my ($u, $k) = new_agent();
 my $deep = '{"sku":' . ('[' x 20) . ('1') . (']' x 20) . '}';

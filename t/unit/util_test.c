@@ -1,4 +1,5 @@
 /* as_util: dates, times, euros, UTF-8, integers, path segments, rounding. */
+#include "as_crypto.h"
 #include "fake_store.h"
 
 #include <math.h>
@@ -501,9 +502,27 @@ static void test_round(void **state)
     ROWS_DONE();
 }
 
+/* SipHash-2-4's published test vectors: key 00..0f, messages 00..(n-1). */
+static void test_siphash24(void **state)
+{
+    (void)state;
+    unsigned char key[16], msg[64];
+    for (int i = 0; i < 16; i++)
+        key[i] = (unsigned char)i;
+    for (int i = 0; i < 64; i++)
+        msg[i] = (unsigned char)i;
+    assert_true(as_siphash24(key, msg, 0) == 0x726fdb47dd0e0e31ull);
+    assert_true(as_siphash24(key, msg, 1) == 0x74f839c593dc67fdull);
+    assert_true(as_siphash24(key, msg, 8) == 0x93f5f5799a932462ull);
+    assert_true(as_siphash24(key, msg, 15) == 0xa129ca6149be45e5ull); /* the paper's */
+    key[0] ^= 1; /* another key, another hash */
+    assert_true(as_siphash24(key, msg, 15) != 0xa129ca6149be45e5ull);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        UNIT_TEST(test_siphash24),
         UNIT_TEST(test_date_parse),    UNIT_TEST(test_date_format),
         UNIT_TEST(test_time_format),   UNIT_TEST(test_time_parse_invalid),
         UNIT_TEST(test_eur_format),    UNIT_TEST(test_eur_parse),
