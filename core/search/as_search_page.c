@@ -384,6 +384,25 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
                 continue;
             }
         }
+        if (ask->sort != AS_SORT_SCORE && !defaults && top.n == top.k && top.k &&
+            s->def_off[d] != UINT32_MAX &&
+            !((ask->verified_only && c->hidden[d]) || (f.dev && row && !row->fits)) &&
+            (!f.offer_filters || sx_filter_viable(s, &f, d, row))) {
+            /* another sort under custom weights or offer filters: the key of
+             * the best offer, whichever it is, is at least the least among
+             * the product's offers in stock (the return rate is the
+             * product's); a result that cannot enter the page even at that
+             * key with the highest score is counted without ranking its
+             * offers (so only a key above the page's last is decided here) */
+            double least = ask->sort == AS_SORT_PRICE      ? (double)s->min_price[d]
+                           : ask->sort == AS_SORT_DELIVERY ? (double)s->min_days[d]
+                                                           : c->return_rate[d];
+            hit most = {d, c->sku_rk[d], least, INT32_MAX, tier, 0};
+            if (hit_cmp(&most, &top.heap[0]) >= 0) {
+                out->count++;
+                continue;
+            }
+        }
         sx_best b;
         if (defaults)
             sx_rank_best_default(s, d, price_days, &b);

@@ -447,6 +447,143 @@ static void test_sort_orders(void **state)
     as_search_snap_release(s);
 }
 
+/* The engine's pages against brute force: every product ranked by
+ * sx_rank_best (every offer scored, no shortcut), filtered, sorted by
+ * hit_cmp's order (tier, buyable, the sort's key, score, sku) and paged; over
+ * a random catalogue with ties, stock outs, contradicted products and three
+ * match tiers, for every sort, offer filters, weights and pages. The
+ * shortcuts (bitsets and sort orders, the kept default offer, the bounds
+ * that skip ranking) must give the same counts and pages. */
+typedef struct brute_hit {
+    uint32_t d;
+    int tier, unbuyable, score;
+    double key;
+    const char *sku;
+} brute_hit;
+
+static int brute_cmp(const void *a, const void *b)
+{
+    const brute_hit *x = a, *y = b;
+    if (x->tier != y->tier) return x->tier < y->tier ? -1 : 1;
+    if (x->unbuyable != y->unbuyable) return x->unbuyable < y->unbuyable ? -1 : 1;
+    if (x->key != y->key) return x->key < y->key ? -1 : 1;
+    if (x->score != y->score) return x->score > y->score ? -1 : 1;
+    return strcmp(x->sku, y->sku);
+}
+
+static void test_pages_are_brute_force(void **state)
+{
+    as_mem *m = unit_mem(state);
+    enum { N = 300 };
+    static const as_merchant merchants[] = {M_A, M_B};
+    static const as_device devices[] = {
+        {7, "dyson-v11", "Dyson V11 Absolute", "Dyson", "vacuum-cleaner", "v11"},
+        {8, "brita-marella", "Brita Marella", "Brita", "water-jug", ""},
+        {9, "dyson-v8", "Dyson V8 Animal", "Dyson", "vacuum-cleaner", "v8"}};
+    static const double rates[] = {0.0, 0.01, 0.02, 0.05};
+    /* "thing" matches the first two exactly (same stem), the third by prefix */
+    static const char *const names[] = {"Thing", "Things", "Thingamajig"};
+    as_product *ps = as_alloc(m, N * sizeof(*ps));
+    int *tier_of = as_alloc(m, N * sizeof(int));
+    uint32_t x = 1234567u;
+    for (int i = 0; i < N; i++) {
+        size_t n = 1 + rnd_next(&x) % 4;
+        as_offer *os = as_alloc(m, n * sizeof(*os));
+        for (size_t k = 0; k < n; k++) {
+            int64_t price = 25 * (4 + (int64_t)(rnd_next(&x) % 30)); /* ties, and spread */
+            os[k] = (as_offer){as_printf(m, "b-%03d-%zu", i, k), merchants[rnd_next(&x) % 2], price,
+                               price + 50, "agent price", 1 + (int)(rnd_next(&x) % 4),
+                               rnd_next(&x) % 4 ? 3 : 0};
+        }
+        int nm = (int)(rnd_next(&x) % 3);
+        tier_of[i] = nm == 2 ? 1 : 0;
+        ps[i] = (as_product){.id = i + 1, .sku = as_printf(m, "B-%03d", (i * 7919) % N),
+                             .name = names[nm], .brand = "Brand", .category = "batteries",
+                             .part_type = "battery", .description = "", .image_urls = "[]",
+                             .availability = "in_stock",
+                             .verif_status = rnd_next(&x) % 10 ? "verified" : "contradicted",
+                             .orders_per_week = "[]", .return_rate = rates[rnd_next(&x) % 4],
+                             .offers = os, .n_offers = n};
+    }
+    fake_db db;
+    fixture_catalogue(&db, merchants, devices, ps, N);
+    as_store st = fake_store_make(&db);
+    as_search_snap *s = as_search_snap_build(&st);
+    assert_non_null(s);
+    const int64_t today = 20000;
+    const as_offer_filter filters[] = {{0, 0, NULL},          {0, 300, NULL},
+                                       {today + 2, 0, NULL},  {today + 3, 400, NULL},
+                                       {0, 0, "m-a"},         {0, 500, "m-b"}};
+    const int merchant_of[] = {-1, -1, -1, -1, 0, 1};
+    /* the default weights, and two others as the API gives them (summing to 1) */
+    as_weights weights[3] = {{{0}}, {{0.5, 0.2, 0.2, 0.1}}, {{0.1, 0.6, 0.1, 0.2}}};
+    as_weights_default(&weights[0]);
+    static const int64_t pages[][2] = {{20, 0}, {5, 3}, {1, 0}, {100, 0}, {7, 250}};
+    static const char *const texts[] = {NULL, "thing"};
+    brute_hit *all = as_alloc(m, N * sizeof(*all));
+    size_t compared = 0, ranked_pages = 0;
+    for (size_t t = 0; t < N_ROWS(texts); t++)
+        for (int sort = AS_SORT_SCORE; sort <= AS_SORT_RETURN_RATE; sort++)
+            for (size_t fi = 0; fi < N_ROWS(filters); fi++)
+                for (size_t wi = 0; wi < N_ROWS(weights); wi++)
+                    for (size_t pi = 0; pi < N_ROWS(pages); pi++) {
+                        as_search_ask ask = {.q = texts[t], .of = filters[fi],
+                                             .w = weights[wi], .custom_weights = wi > 0,
+                                             .verified_only = true, .sort = (as_sort_kind)sort,
+                                             .limit = pages[pi][0], .offset = pages[pi][1],
+                                             .today = today};
+                        bool offer_filters = filters[fi].max_price_cents ||
+                                             filters[fi].deliver_by || filters[fi].merchant;
+                        size_t n = 0, excluded = 0;
+                        for (uint32_t d = 0; d < s->c->n; d++) {
+                            int i = (int)s->c->ids[d] - 1;
+                            /* a merchant: only the products with an offer
+                             * there (in stock or not) are considered */
+                            bool has = merchant_of[fi] < 0;
+                            for (size_t o = 0; o < ps[i].n_offers && !has; o++)
+                                has = strcmp(ps[i].offers[o].merchant.id, filters[fi].merchant) == 0;
+                            if (!has) continue;
+                            sx_best b;
+                            sx_rank_best(s, d, &ask.w, NULL, &ask.of, merchant_of[fi], today, &b);
+                            if (s->c->hidden[d] || (offer_filters && !b.n_eligible)) {
+                                excluded++;
+                                continue;
+                            }
+                            double key = 0;
+                            if (sort == AS_SORT_PRICE && b.n_eligible) key = (double)b.price_cents;
+                            if (sort == AS_SORT_DELIVERY && b.n_eligible) key = b.days;
+                            if (sort == AS_SORT_RETURN_RATE) key = s->c->return_rate[d];
+                            all[n++] = (brute_hit){d, texts[t] ? tier_of[i] : 0,
+                                                   b.n_eligible ? 0 : 1, b.score, key,
+                                                   sx_str(s->c, s->c->sku_at[d])};
+                        }
+                        qsort(all, n, sizeof(*all), brute_cmp);
+                        as_search_result r;
+                        as_search_run(s, m, &ask, &r);
+                        if ((size_t)r.count != n || (size_t)r.excluded_count != excluded)
+                            print_message("text %zu sort %d filter %zu weights %zu page %zu: "
+                                          "count %zu/%zu excluded %zu/%zu\n", t, sort, fi, wi,
+                                          pi, (size_t)r.count, n, (size_t)r.excluded_count, excluded);
+                        assert_int_equal(r.count, n);
+                        assert_int_equal(r.excluded_count, excluded);
+                        size_t first = (size_t)ask.offset, want = 0;
+                        if (first < n) want = n - first < (size_t)ask.limit ? n - first : (size_t)ask.limit;
+                        assert_int_equal(r.n, want);
+                        for (size_t k = 0; k < want; k++) {
+                            if (r.ids[k] != s->c->ids[all[first + k].d])
+                                print_message("text %zu sort %d filter %zu weights %zu page %zu: "
+                                              "place %zu\n", t, sort, fi, wi, pi, k);
+                            assert_int_equal(r.ids[k], s->c->ids[all[first + k].d]);
+                            assert_int_equal(r.match[k], all[first + k].tier);
+                        }
+                        compared++;
+                        ranked_pages += want > 0;
+                    }
+    assert_int_equal(compared, 2 * 4 * 6 * 3 * 5);
+    assert_true(ranked_pages > compared / 2);
+    as_search_snap_release(s);
+}
+
 /* ---- the index file: what one process builds, another maps, with the same answers ---- */
 
 static const char *last_log;
@@ -898,6 +1035,7 @@ int main(void)
         UNIT_TEST(test_order_is_the_formula),
         UNIT_TEST(test_filtered_best_is_ranked_best),
         UNIT_TEST(test_sort_orders),
+        UNIT_TEST(test_pages_are_brute_force),
         UNIT_TEST(test_device_typo),
         UNIT_TEST(test_index_file),
         UNIT_TEST(test_background_build),
