@@ -157,8 +157,9 @@ void sx_page_product(const as_search_snap *s, as_mem *m, uint32_t d, const as_de
  * results, tier by tier, either walking `order` (the snapshot's rank_order,
  * the default order without text, or the sort's, sx_sort_order) until the
  * tier has given what is missing, or, for a tier with few products, ordering
- * its products by their keys: whichever visits fewer products. Into top (sorted) and
- * the excluded list; the same answers as the loop of as_search_run. */
+ * its products by their keys: whichever visits fewer products. Into top
+ * (sorted) and the excluded list; the same answers as the loop of
+ * as_search_run. */
 static void page_bits(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
                       const sx_filter *f, const sx_match *mt, const uint32_t *order, top_k *top,
                       uint32_t *excluded, const char **why_of, size_t *nx, as_search_result *out)
@@ -256,13 +257,15 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
 
     sx_filter f;
     sx_filter_prepare(s, ask, dev, &of, &f);
-    /* the default weights, no offer filters, the score's order and neither
-     * device nor merchant: counted and paged by bitsets (page_bits) */
+    /* the default weights, no offer filters and neither device nor merchant:
+     * counted and paged by bitsets (page_bits), in the score's order by
+     * rank_order, in another sort's by its order (sx_sort_order, made at its
+     * first use) */
     f.bits = as_weights_is_default(&ask->w) && !f.offer_filters && !f.dev && f.merchant < 0 &&
              !f.none;
-    /* another sort: its order (sx_sort_order), made at its first use */
     const uint32_t *order = s->rank_order;
-    if (f.bits && ask->sort != AS_SORT_SCORE) f.bits = (order = sx_sort_order(s, ask->sort)) != NULL;
+    if (f.bits && ask->sort != AS_SORT_SCORE)
+        f.bits = (order = sx_sort_order(s, ask->sort)) != NULL;
     sx_match mt;
     sx_match_run(s, m, &qt, ask->q, &f, &mt);
     out->understood = mt.u;

@@ -65,7 +65,8 @@ is($res->code, 200, 'the limits of /limited/v1 do not touch /v1');
     my (undef, $kd) = new_agent();
     my @r = concurrently(map { sub { api_get('/devices', agent_headers($kd)) } } 1 .. 40);
     my @codes = map { $_->{code} } @r;
-    is(scalar(grep { $_ == 429 } @codes), 25, '40 requests of one key at once, 15 a minute: 25 are 429')
+    is(scalar(grep { $_ == 429 } @codes), 25,
+       '40 requests of one key at once, 15 a minute: 25 are 429')
       or diag "@codes";
     is(scalar(grep { $_ == 200 } @codes), 15, "... and 15 are answered") or diag "@codes";
 }

@@ -541,7 +541,7 @@ static void test_pages_are_brute_force(void **state)
                              * there (in stock or not) are considered */
                             bool has = merchant_of[fi] < 0;
                             for (size_t o = 0; o < ps[i].n_offers && !has; o++)
-                                has = strcmp(ps[i].offers[o].merchant.id, filters[fi].merchant) == 0;
+                                has = !strcmp(ps[i].offers[o].merchant.id, filters[fi].merchant);
                             if (!has) continue;
                             sx_best b;
                             sx_rank_best(s, d, &ask.w, NULL, &ask.of, merchant_of[fi], today, &b);
@@ -563,11 +563,13 @@ static void test_pages_are_brute_force(void **state)
                         if ((size_t)r.count != n || (size_t)r.excluded_count != excluded)
                             print_message("text %zu sort %d filter %zu weights %zu page %zu: "
                                           "count %zu/%zu excluded %zu/%zu\n", t, sort, fi, wi,
-                                          pi, (size_t)r.count, n, (size_t)r.excluded_count, excluded);
+                                          pi, (size_t)r.count, n, (size_t)r.excluded_count,
+                                          excluded);
                         assert_int_equal(r.count, n);
                         assert_int_equal(r.excluded_count, excluded);
                         size_t first = (size_t)ask.offset, want = 0;
-                        if (first < n) want = n - first < (size_t)ask.limit ? n - first : (size_t)ask.limit;
+                        if (first < n)
+                            want = n - first < (size_t)ask.limit ? n - first : (size_t)ask.limit;
                         assert_int_equal(r.n, want);
                         for (size_t k = 0; k < want; k++) {
                             if (r.ids[k] != s->c->ids[all[first + k].d])
