@@ -363,6 +363,52 @@ static void test_filtered_best_is_ranked_best(void **state)
     as_search_snap_release(s);
 }
 
+/* A random catalogue of n products for the engine's tests (seeded): 1 to 4
+ * offers each from two merchants, prices with ties and spread, delivery in 1
+ * to 4 days, a quarter of the offers out of stock, return rates with ties,
+ * one product in ten contradicted, skus out of the ids' order (so sku order
+ * is the catalogue's own), and names that "thing" matches exactly ("Thing",
+ * "Things": the same stem) or by prefix ("Thingamajig"): *tier_of[i] is the
+ * match tier of product id i + 1 for "thing". */
+static as_search_snap *random_snap(as_mem *m, int n, uint32_t seed, int **tier_of)
+{
+    static const as_merchant merchants[] = {M_A, M_B};
+    static const as_device devices[] = {
+        {7, "dyson-v11", "Dyson V11 Absolute", "Dyson", "vacuum-cleaner", "v11"},
+        {8, "brita-marella", "Brita Marella", "Brita", "water-jug", ""},
+        {9, "dyson-v8", "Dyson V8 Animal", "Dyson", "vacuum-cleaner", "v8"}};
+    static const double rates[] = {0.0, 0.01, 0.02, 0.05, 0.125};
+    static const char *const names[] = {"Thing", "Things", "Thingamajig"};
+    as_product *ps = as_alloc(m, (size_t)n * sizeof(*ps));
+    *tier_of = as_alloc(m, (size_t)n * sizeof(int));
+    uint32_t x = seed;
+    for (int i = 0; i < n; i++) {
+        size_t k_n = 1 + rnd_next(&x) % 4;
+        as_offer *os = as_alloc(m, k_n * sizeof(*os));
+        for (size_t k = 0; k < k_n; k++) {
+            int64_t price = 25 * (4 + (int64_t)(rnd_next(&x) % 30));
+            os[k] = (as_offer){as_printf(m, "r-%03d-%zu", i, k), merchants[rnd_next(&x) % 2], price,
+                               price + 50, "agent price", 1 + (int)(rnd_next(&x) % 4),
+                               rnd_next(&x) % 4 ? 3 : 0};
+        }
+        int nm = (int)(rnd_next(&x) % 3);
+        (*tier_of)[i] = nm == 2 ? 1 : 0;
+        ps[i] = (as_product){.id = i + 1, .sku = as_printf(m, "R-%03d", (i * 7919) % n),
+                             .name = names[nm], .brand = "Brand", .category = "batteries",
+                             .part_type = "battery", .description = "", .image_urls = "[]",
+                             .availability = "in_stock",
+                             .verif_status = rnd_next(&x) % 10 ? "verified" : "contradicted",
+                             .orders_per_week = "[]", .return_rate = rates[rnd_next(&x) % 5],
+                             .offers = os, .n_offers = k_n};
+    }
+    fake_db *db = as_alloc(m, sizeof(*db));
+    fixture_catalogue(db, merchants, devices, ps, (size_t)n);
+    as_store st = fake_store_make(db);
+    as_search_snap *s = as_search_snap_build(&st);
+    assert_non_null(s);
+    return s;
+}
+
 /* sx_sort_order: the orders of sort=price, delivery and return_rate under the
  * default weights are those of hit_cmp (as_search_page.c) over every
  * product: buyable first, then the sort's key, then the score (highest
@@ -395,36 +441,8 @@ static void test_sort_orders(void **state)
 {
     as_mem *m = unit_mem(state);
     enum { N = 500 };
-    static const as_merchant merchants[] = {M_A, M_B};
-    static const as_device devices[] = {
-        {7, "dyson-v11", "Dyson V11 Absolute", "Dyson", "vacuum-cleaner", "v11"},
-        {8, "brita-marella", "Brita Marella", "Brita", "water-jug", ""},
-        {9, "dyson-v8", "Dyson V8 Animal", "Dyson", "vacuum-cleaner", "v8"}};
-    static const double rates[] = {0.0, 0.01, 0.02, 0.05, 0.125};
-    as_product *ps = as_alloc(m, N * sizeof(*ps));
-    uint32_t x = 88172645u;
-    for (int i = 0; i < N; i++) {
-        size_t n = 1 + rnd_next(&x) % 4;
-        as_offer *os = as_alloc(m, n * sizeof(*os));
-        for (size_t k = 0; k < n; k++) {
-            int64_t price = 100 * (1 + (int64_t)(rnd_next(&x) % 6)) + (rnd_next(&x) % 2) * 2048;
-            os[k] = (as_offer){as_printf(m, "s-%03d-%zu", i, k), merchants[rnd_next(&x) % 2], price,
-                               price + 50, "agent price", 1 + (int)(rnd_next(&x) % 4),
-                               rnd_next(&x) % 3 ? 4 : 0};
-        }
-        /* skus out of the ids' order, so sku order is the catalogue's own */
-        ps[i] = (as_product){.id = i + 1, .sku = as_printf(m, "S-%03d", (i * 7919) % N),
-                             .name = "Thing", .brand = "Brand", .category = "batteries",
-                             .part_type = "battery", .description = "", .image_urls = "[]",
-                             .availability = "in_stock", .verif_status = "verified",
-                             .orders_per_week = "[]", .return_rate = rates[rnd_next(&x) % 5],
-                             .offers = os, .n_offers = n};
-    }
-    fake_db db;
-    fixture_catalogue(&db, merchants, devices, ps, N);
-    as_store st = fake_store_make(&db);
-    as_search_snap *s = as_search_snap_build(&st);
-    assert_non_null(s);
+    int *tier_of;
+    as_search_snap *s = random_snap(m, N, 88172645u, &tier_of);
     const as_sort_kind kinds[] = {AS_SORT_PRICE, AS_SORT_DELIVERY, AS_SORT_RETURN_RATE};
     size_t unbuyable = 0;
     for (uint32_t d = 0; d < s->c->n; d++)
@@ -475,41 +493,8 @@ static void test_pages_are_brute_force(void **state)
 {
     as_mem *m = unit_mem(state);
     enum { N = 300 };
-    static const as_merchant merchants[] = {M_A, M_B};
-    static const as_device devices[] = {
-        {7, "dyson-v11", "Dyson V11 Absolute", "Dyson", "vacuum-cleaner", "v11"},
-        {8, "brita-marella", "Brita Marella", "Brita", "water-jug", ""},
-        {9, "dyson-v8", "Dyson V8 Animal", "Dyson", "vacuum-cleaner", "v8"}};
-    static const double rates[] = {0.0, 0.01, 0.02, 0.05};
-    /* "thing" matches the first two exactly (same stem), the third by prefix */
-    static const char *const names[] = {"Thing", "Things", "Thingamajig"};
-    as_product *ps = as_alloc(m, N * sizeof(*ps));
-    int *tier_of = as_alloc(m, N * sizeof(int));
-    uint32_t x = 1234567u;
-    for (int i = 0; i < N; i++) {
-        size_t n = 1 + rnd_next(&x) % 4;
-        as_offer *os = as_alloc(m, n * sizeof(*os));
-        for (size_t k = 0; k < n; k++) {
-            int64_t price = 25 * (4 + (int64_t)(rnd_next(&x) % 30)); /* ties, and spread */
-            os[k] = (as_offer){as_printf(m, "b-%03d-%zu", i, k), merchants[rnd_next(&x) % 2], price,
-                               price + 50, "agent price", 1 + (int)(rnd_next(&x) % 4),
-                               rnd_next(&x) % 4 ? 3 : 0};
-        }
-        int nm = (int)(rnd_next(&x) % 3);
-        tier_of[i] = nm == 2 ? 1 : 0;
-        ps[i] = (as_product){.id = i + 1, .sku = as_printf(m, "B-%03d", (i * 7919) % N),
-                             .name = names[nm], .brand = "Brand", .category = "batteries",
-                             .part_type = "battery", .description = "", .image_urls = "[]",
-                             .availability = "in_stock",
-                             .verif_status = rnd_next(&x) % 10 ? "verified" : "contradicted",
-                             .orders_per_week = "[]", .return_rate = rates[rnd_next(&x) % 4],
-                             .offers = os, .n_offers = n};
-    }
-    fake_db db;
-    fixture_catalogue(&db, merchants, devices, ps, N);
-    as_store st = fake_store_make(&db);
-    as_search_snap *s = as_search_snap_build(&st);
-    assert_non_null(s);
+    int *tier_of;
+    as_search_snap *s = random_snap(m, N, 1234567u, &tier_of);
     const int64_t today = 20000;
     const as_offer_filter filters[] = {{0, 0, NULL},          {0, 300, NULL},
                                        {today + 2, 0, NULL},  {today + 3, 400, NULL},
@@ -540,8 +525,8 @@ static void test_pages_are_brute_force(void **state)
                             /* a merchant: only the products with an offer
                              * there (in stock or not) are considered */
                             bool has = merchant_of[fi] < 0;
-                            for (size_t o = 0; o < ps[i].n_offers && !has; o++)
-                                has = !strcmp(ps[i].offers[o].merchant.id, filters[fi].merchant);
+                            for (uint32_t o = s->c->off_at[d]; o < s->c->off_at[d + 1] && !has; o++)
+                                has = s->c->offers[o].merchant == merchant_of[fi];
                             if (!has) continue;
                             sx_best b;
                             sx_rank_best(s, d, &ask.w, NULL, &ask.of, merchant_of[fi], today, &b);
