@@ -41,6 +41,18 @@ int st_offers_stock(void *h, as_mem *m, const int64_t *ids, size_t n, as_offer_s
  * product again when the offer ran out or came back, in the caller's transaction. */
 int as_db_rank_stock_moved(as_db *db, int64_t pid, int64_t stock, int64_t delta);
 
+/* Reads every product in batches of ids on a reader thread of its own
+ * (as_db_search.c, the index's streams): fill reads the products lo < id <=
+ * hi on db into *n items of item_size bytes allocated on pool (the batch's;
+ * db->pool is pool meanwhile), false when the read failed; give takes each
+ * item on the caller's thread while the next batch is read. AS_OK when every
+ * batch was read and every item taken. */
+typedef bool (*as_batch_fill_fn)(as_db *db, apr_pool_t *pool, int64_t lo, int64_t hi,
+                                 void **items, size_t *n, void *ctx);
+typedef int (*as_batch_give_fn)(const void *item, void *ctx);
+int as_db_read_batches(as_db *db, as_batch_fill_fn fill, void *fill_ctx, size_t item_size,
+                       as_batch_give_fn give, void *give_ctx);
+
 /* sql/as_db_view.c: the product view's read, and its statements. */
 extern const stmt_def as_db_view_stmts[];
 extern const size_t as_db_n_view_stmts;

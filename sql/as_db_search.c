@@ -346,16 +346,19 @@ static as_rank_row read_rank(as_db *db, apr_dbd_row_t *row, int c, const char *i
 
 #define INDEX_BATCH 5000 /* product ids per read: what a read holds stays small */
 
-/* The index's reads (st_index_rows, st_index_offers, st_index_compat) go
- * through the catalogue in batches of product ids, on two threads: a reader
- * that runs each batch's statement and decodes its rows into items (in the
- * batch's own pool), and the caller, which gives the items of the batch
- * before to core while the next is read, so the database's work and the
- * builder's overlap on two cores (1,000,000 products on SQLite: the reads of
- * the products 16.0 s → 9.3 s, the whole build 28–31 s → 22 s). The caller's
- * thread never touches the connection; the reader never calls core. */
+/* The index's reads (st_index_rows, st_index_offers, st_index_compat, and
+ * st_view_rows through as_db_read_batches) go through the catalogue in
+ * batches of product ids, on two threads: a reader that runs each batch's
+ * statement and decodes its rows into items (in the batch's own pool), and
+ * the caller, which gives the items of the batch before to core while the
+ * next is read, so the database's work and the builder's overlap on two
+ * cores (1,000,000 products on SQLite: the reads of the products 16.0 s →
+ * 9.3 s). The caller's thread never touches the connection; the reader never
+ * calls core. */
 typedef void (*batch_decode_fn)(as_db *db, apr_dbd_row_t *row, void *item);
 typedef int (*batch_give_fn)(const void *item, void *ctx);
+/* How a batch is read: statement `label`, each row decoded into an item; or,
+ * with fill (as_db_read_batches), however fill reads the batch's items. */
 
 typedef struct batch {
     apr_pool_t *pool; /* unmanaged; cleared by the caller and given back to the reader */
@@ -370,6 +373,8 @@ typedef struct batch_pipe {
     as_db *db;
     const char *label;
     batch_decode_fn decode;
+    as_batch_fill_fn fill;
+    void *fill_ctx;
     size_t item_size;
     apr_thread_mutex_t *mu;
     apr_thread_cond_t *cv;
@@ -397,6 +402,17 @@ static batch *read_batch(batch_pipe *bp, int64_t lo)
     db->pool = pool;
     batch *b = apr_pcalloc(pool, sizeof(*b));
     b->pool = pool;
+    if (bp->fill) {
+        void *items = NULL;
+        bool filled = bp->fill(db, pool, lo, lo + INDEX_BATCH, &items, &b->n, bp->fill_ctx);
+        b->items = items;
+        db->pool = outer;
+        if (!filled) {
+            apr_pool_destroy(pool);
+            return NULL;
+        }
+        return b;
+    }
     const char *a[] = {i64s(db, lo), i64s(db, lo + INDEX_BATCH)};
     apr_dbd_results_t *res;
     apr_dbd_row_t *row = NULL;
@@ -459,11 +475,29 @@ static void *APR_THREAD_FUNC reader_main(apr_thread_t *t, void *arg)
  * product, decoding each row into an item of item_size bytes on the reader's
  * side and giving it to give on the caller's; stops at the first item give
  * refuses. AS_OK when every batch was read and every item taken. */
+static int pipe_batches(batch_pipe bp, batch_give_fn give, void *ctx);
+
 static int read_batches(as_db *db, const char *label, batch_decode_fn decode, size_t item_size,
                         batch_give_fn give, void *ctx)
 {
+    return pipe_batches(
+        (batch_pipe){.db = db, .label = label, .decode = decode, .item_size = item_size}, give,
+        ctx);
+}
+
+int as_db_read_batches(as_db *db, as_batch_fill_fn fill, void *fill_ctx, size_t item_size,
+                       as_batch_give_fn give, void *give_ctx)
+{
+    return pipe_batches(
+        (batch_pipe){.db = db, .fill = fill, .fill_ctx = fill_ctx, .item_size = item_size}, give,
+        give_ctx);
+}
+
+static int pipe_batches(batch_pipe bp, batch_give_fn give, void *ctx)
+{
+    as_db *db = bp.db;
+    size_t item_size = bp.item_size;
     if (!connected(db)) return AS_EDB;
-    batch_pipe bp = {.db = db, .label = label, .decode = decode, .item_size = item_size};
     apr_thread_t *reader;
     if (apr_thread_mutex_create(&bp.mu, APR_THREAD_MUTEX_DEFAULT, db->pool) != APR_SUCCESS ||
         apr_thread_cond_create(&bp.cv, db->pool) != APR_SUCCESS ||

@@ -476,20 +476,31 @@ int st_product_version(void *h, as_mem *m, const char *sku, const char **out)
 typedef struct rows_read {
     view_read r;
     as_product p;
-    as_arena *a; /* the current product's */
+    as_arena *a; /* the current product's (without batch) */
     as_mem am;
     int64_t id;
     as_view_row_fn each;
     void *baton;
     int rc;
+    /* read for as_db_read_batches: the batch's products, on its pool (am) */
+    bool batch;
+    as_product *items;
+    size_t n, cap;
 } rows_read;
 
 static void rows_flush(rows_read *x)
 {
-    if (x->r.found && x->rc == AS_OK && x->each(x->baton, &x->p) != 0) x->rc = AS_EDB;
-    if (x->a) as_arena_destroy(x->a);
-    x->a = as_arena_create();
-    x->am = as_arena_mem(x->a);
+    if (x->batch) {
+        if (x->r.found) {
+            x->items = as_db_grow(&x->am, x->items, &x->cap, x->n, sizeof(as_product));
+            x->items[x->n++] = x->p;
+        }
+    } else {
+        if (x->r.found && x->rc == AS_OK && x->each(x->baton, &x->p) != 0) x->rc = AS_EDB;
+        if (x->a) as_arena_destroy(x->a);
+        x->a = as_arena_create();
+        x->am = as_arena_mem(x->a);
+    }
     memset(&x->p, 0, sizeof(x->p));
     x->r = (view_read){.m = &x->am, .p = &x->p, .sorted = x->r.sorted};
 }
@@ -513,46 +524,59 @@ static void native_rows_row(void *baton, sqlite3_stmt *st)
     rows_row(x, &c);
 }
 
-#define VIEW_BATCH 5000 /* product ids per read, as the index's other streams */
-
-int st_view_rows(void *h, as_view_row_fn each, void *baton)
+static void *batch_alloc(void *baton, size_t size)
 {
-    as_db *db = h;
+    return apr_pcalloc(baton, size);
+}
+
+/* One batch of products with their spec rows (lo < id <= hi), on pool: on
+ * the reader thread of as_db_read_batches. */
+static bool view_batch(as_db *db, apr_pool_t *pool, int64_t lo, int64_t hi, void **items,
+                       size_t *n, void *ctx)
+{
+    (void)ctx;
+    rows_read x = {.batch = true, .rc = AS_OK, .id = -1, .am = {batch_alloc, pool}};
+    x.r = (view_read){.m = &x.am, .p = &x.p, .sorted = db->pg};
     native_view *nv = native(db);
-    apr_dbd_results_t *res;
-    apr_dbd_row_t *row = NULL;
-    int64_t max_id = -1;
-    if (as_db_select(db, "as_rank_max_id", &res, 0, NULL)) return AS_EDB;
-    while (as_db_next(db, res, &row))
-        if (max_id < 0) max_id = as_db_i64(as_db_col(db, row, 0));
-    rows_read x = {.r.sorted = db->pg, .each = each, .baton = baton, .rc = AS_OK, .id = -1};
-    rows_flush(&x);
-    apr_pool_t *outer = db->pool;
-    for (int64_t lo = 0; x.rc == AS_OK && lo < max_id; lo += VIEW_BATCH) {
-        int64_t ids[] = {lo, lo + VIEW_BATCH, lo, lo + VIEW_BATCH};
-        if (nv) {
-            if (native_run(db, nv->st[NV_VIEW_ROWS], "as_view_rows", NULL, ids, 4,
-                           native_rows_row, &x))
-                x.rc = AS_EDB;
-            rows_flush(&x);
-            continue;
-        }
-        apr_pool_t *batch; /* the batch's rows live in it: each product is given before it goes */
-        apr_pool_create(&batch, outer);
-        db->pool = batch;
-        const char *a[] = {as_db_i64s(db, lo), as_db_i64s(db, lo + VIEW_BATCH), as_db_i64s(db, lo),
-                           as_db_i64s(db, lo + VIEW_BATCH)};
+    if (nv) {
+        int64_t ids[] = {lo, hi, lo, hi};
+        if (native_run(db, nv->st[NV_VIEW_ROWS], "as_view_rows", NULL, ids, 4, native_rows_row,
+                       &x))
+            return false;
+    } else {
+        const char *a[] = {as_db_i64s(db, lo), as_db_i64s(db, hi), as_db_i64s(db, lo),
+                           as_db_i64s(db, hi)};
+        apr_dbd_results_t *res;
         dbd_src src = {db, NULL};
         cells c = {dbd_text, dbd_i64, dbd_dbl, dbd_null, &src};
-        if (as_db_select(db, "as_view_rows", &res, 4, a)) x.rc = AS_EDB;
-        while (x.rc == AS_OK ? as_db_next(db, res, &src.row) : 0)
+        if (as_db_select(db, "as_view_rows", &res, 4, a)) return false;
+        while (as_db_next(db, res, &src.row))
             rows_row(&x, &c);
-        rows_flush(&x);
-        db->pool = outer;
-        apr_pool_destroy(batch);
     }
-    as_arena_destroy(x.a);
-    return x.rc;
+    rows_flush(&x);
+    *items = x.items;
+    *n = x.n;
+    return true;
+}
+
+typedef struct view_give {
+    as_view_row_fn each;
+    void *baton;
+} view_give;
+
+static int give_view(const void *item, void *ctx)
+{
+    const view_give *g = ctx;
+    return g->each(g->baton, item);
+}
+
+/* Every product's view rows, by batches of ids read on a thread of their own
+ * while the caller encodes the batch before (the index's build: reading and
+ * encoding overlap on two cores). */
+int st_view_rows(void *h, as_view_row_fn each, void *baton)
+{
+    view_give g = {each, baton};
+    return as_db_read_batches(h, view_batch, NULL, sizeof(as_product), give_view, &g);
 }
 
 /* ---- the live part of a view ---- */
