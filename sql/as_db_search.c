@@ -356,9 +356,6 @@ static as_rank_row read_rank(as_db *db, apr_dbd_row_t *row, int c, const char *i
  * 9.3 s). The caller's thread never touches the connection; the reader never
  * calls core. */
 typedef void (*batch_decode_fn)(as_db *db, apr_dbd_row_t *row, void *item);
-typedef int (*batch_give_fn)(const void *item, void *ctx);
-/* How a batch is read: statement `label`, each row decoded into an item; or,
- * with fill (as_db_read_batches), however fill reads the batch's items. */
 
 typedef struct batch {
     apr_pool_t *pool; /* unmanaged; cleared by the caller and given back to the reader */
@@ -371,6 +368,8 @@ typedef struct batch {
 
 typedef struct batch_pipe {
     as_db *db;
+    /* how a batch is read: statement `label`, each row decoded into an item;
+     * or, with fill (as_db_read_batches), however fill reads its items */
     const char *label;
     batch_decode_fn decode;
     as_batch_fill_fn fill;
@@ -471,29 +470,10 @@ static void *APR_THREAD_FUNC reader_main(apr_thread_t *t, void *arg)
     return NULL;
 }
 
-/* Reads statement `label` (rows of products lo < id <= hi) for every
- * product, decoding each row into an item of item_size bytes on the reader's
- * side and giving it to give on the caller's; stops at the first item give
- * refuses. AS_OK when every batch was read and every item taken. */
-static int pipe_batches(batch_pipe bp, batch_give_fn give, void *ctx);
-
-static int read_batches(as_db *db, const char *label, batch_decode_fn decode, size_t item_size,
-                        batch_give_fn give, void *ctx)
-{
-    return pipe_batches(
-        (batch_pipe){.db = db, .label = label, .decode = decode, .item_size = item_size}, give,
-        ctx);
-}
-
-int as_db_read_batches(as_db *db, as_batch_fill_fn fill, void *fill_ctx, size_t item_size,
-                       as_batch_give_fn give, void *give_ctx)
-{
-    return pipe_batches(
-        (batch_pipe){.db = db, .fill = fill, .fill_ctx = fill_ctx, .item_size = item_size}, give,
-        give_ctx);
-}
-
-static int pipe_batches(batch_pipe bp, batch_give_fn give, void *ctx)
+/* Every batch of bp read on a reader thread and each item given to give on
+ * this one; stops at the first item give refuses. AS_OK when every batch was
+ * read and every item taken. */
+static int pipe_batches(batch_pipe bp, as_batch_give_fn give, void *ctx)
 {
     as_db *db = bp.db;
     size_t item_size = bp.item_size;
@@ -542,6 +522,25 @@ static int pipe_batches(batch_pipe bp, batch_give_fn give, void *ctx)
     apr_thread_cond_destroy(bp.cv);
     apr_thread_mutex_destroy(bp.mu);
     return rc == AS_OK ? bp.rc : rc;
+}
+
+/* Reads statement `label` (rows of products lo < id <= hi) for every
+ * product, decoding each row into an item of item_size bytes on the reader's
+ * side and giving it to give on the caller's. */
+static int read_batches(as_db *db, const char *label, batch_decode_fn decode, size_t item_size,
+                        as_batch_give_fn give, void *ctx)
+{
+    return pipe_batches(
+        (batch_pipe){.db = db, .label = label, .decode = decode, .item_size = item_size}, give,
+        ctx);
+}
+
+int as_db_read_batches(as_db *db, as_batch_fill_fn fill, void *fill_ctx, size_t item_size,
+                       as_batch_give_fn give, void *give_ctx)
+{
+    return pipe_batches(
+        (batch_pipe){.db = db, .fill = fill, .fill_ctx = fill_ctx, .item_size = item_size}, give,
+        give_ctx);
 }
 
 static void index_row(as_db *db, apr_dbd_row_t *row, void *item)
