@@ -265,17 +265,6 @@ static int cmd_init(const opts *o, apr_pool_t *p)
 
 /* ---- helpers for the commands ---- */
 
-static void *pool_alloc(void *baton, size_t n)
-{
-    return apr_pcalloc((apr_pool_t *)baton, n);
-}
-
-static as_mem ctl_mem(apr_pool_t *p)
-{
-    as_mem m = {pool_alloc, p};
-    return m;
-}
-
 /* --name VALUE options after the command's words. */
 static const char *opt(const opts *o, int from, const char *name)
 {
@@ -438,7 +427,7 @@ static json_t *str_or_null(const char *s)
 
 static int cmd_key(const opts *o, apr_pool_t *p)
 {
-    as_mem m = ctl_mem(p);
+    as_mem m = as_db_pool_mem(p);
     const char *sub = o->argc > 1 ? o->argv[1] : "";
     as_db db;
     if (strcmp(sub, "create") == 0) {
@@ -535,7 +524,7 @@ static int amount(const char *name, const char *v, int allow_zero, int64_t *cent
 
 static int mandate_create(const opts *o, apr_pool_t *p)
 {
-    as_mem m = ctl_mem(p);
+    as_mem m = as_db_pool_mem(p);
     static const char *const names[] = {"--user",
                                         "--categories",
                                         "--per-order-eur",
@@ -611,7 +600,7 @@ static int mandate_create(const opts *o, apr_pool_t *p)
 
 static int cmd_mandate(const opts *o, apr_pool_t *p)
 {
-    as_mem m = ctl_mem(p);
+    as_mem m = as_db_pool_mem(p);
     const char *sub = o->argc > 1 ? o->argv[1] : "";
     as_db db;
     if (strcmp(sub, "create") == 0) return mandate_create(o, p);
@@ -696,7 +685,7 @@ static void ctl_log(void *baton, int level, const char *msg)
  * passkey, which approving orders above the threshold then needs. */
 static int cmd_user(const opts *o, apr_pool_t *p)
 {
-    as_mem m = ctl_mem(p);
+    as_mem m = as_db_pool_mem(p);
     const char *sub = o->argc > 1 ? o->argv[1] : "";
     const char *usage_line = "user enrol USER [--base-url URL] [--hours N] | user passkeys USER";
     if (o->argc < 3 || (strcmp(sub, "enrol") != 0 && strcmp(sub, "passkeys") != 0))
@@ -760,7 +749,7 @@ static int cmd_user(const opts *o, apr_pool_t *p)
 
 static int cmd_order(const opts *o, apr_pool_t *p)
 {
-    as_mem m = ctl_mem(p);
+    as_mem m = as_db_pool_mem(p);
     const char *sub = o->argc > 1 ? o->argv[1] : "";
     int ship = strcmp(sub, "ship") == 0, deliver = strcmp(sub, "deliver") == 0;
     if ((!ship && !deliver) || o->argc < 3)

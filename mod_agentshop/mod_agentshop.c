@@ -392,17 +392,11 @@ static const char *set_index_dir(cmd_parms *cmd, void *dummy, const char *arg)
     return NULL;
 }
 
-/* core allocates from an APR pool (at start-up cmd->pool, later r->pool) */
-static void *pool_alloc(void *baton, size_t n)
-{
-    return apr_pcalloc((apr_pool_t *)baton, n);
-}
-
 /* One origin per argument, scheme://host[:port]; the lines of one section add up. */
 static const char *set_mcp_origin(cmd_parms *cmd, void *cfg, const char *arg)
 {
     dir_cfg *c = cfg;
-    as_mem mem = {pool_alloc, cmd->pool};
+    as_mem mem = as_db_pool_mem(cmd->pool);
     const char *o = as_origin_normalize(&mem, arg);
     if (!o)
         return apr_psprintf(cmd->pool,
@@ -694,7 +688,7 @@ static void note_file(apr_pool_t *pconf, server_rec *s, const db_use *u)
         sc->db_file = apr_pstrdup(pconf, u->params);
     if (sc && u->driver && u->params && index_dir) {
         /* one name per database: the driver and its parameters, hashed */
-        as_mem mem = {pool_alloc, pconf};
+        as_mem mem = as_db_pool_mem(pconf);
         const char *id = apr_pstrcat(pconf, u->driver, " ", u->params, NULL);
         const char *hex = as_sha256_hex(&mem, id, strlen(id));
         sc->index_prefix = apr_pstrcat(pconf, index_dir, "/", apr_pstrndup(pconf, hex, 16), NULL);
@@ -1568,7 +1562,7 @@ static int agentshop_handler(request_rec *r)
 
     req_ctx *rc = apr_pcalloc(r->pool, sizeof(*rc)); /* outlives the handler: cleanups */
     rc->r = r;
-    as_mem mem = {pool_alloc, r->pool};
+    as_mem mem = as_db_pool_mem(r->pool);
     as_config cfg;
     as_config_defaults(&cfg);
     cfg.signing_key = c->signing_key;

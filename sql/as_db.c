@@ -602,6 +602,16 @@ apr_status_t as_db_open(apr_pool_t *p, const char *driver, const char *params, a
     return APR_SUCCESS;
 }
 
+static void *pool_alloc(void *baton, size_t n)
+{
+    return apr_pcalloc(baton, n);
+}
+
+as_mem as_db_pool_mem(apr_pool_t *p)
+{
+    return (as_mem){pool_alloc, p};
+}
+
 void as_db_close(as_db *db)
 {
     /* its own statements first: SQLite does not close a connection that has any */

@@ -70,6 +70,9 @@ apr_status_t as_db_open(apr_pool_t *p, const char *driver, const char *params, a
                         const char **err);
 void as_db_close(as_db *db);
 
+/* core's allocator on an APR pool (zeroed memory, freed with the pool). */
+as_mem as_db_pool_mem(apr_pool_t *p);
+
 /* Runs a schema script: statements end with ';' at the end of a line; lines
  * starting with "--" are comments. */
 apr_status_t as_db_exec_script(as_db *db, const char *script, const char **err);

@@ -211,15 +211,10 @@ int st_search(void *h, as_mem *m, const as_search_filter *f, as_product **out, s
 
 /* ---- keeping product_rank ---- */
 
-static void *pool_alloc(void *baton, size_t size)
-{
-    return apr_pcalloc(baton, size);
-}
-
 /* Ranks one product's offers (default weights, no filters) and stores its row. */
 static int rank_store(as_db *db, as_product *p)
 {
-    as_mem m = {pool_alloc, db->pool};
+    as_mem m = as_db_pool_mem(db->pool);
     as_weights w;
     as_weights_default(&w);
     as_offer_filter none = {0, 0, NULL};
@@ -238,7 +233,7 @@ static int rank_range(as_db *db, int64_t lo, int64_t hi)
     const char *a[] = {i64s(db, lo), i64s(db, hi)};
     apr_dbd_results_t *res;
     if (as_db_select(db, "as_rank_offers", &res, 2, a)) return AS_EDB;
-    as_mem m = {pool_alloc, db->pool};
+    as_mem m = as_db_pool_mem(db->pool);
     as_product *ps;
     size_t np;
     read_products(db, &m, res, &ps, &np); /* all read before the first write */

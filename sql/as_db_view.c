@@ -524,18 +524,13 @@ static void native_rows_row(void *baton, sqlite3_stmt *st)
     rows_row(x, &c);
 }
 
-static void *batch_alloc(void *baton, size_t size)
-{
-    return apr_pcalloc(baton, size);
-}
-
 /* One batch of products with their spec rows (lo < id <= hi), on pool: on
  * the reader thread of as_db_read_batches. */
 static bool view_batch(as_db *db, apr_pool_t *pool, int64_t lo, int64_t hi, void **items,
                        size_t *n, void *ctx)
 {
     (void)ctx;
-    rows_read x = {.batch = true, .rc = AS_OK, .id = -1, .am = {batch_alloc, pool}};
+    rows_read x = {.batch = true, .rc = AS_OK, .id = -1, .am = as_db_pool_mem(pool)};
     x.r = (view_read){.m = &x.am, .p = &x.p, .sorted = db->pg};
     native_view *nv = native(db);
     if (nv) {
