@@ -264,10 +264,55 @@ static bool write_all(int fd, const void *p, size_t len, uint64_t off)
     return true;
 }
 
-bool sx_file_write(const as_search_snap *s, const char *path)
+bool sx_file_create(const char *path, sx_file_out *out)
+{
+    size_t tl = strlen(path) + 32;
+    out->fd = -1;
+    if (!(out->tmp = malloc(tl))) return false;
+    snprintf(out->tmp, tl, "%s.tmp.%ld", path, (long)getpid());
+    unlink(out->tmp); /* left by a process of this pid that died while writing */
+    out->fd = open(out->tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (out->fd >= 0) return true;
+    free(out->tmp);
+    out->tmp = NULL;
+    return false;
+}
+
+void sx_file_abandon(sx_file_out *out)
+{
+    if (out->fd >= 0) close(out->fd);
+    if (out->tmp) unlink(out->tmp);
+    free(out->tmp);
+    out->fd = -1;
+    out->tmp = NULL;
+}
+
+#define VTEXT_STEP ((size_t)64 << 20)
+
+bool sx_vtext_room(sx_catalog *c, const sx_file_out *out, size_t need)
+{
+    if (need <= c->vtext_map) return true;
+    size_t cap = c->vtext_map ? c->vtext_map : VTEXT_STEP;
+    while (cap < need) {
+        if (cap > SIZE_MAX / 2) return false;
+        cap *= 2;
+    }
+    /* blocks, not a hole: a store through the mapping into a hole the disk
+     * has no room for would be a SIGBUS, not an error */
+    if (posix_fallocate(out->fd, SX_VTEXT_OFF, (off_t)cap) != 0) return false;
+    void *p = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_SHARED, out->fd, SX_VTEXT_OFF);
+    if (p == MAP_FAILED) return false;
+    if (c->vtext_map) munmap(c->vtext, c->vtext_map); /* its pages stay in the file */
+    c->vtext = p;
+    c->vtext_map = cap;
+    return true;
+}
+
+bool sx_file_commit(const as_search_snap *s, sx_file_out *out, const char *path)
 {
     const sx_catalog *c = s->c;
     file_head h = {.format = FORMAT, .nsec = SEC_N, .rules = AS_SEARCH_WORDS_RULES};
+    _Static_assert(sizeof(h) <= SX_VTEXT_OFF, "the header fits before the views' text");
     memcpy(h.magic, magic, sizeof(magic));
     h.catalogue = s->v.catalogue;
     h.rank = s->v.rank;
@@ -324,40 +369,44 @@ bool sx_file_write(const as_search_snap *s, const char *path)
     data[SEC_DEF_SCORE] = s->def_score;
     len[SEC_DEF_SCORE] = c->n;
 
-    uint64_t at = (sizeof(h) + 63) & ~(uint64_t)63;
+    /* the views' text first, where sx_vtext_room maps it; the rest after it */
+    h.sec[SEC_VTEXT].off = SX_VTEXT_OFF;
+    h.sec[SEC_VTEXT].len = len[SEC_VTEXT];
+    uint64_t at = (SX_VTEXT_OFF + len[SEC_VTEXT] + 63) & ~(uint64_t)63;
     for (int i = 0; i < SEC_N; i++) {
+        if (i == SEC_VTEXT) continue;
         h.sec[i].off = at;
         h.sec[i].len = len[i];
         at = (at + len[i] + 63) & ~(uint64_t)63;
     }
     h.bytes = at;
 
-    char *tmp = NULL;
-    int fd = -1;
-    if (ok) {
-        size_t tl = strlen(path) + 32;
-        tmp = malloc(tl);
-        ok = tmp != NULL;
-        if (ok) snprintf(tmp, tl, "%s.tmp.%ld", path, (long)getpid());
-    }
-    if (ok) {
-        unlink(tmp); /* left by a process of this pid that died while writing */
-        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
-        ok = fd >= 0;
-    }
-    ok = ok && ftruncate(fd, (off_t)h.bytes) == 0;
+    /* a view text mapped from the file is there already (and the file may be
+     * longer than it: the mapping's room) */
+    ok = ok && ftruncate(out->fd, (off_t)h.bytes) == 0;
     for (int i = 0; ok && i < SEC_N; i++)
-        if (len[i]) ok = write_all(fd, data[i], len[i], h.sec[i].off);
-    ok = ok && write_all(fd, &h, sizeof(h), 0); /* the header last */
-    if (fd >= 0 && close(fd) != 0) ok = false;
-    if (ok) ok = rename(tmp, path) == 0;
-    if (!ok && tmp) unlink(tmp);
-    free(tmp);
+        if (len[i] && !(i == SEC_VTEXT && c->vtext_map))
+            ok = write_all(out->fd, data[i], len[i], h.sec[i].off);
+    ok = ok && write_all(out->fd, &h, sizeof(h), 0); /* the header last */
+    ok = close(out->fd) == 0 && ok;
+    out->fd = -1;
+    if (ok) ok = rename(out->tmp, path) == 0;
+    if (ok) { /* nothing to remove */
+        free(out->tmp);
+        out->tmp = NULL;
+    }
+    sx_file_abandon(out);
     free(ms);
     free(ds);
     free(cats);
     free(pts);
     return ok;
+}
+
+bool sx_file_write(const as_search_snap *s, const char *path)
+{
+    sx_file_out out;
+    return sx_file_create(path, &out) && sx_file_commit(s, &out, path);
 }
 
 /* ---- mapping ---- */

@@ -76,6 +76,8 @@ typedef struct ev_memo {
 
 typedef struct sx_builder {
     bool failed;
+    const sx_file_out *out; /* the file the views' text goes into, NULL: memory */
+    bool out_failed;        /* the file had no room for it */
     sx_catalog *c; /* filled in place; arrays grown here */
     size_t cap;    /* products */
     size_t offcap, fwdcap, strscap, ccap;
@@ -118,11 +120,15 @@ static uint32_t add_str(sx_builder *b, const char *s)
     return at;
 }
 
-/* Appends text to the views' text; its offset, or UINT64_MAX when out of memory. */
+/* Appends text to the views' text, in memory or straight into the index
+ * file being written; its offset, or UINT64_MAX when out of room. */
 static uint64_t add_vtext(sx_builder *b, const char *text, size_t len)
 {
     sx_catalog *c = b->c;
-    if (!grow((void **)&c->vtext, &b->vtextcap, c->nvtext + len + 1, 1)) {
+    size_t need = c->nvtext + len + 1;
+    if (b->out ? !sx_vtext_room(c, b->out, need)
+               : !grow((void **)&c->vtext, &b->vtextcap, need, 1)) {
+        b->out_failed = b->out != NULL;
         b->failed = true;
         return UINT64_MAX;
     }
@@ -638,9 +644,13 @@ static void catalog_free(sx_catalog *c)
                       c->fwd_at,   c->fwd,       c->post_at,     c->post,         c->dev_ids,
                       c->dev_at,   c->compat,    c->strs,        c->devs,         c->cat_at,
                       c->cat_docs, c->pt_at,     c->pt_docs,     c->view_at,      c->perf_at,
-                      c->cv_at,    c->sku_docs,  c->vtext};
+                      c->cv_at,    c->sku_docs};
     for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++)
         free(arrays[i]);
+    if (c->vtext_map)
+        munmap(c->vtext, c->vtext_map);
+    else
+        free(c->vtext);
     for (size_t i = 0; i < c->ncats; i++)
         free(c->cats[i]);
     for (size_t i = 0; i < c->npts; i++)
@@ -1039,13 +1049,17 @@ size_t as_search_snap_bytes(const as_search_snap *s)
     return s->c->bytes + s->state_bytes + sizeof(*s);
 }
 
-/* Every product from the store; read again when the catalogue changed while
- * it was being read. */
-static as_search_snap *build(const as_store *st, as_search_version *v)
+/* Every product from the store, at *v; read again (and *v moved on) when the
+ * catalogue changed while it was being read. The views' text goes into
+ * memory or, with out, into that file (*out_failed when the file had no room
+ * for it: a build in memory may still succeed). */
+static as_search_snap *build(const as_store *st, as_search_version *v, const sx_file_out *out,
+                             bool *out_failed)
 {
     for (int attempt = 0; attempt < 3; attempt++) {
         sx_builder *b = builder_new();
         if (!b) return NULL;
+        b->out = out;
         as_arena *a = as_arena_create();
         as_mem am = as_arena_mem(a);
         as_merchant *ms;
@@ -1065,6 +1079,7 @@ static as_search_snap *build(const as_store *st, as_search_version *v)
         as_search_version after;
         if (rc == AS_OK && st->search_version(st->h, &after) != AS_OK) rc = AS_EDB;
         if (rc != AS_OK) {
+            if (out_failed) *out_failed = b->out_failed;
             builder_free(b);
             return NULL;
         }
@@ -1081,7 +1096,7 @@ as_search_snap *as_search_snap_build(const as_store *st)
     if (!st->search_version || !st->index_rows || !st->index_offers ||
         st->search_version(st->h, &v) != AS_OK)
         return NULL;
-    return build(st, &v);
+    return build(st, &v, NULL, NULL);
 }
 
 /* ---- updates: which offers are in stock ---- */
@@ -1364,7 +1379,7 @@ static as_search_snap *replace(as_search_index *si, const as_store *st, as_searc
     *busy = false;
     double t0 = now_ms();
     if (!si->prefix) {
-        as_search_snap *b = build(st, v);
+        as_search_snap *b = build(st, v, NULL, NULL);
         if (b && bg)
             say(si, AS_LOG_INFO,
                 "search index %zu products, %zu bytes, built in %.0f ms (in memory)%s", b->c->n,
@@ -1393,9 +1408,20 @@ static as_search_snap *replace(as_search_index *si, const as_store *st, as_searc
     s = map_file(si, v->catalogue); /* another process wrote it meanwhile */
     if (!s) {
         t0 = now_ms();
-        as_search_snap *b = build(st, v); /* v: the version it was built at */
-        char *path = b ? file_path(si, b->v.catalogue) : NULL;
-        if (path && sx_file_write(b, path)) s = map_file(si, b->v.catalogue);
+        /* the views' text goes into the file as it is made (no room on the
+         * disk for it: built in memory, kept by this process alone) */
+        char *path = file_path(si, v->catalogue);
+        sx_file_out out = {-1, NULL};
+        bool room_failed = false;
+        bool spooled = path && sx_file_create(path, &out);
+        as_search_snap *b = spooled ? build(st, v, &out, &room_failed) : NULL;
+        if (!b) sx_file_abandon(&out);
+        if (!b && (!spooled || room_failed)) b = build(st, v, NULL, NULL);
+        free(path);
+        path = b ? file_path(si, b->v.catalogue) : NULL; /* v: the version built at */
+        if (path && (out.fd >= 0 ? sx_file_commit(b, &out, path) : sx_file_write(b, path)))
+            s = map_file(si, b->v.catalogue);
+        sx_file_abandon(&out); /* unless committed */
         if (s) {
             say(si, AS_LOG_INFO, "search index %zu products, %zu bytes, built in %.0f ms (%s)%s",
                 s->c->n, s->c->map_bytes, now_ms() - t0, path, where(bg));

@@ -92,6 +92,9 @@ typedef struct sx_catalog {
     uint32_t *sku_docs; /* n: the products in sku (byte) order */
     char *vtext;
     size_t nvtext;
+    /* vtext's mapping's length while it is mapped from an index file being
+     * written (sx_file_out), else 0 (malloc'd, or in the mapped file) */
+    size_t vtext_map;
     size_t bytes;
     /* Bitsets over the products, `words` 64-bit words each (sx_catalog_private):
      * the contradicted ones, those of each category and part type (code *
@@ -218,7 +221,28 @@ static inline const sx_compat *sx_compat_row(const sx_compat *rows, size_t n, ui
  * qdevs (on its own arena) and its bitsets; freed with c; false when out of
  * memory. */
 bool sx_catalog_private(sx_catalog *c);
-/* Writes snapshot s to path (under a temporary name, then renamed). */
+/* An index file being written, under a temporary name, made before the build
+ * so that the views' text (three quarters of the file) goes into it as the
+ * build makes it, through a shared mapping of the file at SX_VTEXT_OFF
+ * (sx_vtext_room): never into private memory, never copied. */
+typedef struct sx_file_out {
+    int fd;
+    char *tmp; /* the temporary name */
+} sx_file_out;
+#define SX_VTEXT_OFF 4096 /* where the views' text starts, a page into the file */
+/* Creates the temporary file for path; false when it cannot. */
+bool sx_file_create(const char *path, sx_file_out *out);
+/* Room for `need` bytes of c's view text in the file being written: its
+ * blocks allocated (so that writing through the mapping cannot fault for want
+ * of disk) and c->vtext mapped on them, keeping what it holds. */
+bool sx_vtext_room(sx_catalog *c, const sx_file_out *out, size_t need);
+/* Writes the rest of snapshot s (every section but a view text already in the
+ * file) and the header, then renames the file to path; closes it either way
+ * and removes it on failure. s stays usable: a view text mapped from the file
+ * stays mapped. */
+bool sx_file_commit(const as_search_snap *s, sx_file_out *out, const char *path);
+void sx_file_abandon(sx_file_out *out);
+/* Writes snapshot s to path (create, then commit). */
 bool sx_file_write(const as_search_snap *s, const char *path);
 /* Maps the file at path when it holds that catalogue version: a catalogue
  * whose arrays are the file's; *at the versions it was built at, *state the

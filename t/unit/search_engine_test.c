@@ -654,6 +654,20 @@ static void index_pair_remove_files(as_mem *m, const index_pair *x)
     assert_int_equal(rmdir(x->dir), 0);
 }
 
+/* The bytes of the file at path, on m. */
+static const char *read_all(as_mem *m, const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    struct stat sb;
+    assert_int_equal(fstat(fileno(f), &sb), 0);
+    char *b = as_alloc(m, (size_t)sb.st_size + 1);
+    *n = fread(b, 1, (size_t)sb.st_size, f);
+    assert_int_equal(*n, (size_t)sb.st_size);
+    fclose(f);
+    return b;
+}
+
 static void test_index_file(void **state)
 {
     as_mem *m = unit_mem(state);
@@ -681,8 +695,19 @@ static void test_index_file(void **state)
     as_search_snap_release(x.built);
     as_search_index_destroy(x.two);
 
-    /* a damaged file is not mapped: the next process builds it again */
+    /* the file a build wrote its views' text into as it went is the file of a
+     * build in memory, written whole */
     const char *file = as_printf(m, "%s-1.idx", x.prefix);
+    const char *whole = as_printf(m, "%s/whole.idx", x.dir);
+    assert_true(sx_file_write(x.mem, whole));
+    size_t n_file, n_whole;
+    const char *bytes = read_all(m, file, &n_file), *want = read_all(m, whole, &n_whole);
+    assert_true(n_file > SX_VTEXT_OFF);
+    assert_int_equal(n_file, n_whole);
+    assert_memory_equal(bytes, want, n_file);
+    unlink(whole);
+
+    /* a damaged file is not mapped: the next process builds it again */
     struct stat sb;
     assert_int_equal(stat(file, &sb), 0);
     assert_int_equal(truncate(file, sb.st_size / 2), 0);
