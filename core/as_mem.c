@@ -98,6 +98,18 @@ void as_arena_destroy(as_arena *a)
     free(a);
 }
 
+void as_arena_clear(as_arena *a)
+{
+    struct block *b = a->head;
+    if (!b) return;
+    while (b->next) { /* the newest block stays, emptied */
+        struct block *n = b->next;
+        b->next = n->next;
+        free(n);
+    }
+    b->used = 0;
+}
+
 as_mem as_arena_mem(as_arena *a)
 {
     as_mem m = {arena_alloc, a};

@@ -22,6 +22,8 @@ char *as_vprintf(as_mem *m, const char *fmt, va_list ap);
 typedef struct as_arena as_arena;
 as_arena *as_arena_create(void);
 void as_arena_destroy(as_arena *a);
+/* Frees what was allocated, keeping one block for what comes next. */
+void as_arena_clear(as_arena *a);
 as_mem as_arena_mem(as_arena *a);
 
 /* A growable string built on an as_mem. */

@@ -373,21 +373,36 @@ const char *as_view_evidence_text(as_mem *m, const char *evidence, size_t *len)
     return as_jw_text(w, len);
 }
 
-const char *as_view_compat_text_of(as_mem *m, const as_compat *c, const char *summary,
-                                   const char *evidence, size_t evidence_len, size_t *len)
+const char *as_view_compat_rest(as_mem *m, const char *fit_status, const char *summary,
+                                const char *checked_at, const char *evidence,
+                                size_t evidence_len, size_t *len)
 {
-    if (!c->device_slug || !c->device_name || !c->fit_status || !summary || !evidence)
-        return NULL;
+    if (!fit_status || !summary || !evidence) return NULL;
     as_jw jw, *w = &jw;
     as_jw_init(w, m);
     as_jw_obj(w);
-    as_jw_kstr(w, "device", c->device_slug);
-    as_jw_kstr(w, "device_name", c->device_name);
-    as_jw_kstr(w, "fit_status", c->fit_status);
+    as_jw_kstr(w, "fit_status", fit_status);
     as_jw_kstr(w, "summary", summary);
-    if (c->checked_at) as_jw_kstr(w, "checked_at", c->checked_at);
+    if (checked_at) as_jw_kstr(w, "checked_at", checked_at);
     as_jw_key(w, "evidence");
     as_jw_raw(w, evidence, evidence_len);
+    as_jw_obj_end(w);
+    const char *text = as_jw_text(w, len);
+    if (!text) return NULL;
+    *len -= 2; /* the members, without the braces */
+    return text + 1;
+}
+
+const char *as_view_compat_with(as_mem *m, const char *device_slug, const char *device_name,
+                                const char *rest, size_t rest_len, size_t *len)
+{
+    if (!device_slug || !device_name || !rest) return NULL;
+    as_jw jw, *w = &jw;
+    as_jw_init(w, m);
+    as_jw_obj(w);
+    as_jw_kstr(w, "device", device_slug);
+    as_jw_kstr(w, "device_name", device_name);
+    as_jw_raw(w, rest, rest_len);
     as_jw_obj_end(w);
     return as_jw_text(w, len);
 }
@@ -396,7 +411,11 @@ const char *as_view_compat_text(as_mem *m, const as_compat *c, size_t *len)
 {
     size_t elen;
     const char *ev = as_view_evidence_text(m, c->evidence, &elen);
-    return as_view_compat_text_of(m, c, as_fit_summary(m, c), ev, elen, len);
+    size_t rlen = 0;
+    const char *rest = ev ? as_view_compat_rest(m, c->fit_status, as_fit_summary(m, c),
+                                                c->checked_at, ev, elen, &rlen)
+                          : NULL;
+    return as_view_compat_with(m, c->device_slug, c->device_name, rest, rlen, len);
 }
 
 const char *as_view_product_from(as_mem *m, const as_view_kept *k, const as_product *p,

@@ -32,12 +32,18 @@ typedef struct as_view_kept {
 bool as_view_product_kept(as_mem *m, const as_product *p, as_view_kept *out);
 /* A compatibility row as the element of a view's "compatibility". */
 const char *as_view_compat_text(as_mem *m, const as_compat *c, size_t *len);
-/* The same from its parts, for a caller that keeps the parts of rows whose
- * evidence repeats (the index build): the summary (as_fit_summary) and the
- * evidence in words (as_view_evidence_text of c->evidence). */
+/* The same in two parts, for a caller that keeps the part rows share (the
+ * index keeps one per evidence, fit and check date): the members after the
+ * device's (from "fit_status" on, without braces), from the summary
+ * (as_fit_summary) and the evidence in words (as_view_evidence_text of
+ * c->evidence); then the row with the device's members and those. NULL when
+ * something cannot be written. */
 const char *as_view_evidence_text(as_mem *m, const char *evidence, size_t *len);
-const char *as_view_compat_text_of(as_mem *m, const as_compat *c, const char *summary,
-                                   const char *evidence, size_t evidence_len, size_t *len);
+const char *as_view_compat_rest(as_mem *m, const char *fit_status, const char *summary,
+                                const char *checked_at, const char *evidence,
+                                size_t evidence_len, size_t *len);
+const char *as_view_compat_with(as_mem *m, const char *device_slug, const char *device_name,
+                                const char *rest, size_t rest_len, size_t *len);
 /* The view from kept parts and the rest: r, and of p its questions, its
  * compat's fit_status (a view for a device) and its guarantee (one without).
  * as_view_product_text is this with the parts encoded from p. */

@@ -60,16 +60,17 @@ typedef struct bcompat {
     uint64_t text_at, text_end; /* its view text, in vtext */
 } bcompat;
 
-/* A compat row's view parts that depend on its evidence and fit alone (the
- * summary, the evidence in words), kept per build for the rows that repeat
- * them: catalogues repeat evidence (one declaration for many devices; every
- * generated row has one of two), and computing them parses the evidence
- * twice. */
+/* A compat row's view parts that do not depend on its device or product, kept
+ * per build for the rows that repeat them: catalogues repeat evidence (one
+ * declaration for many devices; every generated row has one of two), and
+ * computing them parses the evidence twice. The part of the row's view after
+ * the device (as_view_compat_rest) is written into the views' text once. */
 typedef struct ev_memo {
     char *evidence; /* NULL: a free slot */
     bool fits;
-    char *summary, *words;
-    size_t words_len;
+    char *checked_at;          /* NULL when the rows have none */
+    uint32_t why_at;           /* does_not_fit: the summary, in strs */
+    uint64_t rest_at, rest_end; /* in vtext; equal when it cannot be written */
 } ev_memo;
 
 #define MEMO_SLOTS 8192 /* at most half of them used: memory bounded per build */
@@ -78,6 +79,7 @@ typedef struct sx_builder {
     bool failed;
     const sx_file_out *out; /* the file the views' text goes into, NULL: memory */
     bool out_failed;        /* the file had no room for it */
+    as_arena *arena;        /* a row's scratch memory, cleared after it */
     sx_catalog *c; /* filled in place; arrays grown here */
     size_t cap;    /* products */
     size_t offcap, fwdcap, strscap, ccap;
@@ -102,7 +104,6 @@ typedef struct sx_builder {
     size_t next_view; /* the first product whose view parts are not set yet */
     ev_memo *memo;    /* MEMO_SLOTS, open addressing by the evidence's hash */
     size_t nmemo;
-    size_t last_dev; /* the device of the last compat row (rows come by device) */
 } sx_builder;
 
 static uint32_t add_str(sx_builder *b, const char *s)
@@ -282,24 +283,21 @@ static bool add_specs(sx_builder *b, as_mem *m, const char *specs)
     return ok;
 }
 
-static int u32_cmp(const void *x, const void *y)
-{
-    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-    return a < b ? -1 : a > b;
-}
-
+/* A product's word ids, ascending: a Shell sort (Ciura's gaps; insertion
+ * sort for the short ones), in place, as qsort would allocate for each
+ * product. */
 static void sort_u32(uint32_t *a, size_t n)
 {
-    if (n > 32) { /* a long description: insertion sort would be quadratic */
-        qsort(a, n, sizeof(*a), u32_cmp);
-        return;
-    }
-    for (size_t i = 1; i < n; i++) {
-        uint32_t x = a[i];
-        size_t j = i;
-        for (; j > 0 && a[j - 1] > x; j--)
-            a[j] = a[j - 1];
-        a[j] = x;
+    static const size_t gaps[] = {701, 301, 132, 57, 23, 10, 4, 1};
+    for (size_t g = 0; g < sizeof(gaps) / sizeof(gaps[0]); g++) {
+        size_t gap = gaps[g];
+        for (size_t i = gap; i < n; i++) {
+            uint32_t x = a[i];
+            size_t j = i;
+            for (; j >= gap && a[j - gap] > x; j -= gap)
+                a[j] = a[j - gap];
+            a[j] = x;
+        }
     }
 }
 
@@ -332,7 +330,7 @@ static bool add_row(sx_builder *b, const as_index_row *r)
     size_t d = c->n;
     if (d && r->id <= c->ids[d - 1]) return false; /* rows come in id order */
     c->ids[d] = r->id;
-    as_arena *a = as_arena_create();
+    as_arena *a = b->arena; /* cleared after each row */
     as_mem m = as_arena_mem(a);
     b->ncur = 0;
     const char *cat_label = r->category ? as_category_label(r->category) : NULL;
@@ -341,7 +339,7 @@ static bool add_row(sx_builder *b, const as_index_row *r)
               add_text(b, &m, cat_label ? cat_label : r->category, true) &&
               add_text(b, &m, r->part_type ? part_type_label(r->part_type) : NULL, true) &&
               add_specs(b, &m, r->specs);
-    as_arena_destroy(a);
+    as_arena_clear(a);
     if (!ok) return false;
     /* distinct words, ascending (renumbered at finish) */
     sort_u32(b->cur, b->ncur);
@@ -432,42 +430,53 @@ static uint32_t doc_of(const sx_catalog *c, int64_t id)
     return lo < c->n && c->ids[lo] == id ? (uint32_t)lo : UINT32_MAX;
 }
 
-static char *dup_n(const char *s, size_t n)
+static bool same_str(const char *a, const char *b)
 {
-    char *d = malloc(n + 1);
-    if (d) {
-        memcpy(d, s, n);
-        d[n] = '\0';
-    }
-    return d;
+    return a == b || (a && b && strcmp(a, b) == 0);
 }
 
-/* The summary and evidence in words (*words NULL when it cannot be written)
- * of a compat row with this evidence and fit, from b's memo or made (on m)
- * and kept; false when out of memory. */
+/* A compat row's parts with this evidence, fit and check date, from b's memo
+ * or made and kept: the summary of a row that does not fit (in strs) and the
+ * rest of its view (in vtext, *rest_at == *rest_end when it cannot be
+ * written); false when out of memory. */
 static bool compat_parts(sx_builder *b, as_mem *m, const char *evidence, bool fits,
-                         const char **summary, const char **words, size_t *words_len)
+                         const char *checked_at, uint32_t *why_at, uint64_t *rest_at,
+                         uint64_t *rest_end)
 {
     if (!b->memo && !(b->memo = calloc(MEMO_SLOTS, sizeof(ev_memo)))) return false;
-    size_t i = (size_t)(hash_str(evidence) ^ fits) & (MEMO_SLOTS - 1);
-    for (; b->memo[i].evidence; i = (i + 1) & (MEMO_SLOTS - 1))
-        if (b->memo[i].fits == fits && strcmp(b->memo[i].evidence, evidence) == 0) {
-            *summary = b->memo[i].summary;
-            *words = b->memo[i].words;
-            *words_len = b->memo[i].words_len;
+    uint64_t h = hash_str(evidence) ^ (hash_str(checked_at ? checked_at : "") * 31) ^ fits;
+    size_t i = (size_t)h & (MEMO_SLOTS - 1);
+    for (; b->memo[i].evidence; i = (i + 1) & (MEMO_SLOTS - 1)) {
+        const ev_memo *e = &b->memo[i];
+        if (e->fits == fits && strcmp(e->evidence, evidence) == 0 &&
+            same_str(e->checked_at, checked_at)) {
+            *why_at = e->why_at;
+            *rest_at = e->rest_at;
+            *rest_end = e->rest_end;
             return true;
         }
-    as_compat cc = {NULL, NULL, fits ? "fits" : "does_not_fit", evidence, NULL};
-    *summary = as_fit_summary(m, &cc);
-    *words = as_view_evidence_text(m, evidence, words_len);
-    if (!*words) return true; /* cannot be written: the row has no view text (not kept) */
+    }
+    const char *fit = fits ? "fits" : "does_not_fit";
+    as_compat cc = {NULL, NULL, fit, evidence, NULL};
+    const char *summary = as_fit_summary(m, &cc);
+    size_t words_len, rest_len;
+    const char *words = as_view_evidence_text(m, evidence, &words_len);
+    const char *rest =
+        words ? as_view_compat_rest(m, fit, summary, checked_at, words, words_len, &rest_len)
+              : NULL; /* cannot be written: the row has no view text (not kept) */
+    *why_at = fits ? AS_NO_STR : add_str(b, summary);
+    *rest_at = *rest_end = 0;
+    if (rest) {
+        *rest_at = add_vtext(b, rest, rest_len);
+        *rest_end = *rest_at + rest_len;
+    }
+    if (b->failed) return false;
     if (b->nmemo < MEMO_SLOTS / 2) {
-        ev_memo e = {strdup(evidence), fits, strdup(*summary), dup_n(*words, *words_len),
-                     *words_len};
-        if (!e.evidence || !e.summary || !e.words) {
+        ev_memo e = {strdup(evidence), fits, checked_at ? strdup(checked_at) : NULL, *why_at,
+                     *rest_at, *rest_end};
+        if (!e.evidence || (checked_at && !e.checked_at)) {
             free(e.evidence);
-            free(e.summary);
-            free(e.words);
+            free(e.checked_at);
             return false;
         }
         b->memo[i] = e;
@@ -485,33 +494,16 @@ static int on_compat(void *baton, const as_index_compat *x)
     if (!grow((void **)&b->cr, &b->ccap, b->ncr + 1, sizeof(bcompat))) return b->failed = true, -1;
     /* no evidence reads as none recorded, "[]" (as as_json_parse_or reads it) */
     const char *ev = x->evidence ? x->evidence : "[]";
-    as_arena *a = as_arena_create();
+    as_arena *a = b->arena; /* cleared after each row */
     as_mem m = as_arena_mem(a);
-    const char *summary, *words;
-    size_t words_len;
-    if (!compat_parts(b, &m, ev, x->fits, &summary, &words, &words_len)) {
-        as_arena_destroy(a);
-        return b->failed = true, -1;
-    }
-    bcompat *bc = &b->cr[b->ncr++];
-    *bc = (bcompat){x->device_id, d, x->fits ? AS_NO_STR : add_str(b, summary), x->fits ? 1 : 0,
-                    0, 0};
-    /* the row as a view for the device shows it */
-    size_t k = b->last_dev < b->ndev && b->dev_id[b->last_dev] == x->device_id ? b->last_dev : 0;
-    while (k < b->ndev && b->dev_id[k] != x->device_id)
-        k++;
-    if (k < b->ndev) {
-        b->last_dev = k;
-        as_compat cc = {b->c->strs + b->dev_str[k * 5], b->c->strs + b->dev_str[k * 5 + 1],
-                        x->fits ? "fits" : "does_not_fit", ev, x->checked_at};
-        size_t len;
-        const char *text = as_view_compat_text_of(&m, &cc, summary, words, words_len, &len);
-        if (text) {
-            bc->text_at = add_vtext(b, text, len);
-            bc->text_end = bc->text_at + len;
-        }
-    }
-    as_arena_destroy(a);
+    bcompat *bc = &b->cr[b->ncr];
+    *bc = (bcompat){x->device_id, d, AS_NO_STR, x->fits ? 1 : 0, 0, 0};
+    if (!compat_parts(b, &m, ev, x->fits, x->checked_at, &bc->why_at, &bc->text_at,
+                      &bc->text_end))
+        b->failed = true;
+    else
+        b->ncr++;
+    as_arena_clear(a);
     return b->failed ? -1 : 0;
 }
 
@@ -533,7 +525,7 @@ static int on_view(void *baton, const as_product *p)
         c->view_at[b->next_view] = c->perf_at[b->next_view] = c->nvtext;
     c->view_at[d] = c->perf_at[d] = c->nvtext;
     b->next_view = d + 1;
-    as_arena *a = as_arena_create();
+    as_arena *a = b->arena; /* cleared after each row */
     as_mem m = as_arena_mem(a);
     as_view_kept k;
     if (as_view_product_kept(&m, p, &k) && k.head_len) {
@@ -541,7 +533,7 @@ static int on_view(void *baton, const as_product *p)
         c->perf_at[d] = c->nvtext;
         add_vtext(b, k.perf, k.perf_len);
     }
-    as_arena_destroy(a);
+    as_arena_clear(a);
     return b->failed ? -1 : 0;
 }
 
@@ -587,9 +579,11 @@ static sx_builder *builder_new(void)
     b->c = calloc(1, sizeof(sx_catalog));
     b->nslots = 1u << 16;
     b->slots = calloc(b->nslots, sizeof(uint32_t));
+    b->arena = as_arena_create();
     if (!b->c || !b->slots) {
         free(b->c);
         free(b->slots);
+        as_arena_destroy(b->arena);
         free(b);
         return NULL;
     }
@@ -669,6 +663,7 @@ static void builder_free(sx_builder *b)
 {
     if (!b) return;
     catalog_free(b->c);
+    as_arena_destroy(b->arena);
     for (uint32_t i = 0; i < b->ntok; i++)
         free(b->tok[i]);
     free(b->tok);
@@ -681,8 +676,7 @@ static void builder_free(sx_builder *b)
     if (b->memo)
         for (size_t i = 0; i < MEMO_SLOTS; i++) {
             free(b->memo[i].evidence);
-            free(b->memo[i].summary);
-            free(b->memo[i].words);
+            free(b->memo[i].checked_at);
         }
     free(b->memo);
     free(b);

@@ -71,8 +71,9 @@ bool as_search_view_find(const as_search_snap *s, as_mem *m, const char *sku,
         if (c->cv_at[2 * at] == c->cv_at[2 * at + 1]) return false; /* not encoded */
         p->compat = as_alloc(m, sizeof(*p->compat));
         p->compat->fit_status = row->fits ? "fits" : "does_not_fit";
-        k->compat = c->vtext + c->cv_at[2 * at];
-        k->compat_len = c->cv_at[2 * at + 1] - c->cv_at[2 * at];
+        k->compat = as_view_compat_with(m, device->slug, device->name, c->vtext + c->cv_at[2 * at],
+                                        c->cv_at[2 * at + 1] - c->cv_at[2 * at], &k->compat_len);
+        if (!k->compat) return false;
     }
     return true;
 }

@@ -42,63 +42,33 @@ static char *fold(as_mem *m, const char *s, size_t n)
  * (volume, length, power, voltage, weight, capacity, count), in English
  * singular and plural, US and British spelling, and the usual abbreviations. */
 static const struct unit_word {
-    const char *written, *unit;
+    const char *written;
+    size_t len; /* of written */
+    const char *unit;
 } units[] = {
-    {"l", "l"},
-    {"liter", "l"},
-    {"liters", "l"},
-    {"litre", "l"},
-    {"litres", "l"},
-    {"ltr", "l"},
-    {"ml", "ml"},
-    {"mls", "ml"},
-    {"milliliter", "ml"},
-    {"milliliters", "ml"},
-    {"millilitre", "ml"},
-    {"millilitres", "ml"},
-    {"m", "m"},
-    {"meter", "m"},
-    {"meters", "m"},
-    {"metre", "m"},
-    {"metres", "m"},
-    {"cm", "cm"},
-    {"centimeter", "cm"},
-    {"centimeters", "cm"},
-    {"centimetre", "cm"},
-    {"centimetres", "cm"},
-    {"mm", "mm"},
-    {"millimeter", "mm"},
-    {"millimeters", "mm"},
-    {"millimetre", "mm"},
-    {"millimetres", "mm"},
-    {"w", "w"},
-    {"watt", "w"},
-    {"watts", "w"},
-    {"v", "v"},
-    {"volt", "v"},
-    {"volts", "v"},
-    {"g", "g"},
-    {"gram", "g"},
-    {"grams", "g"},
-    {"kg", "kg"},
-    {"kilogram", "kg"},
-    {"kilograms", "kg"},
-    {"inch", "in"},
-    {"inches", "in"},
-    {"mah", "mah"},
-    {"pc", "pcs"},
-    {"pcs", "pcs"},
-    {"piece", "pcs"},
-    {"pieces", "pcs"},
-    {"pack", "pack"},
-    {"packs", "pack"},
+// clang-format off
+#define U(written, unit) {written, sizeof(written) - 1, unit}
+    U("l", "l"), U("liter", "l"), U("liters", "l"), U("litre", "l"), U("litres", "l"),
+    U("ltr", "l"), U("ml", "ml"), U("mls", "ml"), U("milliliter", "ml"), U("milliliters", "ml"),
+    U("millilitre", "ml"), U("millilitres", "ml"), U("m", "m"), U("meter", "m"), U("meters", "m"),
+    U("metre", "m"), U("metres", "m"), U("cm", "cm"), U("centimeter", "cm"),
+    U("centimeters", "cm"), U("centimetre", "cm"), U("centimetres", "cm"), U("mm", "mm"),
+    U("millimeter", "mm"), U("millimeters", "mm"), U("millimetre", "mm"), U("millimetres", "mm"),
+    U("w", "w"), U("watt", "w"), U("watts", "w"), U("v", "v"), U("volt", "v"), U("volts", "v"),
+    U("g", "g"), U("gram", "g"), U("grams", "g"), U("kg", "kg"), U("kilogram", "kg"),
+    U("kilograms", "kg"), U("inch", "in"), U("inches", "in"), U("mah", "mah"), U("pc", "pcs"),
+    U("pcs", "pcs"), U("piece", "pcs"), U("pieces", "pcs"), U("pack", "pack"), U("packs", "pack"),
+#undef U
+// clang-format on
 };
 
 static const char *unit_of(const char *folded)
 {
-    /* the first letter first: every word of a catalogue passes here */
+    /* length and first letter first: every word of a catalogue passes here */
+    size_t n = strlen(folded);
     for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-        if (units[i].written[0] == folded[0] && strcmp(units[i].written, folded) == 0)
+        if (units[i].len == n && units[i].written[0] == folded[0] &&
+            memcmp(units[i].written, folded, n) == 0)
             return units[i].unit;
     return NULL;
 }

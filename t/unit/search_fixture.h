@@ -9,9 +9,9 @@
 
 #include "as_search.h"
 
-/* db over two merchants, three devices (the Dyson V11 is id 7) and the
- * products, which hold HEPA-5 (fits the V11) and GEN-6 (does not: a
- * diameter 80 mm against 70). */
+/* db over two merchants, three devices (the Dyson V11 is id 7, the V8 id 9)
+ * and the products, which hold HEPA-5 (fits the V11 and the V8) and GEN-6
+ * (does not: a diameter 80 mm against 70). */
 static inline void fixture_catalogue(fake_db *db, const as_merchant merchants[static 2],
                                      const as_device devices[static 3], const as_product *products,
                                      size_t n_products)
@@ -24,6 +24,16 @@ static inline void fixture_catalogue(fake_db *db, const as_merchant merchants[st
           "[{\"label\":\"Diameter\",\"unit\":\"mm\",\"part_value\":80,\"device_value\":70,"
           "\"tolerance\":0.5}]",
           "2026-01-02"}},
+        /* the V8 rows repeat the V11 rows' evidence, checked on another day
+         * or on none: the index keeps a row's parts once per evidence, fit
+         * and day */
+        {"HEPA-5", 9, {"dyson-v8", "Dyson V8 Animal", "fits", "[]", "2026-03-04"}},
+        {"GEN-6",
+         9,
+         {"dyson-v8", "Dyson V8 Animal", "does_not_fit",
+          "[{\"label\":\"Diameter\",\"unit\":\"mm\",\"part_value\":80,\"device_value\":70,"
+          "\"tolerance\":0.5}]",
+          NULL}},
     };
     memset(db, 0, sizeof(*db));
     db->merchants = merchants;
