@@ -53,6 +53,26 @@ typedef int (*as_batch_give_fn)(const void *item, void *ctx);
 int as_db_read_batches(as_db *db, as_batch_fill_fn fill, void *fill_ctx, size_t item_size,
                        as_batch_give_fn give, void *give_ctx);
 
+/* One row of a read, whichever way it was read (as_db_view.c): its columns as
+ * text (on the read's memory; NULL for NULL), and as numbers and flags where
+ * the store has them so (SQLite's own values, without text between). */
+typedef struct cells {
+    const char *(*text)(void *src, int c);
+    int64_t (*i64)(void *src, int c);
+    double (*dbl)(void *src, int c);
+    bool (*null)(void *src, int c);
+    bool (*flag)(void *src, int c); /* 1 or true */
+    void *src;
+} cells;
+typedef void (*as_db_cells_fn)(void *baton, const cells *row);
+/* Runs statement label with integer arguments (its %lld in order), giving
+ * each row to each, texts on m (or, through apr_dbd, on db->pool): on
+ * SQLite on the connection's own handle for the statements prepared so
+ * (the views' and the index's reads), else through apr_dbd. AS_OK or
+ * AS_EDB (logged). */
+int as_db_each_row(as_db *db, as_mem *m, const char *label, const int64_t *args, int nargs,
+                   as_db_cells_fn each, void *baton);
+
 /* sql/as_db_view.c: the product view's read, and its statements. */
 extern const stmt_def as_db_view_stmts[];
 extern const size_t as_db_n_view_stmts;

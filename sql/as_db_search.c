@@ -344,13 +344,15 @@ static as_rank_row read_rank(as_db *db, apr_dbd_row_t *row, int c, const char *i
 /* The index's reads (st_index_rows, st_index_offers, st_index_compat, and
  * st_view_rows through as_db_read_batches) go through the catalogue in
  * batches of product ids, on two threads: a reader that runs each batch's
- * statement and decodes its rows into items (in the batch's own pool), and
+ * statement (on SQLite on the connection's own handle, as_db_each_row: the
+ * offers' read 3.1-3.9 s -> 1.9-2.4 s at 1,000,000 products) and decodes its
+ * rows into items (in the batch's own pool), and
  * the caller, which gives the items of the batch before to core while the
  * next is read, so the database's work and the builder's overlap on two
  * cores (1,000,000 products on SQLite: the reads of the products 16.0 s →
  * 9.3 s). The caller's thread never touches the connection; the reader never
  * calls core. */
-typedef void (*batch_decode_fn)(as_db *db, apr_dbd_row_t *row, void *item);
+typedef void (*batch_decode_fn)(const cells *row, void *item);
 
 typedef struct batch {
     apr_pool_t *pool; /* unmanaged; cleared by the caller and given back to the reader */
@@ -383,6 +385,22 @@ typedef struct batch_pipe {
     size_t nspare;
 } batch_pipe;
 
+typedef struct batch_fill {
+    const batch_pipe *bp;
+    batch *b; /* b->pool: the batch's */
+    as_mem *m; /* b's pool */
+    size_t cap;
+} batch_fill;
+
+static void decode_row(void *baton, const cells *row)
+{
+    batch_fill *f = baton;
+    batch *b = f->b;
+    size_t size = f->bp->item_size;
+    b->items = as_db_grow(f->m, b->items, &f->cap, b->n, size);
+    f->bp->decode(row, b->items + b->n++ * size);
+}
+
 /* One batch, read and decoded on its own pool; NULL when the read failed. */
 static batch *read_batch(batch_pipe *bp, int64_t lo)
 {
@@ -407,21 +425,10 @@ static batch *read_batch(batch_pipe *bp, int64_t lo)
         }
         return b;
     }
-    const char *a[] = {i64s(db, lo), i64s(db, lo + INDEX_BATCH)};
-    apr_dbd_results_t *res;
-    apr_dbd_row_t *row = NULL;
-    bool ok = as_db_select(db, bp->label, &res, 2, a) == 0;
-    size_t cap = 0;
-    while (ok && as_db_next(db, res, &row)) {
-        if (b->n == cap) {
-            size_t nc = cap ? cap * 2 : 256;
-            char *ni = apr_palloc(pool, nc * bp->item_size);
-            if (b->n) memcpy(ni, b->items, b->n * bp->item_size);
-            b->items = ni;
-            cap = nc;
-        }
-        bp->decode(db, row, b->items + b->n++ * bp->item_size);
-    }
+    const int64_t args[] = {lo, lo + INDEX_BATCH};
+    as_mem m = as_db_pool_mem(pool);
+    batch_fill f = {bp, b, &m, 0};
+    bool ok = as_db_each_row(db, &m, bp->label, args, 2, decode_row, &f) == AS_OK;
     db->pool = outer;
     if (!ok) {
         apr_pool_destroy(pool);
@@ -538,17 +545,16 @@ int as_db_read_batches(as_db *db, as_batch_fill_fn fill, void *fill_ctx, size_t 
         give_ctx);
 }
 
-static void index_row(as_db *db, apr_dbd_row_t *row, void *item)
+#define T(c) x->text(x->src, c)
+#define I(c) x->i64(x->src, c)
+#define F(c) x->flag(x->src, c)
+
+static void index_row(const cells *x, void *item)
 {
-    *(as_index_row *)item = (as_index_row){
-        to_i64(as_db_col(db, row, 0)), as_db_col(db, row, 1),
-        as_db_col(db, row, 2),         as_db_col(db, row, 3),
-        as_db_col(db, row, 4),         as_db_col(db, row, 5),
-        as_db_col(db, row, 6),         as_db_bool(as_db_col(db, row, 7)),
-        as_db_col(db, row, 8),         read_rank(db, row, 9, NULL),
-        as_db_col(db, row, 14),        as_db_col(db, row, 15),
-        as_db_col(db, row, 16),        as_db_bool(as_db_col(db, row, 17)),
-        as_db_col(db, row, 18)};
+    as_rank_row rank = {F(9), I(10), I(11), I(12), x->dbl(x->src, 13), NULL};
+    *(as_index_row *)item = (as_index_row){I(0),  T(1),  T(2),  T(3),  T(4),  T(5),
+                                           T(6),  F(7),  T(8),  rank,  T(14), T(15),
+                                           T(16), F(17), T(18)};
 }
 
 typedef struct give_ctx {
@@ -586,13 +592,10 @@ int st_rank_changes(void *h, int64_t since, as_rank_row_fn each, void *baton)
     return rc;
 }
 
-static void index_offer(as_db *db, apr_dbd_row_t *row, void *item)
+static void index_offer(const cells *x, void *item)
 {
-    *(as_index_offer *)item = (as_index_offer){
-        to_i64(as_db_col(db, row, 0)), as_db_col(db, row, 1),
-        as_db_col(db, row, 2),         as_db_col(db, row, 5),
-        to_i64(as_db_col(db, row, 3)), to_i64(as_db_col(db, row, 4)),
-        to_i64(as_db_col(db, row, 6)), as_db_bool(as_db_col(db, row, 7))};
+    *(as_index_offer *)item =
+        (as_index_offer){I(0), T(1), T(2), T(5), I(3), I(4), I(6), F(7)};
 }
 
 static int give_offer(const void *item, void *ctx)
@@ -608,12 +611,14 @@ int st_index_offers(void *h, as_index_offer_fn each, void *baton)
                         &g);
 }
 
-static void index_compat(as_db *db, apr_dbd_row_t *row, void *item)
+static void index_compat(const cells *x, void *item)
 {
-    *(as_index_compat *)item = (as_index_compat){
-        to_i64(as_db_col(db, row, 0)), to_i64(as_db_col(db, row, 1)),
-        as_db_bool(as_db_col(db, row, 2)), as_db_col(db, row, 3), as_db_col(db, row, 4)};
+    *(as_index_compat *)item = (as_index_compat){I(0), I(1), F(2), T(3), T(4)};
 }
+
+#undef T
+#undef I
+#undef F
 
 static int give_compat(const void *item, void *ctx)
 {

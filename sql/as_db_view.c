@@ -164,16 +164,6 @@ static void add_question(view_read *r, const as_question *q)
     p->questions[i] = *q;
 }
 
-/* One row, whichever way it was read: its columns as text, and as numbers
- * where the store has them so (SQLite's own values). */
-typedef struct cells {
-    const char *(*text)(void *src, int c);
-    int64_t (*i64)(void *src, int c);
-    double (*dbl)(void *src, int c);
-    bool (*null)(void *src, int c);
-    void *src;
-} cells;
-
 #define T(c) x->text(x->src, c)
 #define I(c) x->i64(x->src, c)
 #define D(c) x->dbl(x->src, c)
@@ -277,12 +267,24 @@ static bool dbd_null(void *s, int c)
     return dbd_text(s, c) == NULL;
 }
 
+static bool dbd_flag(void *s, int c)
+{
+    return as_db_bool(dbd_text(s, c));
+}
+
 /* ---- on the connection's sqlite3 handle ---- */
 
 #define NATIVE_KEY "as_product_view native" /* in a connection's `prepared` */
 
+/* The index's reads (as_db_search.c), run through as_db_each_row: millions of
+ * rows each, which apr_dbd's driver would copy column by column as text. */
+static const char *const native_reads[] = {"as_index_rows", "as_index_offers",
+                                           "as_index_compat"};
+#define N_READS (sizeof(native_reads) / sizeof(native_reads[0]))
+
 typedef struct native_view {
     sqlite3_stmt *st[5]; /* as as_db_view_stmts */
+    sqlite3_stmt *reads[N_READS];
 } native_view;
 enum { NV_VIEW, NV_VIEW_DEVICE, NV_VERSION, NV_VIEW_ROWS, NV_LIVE };
 
@@ -292,6 +294,10 @@ static apr_status_t native_finalize(void *data)
     for (size_t i = 0; i < sizeof(nv->st) / sizeof(nv->st[0]); i++) {
         sqlite3_finalize(nv->st[i]);
         nv->st[i] = NULL;
+    }
+    for (size_t i = 0; i < N_READS; i++) {
+        sqlite3_finalize(nv->reads[i]);
+        nv->reads[i] = NULL;
     }
     return APR_SUCCESS;
 }
@@ -316,6 +322,16 @@ static const char *native_sql(apr_pool_t *p, const char *sql)
     return out;
 }
 
+static bool native_prepare(apr_pool_t *conn_pool, sqlite3 *conn, const stmt_def *def,
+                           sqlite3_stmt **st, const char **err)
+{
+    const char *sql = native_sql(conn_pool, def->sqlite);
+    if (sqlite3_prepare_v3(conn, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL) == SQLITE_OK)
+        return true;
+    *err = apr_psprintf(conn_pool, "preparing %s failed: %s", def->label, sqlite3_errmsg(conn));
+    return false;
+}
+
 apr_status_t as_db_view_native_init(apr_pool_t *conn_pool, const apr_dbd_driver_t *d, apr_dbd_t *h,
                                     apr_hash_t *prepared, const char **err)
 {
@@ -324,14 +340,19 @@ apr_status_t as_db_view_native_init(apr_pool_t *conn_pool, const apr_dbd_driver_
     native_view *nv = apr_pcalloc(conn_pool, sizeof(*nv));
     /* runs before apr_dbd closes the connection (registered after its cleanup) */
     apr_pool_cleanup_register(conn_pool, nv, native_finalize, apr_pool_cleanup_null);
-    for (size_t i = 0; i < as_db_n_view_stmts; i++) {
-        const char *sql = native_sql(conn_pool, as_db_view_stmts[i].sqlite);
-        if (sqlite3_prepare_v3(conn, sql, -1, SQLITE_PREPARE_PERSISTENT, &nv->st[i], NULL) !=
-            SQLITE_OK) {
-            *err = apr_psprintf(conn_pool, "preparing %s failed: %s", as_db_view_stmts[i].label,
-                                sqlite3_errmsg(conn));
+    for (size_t i = 0; i < as_db_n_view_stmts; i++)
+        if (!native_prepare(conn_pool, conn, &as_db_view_stmts[i], &nv->st[i], err))
+            return APR_EGENERAL;
+    for (size_t i = 0; i < N_READS; i++) {
+        const stmt_def *def = NULL;
+        for (size_t k = 0; !def && k < as_db_n_search_stmts; k++)
+            if (strcmp(as_db_search_stmts[k].label, native_reads[i]) == 0)
+                def = &as_db_search_stmts[k];
+        if (!def) {
+            *err = apr_psprintf(conn_pool, "no statement %s", native_reads[i]);
             return APR_EGENERAL;
         }
+        if (!native_prepare(conn_pool, conn, def, &nv->reads[i], err)) return APR_EGENERAL;
     }
     apr_hash_set(prepared, NATIVE_KEY, APR_HASH_KEY_STRING, nv);
     return APR_SUCCESS;
@@ -372,6 +393,11 @@ static bool native_null(void *s, int c)
     return sqlite3_column_type(((native_src *)s)->st, c) == SQLITE_NULL;
 }
 
+static bool native_flag(void *s, int c)
+{
+    return sqlite3_column_int64(((native_src *)s)->st, c) != 0;
+}
+
 /* The statement of this connection, or NULL when it has none (PostgreSQL,
  * SQLite without thread safety). */
 static native_view *native(as_db *db)
@@ -400,11 +426,46 @@ static int native_run(as_db *db, sqlite3_stmt *st, const char *label, const char
     return rc == SQLITE_DONE ? AS_OK : AS_EDB;
 }
 
+typedef struct each_native {
+    as_mem *m;
+    as_db_cells_fn each;
+    void *baton;
+} each_native;
+
+static void each_native_row(void *baton, sqlite3_stmt *st)
+{
+    each_native *e = baton;
+    native_src src = {e->m, st};
+    cells c = {native_text, native_i64, native_dbl, native_null, native_flag, &src};
+    e->each(e->baton, &c);
+}
+
+int as_db_each_row(as_db *db, as_mem *m, const char *label, const int64_t *args, int nargs,
+                   as_db_cells_fn each, void *baton)
+{
+    native_view *nv = native(db);
+    for (size_t i = 0; nv && i < N_READS; i++)
+        if (strcmp(native_reads[i], label) == 0) {
+            each_native e = {m, each, baton};
+            return native_run(db, nv->reads[i], label, NULL, args, nargs, each_native_row, &e);
+        }
+    const char **a = apr_palloc(db->pool, (size_t)(nargs ? nargs : 1) * sizeof(*a));
+    for (int k = 0; k < nargs; k++)
+        a[k] = as_db_i64s(db, args[k]);
+    apr_dbd_results_t *res;
+    if (as_db_select(db, label, &res, nargs, a)) return AS_EDB;
+    dbd_src src = {db, NULL};
+    cells c = {dbd_text, dbd_i64, dbd_dbl, dbd_null, dbd_flag, &src};
+    while (as_db_next(db, res, &src.row))
+        each(baton, &c);
+    return AS_OK;
+}
+
 static void native_view_row(void *baton, sqlite3_stmt *st)
 {
     view_read *r = baton;
     native_src src = {r->m, st};
-    cells x = {native_text, native_i64, native_dbl, native_null, &src};
+    cells x = {native_text, native_i64, native_dbl, native_null, native_flag, &src};
     read_row(r, &x);
 }
 
@@ -426,7 +487,7 @@ int st_product_by_sku(void *h, as_mem *m, const char *sku, int64_t device_id, as
         const char *a[] = {sku, sku, sku, sku, sku, as_db_i64s(db, device_id)};
         if (as_db_select(db, label, &res, which == NV_VIEW_DEVICE ? 6 : 4, a)) return AS_EDB;
         dbd_src src = {db, NULL};
-        cells x = {dbd_text, dbd_i64, dbd_dbl, dbd_null, &src};
+        cells x = {dbd_text, dbd_i64, dbd_dbl, dbd_null, dbd_flag, &src};
         while (as_db_next(db, res, &src.row))
             read_row(&r, &x);
     }
@@ -520,7 +581,7 @@ static void native_rows_row(void *baton, sqlite3_stmt *st)
 {
     rows_read *x = baton;
     native_src src = {x->r.m, st};
-    cells c = {native_text, native_i64, native_dbl, native_null, &src};
+    cells c = {native_text, native_i64, native_dbl, native_null, native_flag, &src};
     rows_row(x, &c);
 }
 
@@ -543,7 +604,7 @@ static bool view_batch(as_db *db, apr_pool_t *pool, int64_t lo, int64_t hi, void
                            as_db_i64s(db, hi)};
         apr_dbd_results_t *res;
         dbd_src src = {db, NULL};
-        cells c = {dbd_text, dbd_i64, dbd_dbl, dbd_null, &src};
+        cells c = {dbd_text, dbd_i64, dbd_dbl, dbd_null, dbd_flag, &src};
         if (as_db_select(db, "as_view_rows", &res, 4, a)) return false;
         while (as_db_next(db, res, &src.row))
             rows_row(&x, &c);
@@ -607,7 +668,7 @@ static void native_live_row(void *baton, sqlite3_stmt *st)
 {
     live_read *l = baton;
     native_src src = {l->r.m, st};
-    cells c = {native_text, native_i64, native_dbl, native_null, &src};
+    cells c = {native_text, native_i64, native_dbl, native_null, native_flag, &src};
     live_row(l, &c);
 }
 
@@ -626,7 +687,7 @@ int st_product_live(void *h, as_mem *m, const char *sku, as_product_live *out)
         const char *a[] = {sku, sku, sku};
         if (as_db_select(db, "as_product_live", &res, 3, a)) return AS_EDB;
         dbd_src src = {db, NULL};
-        cells c = {dbd_text, dbd_i64, dbd_dbl, dbd_null, &src};
+        cells c = {dbd_text, dbd_i64, dbd_dbl, dbd_null, dbd_flag, &src};
         while (as_db_next(db, res, &src.row))
             live_row(&l, &c);
     }
