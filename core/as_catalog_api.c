@@ -328,13 +328,29 @@ static const as_param_rule sku_rule = {"sku", AS_V_SLUG, 3, 20, NULL};
 
 enum { VIEW_READ_WHOLE = -1 };
 
+/* The view of v, found in snapshot s, with its live part (of s's catalogue). */
+static int view_written(as_ctx *ctx, as_search_view *v, const as_product_live *live,
+                        const as_device *dev, const as_weights *w, const as_offer_filter *of,
+                        const char **body, size_t *n)
+{
+    if (!as_search_view_live(v, live)) return VIEW_READ_WHOLE;
+    as_ranking r;
+    as_rank_offers(ctx->mem, &v->p, w, of, as_today(ctx), &r);
+    *body = as_view_product_from(ctx->mem, &v->kept, &v->p, &r, dev, n);
+    return AS_OK;
+}
+
 /* The view from the search index (docs/search.md, "Product views"): the parts
  * only a catalogue load changes as the index keeps them; the offers' stock,
- * the questions and the index's versions read live, in one statement, and the
- * snapshot taken for those versions, so a view never mixes two catalogues.
- * VIEW_READ_WHOLE when the process has no index, or its snapshot has not the
- * catalogue the store has now (a new one still being built) or not this
- * product. */
+ * the questions and the index's versions read live, in one statement, and
+ * used only with a snapshot of the catalogue those versions name, so a view
+ * never mixes two catalogues. The process's snapshot is tried first: when it
+ * has the sku, the live part is read by the product's id (no lookup of the
+ * sku in the database). Otherwise (an unknown sku, or a snapshot of another
+ * catalogue) the live part is read by sku and the snapshot taken for its
+ * versions. VIEW_READ_WHOLE when the process has no index, or its snapshot
+ * has not the catalogue the store has now (a new one still being built) or
+ * not this product. */
 static int view_from_index(as_ctx *ctx, const char *sku, const as_device *dev,
                            const as_weights *w, const as_offer_filter *of, const char **body,
                            size_t *n)
@@ -342,21 +358,29 @@ static int view_from_index(as_ctx *ctx, const char *sku, const as_device *dev,
     if (!ctx->index || !ctx->cfg->views_from_index || !ctx->store->product_live)
         return VIEW_READ_WHOLE;
     as_product_live live;
-    int rc = ctx->store->product_live(ctx->store->h, ctx->mem, sku, &live);
+    as_search_view v;
+    as_search_snap *s = as_search_index_current(ctx->index);
+    if (s && as_search_view_find(s, ctx->mem, sku, dev, &v)) {
+        int rc = ctx->store->product_live(ctx->store->h, ctx->mem, sku, v.p.id, &live);
+        bool ours = rc == AS_OK && live.product_id == v.p.id &&
+                    as_search_snap_version(s).catalogue == live.version.catalogue;
+        if (ours) rc = view_written(ctx, &v, &live, dev, w, of, body, n);
+        as_search_snap_release(s); /* the body is a copy */
+        if (ours || rc != AS_OK) return rc;
+    } else {
+        as_search_snap_release(s);
+    }
+    /* another catalogue, or a sku the snapshot has not */
+    int rc = ctx->store->product_live(ctx->store->h, ctx->mem, sku, 0, &live);
     if (rc != AS_OK) return rc;
     if (!live.product_id) return AS_ENOTFOUND;
-    as_search_snap *s = as_search_index_at(ctx->index, ctx->store, &live.version);
+    s = as_search_index_at(ctx->index, ctx->store, &live.version);
     if (!s) return VIEW_READ_WHOLE;
-    as_search_view v;
     rc = VIEW_READ_WHOLE;
     if (as_search_snap_version(s).catalogue == live.version.catalogue &&
-        as_search_view_find(s, ctx->mem, sku, dev, &v) && as_search_view_live(&v, &live)) {
-        as_ranking r;
-        as_rank_offers(ctx->mem, &v.p, w, of, as_today(ctx), &r);
-        *body = as_view_product_from(ctx->mem, &v.kept, &v.p, &r, dev, n);
-        rc = AS_OK;
-    }
-    as_search_snap_release(s); /* the body is a copy */
+        as_search_view_find(s, ctx->mem, sku, dev, &v))
+        rc = view_written(ctx, &v, &live, dev, w, of, body, n);
+    as_search_snap_release(s);
     return rc;
 }
 

@@ -134,9 +134,11 @@ typedef struct as_store {
      * catalogue load changes, which the search index keeps. NULL in a store
      * without it: every view is then read whole. */
     int (*view_rows)(void *h, as_view_row_fn each, void *baton);
-    /* The live part of the view of the product with that sku, and the search
-     * index's versions (search_version), in one read. */
-    int (*product_live)(void *h, as_mem *m, const char *sku, as_product_live *out);
+    /* The live part of the view of the product with that id (when above 0;
+     * a view that found it in the search index) or else that sku, and the
+     * search index's versions (search_version), in one read. */
+    int (*product_live)(void *h, as_mem *m, const char *sku, int64_t product_id,
+                        as_product_live *out);
     /* The current stock of every offer of these products, in any order. */
     int (*offers_stock)(void *h, as_mem *m, const int64_t *product_ids, size_t n,
                         as_offer_stock **out, size_t *nout);

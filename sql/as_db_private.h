@@ -85,7 +85,8 @@ void as_db_view_native_close(apr_pool_t *conn_pool, apr_hash_t *prepared);
 int st_product_by_sku(void *h, as_mem *m, const char *sku, int64_t device_id, as_product *p);
 int st_product_version(void *h, as_mem *m, const char *sku, const char **out);
 int st_view_rows(void *h, as_view_row_fn each, void *baton);
-int st_product_live(void *h, as_mem *m, const char *sku, as_product_live *out);
+int st_product_live(void *h, as_mem *m, const char *sku, int64_t product_id,
+                    as_product_live *out);
 
 /* Rows of the catalogue queries (as_db.c). */
 double as_db_dbl(const char *s);

@@ -72,14 +72,25 @@
 /* The live part of a view, by sku (st_product_live): the search index's
  * versions (as as_version_get), the product's id, its offers' stock, its
  * questions (as in PRODUCT_VIEW). */
-#define PRODUCT_LIVE(C, SKU)                                                                       \
+#define LIVE_VERSIONS                                                                              \
     "SELECT 6, NULL, NULL, NULL, (SELECT value FROM meta WHERE key = 'search_catalogue'), "        \
-    "(SELECT value FROM meta WHERE key = 'search_rank'), NULL, NULL UNION ALL SELECT 7, NULL, "    \
-    "NULL, NULL, " C("p.id") ", NULL, NULL, NULL FROM products p WHERE p.sku = " SKU               \
-    " UNION ALL SELECT 5, NULL, o.id, NULL, o.id, " C("o.stock") ", NULL, NULL FROM products p "   \
-    "JOIN offers o ON o.product_id = p.id WHERE p.sku = " SKU " UNION ALL SELECT 3, "              \
-    C(QUESTIONS_TOTAL) ", q.asked_at, q.id, q.id, q.question, q.answer, q.asked_at FROM "             \
-    LATEST_QUESTIONS(SKU)
+    "(SELECT value FROM meta WHERE key = 'search_rank'), NULL, NULL"
+#define LIVE_QUESTIONS(C)                                                                          \
+    " UNION ALL SELECT 3, " C(QUESTIONS_TOTAL) ", q.asked_at, q.id, q.id, q.question, q.answer, "  \
+    "q.asked_at FROM "
+#define PRODUCT_LIVE(C, SKU)                                                                       \
+    LIVE_VERSIONS " UNION ALL SELECT 7, NULL, NULL, NULL, " C("p.id") ", NULL, NULL, NULL FROM "   \
+    "products p WHERE p.sku = " SKU " UNION ALL SELECT 5, NULL, o.id, NULL, o.id, " C("o.stock")   \
+    ", NULL, NULL FROM products p JOIN offers o ON o.product_id = p.id WHERE p.sku = " SKU         \
+    LIVE_QUESTIONS(C) LATEST_QUESTIONS(SKU)
+/* and by the product's id, for a view that found it in the search index: no
+ * lookup of the sku (three in the statement above) */
+#define PRODUCT_LIVE_ID(C)                                                                         \
+    LIVE_VERSIONS " UNION ALL SELECT 7, NULL, NULL, NULL, " C("p.id") ", NULL, NULL, NULL FROM "   \
+    "products p WHERE p.id = %lld UNION ALL SELECT 5, NULL, o.id, NULL, o.id, " C("o.stock")       \
+    ", NULL, NULL FROM offers o WHERE o.product_id = %lld" LIVE_QUESTIONS(C) "(SELECT x.* FROM "   \
+    "questions x WHERE x.product_id = %lld ORDER BY x.asked_at DESC, x.id DESC LIMIT "             \
+    AS_STR(AS_VIEW_QUESTIONS) ") q"
 /* and, for a device, its compatibility row */
 #define PRODUCT_VIEW_DEVICE(C, SKU, DEV)                                                           \
     PRODUCT_VIEW(C, SKU) " UNION ALL SELECT 4, NULL, NULL, NULL, d.slug, d.name, c.fit_status, "   \
@@ -109,6 +120,7 @@ const stmt_def as_db_view_stmts[] = {
     {"as_view_rows", VIEW_ROWS(SQLITE_COL), VIEW_ROWS(PG_TEXT)},
     {"as_product_live", PRODUCT_LIVE(SQLITE_COL, "%s"),
      PRODUCT_LIVE(PG_TEXT, "%s") " ORDER BY 1, 2, 3, 4"},
+    {"as_product_live_id", PRODUCT_LIVE_ID(SQLITE_COL), PRODUCT_LIVE_ID(PG_TEXT) " ORDER BY 1, 2, 3, 4"},
 };
 const size_t as_db_n_view_stmts = sizeof(as_db_view_stmts) / sizeof(as_db_view_stmts[0]);
 
@@ -283,10 +295,10 @@ static const char *const native_reads[] = {"as_index_rows", "as_index_offers",
 #define N_READS (sizeof(native_reads) / sizeof(native_reads[0]))
 
 typedef struct native_view {
-    sqlite3_stmt *st[5]; /* as as_db_view_stmts */
+    sqlite3_stmt *st[6]; /* as as_db_view_stmts */
     sqlite3_stmt *reads[N_READS];
 } native_view;
-enum { NV_VIEW, NV_VIEW_DEVICE, NV_VERSION, NV_VIEW_ROWS, NV_LIVE };
+enum { NV_VIEW, NV_VIEW_DEVICE, NV_VERSION, NV_VIEW_ROWS, NV_LIVE, NV_LIVE_ID };
 
 static apr_status_t native_finalize(void *data)
 {
@@ -672,20 +684,26 @@ static void native_live_row(void *baton, sqlite3_stmt *st)
     live_row(l, &c);
 }
 
-int st_product_live(void *h, as_mem *m, const char *sku, as_product_live *out)
+int st_product_live(void *h, as_mem *m, const char *sku, int64_t product_id,
+                    as_product_live *out)
 {
     as_db *db = h;
     memset(out, 0, sizeof(*out));
     live_read l = {.out = out};
     l.r = (view_read){.m = m, .p = &l.p, .sorted = db->pg};
+    bool by_id = product_id > 0;
+    const char *label = by_id ? "as_product_live_id" : "as_product_live";
+    int64_t ids[] = {product_id, product_id, product_id};
     native_view *nv = native(db);
     if (nv) {
-        if (native_run(db, nv->st[NV_LIVE], "as_product_live", sku, NULL, 0, native_live_row, &l))
+        if (native_run(db, nv->st[by_id ? NV_LIVE_ID : NV_LIVE], label, by_id ? NULL : sku, ids,
+                       by_id ? 3 : 0, native_live_row, &l))
             return AS_EDB;
     } else {
         apr_dbd_results_t *res;
-        const char *a[] = {sku, sku, sku};
-        if (as_db_select(db, "as_product_live", &res, 3, a)) return AS_EDB;
+        const char *id = as_db_i64s(db, product_id);
+        const char *a[] = {by_id ? id : sku, by_id ? id : sku, by_id ? id : sku};
+        if (as_db_select(db, label, &res, 3, a)) return AS_EDB;
         dbd_src src = {db, NULL};
         cells c = {dbd_text, dbd_i64, dbd_dbl, dbd_null, dbd_flag, &src};
         while (as_db_next(db, res, &src.row))

@@ -64,6 +64,11 @@ as_search_snap *as_search_index_get(as_search_index *si, const as_store *st);
 as_search_snap *as_search_index_at(as_search_index *si, const as_store *st,
                                    const as_search_version *read);
 
+/* The snapshot the process has now, retained, without reading the store
+ * (NULL when it has none): for a product view, which reads the versions with
+ * its live part and uses this one only when they are its. */
+as_search_snap *as_search_index_current(as_search_index *si);
+
 /* A store of the index's own, for builds outside any request. open: AS_OK and
  * *st usable by the calling thread alone until close(baton, *conn). */
 typedef struct as_search_opener {

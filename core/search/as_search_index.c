@@ -1775,6 +1775,11 @@ as_search_snap *as_search_index_get(as_search_index *si, const as_store *st)
     return as_search_index_at(si, st, &v);
 }
 
+as_search_snap *as_search_index_current(as_search_index *si)
+{
+    return current(si);
+}
+
 as_search_snap *as_search_index_at(as_search_index *si, const as_store *st,
                                    const as_search_version *read)
 {

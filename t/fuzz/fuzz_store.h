@@ -1592,18 +1592,20 @@ static int fz_view_rows(void *h, as_view_row_fn each, void *baton)
 }
 
 /* The stock of the product's offers, its questions and the index's versions. */
-static int fz_product_live(void *h, as_mem *m, const char *sku, as_product_live *out)
+static int fz_product_live(void *h, as_mem *m, const char *sku, int64_t product_id,
+                           as_product_live *out)
 {
     fz_db *db = h;
     FZ_ENTER(db, FZ_OP_PRODUCT_LIVE);
-    FZ_ASSERT(sku && out, "product_live(NULL)");
+    FZ_ASSERT((sku || product_id > 0) && out, "product_live(NULL)");
     memset(out, 0, sizeof(*out));
     out->version = (as_search_version){1, db->st.rank_version};
     if (out->version.rank > db->rank_seen) db->rank_seen = out->version.rank;
     for (size_t i = 0; i < FZ_N_PRODUCTS; i++) {
-        if (strcmp(fz_products[i].sku, sku) != 0) continue;
+        if (product_id <= 0 && strcmp(fz_products[i].sku, sku) != 0) continue;
         as_product p;
         fz_copy_product(db, m, i, 0, &p);
+        if (product_id > 0 && p.id != product_id) continue;
         out->product_id = p.id;
         out->stock = as_alloc(m, (p.n_offers + 1) * sizeof(*out->stock));
         for (size_t k = 0; k < p.n_offers; k++)

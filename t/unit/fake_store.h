@@ -597,7 +597,8 @@ static inline int fake_view_rows(void *h, as_view_row_fn each, void *baton)
     return fake_walk(h, fake_view_row, &(fake_sink){.view = each, .baton = baton});
 }
 
-static inline int fake_product_live(void *h, as_mem *m, const char *sku, as_product_live *out)
+static inline int fake_product_live(void *h, as_mem *m, const char *sku, int64_t product_id,
+                                    as_product_live *out)
 {
     fake_db *db = h;
     db->calls++;
@@ -606,7 +607,7 @@ static inline int fake_product_live(void *h, as_mem *m, const char *sku, as_prod
     out->version = db->version;
     for (size_t i = 0; i < db->n_products; i++) {
         const as_product *p = &db->products[i];
-        if (strcmp(p->sku, sku) != 0) continue;
+        if (product_id > 0 ? p->id != product_id : strcmp(p->sku, sku) != 0) continue;
         int64_t id = out->product_id = p->id;
         out->stock = as_alloc(m, (p->n_offers + 1) * sizeof(*out->stock));
         for (size_t k = 0; k < p->n_offers; k++)

@@ -988,7 +988,10 @@ static void views_both(as_mem *m, as_store *st, fake_db *db, const as_search_sna
     as_product_live live;
     *from_index = "none";
     if (as_search_view_find(s, m, sku, dev, &v)) {
-        assert_int_equal(st->product_live(st->h, m, sku, &live), AS_OK);
+        as_product_live by_sku;
+        assert_int_equal(st->product_live(st->h, m, sku, 0, &by_sku), AS_OK);
+        assert_int_equal(by_sku.product_id, v.p.id);
+        assert_int_equal(st->product_live(st->h, m, NULL, v.p.id, &live), AS_OK);
         assert_int_equal(live.product_id, v.p.id);
         assert_true(as_search_view_live(&v, &live));
         as_ranking r;
