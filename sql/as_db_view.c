@@ -120,7 +120,8 @@ const stmt_def as_db_view_stmts[] = {
     {"as_view_rows", VIEW_ROWS(SQLITE_COL), VIEW_ROWS(PG_TEXT)},
     {"as_product_live", PRODUCT_LIVE(SQLITE_COL, "%s"),
      PRODUCT_LIVE(PG_TEXT, "%s") " ORDER BY 1, 2, 3, 4"},
-    {"as_product_live_id", PRODUCT_LIVE_ID(SQLITE_COL), PRODUCT_LIVE_ID(PG_TEXT) " ORDER BY 1, 2, 3, 4"},
+    {"as_product_live_id", PRODUCT_LIVE_ID(SQLITE_COL),
+     PRODUCT_LIVE_ID(PG_TEXT) " ORDER BY 1, 2, 3, 4"},
 };
 const size_t as_db_n_view_stmts = sizeof(as_db_view_stmts) / sizeof(as_db_view_stmts[0]);
 

@@ -57,7 +57,7 @@ typedef struct bcompat {
     int64_t dev;
     uint32_t doc, why_at;
     uint8_t fits;
-    uint64_t text_at, text_end; /* its view text, in vtext */
+    uint64_t text_at, text_end; /* its view members after the device's, in vtext */
 } bcompat;
 
 /* A compat row's view parts that do not depend on its device or product, kept
