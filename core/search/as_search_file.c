@@ -26,7 +26,10 @@
 #include "as_search_internal.h"
 
 static const char magic[8] = {'A', 'S', 'I', 'D', 'X', 0, 0, 0};
-#define FORMAT 4 /* 3: the product views' parts; 4: 3's from background builds lacked them */
+/* 3: the product views' parts; 4: 3's from background builds lacked them; 5:
+ * a compat row's view members after the device's, not the whole row (a
+ * format-4 file's would be written after the device's members again) */
+#define FORMAT 5
 
 enum {
     SEC_IDS,
