@@ -385,10 +385,11 @@ typedef struct batch_pipe {
     size_t nspare;
 } batch_pipe;
 
+/* A batch being read: its items grow on m (b->pool), cap of them room. */
 typedef struct batch_fill {
     const batch_pipe *bp;
-    batch *b; /* b->pool: the batch's */
-    as_mem *m; /* b's pool */
+    batch *b;
+    as_mem *m;
     size_t cap;
 } batch_fill;
 
