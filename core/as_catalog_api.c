@@ -177,6 +177,8 @@ static const char *cache_key(as_ctx *ctx, const char *what, const as_query *q)
  * read) validates the encoded page kept for this query and day. */
 typedef struct engine_search {
     as_search_snap *snap; /* retained for the request */
+    as_search_version read; /* the store's versions as this request read them */
+    bool has_read;
     bool searched;        /* res holds the engine's answer */
     as_search_result res;
     const int64_t *ids; /* the page's products */
@@ -211,8 +213,9 @@ static bool engine_cached(as_ctx *ctx, const as_search_ask *ask, const as_query 
         as_view_cache_put(ids, key, ver, (const char *)es->ids, es->n_ids * sizeof(int64_t));
     }
     es->n_stock = 0;
-    if (es->n_ids && ctx->store->offers_stock(ctx->store->h, m, es->ids, es->n_ids, &es->stock,
-                                              &es->n_stock) != AS_OK) {
+    if (es->n_ids && as_search_offers_stock(es->snap, ctx->store, es->has_read ? &es->read : NULL,
+                                            m, es->ids, es->n_ids, &es->stock,
+                                            &es->n_stock) != AS_OK) {
         *failed = true;
         return false;
     }
@@ -274,7 +277,8 @@ void as_api_search(as_ctx *ctx, const as_query *q, as_response *resp)
     ask.today = as_today(ctx);
 
     engine_search es = {0};
-    es.snap = ctx->index ? as_search_index_get(ctx->index, ctx->store)
+    es.has_read = ctx->index != NULL;
+    es.snap = ctx->index ? as_search_index_get_read(ctx->index, ctx->store, &es.read)
                          : as_search_snap_build(ctx->store);
     if (!es.snap) {
         int wait = ctx->index ? as_search_index_retry_after(ctx->index) : 0;
@@ -297,7 +301,8 @@ void as_api_search(as_ctx *ctx, const as_query *q, as_response *resp)
     if (!es.searched) as_search_run(es.snap, m, &ask, &es.res);
     as_search_result *r = &es.res;
     if (!es.stock && r->n &&
-        ctx->store->offers_stock(ctx->store->h, m, r->ids, r->n, &es.stock, &es.n_stock) != AS_OK) {
+        as_search_offers_stock(es.snap, ctx->store, es.has_read ? &es.read : NULL, m, r->ids, r->n,
+                               &es.stock, &es.n_stock) != AS_OK) {
         as_search_snap_release(es.snap);
         as_respond_storage_failed(resp);
         return;
@@ -361,6 +366,15 @@ static int view_from_index(as_ctx *ctx, const char *sku, const as_device *dev,
     as_search_view v;
     as_search_snap *s = as_search_index_current(ctx->index);
     if (s && as_search_view_find(s, ctx->mem, sku, dev, &v)) {
+        /* unmoved since the index's build: the versions alone are read */
+        as_search_version now;
+        if (ctx->store->live_changes &&
+            ctx->store->search_version(ctx->store->h, &now) == AS_OK &&
+            as_search_view_live_kept(s, ctx->store, &now, &v, ctx->mem, &live)) {
+            int rc = view_written(ctx, &v, &live, dev, w, of, body, n);
+            as_search_snap_release(s);
+            return rc;
+        }
         int rc = ctx->store->product_live(ctx->store->h, ctx->mem, sku, v.p.id, &live);
         bool ours = rc == AS_OK && live.product_id == v.p.id &&
                     as_search_snap_version(s).catalogue == live.version.catalogue;

@@ -63,6 +63,7 @@ typedef struct as_index_offer {
     int64_t price_cents, retail_price_cents;
     int64_t delivery_days;
     bool in_stock; /* stock above zero when read */
+    int64_t stock; /* as read */
 } as_index_offer;
 
 /* A compat row as the search index holds it (device filters, `for my dyson v11`). */
@@ -85,6 +86,10 @@ typedef struct as_offer_stock {
  * a product_rank row (only the changed rows are read again). */
 typedef struct as_search_version {
     int64_t catalogue, rank;
+    /* the live sequence: raised by every change of an offer's stock or a
+     * question, in the change's transaction (live_changes; 0 in a store
+     * without it) */
+    int64_t live;
 } as_search_version;
 
 /* What of a product's view changes without a catalogue load, read at once
@@ -104,6 +109,7 @@ typedef int (*as_rank_row_fn)(void *baton, int64_t product_id, const as_rank_row
 typedef int (*as_index_offer_fn)(void *baton, const as_index_offer *offer);
 typedef int (*as_index_compat_fn)(void *baton, const as_index_compat *compat);
 typedef int (*as_view_row_fn)(void *baton, const as_product *p);
+typedef int (*as_live_fn)(void *baton, int64_t product_id);
 
 typedef struct as_store {
     void *h;
@@ -142,6 +148,15 @@ typedef struct as_store {
     /* The current stock of every offer of these products, in any order. */
     int (*offers_stock)(void *h, as_mem *m, const int64_t *product_ids, size_t n,
                         as_offer_stock **out, size_t *nout);
+    /* The products whose offers' stock or questions changed after live
+     * sequence number `since` (as_search_version.live), and with `asked`
+     * every product that has a question, each at least once. The changes are
+     * numbered in commit order, so a reader that has seen every change up to
+     * a number it read misses none by reading those above it. NULL in a store
+     * that cannot number them so (PostgreSQL: docs/search.md, "The live
+     * sequence"): the search index then reads every page's stock and every
+     * view's live part from the store. */
+    int (*live_changes)(void *h, int64_t since, bool asked, as_live_fn each, void *baton);
 
     /* Transactions: on SQLite BEGIN IMMEDIATE (one writer at a time), on
      * PostgreSQL with the mandate row locked by mandate_get(lock = true). */

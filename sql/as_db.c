@@ -987,6 +987,31 @@ static apr_status_t to_4(as_db *db, const char **err)
                : as_db_exec_script(db, "ALTER TABLE orders ADD COLUMN key_id TEXT;\n", err);
 }
 
+/* Version 4 to 5: product_versions.seq, the live sequence of each product's
+ * last change (SQLite; PostgreSQL's script adds the column and never moves
+ * it), and the triggers that raise it, made again by the schema script after
+ * this step (CREATE TRIGGER IF NOT EXISTS would keep the old ones). Every
+ * product keeps seq 0: a search index built after this reads each product's
+ * stock as it is then. */
+static apr_status_t to_5(as_db *db, const char **err)
+{
+    int64_t has = 0;
+    if (db->pg) return APR_SUCCESS;
+    if (first_two(db,
+                  "SELECT COUNT(*) FROM pragma_table_info('product_versions') WHERE name = 'seq'",
+                  &has, NULL, err) != APR_SUCCESS)
+        return APR_EGENERAL;
+    if (!has && as_db_exec_script(db,
+                                  "ALTER TABLE product_versions ADD COLUMN seq INTEGER NOT NULL "
+                                  "DEFAULT 0;\n",
+                                  err) != APR_SUCCESS)
+        return APR_EGENERAL;
+    return as_db_exec_script(db,
+                             "DROP TRIGGER IF EXISTS offers_version;\n"
+                             "DROP TRIGGER IF EXISTS questions_version;\n",
+                             err);
+}
+
 /* What CREATE ... IF NOT EXISTS in the schema script cannot do, in order: the
  * step to version `to` runs on a database of version to - 1, before the
  * script. */
@@ -997,6 +1022,7 @@ static const struct migration {
     {2, to_2},
     {3, to_3},
     {4, to_4},
+    {5, to_5},
 };
 
 static apr_status_t migrate_steps(as_db *db, int from, const char **err)
@@ -1208,6 +1234,7 @@ as_store as_db_store(as_db *db)
         .index_offers = st_index_offers,
         .index_compat = st_index_compat,
         .offers_stock = st_offers_stock,
+        .live_changes = db->pg ? NULL : st_live_changes,
         .begin = st_begin,
         .commit = st_commit,
         .rollback = st_rollback,

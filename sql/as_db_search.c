@@ -78,8 +78,14 @@ const stmt_def as_db_search_stmts[] = {
      * change of a product_rank row, in the transaction of the change. */
     {"as_version_get",
      "SELECT (SELECT value FROM meta WHERE key = 'search_catalogue'), (SELECT value FROM meta "
-     "WHERE key = 'search_rank')",
+     "WHERE key = 'search_rank'), (SELECT value FROM meta WHERE key = 'live_seq')",
      NULL},
+    /* The products whose offers' stock or questions changed after a live
+     * sequence number (SQLite's triggers on offers and questions, schema
+     * version 5), and every product with a question: what a search index reads
+     * live, the rest it has (st_live_changes). */
+    {"as_live_changes", "SELECT product_id FROM product_versions WHERE seq > %lld", NULL},
+    {"as_live_asked", "SELECT DISTINCT product_id FROM questions", NULL},
     /* A catalogue load names its catalogue with a random number, not the next
      * one: index files outlive httpd's runs (AgentShopSearchIndexDir), and a
      * database made again at the same path would count 1, 2, ... again and
@@ -123,7 +129,7 @@ const stmt_def as_db_search_stmts[] = {
      * table for an IN list; an array literal on PostgreSQL). */
     {"as_index_offers",
      "SELECT product_id, id, merchant_id, price_cents, retail_price_cents, price_label, "
-     "delivery_days, CASE WHEN stock > 0 THEN 1 ELSE 0 END FROM offers WHERE product_id > %lld "
+     "delivery_days, stock FROM offers WHERE product_id > %lld "
      "AND product_id <= %lld ORDER BY product_id, id",
      NULL},
     /* The compat rows of the text index (device filters), by product id ranges. */
@@ -315,19 +321,28 @@ int as_db_rank_stale(as_db *db)
 
 /* ---- the text index's sources (core/search/as_search_index.c) ---- */
 
+typedef struct version_read {
+    as_search_version *out;
+    bool found;
+} version_read;
+
+static void version_row(void *baton, const cells *row)
+{
+    version_read *r = baton;
+    if (r->found) return;
+    r->found = true;
+    /* meta's values are text; a number's text reads as the number */
+    r->out->catalogue = row->i64(row->src, 0);
+    r->out->rank = row->i64(row->src, 1);
+    r->out->live = row->i64(row->src, 2);
+}
+
 int st_search_version(void *h, as_search_version *out)
 {
-    as_db *db = h;
-    apr_dbd_results_t *res;
-    apr_dbd_row_t *row = NULL;
-    if (as_db_select(db, "as_version_get", &res, 0, NULL)) return AS_EDB;
-    int found = 0;
-    while (as_db_next(db, res, &row))
-        if (!found++) {
-            out->catalogue = to_i64(as_db_col(db, row, 0));
-            out->rank = to_i64(as_db_col(db, row, 1));
-        }
-    return found ? AS_OK : AS_EDB;
+    version_read r = {out, false};
+    if (!connected(h) || as_db_each_row(h, NULL, "as_version_get", NULL, 0, version_row, &r))
+        return AS_EDB;
+    return r.found ? AS_OK : AS_EDB;
 }
 
 /* The rank columns from c on; in_stock as given (rank_changes only). */
@@ -596,7 +611,7 @@ int st_rank_changes(void *h, int64_t since, as_rank_row_fn each, void *baton)
 static void index_offer(const cells *x, void *item)
 {
     *(as_index_offer *)item =
-        (as_index_offer){I(0), T(1), T(2), T(5), I(3), I(4), I(6), F(7)};
+        (as_index_offer){I(0), T(1), T(2), T(5), I(3), I(4), I(6), I(7) > 0, I(7)};
 }
 
 static int give_offer(const void *item, void *ctx)
@@ -632,6 +647,31 @@ int st_index_compat(void *h, as_index_compat_fn each, void *baton)
     give_ctx g = {.compat = each, .baton = baton};
     return read_batches(h, "as_index_compat", index_compat, sizeof(as_index_compat), give_compat,
                         &g);
+}
+
+typedef struct live_read {
+    as_live_fn each;
+    void *baton;
+    bool stop;
+} live_read;
+
+static void live_row(void *baton, const cells *row)
+{
+    live_read *r = baton;
+    if (!r->stop && r->each(r->baton, row->i64(row->src, 0)) != 0) r->stop = true;
+}
+
+int st_live_changes(void *h, int64_t since, bool asked, as_live_fn each, void *baton)
+{
+    as_db *db = h;
+    if (!connected(db)) return AS_EDB;
+    live_read r = {each, baton, false};
+    if (asked && (as_db_each_row(db, NULL, "as_live_asked", NULL, 0, live_row, &r) != AS_OK ||
+                  r.stop))
+        return AS_EDB;
+    if (as_db_each_row(db, NULL, "as_live_changes", &since, 1, live_row, &r) != AS_OK || r.stop)
+        return AS_EDB;
+    return AS_OK;
 }
 
 int st_offers_stock(void *h, as_mem *m, const int64_t *ids, size_t n, as_offer_stock **out,

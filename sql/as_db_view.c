@@ -74,7 +74,8 @@
  * questions (as in PRODUCT_VIEW). */
 #define LIVE_VERSIONS                                                                              \
     "SELECT 6, NULL, NULL, NULL, (SELECT value FROM meta WHERE key = 'search_catalogue'), "        \
-    "(SELECT value FROM meta WHERE key = 'search_rank'), NULL, NULL"
+    "(SELECT value FROM meta WHERE key = 'search_rank'), (SELECT value FROM meta WHERE key = "    \
+    "'live_seq'), NULL"
 #define LIVE_QUESTIONS(C)                                                                          \
     " UNION ALL SELECT 3, " C(QUESTIONS_TOTAL) ", q.asked_at, q.id, q.id, q.question, q.answer, "  \
     "q.asked_at FROM "
@@ -290,9 +291,11 @@ static bool dbd_flag(void *s, int c)
 #define NATIVE_KEY "as_product_view native" /* in a connection's `prepared` */
 
 /* The index's reads (as_db_search.c), run through as_db_each_row: millions of
- * rows each, which apr_dbd's driver would copy column by column as text. */
-static const char *const native_reads[] = {"as_index_rows", "as_index_offers",
-                                           "as_index_compat"};
+ * rows each, which apr_dbd's driver would copy column by column as text; and
+ * the reads of every search (the versions, the live changes). */
+static const char *const native_reads[] = {"as_index_rows",   "as_index_offers",
+                                           "as_index_compat", "as_version_get",
+                                           "as_live_changes", "as_live_asked"};
 #define N_READS (sizeof(native_reads) / sizeof(native_reads[0]))
 
 typedef struct native_view {
@@ -662,7 +665,8 @@ static void live_row(live_read *l, const cells *c)
     as_product_live *out = l->out;
     switch ((int)c->i64(c->src, 0)) {
     case PV_VERSIONS:
-        out->version = (as_search_version){c->i64(c->src, 4), c->i64(c->src, 5)};
+        out->version = (as_search_version){c->i64(c->src, 4), c->i64(c->src, 5),
+                                           c->i64(c->src, 6)};
         break;
     case PV_ID:
         out->product_id = c->i64(c->src, 4);

@@ -116,10 +116,17 @@ CREATE INDEX IF NOT EXISTS questions_user ON questions (user_id, asked_at);
 -- writer raises it in the writer's own transaction. It never goes back, so a
 -- view cached at one version (the module keeps encoded product views per
 -- process) is still true while the version is unchanged.
+-- seq: the live sequence of SQLite's schema (schema.sqlite.sql), never moved
+-- here: PostgreSQL's writers run side by side, and a counter row every stock
+-- change took would make them wait on each other (and a transaction that
+-- moves two offers could deadlock with another); a sequence's numbers are not
+-- in commit order. The search reads the stock of every page from the offers.
 CREATE TABLE IF NOT EXISTS product_versions (
     product_id BIGINT PRIMARY KEY REFERENCES products (id),
-    version    BIGINT NOT NULL
+    version    BIGINT NOT NULL,
+    seq        BIGINT NOT NULL DEFAULT 0
 );
+ALTER TABLE product_versions ADD COLUMN IF NOT EXISTS seq BIGINT NOT NULL DEFAULT 0;
 -- (A statement ends at a line ending in ';': the function body keeps its inside.)
 CREATE OR REPLACE FUNCTION product_version_raise() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
     INSERT INTO product_versions (product_id, version) VALUES (NEW.product_id, 1)

@@ -117,17 +117,32 @@ CREATE INDEX IF NOT EXISTS questions_user ON questions (user_id, asked_at);
 -- writer raises it in the writer's own transaction. It never goes back, so a
 -- view cached at one version (the module keeps encoded product views per
 -- process) is still true while the version is unchanged.
+-- seq: the live sequence (meta live_seq, raised by the same triggers) at the
+-- product's last change. Writers take turns on SQLite, so a larger seq is a
+-- later commit: a search index that has read up to some seq reads only the
+-- rows above it (as_live_changes) to know which products' stock or questions
+-- moved since its build (docs/search.md, "The live sequence").
 CREATE TABLE IF NOT EXISTS product_versions (
     product_id INTEGER PRIMARY KEY REFERENCES products (id),
-    version    INTEGER NOT NULL
+    version    INTEGER NOT NULL,
+    seq        INTEGER NOT NULL DEFAULT 0
 );
+CREATE INDEX IF NOT EXISTS product_versions_seq ON product_versions (seq);
 -- (A statement ends at a line ending in ';': the trigger bodies keep theirs inside.)
 CREATE TRIGGER IF NOT EXISTS offers_version AFTER UPDATE ON offers BEGIN
-    INSERT INTO product_versions (product_id, version) VALUES (NEW.product_id, 1)
-    ON CONFLICT (product_id) DO UPDATE SET version = version + 1; END;
+    INSERT INTO meta (key, value) VALUES ('live_seq', '1')
+    ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1; INSERT INTO
+    product_versions (product_id, version, seq) VALUES (NEW.product_id, 1, (SELECT CAST(value AS
+    INTEGER) FROM meta WHERE key = 'live_seq')) ON CONFLICT (product_id) DO UPDATE SET
+    version = version + 1, seq = excluded.seq;
+END;
 CREATE TRIGGER IF NOT EXISTS questions_version AFTER INSERT ON questions BEGIN
-    INSERT INTO product_versions (product_id, version) VALUES (NEW.product_id, 1)
-    ON CONFLICT (product_id) DO UPDATE SET version = version + 1; END;
+    INSERT INTO meta (key, value) VALUES ('live_seq', '1')
+    ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1; INSERT INTO
+    product_versions (product_id, version, seq) VALUES (NEW.product_id, 1, (SELECT CAST(value AS
+    INTEGER) FROM meta WHERE key = 'live_seq')) ON CONFLICT (product_id) DO UPDATE SET
+    version = version + 1, seq = excluded.seq;
+END;
 
 -- Search order under the default weights, one row per product: whether it can
 -- be bought and its best offer's score, price and delivery days, the rank that

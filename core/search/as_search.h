@@ -57,6 +57,9 @@ as_search_index *as_search_index_create(const char *file_prefix, as_search_log_f
  * leaving no file behind but whole ones) and waits for its thread. */
 void as_search_index_destroy(as_search_index *si);
 as_search_snap *as_search_index_get(as_search_index *si, const as_store *st);
+/* The same, with the versions it read (for as_search_offers_stock). */
+as_search_snap *as_search_index_get_read(as_search_index *si, const as_store *st,
+                                         as_search_version *read);
 /* The same for versions the caller read from the store itself (a product
  * view reads them with its live part: as_product_live); with a background
  * build and no snapshot yet, NULL at once (the first build is asked for, not
@@ -168,6 +171,16 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
 /* The stock read from the store for the page, into its offers. */
 void as_search_apply_stock(as_search_result *r, const as_offer_stock *st, size_t n);
 
+/* The stock of every offer of these products, as st->offers_stock gives it
+ * (on m, in any order), live: from snapshot s for each product that no change
+ * of the store's live sequence up to read->live names (its offers' stock is
+ * still what s's build read), from the store for the others; all from the
+ * store when the store does not number its changes (no live_changes), when s
+ * is not of read's catalogue, or when read is NULL (as_search_live.c). */
+int as_search_offers_stock(const as_search_snap *s, const as_store *st,
+                           const as_search_version *read, as_mem *m, const int64_t *ids,
+                           size_t n, as_offer_stock **out, size_t *nout);
+
 /* ---- product views (as_search_view.c) ---- */
 
 /* What the index keeps of one product's view: its kept parts, and the product
@@ -186,5 +199,12 @@ bool as_search_view_find(const as_search_snap *s, as_mem *m, const char *sku,
 /* The live part read from the store, into v: false when its offers are not
  * the ones the snapshot has (then the view is read whole). */
 bool as_search_view_live(as_search_view *v, const as_product_live *live);
+/* The live part of view v (found in s) from s itself, as read would have read
+ * it: true when the store numbers its changes, s is of read's catalogue and
+ * no change up to read->live names the product (its offers' stock is as the
+ * build read it, and it has no question); false: read it from the store. */
+bool as_search_view_live_kept(const as_search_snap *s, const as_store *st,
+                              const as_search_version *read, const as_search_view *v, as_mem *m,
+                              as_product_live *out);
 
 #endif

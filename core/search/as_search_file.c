@@ -28,8 +28,9 @@
 static const char magic[8] = {'A', 'S', 'I', 'D', 'X', 0, 0, 0};
 /* 3: the product views' parts; 4: 3's from background builds lacked them; 5:
  * a compat row's view members after the device's, not the whole row (a
- * format-4 file's would be written after the device's members again) */
-#define FORMAT 5
+ * format-4 file's would be written after the device's members again); 6: the
+ * offers' stock as read and the live sequence it was read at */
+#define FORMAT 6
 
 enum {
     SEC_IDS,
@@ -49,6 +50,7 @@ enum {
     SEC_AVAIL_AT,
     SEC_OFF_AT,
     SEC_OFFERS,
+    SEC_STOCK,
     SEC_TOK_AT,
     SEC_TOK_TEXT,
     SEC_STEM_OF,
@@ -94,7 +96,7 @@ typedef struct file_device {
 typedef struct file_head {
     char magic[8];
     uint32_t format, nsec, rules, pad;
-    int64_t catalogue, rank;
+    int64_t catalogue, rank, live_base;
     uint64_t n, noffers, nmerchants, ntok, nstems, nfwd, ndev, ncompat, ndevs, ncats, npts,
         nstrs, nvtext;
     uint64_t bytes; /* the whole file */
@@ -122,6 +124,7 @@ static const size_t in_place[SEC_STRS + 1] = {
     [SEC_AVAIL_AT] = offsetof(sx_catalog, avail_at),
     [SEC_OFF_AT] = offsetof(sx_catalog, off_at),
     [SEC_OFFERS] = offsetof(sx_catalog, offers),
+    [SEC_STOCK] = offsetof(sx_catalog, stock),
     [SEC_TOK_AT] = offsetof(sx_catalog, tok_at),
     [SEC_TOK_TEXT] = offsetof(sx_catalog, tok_text),
     [SEC_STEM_OF] = offsetof(sx_catalog, stem_of),
@@ -202,6 +205,8 @@ static uint64_t expected_len(const file_head *h, const sx_catalog *c, int sec)
         return h->noffers * sizeof(sx_offer);
     case SEC_IN_STOCK:
         return h->noffers;
+    case SEC_STOCK:
+        return h->noffers * 4;
     case SEC_TOK_AT:
     case SEC_POST_AT:
         return (h->ntok + 1) * 4;
@@ -319,6 +324,7 @@ bool sx_file_commit(const as_search_snap *s, sx_file_out *out, const char *path)
     memcpy(h.magic, magic, sizeof(magic));
     h.catalogue = s->v.catalogue;
     h.rank = s->v.rank;
+    h.live_base = c->live_base;
     h.n = c->n;
     h.noffers = c->noffers;
     h.nmerchants = c->nmerchants;
@@ -481,6 +487,7 @@ sx_catalog *sx_file_map(const char *path, int64_t catalogue, as_search_version *
     c->map = base;
     c->map_bytes = size;
     c->n = h->n;
+    c->live_base = h->live_base;
     c->noffers = h->noffers;
     c->nmerchants = h->nmerchants;
     c->ntok = (uint32_t)h->ntok;
@@ -534,6 +541,7 @@ sx_catalog *sx_file_map(const char *path, int64_t catalogue, as_search_version *
     if (!sx_catalog_private(c)) goto fail;
     at->catalogue = h->catalogue;
     at->rank = h->rank;
+    at->live = h->live_base;
     *state = (const uint8_t *)base;
     return c;
 fail:

@@ -85,7 +85,7 @@ typedef struct sx_builder {
     size_t offcap, fwdcap, strscap, ccap;
     size_t nfwd;
     uint8_t *in_stock;
-    size_t instockcap;
+    size_t instockcap, stockcap;
     size_t last_doc;
     bcompat *cr;
     size_t ncr;
@@ -396,7 +396,8 @@ static bool add_offer(sx_builder *b, const as_index_offer *o)
         mi++;
     if (mi == c->nmerchants) return false; /* an offer of an unknown merchant */
     if (!grow((void **)&c->offers, &b->offcap, c->noffers + 1, sizeof(sx_offer)) ||
-        !grow((void **)&b->in_stock, &b->instockcap, c->noffers + 1, 1))
+        !grow((void **)&b->in_stock, &b->instockcap, c->noffers + 1, 1) ||
+        !grow((void **)&c->stock, &b->stockcap, c->noffers + 1, sizeof(int32_t)))
         return false;
     uint32_t label =
         c->noffers && c->offers[c->noffers - 1].label_at != AS_NO_STR && o->price_label &&
@@ -412,6 +413,7 @@ static bool add_offer(sx_builder *b, const as_index_offer *o)
                   delivery10(o->delivery_days)};
     if (b->failed) return false;
     b->in_stock[c->noffers] = o->in_stock ? 1 : 0;
+    c->stock[c->noffers] = o->stock < 0 ? 0 : o->stock > INT32_MAX ? INT32_MAX : (int32_t)o->stock;
     c->offers[c->noffers++] = x;
     c->off_at[d + 1] = (uint32_t)c->noffers;
     return true;
@@ -593,6 +595,11 @@ static sx_builder *builder_new(void)
 
 bool sx_catalog_private(sx_catalog *c)
 {
+    atomic_init(&c->live_seen, INT64_MIN);
+    if (mtx_init(&c->live_lock, mtx_plain) != thrd_success) return false;
+    c->live_lock_made = true;
+    if (!(c->live_bits = calloc(((c->n + 63) / 64) ? (c->n + 63) / 64 : 1, sizeof(uint64_t))))
+        return false;
     if (!(c->dev_arena = as_arena_create())) return false;
     as_mem m = as_arena_mem(c->dev_arena);
     c->qdevs = as_query_devices_make(&m, c->devs, c->ndevs);
@@ -621,6 +628,8 @@ static void catalog_free(sx_catalog *c)
     if (!c) return;
     if (c->dev_arena) as_arena_destroy(c->dev_arena);
     free(c->bits);
+    free((void *)c->live_bits);
+    if (c->live_lock_made) mtx_destroy(&c->live_lock);
     if (c->map) { /* only the parts with pointers are private */
         free(c->merchants);
         free(c->devs);
@@ -634,6 +643,7 @@ static void catalog_free(sx_catalog *c)
                       c->avail,    c->guarantee, c->return_rate, c->sku_at,       c->name_at,
                       c->brand_at, c->img_at,    c->note_at,     c->status_at,    c->avail_at,
                       c->off_at,   c->offers,    c->merchants,   c->tok_at,       c->tok_text,
+                      c->stock,
                       c->stem_of,  c->stem_at,   c->stem_text,   c->stem_toks_at, c->stem_toks,
                       c->fwd_at,   c->fwd,       c->post_at,     c->post,         c->dev_ids,
                       c->dev_at,   c->compat,    c->strs,        c->devs,         c->cat_at,
@@ -840,12 +850,13 @@ static as_search_snap *finish(sx_builder *b, const as_search_version *v)
     as_search_snap *s = NULL;
     as_arena *a = NULL;
     if (b->failed || !reserve_rows(b, n)) goto fail;
+    c->live_base = v->live;
     for (size_t d = b->last_doc + 1; d <= n; d++) /* products after the last offer's */
         c->off_at[d] = (uint32_t)c->noffers;
     if (n == 0) c->off_at[0] = 0;
     c->fwd_at[n] = (uint32_t)b->nfwd;
     c->bytes = sizeof(*c) + n * (8 + 4 + 2 + 2 + 3 + 8 + 7 * 4 + 4 + 4) +
-               c->noffers * sizeof(sx_offer) + b->nfwd * 4 * 2 + c->nstrs;
+               c->noffers * (sizeof(sx_offer) + 4) + b->nfwd * 4 * 2 + c->nstrs;
 
     /* the vocabulary in byte order, and each word's stem */
     order = malloc(((size_t)nt + 1) * sizeof(uint32_t));
@@ -1763,6 +1774,13 @@ int as_search_index_retry_after(as_search_index *si)
 
 as_search_snap *as_search_index_get(as_search_index *si, const as_store *st)
 {
+    as_search_version v;
+    return as_search_index_get_read(si, st, &v);
+}
+
+as_search_snap *as_search_index_get_read(as_search_index *si, const as_store *st,
+                                         as_search_version *read)
+{
     if (si->opener.open) {
         /* no snapshot yet: wait for the first build before reading the
          * versions (a snapshot that is there is only retained and let go) */
@@ -1770,9 +1788,8 @@ as_search_snap *as_search_index_get(as_search_index *si, const as_store *st)
         if (!s && !(s = first(si))) return NULL;
         as_search_snap_release(s);
     }
-    as_search_version v;
-    if (st->search_version(st->h, &v) != AS_OK) return NULL;
-    return as_search_index_at(si, st, &v);
+    if (st->search_version(st->h, read) != AS_OK) return NULL;
+    return as_search_index_at(si, st, read);
 }
 
 as_search_snap *as_search_index_current(as_search_index *si)

@@ -5,6 +5,7 @@
 #define AS_SEARCH_INTERNAL_H
 
 #include <stdatomic.h>
+#include <threads.h>
 
 #include "as_search.h"
 
@@ -49,7 +50,12 @@ typedef struct sx_catalog {
     /* offers, by product then offer id */
     uint32_t *off_at; /* n + 1 */
     sx_offer *offers;
+    int32_t *stock; /* noffers: each offer's stock as the build read it */
     size_t noffers;
+    /* The store's live sequence (as_search_version.live) when the build began:
+     * what the build read of an offer's stock is still its stock while no
+     * change above live_base names the product (as_search_live.c). */
+    int64_t live_base;
     sx_merchant *merchants;
     size_t nmerchants;
     /* words: the vocabulary in byte order; each product's words ascending;
@@ -111,6 +117,14 @@ typedef struct sx_catalog {
     const as_query_devices *qdevs;  /* devs' words, for a device named in a query */
     void *map; /* the index file when mapped (as_search_file.c), else NULL */
     size_t map_bytes;
+    /* This process's (sx_catalog_private): the products whose offers' stock or
+     * questions changed after live_base, or that have questions, a bit each
+     * (set, never cleared), as read from the store up to live sequence
+     * live_seen (INT64_MIN: not yet read). live_lock: one reader at a time. */
+    _Atomic uint64_t *live_bits;
+    atomic_llong live_seen;
+    mtx_t live_lock;
+    bool live_lock_made;
 } sx_catalog;
 
 /* A snapshot: the catalogue and its stock state at one rank version, in one

@@ -35,9 +35,17 @@ my $init = do {
     local $/;
     JSON::PP->new->decode(<$fh>);
 };
-is_deeply($init->{schema}, { from => 2, to => 4, action => 'migrated' },
-          'agentshopctl init migrated the database from version 2 to 4');
-is(one('SELECT version FROM schema_version'), 4, '... and recorded it');
+is_deeply($init->{schema}, { from => 2, to => 5, action => 'migrated' },
+          'agentshopctl init migrated the database from version 2 to 5');
+is(one('SELECT version FROM schema_version'), 5, '... and recorded it');
+is(one(is_pg() ? "SELECT COUNT(*) FROM information_schema.columns WHERE table_name = "
+                . "'product_versions' AND column_name = 'seq'"
+              : "SELECT COUNT(*) FROM pragma_table_info('product_versions') WHERE name = 'seq'"),
+   1, '... product_versions has its live sequence column');
+if (!is_pg()) { # PostgreSQL never moves it (schema.pgsql.sql)
+    is(one("SELECT instr(sql, 'live_seq') > 0 FROM sqlite_master WHERE name = 'offers_version'"),
+       1, '... and the offers trigger raises the live sequence');
+}
 is(one("SELECT COUNT(*) FROM orders WHERE id LIKE 'ord_v2_%'"), 3, '... with its three orders');
 
 # ---- search ----

@@ -868,7 +868,8 @@ static int fz_index_offers(void *h, as_index_offer_fn each, void *baton)
             as_index_offer x = {fz_products[i].id, o->id,
                                 o->merchant.id,    o->price_label,
                                 o->price_cents,    o->retail_price_cents,
-                                o->delivery_days,  db->st.stock[ids[k]] > 0};
+                                o->delivery_days,  db->st.stock[ids[k]] > 0,
+                                db->st.stock[ids[k]]};
             if (each(baton, &x) != 0) return AS_EDB;
         }
     }

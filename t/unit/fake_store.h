@@ -466,7 +466,8 @@ static inline int fake_index_offer(const fake_db *db, as_mem *m, const as_produc
                             o->price_cents,
                             o->retail_price_cents,
                             o->delivery_days,
-                            o->stock > 0};
+                            o->stock > 0,
+                            o->stock};
         if (to->offer(to->baton, &x) != 0) return AS_EDB;
     }
     return AS_OK;
@@ -779,7 +780,7 @@ static inline void fake_db_default(fake_db *db)
     db->n_products = N_ROWS(products);
     db->compat = compat;
     db->n_compat = N_ROWS(compat);
-    db->version = (as_search_version){1, 0};
+    db->version = (as_search_version){1, 0, 0};
 }
 
 /* ------------------------------------------------------------------ */

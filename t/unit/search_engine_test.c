@@ -632,6 +632,7 @@ static void index_pair_open(as_mem *m, index_pair *x)
     assert_non_null(mkdtemp(x->dir));
     x->prefix = as_printf(m, "%s/db", x->dir);
     catalogue(&x->db);
+    x->db.version.live = 40; /* the store's live sequence (test_live_stock) */
     x->st = fake_store_make(&x->db);
     x->one = as_search_index_create(x->prefix, keep_log, m);
     x->two = as_search_index_create(x->prefix, keep_log, m);
@@ -838,8 +839,8 @@ static int64_t catalogue_of(as_search_snap *s)
  * whose build of it waits at the gate unless open, and fails when fail. */
 static void gate_catalogue(gate *g, fake_db *db, int64_t v, bool open, size_t products, bool fail)
 {
-    gate_set(g, open, (as_search_version){v, 0}, products, fail);
-    db->version = (as_search_version){v, 0};
+    gate_set(g, open, (as_search_version){v, 0, 0}, products, fail);
+    db->version = (as_search_version){v, 0, 0};
 }
 
 /* The catalogue of the snapshot a search gets now. */
@@ -887,7 +888,7 @@ static void test_background_build(void **state)
     assert_int_equal(catalogue_of(s), 1);
     assert_int_equal(as_search_snap_products(s), 6);
     as_search_snap_release(s);
-    gate_set(g, true, (as_search_version){2, 0}, 5, false);
+    gate_set(g, true, (as_search_version){2, 0, 0}, 5, false);
     gate_wait(g, &g->closes, 2); /* built, installed, its store closed */
     s = as_search_index_get(si, &st);
     assert_int_equal(catalogue_of(s), 2);
@@ -919,7 +920,7 @@ static void test_background_build(void **state)
     gate_catalogue(g, &db, 4, false, 6, false);
     assert_int_equal(catalogue_now(si, &st), 2);
     gate_wait(g, &g->entered, 3);
-    gate_set(g, true, (as_search_version){4, 0}, 6, false);
+    gate_set(g, true, (as_search_version){4, 0, 0}, 6, false);
     as_search_index_destroy(si);
     assert_int_equal(g->opens, g->closes + 1); /* every store opened was closed (one failed) */
     DIR *d = opendir(dir);
@@ -940,7 +941,7 @@ static void test_first_build_bound(void **state)
 {
     (void)state;
     gate *g = gate_new();
-    gate_set(g, false, (as_search_version){1, 0}, 6, false);
+    gate_set(g, false, (as_search_version){1, 0, 0}, 6, false);
     fake_db db;
     catalogue(&db);
     as_store st = fake_store_make(&db);
@@ -948,7 +949,7 @@ static void test_first_build_bound(void **state)
     as_search_index_background(si, &(as_search_opener){gate_open, gate_close, g, 50});
     assert_null(as_search_index_get(si, &st));
     assert_true(as_search_index_retry_after(si) >= 1);
-    gate_set(g, true, (as_search_version){1, 0}, 6, false);
+    gate_set(g, true, (as_search_version){1, 0, 0}, 6, false);
     gate_wait(g, &g->closes, 1);
     as_search_snap *s = as_search_index_get(si, &st);
     assert_non_null(s);
@@ -958,7 +959,7 @@ static void test_first_build_bound(void **state)
     as_search_index_destroy(si);
 
     /* the first build fails: the search does not wait out the bound */
-    gate_set(g, true, (as_search_version){1, 0}, 6, true);
+    gate_set(g, true, (as_search_version){1, 0, 0}, 6, true);
     si = as_search_index_create(NULL, gate_log, g);
     as_search_index_background(si, &(as_search_opener){gate_open, gate_close, g, 30000});
     assert_null(as_search_index_get(si, &st));
@@ -1039,6 +1040,123 @@ static void test_product_views(void **state)
     index_pair_remove_files(m, &x);
 }
 
+/* A store's live sequence (as_store.live_changes), as the test sets it: the
+ * products changed at each number, and those with a question. */
+static struct {
+    int64_t id[4], seq[4];
+    size_t n;
+    int64_t asked;
+    int calls;
+} live;
+
+static int live_changes(void *h, int64_t since, bool asked, as_live_fn each, void *baton)
+{
+    (void)h;
+    live.calls++;
+    if (asked && live.asked) each(baton, live.asked);
+    for (size_t i = 0; i < live.n; i++)
+        if (live.seq[i] > since) each(baton, live.id[i]);
+    return AS_OK;
+}
+
+/* The stock as_search_offers_stock gives of offer id, -1 when absent. */
+static int64_t stock_given(const as_offer_stock *st, size_t n, const char *id)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(st[i].offer_id, id) == 0) return st[i].stock;
+    return -1;
+}
+
+/* A page's stock and a view's live part come from the index for the products
+ * the store's live sequence names no change of, from the store for the others,
+ * in each of the three snapshots (in memory, built into a file, mapped). */
+static void test_live_stock(void **state)
+{
+    as_mem *m = unit_mem(state);
+    index_pair x;
+    index_pair_open(m, &x);
+    as_search_snap *snaps[] = {x.mem, x.built, x.mapped};
+    const int64_t ids[] = {1, 2, 4, 5};
+    for (size_t k = 0; k < 3; k++) {
+        const as_search_snap *s = snaps[k];
+        memset(&live, 0, sizeof(live));
+        live.asked = 4; /* SOAP-4 has a question: its view is read whole */
+        as_store st = x.st;
+        st.live_changes = live_changes;
+        as_search_version read = as_search_snap_version(s);
+        assert_int_equal(read.live, 40); /* the build's, kept in the file */
+        as_offer_stock *got;
+        size_t n;
+        int calls = x.db.calls;
+        /* a number below the build's (a database put back from a copy): the store */
+        read.live = 39;
+        assert_int_equal(as_search_offers_stock(s, &st, &read, m, ids + 1, 1, &got, &n), AS_OK);
+        assert_int_equal(x.db.calls, calls + 1);
+        assert_int_equal(live.calls, 0);
+        read.live = 40;
+        calls = x.db.calls;
+        assert_int_equal(as_search_offers_stock(s, &st, &read, m, ids, 4, &got, &n), AS_OK);
+        assert_int_equal(n, 7); /* 2 + 1 + 2 + 2 offers */
+        assert_int_equal(x.db.calls, calls + 1); /* for SOAP-4 alone */
+        assert_int_equal(live.calls, 1);
+        assert_int_equal(stock_given(got, n, "aa-a"), 10);
+        assert_int_equal(stock_given(got, n, "aa-b"), 0);
+        assert_int_equal(stock_given(got, n, "soap-b"), 9);
+        assert_int_equal(stock_given(got, n, "hepa-b"), 3);
+        as_search_view v;
+        as_product_live pl;
+        assert_true(as_search_view_find(s, m, "AAA-2", NULL, &v));
+        assert_true(as_search_view_live_kept(s, &st, &read, &v, m, &pl));
+        assert_int_equal(pl.product_id, 2);
+        assert_int_equal(pl.n_stock, 1);
+        assert_int_equal(pl.stock[0].stock, 5);
+        assert_int_equal(pl.n_questions, 0);
+        assert_true(as_search_view_find(s, m, "SOAP-4", NULL, &v));
+        assert_false(as_search_view_live_kept(s, &st, &read, &v, m, &pl));
+        /* a sale the store numbers: read from the store from then on */
+        aa_offers[0].stock = 7;
+        assert_int_equal(as_search_offers_stock(s, &st, &read, m, ids, 4, &got, &n), AS_OK);
+        assert_int_equal(stock_given(got, n, "aa-a"), 10); /* not numbered yet: as built */
+        live.id[live.n] = 1;
+        live.seq[live.n++] = read.live + 3;
+        read.live += 3;
+        calls = x.db.calls;
+        assert_int_equal(as_search_offers_stock(s, &st, &read, m, ids, 4, &got, &n), AS_OK);
+        assert_int_equal(stock_given(got, n, "aa-a"), 7);
+        assert_int_equal(stock_given(got, n, "aa-b"), 0);
+        assert_int_equal(stock_given(got, n, "aaa-a"), 5);
+        assert_int_equal(n, 7);
+        assert_int_equal(x.db.calls, calls + 1);
+        assert_int_equal(live.calls, 2);
+        assert_true(as_search_view_find(s, m, "AA-1", NULL, &v));
+        assert_false(as_search_view_live_kept(s, &st, &read, &v, m, &pl));
+        /* an older number read by a slower request: nothing read again */
+        as_search_version older = read;
+        older.live -= 1;
+        assert_int_equal(as_search_offers_stock(s, &st, &older, m, ids, 1, &got, &n), AS_OK);
+        assert_int_equal(stock_given(got, n, "aa-a"), 7);
+        assert_int_equal(live.calls, 2);
+        aa_offers[0].stock = 10;
+        /* another catalogue, or a store that does not number: all from the store */
+        as_search_version other = read;
+        other.catalogue++;
+        calls = x.db.calls;
+        assert_int_equal(as_search_offers_stock(s, &st, &other, m, ids + 1, 1, &got, &n), AS_OK);
+        assert_int_equal(x.db.calls, calls + 1);
+        assert_true(as_search_view_find(s, m, "AAA-2", NULL, &v));
+        assert_false(as_search_view_live_kept(s, &st, &other, &v, m, &pl));
+        assert_int_equal(as_search_offers_stock(s, &x.st, &read, m, ids + 1, 1, &got, &n), AS_OK);
+        assert_int_equal(x.db.calls, calls + 2);
+        assert_false(as_search_view_live_kept(s, &x.st, &read, &v, m, &pl));
+    }
+    as_search_snap_release(x.mem);
+    as_search_snap_release(x.built);
+    as_search_snap_release(x.mapped);
+    as_search_index_destroy(x.one);
+    as_search_index_destroy(x.two);
+    index_pair_remove_files(m, &x);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1056,6 +1174,7 @@ int main(void)
         UNIT_TEST(test_background_build),
         UNIT_TEST(test_first_build_bound),
         UNIT_TEST(test_product_views),
+        UNIT_TEST(test_live_stock),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -44,7 +44,7 @@ static inline void fixture_catalogue(fake_db *db, const as_merchant merchants[st
     db->n_products = n_products;
     db->compat = compat;
     db->n_compat = N_ROWS(compat);
-    db->version = (as_search_version){1, 0};
+    db->version = (as_search_version){1, 0, 0};
 }
 
 /* ask run on snapshot s into r, its page's stock then read from st (what the
