@@ -154,7 +154,8 @@ typedef struct as_store {
      * numbered in commit order, so a reader that has seen every change up to
      * a number it read misses none by reading those above it. NULL in a store
      * that cannot number them so (PostgreSQL: docs/search.md, "The live
-     * sequence"): the search index then reads every page's stock and every
+     * sequence"), or AS_ENOTFOUND from one that learns it only when it
+     * connects: the search index then reads every page's stock and every
      * view's live part from the store. */
     int (*live_changes)(void *h, int64_t since, bool asked, as_live_fn each, void *baton);
 

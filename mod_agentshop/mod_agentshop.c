@@ -684,8 +684,10 @@ static server_rec *server_of(server_rec *s, const ap_directive_t *d)
 static void note_file(apr_pool_t *pconf, server_rec *s, const db_use *u)
 {
     srv_cfg *sc = s ? ap_get_module_config(s->module_config, &agentshop_module) : NULL;
-    if (sc && u->driver && strcmp(u->driver, "sqlite3") == 0 && u->params)
-        sc->db_file = apr_pstrdup(pconf, u->params);
+    if (sc && u->driver) /* a virtual host's own driver replaces the main server's */
+        sc->db_file = strcmp(u->driver, "sqlite3") == 0 && u->params
+                          ? apr_pstrdup(pconf, u->params)
+                          : NULL;
     if (sc && u->driver && u->params && index_dir) {
         /* one name per database: the driver and its parameters, hashed */
         as_mem mem = as_db_pool_mem(pconf);
@@ -1590,6 +1592,9 @@ static int agentshop_handler(request_rec *r)
     rc->db.acquire = acquire;
     rc->db.write_wait = c->write_wait != UNSET ? apr_time_from_sec(c->write_wait) : 0;
     as_store store = as_db_store(&rc->db);
+    /* the live sequence is SQLite's (docs/search.md); the connection, and so
+     * its driver, comes only when core first needs it */
+    if (!sc->db_file) store.live_changes = NULL;
     as_ctx ctx = {&mem,
                   &store,
                   &cfg,

@@ -1234,7 +1234,7 @@ as_store as_db_store(as_db *db)
         .index_offers = st_index_offers,
         .index_compat = st_index_compat,
         .offers_stock = st_offers_stock,
-        .live_changes = db->pg ? NULL : st_live_changes,
+        .live_changes = st_live_changes, /* AS_ENOTFOUND on PostgreSQL */
         .begin = st_begin,
         .commit = st_commit,
         .rollback = st_rollback,

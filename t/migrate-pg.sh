@@ -24,7 +24,7 @@ out=$($ctl --driver pgsql --params "$conn" init)
 check "init migrates it" test $? -eq 0
 check "... from version 1" grep -q '"from": 1' <<<"$out"
 check "... saying so" grep -q '"action": "migrated"' <<<"$out"
-check "... recording the version" test "$(psql_ -c 'SELECT version FROM schema_version')" = 4
+check "... recording the version" test "$(psql_ -c 'SELECT version FROM schema_version')" = 5
 check "... keeping the orders" \
     test "$(psql_ -c "SELECT string_agg(id || ':' || status, ' ' ORDER BY id) FROM orders")" = \
     "ord_old1:placed ord_old2:delivered"
