@@ -13,16 +13,11 @@
 
 #define MAX_PRICE_CENTS 100000000 /* one million euros */
 
-/* A device parameter: a slug, or free text naming exactly one device (else 400). */
-bool as_resolve_device(as_ctx *ctx, const char *text, const char *field, as_device *out,
-                       as_response *resp)
+/* A device parameter among devs: a slug, or free text naming exactly one
+ * device (else 400). */
+static bool resolve_device_in(as_ctx *ctx, const as_device *devs, size_t n, const char *text,
+                              const char *field, as_device *out, as_response *resp)
 {
-    as_device *devs;
-    size_t n;
-    if (ctx->store->devices(ctx->store->h, ctx->mem, &devs, &n) != AS_OK) {
-        as_respond_storage_failed(resp);
-        return false;
-    }
     const as_device *found;
     const char *cands;
     as_dev_resolution res = as_device_resolve(ctx->mem, devs, n, text, &found, &cands);
@@ -40,12 +35,29 @@ bool as_resolve_device(as_ctx *ctx, const char *text, const char *field, as_devi
     return false;
 }
 
-/* A merchant parameter: an id or a name (any case). */
-static bool resolve_merchant(as_ctx *ctx, const char *text, const char **id, as_response *resp)
+/* A device parameter: among the store's devices. */
+bool as_resolve_device(as_ctx *ctx, const char *text, const char *field, as_device *out,
+                       as_response *resp)
+{
+    as_device *devs;
+    size_t n;
+    if (ctx->store->devices(ctx->store->h, ctx->mem, &devs, &n) != AS_OK) {
+        as_respond_storage_failed(resp);
+        return false;
+    }
+    return resolve_device_in(ctx, devs, n, text, field, out, resp);
+}
+
+/* A merchant parameter: an id or a name (any case), among the snapshot's
+ * merchants when it is of the store's catalogue (snap), else the store's. */
+static bool resolve_merchant(as_ctx *ctx, const as_search_snap *snap, const char *text,
+                             const char **id, as_response *resp)
 {
     as_merchant *ms;
     size_t n;
-    if (ctx->store->merchants(ctx->store->h, ctx->mem, &ms, &n) != AS_OK) {
+    if (snap)
+        as_search_snap_merchants(snap, ctx->mem, &ms, &n);
+    else if (ctx->store->merchants(ctx->store->h, ctx->mem, &ms, &n) != AS_OK) {
         as_respond_storage_failed(resp);
         return false;
     }
@@ -254,14 +266,33 @@ void as_api_search(as_ctx *ctx, const as_query *q, as_response *resp)
         }
         ask.q = v[S_Q].str;
     }
+    engine_search es = {0};
+    es.has_read = ctx->index != NULL;
+    es.snap = ctx->index ? as_search_index_get_read(ctx->index, ctx->store, &es.read)
+                         : as_search_snap_build(ctx->store);
+    /* the device and the merchant from the snapshot when it is of the
+     * store's catalogue (no read of the store), else from the store */
+    const as_search_snap *cat =
+        es.snap && es.has_read && as_search_snap_version(es.snap).catalogue == es.read.catalogue
+            ? es.snap
+            : NULL;
     as_device dev;
     if (v[S_DEVICE].present) {
-        if (!as_resolve_device(ctx, v[S_DEVICE].str, "device", &dev, resp)) return;
+        const as_device *devs = NULL;
+        size_t nd = 0;
+        if (cat) as_search_snap_devices(cat, &devs, &nd);
+        if (!(cat ? resolve_device_in(ctx, devs, nd, v[S_DEVICE].str, "device", &dev, resp)
+                  : as_resolve_device(ctx, v[S_DEVICE].str, "device", &dev, resp))) {
+            as_search_snap_release(es.snap);
+            return;
+        }
         ask.device = &dev;
     }
     const char *merchant = NULL;
-    if (v[S_MERCHANT].present && !resolve_merchant(ctx, v[S_MERCHANT].str, &merchant, resp))
+    if (v[S_MERCHANT].present && !resolve_merchant(ctx, cat, v[S_MERCHANT].str, &merchant, resp)) {
+        as_search_snap_release(es.snap);
         return;
+    }
     ask.category = v[S_CATEGORY].present ? v[S_CATEGORY].str : NULL;
     ask.part_type = v[S_PART_TYPE].present ? v[S_PART_TYPE].str : NULL;
     ask.w = as_param_weights(&v[S_WEIGHTS]);
@@ -276,10 +307,6 @@ void as_api_search(as_ctx *ctx, const as_query *q, as_response *resp)
     ask.offset = v[S_OFFSET].present ? v[S_OFFSET].num : 0;
     ask.today = as_today(ctx);
 
-    engine_search es = {0};
-    es.has_read = ctx->index != NULL;
-    es.snap = ctx->index ? as_search_index_get_read(ctx->index, ctx->store, &es.read)
-                         : as_search_snap_build(ctx->store);
     if (!es.snap) {
         int wait = ctx->index ? as_search_index_retry_after(ctx->index) : 0;
         if (wait > 0) { /* the process's first index is still being built */

@@ -95,6 +95,13 @@ int as_search_index_retry_after(as_search_index *si);
 as_search_snap *as_search_snap_build(const as_store *st);
 void as_search_snap_release(as_search_snap *s); /* NULL is fine */
 as_search_version as_search_snap_version(const as_search_snap *s);
+/* The devices and merchants as the store gave them to s's build, in the
+ * store's order: what st->devices and st->merchants would answer while the
+ * store's catalogue is s's (a catalogue load is what changes them). The
+ * devices' strings are s's (hold s while they are used); the merchants are
+ * copied onto m. */
+void as_search_snap_devices(const as_search_snap *s, const as_device **out, size_t *n);
+void as_search_snap_merchants(const as_search_snap *s, as_mem *m, as_merchant **out, size_t *n);
 size_t as_search_snap_products(const as_search_snap *s);
 size_t as_search_snap_bytes(const as_search_snap *s);
 

@@ -1044,6 +1044,27 @@ as_search_version as_search_snap_version(const as_search_snap *s)
     return s->v;
 }
 
+void as_search_snap_devices(const as_search_snap *s, const as_device **out, size_t *n)
+{
+    *out = s->c->devs;
+    *n = s->c->ndevs;
+}
+
+void as_search_snap_merchants(const as_search_snap *s, as_mem *m, as_merchant **out, size_t *n)
+{
+    const sx_catalog *c = s->c;
+    *n = c->nmerchants;
+    *out = as_alloc(m, (c->nmerchants ? c->nmerchants : 1) * sizeof(**out));
+    for (size_t i = 0; i < c->nmerchants; i++) {
+        const sx_merchant *x = &c->merchants[i];
+        (*out)[i] = x->m;
+        (*out)[i].id = as_strdup(m, sx_str(c, x->id_at));
+        (*out)[i].name = as_strdup(m, sx_str(c, x->name_at));
+        (*out)[i].country = as_strdup(m, sx_str(c, x->country_at));
+        (*out)[i].city = as_strdup(m, sx_str(c, x->city_at));
+    }
+}
+
 size_t as_search_snap_products(const as_search_snap *s)
 {
     return s->c->n;
