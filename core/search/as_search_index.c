@@ -600,6 +600,9 @@ bool sx_catalog_private(sx_catalog *c)
     c->live_lock_made = true;
     if (!(c->live_bits = calloc(((c->n + 63) / 64) ? (c->n + 63) / 64 : 1, sizeof(uint64_t))))
         return false;
+    if (mtx_init(&c->tok_lock, mtx_plain) != thrd_success) return false;
+    c->tok_lock_made = true;
+    if (!(c->tok_slots = calloc(SX_TOK_SLOTS, sizeof(*c->tok_slots)))) return false;
     if (!(c->dev_arena = as_arena_create())) return false;
     as_mem m = as_arena_mem(c->dev_arena);
     c->qdevs = as_query_devices_make(&m, c->devs, c->ndevs);
@@ -630,6 +633,10 @@ static void catalog_free(sx_catalog *c)
     free(c->bits);
     free((void *)c->live_bits);
     if (c->live_lock_made) mtx_destroy(&c->live_lock);
+    for (size_t i = 0; c->tok_slots && i < SX_TOK_SLOTS; i++)
+        free(atomic_load(&c->tok_slots[i].bits));
+    free(c->tok_slots);
+    if (c->tok_lock_made) mtx_destroy(&c->tok_lock);
     if (c->map) { /* only the parts with pointers are private */
         free(c->merchants);
         free(c->devs);

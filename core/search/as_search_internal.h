@@ -125,7 +125,21 @@ typedef struct sx_catalog {
     atomic_llong live_seen;
     mtx_t live_lock;
     bool live_lock_made;
+    /* This process's: the products of a frequent word as a bitset (`words`
+     * long), made at the first search that needs it, in an open-addressing
+     * table of SX_TOK_SLOTS (word id + 1, 0 for a free slot; the bitset set
+     * before its key), at most SX_TOK_BITS of them (as_search_match.c).
+     * tok_lock: one maker at a time; lookups take no lock. */
+    struct sx_tok_slot {
+        atomic_uint key;
+        _Atomic(uint64_t *) bits;
+    } *tok_slots;
+    size_t tok_made;
+    mtx_t tok_lock;
+    bool tok_lock_made;
 } sx_catalog;
+#define SX_TOK_BITS 256
+#define SX_TOK_SLOTS 512
 
 /* A snapshot: the catalogue and its stock state at one rank version, in one
  * private mapping of `state_bytes`: which offers are in stock, and each
