@@ -655,6 +655,18 @@ static void index_pair_remove_files(as_mem *m, const index_pair *x)
     assert_int_equal(rmdir(x->dir), 0);
 }
 
+/* Lets go of the three snapshots and both processes' indexes, then removes
+ * the files. */
+static void index_pair_close(as_mem *m, index_pair *x)
+{
+    as_search_snap_release(x->mem);
+    as_search_snap_release(x->built);
+    as_search_snap_release(x->mapped);
+    as_search_index_destroy(x->one);
+    as_search_index_destroy(x->two);
+    index_pair_remove_files(m, x);
+}
+
 /* The bytes of the file at path, on m. */
 static const char *read_all(as_mem *m, const char *path, size_t *n)
 {
@@ -1032,12 +1044,7 @@ static void test_product_views(void **state)
     assert_int_equal(compared, 3 * x.db.n_products * (x.db.n_devices + 1));
     as_search_view v;
     assert_false(as_search_view_find(x.mapped, m, "NO-SUCH-1", NULL, &v));
-    as_search_snap_release(x.mem);
-    as_search_snap_release(x.built);
-    as_search_snap_release(x.mapped);
-    as_search_index_destroy(x.one);
-    as_search_index_destroy(x.two);
-    index_pair_remove_files(m, &x);
+    index_pair_close(m, &x);
 }
 
 /* A store's live sequence (as_store.live_changes), as the test sets it: the
@@ -1149,12 +1156,7 @@ static void test_live_stock(void **state)
         assert_int_equal(x.db.calls, calls + 2);
         assert_false(as_search_view_live_kept(s, &x.st, &read, &v, m, &pl));
     }
-    as_search_snap_release(x.mem);
-    as_search_snap_release(x.built);
-    as_search_snap_release(x.mapped);
-    as_search_index_destroy(x.one);
-    as_search_index_destroy(x.two);
-    index_pair_remove_files(m, &x);
+    index_pair_close(m, &x);
 }
 
 int main(void)
