@@ -426,12 +426,6 @@ static int on_offer(void *baton, const as_index_offer *offer)
     return b->failed ? -1 : 0;
 }
 
-static uint32_t doc_of(const sx_catalog *c, int64_t id)
-{
-    size_t lo = sx_lower_id(c->ids, c->n, id);
-    return lo < c->n && c->ids[lo] == id ? (uint32_t)lo : UINT32_MAX;
-}
-
 static bool same_str(const char *a, const char *b)
 {
     return a == b || (a && b && strcmp(a, b) == 0);
@@ -491,7 +485,7 @@ static int on_compat(void *baton, const as_index_compat *x)
 {
     sx_builder *b = baton;
     if (b->failed) return -1;
-    uint32_t d = doc_of(b->c, x->product_id);
+    uint32_t d = sx_doc_of(b->c, x->product_id);
     if (d == UINT32_MAX) return 0;
     if (!grow((void **)&b->cr, &b->ccap, b->ncr + 1, sizeof(bcompat))) return b->failed = true, -1;
     /* no evidence reads as none recorded, "[]" (as as_json_parse_or reads it) */
@@ -521,7 +515,7 @@ static int on_view(void *baton, const as_product *p)
         c->perf_at = calloc(c->n ? c->n : 1, sizeof(uint64_t));
         if (!c->view_at || !c->perf_at) return b->failed = true, -1;
     }
-    uint32_t d = doc_of(c, p->id);
+    uint32_t d = sx_doc_of(c, p->id);
     if (d == UINT32_MAX || d < b->next_view) return 0;
     for (; b->next_view < d; b->next_view++)
         c->view_at[b->next_view] = c->perf_at[b->next_view] = c->nvtext;
@@ -1138,7 +1132,7 @@ static int apply_change(void *baton, int64_t id, const as_rank_row *r)
 {
     as_search_snap *nx = baton;
     const sx_catalog *c = nx->c;
-    uint32_t d = doc_of(c, id);
+    uint32_t d = sx_doc_of(c, id);
     if (d == UINT32_MAX)
         return 0; /* a product the index does not know comes with a new catalogue */
     const char *list = r->in_stock ? r->in_stock : "";

@@ -215,6 +215,13 @@ static inline size_t sx_lower_id(const int64_t *ids, size_t n, int64_t id)
     return lo;
 }
 
+/* The product of that id in c (its doc), UINT32_MAX when c has none. */
+static inline uint32_t sx_doc_of(const sx_catalog *c, int64_t id)
+{
+    size_t lo = sx_lower_id(c->ids, c->n, id);
+    return lo < c->n && c->ids[lo] == id ? (uint32_t)lo : UINT32_MAX;
+}
+
 /* Device id's compat rows in c (by doc) as *rows and *n; false, and none,
  * when c has no row for that device. */
 static inline bool sx_device_rows(const sx_catalog *c, int64_t device, const sx_compat **rows,

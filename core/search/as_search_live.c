@@ -24,8 +24,8 @@ typedef struct live_mark {
 static int mark(void *baton, int64_t product_id)
 {
     const sx_catalog *c = ((live_mark *)baton)->c;
-    size_t d = sx_lower_id(c->ids, c->n, product_id);
-    if (d < c->n && c->ids[d] == product_id)
+    uint32_t d = sx_doc_of(c, product_id);
+    if (d != UINT32_MAX)
         atomic_fetch_or_explicit(&c->live_bits[d >> 6], 1ull << (d & 63), memory_order_relaxed);
     return 0;
 }
@@ -61,8 +61,8 @@ static inline bool moved(const sx_catalog *c, size_t d)
  * SIZE_MAX. */
 static size_t kept_doc(const sx_catalog *c, int64_t id)
 {
-    size_t d = sx_lower_id(c->ids, c->n, id);
-    return d < c->n && c->ids[d] == id && !moved(c, d) ? d : SIZE_MAX;
+    uint32_t d = sx_doc_of(c, id);
+    return d != UINT32_MAX && !moved(c, d) ? d : SIZE_MAX;
 }
 
 static bool usable(const as_search_snap *s, const as_store *st, const as_search_version *read)
