@@ -440,25 +440,34 @@ static void device_terms_make(as_mem *m, const as_device *d, device_terms *t)
 
 /* The device word that typed, matching none, was meant to be: the closest by
  * the rule that corrects the catalogue's words (as_search_typo: "macbok" →
- * "macbook"); NULL when there is none or two different words are as close. */
-static const char *device_correction(const char *typed, const device_terms *dt, size_t n_devs)
+ * "macbook"); NULL when there is none or two different words are as close.
+ * Among terms (every device word, sorted, each once), those with typed's
+ * first letter: as_search_typo keeps the first letter as typed. */
+static const char *device_correction(const char *typed, const char *const *terms, size_t n_terms)
 {
     if (!as_search_typo_max(typed)) return NULL;
+    size_t lo = 0, hi = n_terms;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if ((unsigned char)terms[mid][0] < (unsigned char)typed[0])
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
     const char *best = NULL;
     int best_d = -1;
     bool tie = false;
-    for (size_t d = 0; d < n_devs; d++)
-        for (size_t i = 0; i < dt[d].n_all; i++) {
-            int e = as_search_typo(typed, dt[d].all[i]);
-            if (e < 0 || (best && e > best_d)) continue;
-            if (best && e == best_d) {
-                tie = tie || strcmp(best, dt[d].all[i]) != 0;
-                continue;
-            }
-            best = dt[d].all[i];
-            best_d = e;
-            tie = false;
+    for (size_t i = lo; i < n_terms && terms[i][0] == typed[0]; i++) {
+        int e = as_search_typo(typed, terms[i]);
+        if (e < 0 || (best && e > best_d)) continue;
+        if (best && e == best_d) {
+            tie = true; /* the terms are each once: another word as close */
+            continue;
         }
+        best = terms[i];
+        best_d = e;
+        tie = false;
+    }
     return tie ? NULL : best;
 }
 
@@ -550,16 +559,41 @@ static size_t brand_span(const reader *r, size_t k, size_t nw, const device_term
     return d->n_brand;
 }
 
+/* A device's brand as a key of as_query_devices.brands: its brand's words
+ * run together ("delonghi"), and, for a brand of several words, its first
+ * word ("de" of "de longhi"): the word at which brand_span can match it. */
+typedef struct brand_key {
+    const char *key;
+    size_t dev;
+} brand_key;
+
+static int brand_key_cmp(const void *a, const void *b)
+{
+    const brand_key *x = a, *y = b;
+    int c = strcmp(x->key, y->key);
+    return c ? c : x->dev < y->dev ? -1 : x->dev > y->dev;
+}
+
 /* The device that words from k name by brand and kind, when exactly one
- * device has that brand and kind; *len its words. */
+ * device has that brand and kind; *len its words. Only the devices whose
+ * brand can start at word k are tried (brands, sorted by key). */
 static const as_device *brand_kind_at(const reader *r, size_t k, size_t nw, const as_device *devs,
-                                      size_t n_devs, const device_terms *dt, const char **folded,
-                                      size_t *len)
+                                      const brand_key *brands, size_t n_brands,
+                                      const device_terms *dt, const char **folded, size_t *len)
 {
     const as_device *found = NULL;
     size_t best = 0;
     bool two = false;
-    for (size_t d = 0; d < n_devs; d++) {
+    size_t lo = 0, hi = n_brands;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(brands[mid].key, folded[k]) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo; i < n_brands && strcmp(brands[i].key, folded[k]) == 0; i++) {
+        size_t d = brands[i].dev;
         size_t b = brand_span(r, k, nw, &dt[d], folded);
         size_t kl = b && devs[d].kind ? kind_span(r, k + b, nw, devs[d].kind) : 0;
         if (!kl) continue;
@@ -599,6 +633,8 @@ struct as_query_devices {
     uint64_t *rbits;
     size_t n_rterms, dwords;
     const as_device **by_slug;
+    brand_key *brands; /* brand_kind_at's */
+    size_t n_brands;
 };
 
 static int term_cmp(const void *a, const void *b)
@@ -735,6 +771,13 @@ const as_query_devices *as_query_devices_make(as_mem *m, const as_device *devs, 
         if (!kept || strcmp(qd->terms[kept - 1], qd->terms[i]) != 0)
             qd->terms[kept++] = qd->terms[i];
     qd->n_terms = kept;
+    qd->brands = as_alloc(m, (n ? 2 * n : 1) * sizeof(*qd->brands));
+    for (size_t d = 0; d < n; d++) {
+        if (!*qd->dt[d].brand) continue;
+        qd->brands[qd->n_brands++] = (brand_key){qd->dt[d].brand, d};
+        if (qd->dt[d].n_brand >= 2) qd->brands[qd->n_brands++] = (brand_key){qd->dt[d].brand_t[0], d};
+    }
+    qsort(qd->brands, qd->n_brands, sizeof(*qd->brands), brand_key_cmp);
     qd->w = as_device_words_make(m, devs, n);
     resolve_tables(m, qd);
     return qd;
@@ -762,7 +805,7 @@ static void read_device(reader *r, const as_query_devices *qd, as_query_text *ou
         usable[k] = !r->gone[r->whole[k]];
         bool any = usable[k] && some_device_has(qd, f);
         if (!any && usable[k] && !filler[k]) {
-            const char *to = device_correction(f, dt, n_devs);
+            const char *to = device_correction(f, qd->terms, qd->n_terms);
             if (to) {
                 folded[k] = to;
                 fixed[k] = any = true;
@@ -791,7 +834,8 @@ static void read_device(reader *r, const as_query_devices *qd, as_query_text *ou
      * ("delonghi coffee machine") */
     for (size_t k = 0; k < nw; k++) {
         size_t bl;
-        const as_device *dev = brand_kind_at(r, k, nw, devs, n_devs, dt, folded, &bl);
+        const as_device *dev =
+            brand_kind_at(r, k, nw, devs, qd->brands, qd->n_brands, dt, folded, &bl);
         if (!dev || (found && (dev != found || k > at + len || k + bl < at))) continue;
         if (found) {
             size_t end = k + bl > at + len ? k + bl : at + len;
