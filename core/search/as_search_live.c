@@ -17,13 +17,9 @@
 #include "as_search_internal.h"
 #include "as_util.h"
 
-typedef struct live_mark {
-    const sx_catalog *c;
-} live_mark;
-
 static int mark(void *baton, int64_t product_id)
 {
-    const sx_catalog *c = ((live_mark *)baton)->c;
+    const sx_catalog *c = baton;
     uint32_t d = sx_doc_of(c, product_id);
     if (d != UINT32_MAX)
         atomic_fetch_or_explicit(&c->live_bits[d >> 6], 1ull << (d & 63), memory_order_relaxed);
@@ -41,10 +37,9 @@ static bool live_sync(sx_catalog *c, const as_store *st, int64_t upto)
     bool ok = true;
     if (seen < upto) {
         bool first = seen == INT64_MIN;
-        live_mark lm = {c};
         /* every change up to upto was committed before upto could be read:
          * reading those above `seen` now misses none of them */
-        ok = st->live_changes(st->h, first ? c->live_base : seen, first, mark, &lm) == AS_OK;
+        ok = st->live_changes(st->h, first ? c->live_base : seen, first, mark, c) == AS_OK;
         if (ok) atomic_store_explicit(&c->live_seen, upto, memory_order_release);
     }
     mtx_unlock(&c->live_lock);

@@ -438,6 +438,20 @@ static void device_terms_make(as_mem *m, const as_device *d, device_terms *t)
     t->brand = as_buf_str(&buf);
 }
 
+/* The first of terms[0, n) (sorted, byte order) not below s; n when none. */
+static size_t first_not_below(const char *const *terms, size_t n, const char *s)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(terms[mid], s) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 /* The device word that typed, matching none, was meant to be: the closest by
  * the rule that corrects the catalogue's words (as_search_typo: "macbok" →
  * "macbook"); NULL when there is none or two different words are as close.
@@ -446,14 +460,8 @@ static void device_terms_make(as_mem *m, const as_device *d, device_terms *t)
 static const char *device_correction(const char *typed, const char *const *terms, size_t n_terms)
 {
     if (!as_search_typo_max(typed)) return NULL;
-    size_t lo = 0, hi = n_terms;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if ((unsigned char)terms[mid][0] < (unsigned char)typed[0])
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    const char first[2] = {typed[0], '\0'};
+    size_t lo = first_not_below(terms, n_terms, first);
     const char *best = NULL;
     int best_d = -1;
     bool tie = false;
@@ -646,14 +654,7 @@ static int term_cmp(const void *a, const void *b)
  * prefix of sort together, from the first term not below t. */
 static bool some_device_has(const as_query_devices *qd, const char *t)
 {
-    size_t lo = 0, hi = qd->n_terms;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (strcmp(qd->terms[mid], t) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = first_not_below(qd->terms, qd->n_terms, t);
     return lo < qd->n_terms && word_matches(t, qd->terms[lo]);
 }
 
