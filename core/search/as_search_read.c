@@ -600,10 +600,23 @@ static const as_device *brand_kind_at(const reader *r, size_t k, size_t nw, cons
         else
             hi = mid;
     }
+    /* a brand has many devices and few kinds: each kind's span after each
+     * brand length is read once (kind_span stems the kind's names) */
+    struct kind_seen {
+        const char *kind;
+        size_t b, span;
+    } seen[16];
+    size_t nseen = 0;
     for (size_t i = lo; i < n_brands && strcmp(brands[i].key, folded[k]) == 0; i++) {
         size_t d = brands[i].dev;
         size_t b = brand_span(r, k, nw, &dt[d], folded);
-        size_t kl = b && devs[d].kind ? kind_span(r, k + b, nw, devs[d].kind) : 0;
+        if (!b || !devs[d].kind) continue;
+        size_t j = 0;
+        while (j < nseen && (seen[j].b != b || strcmp(seen[j].kind, devs[d].kind) != 0))
+            j++;
+        size_t kl = j < nseen ? seen[j].span : kind_span(r, k + b, nw, devs[d].kind);
+        if (j == nseen && nseen < sizeof(seen) / sizeof(seen[0]))
+            seen[nseen++] = (struct kind_seen){devs[d].kind, b, kl};
         if (!kl) continue;
         if (b + kl > best) {
             found = &devs[d];
