@@ -3,6 +3,8 @@
  * tree this replaced. */
 #include "as_search_view.h"
 
+#include <string.h>
+
 #include "as_json_write.h"
 #include "as_validate.h"
 #include "as_view.h"
@@ -96,7 +98,10 @@ const char *as_search_body(as_mem *m, const as_search_ask *ask, const as_search_
     as_jw_key(w, "excluded");
     as_jw_arr(w);
     for (size_t i = 0; i < r->n_excluded; i++)
-        as_view_excluded_write(w, &r->excluded[i], r->excluded_why[i]);
+        if (r->excluded_json && r->excluded_json[i])
+            as_jw_raw(w, r->excluded_json[i], strlen(r->excluded_json[i]));
+        else
+            as_view_excluded_write(w, &r->excluded[i], r->excluded_why[i]);
     as_jw_arr_end(w);
     as_jw_kint(w, "excluded_count", r->excluded_count);
     as_jw_kstr(w, "ranking_policy", as_ranking_policy);

@@ -163,6 +163,9 @@ typedef struct as_search_result {
     size_t n;
     as_product *excluded; /* left out, by product id, at most 100: sku, name set */
     const char **excluded_why;
+    const char **excluded_json; /* per entry: the whole entry's JSON written at the
+                                   index's build, or NULL: from excluded and
+                                   excluded_why */
     size_t n_excluded;
     int64_t excluded_count;
     as_search_understood understood;

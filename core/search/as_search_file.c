@@ -29,8 +29,9 @@ static const char magic[8] = {'A', 'S', 'I', 'D', 'X', 0, 0, 0};
 /* 3: the product views' parts; 4: 3's from background builds lacked them; 5:
  * a compat row's view members after the device's, not the whole row (a
  * format-4 file's would be written after the device's members again); 6: the
- * offers' stock as read and the live sequence it was read at */
-#define FORMAT 6
+ * offers' stock as read and the live sequence it was read at; 7: contradicted
+ * products' entries of `excluded` (xj_at) */
+#define FORMAT 7
 
 enum {
     SEC_IDS,
@@ -46,6 +47,7 @@ enum {
     SEC_BRAND_AT,
     SEC_IMG_AT,
     SEC_NOTE_AT,
+    SEC_XJ_AT,
     SEC_STATUS_AT,
     SEC_AVAIL_AT,
     SEC_OFF_AT,
@@ -120,6 +122,7 @@ static const size_t in_place[SEC_STRS + 1] = {
     [SEC_BRAND_AT] = offsetof(sx_catalog, brand_at),
     [SEC_IMG_AT] = offsetof(sx_catalog, img_at),
     [SEC_NOTE_AT] = offsetof(sx_catalog, note_at),
+    [SEC_XJ_AT] = offsetof(sx_catalog, xj_at),
     [SEC_STATUS_AT] = offsetof(sx_catalog, status_at),
     [SEC_AVAIL_AT] = offsetof(sx_catalog, avail_at),
     [SEC_OFF_AT] = offsetof(sx_catalog, off_at),
@@ -180,6 +183,7 @@ static uint64_t expected_len(const file_head *h, const sx_catalog *c, int sec)
     case SEC_BRAND_AT:
     case SEC_IMG_AT:
     case SEC_NOTE_AT:
+    case SEC_XJ_AT:
     case SEC_STATUS_AT:
     case SEC_AVAIL_AT:
     case SEC_DEF_OFF:

@@ -8,6 +8,7 @@
 
 #include "as_search_internal.h"
 #include "as_util.h"
+#include "as_view.h"
 
 static bool code_of(char *const *tab, size_t n, const char *s, uint16_t *out)
 {
@@ -49,6 +50,24 @@ bool sx_filter_prepare(const as_search_snap *s, const as_search_ask *ask, const 
     f->of = *of;
     f->today = ask->today;
     return !f->none;
+}
+
+const char sx_contradicted[] = "Measurements contradict the merchant's claims";
+
+const char *sx_contradiction(as_mem *m, const char *note)
+{
+    return as_printf(m, "%s: %s", sx_contradicted,
+                     note ? note : "see the product's verification rows");
+}
+
+const char *sx_excluded_json(as_mem *m, const char *sku, const char *name, const char *note)
+{
+    as_jw w;
+    as_jw_init(&w, m);
+    as_product p = {.sku = sku, .name = name};
+    as_view_excluded_write(&w, &p, sx_contradiction(m, note));
+    size_t len;
+    return as_jw_text(&w, &len);
 }
 
 bool sx_filter_viable(const as_search_snap *s, const sx_filter *f, uint32_t doc,
@@ -95,11 +114,9 @@ const char *sx_filter_exclusion(const as_search_snap *s, as_mem *m, const sx_fil
                        (best->n_eligible == 0 && f->offer_filters)
                    ? "excluded"
                    : NULL;
-    if (ask->verified_only && c->hidden[doc]) {
-        const char *note = sx_str(c, c->note_at[doc]);
-        return as_printf(m, "Measurements contradict the merchant's claims: %s",
-                         note ? note : "see the product's verification rows");
-    }
+    if (ask->verified_only && c->hidden[doc])
+        return c->xj_at[doc] != AS_NO_STR ? sx_contradicted
+                                          : sx_contradiction(m, sx_str(c, c->note_at[doc]));
     if (f->dev && row && !row->fits)
         return as_printf(m, "Does not fit %s: %s", f->dev->name,
                          row->why_at != AS_NO_STR ? c->strs + row->why_at : "no evidence recorded");

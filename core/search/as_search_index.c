@@ -309,6 +309,7 @@ static bool reserve_rows(sx_builder *b, size_t need)
     if (!GROW_COL(ids) || !GROW_COL(cat) || !GROW_COL(pt) || !GROW_COL(hidden) ||
         !GROW_COL(avail) || !GROW_COL(guarantee) || !GROW_COL(return_rate) || !GROW_COL(sku_at) ||
         !GROW_COL(name_at) || !GROW_COL(brand_at) || !GROW_COL(img_at) || !GROW_COL(note_at) ||
+        !GROW_COL(xj_at) ||
         !GROW_COL(status_at) || !GROW_COL(avail_at) || !GROW_COL(fwd_at) || !GROW_COL(off_at))
         return false;
 #undef GROW_COL
@@ -360,6 +361,13 @@ static bool add_row(sx_builder *b, const as_index_row *r)
     c->brand_at[d] = add_str(b, r->brand ? r->brand : "");
     c->img_at[d] = add_str(b, r->image_urls);
     c->note_at[d] = add_str(b, r->verif_note);
+    c->xj_at[d] = AS_NO_STR;
+    if (r->hidden) {
+        as_mem em = as_arena_mem(b->arena);
+        const char *xj = sx_excluded_json(&em, r->sku, r->name ? r->name : "", r->verif_note);
+        if (xj) c->xj_at[d] = add_str(b, xj);
+        as_arena_clear(b->arena);
+    }
     c->status_at[d] = add_str(b, r->verif_status ? r->verif_status : "pending");
     c->avail_at[d] = add_str(b, r->availability ? r->availability : "out_of_stock");
     if (b->failed || !intern(&c->cats, &c->ncats, r->category, &c->cat[d]) ||
@@ -643,6 +651,7 @@ static void catalog_free(sx_catalog *c)
     void *arrays[] = {c->ids,      c->sku_rk,    c->cat,         c->pt,           c->hidden,
                       c->avail,    c->guarantee, c->return_rate, c->sku_at,       c->name_at,
                       c->brand_at, c->img_at,    c->note_at,     c->status_at,    c->avail_at,
+                      c->xj_at,
                       c->off_at,   c->offers,    c->merchants,   c->tok_at,       c->tok_text,
                       c->stock,
                       c->stem_of,  c->stem_at,   c->stem_text,   c->stem_toks_at, c->stem_toks,

@@ -47,6 +47,10 @@ typedef struct sx_catalog {
     double *return_rate;
     /* summaries, as a page shows them */
     uint32_t *sku_at, *name_at, *brand_at, *img_at, *note_at, *status_at, *avail_at;
+    /* a contradicted product's entry of `excluded` under verified_only, its
+     * JSON written at the build (sx_excluded_json), AS_NO_STR for the others:
+     * the entries most searches list, copied instead of formatted */
+    uint32_t *xj_at;
     /* offers, by product then offer id */
     uint32_t *off_at; /* n + 1 */
     sx_offer *offers;
@@ -405,6 +409,14 @@ static inline bool sx_filter_candidate(const as_search_snap *s, const sx_filter 
 /* Would a candidate be a result (not excluded)? What dropping words counts. */
 bool sx_filter_viable(const as_search_snap *s, const sx_filter *f, uint32_t doc,
                       const sx_compat *row);
+/* The reason a contradicted product is left out under verified_only, from its
+ * note (NULL: none recorded). */
+const char *sx_contradiction(as_mem *m, const char *note);
+/* Its whole entry of `excluded`, as as_view_excluded_write writes it. */
+const char *sx_excluded_json(as_mem *m, const char *sku, const char *name, const char *note);
+/* What sx_filter_exclusion answers for a product whose entry is xj_at's. */
+extern const char sx_contradicted[];
+
 const char *sx_filter_exclusion(const as_search_snap *s, as_mem *m, const sx_filter *f,
                                 const as_search_ask *ask, const as_offer_filter *of, uint32_t doc,
                                 const sx_compat *row, const sx_best *best, bool want_reason);

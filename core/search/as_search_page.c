@@ -437,12 +437,16 @@ paged:
 
     out->excluded = as_alloc(m, (nx ? nx : 1) * sizeof(as_product));
     out->excluded_why = as_alloc(m, (nx ? nx : 1) * sizeof(char *));
+    out->excluded_json = as_alloc(m, (nx ? nx : 1) * sizeof(char *));
     for (size_t i = 0; i < nx; i++) {
         as_product *x = &out->excluded[i];
-        x->id = c->ids[excluded[i]];
-        x->sku = dup(m, c, c->sku_at[excluded[i]]);
-        x->name = dup(m, c, c->name_at[excluded[i]]);
+        uint32_t d = excluded[i];
+        x->id = c->ids[d];
+        x->sku = sx_str(c, c->sku_at[d]);
+        x->name = sx_str(c, c->name_at[d]);
         out->excluded_why[i] = why_of[i];
+        /* a contradicted product's entry, as the build wrote it */
+        out->excluded_json[i] = why_of[i] == sx_contradicted ? sx_str(c, c->xj_at[d]) : NULL;
     }
     out->n_excluded = nx;
 

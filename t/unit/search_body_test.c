@@ -131,10 +131,24 @@ static json_t *old_body(as_mem *m, const as_search_ask *ask, const as_search_res
         }
         json_array_append_new(results, o);
     }
-    for (size_t i = 0; i < r->n_excluded; i++)
+    for (size_t i = 0; i < r->n_excluded; i++) {
+        if (r->excluded_json && r->excluded_json[i]) {
+            /* written at the index's build: the same product, a contradiction */
+            json_t *x = json_loads(r->excluded_json[i], 0, NULL);
+            assert_non_null(x);
+            assert_string_equal(json_string_value(json_object_get(x, "sku")), r->excluded[i].sku);
+            assert_string_equal(json_string_value(json_object_get(x, "name")),
+                                r->excluded[i].name);
+            const char *why = json_string_value(json_object_get(x, "reason"));
+            assert_non_null(why);
+            assert_true(strncmp(why, "Measurements contradict the merchant's claims: ", 47) == 0);
+            json_array_append_new(excluded, x);
+            continue;
+        }
         json_array_append_new(excluded,
                               json_pack("{s:s, s:s, s:s}", "sku", r->excluded[i].sku, "name",
                                         r->excluded[i].name, "reason", r->excluded_why[i]));
+    }
     json_t *o = json_object();
     json_object_set_new(o, "results", results);
     json_object_set_new(o, "count", json_integer((json_int_t)r->count));

@@ -122,7 +122,11 @@ static void test_tiers_and_exclusions(void **state)
     assert_int_equal(x.r.count, 2);
     assert_int_equal(x.r.excluded_count, 1);
     assert_string_equal(x.r.excluded[0].sku, "BAD-3");
-    assert_non_null(strstr(x.r.excluded_why[0], "measured 900 mAh"));
+    /* its entry, written when the index was built */
+    assert_non_null(x.r.excluded_json[0]);
+    assert_non_null(strstr(x.r.excluded_json[0],
+                           "\"reason\":\"Measurements contradict the merchant's claims: "));
+    assert_non_null(strstr(x.r.excluded_json[0], "measured 900 mAh"));
     assert_int_equal(x.r.understood.n_words, 2);
     assert_string_equal(x.r.understood.words[1].word, "batteries");
 }
