@@ -865,7 +865,7 @@ static as_search_snap *finish(sx_builder *b, const as_search_version *v)
         c->off_at[d] = (uint32_t)c->noffers;
     if (n == 0) c->off_at[0] = 0;
     c->fwd_at[n] = (uint32_t)b->nfwd;
-    c->bytes = sizeof(*c) + n * (8 + 4 + 2 + 2 + 3 + 8 + 7 * 4 + 4 + 4) +
+    c->bytes = sizeof(*c) + n * (8 + 4 + 2 + 2 + 3 + 8 + 8 * 4 + 4 + 4) +
                c->noffers * (sizeof(sx_offer) + 4) + b->nfwd * 4 * 2 + c->nstrs;
 
     /* the vocabulary in byte order, and each word's stem */
