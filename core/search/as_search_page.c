@@ -157,7 +157,7 @@ void sx_page_product(const as_search_snap *s, as_mem *m, uint32_t d, const as_de
  * results, tier by tier, either walking `order` (the snapshot's rank_order,
  * the default order without text, or the sort's, sx_sort_order) until the
  * tier has given what is missing, or, for a tier with few products, ordering
- * its products by their keys: whichever visits fewer products. Into top
+ * its products by their keys: whichever costs less (below). Into top
  * (sorted) and the excluded list; the same answers as the loop of
  * as_search_run. */
 static void page_bits(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
@@ -207,7 +207,11 @@ static void page_bits(const as_search_snap *s, as_mem *m, const as_search_ask *a
             in += (size_t)sx_pop64(x);
         }
         if (!in) continue;
-        if ((double)in * (double)in <= 4.0 * (double)need * (double)n) {
+        /* ordering the tier's products reads three columns at random per
+         * product, a cache miss each on a large catalogue; the walk reads
+         * order in turn and the set (words, in cache): n * need / in
+         * products walked against in ordered, weighed 1 to 16 */
+        if (16.0 * (double)in * (double)in <= (double)need * (double)n) {
             /* few: each by its key (as the loop does) */
             top_k few = {as_alloc(m, need * sizeof(hit)), 0, need};
             for (size_t w = 0; w < words; w++)
