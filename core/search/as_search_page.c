@@ -303,7 +303,13 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
      * over those the offer filters keep too) is counted without ranking its
      * offers; under offer filters, a result is one with an offer they keep
      * (sx_filter_viable), and buyable */
-    bool bounded = tab && ask->sort == AS_SORT_SCORE;
+    sx_weights_tab *btab = tab;
+    if (ask->sort == AS_SORT_SCORE && !defaults && !btab) {
+        /* the default weights' table, for the bound alone */
+        btab = as_alloc(m, sizeof(*btab));
+        if (!sx_weights_tab_make(c, m, &ask->w, btab)) btab = NULL;
+    }
+    bool bounded = btab && ask->sort == AS_SORT_SCORE && !defaults;
     uint64_t worst = UINT64_MAX; /* the packed key of the k-th best so far */
     size_t k = (size_t)(ask->offset + ask->limit);
     top_k top = {as_alloc(m, (k ? k : 1) * sizeof(hit)), 0, k};
@@ -383,7 +389,7 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
             hit most = {d,
                         c->sku_rk[d],
                         0,
-                        sx_rank_bound(s, d, tab, &ask->w),
+                        sx_rank_bound(s, d, btab, &ask->w),
                         tier,
                         s->def_off[d] == UINT32_MAX ? 1 : 0};
             if (hit_cmp(&most, &top.heap[0]) >= 0) { /* a result, not on the page */
