@@ -145,6 +145,18 @@ typedef struct sx_catalog {
 #define SX_TOK_BITS 256
 #define SX_TOK_SLOTS 512
 
+/* One step of a product's best offer by delivery date, under the default
+ * weights (sx_rank_columns): the score of the best of its offers in stock
+ * that arrive within `days` days. A product's steps are in its offers'
+ * slots (off_at), ascending by days, `used` 0 after the last; `used` 2 in
+ * its first slot when its offers' days do not fit (below 1 or above
+ * UINT16_MAX): it is ranked from its offers. */
+typedef struct sx_front {
+    uint16_t days;
+    uint8_t score;
+    uint8_t used;
+} sx_front;
+
 /* A snapshot: the catalogue and its stock state at one rank version, in one
  * private mapping of `state_bytes`: which offers are in stock, and each
  * product's best offer under the default weights with no offer filters (what
@@ -162,6 +174,9 @@ struct as_search_snap {
     int64_t *def_price, *min_price;
     int32_t *def_days, *min_days; /* min_days: the soonest delivery in stock */
     int32_t *cheap_days; /* the soonest delivery of an offer in stock at min_price */
+    /* c->noffers: each product's best offer by delivery date (sx_front), so
+     * that a search with `deliver_by` alone reads no offer row */
+    sx_front *front;
     /* c->n: every product in the default order without text (buyable first,
      * then the score, highest first, then sku): sx_rank_order */
     uint32_t *rank_order;

@@ -184,6 +184,42 @@ void sx_rank_default(as_search_snap *s, uint32_t doc)
     sx_rank_columns(s, doc);
 }
 
+/* The product's steps by delivery date (sx_front): for each number of days
+ * its offers in stock arrive in, from the soonest, the best offer among
+ * those that arrive within it, by best_offer itself, so the scores are the
+ * search's. None when nothing is in stock. */
+static void rank_front(as_search_snap *s, uint32_t doc)
+{
+    const sx_catalog *c = s->c;
+    uint32_t first = c->off_at[doc], slots = c->off_at[doc + 1] - first;
+    sx_front *fr = s->front + first;
+    if (!slots) return;
+    memset(fr, 0, slots * sizeof(*fr));
+    if (s->def_off[doc] == UINT32_MAX) return;
+    as_weights w;
+    as_weights_default(&w);
+    int32_t after = 0; /* the days of the last step */
+    for (uint32_t n = 0; n < slots; n++) {
+        int32_t next = INT32_MAX;
+        for (uint32_t o = first; o < first + slots; o++) {
+            int32_t days = c->offers[o].days;
+            if (!s->in_stock[o]) continue;
+            if (days < 1 || days > UINT16_MAX) { /* the steps do not hold it */
+                memset(fr, 0, slots * sizeof(*fr));
+                fr[0].used = 2;
+                return;
+            }
+            if (days > after && days < next) next = days;
+        }
+        if (next == INT32_MAX) return;
+        as_offer_filter by = {.deliver_by = next};
+        sx_best b;
+        best_offer(s, doc, &w, NULL, &by, -1, 0, &b);
+        fr[n] = (sx_front){(uint16_t)next, (uint8_t)b.score, 1};
+        after = next;
+    }
+}
+
 void sx_rank_columns(as_search_snap *s, uint32_t doc)
 {
     const sx_catalog *c = s->c;
@@ -217,6 +253,7 @@ void sx_rank_columns(as_search_snap *s, uint32_t doc)
     s->max_del10[doc] = del;
     s->best_q[doc] = bq;
     s->best_r[doc] = br;
+    rank_front(s, doc);
 }
 
 /* A counting sort of the products in sku order by (buyable, score): 512
@@ -382,6 +419,19 @@ void sx_rank_best_default_filtered(const as_search_snap *s, uint32_t doc,
                (f->deliver_by > 0 && today + s->min_days[doc] > f->deliver_by)) {
         /* every offer in stock is above the cap, or none arrives in time */
         memset(out, 0, sizeof(*out));
+        return;
+    }
+    uint32_t first = c->off_at[doc], slots = c->off_at[doc + 1] - first;
+    if (!price_days && merchant < 0 && f->max_price_cents <= 0 && f->deliver_by > 0 && slots &&
+        s->front[first].used != 2) {
+        /* a date alone: the product's last step within it */
+        const sx_front *fr = s->front + first;
+        int64_t within = f->deliver_by - today;
+        memset(out, 0, sizeof(*out));
+        for (uint32_t i = 0; i < slots && fr[i].used == 1 && fr[i].days <= within; i++) {
+            out->score = fr[i].score;
+            out->n_eligible = 1; /* at least: only whether there is one is read */
+        }
         return;
     }
     as_weights w;
