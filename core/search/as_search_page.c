@@ -298,18 +298,17 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
         tab = as_alloc(m, sizeof(*tab));
         if (!sx_weights_tab_make(c, m, &ask->w, tab)) tab = NULL;
     }
-    /* custom weights and the score's order: a result that cannot enter the
-     * page even at its bound (sx_rank_bound, over its offers in stock, so
+    /* the score's order under custom weights, or under the default weights
+     * with offer filters: once the page is full, a result that cannot enter
+     * it even at its bound (sx_rank_bound, over its offers in stock, so
      * over those the offer filters keep too) is counted without ranking its
      * offers; under offer filters, a result is one with an offer they keep
-     * (sx_filter_viable), and buyable */
+     * (sx_filter_viable), and buyable. The bound reads the weights' table:
+     * under the default weights one is made for it when the page is first
+     * full (btab_made). */
+    bool bounded = ask->sort == AS_SORT_SCORE && !defaults && (tab || default_w);
     sx_weights_tab *btab = tab;
-    if (ask->sort == AS_SORT_SCORE && !defaults && !btab) {
-        /* the default weights' table, for the bound alone */
-        btab = as_alloc(m, sizeof(*btab));
-        if (!sx_weights_tab_make(c, m, &ask->w, btab)) btab = NULL;
-    }
-    bool bounded = btab && ask->sort == AS_SORT_SCORE && !defaults;
+    bool btab_made = tab != NULL;
     uint64_t worst = UINT64_MAX; /* the packed key of the k-th best so far */
     size_t k = (size_t)(ask->offset + ask->limit);
     top_k top = {as_alloc(m, (k ? k : 1) * sizeof(hit)), 0, k};
@@ -382,6 +381,11 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
                 out->excluded_count++;
                 continue;
             }
+        }
+        if (bounded && top.n == top.k && top.k && !btab_made) {
+            btab = as_alloc(m, sizeof(*btab));
+            if (!sx_weights_tab_make(c, m, &ask->w, btab)) bounded = false;
+            btab_made = true;
         }
         if (bounded && top.n == top.k && top.k &&
             !((ask->verified_only && c->hidden[d]) || (f.dev && row && !row->fits)) &&
