@@ -145,16 +145,20 @@ typedef struct sx_catalog {
 #define SX_TOK_BITS 256
 #define SX_TOK_SLOTS 512
 
-/* One step of a product's best offer by delivery date, under the default
- * weights (sx_rank_columns): the score of the best of its offers in stock
- * that arrive within `days` days. A product's steps are in its offers'
- * slots (off_at), ascending by days, `used` 0 after the last; `used` 2 in
- * its first slot when its offers' days do not fit (below 1 or above
- * UINT16_MAX): it is ranked from its offers. */
+/* A product's best offer under the default weights in steps, by delivery
+ * date and by price (sx_rank_columns), in its offers' slots (off_at): slot
+ * i holds its i-th step of each. The date steps, ascending by `days`: over
+ * its offers in stock that arrive within `days` days, the best one scores
+ * `dscore`; `days` 0 after the last. The price steps, ascending by `price`:
+ * over its offers in stock at `price` cents or less, the best one scores
+ * `pscore`; `price` 0 after the last. No steps when nothing is in stock.
+ * The first slot's `days` is UINT16_MAX when its offers' days do not fit
+ * (below 1, or UINT16_MAX and above), its `price` UINT32_MAX when their
+ * prices do not: the product is then ranked from its offers. */
 typedef struct sx_front {
+    uint32_t price;
     uint16_t days;
-    uint8_t score;
-    uint8_t used;
+    uint8_t dscore, pscore;
 } sx_front;
 
 /* A snapshot: the catalogue and its stock state at one rank version, in one
@@ -174,8 +178,9 @@ struct as_search_snap {
     int64_t *def_price, *min_price;
     int32_t *def_days, *min_days; /* min_days: the soonest delivery in stock */
     int32_t *cheap_days; /* the soonest delivery of an offer in stock at min_price */
-    /* c->noffers: each product's best offer by delivery date (sx_front), so
-     * that a search with `deliver_by` alone reads no offer row */
+    /* c->noffers: each product's best offer by delivery date and by price
+     * (sx_front), so that a search with `deliver_by` or `max_price` alone
+     * reads no offer row */
     sx_front *front;
     /* c->n: every product in the default order without text (buyable first,
      * then the score, highest first, then sku): sx_rank_order */

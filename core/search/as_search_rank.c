@@ -184,10 +184,47 @@ void sx_rank_default(as_search_snap *s, uint32_t doc)
     sx_rank_columns(s, doc);
 }
 
-/* The product's steps by delivery date (sx_front): for each number of days
- * its offers in stock arrive in, from the soonest, the best offer among
- * those that arrive within it, by best_offer itself, so the scores are the
- * search's. None when nothing is in stock. */
+/* One list of a product's steps (sx_front): for each value of the key its
+ * offers in stock have (by_price: the price, else the delivery days), from
+ * the least, the score of the best offer among those whose key is at most
+ * it, by best_offer itself under that filter, so the scores are the
+ * search's. */
+static void front_steps(as_search_snap *s, uint32_t doc, bool by_price)
+{
+    const sx_catalog *c = s->c;
+    uint32_t first = c->off_at[doc], slots = c->off_at[doc + 1] - first;
+    sx_front *fr = s->front + first;
+    as_weights w;
+    as_weights_default(&w);
+    int64_t after = 0; /* the key of the last step */
+    for (uint32_t n = 0; n < slots; n++) {
+        int64_t next = INT64_MAX;
+        for (uint32_t o = first; o < first + slots; o++) {
+            int64_t key = by_price ? c->offers[o].price_cents : c->offers[o].days;
+            if (s->in_stock[o] && key > after && key < next) next = key;
+        }
+        if (next == INT64_MAX) return;
+        as_offer_filter f = {0};
+        if (by_price)
+            f.max_price_cents = next;
+        else
+            f.deliver_by = next; /* today 0: within `next` days */
+        sx_best b;
+        best_offer(s, doc, &w, NULL, &f, -1, 0, &b);
+        if (by_price) {
+            fr[n].price = (uint32_t)next;
+            fr[n].pscore = (uint8_t)b.score;
+        } else {
+            fr[n].days = (uint16_t)next;
+            fr[n].dscore = (uint8_t)b.score;
+        }
+        after = next;
+    }
+}
+
+/* The product's steps by delivery date and by price (sx_front); none when
+ * nothing is in stock, and a list's mark in the first slot when a key of an
+ * offer in stock does not fit it. */
 static void rank_front(as_search_snap *s, uint32_t doc)
 {
     const sx_catalog *c = s->c;
@@ -196,28 +233,21 @@ static void rank_front(as_search_snap *s, uint32_t doc)
     if (!slots) return;
     memset(fr, 0, slots * sizeof(*fr));
     if (s->def_off[doc] == UINT32_MAX) return;
-    as_weights w;
-    as_weights_default(&w);
-    int32_t after = 0; /* the days of the last step */
-    for (uint32_t n = 0; n < slots; n++) {
-        int32_t next = INT32_MAX;
-        for (uint32_t o = first; o < first + slots; o++) {
-            int32_t days = c->offers[o].days;
-            if (!s->in_stock[o]) continue;
-            if (days < 1 || days > UINT16_MAX) { /* the steps do not hold it */
-                memset(fr, 0, slots * sizeof(*fr));
-                fr[0].used = 2;
-                return;
-            }
-            if (days > after && days < next) next = days;
-        }
-        if (next == INT32_MAX) return;
-        as_offer_filter by = {.deliver_by = next};
-        sx_best b;
-        best_offer(s, doc, &w, NULL, &by, -1, 0, &b);
-        fr[n] = (sx_front){(uint16_t)next, (uint8_t)b.score, 1};
-        after = next;
+    bool days_fit = true, price_fit = true;
+    for (uint32_t o = first; o < first + slots; o++) {
+        if (!s->in_stock[o]) continue;
+        const sx_offer *x = &c->offers[o];
+        if (x->days < 1 || x->days >= UINT16_MAX) days_fit = false;
+        if (x->price_cents < 1 || x->price_cents >= UINT32_MAX) price_fit = false;
     }
+    if (days_fit)
+        front_steps(s, doc, false);
+    else
+        fr[0].days = UINT16_MAX;
+    if (price_fit)
+        front_steps(s, doc, true);
+    else
+        fr[0].price = UINT32_MAX;
 }
 
 void sx_rank_columns(as_search_snap *s, uint32_t doc)
@@ -421,16 +451,26 @@ void sx_rank_best_default_filtered(const as_search_snap *s, uint32_t doc,
         memset(out, 0, sizeof(*out));
         return;
     }
+    /* a date alone, or a price cap alone: the product's last step within
+     * it (sx_front), without its offers' rows */
     uint32_t first = c->off_at[doc], slots = c->off_at[doc + 1] - first;
-    if (!price_days && merchant < 0 && f->max_price_cents <= 0 && f->deliver_by > 0 && slots &&
-        s->front[first].used != 2) {
-        /* a date alone: the product's last step within it */
-        const sx_front *fr = s->front + first;
+    const sx_front *fr = s->front + first;
+    bool by_date = f->deliver_by > 0 && f->max_price_cents <= 0,
+         by_price = f->max_price_cents > 0 && f->deliver_by <= 0;
+    if (!price_days && merchant < 0 && slots && by_date && fr[0].days != UINT16_MAX) {
         int64_t within = f->deliver_by - today;
         memset(out, 0, sizeof(*out));
-        for (uint32_t i = 0; i < slots && fr[i].used == 1 && fr[i].days <= within; i++) {
-            out->score = fr[i].score;
+        for (uint32_t i = 0; i < slots && fr[i].days && fr[i].days <= within; i++) {
+            out->score = fr[i].dscore;
             out->n_eligible = 1; /* at least: only whether there is one is read */
+        }
+        return;
+    }
+    if (!price_days && merchant < 0 && slots && by_price && fr[0].price != UINT32_MAX) {
+        memset(out, 0, sizeof(*out));
+        for (uint32_t i = 0; i < slots && fr[i].price && fr[i].price <= f->max_price_cents; i++) {
+            out->score = fr[i].pscore;
+            out->n_eligible = 1;
         }
         return;
     }

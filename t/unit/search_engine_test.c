@@ -374,7 +374,17 @@ static void test_filtered_best_is_ranked_best(void **state)
  * is the catalogue's own), and names that "thing" matches exactly ("Thing",
  * "Things": the same stem) or by prefix ("Thingamajig"): *tier_of[i] is the
  * match tier of product id i + 1 for "thing". */
-static as_search_snap *random_snap(as_mem *m, int n, uint32_t seed, int **tier_of)
+/* Prices are 25 * (price_base + a number below price_span) cents, delivery
+ * 1 to `days` days: a narrow span with many days makes a dearer, sooner
+ * offer the best one often. */
+typedef struct snap_shape {
+    int price_base, price_span, days;
+} snap_shape;
+static const snap_shape wide_prices = {4, 30, 4};
+static const snap_shape near_prices = {20, 6, 9};
+
+static as_search_snap *random_snap(as_mem *m, int n, uint32_t seed, const snap_shape *shape,
+                                   int **tier_of)
 {
     static const as_merchant merchants[] = {M_A, M_B};
     static const as_device devices[] = {
@@ -390,9 +400,11 @@ static as_search_snap *random_snap(as_mem *m, int n, uint32_t seed, int **tier_o
         size_t k_n = 1 + rnd_next(&x) % 4;
         as_offer *os = as_alloc(m, k_n * sizeof(*os));
         for (size_t k = 0; k < k_n; k++) {
-            int64_t price = 25 * (4 + (int64_t)(rnd_next(&x) % 30));
+            int64_t price = 25 * (shape->price_base +
+                                  (int64_t)(rnd_next(&x) % (uint32_t)shape->price_span));
             os[k] = (as_offer){as_printf(m, "r-%03d-%zu", i, k), merchants[rnd_next(&x) % 2], price,
-                               price + 50, "agent price", 1 + (int)(rnd_next(&x) % 4),
+                               price + 50, "agent price",
+                               1 + (int)(rnd_next(&x) % (uint32_t)shape->days),
                                rnd_next(&x) % 4 ? 3 : 0};
         }
         int nm = (int)(rnd_next(&x) % 3);
@@ -446,7 +458,7 @@ static void test_sort_orders(void **state)
     as_mem *m = unit_mem(state);
     enum { N = 500 };
     int *tier_of;
-    as_search_snap *s = random_snap(m, N, 88172645u, &tier_of);
+    as_search_snap *s = random_snap(m, N, 88172645u, &wide_prices, &tier_of);
     const as_sort_kind kinds[] = {AS_SORT_PRICE, AS_SORT_DELIVERY, AS_SORT_RETURN_RATE};
     size_t unbuyable = 0;
     for (uint32_t d = 0; d < s->c->n; d++)
@@ -493,16 +505,17 @@ static int brute_cmp(const void *a, const void *b)
     return strcmp(x->sku, y->sku);
 }
 
-static void test_pages_are_brute_force(void **state)
+/* Every page of 720 searches on one random catalogue against brute force;
+ * caps: three price caps within its prices. */
+static void brute_pages(as_mem *m, const snap_shape *shape, uint32_t seed, const int64_t caps[3])
 {
-    as_mem *m = unit_mem(state);
     enum { N = 300 };
     int *tier_of;
-    as_search_snap *s = random_snap(m, N, 1234567u, &tier_of);
+    as_search_snap *s = random_snap(m, N, seed, shape, &tier_of);
     const int64_t today = 20000;
-    const as_offer_filter filters[] = {{0, 0, NULL},          {0, 300, NULL},
-                                       {today + 2, 0, NULL},  {today + 3, 400, NULL},
-                                       {0, 0, "m-a"},         {0, 500, "m-b"}};
+    const as_offer_filter filters[] = {{0, 0, NULL},             {0, caps[0], NULL},
+                                       {today + 2, 0, NULL},     {today + 3, caps[1], NULL},
+                                       {0, 0, "m-a"},            {0, caps[2], "m-b"}};
     const int merchant_of[] = {-1, -1, -1, -1, 0, 1};
     /* the default weights, and two others as the API gives them (summing to 1) */
     as_weights weights[3] = {{{0}}, {{0.5, 0.2, 0.2, 0.1}}, {{0.1, 0.6, 0.1, 0.2}}};
@@ -572,6 +585,52 @@ static void test_pages_are_brute_force(void **state)
                     }
     assert_int_equal(compared, 2 * 4 * 6 * 3 * 5);
     assert_true(ranked_pages > compared / 2);
+    as_search_snap_release(s);
+}
+
+static void test_pages_are_brute_force(void **state)
+{
+    static const int64_t wide_caps[3] = {300, 400, 500}, near_caps[3] = {550, 575, 600};
+    brute_pages(unit_mem(state), &wide_prices, 1234567u, wide_caps);
+    /* prices close together and deliveries far apart: the best offer is
+     * often not the cheapest, and a cap or a date often leaves it out */
+    brute_pages(unit_mem(state), &near_prices, 7654321u, near_caps);
+}
+
+/* A product's steps by delivery date and by price (sx_front) give, under
+ * the default weights and a date or a price cap alone, the best offer that
+ * ranking all its offers gives: every product of a catalogue where the
+ * best offer is often not the cheapest, every date from the day before the
+ * soonest to after the latest, every cap from below the cheapest to above
+ * the dearest. */
+static void test_steps_are_best_offer(void **state)
+{
+    as_mem *m = unit_mem(state);
+    int *tier_of;
+    as_search_snap *s = random_snap(m, 300, 99991u, &near_prices, &tier_of);
+    const int64_t today = 20000;
+    as_weights w;
+    as_weights_default(&w);
+    size_t dearer_best = 0, compared = 0;
+    for (uint32_t d = 0; d < s->c->n; d++) {
+        dearer_best += s->def_off[d] != UINT32_MAX && s->def_price[d] != s->min_price[d];
+        for (int64_t k = -1; k <= 60; k++) {
+            as_offer_filter f = {0};
+            if (k <= 10)
+                f.deliver_by = today + k;
+            else
+                f.max_price_cents = 25 * 19 + (k - 11) * 5; /* 475 to 720 cents */
+            if (f.deliver_by == 0 && f.max_price_cents == 0) continue;
+            sx_best steps, offers;
+            sx_rank_best_default_filtered(s, d, &f, -1, today, false, &steps);
+            sx_rank_best(s, d, &w, NULL, &f, -1, today, &offers);
+            assert_int_equal(steps.n_eligible > 0, offers.n_eligible > 0);
+            if (offers.n_eligible) assert_int_equal(steps.score, offers.score);
+            compared++;
+        }
+    }
+    assert_true(dearer_best > 30); /* the steps decided something */
+    assert_int_equal(compared, 300 * 62);
     as_search_snap_release(s);
 }
 
@@ -1175,6 +1234,7 @@ int main(void)
         UNIT_TEST(test_filtered_best_is_ranked_best),
         UNIT_TEST(test_sort_orders),
         UNIT_TEST(test_pages_are_brute_force),
+        UNIT_TEST(test_steps_are_best_offer),
         UNIT_TEST(test_device_typo),
         UNIT_TEST(test_index_file),
         UNIT_TEST(test_background_build),
