@@ -78,6 +78,11 @@ bool sx_filter_viable(const as_search_snap *s, const sx_filter *f, uint32_t doc,
     if (row && !row->fits) return false;
     if (!f->offer_filters) return true;
     if (!c->avail[doc]) return false;
+    if (f->merchant >= 0 && !f->of.max_price_cents && !f->of.deliver_by) {
+        /* a merchant alone: its bit of the snapshot's (sx_rank_columns) */
+        size_t words = (c->n + 63) / 64;
+        return s->merchant_stock[(size_t)f->merchant * words + doc / 64] >> (doc % 64) & 1;
+    }
     if (f->merchant < 0) {
         /* from the snapshot's columns over the offers in stock (every price
          * is above zero: min_price 0 is none in stock): the cheapest under

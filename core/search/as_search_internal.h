@@ -154,11 +154,17 @@ typedef struct sx_catalog {
  * `pscore`; `price` 0 after the last. No steps when nothing is in stock.
  * The first slot's `days` is UINT16_MAX when its offers' days do not fit
  * (below 1, or UINT16_MAX and above), its `price` UINT32_MAX when their
- * prices do not: the product is then ranked from its offers. */
+ * prices do not: the product is then ranked from its offers. Each slot
+ * also says whether its own offer is the best of its merchant's in stock,
+ * for a search with `merchant` alone. */
 typedef struct sx_front {
     uint32_t price;
     uint16_t days;
     uint8_t dscore, pscore;
+    /* the slot's own offer: its merchant, and whether it is the best of that
+     * merchant's offers in stock (mbest 1), with that score (mscore) */
+    uint16_t merchant;
+    uint8_t mscore, mbest;
 } sx_front;
 
 /* A snapshot: the catalogue and its stock state at one rank version, in one
@@ -178,10 +184,13 @@ struct as_search_snap {
     int64_t *def_price, *min_price;
     int32_t *def_days, *min_days; /* min_days: the soonest delivery in stock */
     int32_t *cheap_days; /* the soonest delivery of an offer in stock at min_price */
-    /* c->noffers: each product's best offer by delivery date and by price
-     * (sx_front), so that a search with `deliver_by` or `max_price` alone
-     * reads no offer row */
+    /* c->noffers: each product's best offer by delivery date, by price and
+     * by merchant (sx_front), so that a search with `deliver_by`,
+     * `max_price` or `merchant` alone reads no offer row */
     sx_front *front;
+    /* c->nmerchants bitsets of (c->n + 63) / 64 words: the available
+     * products with an offer of the merchant in stock */
+    uint64_t *merchant_stock;
     /* c->n: every product in the default order without text (buyable first,
      * then the score, highest first, then sku): sx_rank_order */
     uint32_t *rank_order;

@@ -232,7 +232,14 @@ static void rank_front(as_search_snap *s, uint32_t doc)
     sx_front *fr = s->front + first;
     if (!slots) return;
     memset(fr, 0, slots * sizeof(*fr));
-    if (s->def_off[doc] == UINT32_MAX) return;
+    size_t words = (c->n + 63) / 64;
+    if (s->def_off[doc] == UINT32_MAX) { /* nothing in stock: no steps, no merchant's bit */
+        for (uint32_t o = first; o < first + slots; o++) {
+            fr[o - first].merchant = c->offers[o].merchant;
+            s->merchant_stock[c->offers[o].merchant * words + doc / 64] &= ~(1ull << (doc % 64));
+        }
+        return;
+    }
     bool days_fit = true, price_fit = true;
     for (uint32_t o = first; o < first + slots; o++) {
         if (!s->in_stock[o]) continue;
@@ -248,6 +255,24 @@ static void rank_front(as_search_snap *s, uint32_t doc)
         front_steps(s, doc, true);
     else
         fr[0].price = UINT32_MAX;
+    /* each merchant's best offer, and the merchants' bits */
+    for (uint32_t o = first; o < first + slots; o++)
+        s->merchant_stock[c->offers[o].merchant * words + doc / 64] &= ~(1ull << (doc % 64));
+    as_weights w;
+    as_weights_default(&w);
+    for (uint32_t o = first; o < first + slots; o++) {
+        uint16_t mc = c->offers[o].merchant;
+        fr[o - first].merchant = mc;
+        if (!s->in_stock[o] || !c->avail[doc]) continue;
+        s->merchant_stock[mc * words + doc / 64] |= 1ull << (doc % 64);
+        as_offer_filter none = {0};
+        sx_best b;
+        uint32_t best = best_offer(s, doc, &w, NULL, &none, mc, 0, &b);
+        if (best != UINT32_MAX) {
+            fr[best - first].mbest = 1;
+            fr[best - first].mscore = (uint8_t)b.score;
+        }
+    }
 }
 
 void sx_rank_columns(as_search_snap *s, uint32_t doc)
@@ -420,6 +445,19 @@ void sx_rank_best_default_filtered(const as_search_snap *s, uint32_t doc,
      * (every price is above zero, so def_off is none only then). */
     if (d == UINT32_MAX) {
         memset(out, 0, sizeof(*out));
+        return;
+    }
+    if (!price_days && merchant >= 0 && f->deliver_by <= 0 && f->max_price_cents <= 0) {
+        /* a merchant alone: the slot of its best offer (sx_front), without
+         * the offers' rows */
+        uint32_t first = c->off_at[doc], slots = c->off_at[doc + 1] - first;
+        const sx_front *fr = s->front + first;
+        memset(out, 0, sizeof(*out));
+        for (uint32_t i = 0; i < slots; i++)
+            if (fr[i].merchant == merchant && fr[i].mbest) {
+                out->score = fr[i].mscore;
+                out->n_eligible = 1;
+            }
         return;
     }
     /* def_off is in stock: whether the filters keep it, from the columns */

@@ -383,8 +383,10 @@ typedef struct snap_shape {
 static const snap_shape wide_prices = {4, 30, 4};
 static const snap_shape near_prices = {20, 6, 9};
 
-static as_search_snap *random_snap(as_mem *m, int n, uint32_t seed, const snap_shape *shape,
-                                   int **tier_of)
+/* The random catalogue in db (its products' offers are m's: a test may
+ * change their stock), each product's tier for the text "thing" in tier_of. */
+static as_product *random_catalogue(as_mem *m, int n, uint32_t seed, const snap_shape *shape,
+                                    int **tier_of, fake_db *db)
 {
     static const as_merchant merchants[] = {M_A, M_B};
     static const as_device devices[] = {
@@ -417,8 +419,15 @@ static as_search_snap *random_snap(as_mem *m, int n, uint32_t seed, const snap_s
                              .orders_per_week = "[]", .return_rate = rates[rnd_next(&x) % 5],
                              .offers = os, .n_offers = k_n};
     }
-    fake_db *db = as_alloc(m, sizeof(*db));
     fixture_catalogue(db, merchants, devices, ps, (size_t)n);
+    return ps;
+}
+
+static as_search_snap *random_snap(as_mem *m, int n, uint32_t seed, const snap_shape *shape,
+                                   int **tier_of)
+{
+    fake_db *db = as_alloc(m, sizeof(*db));
+    random_catalogue(m, n, seed, shape, tier_of, db);
     as_store st = fake_store_make(db);
     as_search_snap *s = as_search_snap_build(&st);
     assert_non_null(s);
@@ -599,15 +608,12 @@ static void test_pages_are_brute_force(void **state)
 
 /* A product's steps by delivery date and by price (sx_front) give, under
  * the default weights and a date or a price cap alone, the best offer that
- * ranking all its offers gives: every product of a catalogue where the
- * best offer is often not the cheapest, every date from the day before the
- * soonest to after the latest, every cap from below the cheapest to above
- * the dearest. */
-static void test_steps_are_best_offer(void **state)
+ * ranking all its offers gives: every product, every date from the day
+ * before the soonest to after the latest, every cap from 475 to 720 cents;
+ * and so do its slots and bits for each merchant alone. The number of
+ * products whose best offer is not their cheapest. */
+static size_t check_steps(const as_search_snap *s)
 {
-    as_mem *m = unit_mem(state);
-    int *tier_of;
-    as_search_snap *s = random_snap(m, 300, 99991u, &near_prices, &tier_of);
     const int64_t today = 20000;
     as_weights w;
     as_weights_default(&w);
@@ -619,8 +625,7 @@ static void test_steps_are_best_offer(void **state)
             if (k <= 10)
                 f.deliver_by = today + k;
             else
-                f.max_price_cents = 25 * 19 + (k - 11) * 5; /* 475 to 720 cents */
-            if (f.deliver_by == 0 && f.max_price_cents == 0) continue;
+                f.max_price_cents = 25 * 19 + (k - 11) * 5;
             sx_best steps, offers;
             sx_rank_best_default_filtered(s, d, &f, -1, today, false, &steps);
             sx_rank_best(s, d, &w, NULL, &f, -1, today, &offers);
@@ -628,10 +633,63 @@ static void test_steps_are_best_offer(void **state)
             if (offers.n_eligible) assert_int_equal(steps.score, offers.score);
             compared++;
         }
+        for (int mc = 0; mc < (int)s->c->nmerchants; mc++) {
+            as_offer_filter f = {.merchant = sx_str(s->c, s->c->merchants[mc].id_at)};
+            sx_best steps, offers;
+            sx_rank_best_default_filtered(s, d, &f, mc, today, false, &steps);
+            sx_rank_best(s, d, &w, NULL, &f, mc, today, &offers);
+            assert_int_equal(steps.n_eligible > 0, offers.n_eligible > 0);
+            if (offers.n_eligible) assert_int_equal(steps.score, offers.score);
+            sx_filter flt = {.merchant = mc, .of = f, .offer_filters = true, .today = today};
+            assert_int_equal(sx_filter_viable(s, &flt, d, NULL), offers.n_eligible > 0);
+            compared++;
+        }
     }
-    assert_true(dearer_best > 30); /* the steps decided something */
-    assert_int_equal(compared, 300 * 62);
+    assert_int_equal(compared, s->c->n * (62 + s->c->nmerchants));
+    return dearer_best;
+}
+
+/* On a catalogue whose prices are close and deliveries far apart, so that
+ * the best offer is often not the cheapest. */
+static void test_steps_are_best_offer(void **state)
+{
+    as_mem *m = unit_mem(state);
+    int *tier_of;
+    as_search_snap *s = random_snap(m, 300, 99991u, &near_prices, &tier_of);
+    assert_true(check_steps(s) > 30); /* the steps decided something */
     as_search_snap_release(s);
+}
+
+/* The steps and bits after stock changes, as a process's snapshot takes
+ * them (the rows changed since, applied to a copy of its state): offers
+ * sold out and offers back in stock. */
+static void test_steps_follow_stock(void **state)
+{
+    as_mem *m = unit_mem(state);
+    int *tier_of;
+    fake_db db;
+    as_product *ps = random_catalogue(m, 300, 31337u, &near_prices, &tier_of, &db);
+    as_store st = fake_store_make(&db);
+    as_search_index *si = as_search_index_create(NULL, NULL, NULL);
+    as_search_snap *before = as_search_index_get(si, &st);
+    assert_non_null(before);
+    check_steps(before);
+    size_t changed = 0;
+    for (size_t i = 0; i < db.n_products; i++)
+        for (size_t k = 0; k < ps[i].n_offers; k++)
+            if ((i + k) % 3 == 0) { /* a third of the offers: out of stock, or back */
+                ps[i].offers[k].stock = ps[i].offers[k].stock ? 0 : 7;
+                changed++;
+            }
+    db.version.rank++;
+    as_search_snap *after = as_search_index_get(si, &st);
+    assert_non_null(after);
+    assert_ptr_not_equal(after, before);
+    assert_true(changed > 100);
+    assert_true(check_steps(after) > 30);
+    as_search_snap_release(before);
+    as_search_snap_release(after);
+    as_search_index_destroy(si);
 }
 
 /* ---- the index file: what one process builds, another maps, with the same answers ---- */
@@ -1235,6 +1293,7 @@ int main(void)
         UNIT_TEST(test_sort_orders),
         UNIT_TEST(test_pages_are_brute_force),
         UNIT_TEST(test_steps_are_best_offer),
+        UNIT_TEST(test_steps_follow_stock),
         UNIT_TEST(test_device_typo),
         UNIT_TEST(test_index_file),
         UNIT_TEST(test_background_build),
