@@ -426,12 +426,10 @@ static inline bool sx_filter_candidate(const as_search_snap *s, const sx_filter 
     *row = NULL;
     if (f->none) return false;
     if ((f->has_cat && c->cat[doc] != f->cat) || (f->has_pt && c->pt[doc] != f->pt)) return false;
-    if (f->merchant >= 0) {
-        bool sells = false;
-        for (uint32_t o = c->off_at[doc]; o < c->off_at[doc + 1] && !sells; o++)
-            sells = c->offers[o].merchant == f->merchant;
-        if (!sells) return false;
-    }
+    /* an offer of the merchant, in stock or not: its bitset (sx_catalog_private) */
+    if (f->merchant >= 0 &&
+        !(c->merchant_bits[(size_t)f->merchant * c->words + doc / 64] >> (doc % 64) & 1))
+        return false;
     if (f->dev && !(*row = sx_compat_row(f->dev_rows, f->n_dev_rows, doc))) return false;
     return true;
 }
