@@ -222,9 +222,11 @@ static void front_steps(as_search_snap *s, uint32_t doc, bool by_price)
     }
 }
 
-/* The product's steps by delivery date and by price (sx_front); none when
- * nothing is in stock, and a list's mark in the first slot when a key of an
- * offer in stock does not fit it. */
+/* The product's steps by delivery date and by price, and each merchant's
+ * best offer (sx_front), with its bits in the merchants' bitsets; no steps
+ * when nothing is in stock, and a list's mark in the first slot when a key
+ * of an offer in stock does not fit it. A merchant with several offers in
+ * stock is ranked once per offer: the same best each time. */
 static void rank_front(as_search_snap *s, uint32_t doc)
 {
     const sx_catalog *c = s->c;
