@@ -318,12 +318,16 @@ smaps() { # pid: "Rss Pss private" KiB, private = Private_Clean + Private_Dirty
 # idx_pss idx_private_clean idx_private_dirty state_private": the index file's
 # mapping (shared: its pages are in the page cache once, however many children
 # map them; Private_Clean are pages no other child has touched yet), and the
-# process's own stock state (its memory file "agentshop search state").
+# process's own stock state: its anonymous mappings that asked for huge pages
+# (VmFlags "hg": only the state does, core/search/as_search_index.c), or a
+# memory file "agentshop search state" (modules before 2026-11-27).
 smaps_index() {
-    awk '/^[0-9a-f]+-[0-9a-f]+ / { c = ($NF ~ /\.idx$/) ? "idx" : ($0 ~ /memfd:agentshop search state/) ? "state" : "" ; next }
+    awk '/^[0-9a-f]+-[0-9a-f]+ / { c = ($NF ~ /\.idx$/) ? "idx" : ($0 ~ /memfd:agentshop search state/) ? "state" : (NF == 5) ? "anon" : ""; ap = 0; next }
         c == "idx" && /^Rss:/ { ir += $2 } c == "idx" && /^Pss:/ { ip += $2 }
         c == "idx" && /^Private_Clean:/ { ic += $2 } c == "idx" && /^Private_Dirty:/ { id += $2 }
         c == "state" && /^Private_(Clean|Dirty):/ { sp += $2 }
+        c == "anon" && /^Private_(Clean|Dirty):/ { ap += $2 }
+        c == "anon" && /^VmFlags:/ && / hg( |$)/ { sp += ap }
         END { print ir + 0, ip + 0, ic + 0, id + 0, sp + 0 }' "/proc/$1/smaps" 2>/dev/null || echo "0 0 0 0 0"
 }
 
