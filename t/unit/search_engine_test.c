@@ -367,24 +367,24 @@ static void test_filtered_best_is_ranked_best(void **state)
     as_search_snap_release(s);
 }
 
-/* A random catalogue of n products for the engine's tests (seeded): 1 to 4
- * offers each from two merchants, prices with ties and spread, delivery in 1
- * to 4 days, a quarter of the offers out of stock, return rates with ties,
- * one product in ten contradicted, skus out of the ids' order (so sku order
- * is the catalogue's own), and names that "thing" matches exactly ("Thing",
- * "Things": the same stem) or by prefix ("Thingamajig"): *tier_of[i] is the
- * match tier of product id i + 1 for "thing". */
-/* Prices are 25 * (price_base + a number below price_span) cents, delivery
- * 1 to `days` days: a narrow span with many days makes a dearer, sooner
- * offer the best one often. */
+/* The prices and delivery days of a random catalogue: prices are 25 *
+ * (price_base + a number below price_span) cents, delivery 1 to `days` days.
+ * A narrow span with many days makes a dearer, sooner offer the best one
+ * often. */
 typedef struct snap_shape {
     int price_base, price_span, days;
 } snap_shape;
 static const snap_shape wide_prices = {4, 30, 4};
 static const snap_shape near_prices = {20, 6, 9};
 
-/* The random catalogue in db (its products' offers are m's: a test may
- * change their stock), each product's tier for the text "thing" in tier_of. */
+/* A random catalogue of n products for the engine's tests (seeded), in db:
+ * 1 to 4 offers each from two merchants (m's memory: a test may change their
+ * stock), prices with ties and spread, a quarter of the offers out of stock,
+ * return rates with ties, one product in ten contradicted, skus out of the
+ * ids' order (so sku order is the catalogue's own), and names that "thing"
+ * matches exactly ("Thing", "Things": the same stem) or by prefix
+ * ("Thingamajig"): *tier_of[i] is the match tier of product id i + 1 for
+ * "thing". */
 static as_product *random_catalogue(as_mem *m, int n, uint32_t seed, const snap_shape *shape,
                                     int **tier_of, fake_db *db)
 {
@@ -423,6 +423,7 @@ static as_product *random_catalogue(as_mem *m, int n, uint32_t seed, const snap_
     return ps;
 }
 
+/* The index snapshot of random_catalogue's catalogue. */
 static as_search_snap *random_snap(as_mem *m, int n, uint32_t seed, const snap_shape *shape,
                                    int **tier_of)
 {
