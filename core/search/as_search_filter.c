@@ -80,8 +80,7 @@ bool sx_filter_viable(const as_search_snap *s, const sx_filter *f, uint32_t doc,
     if (!c->avail[doc]) return false;
     if (f->merchant >= 0 && !f->of.max_price_cents && !f->of.deliver_by) {
         /* a merchant alone: its bit of the snapshot's (sx_rank_columns) */
-        size_t words = (c->n + 63) / 64;
-        return s->merchant_stock[(size_t)f->merchant * words + doc / 64] >> (doc % 64) & 1;
+        return sx_bit(s->merchant_stock + (size_t)f->merchant * c->words, doc);
     }
     if (f->merchant < 0) {
         /* from the snapshot's columns over the offers in stock (every price

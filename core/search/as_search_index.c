@@ -790,7 +790,7 @@ static bool state_map(as_search_snap *s, sx_catalog *c)
         stock +
         c->n * (2 * sizeof(int64_t) + 5 * sizeof(uint32_t) + 3 * sizeof(int32_t) +
                 3 * sizeof(uint16_t) + 1) +
-        c->nmerchants * ((c->n + 63) / 64) * sizeof(uint64_t) + c->noffers * sizeof(sx_front) + 1;
+        c->nmerchants * c->words * sizeof(uint64_t) + c->noffers * sizeof(sx_front) + 1;
     void *p = mmap(NULL, s->state_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) {
         s->state = NULL;
@@ -811,7 +811,7 @@ static bool state_map(as_search_snap *s, sx_catalog *c)
     s->def_price = (int64_t *)((char *)p + stock);
     s->min_price = s->def_price + c->n;
     s->merchant_stock = (uint64_t *)(s->min_price + c->n);
-    s->front = (sx_front *)(s->merchant_stock + c->nmerchants * ((c->n + 63) / 64));
+    s->front = (sx_front *)(s->merchant_stock + c->nmerchants * c->words);
     s->def_off = (uint32_t *)(s->front + c->noffers);
     s->def_days = (int32_t *)(s->def_off + c->n);
     s->min_days = s->def_days + c->n;

@@ -188,8 +188,8 @@ struct as_search_snap {
      * by merchant (sx_front), so that a search with `deliver_by`,
      * `max_price` or `merchant` alone reads no offer row */
     sx_front *front;
-    /* c->nmerchants bitsets of (c->n + 63) / 64 words: the available
-     * products with an offer of the merchant in stock */
+    /* c->nmerchants bitsets of c->words words: the available products with
+     * an offer of the merchant in stock */
     uint64_t *merchant_stock;
     /* c->n: every product in the default order without text (buyable first,
      * then the score, highest first, then sku): sx_rank_order */
@@ -211,6 +211,12 @@ struct as_search_snap {
     size_t state_bytes;
     as_search_version v;
 };
+
+/* Product d's bit in a bitset over the products. */
+static inline bool sx_bit(const uint64_t *bits, uint32_t d)
+{
+    return bits[d >> 6] >> (d & 63) & 1;
+}
 
 /* The bits set in x. Debian's x86-64 baseline has no popcnt instruction, so
  * __builtin_popcountll is a call into libgcc's table; this is a dozen
@@ -427,8 +433,7 @@ static inline bool sx_filter_candidate(const as_search_snap *s, const sx_filter 
     if (f->none) return false;
     if ((f->has_cat && c->cat[doc] != f->cat) || (f->has_pt && c->pt[doc] != f->pt)) return false;
     /* an offer of the merchant, in stock or not: its bitset (sx_catalog_private) */
-    if (f->merchant >= 0 &&
-        !(c->merchant_bits[(size_t)f->merchant * c->words + doc / 64] >> (doc % 64) & 1))
+    if (f->merchant >= 0 && !sx_bit(c->merchant_bits + (size_t)f->merchant * c->words, doc))
         return false;
     if (f->dev && !(*row = sx_compat_row(f->dev_rows, f->n_dev_rows, doc))) return false;
     return true;

@@ -159,11 +159,6 @@ static tok_list word_kinds(const sx_catalog *c, as_mem *m, const as_qword *w, si
     return l;
 }
 
-static inline bool has_bit(const uint64_t *bits, uint32_t d)
-{
-    return bits[d >> 6] >> (d & 63) & 1;
-}
-
 /* A word in at least one product in DENSE_SHARE has its products kept as a
  * bitset (sx_catalog.tok_slots): or-ing its words is cheaper than setting a
  * bit per posting once the postings outnumber the bitset's words a few times
@@ -268,7 +263,7 @@ static void unit_bits(const sx_catalog *c, as_mem *m, unit *u)
 static inline uint8_t unit_kind(const unit *u, uint32_t doc)
 {
     for (uint8_t t = 0; t < NKINDS; t++)
-        if (has_bit(u->le[t], doc)) return t;
+        if (sx_bit(u->le[t], doc)) return t;
     return NO_MATCH;
 }
 
@@ -355,7 +350,7 @@ static size_t evaluate(const as_search_snap *s, as_mem *m, const sx_filter *f,
             if ((!out || !n) && sx_filter_viable(s, f, d, row)) n++;
             if (!out) continue;
             uint8_t t = 0;
-            while (t < NKINDS - 1 && !has_bit(tr->le[t], d))
+            while (t < NKINDS - 1 && !sx_bit(tr->le[t], d))
                 t++;
             out->docs[out->ndocs] = d;
             out->tiers[out->ndocs++] = t;

@@ -234,7 +234,7 @@ static void page_bits(const as_search_snap *s, as_mem *m, const as_search_ask *a
         /* many: the sort's order, until the tier has given what is missing */
         for (size_t i = 0; i < n && top->n < top->k; i++) {
             uint32_t d = order[i];
-            if (!(set[d >> 6] >> (d & 63) & 1)) continue;
+            if (!sx_bit(set, d)) continue;
             top->heap[top->n++] = (hit){d, c->sku_rk[d], 0, s->def_score[d], (uint8_t)t,
                                         (uint8_t)(s->def_off[d] == UINT32_MAX)};
         }

@@ -234,14 +234,12 @@ static void rank_front(as_search_snap *s, uint32_t doc)
     sx_front *fr = s->front + first;
     if (!slots) return;
     memset(fr, 0, slots * sizeof(*fr));
-    size_t words = (c->n + 63) / 64;
-    if (s->def_off[doc] == UINT32_MAX) { /* nothing in stock: no steps, no merchant's bit */
-        for (uint32_t o = first; o < first + slots; o++) {
-            fr[o - first].merchant = c->offers[o].merchant;
-            s->merchant_stock[c->offers[o].merchant * words + doc / 64] &= ~(1ull << (doc % 64));
-        }
-        return;
+    uint64_t bit = 1ull << (doc & 63);
+    for (uint32_t o = first; o < first + slots; o++) { /* no merchant's bit until set below */
+        fr[o - first].merchant = c->offers[o].merchant;
+        s->merchant_stock[fr[o - first].merchant * c->words + (doc >> 6)] &= ~bit;
     }
+    if (s->def_off[doc] == UINT32_MAX) return; /* nothing in stock (or not available) */
     bool days_fit = true, price_fit = true;
     for (uint32_t o = first; o < first + slots; o++) {
         if (!s->in_stock[o]) continue;
@@ -257,16 +255,14 @@ static void rank_front(as_search_snap *s, uint32_t doc)
         front_steps(s, doc, true);
     else
         fr[0].price = UINT32_MAX;
-    /* each merchant's best offer, and the merchants' bits */
-    for (uint32_t o = first; o < first + slots; o++)
-        s->merchant_stock[c->offers[o].merchant * words + doc / 64] &= ~(1ull << (doc % 64));
+    /* each merchant's best offer, and the merchants' bits (def_off is
+     * one: the product is available) */
     as_weights w;
     as_weights_default(&w);
     for (uint32_t o = first; o < first + slots; o++) {
-        uint16_t mc = c->offers[o].merchant;
-        fr[o - first].merchant = mc;
-        if (!s->in_stock[o] || !c->avail[doc]) continue;
-        s->merchant_stock[mc * words + doc / 64] |= 1ull << (doc % 64);
+        uint16_t mc = fr[o - first].merchant;
+        if (!s->in_stock[o]) continue;
+        s->merchant_stock[mc * c->words + (doc >> 6)] |= bit;
         as_offer_filter none = {0};
         sx_best b;
         uint32_t best = best_offer(s, doc, &w, NULL, &none, mc, 0, &b);
