@@ -116,6 +116,87 @@ as_mem as_arena_mem(as_arena *a)
     return m;
 }
 
+/* Scratch: blocks in the order made; an allocation takes the first block
+ * from the current one on with room, else a new block. */
+struct as_scratch {
+    struct block **blocks;
+    size_t n, cap, cur;
+};
+
+#define SCRATCH_BLOCK (256 * 1024)
+
+static void *scratch_alloc(void *baton, size_t size)
+{
+    as_scratch *s = baton;
+    size = (size + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
+    size_t i = s->cur;
+    while (i < s->n && s->blocks[i]->cap - s->blocks[i]->used < size)
+        i++;
+    if (i == s->n) {
+        if (s->n == s->cap) {
+            size_t nc = s->cap ? s->cap * 2 : 16;
+            struct block **nb = realloc(s->blocks, nc * sizeof(*nb));
+            if (!nb) abort();
+            s->blocks = nb;
+            s->cap = nc;
+        }
+        size_t cap = size > SCRATCH_BLOCK ? size : SCRATCH_BLOCK;
+        struct block *b = malloc(sizeof(*b) + cap);
+        if (!b) abort();
+        b->next = NULL;
+        b->used = 0;
+        b->cap = cap;
+        s->blocks[s->n++] = b;
+    }
+    struct block *b = s->blocks[i];
+    void *p = (char *)b->data + b->used;
+    b->used += size;
+    /* the current block, nearly full, is left behind: later allocations
+     * try from the next one on */
+    if (i == s->cur && b->cap - b->used < SCRATCH_BLOCK / 16) s->cur++;
+    memset(p, 0, size);
+    return p;
+}
+
+as_scratch *as_scratch_create(void)
+{
+    as_scratch *s = calloc(1, sizeof(*s));
+    if (!s) abort();
+    return s;
+}
+
+void as_scratch_destroy(as_scratch *s)
+{
+    if (!s) return;
+    for (size_t i = 0; i < s->n; i++)
+        free(s->blocks[i]);
+    free(s->blocks);
+    free(s);
+}
+
+void as_scratch_reset(as_scratch *s, size_t keep)
+{
+    size_t kept = 0, n = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        struct block *b = s->blocks[i];
+        if (kept + b->cap > keep) {
+            free(b);
+            continue;
+        }
+        kept += b->cap;
+        b->used = 0;
+        s->blocks[n++] = b;
+    }
+    s->n = n;
+    s->cur = 0;
+}
+
+as_mem as_scratch_mem(as_scratch *s)
+{
+    as_mem m = {scratch_alloc, s};
+    return m;
+}
+
 void as_buf_init(as_buf *b, as_mem *m)
 {
     b->mem = m;

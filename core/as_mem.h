@@ -26,6 +26,18 @@ void as_arena_destroy(as_arena *a);
 void as_arena_clear(as_arena *a);
 as_mem as_arena_mem(as_arena *a);
 
+/* Scratch: an arena whose blocks outlive a use. as_scratch_reset gives back
+ * everything allocated and keeps the blocks (up to keep bytes of them) for
+ * the next use, so large transient arrays (a search's bitsets over a
+ * million products) are not fresh memory, a page fault per 4 KiB page,
+ * on every request. Allocations are zeroed, as as_mem promises. One user
+ * at a time. */
+typedef struct as_scratch as_scratch;
+as_scratch *as_scratch_create(void);
+void as_scratch_destroy(as_scratch *s);
+void as_scratch_reset(as_scratch *s, size_t keep);
+as_mem as_scratch_mem(as_scratch *s);
+
 /* A growable string built on an as_mem. */
 typedef struct as_buf {
     as_mem *mem;

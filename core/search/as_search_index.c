@@ -595,6 +595,33 @@ static sx_builder *builder_new(void)
     return b;
 }
 
+as_scratch *sx_scratch_take(const sx_catalog *cat)
+{
+    sx_catalog *c = (sx_catalog *)cat; /* its process's own part: the stack */
+    as_scratch *s = NULL;
+    if (c->scratch_lock_made) {
+        mtx_lock(&c->scratch_lock);
+        if (c->n_scratch) s = c->scratch[--c->n_scratch];
+        mtx_unlock(&c->scratch_lock);
+    }
+    return s ? s : as_scratch_create();
+}
+
+void sx_scratch_give(const sx_catalog *cat, as_scratch *s)
+{
+    sx_catalog *c = (sx_catalog *)cat;
+    as_scratch_reset(s, SX_SCRATCH_BYTES);
+    if (c->scratch_lock_made) {
+        mtx_lock(&c->scratch_lock);
+        if (c->n_scratch < SX_SCRATCH_KEEP) {
+            c->scratch[c->n_scratch++] = s;
+            s = NULL;
+        }
+        mtx_unlock(&c->scratch_lock);
+    }
+    as_scratch_destroy(s);
+}
+
 bool sx_catalog_private(sx_catalog *c)
 {
     atomic_init(&c->live_seen, INT64_MIN);
@@ -605,6 +632,8 @@ bool sx_catalog_private(sx_catalog *c)
     if (mtx_init(&c->tok_lock, mtx_plain) != thrd_success) return false;
     c->tok_lock_made = true;
     if (!(c->tok_slots = calloc(SX_TOK_SLOTS, sizeof(*c->tok_slots)))) return false;
+    if (mtx_init(&c->scratch_lock, mtx_plain) != thrd_success) return false;
+    c->scratch_lock_made = true;
     if (!(c->dev_arena = as_arena_create())) return false;
     as_mem m = as_arena_mem(c->dev_arena);
     c->qdevs = as_query_devices_make(&m, c->devs, c->ndevs);
@@ -639,6 +668,9 @@ static void catalog_free(sx_catalog *c)
         free(atomic_load(&c->tok_slots[i].bits));
     free(c->tok_slots);
     if (c->tok_lock_made) mtx_destroy(&c->tok_lock);
+    for (size_t i = 0; i < c->n_scratch; i++)
+        as_scratch_destroy(c->scratch[i]);
+    if (c->scratch_lock_made) mtx_destroy(&c->scratch_lock);
     if (c->map) { /* only the parts with pointers are private */
         free(c->merchants);
         free(c->devs);

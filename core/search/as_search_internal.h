@@ -141,9 +141,23 @@ typedef struct sx_catalog {
     size_t tok_made;
     mtx_t tok_lock;
     bool tok_lock_made;
+#define SX_SCRATCH_KEEP 8
+#define SX_SCRATCH_BYTES ((size_t)32 << 20)
+    /* This process's: scratch memory of the searches that ended, for the
+     * next ones (sx_scratch_take), at most SX_SCRATCH_KEEP of them, each
+     * keeping at most SX_SCRATCH_BYTES. scratch_lock: guards the stack. */
+    as_scratch *scratch[SX_SCRATCH_KEEP];
+    size_t n_scratch;
+    mtx_t scratch_lock;
+    bool scratch_lock_made;
 } sx_catalog;
 #define SX_TOK_BITS 256
 #define SX_TOK_SLOTS 512
+
+/* Scratch memory for one search's transient arrays (bitsets, the matches),
+ * warm from an earlier search when one is free; given back when done. */
+as_scratch *sx_scratch_take(const sx_catalog *c);
+void sx_scratch_give(const sx_catalog *c, as_scratch *s);
 
 /* A product's best offer under the default weights in steps, by delivery
  * date and by price (sx_rank_columns), in its offers' slots (off_at): slot
@@ -346,8 +360,10 @@ typedef struct sx_match {
 } sx_match;
 
 typedef struct sx_filter sx_filter;
-void sx_match_run(const as_search_snap *s, as_mem *m, const as_query_text *qt, const char *text,
-                  const sx_filter *f, sx_match *out);
+/* m: what the response reads (the words understood); tmp: the rest (the
+ * bitsets, docs and tiers: read until the search ends) */
+void sx_match_run(const as_search_snap *s, as_mem *m, as_mem *tmp, const as_query_text *qt,
+                  const char *text, const sx_filter *f, sx_match *out);
 
 /* rank: a product's best offer under the weights and offer filters. */
 typedef struct sx_best {

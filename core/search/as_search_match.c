@@ -232,17 +232,17 @@ static void kind_bits(const sx_catalog *c, const tok_list *kind, uint64_t **le, 
 /* How each product matches unit u (u->le): the word's own best kind, or, when
  * it has every part ("2m": "2" and "m"), the worst of its parts' best kinds,
  * whichever is better. */
-static void unit_bits(const sx_catalog *c, as_mem *m, unit *u)
+static void unit_bits(const sx_catalog *c, as_mem *tmp, unit *u)
 {
     size_t words = (c->n + 63) / 64, bytes = (words ? words : 1) * 8;
     for (size_t t = 0; t < NKINDS; t++)
-        u->le[t] = as_alloc(m, bytes);
+        u->le[t] = as_alloc(tmp, bytes);
     kind_bits(c, &u->kind, u->le, words);
     if (!u->n_parts) return;
     uint64_t *all[NKINDS], *part[NKINDS];
     for (size_t t = 0; t < NKINDS; t++) {
-        all[t] = as_alloc(m, bytes);
-        part[t] = as_alloc(m, bytes);
+        all[t] = as_alloc(tmp, bytes);
+        part[t] = as_alloc(tmp, bytes);
     }
     for (size_t p = 0; p < u->n_parts; p++) {
         if (p)
@@ -301,7 +301,7 @@ static void candidates(const sx_catalog *c, const unit *us, const bool *active, 
 /* The products of the category, the part type and the merchant (one with
  * an offer there) as a bitset, the intersection of those given; NULL for
  * every product. */
-static const uint64_t *filter_mask(const sx_catalog *c, as_mem *m, const sx_filter *f)
+static const uint64_t *filter_mask(const sx_catalog *c, as_mem *tmp, const sx_filter *f)
 {
     if (f->none) return NULL;
     const uint64_t *sets[3];
@@ -310,7 +310,7 @@ static const uint64_t *filter_mask(const sx_catalog *c, as_mem *m, const sx_filt
     if (f->has_pt) sets[n++] = c->pt_bits + f->pt * c->words;
     if (f->merchant >= 0) sets[n++] = c->merchant_bits + (size_t)f->merchant * c->words;
     if (n <= 1) return n ? sets[0] : NULL;
-    uint64_t *all = as_alloc(m, (c->words ? c->words : 1) * 8);
+    uint64_t *all = as_alloc(tmp, (c->words ? c->words : 1) * 8);
     for (size_t w = 0; w < c->words; w++) {
         uint64_t x = sets[0][w];
         for (size_t i = 1; i < n; i++)
@@ -324,7 +324,7 @@ static const uint64_t *filter_mask(const sx_catalog *c, as_mem *m, const sx_filt
  * returns how many of them would be results (not excluded), or with out, 0
  * or 1: whether any would be (the page stage counts them anyway). With out,
  * the matches (ascending), their tiers and each unit's best kind. */
-static size_t evaluate(const as_search_snap *s, as_mem *m, const sx_filter *f,
+static size_t evaluate(const as_search_snap *s, as_mem *tmp, const sx_filter *f,
                        const uint64_t *mask, unit *us, const bool *active, size_t nu,
                        const tiers *tr, sx_match *out)
 {
@@ -338,8 +338,8 @@ static size_t evaluate(const as_search_snap *s, as_mem *m, const sx_filter *f,
         size_t most = 0;
         for (size_t w = 0; w < words; w++)
             most += (size_t)sx_pop64(mask ? any[w] & mask[w] : any[w]);
-        out->docs = as_alloc(m, (most ? most : 1) * sizeof(uint32_t));
-        out->tiers = as_alloc(m, most ? most : 1);
+        out->docs = as_alloc(tmp, (most ? most : 1) * sizeof(uint32_t));
+        out->tiers = as_alloc(tmp, most ? most : 1);
         out->ndocs = 0;
     }
     for (size_t bw = 0; bw < words; bw++)
@@ -434,8 +434,8 @@ static void list_matched(const sx_catalog *c, as_mem *m, const unit *u, as_searc
                 w->matched[w->n_matched++] = as_strdup(m, sx_tok(c, u->kind.tok[t]));
 }
 
-void sx_match_run(const as_search_snap *s, as_mem *m, const as_query_text *qt, const char *text,
-                  const sx_filter *f, sx_match *out)
+void sx_match_run(const as_search_snap *s, as_mem *m, as_mem *tmp, const as_query_text *qt,
+                  const char *text, const sx_filter *f, sx_match *out)
 {
     const sx_catalog *c = s->c;
     memset(out, 0, sizeof(*out));
@@ -474,7 +474,7 @@ void sx_match_run(const as_search_snap *s, as_mem *m, const as_query_text *qt, c
             const char *ignored = NULL;
             u->part_kind[p] = word_kinds(c, m, u->parts[p], &pp, &ignored);
         }
-        unit_bits(c, m, u);
+        unit_bits(c, tmp, u);
     }
     bool active[MAX_UNITS];
     for (size_t i = 0; i < nu; i++)
@@ -486,12 +486,12 @@ void sx_match_run(const as_search_snap *s, as_mem *m, const as_query_text *qt, c
     tiers tr;
     for (size_t t = 0; t < NKINDS; t++)
         tr.le[t] = nu == 1 ? us[0].le[t]
-                           : as_alloc(m, ((c->n + 63) / 64 ? (c->n + 63) / 64 : 1) * 8);
+                           : as_alloc(tmp, ((c->n + 63) / 64 ? (c->n + 63) / 64 : 1) * 8);
     /* with f->bits, evaluate_bits instead of evaluate: the same answers */
-    const uint64_t *mask = filter_mask(c, m, f);
+    const uint64_t *mask = filter_mask(c, tmp, f);
 #define EVALUATE(o)                                                                                \
     (f->bits ? evaluate_bits(s, f, mask, us, active, nu, &tr, (o))                                \
-             : evaluate(s, m, f, mask, us, active, nu, &tr, (o)))
+             : evaluate(s, tmp, f, mask, us, active, nu, &tr, (o)))
     if (nu > 1) candidates(c, us, active, nu, 0, &tr);
     size_t n = EVALUATE(out);
     out->u.dropped = as_alloc(m, (nu + 1) * sizeof(char *));

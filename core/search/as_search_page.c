@@ -160,7 +160,7 @@ void sx_page_product(const as_search_snap *s, as_mem *m, uint32_t d, const as_de
  * its products by their keys: whichever costs less (below). Into top
  * (sorted) and the excluded list; the same answers as the loop of
  * as_search_run. */
-static void page_bits(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
+static void page_bits(const as_search_snap *s, as_mem *m, as_mem *tmp, const as_search_ask *ask,
                       const sx_filter *f, const sx_match *mt, const uint32_t *order, top_k *top,
                       uint32_t *excluded, const char **why_of, size_t *nx, as_search_result *out)
 {
@@ -173,7 +173,7 @@ static void page_bits(const as_search_snap *s, as_mem *m, const as_search_ask *a
         for (size_t t = 0; t < NTIERS; t++)
             tier[t] = mt->bits[t];
     } else { /* the category's and part type's products, or every one: tier 0 */
-        all = as_alloc(m, (words ? words : 1) * 8);
+        all = as_alloc(tmp, (words ? words : 1) * 8);
         for (size_t w = 0; w < words; w++) {
             uint64_t x = ~0ull;
             if (f->has_cat) x &= c->cat_bits[f->cat * words + w];
@@ -196,7 +196,7 @@ static void page_bits(const as_search_snap *s, as_mem *m, const as_search_ask *a
             why_of[(*nx)++] = sx_filter_exclusion(s, m, f, ask, &ask->of, d, NULL, &b, true);
         }
     }
-    uint64_t *set = as_alloc(m, (words ? words : 1) * 8);
+    uint64_t *set = as_alloc(tmp, (words ? words : 1) * 8);
     for (size_t t = 0; t < ntiers && top->n < top->k; t++) {
         /* this tier's results: in tier[t], not in the tier before, not out of it */
         size_t in = 0, need = top->k - top->n;
@@ -271,7 +271,11 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
     if (f.bits && ask->sort != AS_SORT_SCORE)
         f.bits = (order = sx_sort_order(s, ask->sort)) != NULL;
     sx_match mt;
-    sx_match_run(s, m, &qt, ask->q, &f, &mt);
+    /* the bitsets and lists of matches in scratch memory, warm (given back
+     * at the end) */
+    as_scratch *scratch = sx_scratch_take(c);
+    as_mem tmp = as_scratch_mem(scratch);
+    sx_match_run(s, m, &tmp, &qt, ask->q, &f, &mt);
     out->understood = mt.u;
     out->understood.device = qt.device;
     out->understood.device_text = qt.device_text;
@@ -316,7 +320,7 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
     const char *why_of[MAX_EXCLUDED];
     size_t nx = 0;
     if (f.bits) {
-        page_bits(s, m, ask, &f, &mt, order, &top, excluded, why_of, &nx, out);
+        page_bits(s, m, &tmp, ask, &f, &mt, order, &top, excluded, why_of, &nx, out);
         goto paged;
     }
     /* the products to consider: those the text matched (and the category,
@@ -478,6 +482,7 @@ paged:
         out->match[i] = (as_match_kind)top.heap[first + i].tier;
     }
     out->n = n;
+    sx_scratch_give(c, scratch);
 }
 
 void as_search_apply_stock(as_search_result *r, const as_offer_stock *st, size_t n)
