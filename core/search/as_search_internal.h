@@ -432,8 +432,10 @@ struct sx_filter {
     bool verified_only;
     as_offer_filter of;
     int64_t today;
-    /* set by the caller: no device, merchant or offer filters and not none,
-     * and the page stage counts and pages by bitsets (sx_match.bits) */
+    /* set by the caller: the default weights, no device and not none,
+     * without offer filters or in the score's order; the page stage counts
+     * and pages by bitsets (sx_match.bits), under offer filters ranking
+     * each match that one meets (page_bits) */
     bool bits;
 };
 

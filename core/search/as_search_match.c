@@ -364,9 +364,9 @@ static size_t evaluate(const as_search_snap *s, as_mem *tmp, const sx_filter *f,
 }
 
 /* evaluate with sx_filter.bits, on bitsets instead of each product: the
- * tiers' sets narrowed to the mask (category and part type), the count of
- * those that would be results, and with out, the sets and each unit's best
- * kind. */
+ * tiers' sets narrowed to the mask (category, part type, merchant), the
+ * count of those that would be results (under offer filters, with out,
+ * 0 or 1), and with out, the sets and each unit's best kind. */
 static size_t evaluate_bits(const as_search_snap *s, const sx_filter *f, const uint64_t *mask,
                             unit *us, const bool *active, size_t nu, tiers *tr, sx_match *out)
 {
@@ -377,9 +377,17 @@ static size_t evaluate_bits(const as_search_snap *s, const sx_filter *f, const u
             for (size_t w = 0; w < words; w++)
                 tr->le[t][w] &= mask[w];
     const uint64_t *any = tr->le[NKINDS - 1];
-    for (size_t w = 0; w < words; w++)
-        n += (size_t)sx_pop64(f->verified_only ? any[w] & ~c->hidden_bits[w]
-                                                           : any[w]);
+    if (f->offer_filters) {
+        /* the matches an offer meets the filters of: each looked at (with
+         * out, until the first) */
+        for (size_t w = 0; w < words && !(out && n); w++)
+            for (uint64_t cur = any[w]; cur && !(out && n); cur &= cur - 1)
+                n += sx_filter_viable(s, f, (uint32_t)(w * 64 + (size_t)__builtin_ctzll(cur)),
+                                      NULL);
+    } else {
+        for (size_t w = 0; w < words; w++)
+            n += (size_t)sx_pop64(f->verified_only ? any[w] & ~c->hidden_bits[w] : any[w]);
+    }
     if (!out) return n;
     for (size_t t = 0; t < NKINDS; t++)
         out->bits[t] = tr->le[t];
@@ -399,7 +407,7 @@ static size_t evaluate_bits(const as_search_snap *s, const sx_filter *f, const u
 static int64_t unit_docs(const as_search_snap *s, const sx_filter *f, const unit *u)
 {
     const sx_catalog *c = s->c;
-    if (f->bits) { /* the mask's work, word by word */
+    if (f->bits && !f->offer_filters) { /* the mask's work, word by word */
         int64_t n = 0;
         const uint64_t *bits = u->le[NKINDS - 1];
         const uint64_t *cat = f->has_cat ? c->cat_bits + f->cat * c->words : NULL;

@@ -151,8 +151,71 @@ void sx_page_product(const as_search_snap *s, as_mem *m, uint32_t d, const as_de
     }
 }
 
+/* page_bits under offer filters (the default weights, the score's order):
+ * each match in turn from the bitsets, the lowest doc first (the loop's
+ * order, so the same excluded list), its tier the first whose set has it;
+ * ranked by its best offer that the filters keep
+ * (sx_rank_best_default_filtered, from the columns and steps), excluded
+ * when none, and placed by one integer, as the loop does for the default
+ * weights without filters. No bound to test first: the exact score costs
+ * about what a bound does. Into top (sorted) and the excluded list. */
+static void filtered_bits(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
+                          const sx_filter *f, const uint64_t *const *tier, size_t ntiers,
+                          top_k *top, uint32_t *excluded, const char **why_of, size_t *nx,
+                          as_search_result *out)
+{
+    const sx_catalog *c = s->c;
+    const uint64_t *any = tier[ntiers - 1];
+    uint64_t worst = UINT64_MAX; /* the packed key of the k-th best so far */
+    int filters = (f->of.max_price_cents > 0) + (f->of.deliver_by > 0) + (f->merchant >= 0);
+    int ahead = filters > 1 ? 2 : f->of.max_price_cents > 0 ? 0 : 1;
+    for (size_t w = 0; w < c->words; w++) {
+        /* a product's steps (a date alone, a merchant alone) or its offers'
+         * rows (two filters) are a cache miss away, at random in a large
+         * catalogue: asked for two words ahead, the misses of a word's
+         * products overlap instead of following each other (a price cap
+         * alone mostly keeps the best offer, read from the columns) */
+        if (ahead && w + 2 < c->words)
+            for (uint64_t cur = any[w + 2]; cur; cur &= cur - 1) {
+                uint32_t o = c->off_at[(w + 2) * 64 + (size_t)__builtin_ctzll(cur)];
+                if (ahead == 1) {
+                    __builtin_prefetch(s->front + o);
+                } else {
+                    __builtin_prefetch(c->offers + o);
+                    __builtin_prefetch(s->in_stock + o);
+                }
+            }
+        for (uint64_t cur = any[w]; cur; cur &= cur - 1) {
+            uint32_t d = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(cur));
+            uint64_t bit = cur & -cur;
+            uint8_t t = 0;
+            while (t < ntiers - 1 && !(tier[t][w] & bit))
+                t++;
+            sx_best b = {0};
+            bool hidden = f->verified_only && c->hidden[d];
+            if (!hidden)
+                sx_rank_best_default_filtered(s, d, &f->of, f->merchant, f->today, false, &b);
+            if (hidden || !b.n_eligible) {
+                if (*nx < MAX_EXCLUDED) {
+                    excluded[*nx] = d;
+                    why_of[(*nx)++] = sx_filter_exclusion(s, m, f, ask, &f->of, d, NULL, &b, true);
+                }
+                out->excluded_count++;
+                continue;
+            }
+            out->count++;
+            uint64_t key = (uint64_t)t << 48 | (uint64_t)(255 - b.score) << 32 | c->sku_rk[d];
+            if (top->n == top->k && key >= worst) continue;
+            hit h = {d, c->sku_rk[d], 0, b.score, t, 0};
+            top_offer(top, &h);
+            if (top->n == top->k && top->n) worst = packed_key(&top->heap[0]);
+        }
+    }
+    top_sort(top);
+}
+
 /* The page under sx_filter.bits (default weights, no device, merchant or
- * offer filters), by bitsets instead of each match: the count and the
+ * offer filters: those are filtered_bits'), by bitsets instead of each match: the count and the
  * excluded (contradicted, under verified_only) by popcount; the first k
  * results, tier by tier, either walking `order` (the snapshot's rank_order,
  * the default order without text, or the sort's, sx_sort_order) until the
@@ -172,18 +235,23 @@ static void page_bits(const as_search_snap *s, as_mem *m, as_mem *tmp, const as_
     if (mt->any_text) {
         for (size_t t = 0; t < NTIERS; t++)
             tier[t] = mt->bits[t];
-    } else { /* the category's and part type's products, or every one: tier 0 */
+    } else { /* the category's, part type's and merchant's products, or every one: tier 0 */
         all = as_alloc(tmp, (words ? words : 1) * 8);
         for (size_t w = 0; w < words; w++) {
             uint64_t x = ~0ull;
             if (f->has_cat) x &= c->cat_bits[f->cat * words + w];
             if (f->has_pt) x &= c->pt_bits[f->pt * words + w];
+            if (f->merchant >= 0) x &= c->merchant_bits[(size_t)f->merchant * words + w];
             all[w] = x;
         }
         if (words && (n & 63)) all[words - 1] &= (1ull << (n & 63)) - 1;
         tier[0] = all;
     }
     const uint64_t *any = tier[ntiers - 1], *hidden = c->hidden_bits;
+    if (f->offer_filters) {
+        filtered_bits(s, m, ask, f, tier, ntiers, top, excluded, why_of, nx, out);
+        return;
+    }
     for (size_t w = 0; w < words; w++) {
         uint64_t out_of_it = f->verified_only ? any[w] & hidden[w] : 0;
         out->count += (size_t)sx_pop64(any[w] & ~out_of_it);
@@ -261,12 +329,13 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
 
     sx_filter f;
     sx_filter_prepare(s, ask, dev, &of, &f);
-    /* the default weights, no offer filters and neither device nor merchant:
-     * counted and paged by bitsets (page_bits), in the score's order by
-     * rank_order, in another sort's by its order (sx_sort_order, made at its
-     * first use) */
-    f.bits = as_weights_is_default(&ask->w) && !f.offer_filters && !f.dev && f.merchant < 0 &&
-             !f.none;
+    /* the default weights and no device: the matches as bitsets (page_bits);
+     * without offer filters counted and paged by them, in the score's order
+     * by rank_order, in another sort's by its order (sx_sort_order, made at
+     * its first use); under offer filters (a price cap, a date, a merchant),
+     * in the score's order, each match ranked from them (filtered_bits) */
+    f.bits = as_weights_is_default(&ask->w) && !f.dev && !f.none &&
+             (!f.offer_filters || ask->sort == AS_SORT_SCORE);
     const uint32_t *order = s->rank_order;
     if (f.bits && ask->sort != AS_SORT_SCORE)
         f.bits = (order = sx_sort_order(s, ask->sort)) != NULL;

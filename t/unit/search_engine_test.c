@@ -515,7 +515,7 @@ static int brute_cmp(const void *a, const void *b)
     return strcmp(x->sku, y->sku);
 }
 
-/* Every page of 720 searches on one random catalogue against brute force;
+/* Every page of 1,440 searches (720 with verified_only, 720 without) on one random catalogue against brute force;
  * caps: three price caps within its prices. */
 static void brute_pages(as_mem *m, const snap_shape *shape, uint32_t seed, const int64_t caps[3])
 {
@@ -534,14 +534,17 @@ static void brute_pages(as_mem *m, const snap_shape *shape, uint32_t seed, const
     static const char *const texts[] = {NULL, "thing"};
     brute_hit *all = as_alloc(m, N * sizeof(*all));
     size_t compared = 0, ranked_pages = 0;
-    for (size_t t = 0; t < N_ROWS(texts); t++)
+    for (size_t t = 0; t < 2 * N_ROWS(texts); t++)
         for (int sort = AS_SORT_SCORE; sort <= AS_SORT_RETURN_RATE; sort++)
             for (size_t fi = 0; fi < N_ROWS(filters); fi++)
                 for (size_t wi = 0; wi < N_ROWS(weights); wi++)
                     for (size_t pi = 0; pi < N_ROWS(pages); pi++) {
-                        as_search_ask ask = {.q = texts[t], .of = filters[fi],
+                        /* every text with verified_only, then without */
+                        bool vo = t < N_ROWS(texts);
+                        const char *text = texts[t % N_ROWS(texts)];
+                        as_search_ask ask = {.q = text, .of = filters[fi],
                                              .w = weights[wi], .custom_weights = wi > 0,
-                                             .verified_only = true, .sort = (as_sort_kind)sort,
+                                             .verified_only = vo, .sort = (as_sort_kind)sort,
                                              .limit = pages[pi][0], .offset = pages[pi][1],
                                              .today = today};
                         bool offer_filters = filters[fi].max_price_cents ||
@@ -557,7 +560,7 @@ static void brute_pages(as_mem *m, const snap_shape *shape, uint32_t seed, const
                             if (!has) continue;
                             sx_best b;
                             sx_rank_best(s, d, &ask.w, NULL, &ask.of, merchant_of[fi], today, &b);
-                            if (s->c->hidden[d] || (offer_filters && !b.n_eligible)) {
+                            if ((vo && s->c->hidden[d]) || (offer_filters && !b.n_eligible)) {
                                 excluded++;
                                 continue;
                             }
@@ -565,7 +568,7 @@ static void brute_pages(as_mem *m, const snap_shape *shape, uint32_t seed, const
                             if (sort == AS_SORT_PRICE && b.n_eligible) key = (double)b.price_cents;
                             if (sort == AS_SORT_DELIVERY && b.n_eligible) key = b.days;
                             if (sort == AS_SORT_RETURN_RATE) key = s->c->return_rate[d];
-                            all[n++] = (brute_hit){d, texts[t] ? tier_of[i] : 0,
+                            all[n++] = (brute_hit){d, text ? tier_of[i] : 0,
                                                    b.n_eligible ? 0 : 1, b.score, key,
                                                    sx_str(s->c, s->c->sku_at[d])};
                         }
@@ -593,7 +596,7 @@ static void brute_pages(as_mem *m, const snap_shape *shape, uint32_t seed, const
                         compared++;
                         ranked_pages += want > 0;
                     }
-    assert_int_equal(compared, 2 * 4 * 6 * 3 * 5);
+    assert_int_equal(compared, 2 * 2 * 4 * 6 * 3 * 5);
     assert_true(ranked_pages > compared / 2);
     as_search_snap_release(s);
 }
