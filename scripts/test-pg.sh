@@ -27,4 +27,6 @@ scripts/apache-test.sh "$@" | sed -u 's/^apache: /pgsql: /'
 a=${PIPESTATUS[0]}
 # agentshopctl init migrating databases of older schemas, in databases of their own.
 pg_createdb old && PG_SOCKDIR=$PG_SOCKDIR t/migrate-pg.sh || a=1
+# The live sequence in commit order, with two sessions side by side.
+pg_createdb live && PG_SOCKDIR=$PG_SOCKDIR t/live-pg.sh || a=1
 exit "$a"

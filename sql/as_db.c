@@ -1012,6 +1012,30 @@ static apr_status_t to_5(as_db *db, const char **err)
                              err);
 }
 
+/* Version 5 to 6: PostgreSQL's live sequence (schema.pgsql.sql: the deferred
+ * triggers that raise it in commit order, made by the schema script after
+ * this step). Until now it never moved there, and an index file built then
+ * (they outlive httpd's runs) has live sequence 0 with the stock of its
+ * build: every product changed since the catalogue was loaded gets seq 1,
+ * so such an index reads those products' stock live. An index built later
+ * reads their stock as it is then; the first change after this step is
+ * numbered 1 too, and only an index older than it (live sequence 0) reads
+ * them live for it. Nothing on SQLite. */
+static apr_status_t to_6(as_db *db, const char **err)
+{
+    int64_t has = 0;
+    if (!db->pg) return APR_SUCCESS;
+    if (first_two(db, "SELECT CASE WHEN to_regclass('product_versions') IS NULL THEN 0 ELSE 1 END",
+                  &has, NULL, err) != APR_SUCCESS)
+        return APR_EGENERAL;
+    if (!has) return APR_SUCCESS; /* made by the schema script, empty */
+    return as_db_exec_script(db,
+                             "ALTER TABLE product_versions ADD COLUMN IF NOT EXISTS seq BIGINT NOT "
+                             "NULL DEFAULT 0;\n"
+                             "UPDATE product_versions SET seq = 1 WHERE seq < 1;\n",
+                             err);
+}
+
 /* What CREATE ... IF NOT EXISTS in the schema script cannot do, in order: the
  * step to version `to` runs on a database of version to - 1, before the
  * script. */
@@ -1023,6 +1047,7 @@ static const struct migration {
     {3, to_3},
     {4, to_4},
     {5, to_5},
+    {6, to_6},
 };
 
 static apr_status_t migrate_steps(as_db *db, int from, const char **err)
@@ -1234,7 +1259,7 @@ as_store as_db_store(as_db *db)
         .index_offers = st_index_offers,
         .index_compat = st_index_compat,
         .offers_stock = st_offers_stock,
-        .live_changes = st_live_changes, /* AS_ENOTFOUND on PostgreSQL */
+        .live_changes = st_live_changes,
         .begin = st_begin,
         .commit = st_commit,
         .rollback = st_rollback,

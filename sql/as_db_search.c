@@ -665,7 +665,6 @@ int st_live_changes(void *h, int64_t since, bool asked, as_live_fn each, void *b
 {
     as_db *db = h;
     if (!connected(db)) return AS_EDB;
-    if (db->pg) return AS_ENOTFOUND; /* no live sequence (schema.pgsql.sql) */
     live_read r = {each, baton, false};
     if (asked && (as_db_each_row(db, NULL, "as_live_asked", NULL, 0, live_row, &r) != AS_OK ||
                   r.stop))

@@ -116,18 +116,24 @@ CREATE INDEX IF NOT EXISTS questions_user ON questions (user_id, asked_at);
 -- writer raises it in the writer's own transaction. It never goes back, so a
 -- view cached at one version (the module keeps encoded product views per
 -- process) is still true while the version is unchanged.
--- seq: the live sequence of SQLite's schema (schema.sqlite.sql), never moved
--- here: PostgreSQL's writers run side by side, and a counter row every stock
--- change took would make them wait on each other (and a transaction that
--- moves two offers could deadlock with another); a sequence's numbers are not
--- in commit order. The search reads the stock of every page from the offers.
+-- seq: the live sequence (meta live_seq) of the transaction that last changed
+-- the product, in commit order, as on SQLite (docs/storage.md, "Search at
+-- scale"): a search index that has read up to some seq reads only the rows
+-- above it. PostgreSQL's writers run side by side and a sequence's numbers
+-- come in start order, so the number is taken at commit: a deferred trigger
+-- (product_live_raise) raises live_seq once per transaction, the first time
+-- it fires, and holds that row's lock until the commit is done; the next
+-- writer's number is drawn after it, so a larger number is a later commit.
+-- Writers of stock wait on each other only for the commit itself, and only
+-- that one lock is taken there, after all the others: no deadlock.
 CREATE TABLE IF NOT EXISTS product_versions (
     product_id BIGINT PRIMARY KEY REFERENCES products (id),
     version    BIGINT NOT NULL,
     seq        BIGINT NOT NULL DEFAULT 0
 );
 ALTER TABLE product_versions ADD COLUMN IF NOT EXISTS seq BIGINT NOT NULL DEFAULT 0;
--- (A statement ends at a line ending in ';': the function body keeps its inside.)
+CREATE INDEX IF NOT EXISTS product_versions_seq ON product_versions (seq);
+-- (A statement ends at a line ending in ';': the function bodies keep theirs inside.)
 CREATE OR REPLACE FUNCTION product_version_raise() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
     INSERT INTO product_versions (product_id, version) VALUES (NEW.product_id, 1)
     ON CONFLICT (product_id) DO UPDATE SET version = product_versions.version + 1; RETURN NULL; END $$;
@@ -135,6 +141,22 @@ CREATE OR REPLACE TRIGGER offers_version AFTER UPDATE ON offers
     FOR EACH ROW EXECUTE FUNCTION product_version_raise();
 CREATE OR REPLACE TRIGGER questions_version AFTER INSERT ON questions
     FOR EACH ROW EXECUTE FUNCTION product_version_raise();
+-- The transaction's number, kept in a setting local to it (agentshop.live_seq)
+-- so that its other rows take the same one.
+CREATE OR REPLACE FUNCTION product_live_raise() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE n BIGINT := NULLIF(current_setting('agentshop.live_seq', true), ''); BEGIN
+    IF n IS NULL THEN INSERT INTO meta (key, value) VALUES ('live_seq', '1')
+        ON CONFLICT (key) DO UPDATE SET value = CAST(CAST(meta.value AS BIGINT) + 1 AS TEXT)
+        RETURNING CAST(value AS BIGINT) INTO n; PERFORM set_config('agentshop.live_seq', CAST(n AS TEXT), true)
+    ; END IF; UPDATE product_versions SET seq = n WHERE product_id = NEW.product_id AND seq <> n
+    ; RETURN NULL; END $$;
+-- (Constraint triggers cannot be replaced: made again.)
+DROP TRIGGER IF EXISTS offers_live ON offers;
+CREATE CONSTRAINT TRIGGER offers_live AFTER UPDATE ON offers DEFERRABLE INITIALLY DEFERRED
+    FOR EACH ROW EXECUTE FUNCTION product_live_raise();
+DROP TRIGGER IF EXISTS questions_live ON questions;
+CREATE CONSTRAINT TRIGGER questions_live AFTER INSERT ON questions DEFERRABLE INITIALLY DEFERRED
+    FOR EACH ROW EXECUTE FUNCTION product_live_raise();
 
 -- Search order under the default weights, one row per product: whether it can
 -- be bought and its best offer's score, price and delivery days, the rank that

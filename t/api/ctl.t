@@ -179,13 +179,13 @@ cmp_ok(sqlite($v2, "SELECT COUNT(*) FROM product_fts WHERE product_fts MATCH 'dy
 is(scalar(grep { length($v2_rows->{$_} // '') } @tables), scalar(@tables), '... and rows in every table')
   or diag join ' ', grep { !length($v2_rows->{$_} // '') } @tables;
 ($rc, $out, $err) = run_ctl({}, $ctl, '--params', $v2, 'order', 'ship', 'ord_v2_1');
-ok($rc != 0 && $err =~ /schema version 2, this agentshopctl works with version 5; agentshopctl init migrates it/,
+ok($rc != 0 && $err =~ /schema version 2, this agentshopctl works with version 6; agentshopctl init migrates it/,
    'a command on version 2 points at init') or diag $err;
 ($rc, $out, $err) = run_ctl({}, $ctl, '--params', $v2, 'init');
 is($rc, 0, 'init migrates it') or diag $err;
 $m = $json->decode($out);
-is_deeply($m->{schema}, { from => 2, to => 5, action => 'migrated' }, '... from 2 to 5');
-is(sqlite($v2, 'SELECT version FROM schema_version'), 5, '... recording version 5');
+is_deeply($m->{schema}, { from => 2, to => 6, action => 'migrated' }, '... from 2 to 6');
+is(sqlite($v2, 'SELECT version FROM schema_version'), 6, '... recording version 6');
 is(sqlite($v2, 'SELECT COUNT(*) FROM product_versions WHERE seq <> 0'), 0,
    '... every product at live sequence 0 (a search index built after reads its stock then)');
 is_deeply(rows($v2), $v2_rows, '... keeping every row of every table (product_rank without its copies of sku, category and part type)');
