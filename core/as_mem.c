@@ -174,7 +174,7 @@ void as_scratch_destroy(as_scratch *s)
     free(s);
 }
 
-void as_scratch_reset(as_scratch *s, size_t keep)
+size_t as_scratch_reset(as_scratch *s, size_t keep)
 {
     size_t kept = 0, n = 0;
     for (size_t i = 0; i < s->n; i++) {
@@ -189,6 +189,7 @@ void as_scratch_reset(as_scratch *s, size_t keep)
     }
     s->n = n;
     s->cur = 0;
+    return kept;
 }
 
 as_mem as_scratch_mem(as_scratch *s)

@@ -35,7 +35,8 @@ as_mem as_arena_mem(as_arena *a);
 typedef struct as_scratch as_scratch;
 as_scratch *as_scratch_create(void);
 void as_scratch_destroy(as_scratch *s);
-void as_scratch_reset(as_scratch *s, size_t keep);
+/* Returns the bytes kept. */
+size_t as_scratch_reset(as_scratch *s, size_t keep);
 as_mem as_scratch_mem(as_scratch *s);
 
 /* A growable string built on an as_mem. */

@@ -601,7 +601,10 @@ as_scratch *sx_scratch_take(const sx_catalog *cat)
     as_scratch *s = NULL;
     if (c->scratch_lock_made) {
         mtx_lock(&c->scratch_lock);
-        if (c->n_scratch) s = c->scratch[--c->n_scratch];
+        if (c->n_scratch) {
+            s = c->scratch[--c->n_scratch];
+            c->scratch_bytes -= c->scratch_each[c->n_scratch];
+        }
         mtx_unlock(&c->scratch_lock);
     }
     return s ? s : as_scratch_create();
@@ -610,11 +613,13 @@ as_scratch *sx_scratch_take(const sx_catalog *cat)
 void sx_scratch_give(const sx_catalog *cat, as_scratch *s)
 {
     sx_catalog *c = (sx_catalog *)cat;
-    as_scratch_reset(s, SX_SCRATCH_BYTES);
+    size_t kept = as_scratch_reset(s, SX_SCRATCH_BYTES);
     if (c->scratch_lock_made) {
         mtx_lock(&c->scratch_lock);
-        if (c->n_scratch < SX_SCRATCH_KEEP) {
+        if (c->n_scratch < SX_SCRATCH_KEEP && c->scratch_bytes + kept <= SX_SCRATCH_BYTES) {
+            c->scratch_each[c->n_scratch] = kept;
             c->scratch[c->n_scratch++] = s;
+            c->scratch_bytes += kept;
             s = NULL;
         }
         mtx_unlock(&c->scratch_lock);

@@ -519,10 +519,46 @@ static void test_siphash24(void **state)
     assert_true(as_siphash24(key, msg, 15) != 0xa129ca6149be45e5ull);
 }
 
+/* Scratch memory: zeroed on every use, the blocks kept across resets up to
+ * the bytes asked, and large and small allocations side by side. */
+static void test_scratch(void **state)
+{
+    (void)state;
+    as_scratch *s = as_scratch_create();
+    as_mem m = as_scratch_mem(s);
+    size_t kept = 0;
+    for (int round = 0; round < 3; round++) {
+        unsigned char *big = as_alloc(&m, 1 << 20), *small = as_alloc(&m, 100);
+        unsigned char *mid = as_alloc(&m, 200000);
+        for (size_t i = 0; i < (1 << 20); i++)
+            assert_int_equal(big[i], 0);
+        for (size_t i = 0; i < 100; i++)
+            assert_int_equal(small[i], 0);
+        for (size_t i = 0; i < 200000; i++)
+            assert_int_equal(mid[i], 0);
+        /* no two overlap */
+        assert_true(small + 100 <= big || small >= big + (1 << 20));
+        assert_true(mid + 200000 <= big || mid >= big + (1 << 20));
+        assert_true(mid + 200000 <= small || mid >= small + 100);
+        memset(big, 0xAB, 1 << 20);
+        memset(small, 0xCD, 100);
+        memset(mid, 0xEF, 200000);
+        size_t k = as_scratch_reset(s, (size_t)8 << 20);
+        assert_true(k >= (1 << 20) + 200000 + 100);
+        if (round) assert_int_equal(k, kept); /* the same blocks, reused */
+        kept = k;
+    }
+    assert_int_equal(as_scratch_reset(s, 0), 0); /* nothing kept: all given back */
+    unsigned char *again = as_alloc(&m, 5000);
+    for (size_t i = 0; i < 5000; i++)
+        assert_int_equal(again[i], 0);
+    as_scratch_destroy(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        UNIT_TEST(test_siphash24),
+        UNIT_TEST(test_siphash24),     UNIT_TEST(test_scratch),
         UNIT_TEST(test_date_parse),    UNIT_TEST(test_date_format),
         UNIT_TEST(test_time_format),   UNIT_TEST(test_time_parse_invalid),
         UNIT_TEST(test_eur_format),    UNIT_TEST(test_eur_parse),
