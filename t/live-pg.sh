@@ -42,7 +42,8 @@ wait "$A_PID" 2>/dev/null
 check "A, committed last, has the larger number" test "$(seq "$px")" = $((before + 2))
 check "... and live_seq is at it" test "$(live)" = $((before + 2))
 
-# One transaction, two products: one number for both, live_seq raised once.
+# One transaction, three products (two offers and a question): one number for
+# all three, live_seq raised once.
 q -c "BEGIN" -c "UPDATE offers SET stock = stock + 1 WHERE id IN ('$ox', '$oz')" \
     -c "INSERT INTO questions (id, product_id, user_id, question, answer, asked_at)
         VALUES ('q_live_pg', $py, NULL, 'does it fit?', 'no data', '2026-11-27T00:00:00Z')" \
