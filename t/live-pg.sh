@@ -27,6 +27,7 @@ live() { q -c "SELECT COALESCE((SELECT value FROM meta WHERE key = 'live_seq'), 
 # and commits first.
 before=$(live)
 coproc A { psql -X -q -At -v ON_ERROR_STOP=1 -h "$PG_SOCKDIR" -U agentshop -d live 2>&1; }
+apid=$A_PID # (bash unsets A_PID once the coprocess has ended)
 echo "BEGIN; UPDATE offers SET stock = stock + 1 WHERE id = '$ox'; SELECT 'changed';" >&"${A[1]}"
 read -r -t 20 line <&"${A[0]}"
 check "A changed its offer, not committed" test "$line" = changed
@@ -38,7 +39,7 @@ echo "COMMIT; SELECT 'committed';" >&"${A[1]}"
 read -r -t 20 line <&"${A[0]}"
 check "A committed" test "$line" = committed
 echo '\q' >&"${A[1]}"
-wait "$A_PID" 2>/dev/null
+wait "$apid" 2>/dev/null
 check "A, committed last, has the larger number" test "$(seq "$px")" = $((before + 2))
 check "... and live_seq is at it" test "$(live)" = $((before + 2))
 
