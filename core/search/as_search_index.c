@@ -601,10 +601,7 @@ as_scratch *sx_scratch_take(const sx_catalog *cat)
     as_scratch *s = NULL;
     if (c->scratch_lock_made) {
         mtx_lock(&c->scratch_lock);
-        if (c->n_scratch) {
-            s = c->scratch[--c->n_scratch];
-            c->scratch_bytes -= c->scratch_each[c->n_scratch];
-        }
+        if (c->n_scratch) s = c->scratch[--c->n_scratch];
         mtx_unlock(&c->scratch_lock);
     }
     return s ? s : as_scratch_create();
@@ -616,10 +613,12 @@ void sx_scratch_give(const sx_catalog *cat, as_scratch *s)
     size_t kept = as_scratch_reset(s, SX_SCRATCH_BYTES);
     if (c->scratch_lock_made) {
         mtx_lock(&c->scratch_lock);
-        if (c->n_scratch < SX_SCRATCH_KEEP && c->scratch_bytes + kept <= SX_SCRATCH_BYTES) {
+        size_t held = kept;
+        for (size_t i = 0; i < c->n_scratch; i++)
+            held += c->scratch_each[i];
+        if (c->n_scratch < SX_SCRATCH_KEEP && held <= SX_SCRATCH_BYTES) {
             c->scratch_each[c->n_scratch] = kept;
             c->scratch[c->n_scratch++] = s;
-            c->scratch_bytes += kept;
             s = NULL;
         }
         mtx_unlock(&c->scratch_lock);

@@ -145,12 +145,12 @@ typedef struct sx_catalog {
 #define SX_SCRATCH_BYTES ((size_t)24 << 20)
     /* This process's: scratch memory of the searches that ended, for the
      * next ones (sx_scratch_take), at most SX_SCRATCH_KEEP of them and
-     * SX_SCRATCH_BYTES together (scratch_bytes), so what a child keeps is
+     * SX_SCRATCH_BYTES together (scratch_each: each one's), so what a child keeps is
      * bounded by bytes, not by how many searches ran at once: at 1,000,000
      * products a search takes 3-6 MiB, so a few are kept and the rest given
      * back. scratch_lock: guards the stack. */
     as_scratch *scratch[SX_SCRATCH_KEEP];
-    size_t n_scratch, scratch_bytes, scratch_each[SX_SCRATCH_KEEP];
+    size_t n_scratch, scratch_each[SX_SCRATCH_KEEP];
     mtx_t scratch_lock;
     bool scratch_lock_made;
 } sx_catalog;
