@@ -168,17 +168,19 @@ static void filtered_bits(const as_search_snap *s, as_mem *m, const as_search_as
     const uint64_t *any = tier[ntiers - 1];
     uint64_t worst = UINT64_MAX; /* the packed key of the k-th best so far */
     int filters = (f->of.max_price_cents > 0) + (f->of.deliver_by > 0) + (f->merchant >= 0);
-    int ahead = filters > 1 ? 2 : f->of.max_price_cents > 0 ? 0 : 1;
+    enum { NOTHING, STEPS, ROWS } ahead = filters > 1                    ? ROWS
+                                          : f->of.max_price_cents > 0 ? NOTHING
+                                                                      : STEPS;
     for (size_t w = 0; w < c->words; w++) {
         /* a product's steps (a date alone, a merchant alone) or its offers'
          * rows (two filters) are a cache miss away, at random in a large
          * catalogue: asked for two words ahead, the misses of a word's
          * products overlap instead of following each other (a price cap
          * alone mostly keeps the best offer, read from the columns) */
-        if (ahead && w + 2 < c->words)
+        if (ahead != NOTHING && w + 2 < c->words)
             for (uint64_t cur = any[w + 2]; cur; cur &= cur - 1) {
                 uint32_t o = c->off_at[(w + 2) * 64 + (size_t)__builtin_ctzll(cur)];
-                if (ahead == 1) {
+                if (ahead == STEPS) {
                     __builtin_prefetch(s->front + o);
                 } else {
                     __builtin_prefetch(c->offers + o);
