@@ -52,6 +52,35 @@ bool sx_filter_prepare(const as_search_snap *s, const as_search_ask *ask, const 
     return !f->none;
 }
 
+void sx_filter_offer_mask(const as_search_snap *s, as_mem *tmp, sx_filter *f)
+{
+    const sx_catalog *c = s->c;
+    size_t w = c->words ? c->words : 1;
+    const uint64_t *cheap = NULL, *soon = NULL;
+    f->offer_mask = NULL;
+    if (f->none) return;
+    if (f->of.max_price_cents > 0) {
+        size_t j = 0;
+        while (j < c->nprice_steps && c->price_step[j] < f->of.max_price_cents)
+            j++;
+        if (j < c->nprice_steps) cheap = s->cheap_bits + j * w;
+    }
+    int64_t within = f->of.deliver_by > 0 ? f->of.deliver_by - f->today : INT64_MAX;
+    if (within < 0) { /* a date already past: no offer arrives by it */
+        f->offer_mask = as_alloc(tmp, w * sizeof(uint64_t)); /* zeroed */
+        return;
+    }
+    if (within < SX_SOON_DAYS) soon = s->soon_bits + (size_t)within * w;
+    if (!cheap || !soon) {
+        f->offer_mask = cheap ? cheap : soon;
+        return;
+    }
+    uint64_t *both = as_alloc(tmp, w * sizeof(uint64_t));
+    for (size_t i = 0; i < w; i++)
+        both[i] = cheap[i] & soon[i];
+    f->offer_mask = both;
+}
+
 const char sx_contradicted[] = "Measurements contradict the merchant's claims";
 
 const char *sx_contradiction(as_mem *m, const char *note)
@@ -77,7 +106,7 @@ bool sx_filter_viable(const as_search_snap *s, const sx_filter *f, uint32_t doc,
     if (f->verified_only && c->hidden[doc]) return false;
     if (row && !row->fits) return false;
     if (!f->offer_filters) return true;
-    if (!c->avail[doc]) return false;
+    if (sx_filter_unmet(f, doc) || !c->avail[doc]) return false;
     if (f->merchant >= 0 && !f->of.max_price_cents && !f->of.deliver_by) {
         /* a merchant alone: its bit of the snapshot's (sx_rank_columns) */
         return sx_bit(s->merchant_stock + (size_t)f->merchant * c->words, doc);

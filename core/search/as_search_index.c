@@ -626,6 +626,37 @@ void sx_scratch_give(const sx_catalog *cat, as_scratch *s)
     as_scratch_destroy(s);
 }
 
+static int cents_cmp(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* c's price steps (sx_catalog.price_step): the quantiles of up to 4,096
+ * products' cheapest offers (in stock or not), spread over the catalogue,
+ * and the dearest of all; the same in every process. */
+static void price_steps(sx_catalog *c)
+{
+    int64_t sample[4096], dearest = 0;
+    size_t ns = 0, with = 0, every = c->n / 4096 + 1;
+    for (size_t d = 0; d < c->n; d++) {
+        int64_t p = 0;
+        for (uint32_t o = c->off_at[d]; o < c->off_at[d + 1]; o++)
+            if (!p || c->offers[o].price_cents < p) p = c->offers[o].price_cents;
+        if (!p) continue;
+        if (p > dearest) dearest = p;
+        if (with++ % every == 0 && ns < 4096) sample[ns++] = p;
+    }
+    qsort(sample, ns, sizeof(*sample), cents_cmp);
+    size_t np = 0;
+    for (size_t j = 1; j < SX_PRICE_STEPS && ns; j++) {
+        int64_t p = sample[j * ns / SX_PRICE_STEPS];
+        if (!np || p > c->price_step[np - 1]) c->price_step[np++] = p;
+    }
+    if (dearest && (!np || dearest > c->price_step[np - 1])) c->price_step[np++] = dearest;
+    c->nprice_steps = np;
+}
+
 bool sx_catalog_private(sx_catalog *c)
 {
     atomic_init(&c->live_seen, INT64_MIN);
@@ -658,6 +689,7 @@ bool sx_catalog_private(sx_catalog *c)
     c->cat_bits = cat;
     c->pt_bits = pt;
     c->merchant_bits = mer;
+    price_steps(c);
     return true;
 }
 
@@ -826,7 +858,8 @@ static bool state_map(as_search_snap *s, sx_catalog *c)
         stock +
         c->n * (2 * sizeof(int64_t) + 5 * sizeof(uint32_t) + 3 * sizeof(int32_t) +
                 3 * sizeof(uint16_t) + 1) +
-        c->nmerchants * c->words * sizeof(uint64_t) + c->noffers * sizeof(sx_front) + 1;
+        (c->nmerchants + SX_PRICE_STEPS + SX_SOON_DAYS) * c->words * sizeof(uint64_t) +
+        c->noffers * sizeof(sx_front) + 1;
     void *p = mmap(NULL, s->state_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) {
         s->state = NULL;
@@ -847,7 +880,9 @@ static bool state_map(as_search_snap *s, sx_catalog *c)
     s->def_price = (int64_t *)((char *)p + stock);
     s->min_price = s->def_price + c->n;
     s->merchant_stock = (uint64_t *)(s->min_price + c->n);
-    s->front = (sx_front *)(s->merchant_stock + c->nmerchants * c->words);
+    s->cheap_bits = s->merchant_stock + c->nmerchants * c->words;
+    s->soon_bits = s->cheap_bits + SX_PRICE_STEPS * c->words;
+    s->front = (sx_front *)(s->soon_bits + SX_SOON_DAYS * c->words);
     s->def_off = (uint32_t *)(s->front + c->noffers);
     s->def_days = (int32_t *)(s->def_off + c->n);
     s->min_days = s->def_days + c->n;

@@ -117,6 +117,14 @@ typedef struct sx_catalog {
     size_t words;
     uint64_t *bits; /* one block: hidden_bits, cat_bits, pt_bits, merchant_bits */
     const uint64_t *hidden_bits, *cat_bits, *pt_bits, *merchant_bits;
+    /* The price steps of offer filters' bitsets (as_search_snap.cheap_bits;
+     * sx_catalog_private, price_steps): ascending, at the quantiles of the
+     * products' cheapest offers (about 1/32 of them each), the last the
+     * dearest of those. */
+#define SX_PRICE_STEPS 32
+#define SX_SOON_DAYS 16
+    int64_t price_step[SX_PRICE_STEPS];
+    size_t nprice_steps;
     as_arena *dev_arena;            /* qdevs' memory */
     const as_query_devices *qdevs;  /* devs' words, for a device named in a query */
     void *map; /* the index file when mapped (as_search_file.c), else NULL */
@@ -224,6 +232,14 @@ struct as_search_snap {
      * of the best quality and of the best reliability: what bounds a
      * product's score under any weights (sx_rank_bound) */
     uint16_t *max_del10, *best_q, *best_r;
+    /* For offer filters, over the available products' offers in stock
+     * (sx_rank_columns): those with one at c->price_step[j] cents or less
+     * (cheap_bits, j * c->words on, j < c->nprice_steps), and those with
+     * one arriving within k days (soon_bits, k * c->words on, k <
+     * SX_SOON_DAYS). A product outside the step at or above a price cap, or
+     * outside a date's, has no offer the filter keeps: it is excluded
+     * without a look at its offers (sx_filter.offer_mask). */
+    uint64_t *cheap_bits, *soon_bits;
     void *state;
     size_t state_bytes;
     as_search_version v;
@@ -435,6 +451,10 @@ struct sx_filter {
     bool verified_only;
     as_offer_filter of;
     int64_t today;
+    /* set by the caller (sx_filter_offer_mask): the products that may have
+     * an offer in stock the price cap and date keep, `words` long, or
+     * NULL when either keeps every product; one outside it is excluded */
+    const uint64_t *offer_mask;
     /* set by the caller: the default weights, no device and not none,
      * without offer filters or in the score's order; the page stage counts
      * and pages by bitsets (sx_match.bits), under offer filters ranking
@@ -444,6 +464,13 @@ struct sx_filter {
 
 bool sx_filter_prepare(const as_search_snap *s, const as_search_ask *ask, const as_device *dev,
                        const as_offer_filter *of, sx_filter *f);
+/* f->offer_mask from the catalogue's steps (in tmp when it takes two). */
+void sx_filter_offer_mask(const as_search_snap *s, as_mem *tmp, sx_filter *f);
+/* Has product doc no offer at all that f's price cap and date keep? */
+static inline bool sx_filter_unmet(const sx_filter *f, uint32_t doc)
+{
+    return f->offer_mask && !sx_bit(f->offer_mask, doc);
+}
 /* Does the product pass category, part type, merchant and device? (Cheap
  * checks first; inline, as the scan of every match calls it.) */
 static inline bool sx_filter_candidate(const as_search_snap *s, const sx_filter *f, uint32_t doc,

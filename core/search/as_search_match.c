@@ -380,8 +380,9 @@ static size_t evaluate_bits(const as_search_snap *s, const sx_filter *f, const u
     if (f->offer_filters) {
         /* the matches an offer meets the filters of: each looked at (with
          * out, until the first) */
+        const uint64_t *om = f->offer_mask; /* the others have no offer they keep */
         for (size_t w = 0; w < words && !(out && n); w++)
-            for (uint64_t cur = any[w]; cur && !(out && n); cur &= cur - 1)
+            for (uint64_t cur = om ? any[w] & om[w] : any[w]; cur && !(out && n); cur &= cur - 1)
                 n += sx_filter_viable(s, f, (uint32_t)(w * 64 + (size_t)__builtin_ctzll(cur)),
                                       NULL);
     } else {

@@ -168,26 +168,48 @@ static void filtered_bits(const as_search_snap *s, as_mem *m, const as_search_as
     const uint64_t *any = tier[ntiers - 1];
     uint64_t worst = UINT64_MAX; /* the packed key of the k-th best so far */
     int filters = (f->of.max_price_cents > 0) + (f->of.deliver_by > 0) + (f->merchant >= 0);
-    enum { NOTHING, STEPS, ROWS } ahead = filters > 1                    ? ROWS
-                                          : f->of.max_price_cents > 0 ? NOTHING
-                                                                      : STEPS;
+    enum {
+        COLUMNS,
+        STEPS,
+        ROWS
+    } ahead = filters > 1                 ? ROWS
+              : f->of.max_price_cents > 0 ? COLUMNS
+                                          : STEPS;
+    const uint64_t *mask = f->offer_mask;
     for (size_t w = 0; w < c->words; w++) {
-        /* a product's steps (a date alone, a merchant alone) or its offers'
-         * rows (two filters) are a cache miss away, at random in a large
+        uint64_t walk = any[w];
+        if (mask && *nx == MAX_EXCLUDED) {
+            /* the listed exclusions are all found: the matches no offer of
+             * can meet the cap and date (as_search_snap.cheap_bits, soon_bits)
+             * are counted, not looked at */
+            out->excluded_count += (size_t)sx_pop64(walk & ~mask[w]);
+            walk &= mask[w];
+        }
+        /* a product's columns (its best offer, price, score, sku's place),
+         * its steps (a date alone, a merchant alone) or its offers' rows
+         * (two filters) are cache misses away, at random in a large
          * catalogue: asked for two words ahead, the misses of a word's
          * products overlap instead of following each other (a price cap
          * alone mostly keeps the best offer, read from the columns) */
-        if (ahead != NOTHING && w + 2 < c->words)
-            for (uint64_t cur = any[w + 2]; cur; cur &= cur - 1) {
-                uint32_t o = c->off_at[(w + 2) * 64 + (size_t)__builtin_ctzll(cur)];
+        if (w + 2 < c->words)
+            for (uint64_t cur = any[w + 2] & (mask ? mask[w + 2] : ~0ull); cur; cur &= cur - 1) {
+                uint32_t d = (uint32_t)((w + 2) * 64 + (size_t)__builtin_ctzll(cur));
+                __builtin_prefetch(s->def_off + d);
+                __builtin_prefetch(s->def_price + d);
+                __builtin_prefetch(s->min_price + d);
+                __builtin_prefetch(s->def_score + d);
+                __builtin_prefetch(c->sku_rk + d);
+                if (ahead == COLUMNS) continue;
+                uint32_t o = c->off_at[d];
                 if (ahead == STEPS) {
+                    __builtin_prefetch(s->def_days + d);
                     __builtin_prefetch(s->front + o);
                 } else {
                     __builtin_prefetch(c->offers + o);
                     __builtin_prefetch(s->in_stock + o);
                 }
             }
-        for (uint64_t cur = any[w]; cur; cur &= cur - 1) {
+        for (uint64_t cur = walk; cur; cur &= cur - 1) {
             uint32_t d = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(cur));
             uint64_t bit = cur & -cur;
             uint8_t t = 0;
@@ -195,7 +217,7 @@ static void filtered_bits(const as_search_snap *s, as_mem *m, const as_search_as
                 t++;
             sx_best b = {0};
             bool hidden = f->verified_only && c->hidden[d];
-            if (!hidden)
+            if (!hidden && !(mask && !(mask[w] & bit)))
                 sx_rank_best_default_filtered(s, d, &f->of, f->merchant, f->today, false, &b);
             if (hidden || !b.n_eligible) {
                 if (*nx < MAX_EXCLUDED) {
@@ -331,6 +353,11 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
 
     sx_filter f;
     sx_filter_prepare(s, ask, dev, &of, &f);
+    /* the bitsets and lists of matches in scratch memory, warm (given back
+     * at the end) */
+    as_scratch *scratch = sx_scratch_take(c);
+    as_mem tmp = as_scratch_mem(scratch);
+    sx_filter_offer_mask(s, &tmp, &f);
     /* the default weights and no device: the matches as bitsets (page_bits);
      * without offer filters counted and paged by them, in the score's order
      * by rank_order, in another sort's by its order (sx_sort_order, made at
@@ -342,10 +369,6 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
     if (f.bits && ask->sort != AS_SORT_SCORE)
         f.bits = (order = sx_sort_order(s, ask->sort)) != NULL;
     sx_match mt;
-    /* the bitsets and lists of matches in scratch memory, warm (given back
-     * at the end) */
-    as_scratch *scratch = sx_scratch_take(c);
-    as_mem tmp = as_scratch_mem(scratch);
     sx_match_run(s, m, &tmp, &qt, ask->q, &f, &mt);
     out->understood = mt.u;
     out->understood.device = qt.device;
@@ -418,7 +441,9 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
                          : f.dev && !(row = sx_compat_row(f.dev_rows, f.n_dev_rows, d)))
             continue;
         uint8_t tier = mt.any_text ? mt.tiers[i] : 0;
-        bool kept = (packed || kept_filtered) && !(f.verified_only && c->hidden[d]) &&
+        /* no offer of it in stock meets the cap and date: excluded */
+        bool unmet = sx_filter_unmet(&f, d);
+        bool kept = (packed || kept_filtered) && !unmet && !(f.verified_only && c->hidden[d]) &&
                     !(row && !row->fits);
         if (kept && !packed) {
             /* under offer filters: a result with the snapshot's best offer
@@ -447,7 +472,8 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
             /* excluded, and not listed: no need to rank it to know (the
              * tests of sx_filter_exclusion, and of the columns under a price
              * cap or a date, as sx_rank_best_default_filtered reads them) */
-            bool out_of_it = (ask->verified_only && c->hidden[d]) || (f.dev && row && !row->fits);
+            bool out_of_it =
+                unmet || (ask->verified_only && c->hidden[d]) || (f.dev && row && !row->fits);
             if (!out_of_it && kept_filtered)
                 out_of_it = s->def_off[d] == UINT32_MAX ||
                             (of.max_price_cents > 0 && s->min_price[d] > of.max_price_cents) ||
@@ -496,7 +522,9 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
             }
         }
         sx_best b;
-        if (defaults)
+        if (unmet)
+            memset(&b, 0, sizeof(b));
+        else if (defaults)
             sx_rank_best_default(s, d, price_days, &b);
         else if (default_w)
             sx_rank_best_default_filtered(s, d, &of, f.merchant, ask->today, price_days, &b);

@@ -306,6 +306,19 @@ void sx_rank_columns(as_search_snap *s, uint32_t doc)
     s->max_del10[doc] = del;
     s->best_q[doc] = bq;
     s->best_r[doc] = br;
+    /* its bits in the offer filters' steps: an available product's cheapest
+     * and soonest offers in stock (def_off: none when it is not available) */
+    size_t w = c->words, at = doc >> 6;
+    uint64_t bit = 1ull << (doc & 63);
+    bool on = s->def_off[doc] != UINT32_MAX && min > 0;
+    for (size_t j = 0; j < SX_PRICE_STEPS; j++) {
+        uint64_t *x = &s->cheap_bits[j * w + at];
+        *x = on && j < c->nprice_steps && c->price_step[j] >= min ? *x | bit : *x & ~bit;
+    }
+    for (int32_t k = 0; k < SX_SOON_DAYS; k++) {
+        uint64_t *x = &s->soon_bits[(size_t)k * w + at];
+        *x = on && soonest <= k ? *x | bit : *x & ~bit;
+    }
     rank_front(s, doc);
 }
 

@@ -616,7 +616,7 @@ static void test_pages_are_brute_force(void **state)
  * before the soonest to after the latest, every cap from 475 to 720 cents;
  * and so do its slots and bits for each merchant alone. The number of
  * products whose best offer is not their cheapest. */
-static size_t check_steps(const as_search_snap *s)
+static size_t check_steps(const as_search_snap *s, as_mem *m)
 {
     const int64_t today = 20000;
     as_weights w;
@@ -635,6 +635,17 @@ static size_t check_steps(const as_search_snap *s)
             sx_rank_best(s, d, &w, NULL, &f, -1, today, &offers);
             assert_int_equal(steps.n_eligible > 0, offers.n_eligible > 0);
             if (offers.n_eligible) assert_int_equal(steps.score, offers.score);
+            /* the offer filters' bitsets (cheap_bits, soon_bits): never
+             * without a product an offer in stock meets the filter of;
+             * exactly those under a date (a day per bitset) */
+            sx_filter flt = {.merchant = -1, .of = f, .offer_filters = true, .today = today};
+            sx_filter_offer_mask(s, m, &flt);
+            if (offers.n_eligible) assert_false(sx_filter_unmet(&flt, d));
+            if (f.deliver_by) {
+                assert_non_null(flt.offer_mask);
+                assert_int_equal(!sx_filter_unmet(&flt, d), offers.n_eligible > 0);
+            }
+            assert_int_equal(sx_filter_viable(s, &flt, d, NULL), offers.n_eligible > 0);
             compared++;
         }
         for (int mc = 0; mc < (int)s->c->nmerchants; mc++) {
@@ -660,7 +671,7 @@ static void test_steps_are_best_offer(void **state)
     as_mem *m = unit_mem(state);
     int *tier_of;
     as_search_snap *s = random_snap(m, 300, 99991u, &near_prices, &tier_of);
-    assert_true(check_steps(s) > 30); /* the steps decided something */
+    assert_true(check_steps(s, m) > 30); /* the steps decided something */
     as_search_snap_release(s);
 }
 
@@ -677,7 +688,7 @@ static void test_steps_follow_stock(void **state)
     as_search_index *si = as_search_index_create(NULL, NULL, NULL);
     as_search_snap *before = as_search_index_get(si, &st);
     assert_non_null(before);
-    check_steps(before);
+    check_steps(before, m);
     size_t changed = 0;
     for (size_t i = 0; i < db.n_products; i++)
         for (size_t k = 0; k < ps[i].n_offers; k++)
@@ -690,7 +701,7 @@ static void test_steps_follow_stock(void **state)
     assert_non_null(after);
     assert_ptr_not_equal(after, before);
     assert_true(changed > 100);
-    assert_true(check_steps(after) > 30);
+    assert_true(check_steps(after, m) > 30);
     as_search_snap_release(before);
     as_search_snap_release(after);
     as_search_index_destroy(si);
