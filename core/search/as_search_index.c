@@ -856,7 +856,7 @@ static bool state_map(as_search_snap *s, sx_catalog *c)
     /* the 8-byte columns first, after the stock bytes rounded up to 8 */
     s->state_bytes =
         stock +
-        c->n * (2 * sizeof(int64_t) + 5 * sizeof(uint32_t) + 3 * sizeof(int32_t) +
+        c->n * (3 * sizeof(int64_t) + 5 * sizeof(uint32_t) + 3 * sizeof(int32_t) +
                 3 * sizeof(uint16_t) + 1) +
         (c->nmerchants + SX_PRICE_STEPS + SX_SOON_DAYS) * c->words * sizeof(uint64_t) +
         c->noffers * sizeof(sx_front) + 1;
@@ -879,7 +879,8 @@ static bool state_map(as_search_snap *s, sx_catalog *c)
     s->in_stock = p;
     s->def_price = (int64_t *)((char *)p + stock);
     s->min_price = s->def_price + c->n;
-    s->merchant_stock = (uint64_t *)(s->min_price + c->n);
+    s->merchants_in = (uint64_t *)(s->min_price + c->n);
+    s->merchant_stock = s->merchants_in + c->n;
     s->cheap_bits = s->merchant_stock + c->nmerchants * c->words;
     s->soon_bits = s->cheap_bits + SX_PRICE_STEPS * c->words;
     s->front = (sx_front *)(s->soon_bits + SX_SOON_DAYS * c->words);

@@ -232,6 +232,11 @@ struct as_search_snap {
      * of the best quality and of the best reliability: what bounds a
      * product's score under any weights (sx_rank_bound) */
     uint16_t *max_del10, *best_q, *best_r;
+    /* c->n, when the catalogue has at most 64 merchants (else 0): bit m for
+     * each merchant m with an offer of the product in stock, so a bound
+     * takes the best merchant's quality and reliability together, not the
+     * best quality of one and the best reliability of another */
+    uint64_t *merchants_in;
     /* For offer filters, over the available products' offers in stock
      * (sx_rank_columns): those with one at c->price_step[j] cents or less
      * (cheap_bits, j * c->words on, j < c->nprice_steps), and those with

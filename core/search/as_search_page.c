@@ -509,13 +509,16 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
             /* another sort under custom weights or offer filters: the key of
              * the best offer, whichever it is, is at least the least among
              * the product's offers in stock (the return rate is the
-             * product's); a result that cannot enter the page even at that
-             * key with the highest score is counted without ranking its
-             * offers (so only a key above the page's last is decided here) */
+             * product's), and when it is that least, its score is at most
+             * the product's bound (sx_rank_bound; without a weights' table,
+             * the highest score); a result that cannot enter the page even
+             * at that key with that score is counted without ranking its
+             * offers */
             double least = ask->sort == AS_SORT_PRICE      ? (double)s->min_price[d]
                            : ask->sort == AS_SORT_DELIVERY ? (double)s->min_days[d]
                                                            : c->return_rate[d];
-            hit most = {d, c->sku_rk[d], least, INT32_MAX, tier, 0};
+            hit most = {d, c->sku_rk[d], least, tab ? sx_rank_bound(s, d, tab, &ask->w) : INT32_MAX,
+                        tier, 0};
             if (hit_cmp(&most, &top.heap[0]) >= 0) {
                 out->count++;
                 continue;

@@ -93,9 +93,11 @@ bool sx_weights_tab_make(const sx_catalog *c, as_mem *m, const as_weights *w, sx
 }
 
 /* tab_score's sum with each part at its most: the price part of the
- * cheapest offer (100), the best delivery component, the best quality's and
- * the best reliability's parts (every table is non-decreasing in its value:
- * no weight is negative), so at least the score of any offer in stock. */
+ * cheapest offer (100), the best delivery component, and the merchant part
+ * (quality and reliability) of the best merchant with an offer in stock, or
+ * where merchants_in cannot tell, the best quality's and the best
+ * reliability's parts (every table is non-decreasing in its value: no
+ * weight is negative), so at least the score of any offer in stock. */
 int sx_rank_bound(const as_search_snap *s, uint32_t doc, const sx_weights_tab *t,
                   const as_weights *w)
 {
@@ -103,7 +105,17 @@ int sx_rank_bound(const as_search_snap *s, uint32_t doc, const sx_weights_tab *t
     uint16_t dl = s->max_del10[doc];
     int64_t h = t->price[SX_TAB_MAX];
     h += dl <= SX_TAB_MAX ? t->delivery[dl] : (int64_t)round((dl / 10.0 * w->w[1]) * 100.0);
-    h += t->quality[s->best_q[doc]] + t->reliability[s->best_r[doc]];
+    uint64_t in = s->merchants_in[doc];
+    if (in) {
+        int32_t most = 0;
+        for (; in; in &= in - 1) {
+            int32_t part = t->merchant[__builtin_ctzll(in)];
+            if (part > most) most = part;
+        }
+        h += most;
+    } else {
+        h += t->quality[s->best_q[doc]] + t->reliability[s->best_r[doc]];
+    }
     return (int)((h + 50) / 100);
 }
 
@@ -283,6 +295,7 @@ void sx_rank_columns(as_search_snap *s, uint32_t doc)
     int32_t soonest = 0, cheap = 0;
     bool any = false;
     uint16_t del = 0, bq = 0, br = 0;
+    uint64_t in = 0;
     for (uint32_t o = c->off_at[doc]; o < c->off_at[doc + 1]; o++) {
         if (!s->in_stock[o]) continue;
         const sx_offer *x = &c->offers[o];
@@ -293,6 +306,7 @@ void sx_rank_columns(as_search_snap *s, uint32_t doc)
             cheap = x->days;
         }
         if (!any || x->days < soonest) soonest = x->days;
+        if (c->nmerchants <= 64) in |= 1ull << x->merchant;
         if (!any || x->delivery10 > del) del = x->delivery10;
         if (!any || c->merchants[x->merchant].quality > c->merchants[bq].quality)
             bq = x->merchant;
@@ -306,6 +320,7 @@ void sx_rank_columns(as_search_snap *s, uint32_t doc)
     s->max_del10[doc] = del;
     s->best_q[doc] = bq;
     s->best_r[doc] = br;
+    s->merchants_in[doc] = in;
     /* its bits in the offer filters' steps: an available product's cheapest
      * and soonest offers in stock (def_off: none when it is not available) */
     size_t w = c->words, at = doc >> 6;

@@ -378,7 +378,7 @@ static const snap_shape wide_prices = {4, 30, 4};
 static const snap_shape near_prices = {20, 6, 9};
 
 /* A random catalogue of n products for the engine's tests (seeded), in db:
- * 1 to 4 offers each from two merchants (m's memory: a test may change their
+ * 1 to 4 offers each from three merchants (m's memory: a test may change their
  * stock), prices with ties and spread, a quarter of the offers out of stock,
  * return rates with ties, one product in ten contradicted, skus out of the
  * ids' order (so sku order is the catalogue's own), and names that "thing"
@@ -388,7 +388,9 @@ static const snap_shape near_prices = {20, 6, 9};
 static as_product *random_catalogue(as_mem *m, int n, uint32_t seed, const snap_shape *shape,
                                     int **tier_of, fake_db *db)
 {
-    static const as_merchant merchants[] = {M_A, M_B};
+    /* Gamma: more punctual than Alpha, less accurate than either: neither
+     * Alpha nor Gamma is the better merchant under every weighting */
+    static const as_merchant merchants[] = {M_A, M_B, {"m-c", "Gamma", "BE", "Gent", 0.99, 0.82}};
     static const as_device devices[] = {
         {7, "dyson-v11", "Dyson V11 Absolute", "Dyson", "vacuum-cleaner", "v11"},
         {8, "brita-marella", "Brita Marella", "Brita", "water-jug", ""},
@@ -404,7 +406,7 @@ static as_product *random_catalogue(as_mem *m, int n, uint32_t seed, const snap_
         for (size_t k = 0; k < k_n; k++) {
             int64_t price = 25 * (shape->price_base +
                                   (int64_t)(rnd_next(&x) % (uint32_t)shape->price_span));
-            os[k] = (as_offer){as_printf(m, "r-%03d-%zu", i, k), merchants[rnd_next(&x) % 2], price,
+            os[k] = (as_offer){as_printf(m, "r-%03d-%zu", i, k), merchants[rnd_next(&x) % 3], price,
                                price + 50, "agent price",
                                1 + (int)(rnd_next(&x) % (uint32_t)shape->days),
                                rnd_next(&x) % 4 ? 3 : 0};
@@ -420,6 +422,7 @@ static as_product *random_catalogue(as_mem *m, int n, uint32_t seed, const snap_
                              .offers = os, .n_offers = k_n};
     }
     fixture_catalogue(db, merchants, devices, ps, (size_t)n);
+    db->n_merchants = 3;
     return ps;
 }
 
@@ -705,6 +708,45 @@ static void test_steps_follow_stock(void **state)
     as_search_snap_release(before);
     as_search_snap_release(after);
     as_search_index_destroy(si);
+}
+
+/* A product's bound under any weights (sx_rank_bound) is at least its best
+ * offer's score, for every product of a catalogue of several merchants per
+ * product; under quality and reliability alone it is that score (the best
+ * merchant's parts together), where the best quality of one merchant and
+ * the best reliability of another would be above it for some. */
+static void test_bound_is_a_bound(void **state)
+{
+    as_mem *m = unit_mem(state);
+    int *tier_of;
+    as_search_snap *s = random_snap(m, 300, 4242u, &near_prices, &tier_of);
+    const as_weights ws[] = {{{0.35, 0.25, 0.25, 0.15}}, {{0, 0, 0.4, 0.6}}, {{1, 0, 0, 0}},
+                             {{0.2, 0.5, 0, 0.2}}, {{0, 0, 1, 0.1}}};
+    as_offer_filter none = {0};
+    size_t ranked = 0, tighter = 0;
+    for (size_t i = 0; i < sizeof(ws) / sizeof(ws[0]); i++) {
+        sx_weights_tab t;
+        assert_true(sx_weights_tab_make(s->c, m, &ws[i], &t));
+        bool merchant_only = ws[i].w[0] == 0 && ws[i].w[1] == 0;
+        for (uint32_t d = 0; d < s->c->n; d++) {
+            sx_best b;
+            sx_rank_best(s, d, &ws[i], &t, &none, -1, 20000, &b);
+            int bound = sx_rank_bound(s, d, &t, &ws[i]);
+            if (!b.n_eligible) {
+                assert_int_equal(bound, 0);
+                continue;
+            }
+            ranked++;
+            assert_true(bound >= b.score);
+            if (merchant_only) assert_int_equal(bound, b.score);
+            int64_t apart = t.price[SX_TAB_MAX] + t.delivery[s->max_del10[d]] +
+                            t.quality[s->best_q[d]] + t.reliability[s->best_r[d]];
+            tighter += bound < (int)((apart + 50) / 100);
+        }
+    }
+    assert_true(ranked > 1000);
+    assert_true(tighter > 0);
+    as_search_snap_release(s);
 }
 
 /* ---- the index file: what one process builds, another maps, with the same answers ---- */
@@ -1309,6 +1351,7 @@ int main(void)
         UNIT_TEST(test_pages_are_brute_force),
         UNIT_TEST(test_steps_are_best_offer),
         UNIT_TEST(test_steps_follow_stock),
+        UNIT_TEST(test_bound_is_a_bound),
         UNIT_TEST(test_device_typo),
         UNIT_TEST(test_index_file),
         UNIT_TEST(test_background_build),
