@@ -217,7 +217,7 @@ static void filtered_bits(const as_search_snap *s, as_mem *m, const as_search_as
                 t++;
             sx_best b = {0};
             bool hidden = f->verified_only && c->hidden[d];
-            if (!hidden && !(mask && !(mask[w] & bit)))
+            if (!hidden && !sx_filter_unmet(f, d))
                 sx_rank_best_default_filtered(s, d, &f->of, f->merchant, f->today, false, &b);
             if (hidden || !b.n_eligible) {
                 if (*nx < MAX_EXCLUDED) {
