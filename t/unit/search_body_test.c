@@ -59,7 +59,7 @@ static void catalogue(fake_db *db)
                 gen_offers),
     };
     products[2].verif_note = "Capacity: claimed 2000 mAh, measured 900 mAh";
-    fixture_catalogue(db, merchants, devices, products, N_ROWS(products));
+    fixture_catalogue(db, merchants, N_ROWS(merchants), devices, products, N_ROWS(products));
 }
 
 /* ---- the jansson tree as core/as_catalog_api.c built it before ---- */

@@ -69,7 +69,7 @@ static void catalogue(fake_db *db)
     products[0].specs = aa_specs;
     products[0].n_specs = 1;
     products[2].verif_note = "Capacity: claimed 2000 mAh, measured 900 mAh";
-    fixture_catalogue(db, merchants, devices, products, N_ROWS(products));
+    fixture_catalogue(db, merchants, N_ROWS(merchants), devices, products, N_ROWS(products));
 }
 
 typedef struct run {
@@ -304,7 +304,7 @@ static void test_filtered_best_is_ranked_best(void **state)
                              .return_rate = 0.01, .offers = os, .n_offers = n};
     }
     fake_db db;
-    fixture_catalogue(&db, merchants, devices, ps, N);
+    fixture_catalogue(&db, merchants, N_ROWS(merchants), devices, ps, N);
     as_store st = fake_store_make(&db);
     as_search_snap *s = as_search_snap_build(&st);
     assert_non_null(s);
@@ -421,8 +421,7 @@ static as_product *random_catalogue(as_mem *m, int n, uint32_t seed, const snap_
                              .orders_per_week = "[]", .return_rate = rates[rnd_next(&x) % 5],
                              .offers = os, .n_offers = k_n};
     }
-    fixture_catalogue(db, merchants, devices, ps, (size_t)n);
-    db->n_merchants = 3;
+    fixture_catalogue(db, merchants, N_ROWS(merchants), devices, ps, (size_t)n);
     return ps;
 }
 

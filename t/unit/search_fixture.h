@@ -9,10 +9,10 @@
 
 #include "as_search.h"
 
-/* db over two merchants, three devices (the Dyson V11 is id 7, the V8 id 9)
+/* db over the merchants, three devices (the Dyson V11 is id 7, the V8 id 9)
  * and the products, which hold HEPA-5 (fits the V11 and the V8) and GEN-6
  * (does not: a diameter 80 mm against 70). */
-static inline void fixture_catalogue(fake_db *db, const as_merchant merchants[static 2],
+static inline void fixture_catalogue(fake_db *db, const as_merchant *merchants, size_t n_merchants,
                                      const as_device devices[static 3], const as_product *products,
                                      size_t n_products)
 {
@@ -37,7 +37,7 @@ static inline void fixture_catalogue(fake_db *db, const as_merchant merchants[st
     };
     memset(db, 0, sizeof(*db));
     db->merchants = merchants;
-    db->n_merchants = 2;
+    db->n_merchants = n_merchants;
     db->devices = devices;
     db->n_devices = 3;
     db->products = products;
