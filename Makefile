@@ -138,12 +138,15 @@ test-scale: all
 # change shows in every child's search, and an audit of the orders placed;
 # ends with issue 16's targets, met or missed (docs/performance.md). Prints a
 # report; also kept in build/bench/latest.txt.
-bench: all build/bench-agents
+bench: all build/bench-agents build/bench-rate
 	@scripts/deps.sh bench
 	@scripts/bench.sh
 
 build/bench-agents: bench/agents.c | build/core
 	$(CC) -std=gnu11 -O2 -g $(WARN) -pthread $< -o $@
+
+build/bench-rate: bench/rate.c | build/core
+	$(CC) -std=gnu11 -O2 -g $(WARN) $< -o $@
 
 # The README's two commands on a pristine Debian 12 made with debootstrap, as
 # root and as an ordinary user with sudo (scripts/test-fresh.sh; needs root).
