@@ -30,8 +30,9 @@ static const char magic[8] = {'A', 'S', 'I', 'D', 'X', 0, 0, 0};
  * a compat row's view members after the device's, not the whole row (a
  * format-4 file's would be written after the device's members again); 6: the
  * offers' stock as read and the live sequence it was read at; 7: contradicted
- * products' entries of `excluded` (xj_at) */
-#define FORMAT 7
+ * products' entries of `excluded` (xj_at); 8: which words are only ever
+ * joined ones (tok_join) */
+#define FORMAT 8
 
 enum {
     SEC_IDS,
@@ -55,6 +56,7 @@ enum {
     SEC_STOCK,
     SEC_TOK_AT,
     SEC_TOK_TEXT,
+    SEC_TOK_JOIN,
     SEC_STEM_OF,
     SEC_STEM_AT,
     SEC_STEM_TEXT,
@@ -130,6 +132,7 @@ static const size_t in_place[SEC_STRS + 1] = {
     [SEC_STOCK] = offsetof(sx_catalog, stock),
     [SEC_TOK_AT] = offsetof(sx_catalog, tok_at),
     [SEC_TOK_TEXT] = offsetof(sx_catalog, tok_text),
+    [SEC_TOK_JOIN] = offsetof(sx_catalog, tok_join),
     [SEC_STEM_OF] = offsetof(sx_catalog, stem_of),
     [SEC_STEM_AT] = offsetof(sx_catalog, stem_at),
     [SEC_STEM_TEXT] = offsetof(sx_catalog, stem_text),
@@ -209,6 +212,8 @@ static uint64_t expected_len(const file_head *h, const sx_catalog *c, int sec)
         return h->noffers * sizeof(sx_offer);
     case SEC_IN_STOCK:
         return h->noffers;
+    case SEC_TOK_JOIN:
+        return h->ntok;
     case SEC_STOCK:
         return h->noffers * 4;
     case SEC_TOK_AT:

@@ -94,7 +94,8 @@ typedef struct sx_builder {
     size_t ndev;
     /* words by first appearance, found through an open-addressing hash */
     char **tok;
-    size_t tokcap;
+    uint8_t *tok_join; /* as sx_catalog.tok_join's, by first appearance */
+    size_t tokcap, joincap;
     uint32_t ntok;
     uint32_t *slots;
     size_t nslots;
@@ -173,24 +174,33 @@ static bool rehash(sx_builder *b)
     return true;
 }
 
-static uint32_t word_id(sx_builder *b, const char *w)
+/* Word w's id; join is 0 for a word of the text, else the length of the
+ * first of the two words it joins (sx_catalog.tok_join). */
+static uint32_t word_id(sx_builder *b, const char *w, size_t join)
 {
+    uint8_t j = join > 255 ? 255 : (uint8_t)join;
     size_t i = (size_t)hash_str(w) & (b->nslots - 1);
     for (; b->slots[i]; i = (i + 1) & (b->nslots - 1))
-        if (strcmp(b->tok[b->slots[i] - 1], w) == 0) return b->slots[i] - 1;
-    if (b->ntok >= MAX_TOKENS || !grow((void **)&b->tok, &b->tokcap, b->ntok + 1, sizeof(char *)))
+        if (strcmp(b->tok[b->slots[i] - 1], w) == 0) {
+            uint32_t id = b->slots[i] - 1;
+            if (b->tok_join[id] > j) b->tok_join[id] = j;
+            return id;
+        }
+    if (b->ntok >= MAX_TOKENS || !grow((void **)&b->tok, &b->tokcap, b->ntok + 1, sizeof(char *)) ||
+        !grow((void **)&b->tok_join, &b->joincap, b->ntok + 1, 1))
         return UINT32_MAX;
     char *copy = strdup(w);
     if (!copy) return UINT32_MAX;
     b->tok[b->ntok] = copy;
+    b->tok_join[b->ntok] = j;
     b->slots[i] = ++b->ntok;
     if ((size_t)b->ntok * 2 > b->nslots && !rehash(b)) return UINT32_MAX;
     return b->ntok - 1;
 }
 
-static bool add_word(sx_builder *b, const char *w)
+static bool add_word(sx_builder *b, const char *w, size_t join)
 {
-    uint32_t id = word_id(b, w);
+    uint32_t id = word_id(b, w, join);
     if (id == UINT32_MAX || !grow((void **)&b->cur, &b->curcap, b->ncur + 1, sizeof(uint32_t)))
         return false;
     b->cur[b->ncur++] = id;
@@ -216,9 +226,10 @@ static bool add_text(sx_builder *b, as_mem *m, const char *text, bool joined)
     size_t n = as_search_words_unstemmed(m, text, &w); /* stems: per distinct word, below */
     const char *prev = NULL;
     for (size_t i = 0; i < n; i++) {
-        if (!add_word(b, w[i].text)) return false;
+        if (!add_word(b, w[i].text, 0)) return false;
         if (w[i].part) continue;
-        if (joined && prev && !add_word(b, joined_word(m, prev, w[i].text))) return false;
+        if (joined && prev && !add_word(b, joined_word(m, prev, w[i].text), strlen(prev)))
+            return false;
         prev = w[i].text;
     }
     return true;
@@ -721,7 +732,7 @@ static void catalog_free(sx_catalog *c)
                       c->brand_at, c->img_at,    c->note_at,     c->status_at,    c->avail_at,
                       c->xj_at,
                       c->off_at,   c->offers,    c->merchants,   c->tok_at,       c->tok_text,
-                      c->stock,
+                      c->tok_join,  c->stock,
                       c->stem_of,  c->stem_at,   c->stem_text,   c->stem_toks_at, c->stem_toks,
                       c->fwd_at,   c->fwd,       c->post_at,     c->post,         c->dev_ids,
                       c->dev_at,   c->compat,    c->strs,        c->devs,         c->cat_at,
@@ -755,6 +766,7 @@ static void builder_free(sx_builder *b)
     for (uint32_t i = 0; i < b->ntok; i++)
         free(b->tok[i]);
     free(b->tok);
+    free(b->tok_join);
     free(b->slots);
     free(b->cur);
     free(b->in_stock);
@@ -953,6 +965,10 @@ static as_search_snap *finish(sx_builder *b, const as_search_version *v)
         new_id[order[i]] = i;
     if (!str_table(b->tok, order, nt, &c->tok_at, &c->tok_text, &c->bytes)) goto fail;
     c->ntok = nt;
+    if (!(c->tok_join = malloc((size_t)nt + 1))) goto fail;
+    for (uint32_t i = 0; i < nt; i++)
+        c->tok_join[new_id[i]] = b->tok_join[i];
+    c->bytes += nt;
 
     a = as_arena_create();
     as_mem m = as_arena_mem(a);

@@ -66,6 +66,14 @@ typedef struct sx_catalog {
      * each word's products ascending */
     uint32_t ntok;
     uint32_t *tok_at; /* ntok + 1, into tok_text */
+    /* ntok: 0 for a word some product has on its own; for a word only ever
+     * made by joining two neighbours ("filter" "453" → "filter453"), the
+     * least length of the first of them (at most 255). Every product with
+     * such a word has its first word too, so a query word no longer than
+     * that, a prefix of the joined word, is a prefix of (or is) that first
+     * word and finds the same products through it, as well or better: the
+     * match stage does not expand it to the joined word (word_kinds). */
+    uint8_t *tok_join;
     char *tok_text;
     uint32_t *stem_of;  /* ntok: the word's stem, into stems (sorted) */
     uint32_t nstems;

@@ -120,10 +120,22 @@ static tok_list word_kinds(const sx_catalog *c, as_mem *m, const as_qword *w, si
     if (w->stem && find_stem(c, w->stem, &st))
         for (uint32_t i = c->stem_toks_at[st]; i < c->stem_toks_at[st + 1]; i++)
             gather(m, &v, &n, &cap, c->stem_toks[i], AS_MATCH_EXACT);
-    size_t len = strlen(w->text);
+    size_t len = strlen(w->text), skipped = 0, whole = n;
     if (len >= 2 && !numeric(w->text))
-        for (uint32_t i = at; i < c->ntok && strncmp(sx_tok(c, i), w->text, len) == 0; i++)
+        for (uint32_t i = at; i < c->ntok && strncmp(sx_tok(c, i), w->text, len) == 0; i++) {
+            /* a word only ever joined from a first word at least this long:
+             * its products have that first word, which this one matches as
+             * well or better ("filter" in "filter453"): its postings counted
+             * (unless it is gathered already, in the same stem), not it */
+            if (c->tok_join[i] >= len) {
+                bool had = false;
+                for (size_t k = 0; k < whole && !had; k++)
+                    had = v[k].tok == i;
+                if (!had) skipped += c->post_at[i + 1] - c->post_at[i];
+                continue;
+            }
             gather(m, &v, &n, &cap, i, AS_MATCH_PREFIX);
+        }
     if (!n && as_search_typo_max(w->text)) {
         /* the rule of as_search_typo (as_search_words.c), over the words with
          * the same first letter */
@@ -148,7 +160,7 @@ static tok_list word_kinds(const sx_catalog *c, as_mem *m, const as_qword *w, si
     /* each word once, with its best kind (the pairs sort by word, then kind) */
     if (n > 1) qsort(v, n, sizeof(*v), tok_kind_cmp);
     tok_list l = {as_alloc(m, (n ? n : 1) * sizeof(uint32_t)), as_alloc(m, n ? n : 1), 0};
-    size_t p = 0;
+    size_t p = skipped;
     for (size_t i = 0; i < n; i++) {
         if (l.n && l.tok[l.n - 1] == v[i].tok) continue;
         l.tok[l.n] = v[i].tok;

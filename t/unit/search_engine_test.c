@@ -791,6 +791,95 @@ static const char *answer(as_mem *m, const as_search_snap *s, const char *q,
     return as_buf_str(&b);
 }
 
+/* answer's, with each result's match and what was understood of each word */
+static const char *answer_kinds(as_mem *m, const as_search_snap *s, const char *q)
+{
+    as_search_ask ask = {.q = q, .verified_only = true, .limit = 20, .today = 20000};
+    as_weights_default(&ask.w);
+    as_search_result r;
+    as_search_run(s, m, &ask, &r);
+    as_buf b;
+    as_buf_init(&b, m);
+    as_buf_puts(&b, answer(m, s, q, NULL));
+    for (size_t i = 0; i < r.n; i++)
+        as_buf_printf(&b, " %s:%d%s", r.page[i].sku, (int)r.match[i], r.matched_all[i] ? "" : "~");
+    for (size_t i = 0; i < r.understood.n_words; i++)
+        as_buf_printf(&b, " [%s %s]", r.understood.words[i].word,
+                      r.understood.words[i].corrected ? r.understood.words[i].corrected : "-");
+    return as_buf_str(&b);
+}
+
+/* Words joined from neighbours ("Hand Soap" → "handsoap") are words of the
+ * index, marked with the length of their first word when nothing has them on
+ * their own; a query word no longer than that is not expanded to them, and
+ * every search of a prefix of any word of the catalogue answers exactly what
+ * it answers with every word's expansion. */
+static void test_joined_words(void **state)
+{
+    as_mem *m = unit_mem(state);
+    run x;
+    search(state, &x, "handsoap", NULL);
+    assert_string_equal(skus(m, &x.r), "SOAP-4");
+    assert_int_equal(x.r.match[0], AS_MATCH_EXACT);
+    search(state, &x, "lavenderhand", NULL);
+    assert_string_equal(skus(m, &x.r), "SOAP-4");
+
+    catalogue(&x.db);
+    x.st = fake_store_make(&x.db);
+    as_search_snap *s = as_search_snap_build(&x.st);
+    assert_non_null(s);
+    sx_catalog *c = (sx_catalog *)s->c;
+    size_t joined = 0, plain = 0;
+    for (uint32_t i = 0; i < c->ntok; i++) {
+        const char *t = sx_tok(c, i);
+        if (!c->tok_join[i]) {
+            plain++;
+            continue;
+        }
+        joined++;
+        /* every product with it has a word of at least that length that
+         * begins it */
+        assert_true(c->tok_join[i] < strlen(t));
+        for (uint32_t p = c->post_at[i]; p < c->post_at[i + 1]; p++) {
+            uint32_t d = c->post[p];
+            bool first = false;
+            for (uint32_t f = c->fwd_at[d]; f < c->fwd_at[d + 1] && !first; f++) {
+                const char *w = sx_tok(c, c->fwd[f]);
+                size_t lw = strlen(w);
+                first = lw >= c->tok_join[i] && lw < strlen(t) && strncmp(w, t, lw) == 0;
+            }
+            assert_true(first);
+        }
+    }
+    assert_true(joined > 0);
+    assert_true(plain > 0);
+    uint32_t hs = 0;
+    while (hs < c->ntok && strcmp(sx_tok(c, hs), "handsoap") != 0)
+        hs++;
+    assert_true(hs < c->ntok);
+    assert_int_equal(c->tok_join[hs], 4);
+
+    /* every prefix of every word, from two letters: the same answer without
+     * the marks */
+    uint8_t *marks = c->tok_join, *none = as_alloc(m, c->ntok ? c->ntok : 1);
+    size_t compared = 0;
+    for (uint32_t i = 0; i < c->ntok; i++) {
+        const char *t = sx_tok(c, i);
+        for (size_t len = 2; len <= strlen(t); len++) {
+            const char *q = as_strndup(m, t, len);
+            c->tok_join = marks;
+            const char *with = answer_kinds(m, s, q);
+            c->tok_join = none;
+            const char *without = answer_kinds(m, s, q);
+            c->tok_join = marks;
+            assert_string_equal(with, without);
+            compared++;
+        }
+    }
+    assert_true(compared > 100);
+    as_search_snap_release(s);
+}
+
 /* The catalogue's index three ways: built in memory, built by one process
  * (which writes the file) and mapped from that file by another; the file in
  * a directory of its own. */
@@ -1348,6 +1437,7 @@ int main(void)
         UNIT_TEST(test_filtered_best_is_ranked_best),
         UNIT_TEST(test_sort_orders),
         UNIT_TEST(test_pages_are_brute_force),
+        UNIT_TEST(test_joined_words),
         UNIT_TEST(test_steps_are_best_offer),
         UNIT_TEST(test_steps_follow_stock),
         UNIT_TEST(test_bound_is_a_bound),
