@@ -374,6 +374,7 @@ run_wrk() {
     fi >"$log" 2>&1 || { cat "$log" >&2; die "wrk failed: $name"; }
     local rps n bad p50 p99 errs
     rps=$(awk '/^Requests\/sec:/ { printf "%d", $2 }' "$log")
+    last_rps=$rps
     n=$(awk '/requests in/ { print $1 }' "$log")
     bad=$(awk '/Non-2xx or 3xx responses:/ { print $NF }' "$log")
     errs=$(awk '/Socket errors:/ { print }' "$log")
@@ -397,21 +398,22 @@ run_wrk() {
 static_of() { # the higher of the static rows of a kind (product, search)
     awk -F'\t' -v k="static:$1" '$6 == k && $2 + 0 > m { m = $2 + 0 } END { print m + 0 }' "$results"
 }
-# run_rate NAME URL RPS PATHS: one row from bench/rate (the fixed-rate load),
-# as run_wrk's (the same db=, key=, ceiling= and refusals=); its req/s is the
-# rate answered, which falls short of RPS when the server cannot keep up.
+# run_rate NAME URL RPS SECONDS PATHS: one row from bench/rate (the
+# fixed-rate load; none when NAME is "-"), as run_wrk's (the same db=, key=,
+# ceiling= and refusals=); its req/s is the rate answered, which falls short of
+# RPS when the server cannot keep up.
 run_rate() {
-    local name=$1 url=$2 rps=$3 paths=$4 log
+    local name=$1 url=$2 rps=$3 d=$4 paths=$5 log
     log="$dir/rate.$(printf '%s' "${db:-}$name" | tr -c 'a-zA-Z0-9' _).log"
-    build/bench-rate 127.0.0.1 "${url##*:}" "$paths" "$rps" "$secs" >"$log" 2>&1 ||
+    build/bench-rate 127.0.0.1 "${url##*:}" "$paths" "$rps" "$d" >"$log" 2>&1 ||
         { cat "$log" >&2; die "bench/rate failed: $name"; }
     v() { awk -v k="$1" '$1 == k { print $2 }' "$log"; }
     local n4
     n4=$(v s4xx)
     [ -n "${refusals:-}" ] || [ "$n4" -eq 0 ] || { cat "$log" >&2; die "$name: $n4 responses 4xx"; }
-    [ "$(v resent)" -eq 0 ] || say "${db:+${label[$db]}: }$name: $(v resent) requests sent again on a new connection"
+    [ "$(v resent)" -eq 0 ] || say "${db:+${label[$db]}: }${name/#-/warm-up at a fixed rate}: $(v resent) requests sent again on a new connection"
     [ "$paths" = "$dir/static.paths" ] || api_requests=$((api_requests + $(v done)))
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$(v rate | cut -d. -f1)" "$(v p50_ms)" "$(v p99_ms)" \
+    [ "$name" = - ] || printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$(v rate | cut -d. -f1)" "$(v p50_ms)" "$(v p99_ms)" \
         "$([ -n "${refusals:-}" ] && echo "$n4" || echo -)" "${ceiling:-product}" "${db:-}" "${key:--}" >>"$results"
 }
 H=(-H "Authorization: Bearer $key_a" -H "Service-Agent: agentshop-bench/1.0")
@@ -440,6 +442,9 @@ fi
 say "warming up ($warm s per run)"
 want static && run_wrk - "$demo/product.json" "$warm"
 want search && run_wrk - "$demo/search.json" "$warm"
+# the warm-up's own rate for bench/rate: 40% of the static page's just now
+warm_rate=$((${last_rps:-0} * 2 / 5))
+[ "$warm_rate" -gt 0 ] || warm_rate=100
 want buy && agents_run "$warm" "$dir/agents.warm" "$dir/keys"
 want orders && orders_paths
 # Buying and the reads until every child's memory has stopped moving (at least
@@ -464,6 +469,11 @@ while [ "$warm_passes" -lt 5 ]; do
             run_wrk - "${url_on[$d]}" "$warm" "$dir/search.paths"
             refusals=1 run_wrk - "${url_on[$d]}" "$warm" "$dir/longtail.paths"
             refusals=1 run_wrk - "${url_off[$d]}" "$warm" "$dir/longtail.paths"
+            # the fixed-rate load too: where the server falls behind, all of
+            # a child's workers are busy at once, each with its scratch
+            # memory and pools: memory the measured round must not count as
+            # growth
+            refusals=1 run_rate - "${url_off[$d]}" "$warm_rate" "$warm" "$dir/longtail.paths"
         fi
     done
     now=$(rss_all)
@@ -506,11 +516,11 @@ if want search; then
     # the latencies at the target's rate, 40% of the static page's (bench/rate)
     rate40=$(awk -v s="$(static_of search)" 'BEGIN { printf "%d", s * 0.4 }')
     echo /search.json >"$dir/static.paths"
-    ceiling=search run_rate "static JSON file, a search page, at $rate40/s (40%)" "$demo" "$rate40" \
+    ceiling=search run_rate "static JSON file, a search page, at $rate40/s (40%)" "$demo" "$rate40" "$secs" \
         "$dir/static.paths"
     for d in $dbs; do
         db=$d key=search_rate ceiling=search refusals=1 run_rate \
-            "GET /search long tail, page cache off, at $rate40/s (40%)" "${url_off[$d]}" "$rate40" \
+            "GET /search long tail, page cache off, at $rate40/s (40%)" "${url_off[$d]}" "$rate40" "$secs" \
             "$dir/longtail.paths"
     done
 fi
