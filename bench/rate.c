@@ -17,8 +17,10 @@
  *   RATE  requests per second; RATE * SECONDS requests in all
  * CONNS in the environment: connections (default 64, at most 1024).
  *
- * Prints "key value" lines: sent, done, late (requests that found no free
- * connection when due), resent (sent again on a new connection after httpd
+ * Prints "key value" lines: sent, done, late (requests sent more than 1 ms
+ * after they were due: no connection was free, or this client was not given
+ * the CPU in time; either way the wait is in their latency), resent (sent
+ * again on a new connection after httpd
  * closed an idle one), rate (answers per second over the run), p50_ms,
  * p90_ms, p99_ms, p999_ms, max_ms, s2xx, s4xx. Exits 1 on a status that is
  * neither 2xx nor 4xx, an answer that is not HTTP, or a connection that cannot
