@@ -411,6 +411,8 @@ run_rate() {
     local n4
     n4=$(v s4xx)
     [ -n "${refusals:-}" ] || [ "$n4" -eq 0 ] || { cat "$log" >&2; die "$name: $n4 responses 4xx"; }
+    [ "$(v unanswered)" -eq 0 ] ||
+        say "${db:+${label[$db]}: }${name/#-/warm-up at a fixed rate}: $(v unanswered) requests not answered 30 s after the last was due (counted with their wait so far)"
     [ "$(v resent)" -eq 0 ] || say "${db:+${label[$db]}: }${name/#-/warm-up at a fixed rate}: $(v resent) requests sent again on a new connection"
     [ "$paths" = "$dir/static.paths" ] || api_requests=$((api_requests + $(v done)))
     [ "$name" = - ] || printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$(v rate | cut -d. -f1)" "$(v p50_ms)" "$(v p99_ms)" \
