@@ -1592,9 +1592,6 @@ static int agentshop_handler(request_rec *r)
     rc->db.acquire = acquire;
     rc->db.write_wait = c->write_wait != UNSET ? apr_time_from_sec(c->write_wait) : 0;
     as_store store = as_db_store(&rc->db);
-    /* the live sequence is SQLite's (docs/search.md); the connection, and so
-     * its driver, comes only when core first needs it */
-    if (!sc->db_file) store.live_changes = NULL;
     as_ctx ctx = {&mem,
                   &store,
                   &cfg,
