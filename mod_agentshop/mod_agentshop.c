@@ -20,6 +20,7 @@
 #include "as_api.h"
 #include "as_crypto.h"
 #include "as_db.h"
+#include "as_versions.h"
 #include "as_view_cache.h"
 
 #include <errno.h>
@@ -63,6 +64,9 @@ typedef struct srv_cfg {
     apr_uint32_t sweep_sec;   /* this process's last sweep of expired confirmations */
     const char *notify_cmd;   /* AgentShopConfirmationNotify, without its '|' */
     piped_log *notify;        /* its program, opened by the parent in post_config */
+    apr_int64_t versions_max_age; /* AgentShopVersionsMaxAge, ms; 0: read per request */
+    const char *db_key;           /* the driver and its parameters: which database */
+    as_versions_cell *versions;   /* shared by every child (and host) of that database */
 } srv_cfg;
 
 #define DEFAULT_VIEW_SLOTS 0 /* off: views come from the search index */
@@ -105,6 +109,7 @@ typedef struct rate_slot {
 } rate_slot;
 static apr_global_mutex_t *rate_mutex;
 static apr_shm_t *rate_shm;
+static apr_shm_t *versions_shm; /* the database versions' cells (make_versions) */
 static rate_slot *rate_table;
 /* Drawn at every start, before the children fork: slots are found by a keyed
  * hash, so no client can choose keys whose slots land on another's. */
@@ -139,6 +144,7 @@ static int pre_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp)
     base_url_seen = 0;
     write_mutex = rate_mutex = NULL;
     rate_shm = NULL;
+    versions_shm = NULL;
     rate_table = NULL;
     index_dir_conf = index_dir = NULL;
     /* before mod_dbd's first connection (the first read of the configuration;
@@ -340,6 +346,7 @@ static void *create_srv_cfg(apr_pool_t *p, server_rec *s)
     srv_cfg *c = apr_pcalloc(p, sizeof(*c));
     c->view_slots = UNSET;
     c->search_slots = UNSET;
+    c->versions_max_age = UNSET;
     return c;
 }
 
@@ -349,6 +356,8 @@ static void *merge_srv_cfg(apr_pool_t *p, void *basev, void *addv)
     c->view_slots = a->view_slots != UNSET ? a->view_slots : b->view_slots;
     c->search_slots = a->search_slots != UNSET ? a->search_slots : b->search_slots;
     c->notify_cmd = a->notify_cmd ? a->notify_cmd : b->notify_cmd;
+    c->versions_max_age =
+        a->versions_max_age != UNSET ? a->versions_max_age : b->versions_max_age;
     return c;
 }
 
@@ -381,6 +390,21 @@ static const char *set_cache(cmd_parms *cmd, void *dummy, const char *arg)
     return NULL;
 }
 
+/* AgentShopVersionsMaxAge: milliseconds, 0 to AS_VERSIONS_MAX_AGE_LIMIT. */
+static const char *set_versions_max_age(cmd_parms *cmd, void *dummy, const char *arg)
+{
+    (void)dummy;
+    srv_cfg *c = ap_get_module_config(cmd->server->module_config, &agentshop_module);
+    char *end = NULL;
+    apr_int64_t n = apr_strtoi64(arg, &end, 10);
+    if (!*arg || *end || n < 0 || n > AS_VERSIONS_MAX_AGE_LIMIT)
+        return apr_psprintf(cmd->pool,
+                            "AgentShopVersionsMaxAge: '%s' must be a number of milliseconds "
+                            "from 0 (read the versions for every request) to %d",
+                            arg, AS_VERSIONS_MAX_AGE_LIMIT);
+    c->versions_max_age = n;
+    return NULL;
+}
 
 static const char *set_index_dir(cmd_parms *cmd, void *dummy, const char *arg)
 {
@@ -434,6 +458,10 @@ static const command_rec cmds[] = {
     AP_INIT_FLAG("AgentShopViewsFromIndex", set_views_from_index, NULL, RSRC_CONF | ACCESS_CONF,
                  "product views from the search index, reading only offers' stock and questions "
                  "(default on); off: each view read whole from the database"),
+    AP_INIT_TAKE1("AgentShopVersionsMaxAge", set_versions_max_age, NULL, RSRC_CONF,
+                  "milliseconds for which the database's versions one request read serve the "
+                  "server's other requests (default 100; 0: read for every request); a commit "
+                  "made through the server is seen by its next request whatever this is"),
     AP_INIT_TAKE1("AgentShopSearchIndexDir", set_index_dir, NULL, RSRC_CONF,
                   "directory of the search index files, one per database, mapped by every "
                   "child (default: agentshop-index in DefaultRuntimeDir)"),
@@ -684,10 +712,12 @@ static server_rec *server_of(server_rec *s, const ap_directive_t *d)
 static void note_file(apr_pool_t *pconf, server_rec *s, const db_use *u)
 {
     srv_cfg *sc = s ? ap_get_module_config(s->module_config, &agentshop_module) : NULL;
-    if (sc && u->driver) /* a virtual host's own driver replaces the main server's */
+    if (sc && u->driver) { /* a virtual host's own driver replaces the main server's */
         sc->db_file = strcmp(u->driver, "sqlite3") == 0 && u->params
                           ? apr_pstrdup(pconf, u->params)
                           : NULL;
+        sc->db_key = u->params ? apr_pstrcat(pconf, u->driver, " ", u->params, NULL) : NULL;
+    }
     if (sc && u->driver && u->params && index_dir) {
         /* one name per database: the driver and its parameters, hashed */
         as_mem mem = as_db_pool_mem(pconf);
@@ -774,6 +804,33 @@ static int check_databases(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s)
         if (apr_hash_get(seen, key, APR_HASH_KEY_STRING)) continue;
         apr_hash_set(seen, key, APR_HASH_KEY_STRING, key);
         if (check_db(ptemp, s, u, &who) != OK) return HTTP_INTERNAL_SERVER_ERROR;
+    }
+    return OK;
+}
+
+/* One cell of versions (core/as_versions.h) per database, in anonymous shared
+ * memory made before the children fork: the hosts of one database share it. */
+static int make_versions(apr_pool_t *pconf, server_rec *s)
+{
+    size_t n = 0;
+    for (server_rec *v = s; v; v = v->next)
+        n++;
+    apr_status_t rv = apr_shm_create(&versions_shm, n * sizeof(as_versions_cell), NULL, pconf);
+    if (rv != APR_SUCCESS) {
+        ap_log_error(APLOG_MARK, APLOG_CRIT, rv, s,
+                     "mod_agentshop: cannot create the shared memory of the database versions");
+        return HTTP_INTERNAL_SERVER_ERROR;
+    }
+    as_versions_cell *cells = apr_shm_baseaddr_get(versions_shm);
+    apr_hash_t *of = apr_hash_make(pconf);
+    size_t used = 0;
+    for (server_rec *v = s; v; v = v->next) {
+        srv_cfg *sc = ap_get_module_config(v->module_config, &agentshop_module);
+        sc->versions = sc->db_key ? apr_hash_get(of, sc->db_key, APR_HASH_KEY_STRING) : NULL;
+        if (sc->versions || !sc->db_key) continue;
+        sc->versions = &cells[used++];
+        as_versions_init(sc->versions);
+        apr_hash_set(of, sc->db_key, APR_HASH_KEY_STRING, sc->versions);
     }
     return OK;
 }
@@ -872,7 +929,8 @@ static int post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp, s
     }
     index_dir = api_bases ? index_dir_make(pconf, ptemp, s) : NULL;
     if (open_notify(pconf, s) != OK) return HTTP_INTERNAL_SERVER_ERROR;
-    return check_databases(pconf, ptemp, s);
+    int ok = check_databases(pconf, ptemp, s);
+    return ok == OK ? make_versions(pconf, s) : ok;
 }
 
 static void index_log(void *baton, int level, const char *msg)
@@ -1591,6 +1649,9 @@ static int agentshop_handler(request_rec *r)
     rc->db.log_baton = r;
     rc->db.acquire = acquire;
     rc->db.write_wait = c->write_wait != UNSET ? apr_time_from_sec(c->write_wait) : 0;
+    rc->db.versions = sc->versions;
+    rc->db.versions_max_age =
+        sc->versions_max_age != UNSET ? sc->versions_max_age : AS_VERSIONS_MAX_AGE_MS;
     as_store store = as_db_store(&rc->db);
     as_ctx ctx = {&mem,
                   &store,

@@ -36,6 +36,12 @@ typedef struct as_db {
     apr_interval_time_t write_wait;
     apr_time_t write_deadline; /* set when the writer lock is taken */
     int wrote;    /* the writer lock's holder may have committed: sync before answering */
+    /* The versions shared by the server's requests (core/as_versions.h):
+     * st_search_version reuses them up to versions_max_age ms, and every
+     * commit marks them stale. NULL: read per call (the admin tool, the
+     * index's builds). */
+    struct as_versions_cell *versions;
+    int64_t versions_max_age;
     void *closer; /* as_db_open's connection: closed with the pool, or by as_db_close */
 } as_db;
 

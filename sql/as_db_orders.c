@@ -35,6 +35,8 @@ int st_commit(void *h)
      * silently roll back a transaction holding a failed statement. */
     int rc = as_db_end_t(db, t, 1) == 0 ? AS_OK : AS_EDB;
     if (rc != AS_OK) db->wrote = 0; /* rolled back */
+    /* the server's next request reads the versions again, in any process */
+    as_versions_stale(db->versions);
     /* not answered before it is on disk */
     if (as_db_write_unlock(db) != 0) rc = AS_EDB;
     return rc;

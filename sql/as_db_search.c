@@ -339,10 +339,18 @@ static void version_row(void *baton, const cells *row)
 
 int st_search_version(void *h, as_search_version *out)
 {
+    as_db *db = h;
+    /* a read begun less than versions_max_age ago, with no commit of this
+     * server's since: no connection, no statement (core/as_versions.h) */
+    int64_t now = db->versions ? as_versions_now_ms() : 0;
+    if (as_versions_get(db->versions, now, db->versions_max_age, out)) return AS_OK;
+    uint64_t gen = as_versions_gen(db->versions);
     version_read r = {out, false};
     if (!connected(h) || as_db_each_row(h, NULL, "as_version_get", NULL, 0, version_row, &r))
         return AS_EDB;
-    return r.found ? AS_OK : AS_EDB;
+    if (!r.found) return AS_EDB;
+    if (db->versions_max_age > 0) as_versions_put(db->versions, gen, now, out);
+    return AS_OK;
 }
 
 /* The rank columns from c on; in_stock as given (rank_changes only). */

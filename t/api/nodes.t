@@ -7,6 +7,8 @@ use warnings FATAL => 'all';
 use FindBin;
 use lib "$FindBin::Bin/../lib";
 use Test::More;
+use JSON::PP ();
+use Time::HiRes qw(time);
 use AgentShop::Test;
 use Apache::Test ();
 use Apache::TestRequest ();
@@ -118,5 +120,37 @@ my @sq = map { (post_json('/quotes', $H, { sku => $sp->{sku}, offer_id => $soff-
 is(scalar(grep { $_->{code} == 201 } @r), $stock, "stock across both nodes: exactly $stock orders");
 my ($left) = map { $_->[0] } sql("SELECT stock FROM offers WHERE id = '$soff->{offer_id}'");
 is($left, 0, '... none below zero');
+
+# ---- a stock change made through one node, in both nodes' views ----
+# The node that wrote shows it in every child's next view; the other node
+# reads the database's versions again within AgentShopVersionsMaxAge (100 ms
+# here; docs/search.md, "Reading the versions").
+sub offer_stock {
+    my ($v, $id) = @_;
+    for my $o (@{ $v->{offers}{ranked} || [] }, @{ $v->{offers}{ineligible} || [] }) {
+        return $o->{stock} if $o->{offer_id} eq $id;
+    }
+    return undef;
+}
+my ($vp, $voff) = buyable_offer(min_stock => 3);
+my $vsku = $vp->{sku};
+my $before = $voff->{stock};
+on2(sub { api_get("/products/$vsku") }) for 1 .. 4;    # both nodes have read the versions just now
+api_get("/products/$vsku") for 1 .. 4;
+my (undef, $vq) = on2(sub { post_json('/quotes', $H, { sku => $vsku, offer_id => $voff->{offer_id} }) });
+($res) = on2(sub { post_json('/orders', agent_headers($key, 'Idempotency-Key' => "v$$"), { quote_id => $vq->{id}, reason => $reason }) });
+is($res->code, 201, 'one unit ordered through node 2');
+my $t0 = time;
+my @stale = grep { my $v = eval { JSON::PP->new->decode($_) }; !defined $v || (offer_stock($v, $voff->{offer_id}) // -1) != $before - 1 }
+  on2(sub { bodies_everywhere("/products/$vsku") });
+is(scalar @stale, 0, "... every child of node 2 shows the stock it left ($before -> " . ($before - 1) . ") at once");
+my ($shown, $waited);
+for (1 .. 100) {
+    my (undef, $v) = api_get("/products/$vsku");
+    $waited = time - $t0;
+    last if ($shown = (offer_stock($v, $voff->{offer_id}) // -1) == $before - 1);
+    select undef, undef, undef, 0.01;
+}
+ok($shown && $waited < 1, '... and node 1 within a second') or diag sprintf 'waited %.3f s', $waited;
 
 done_testing();

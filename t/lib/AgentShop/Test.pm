@@ -238,6 +238,7 @@ sub ctl {
     my $cmd = join ' ', map { "'$_'" } "$top/bin/agentshopctl", _db_args(), @args;
     my $out = `$cmd 2>&1`;
     die "agentshopctl @args failed: $out" if $?;
+    outside_write_shown() if ($args[0] // '') =~ /^(catalogue|offer|order)$/;
     return $JSON->decode($out);
 }
 
@@ -273,6 +274,14 @@ sub sql_write {
     my $db = _db_file();
     my @cmd = is_pg() ? (_psql_args(), '-c', $query) : ('sqlite3', '-cmd', '.timeout 5000', $db, $query);
     system(@cmd) == 0 or die "$cmd[0] failed: $query";
+    outside_write_shown();
+}
+
+# A write made outside httpd (the sqlite3 or psql shell, agentshopctl) shows
+# in searches and views within AgentShopVersionsMaxAge (100 ms by default,
+# docs/search.md "Reading the versions"); what httpd writes, at once.
+sub outside_write_shown {
+    select(undef, undef, undef, 0.15);
 }
 
 my $SEQ = 0;
