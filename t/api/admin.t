@@ -97,7 +97,7 @@ ok($rc && $out =~ /AgentShopSearchCache: 'lots' must be a number of search pages
 ok($rc && $out =~ /AgentShopViewCache: '-1' must be a number of product views/, 'a bad AgentShopViewCache stops httpd') or diag $out;
 ($rc, $out) = configtest(extra => "AgentShopSigningKeyFile $dir/good.key", server => "AgentShopVersionsMaxAge 0");
 is($rc, 0, 'AgentShopVersionsMaxAge 0 (read the versions per request) is accepted') or diag $out;
-for my $bad ('1001', '-1', '100ms', '') {
+for my $bad ('1001', '-1', '100ms', 'ten') {
     ($rc, $out) = configtest(extra => "AgentShopSigningKeyFile $dir/good.key", server => "AgentShopVersionsMaxAge '$bad'");
     ok($rc && $out =~ /AgentShopVersionsMaxAge: '\Q$bad\E' must be a number of milliseconds from 0 .* to 1000/,
        "AgentShopVersionsMaxAge '$bad' stops httpd") or diag $out;
