@@ -128,35 +128,6 @@ pg_params=""
 pgctl() { "$top/bin/agentshopctl" --driver pgsql --params "$pg_params" "$@"; }
 pq() { psql -X -q -At -F "$(printf '\t')" -v ON_ERROR_STOP=1 -d "$pg_params" "$@"; }
 
-# pg_copy: the rows of every table of SQLite's generated catalogue into
-# PostgreSQL's (which has the schema and nothing else), by COPY in one
-# transaction, foreign keys checked by neither side meanwhile (the rows are
-# consistent in SQLite); generated columns (the tsvector) are computed by
-# PostgreSQL. On 20,000 products these are the rows `catalogue generate` writes
-# on PostgreSQL with the same seed (each table compared), in a tenth of the time.
-pg_copy() {
-    local t cols copies=()
-    for t in $(sqlite3 "$dir/big.db" "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'product_fts%' AND name <> 'schema_version' ORDER BY name"); do
-        [ "$(sqlite3 "$dir/big.db" "SELECT EXISTS (SELECT 1 FROM \"$t\")")" = 1 ] || continue
-        cols=$(pq -c "SELECT string_agg(column_name, ', ' ORDER BY ordinal_position) FROM information_schema.columns WHERE table_schema = 'public' AND table_name = '$t' AND is_generated = 'NEVER'") ||
-            return 1
-        [ -n "$cols" ] || { echo "bench: PostgreSQL's schema has no table $t" >&2; return 1; }
-        copies+=("$t|$cols")
-    done
-    {
-        echo "BEGIN;"
-        echo "SET session_replication_role = replica;"
-        for c in "${copies[@]}"; do
-            echo "DELETE FROM ${c%%|*};"
-            echo "COPY ${c%%|*} (${c#*|}) FROM STDIN WITH (FORMAT csv);"
-            sqlite3 -csv "$dir/big.db" "SELECT ${c#*|} FROM ${c%%|*}"
-            echo '\.'
-        done
-        echo "COMMIT;"
-        echo "ANALYZE;"
-    } | pq
-}
-
 # ---- the catalogues ----
 say "demo catalogue and $products generated products"
 ctl "$dir/demo.db" init --demo >/dev/null || die "init --demo failed"
@@ -173,7 +144,7 @@ if has_db pgsql; then
     t0=$SECONDS
     pgctl init >"$dir/pg-generate.log" 2>&1 || { cat "$dir/pg-generate.log" >&2; die "init on PostgreSQL failed"; }
     if [ "$pg_load" = copy ]; then
-        pg_copy >>"$dir/pg-generate.log" 2>&1
+        pg_copy_from_sqlite "$dir/big.db" "$pg_params" >>"$dir/pg-generate.log" 2>&1
     else
         pgctl catalogue generate --products "$products" --seed 8 >>"$dir/pg-generate.log" 2>&1
     fi || { cat "$dir/pg-generate.log" >&2; die "loading the catalogue into PostgreSQL ($pg_load) failed"; }

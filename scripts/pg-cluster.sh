@@ -39,6 +39,37 @@ pg_createdb() {
     $PG_RUNAS "$PG_BIN/createdb" -h "$PG_SOCKDIR" -U agentshop "$1"
 }
 
+# pg_copy_from_sqlite SQLITE_FILE CONNINFO: the rows of every table of a
+# SQLite catalogue into a PostgreSQL database that has the schema (agentshopctl
+# init) and nothing else, by COPY in one transaction, foreign keys checked by
+# neither side meanwhile (the rows are consistent in SQLite); generated columns
+# are computed by PostgreSQL. On 20,000 products these are the rows `catalogue
+# generate` writes on PostgreSQL with the same seed (each table compared), in a
+# tenth of the time.
+pg_copy_from_sqlite() {
+    local db=$1 conn=$2 t cols copies=()
+    local pq=(psql -X -q -At -v ON_ERROR_STOP=1 -d "$conn")
+    for t in $(sqlite3 "$db" "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'product_fts%' AND name <> 'schema_version' ORDER BY name"); do
+        [ "$(sqlite3 "$db" "SELECT EXISTS (SELECT 1 FROM \"$t\")")" = 1 ] || continue
+        cols=$("${pq[@]}" -c "SELECT string_agg(column_name, ', ' ORDER BY ordinal_position) FROM information_schema.columns WHERE table_schema = 'public' AND table_name = '$t' AND is_generated = 'NEVER'") ||
+            return 1
+        [ -n "$cols" ] || { echo "pg_copy_from_sqlite: PostgreSQL's schema has no table $t" >&2; return 1; }
+        copies+=("$t|$cols")
+    done
+    {
+        echo "BEGIN;"
+        echo "SET session_replication_role = replica;"
+        for c in "${copies[@]}"; do
+            echo "DELETE FROM ${c%%|*};"
+            echo "COPY ${c%%|*} (${c#*|}) FROM STDIN WITH (FORMAT csv);"
+            sqlite3 -csv "$db" "SELECT ${c#*|} FROM ${c%%|*}"
+            echo '\.'
+        done
+        echo "COMMIT;"
+        echo "ANALYZE;"
+    } | "${pq[@]}"
+}
+
 # pg_stop: stops the cluster pg_start started (if any); the directory stays.
 pg_stop() {
     [ -n "$PG_DIR" ] || return 0
