@@ -320,14 +320,14 @@ int main(int argc, char **argv)
      * not) count with the time they have waited so far: their latencies,
      * and so the percentiles, are at least that; a slow server is a figure,
      * not a failure */
-    size_t answered = done, unanswered = total - done;
+    size_t sent = next, answered = done, unanswered = total - done;
     for (int i = 0; i < nconns; i++)
         if (cs[i].busy) lat[done++] = end - due_ms(cs[i].req);
     while (next < total)
         lat[done++] = end - due_ms(next++);
     qsort(lat, done, sizeof(double), cmp_double);
 #define PCT(p) (done ? lat[(size_t)((double)(done - 1) * (p))] : 0.0)
-    printf("sent %zu\ndone %zu\nunanswered %zu\nlate %zu\nresent %zu\nrate %.1f\n", next, answered,
+    printf("sent %zu\ndone %zu\nunanswered %zu\nlate %zu\nresent %zu\nrate %.1f\n", sent, answered,
            unanswered, late, resent, span > 0 ? (double)answered * 1000.0 / span : 0.0);
     printf("p50_ms %.2f\np90_ms %.2f\np99_ms %.2f\np999_ms %.2f\nmax_ms %.2f\n", PCT(0.5), PCT(0.9),
            PCT(0.99), PCT(0.999), done ? lat[done - 1] : 0.0);
