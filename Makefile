@@ -29,6 +29,8 @@ CORE_LIB  := build/libascore.a
 STORE_LIB := build/libasstore.a
 MODULE    := mod_agentshop/.libs/mod_agentshop.so
 CTL       := bin/agentshopctl
+# agentshopctl.c and the command files beside it (ctl/ctl_*.c)
+CTL_SRC   := $(wildcard ctl/*.c)
 # Documents core serves, compiled in as C strings (scripts/embed.sh).
 EMBED_INC := build/openapi_json.inc build/mcp_tools_json.inc
 UNIT_SRC  := $(wildcard t/unit/*_test.c)
@@ -81,15 +83,16 @@ $(MODULE): mod_agentshop/mod_agentshop.c $(STORE_LIB) $(CORE_LIB)
 # The checkout's agentshopctl finds the demo data and its database beside
 # itself (a relative default is taken from the executable's directory), so
 # the checkout may move; the installed one looks in the installed places.
-$(CTL): ctl/agentshopctl.c $(STORE_LIB) $(CORE_LIB)
+$(CTL): $(CTL_SRC) $(wildcard ctl/*.h) $(STORE_LIB) $(CORE_LIB)
 	@mkdir -p bin
 	$(CC) $(CFLAGS) $(CPPFLAGS) $(APR_INC) -DAS_DATADIR='"../sql/demo"' \
-	  -DAS_DEFAULT_DB='"../var/agentshop.db"' -DAS_SIGNING_KEY='"../var/signing.key"' $< \
+	  -DAS_DEFAULT_DB='"../var/agentshop.db"' -DAS_SIGNING_KEY='"../var/signing.key"' $(CTL_SRC) \
 	  $(STORE_LIB) $(CORE_LIB) $(APR_LIB) $(LIBS) -o $@
 
-build/installed/agentshopctl: ctl/agentshopctl.c $(STORE_LIB) $(CORE_LIB) build/installed/paths
+build/installed/agentshopctl: $(CTL_SRC) $(wildcard ctl/*.h) $(STORE_LIB) $(CORE_LIB) \
+                              build/installed/paths
 	$(CC) $(CFLAGS) $(CPPFLAGS) $(APR_INC) -DAS_DATADIR='"$(DATADIR)/demo"' \
-	  -DAS_DEFAULT_DB='"$(STATEDIR)/agentshop.db"' -DAS_SIGNING_KEY='"$(SIGNING_KEY)"' $< \
+	  -DAS_DEFAULT_DB='"$(STATEDIR)/agentshop.db"' -DAS_SIGNING_KEY='"$(SIGNING_KEY)"' $(CTL_SRC) \
 	  $(STORE_LIB) $(CORE_LIB) $(APR_LIB) $(LIBS) -o $@
 
 # Rewritten only when an install path changes, so that the tool is rebuilt then.

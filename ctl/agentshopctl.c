@@ -28,6 +28,7 @@
 #include "as_load.h"
 #include "as_util.h"
 #include "as_validate.h"
+#include "ctl_common.h"
 
 /* Where the tool looks by default, set by the Makefile: relative paths are
  * taken from the executable's directory (bin/ of a checkout), never from the
@@ -42,14 +43,7 @@
 #define AS_SIGNING_KEY "../var/signing.key"
 #endif
 
-typedef struct opts {
-    const char *driver, *params, *data, *key_prefix, *signing_key;
-    const char *params_from, *data_from; /* why: "--params", "AGENTSHOP_DB", "the default" */
-    int argc;
-    char **argv; /* the command and its arguments */
-} opts;
-
-static int die(const char *fmt, const char *a, const char *b)
+int die(const char *fmt, const char *a, const char *b)
 {
     fprintf(stderr, "agentshopctl: ");
     fprintf(stderr, fmt, a ? a : "", b ? b : "");
@@ -63,7 +57,7 @@ static void log_stderr(void *baton, const char *msg)
     fprintf(stderr, "agentshopctl: %s\n", msg);
 }
 
-static int print_json(json_t *o)
+int print_json(json_t *o)
 {
     char *s = json_dumps(o, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
     puts(s);
@@ -266,7 +260,7 @@ static int cmd_init(const opts *o, apr_pool_t *p)
 /* ---- helpers for the commands ---- */
 
 /* --name VALUE options after the command's words. */
-static const char *opt(const opts *o, int from, const char *name)
+const char *opt(const opts *o, int from, const char *name)
 {
     for (int i = from; i + 1 < o->argc; i++)
         if (strcmp(o->argv[i], name) == 0) return o->argv[i + 1];
@@ -274,7 +268,7 @@ static const char *opt(const opts *o, int from, const char *name)
 }
 
 /* Every argument from `from` on is one of the names given (each with a value). */
-static int only_opts(const opts *o, int from, const char *const *names, const char *usage_line)
+int only_opts(const opts *o, int from, const char *const *names, const char *usage_line)
 {
     for (int i = from; i < o->argc; i += 2) {
         int known = 0;
@@ -397,7 +391,7 @@ static int cmd_setup(const opts *o, apr_pool_t *p)
     return print_json(out);
 }
 
-static int user_ok(const char *u)
+int user_ok(const char *u)
 {
     size_t n = strlen(u);
     if (n < 1 || n > 64) return 0;
@@ -411,14 +405,14 @@ static const char *now_iso(as_mem *m)
     return as_time_format(m, (int64_t)time(NULL));
 }
 
-static int ready(const opts *o, apr_pool_t *p, as_db *db)
+int ready(const opts *o, apr_pool_t *p, as_db *db)
 {
     if (must_exist(o) || open_db(o, p, db)) return 1;
     if (schema_current(o, db)) return 1;
     return prepare(db);
 }
 
-static json_t *str_or_null(const char *s)
+json_t *str_or_null(const char *s)
 {
     return s ? json_string(s) : json_null();
 }
@@ -500,7 +494,7 @@ static int cmd_key(const opts *o, apr_pool_t *p)
 
 /* ---- mandate create | revoke | list ---- */
 
-static json_t *mandate_json(const as_mandate *md)
+json_t *mandate_json(const as_mandate *md)
 {
     return json_pack("{s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:o, s:s}", "id", md->id, "user",
                      md->user_id, "status", md->status, "allowed_categories", md->categories,
