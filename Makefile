@@ -23,7 +23,7 @@ LIBS    := -ljansson -lcrypto -lcbor -lstemmer -lsqlite3 -lm
 CORE_SRC  := $(wildcard core/*.c core/search/*.c)
 CORE_OBJ  := $(patsubst core/%.c,build/core/%.o,$(CORE_SRC))
 STORE_SRC := sql/as_db.c sql/as_db_orders.c sql/as_db_search.c sql/as_db_view.c sql/as_load.c \
-             sql/as_generate.c
+             sql/as_generate.c sql/as_db_ops.c
 STORE_OBJ := $(patsubst sql/%.c,build/sql/%.o,$(STORE_SRC))
 CORE_LIB  := build/libascore.a
 STORE_LIB := build/libasstore.a

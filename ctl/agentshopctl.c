@@ -1,5 +1,6 @@
 /* bin/agentshopctl: the admin tool. Each command prints one JSON object on stdout
- * and exits 0, or prints a clear error on stderr and exits non-zero. */
+ * (a list of ctl/ctl_ops.c: JSON Lines, one object a line) and exits 0, or
+ * prints a clear error on stderr and exits non-zero. */
 #include <apr_file_io.h>
 #include <apr_general.h>
 #include <apr_strings.h>
@@ -29,6 +30,7 @@
 #include "as_util.h"
 #include "as_validate.h"
 #include "ctl_common.h"
+#include "ctl_ops.h"
 
 /* Where the tool looks by default, set by the Makefile: relative paths are
  * taken from the executable's directory (bin/ of a checkout), never from the
@@ -598,6 +600,7 @@ static int cmd_mandate(const opts *o, apr_pool_t *p)
     const char *sub = o->argc > 1 ? o->argv[1] : "";
     as_db db;
     if (strcmp(sub, "create") == 0) return mandate_create(o, p);
+    if (strcmp(sub, "show") == 0) return ctl_mandate_show(o, p);
     if (strcmp(sub, "revoke") == 0) {
         if (o->argc != 3) return die("usage: mandate revoke ID%s%s", NULL, NULL);
         if (ready(o, p, &db)) return 1;
@@ -631,7 +634,8 @@ static int cmd_mandate(const opts *o, apr_pool_t *p)
         as_db_close(&db);
         return print_json(json_pack("{s:o}", "mandates", list));
     }
-    return die("usage: mandate create ... | mandate revoke ID | mandate list [--user USER]%s%s",
+    return die("usage: mandate create ... | mandate revoke ID | mandate list [--user USER] | "
+               "mandate show ID%s%s",
                NULL, NULL);
 }
 
@@ -681,7 +685,9 @@ static int cmd_user(const opts *o, apr_pool_t *p)
 {
     as_mem m = as_db_pool_mem(p);
     const char *sub = o->argc > 1 ? o->argv[1] : "";
-    const char *usage_line = "user enrol USER [--base-url URL] [--hours N] | user passkeys USER";
+    const char *usage_line =
+        "user enrol USER [--base-url URL] [--hours N] | user passkeys USER | user list";
+    if (strcmp(sub, "list") == 0) return ctl_user_list(o, p);
     if (o->argc < 3 || (strcmp(sub, "enrol") != 0 && strcmp(sub, "passkeys") != 0))
         return die("usage: %s%s", usage_line, NULL);
     const char *user = o->argv[2];
@@ -746,8 +752,12 @@ static int cmd_order(const opts *o, apr_pool_t *p)
     as_mem m = as_db_pool_mem(p);
     const char *sub = o->argc > 1 ? o->argv[1] : "";
     int ship = strcmp(sub, "ship") == 0, deliver = strcmp(sub, "deliver") == 0;
+    if (strcmp(sub, "list") == 0) return ctl_order_list(o, p);
+    if (strcmp(sub, "show") == 0) return ctl_order_show(o, p);
     if ((!ship && !deliver) || o->argc < 3)
-        return die("usage: order ship ID | order deliver ID [--at yyyy-mm-dd]%s%s", NULL, NULL);
+        return die("usage: order ship ID | order deliver ID [--at yyyy-mm-dd] | order list "
+                   "[--status S] [--since T] | order show ID%s%s",
+                   NULL, NULL);
     static const char *const names[] = {"--at", NULL};
     if (only_opts(o, 3, names, "order deliver ID [--at yyyy-mm-dd]")) return 1;
     const char *at_s = opt(o, 3, "--at");
@@ -825,10 +835,19 @@ static void usage(FILE *f, const opts *o)
           "  mandate create --user USER --categories a,b --per-order-eur N --monthly-eur N\n"
           "                 --confirm-above-eur N [--valid-until yyyy-mm-dd]\n"
           "  mandate revoke ID | mandate list [--user USER]\n"
+          "  mandate show ID   with its spending this month and what is left of it\n"
           "  order ship ID | order deliver ID [--at yyyy-mm-dd]\n"
+          "  order list [--status S] [--since T]   JSON Lines, one order a line, oldest\n"
+          "                    first; S a status (placed, shipped...), T yyyy-mm-dd or\n"
+          "                    yyyy-mm-ddThh:mm:ssZ (UTC): created at or after it\n"
+          "  order show ID     the order as the API shows it, with its timeline and return\n"
+          "  return list [--status refunded|pending_inspection] [--since T]   JSON Lines\n"
+          "  offer set OFFER [--price-eur X] [--stock N]   the agent price (at most the\n"
+          "                    retail price) and the units in stock; quotes keep theirs\n"
           "  user enrol USER [--base-url URL] [--hours N]   a one-time link on which the\n"
           "                    person registers a passkey (for approvals); for them only\n"
           "  user passkeys USER\n"
+          "  user list         JSON Lines: every user id with its keys, mandates, orders\n"
           "  catalogue generate --products N [--seed S]   (into a database without a catalogue)\n"
           "Every command but init and setup needs an existing database with its schema.\n"
           "options:\n"
@@ -913,6 +932,8 @@ static int run(opts *o, apr_pool_t *p, int argc, char **argv)
     if (strcmp(cmd, "order") == 0) return cmd_order(o, p);
     if (strcmp(cmd, "user") == 0) return cmd_user(o, p);
     if (strcmp(cmd, "catalogue") == 0) return cmd_catalogue(o, p);
+    if (strcmp(cmd, "return") == 0) return ctl_return(o, p);
+    if (strcmp(cmd, "offer") == 0) return ctl_offer(o, p);
     return die("unknown command '%s' (see --help)%s", cmd, NULL);
 }
 

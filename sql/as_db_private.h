@@ -90,6 +90,10 @@ int st_view_rows(void *h, as_view_row_fn each, void *baton);
 int st_product_live(void *h, as_mem *m, const char *sku, int64_t product_id,
                     as_product_live *out);
 
+/* sql/as_db_ops.c: the statements of the operator's daily commands. */
+extern const stmt_def as_db_ops_stmts[];
+extern const size_t as_db_n_ops_stmts;
+
 /* Rows of the catalogue queries (as_db.c). */
 double as_db_dbl(const char *s);
 void as_db_read_summary(as_db *db, apr_dbd_row_t *row, as_product *p);    /* PRODUCT_SUMMARY */
