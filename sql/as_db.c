@@ -27,9 +27,14 @@ static const stmt_def stmts[] = {
     {"as_merchants",
      "SELECT id, name, country, city, on_time_rate, accuracy_rate FROM merchants ORDER BY id",
      NULL},
-    {"as_devices", "SELECT id, slug, name, brand, kind, aliases FROM devices ORDER BY id", NULL},
+    {"as_devices",
+     "SELECT id, slug, name, brand, kind, aliases FROM devices WHERE withdrawn_at IS NULL ORDER "
+     "BY id",
+     NULL},
     {"as_device_by_slug",
-     "SELECT id, slug, name, brand, kind, aliases FROM devices WHERE slug = %s", NULL},
+     "SELECT id, slug, name, brand, kind, aliases FROM devices WHERE slug = %s AND withdrawn_at "
+     "IS NULL",
+     NULL},
     /* Catalogue loading (bin/agentshopctl). */
     {"as_meta_get", "SELECT value FROM meta WHERE key = %s", NULL},
     {"as_meta_set",
@@ -162,11 +167,16 @@ static const stmt_def stmts[] = {
     /* Each returns the offer's product and its stock now, for the search order
      * table (as_db_rank_stock_moved): no second statement reads them. */
     {"as_stock_take",
-     "UPDATE offers SET stock = stock - %lld WHERE id = %s AND stock >= %lld RETURNING "
+     "UPDATE offers SET stock = stock - %lld WHERE id = %s AND stock >= %lld AND withdrawn_at IS "
+     "NULL RETURNING "
      "product_id, stock",
      NULL},
     {"as_stock_give",
-     "UPDATE offers SET stock = stock + %lld WHERE id = %s RETURNING product_id, stock", NULL},
+     /* a withdrawn offer keeps stock 0: an order cancelled after the withdrawal
+     * gives its units back to no one */
+     "UPDATE offers SET stock = CASE WHEN withdrawn_at IS NULL THEN stock + %lld ELSE stock END "
+     "WHERE id = %s RETURNING product_id, stock",
+     NULL},
     {"as_conf_insert",
      "INSERT INTO confirmations (id, order_id, user_id, status, created_at, expires_at) VALUES "
      "(%s, %s, %s, %s, %lld, %lld)",
@@ -1036,6 +1046,32 @@ static apr_status_t to_6(as_db *db, const char **err)
                              err);
 }
 
+/* Version 6 to 7: withdrawals (agentshopctl catalogue import): withdrawn_at
+ * on merchants, products, offers and devices, NULL for every row (all sold
+ * and listed, as before). PostgreSQL's script adds them with ADD COLUMN IF
+ * NOT EXISTS; SQLite has no such clause. */
+static apr_status_t to_7(as_db *db, const char **err)
+{
+    static const char *const tables[] = {"merchants", "products", "offers", "devices"};
+    if (db->pg) return APR_SUCCESS;
+    for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
+        int64_t has = 0;
+        if (first_two(db,
+                      apr_psprintf(db->pool,
+                                   "SELECT COUNT(*) FROM pragma_table_info('%s') WHERE name = "
+                                   "'withdrawn_at'",
+                                   tables[i]),
+                      &has, NULL, err) != APR_SUCCESS)
+            return APR_EGENERAL;
+        if (!has &&
+            as_db_exec_script(
+                db, apr_psprintf(db->pool, "ALTER TABLE %s ADD COLUMN withdrawn_at TEXT;\n", tables[i]),
+                err) != APR_SUCCESS)
+            return APR_EGENERAL;
+    }
+    return APR_SUCCESS;
+}
+
 /* What CREATE ... IF NOT EXISTS in the schema script cannot do, in order: the
  * step to version `to` runs on a database of version to - 1, before the
  * script. */
@@ -1048,6 +1084,7 @@ static const struct migration {
     {4, to_4},
     {5, to_5},
     {6, to_6},
+    {7, to_7},
 };
 
 static apr_status_t migrate_steps(as_db *db, int from, const char **err)

@@ -106,6 +106,13 @@ const char *as_db_schema(int pg); /* the schema text built into the binary */
  * catalogue, in the caller's transaction: after loading a catalogue, and by
  * agentshopctl init when it is out of step (as_db_rank_stale: 1, or -1 on error). */
 apr_status_t as_db_rank_rebuild(as_db *db, const char **err);
+/* After a write changed products' offers (price, stock, delivery, a new or
+ * withdrawn offer) or their catalogue rows, in the caller's transaction:
+ * their search order rows ranked again (search_rank moves) and, with
+ * content, a new catalogue number (search_catalogue), so every httpd child
+ * builds or maps its index again in the background and its pages show the
+ * change (docs/catalogue.md, "When a change shows"). AS_OK or AS_EDB. */
+int as_db_catalogue_changed(as_db *db, const int64_t *pids, size_t n, int content);
 int as_db_rank_stale(as_db *db);
 /* Each mandate's running total of a month's budget (mandate_spent) built again
  * from its orders, in the caller's transaction; by agentshopctl init when a
@@ -116,7 +123,7 @@ int as_db_spent_stale(as_db *db);
  * one row of schema_version. A database with our tables but no schema_version
  * is version 1 (the layout before versions). Raise it with a migration step in
  * as_db.c (docs/storage.md, "Schema versions"). */
-#define AS_SCHEMA_VERSION 6
+#define AS_SCHEMA_VERSION 7
 
 /* The version of the connected database: 0 when it has none of our tables (a
  * new database), else as above. */

@@ -22,7 +22,8 @@ typedef struct stmt_def {
     "o.id, o.price_cents, o.retail_price_cents, o.price_label, o.delivery_days, o.stock, m.id, "   \
     "m.name, m.country, m.city, m.on_time_rate, m.accuracy_rate"
 #define OFFER_JOIN                                                                                 \
-    " LEFT JOIN offers o ON o.product_id = p.id LEFT JOIN merchants m ON m.id = o.merchant_id "
+    " LEFT JOIN offers o ON o.product_id = p.id AND o.withdrawn_at IS NULL LEFT JOIN merchants m "  \
+    "ON m.id = o.merchant_id "
 #define NO_COMPAT ", NULL, NULL, NULL, NULL, NULL, "
 #define COMPAT_COLS ", d.slug, d.name, c.fit_status, c.evidence, c.checked_at, "
 

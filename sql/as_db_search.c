@@ -38,7 +38,7 @@
     "g.product_id = p.id AND g.fit_status = 'fits') THEN 1 ELSE 0 END"
 #define INDEX_ROW_FROM                                                                             \
     " FROM products p JOIN product_rank r ON r.product_id = p.id WHERE p.id > %lld AND p.id <= "   \
-    "%lld ORDER BY p.id"
+    "%lld AND p.withdrawn_at IS NULL ORDER BY p.id"
 
 const stmt_def as_db_search_stmts[] = {
     /* A device's compatible parts (of one part type when given), with their
@@ -47,7 +47,7 @@ const stmt_def as_db_search_stmts[] = {
      "SELECT " PRODUCT_SUMMARY COMPAT_COLS OFFER_COLS
      " FROM products p JOIN compat c ON c.product_id = p.id AND c.device_id = %lld JOIN devices d "
      "ON d.id = c.device_id" OFFER_JOIN
-     "WHERE (%s IS NULL OR p.part_type = %s) ORDER BY p.id, o.id",
+     "WHERE (%s IS NULL OR p.part_type = %s) AND p.withdrawn_at IS NULL ORDER BY p.id, o.id",
      NULL},
 
     /* Keeping product_rank. */
@@ -55,6 +55,14 @@ const stmt_def as_db_search_stmts[] = {
      NULL},
     {"as_rank_max_id", "SELECT COALESCE(MAX(id), 0) FROM products", NULL},
     {"as_rank_clear", "DELETE FROM product_rank", NULL},
+    /* one product's row made, or its verification and return rate taken
+     * again (a catalogue import): what as_rank_seed gives every product */
+    {"as_rank_product",
+     "INSERT INTO product_rank (product_id, hidden, buyable, score, price_cents, days, "
+     "return_rate) SELECT id, CASE WHEN verif_status = 'contradicted' THEN 1 ELSE 0 END, 0, 0, "
+     "0, 0, return_rate FROM products WHERE id = %lld ON CONFLICT (product_id) DO UPDATE SET "
+     "hidden = excluded.hidden, return_rate = excluded.return_rate",
+     NULL},
     {"as_rank_seed",
      "INSERT INTO product_rank (product_id, hidden, buyable, score, price_cents, days, "
      "return_rate) SELECT id, CASE WHEN verif_status = 'contradicted' THEN 1 ELSE 0 END, 0, 0, "
@@ -63,8 +71,8 @@ const stmt_def as_db_search_stmts[] = {
     /* in the layout of as_search_dev's rows, so read_products reads it */
     {"as_rank_offers",
      "SELECT " PRODUCT_SUMMARY NO_COMPAT OFFER_COLS " FROM products p JOIN offers o ON "
-     "o.product_id = p.id JOIN merchants m ON m.id = o.merchant_id WHERE p.id > %lld AND p.id "
-     "<= %lld ORDER BY p.id, o.id",
+     "o.product_id = p.id AND o.withdrawn_at IS NULL JOIN merchants m ON m.id = o.merchant_id "
+     "WHERE p.id > %lld AND p.id <= %lld ORDER BY p.id, o.id",
      NULL},
     /* A row takes the current rank version, so the text index reads only rows
      * that changed since its own (st_rank_changes). */
@@ -73,6 +81,18 @@ const stmt_def as_db_search_stmts[] = {
      "version = COALESCE((SELECT CAST(value AS BIGINT) FROM meta WHERE key = 'search_rank'), 0) "
      "WHERE product_id = %lld",
      NULL},
+    /* the rows of a batch of products at once (rank_range): a JSON array of
+     * {p, b, s, c, d} (product, buyable, score, cents, days) */
+    {"as_rank_set_many",
+     "UPDATE product_rank SET buyable = json_extract(j.value, '$.b'), score = "
+     "json_extract(j.value, '$.s'), price_cents = json_extract(j.value, '$.c'), days = "
+     "json_extract(j.value, '$.d'), version = COALESCE((SELECT CAST(value AS BIGINT) FROM meta "
+     "WHERE key = 'search_rank'), 0) FROM json_each(%s) j WHERE product_rank.product_id = "
+     "json_extract(j.value, '$.p')",
+     "UPDATE product_rank r SET buyable = x.b, score = x.s, price_cents = x.c, days = x.d, "
+     "version = COALESCE((SELECT CAST(value AS BIGINT) FROM meta WHERE key = 'search_rank'), 0) "
+     "FROM json_to_recordset(CAST(%s AS json)) AS x(p bigint, b integer, s integer, c bigint, d "
+     "integer) WHERE r.product_id = x.p"},
     /* The versions of the text index's sources (as_search_version), in meta:
      * search_catalogue moves with every catalogue load, search_rank with every
      * change of a product_rank row, in the transaction of the change. */
@@ -130,7 +150,7 @@ const stmt_def as_db_search_stmts[] = {
     {"as_index_offers",
      "SELECT product_id, id, merchant_id, price_cents, retail_price_cents, price_label, "
      "delivery_days, stock FROM offers WHERE product_id > %lld "
-     "AND product_id <= %lld ORDER BY product_id, id",
+     "AND product_id <= %lld AND withdrawn_at IS NULL ORDER BY product_id, id",
      NULL},
     /* The compat rows of the text index (device filters), by product id ranges. */
     {"as_index_compat",
@@ -139,9 +159,9 @@ const stmt_def as_db_search_stmts[] = {
      NULL},
     {"as_offers_stock",
      "SELECT o.product_id, o.id, o.stock FROM json_each(%s) j CROSS JOIN offers o ON "
-     "o.product_id = j.value",
+     "o.product_id = j.value AND o.withdrawn_at IS NULL",
      "SELECT o.product_id, o.id, o.stock FROM offers o WHERE o.product_id = ANY (CAST(%s AS "
-     "bigint[]))"},
+     "bigint[])) AND o.withdrawn_at IS NULL"},
 };
 const size_t as_db_n_search_stmts = sizeof(as_db_search_stmts) / sizeof(as_db_search_stmts[0]);
 
@@ -217,8 +237,9 @@ int st_search(void *h, as_mem *m, const as_search_filter *f, as_product **out, s
 
 /* ---- keeping product_rank ---- */
 
-/* Ranks one product's offers (default weights, no filters) and stores its row. */
-static int rank_store(as_db *db, as_product *p)
+/* Ranks one product's offers (default weights, no filters): its row, as
+ * as_rank_set_many takes one. */
+static void rank_row(as_db *db, as_product *p, as_buf *out)
 {
     as_mem m = as_db_pool_mem(db->pool);
     as_weights w;
@@ -227,13 +248,13 @@ static int rank_store(as_db *db, as_product *p)
     as_ranking r;
     as_rank_offers_brief(&m, p, &w, &none, 0, &r);
     const as_scored *b = r.n_ranked ? &r.ranked[0] : NULL;
-    const char *a[] = {b ? "1" : "0", i64s(db, b ? b->score : 0),
-                       i64s(db, b ? b->offer->price_cents : 0),
-                       i64s(db, b ? b->offer->delivery_days : 0), i64s(db, p->id)};
-    return as_db_exec(db, "as_rank_set", NULL, 5, a) ? AS_EDB : AS_OK;
+    as_buf_printf(out, "%s{\"p\":%lld,\"b\":%d,\"s\":%d,\"c\":%lld,\"d\":%d}",
+                  out->len > 1 ? "," : "", (long long)p->id, b ? 1 : 0, b ? b->score : 0,
+                  (long long)(b ? b->offer->price_cents : 0), b ? (int)b->offer->delivery_days : 0);
 }
 
-/* Reads the offers of products lo < id <= hi and stores each one's rank. */
+/* Reads the offers of products lo < id <= hi and stores each one's rank,
+ * in one statement. */
 static int rank_range(as_db *db, int64_t lo, int64_t hi)
 {
     const char *a[] = {i64s(db, lo), i64s(db, hi)};
@@ -243,9 +264,15 @@ static int rank_range(as_db *db, int64_t lo, int64_t hi)
     as_product *ps;
     size_t np;
     read_products(db, &m, res, &ps, &np); /* all read before the first write */
+    if (!np) return AS_OK;
+    as_buf rows;
+    as_buf_init(&rows, &m);
+    as_buf_puts(&rows, "[");
     for (size_t i = 0; i < np; i++)
-        if (rank_store(db, &ps[i]) != AS_OK) return AS_EDB;
-    return AS_OK;
+        rank_row(db, &ps[i], &rows);
+    as_buf_puts(&rows, "]");
+    const char *arg[] = {as_buf_str(&rows)};
+    return as_db_exec(db, "as_rank_set_many", NULL, 1, arg) ? AS_EDB : AS_OK;
 }
 
 static int version_bump(as_db *db, const char *key)
@@ -277,6 +304,21 @@ int as_db_rank_stock_moved(as_db *db, int64_t pid, int64_t stock, int64_t delta)
     if ((stock - delta > 0) == (stock > 0)) return AS_OK;
     if (version_bump(db, "search_rank") != AS_OK) return AS_EDB;
     return rank_range(db, pid - 1, pid);
+}
+
+int as_db_catalogue_changed(as_db *db, const int64_t *pids, size_t n, int content)
+{
+    if (n && version_bump(db, "search_rank") != AS_OK) return AS_EDB;
+    for (size_t i = 0; i < n; i++) {
+        /* not buyable until its offers say otherwise (a product without
+         * offers left has no row in as_rank_offers) */
+        const char *none[] = {"0", "0", "0", "0", i64s(db, pids[i])};
+        if (as_db_exec(db, "as_rank_product", NULL, 1, none + 4) ||
+            as_db_exec(db, "as_rank_set", NULL, 5, none) ||
+            rank_range(db, pids[i] - 1, pids[i]) != AS_OK)
+            return AS_EDB;
+    }
+    return content ? catalogue_new(db) : AS_OK;
 }
 
 #define RANK_BATCH 5000 /* product ids per read while rebuilding */

@@ -58,7 +58,8 @@
     " UNION ALL SELECT 2, NULL, o.id, NULL, o.id, " C("o.price_cents") ", "                        \
     C("o.retail_price_cents") ", o.price_label, " C("o.delivery_days") ", " C("o.stock") ", "      \
     "m.id, m.name, m.country, m.city, " C("m.on_time_rate") ", " C("m.accuracy_rate") ", " N10     \
-    ", NULL, NULL, NULL, NULL FROM products p JOIN offers o ON o.product_id = p.id "               \
+    ", NULL, NULL, NULL, NULL FROM products p JOIN offers o ON o.product_id = p.id AND "         \
+    "o.withdrawn_at IS NULL "                                                                     \
     "JOIN merchants m ON m.id = o.merchant_id WHERE p.sku = " SKU                                  \
     " UNION ALL SELECT 3, " QUESTIONS_TOTAL ", q.asked_at, q.id, q.id, q.question, q.answer, "     \
     "q.asked_at, " N10 ", " N10 ", NULL, NULL FROM " LATEST_QUESTIONS(SKU)
@@ -67,7 +68,7 @@
  * the product's id in column 3. */
 #define VIEW_ROWS(C)                                                                               \
     "SELECT 0, NULL, NULL, p.id, " PRODUCT_COLS(C) " FROM products p WHERE p.id > %lld AND "       \
-    "p.id <= %lld UNION ALL SELECT 1, s.pos, NULL, s.product_id, " SPEC_COLS(C) " FROM "           \
+    "p.id <= %lld AND p.withdrawn_at IS NULL UNION ALL SELECT 1, s.pos, NULL, s.product_id, " SPEC_COLS(C) " FROM "           \
     "product_specs s WHERE s.product_id > %lld AND s.product_id <= %lld ORDER BY 4, 1, 2"
 /* The live part of a view, by sku (st_product_live): the search index's
  * versions (as as_version_get), the product's id, its offers' stock, its
@@ -82,23 +83,29 @@
 #define PRODUCT_LIVE(C, SKU)                                                                       \
     LIVE_VERSIONS " UNION ALL SELECT 7, NULL, NULL, NULL, " C("p.id") ", NULL, NULL, NULL FROM "   \
     "products p WHERE p.sku = " SKU " UNION ALL SELECT 5, NULL, o.id, NULL, o.id, " C("o.stock")   \
-    ", NULL, NULL FROM products p JOIN offers o ON o.product_id = p.id WHERE p.sku = " SKU         \
+    ", NULL, NULL FROM products p JOIN offers o ON o.product_id = p.id AND o.withdrawn_at IS NULL "\
+    "WHERE p.sku = " SKU                                                                          \
     LIVE_QUESTIONS(C) LATEST_QUESTIONS(SKU)
 /* and by the product's id, for a view that found it in the search index: no
  * lookup of the sku (three in the statement above) */
 #define PRODUCT_LIVE_ID(C)                                                                         \
     LIVE_VERSIONS " UNION ALL SELECT 7, NULL, NULL, NULL, " C("p.id") ", NULL, NULL, NULL FROM "   \
-    "products p WHERE p.id = %lld UNION ALL SELECT 5, NULL, o.id, NULL, o.id, " C("o.stock")       \
-    ", NULL, NULL FROM offers o WHERE o.product_id = %lld" LIVE_QUESTIONS(C) "(SELECT x.* FROM "   \
+    "products p WHERE p.id = %lld AND p.withdrawn_at IS NULL UNION ALL SELECT 5, NULL, o.id, NULL, "\
+    "o.id, " C("o.stock") ", NULL, NULL FROM offers o WHERE o.product_id = %lld AND "              \
+    "o.withdrawn_at IS NULL" LIVE_QUESTIONS(C) "(SELECT x.* FROM "   \
     "questions x WHERE x.product_id = %lld ORDER BY x.asked_at DESC, x.id DESC LIMIT "             \
     AS_STR(AS_VIEW_QUESTIONS) ") q"
 /* and, for a device, its compatibility row */
 #define PRODUCT_VIEW_DEVICE(C, SKU, DEV)                                                           \
     PRODUCT_VIEW(C, SKU) " UNION ALL SELECT 4, NULL, NULL, NULL, d.slug, d.name, c.fit_status, "   \
     "c.evidence, c.checked_at, " N10 ", " N10 ", NULL FROM products p JOIN compat c ON "           \
-    "c.product_id = p.id JOIN devices d ON d.id = c.device_id WHERE p.sku = " SKU " AND "          \
+    "c.product_id = p.id JOIN devices d ON d.id = c.device_id AND d.withdrawn_at IS NULL WHERE "  \
+    "p.sku = " SKU " AND "                                                                         \
     "c.device_id = " DEV
 // clang-format on
+/* A product sold by that sku: a withdrawn one (docs/catalogue.md) has no
+ * view, while its orders keep theirs (they read it by id). */
+#define SOLD_SKU "%s AND p.withdrawn_at IS NULL"
 enum { PV_PRODUCT, PV_SPEC, PV_OFFER, PV_QUESTION, PV_COMPAT, PV_STOCK, PV_VERSIONS, PV_ID };
 
 /* What a product's view is built from has changed when this has (the triggers
@@ -113,14 +120,14 @@ enum { PV_PRODUCT, PV_SPEC, PV_OFFER, PV_QUESTION, PV_COMPAT, PV_STOCK, PV_VERSI
 
 /* in the order of native_view's statements */
 const stmt_def as_db_view_stmts[] = {
-    {"as_product_view", PRODUCT_VIEW(SQLITE_COL, "%s"),
-     PRODUCT_VIEW(PG_TEXT, "%s") " ORDER BY 1, 2, 3, 4"},
-    {"as_product_view_device", PRODUCT_VIEW_DEVICE(SQLITE_COL, "%s", "%lld"),
-     PRODUCT_VIEW_DEVICE(PG_TEXT, "%s", "%lld") " ORDER BY 1, 2, 3, 4"},
-    {"as_product_version", PRODUCT_VERSION("%s"), NULL},
+    {"as_product_view", PRODUCT_VIEW(SQLITE_COL, SOLD_SKU),
+     PRODUCT_VIEW(PG_TEXT, SOLD_SKU) " ORDER BY 1, 2, 3, 4"},
+    {"as_product_view_device", PRODUCT_VIEW_DEVICE(SQLITE_COL, SOLD_SKU, "%lld"),
+     PRODUCT_VIEW_DEVICE(PG_TEXT, SOLD_SKU, "%lld") " ORDER BY 1, 2, 3, 4"},
+    {"as_product_version", PRODUCT_VERSION(SOLD_SKU), NULL},
     {"as_view_rows", VIEW_ROWS(SQLITE_COL), VIEW_ROWS(PG_TEXT)},
-    {"as_product_live", PRODUCT_LIVE(SQLITE_COL, "%s"),
-     PRODUCT_LIVE(PG_TEXT, "%s") " ORDER BY 1, 2, 3, 4"},
+    {"as_product_live", PRODUCT_LIVE(SQLITE_COL, SOLD_SKU),
+     PRODUCT_LIVE(PG_TEXT, SOLD_SKU) " ORDER BY 1, 2, 3, 4"},
     {"as_product_live_id", PRODUCT_LIVE_ID(SQLITE_COL),
      PRODUCT_LIVE_ID(PG_TEXT) " ORDER BY 1, 2, 3, 4"},
 };

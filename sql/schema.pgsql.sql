@@ -366,3 +366,11 @@ CREATE TABLE IF NOT EXISTS returns (
     replacement_sku TEXT,
     created_at     BIGINT NOT NULL
 );
+
+-- Schema version 7: withdrawals (agentshopctl catalogue import, docs/catalogue.md).
+-- NULL = sold or listed; a time = withdrawn then: in no search, view or device
+-- list, while the orders and returns that name it keep their rows.
+ALTER TABLE merchants ADD COLUMN IF NOT EXISTS withdrawn_at TEXT;
+ALTER TABLE products ADD COLUMN IF NOT EXISTS withdrawn_at TEXT;
+ALTER TABLE offers ADD COLUMN IF NOT EXISTS withdrawn_at TEXT;
+ALTER TABLE devices ADD COLUMN IF NOT EXISTS withdrawn_at TEXT;

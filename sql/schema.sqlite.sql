@@ -21,7 +21,8 @@ CREATE TABLE IF NOT EXISTS merchants (
     country       TEXT NOT NULL CHECK (country IN ('NL', 'BE', 'DE')),
     city          TEXT NOT NULL,
     on_time_rate  REAL NOT NULL CHECK (on_time_rate BETWEEN 0 AND 1),
-    accuracy_rate REAL NOT NULL CHECK (accuracy_rate BETWEEN 0 AND 1)
+    accuracy_rate REAL NOT NULL CHECK (accuracy_rate BETWEEN 0 AND 1),
+    withdrawn_at      TEXT  -- withdrawn from sale (a feed's withdrawal): NULL = sold
 );
 
 CREATE TABLE IF NOT EXISTS products (
@@ -49,7 +50,8 @@ CREATE TABLE IF NOT EXISTS products (
     return_rate       REAL NOT NULL,
     wrong_item_rate   REAL NOT NULL,
     agent_orders_90d  INTEGER NOT NULL,
-    orders_per_week   TEXT NOT NULL
+    orders_per_week   TEXT NOT NULL,
+    withdrawn_at      TEXT  -- NULL = sold; withdrawn: in no search or view, its orders intact
 );
 CREATE INDEX IF NOT EXISTS products_category ON products (category, part_type);
 CREATE INDEX IF NOT EXISTS products_part_type ON products (part_type);
@@ -75,7 +77,8 @@ CREATE TABLE IF NOT EXISTS offers (
     retail_price_cents INTEGER NOT NULL CHECK (retail_price_cents > 0),
     price_label        TEXT NOT NULL,
     delivery_days      INTEGER NOT NULL CHECK (delivery_days >= 0),
-    stock              INTEGER NOT NULL CHECK (stock >= 0)
+    stock              INTEGER NOT NULL CHECK (stock >= 0),
+    withdrawn_at       TEXT  -- NULL = sold; withdrawn: stock 0, never sold again
 );
 -- By product, with the id and stock: a search page's live stock is read
 -- from this index alone, not from the table (schema version 4).
@@ -88,7 +91,8 @@ CREATE TABLE IF NOT EXISTS devices (
     name    TEXT NOT NULL,
     brand   TEXT NOT NULL,
     kind    TEXT NOT NULL,
-    aliases TEXT NOT NULL DEFAULT ''
+    aliases TEXT NOT NULL DEFAULT '',
+    withdrawn_at TEXT  -- NULL = listed
 );
 
 CREATE TABLE IF NOT EXISTS compat (

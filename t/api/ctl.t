@@ -151,8 +151,9 @@ my @tables = grep { !$new_in_4{$_} }
                           . "name NOT LIKE 'sqlite%' AND name <> 'schema_version' ORDER BY name");
 # What version 3 drops of the tables it keeps.
 my %dropped = (product_rank => { map { $_ => 1 } qw(sku category part_type) });
-# What versions 4 and 5 add to tables that had rows (NULL, and 0, in the rows from before).
-my %added = (orders => { key_id => 1 }, product_versions => { seq => 1 });
+# What versions 4, 5 and 7 add to tables that had rows (NULL, 0 and NULL, in the rows from before).
+my %added = (orders => { key_id => 1 }, product_versions => { seq => 1 },
+             map { $_ => { withdrawn_at => 1 } } qw(merchants products offers devices));
 # Every row of every table a new database has, but what version 3 drops and 4 and 5 add.
 sub rows {
     my ($db) = @_;
@@ -179,13 +180,16 @@ cmp_ok(sqlite($v2, "SELECT COUNT(*) FROM product_fts WHERE product_fts MATCH 'dy
 is(scalar(grep { length($v2_rows->{$_} // '') } @tables), scalar(@tables), '... and rows in every table')
   or diag join ' ', grep { !length($v2_rows->{$_} // '') } @tables;
 ($rc, $out, $err) = run_ctl({}, $ctl, '--params', $v2, 'order', 'ship', 'ord_v2_1');
-ok($rc != 0 && $err =~ /schema version 2, this agentshopctl works with version 6; agentshopctl init migrates it/,
+ok($rc != 0 && $err =~ /schema version 2, this agentshopctl works with version 7; agentshopctl init migrates it/,
    'a command on version 2 points at init') or diag $err;
 ($rc, $out, $err) = run_ctl({}, $ctl, '--params', $v2, 'init');
 is($rc, 0, 'init migrates it') or diag $err;
 $m = $json->decode($out);
-is_deeply($m->{schema}, { from => 2, to => 6, action => 'migrated' }, '... from 2 to 6');
-is(sqlite($v2, 'SELECT version FROM schema_version'), 6, '... recording version 6');
+is_deeply($m->{schema}, { from => 2, to => 7, action => 'migrated' }, '... from 2 to 7');
+is(sqlite($v2, 'SELECT version FROM schema_version'), 7, '... recording version 7');
+is(sqlite($v2, 'SELECT (SELECT COUNT(*) FROM products WHERE withdrawn_at IS NOT NULL) + (SELECT COUNT(*) FROM offers '
+               . 'WHERE withdrawn_at IS NOT NULL) + (SELECT COUNT(*) FROM merchants WHERE withdrawn_at IS NOT NULL)'), 0,
+   '... nothing withdrawn (version 7: every product, offer and merchant still sold)');
 is(sqlite($v2, 'SELECT COUNT(*) FROM product_versions WHERE seq <> 0'), 0,
    '... every product at live sequence 0 (a search index built after reads its stock then)');
 is_deeply(rows($v2), $v2_rows, '... keeping every row of every table (product_rank without its copies of sku, category and part type)');
