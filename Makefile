@@ -22,8 +22,8 @@ LIBS    := -ljansson -lcrypto -lcbor -lstemmer -lsqlite3 -lm
 
 CORE_SRC  := $(wildcard core/*.c core/search/*.c)
 CORE_OBJ  := $(patsubst core/%.c,build/core/%.o,$(CORE_SRC))
-STORE_SRC := sql/as_db.c sql/as_db_orders.c sql/as_db_search.c sql/as_db_view.c sql/as_load.c \
-             sql/as_generate.c sql/as_db_ops.c
+STORE_SRC := sql/as_db.c sql/as_db_orders.c sql/as_db_search.c sql/as_db_view.c \
+             sql/as_generate.c sql/as_db_feed.c sql/as_db_ops.c
 STORE_OBJ := $(patsubst sql/%.c,build/sql/%.o,$(STORE_SRC))
 CORE_LIB  := build/libascore.a
 STORE_LIB := build/libasstore.a
@@ -191,7 +191,7 @@ install: all build/installed/agentshopctl
 	install -D -m 0644 conf/agentshop.conf $(DESTDIR)$(APACHE_ETC)/mods-available/agentshop.conf
 	install -D -m 0755 build/installed/agentshopctl $(DESTDIR)$(SBINDIR)/agentshopctl
 	install -d $(DESTDIR)$(DATADIR)/demo $(DESTDIR)$(DOCDIR)
-	install -m 0644 sql/demo/*.json $(DESTDIR)$(DATADIR)/demo/
+	install -m 0644 sql/demo/catalogue.jsonl $(DESTDIR)$(DATADIR)/demo/
 	install -m 0644 $(DOCS) $(DESTDIR)$(DOCDIR)/
 	@if [ -z "$(DESTDIR)" ]; then $(SBINDIR)/agentshopctl setup; fi
 

@@ -26,9 +26,9 @@
 #include "as_db.h"
 #include "as_db_private.h"
 #include "as_generate.h"
-#include "as_load.h"
 #include "as_util.h"
 #include "as_validate.h"
+#include "ctl_catalogue.h"
 #include "ctl_common.h"
 #include "ctl_ops.h"
 
@@ -232,26 +232,27 @@ static int cmd_init(const opts *o, apr_pool_t *p)
         else
             return die("init: unknown option '%s' (usage: init [--demo])", o->argv[i], NULL);
     }
-    /* The demo files are read first: run by root, open_db becomes the
-     * database's owner, who may not reach them. */
-    as_catalogue_files files = {NULL, NULL, NULL, NULL};
-    if (demo) as_load_read(p, o->data, &files);
+    /* The demo file is opened first: run by root, open_db becomes the
+     * database's owner, who may not reach it. */
+    FILE *in = NULL;
+    const char *path = apr_psprintf(p, "%s/catalogue.jsonl", o->data);
+    if (demo && !(in = fopen(path, "r")))
+        return die("init --demo: cannot read the demo catalogue %s: %s", path, strerror(errno));
     as_db db;
     json_t *schema = NULL;
     if (open_db(o, p, &db) || init_schema(o, &db, &schema)) {
-        as_load_release(&files);
+        if (in) fclose(in);
         return 1;
     }
     json_t *out =
         json_pack("{s:s, s:s, s:o}", "driver", o->driver, "database", o->params, "schema", schema);
     if (demo) {
         json_t *summary = NULL;
-        const char *err = NULL;
-        apr_status_t rv = as_load_catalogue(&db, &files, &summary, &err);
-        as_load_release(&files);
-        if (rv != APR_SUCCESS) {
+        int rc = ctl_demo_load(o, &db, in, &summary);
+        fclose(in);
+        if (rc) {
             json_decref(out);
-            return die("loading the demo catalogue from %s failed: %s", o->data, err);
+            return 1;
         }
         json_object_set_new(out, "catalogue", summary);
     }
@@ -643,7 +644,10 @@ static int cmd_mandate(const opts *o, apr_pool_t *p)
 
 static int cmd_catalogue(const opts *o, apr_pool_t *p)
 {
-    const char *usage_line = "catalogue generate --products N [--seed S]";
+    const char *usage_line = "catalogue generate --products N [--seed S] | catalogue import "
+                             "FILE|- [--dry-run] | catalogue export [FILE|-]";
+    if (o->argc >= 2 && (strcmp(o->argv[1], "import") == 0 || strcmp(o->argv[1], "export") == 0))
+        return ctl_catalogue_feed(o, p);
     if (o->argc < 2 || strcmp(o->argv[1], "generate") != 0)
         return die("usage: %s%s", usage_line, NULL);
     static const char *const names[] = {"--products", "--seed", NULL};
@@ -848,6 +852,9 @@ static void usage(FILE *f, const opts *o)
           "                    person registers a passkey (for approvals); for them only\n"
           "  user passkeys USER\n"
           "  user list         JSON Lines: every user id with its keys, mandates, orders\n"
+          "  catalogue import FILE|- [--dry-run]   the catalogue feed (docs/catalogue.md):\n"
+          "                    upserts, all or nothing; every rejected record named\n"
+          "  catalogue export [FILE|-]   the catalogue as sold now, in the same format\n"
           "  catalogue generate --products N [--seed S]   (into a database without a catalogue)\n"
           "Every command but init and setup needs an existing database with its schema.\n"
           "options:\n"
@@ -856,7 +863,8 @@ static void usage(FILE *f, const opts *o)
     fprintf(f,
             "  --params   the DBDParams string: the SQLite file, or a PostgreSQL conninfo\n"
             "             (now %s, %s; env AGENTSHOP_DB when --params is absent)\n"
-            "  --data     catalogue data directory (now %s, %s; env AGENTSHOP_DATA)\n"
+            "  --data     the demo catalogue's directory, of catalogue.jsonl\n"
+            "             (now %s, %s; env AGENTSHOP_DATA)\n"
             "  --key-prefix  prefix of new agent keys, as AgentShopKeyPrefix (default agentshop)\n"
             "setup's signing secret defaults to %s\n",
             o->params, o->params_from, o->data, o->data_from, o->signing_key);

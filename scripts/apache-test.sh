@@ -31,19 +31,23 @@ driver=${AGENTSHOP_TEST_DRIVER:-sqlite3}
 # httpd starts, served by t/conf/vhost-migrated.conf.in to t/api/migrated.t;
 # another empty one, whose catalogue t/api/search_rebuild.t loads while
 # t/conf/vhost-rebuild.conf.in serves it; and a generated catalogue of 1,500
-# products, served by t/conf/vhost-views.conf.in to t/api/view_index.t.
+# products, served by t/conf/vhost-views.conf.in to t/api/view_index.t; and
+# one with the schema alone, served by no host, into which t/api/catalogue.t
+# imports the demo feed and exports it again.
 if [ "$driver" = pgsql ]; then
     params=$AGENTSHOP_TEST_PARAMS
     empty=$AGENTSHOP_TEST_EMPTY_PARAMS
     migrated=$AGENTSHOP_TEST_MIGRATED_PARAMS # an empty database
     rebuild=$AGENTSHOP_TEST_REBUILD_PARAMS
     views=$AGENTSHOP_TEST_VIEWS_PARAMS
+    feed=$AGENTSHOP_TEST_FEED_PARAMS
 else
     params="$top/t/var/agentshop.db"
     empty="$top/t/var/empty.db"
     migrated="$top/t/var/migrated.db"
     rebuild="$top/t/var/rebuild.db"
     views="$top/t/var/views.db"
+    feed="$top/t/var/feed.db"
 fi
 printf 'Define AGENTSHOP_DRIVER %s\nDefine AGENTSHOP_DB "%s"\nDefine AGENTSHOP_EMPTY_DB "%s"\nDefine AGENTSHOP_MIGRATED_DB "%s"\nDefine AGENTSHOP_REBUILD_DB "%s"\nDefine AGENTSHOP_VIEWS_DB "%s"\n' \
     "$driver" "$params" "$empty" "$migrated" "$rebuild" "$views" > t/var/db.conf
@@ -54,6 +58,7 @@ if ! $runas bin/agentshopctl --driver "$driver" --params "$params" --data "$top/
     ! $runas t/fixtures/make-v2.sh "$driver" "$migrated" ||
     ! $runas bin/agentshopctl --driver "$driver" --params "$migrated" init >t/var/init-migrated.json ||
     ! $runas bin/agentshopctl --driver "$driver" --params "$views" init >t/var/init-views.json ||
+    ! $runas bin/agentshopctl --driver "$driver" --params "$feed" init >t/var/init-feed.json ||
     ! $runas bin/agentshopctl --driver "$driver" --params "$views" catalogue generate \
         --products 1500 --seed 16 >t/var/generate-views.json; then
     echo "apache-test: creating the test databases failed" >&2

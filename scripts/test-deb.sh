@@ -84,7 +84,7 @@ check "apt-get install ./$debname (with apache2 and the dbd drivers)" \
 equal "dpkg: $pkg installed" "$(in_root "dpkg-query -W -f='\${Status}' $pkg")" "install ok installed"
 for f in /usr/lib/apache2/modules/mod_agentshop.so /etc/apache2/mods-available/agentshop.load \
     /etc/apache2/mods-available/agentshop.conf /usr/sbin/agentshopctl \
-    /usr/share/agentshop/demo/products.json /usr/share/doc/$pkg/README.Debian \
+    /usr/share/agentshop/demo/catalogue.jsonl /usr/share/doc/$pkg/README.Debian \
     /usr/share/doc/$pkg/copyright /usr/share/man/man8/agentshopctl.8.gz /usr/sbin/apache2; do
     check "installed: $f" exists "$f"
 done

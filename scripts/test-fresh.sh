@@ -174,7 +174,7 @@ install_and_remove() {
     check "installed: agentshop.load and .conf in mods-available" \
         test -f "$R/etc/apache2/mods-available/agentshop.load" -a -f "$R/etc/apache2/mods-available/agentshop.conf"
     check "installed: /usr/local/sbin/agentshopctl" test -x "$R/usr/local/sbin/agentshopctl"
-    check "installed: the demo catalogue" test -f "$R/usr/local/share/agentshop/demo/products.json"
+    check "installed: the demo catalogue" test -f "$R/usr/local/share/agentshop/demo/catalogue.jsonl"
     check "installed: /var/lib/agentshop owned by www-data" \
         test "$(pristine_run "$root" root 'stat -c %U /var/lib/agentshop')" = www-data
     check "installed: the signing secret, mode 600" \

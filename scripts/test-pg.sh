@@ -18,11 +18,13 @@ pg_createdb shop_empty || exit 1 # t/api/empty.t's: no catalogue
 pg_createdb shop_rebuild || exit 1 # t/api/search_rebuild.t's: its catalogue loaded while served
 pg_createdb shop_v2 || exit 1 # t/api/migrated.t's: made at schema version 2, then migrated
 pg_createdb shop_views || exit 1 # t/api/view_index.t's: a generated catalogue
+pg_createdb shop_feed || exit 1 # t/api/catalogue.t's: the feed's round trip, from empty
 export AGENTSHOP_TEST_DRIVER=pgsql AGENTSHOP_TEST_PARAMS="host=$PG_SOCKDIR user=agentshop dbname=shop"
 export AGENTSHOP_TEST_EMPTY_PARAMS="host=$PG_SOCKDIR user=agentshop dbname=shop_empty"
 export AGENTSHOP_TEST_REBUILD_PARAMS="host=$PG_SOCKDIR user=agentshop dbname=shop_rebuild"
 export AGENTSHOP_TEST_MIGRATED_PARAMS="host=$PG_SOCKDIR user=agentshop dbname=shop_v2"
 export AGENTSHOP_TEST_VIEWS_PARAMS="host=$PG_SOCKDIR user=agentshop dbname=shop_views"
+export AGENTSHOP_TEST_FEED_PARAMS="host=$PG_SOCKDIR user=agentshop dbname=shop_feed"
 scripts/apache-test.sh "$@" | sed -u 's/^apache: /pgsql: /'
 a=${PIPESTATUS[0]}
 # agentshopctl init migrating databases of older schemas, in databases of their own.

@@ -469,8 +469,10 @@ static apr_status_t prepare_all(apr_pool_t *conn_pool, const apr_dbd_driver_t *d
         }
         *cookie = schema_cookie(conn_pool, d, h);
     }
-    const stmt_def *tables[] = {stmts, as_db_search_stmts, as_db_view_stmts, as_db_ops_stmts};
-    size_t sizes[] = {N_STMTS, as_db_n_search_stmts, as_db_n_view_stmts, as_db_n_ops_stmts};
+    const stmt_def *tables[] = {stmts, as_db_search_stmts, as_db_view_stmts, as_db_ops_stmts,
+                                as_db_feed_stmts};
+    size_t sizes[] = {N_STMTS, as_db_n_search_stmts, as_db_n_view_stmts, as_db_n_ops_stmts,
+                      as_db_n_feed_stmts};
     for (size_t t = 0; t < sizeof(sizes) / sizeof(sizes[0]); t++)
         for (size_t i = 0; i < sizes[t]; i++) {
             const stmt_def *sd = &tables[t][i];

@@ -78,6 +78,9 @@ int as_db_each_row(as_db *db, as_mem *m, const char *label, const int64_t *args,
 
 /* sql/as_db_view.c: the product view's read, and its statements. */
 extern const stmt_def as_db_view_stmts[];
+/* sql/as_db_feed.c: the catalogue feed's import and export. */
+extern const stmt_def as_db_feed_stmts[];
+extern const size_t as_db_n_feed_stmts;
 extern const size_t as_db_n_view_stmts;
 /* SQLite: the same statements on the connection's own handle, prepared with
  * it and finalized before it closes (conn_pool's cleanup). */

@@ -3,10 +3,11 @@
 
 Standard library only and fully deterministic: every random choice comes from
 random.Random(20261120) and no value depends on the current time.  Running the
-script rewrites merchants.json, devices.json and products.json next to it, but
-only after every invariant documented in README.md has been checked.
+script rewrites catalogue.jsonl next to it (the catalogue feed of
+docs/catalogue.md), but only after every invariant documented in README.md has
+been checked.
 
-    python3 sql/demo/generate.py            # (re)write the JSON files
+    python3 sql/demo/generate.py            # (re)write catalogue.jsonl
     python3 sql/demo/generate.py --check    # check only, write nothing
 """
 
@@ -1746,6 +1747,47 @@ def fictional_brands_for_contradicted(products):
         assert old not in p["name"], p["sku"]
 
 
+def feed(merchants, devices, products):
+    """The records of the catalogue feed (docs/catalogue.md), in the order and
+    form agentshopctl catalogue export writes them: merchants, devices, then
+    each product followed by its offers, its measurement and its
+    compatibility."""
+    for m in merchants:
+        yield dict(type="merchant", **m)
+    for d in devices:
+        yield dict(type="device", **d)
+    for p in products:
+        specs = []
+        for s in p["specs"]:
+            tol = s.get("tolerance_pct", 2.0 if s["kind"] == "performance" else 0.0)
+            specs.append(dict(spec=s["spec"], label=s["label"], kind=s["kind"], unit=s["unit"],
+                              claimed=s["claimed"], tolerance_pct=float(tol)))
+        rec = dict(type="product", sku=p["sku"])
+        if p.get("gtin"):
+            rec["gtin"] = p["gtin"]
+        for k in ("name", "brand", "category", "part_type", "description", "image_urls", "source"):
+            rec[k] = p[k]
+        rec["specs"] = specs
+        rec["performance"] = p["performance"]
+        rec["demo"] = True
+        yield rec
+        for o in p["offers"]:
+            yield dict(type="offer", offer_id=o["offer_id"], sku=p["sku"], merchant=o["merchant"],
+                       price_cents=(o["retail_price_cents"] * 95 + 50) // 100,
+                       retail_price_cents=o["retail_price_cents"],
+                       price_label="Agent-only price (demo)", delivery_days=o["delivery_days"],
+                       stock=o["stock"])
+        v = p.get("verification")
+        if v:
+            values = {s["spec"]: s["measured"] for s in p["specs"] if s.get("measured") is not None}
+            yield dict(type="measurement", sku=p["sku"], lab=v["node"], measured_at=v["measured_at"],
+                       sample_size=v["sample_size"], values=dict(sorted(values.items())))
+        for c in p["compatibility"]:
+            yield dict(type="compatibility", sku=p["sku"], device=c["device"],
+                       fit_status=c["fit_status"], checked_at=c["checked_at"],
+                       evidence=c["evidence"])
+
+
 def main():
     merchants, devices, products = build()
     fictional_brands_for_contradicted(products)
@@ -1755,10 +1797,9 @@ def main():
         sys.stderr.write("INVARIANT VIOLATED: %s\n" % e)
         sys.exit(1)
     if "--check" not in sys.argv:
-        for fn, data in (("merchants.json", merchants), ("devices.json", devices), ("products.json", products)):
-            with open(os.path.join(HERE, fn), "w", encoding="utf-8") as f:
-                json.dump(data, f, indent=1, ensure_ascii=False)
-                f.write("\n")
+        with open(os.path.join(HERE, "catalogue.jsonl"), "w", encoding="utf-8") as f:
+            for rec in feed(merchants, devices, products):
+                f.write(json.dumps(rec, ensure_ascii=False, separators=(",", ":")) + "\n")
     print(json.dumps(summary, sort_keys=True))
 
 

@@ -286,7 +286,8 @@ static void test_typo_rule(void **state)
     assert_int_equal(as_search_typo_max("18650cell"), 0);
 }
 
-/* Devices of sql/demo/devices.json, as the store gives them (aliases joined by spaces). */
+/* Devices of the demo catalogue (sql/demo/catalogue.jsonl), as the store gives them, but for
+ * the aliases: joined by spaces here, by newlines in the store; the search reads both as spaces. */
 static const as_device devs[] = {
     {1, "apple-iphone-13", "Apple iPhone 13", "Apple", "phone", "A2633 iPhone 13"},
     {2, "apple-iphone-15", "Apple iPhone 15", "Apple", "phone", "A3090 iPhone 15"},

@@ -16,7 +16,7 @@ our @EXPORT = qw(api api_get is_json_error demo_data contradicts expected_status
   product_is_contradicted agent_price today_plus is_num is_int is_bool uri_escape_utf8
   ctl new_agent new_mandate agent_headers post_json sql buyable_offer json_encode
   concurrently revoke_active live_part sql_write is_pg ctl_argv spent_mismatches
-  bodies_everywhere browser_tools);
+  bodies_everywhere browser_tools outside_write_shown);
 
 # node, Chromium and playwright-core, which make test installs (scripts/deps.sh
 # test): each one missing is a failed test, not a skip. Returns (node, the
@@ -135,14 +135,43 @@ sub is_json_error {
 
 my %CACHE;
 
+# The demo catalogue (sql/demo/catalogue.jsonl, the feed format of
+# docs/catalogue.md) as lists by name: merchants, devices, products; each
+# product with its offers, compatibility, and specs with their measured
+# values, and verification when measured (the layout tests read).
 sub demo_data {
     my ($name) = @_;
-    return $CACHE{$name} //= do {
-        my $file = Apache::Test::vars('serverroot') . "/../sql/demo/$name.json";
-        open my $fh, '<', $file or die "cannot read $file: $!";
-        local $/;
-        $JSON->decode(<$fh>);
+    $CACHE{demo} //= do {
+        my $file = Apache::Test::vars('serverroot') . "/../sql/demo/catalogue.jsonl";
+        open my $fh, '<:raw', $file or die "cannot read $file: $!";
+        my (%d, %by_sku);
+        $d{$_} = [] for qw(merchants devices products);
+        while (my $line = <$fh>) {
+            next unless $line =~ /\S/;
+            my $r = $JSON->decode($line);
+            my $type = delete $r->{type};
+            if ($type eq 'merchant') { push @{ $d{merchants} }, $r }
+            elsif ($type eq 'device') { push @{ $d{devices} }, $r }
+            elsif ($type eq 'product') {
+                $r->{offers} = [];
+                $r->{compatibility} = [];
+                push @{ $d{products} }, $by_sku{ $r->{sku} } = $r;
+            } elsif ($type eq 'offer') {
+                my $p = $by_sku{ delete $r->{sku} };
+                push @{ $p->{offers} }, $r;
+            } elsif ($type eq 'measurement') {
+                my $p = $by_sku{ $r->{sku} };
+                $p->{verification} = { measured_at => $r->{measured_at}, node => $r->{lab},
+                                       sample_size => $r->{sample_size} };
+                $_->{measured} = $r->{values}{ $_->{spec} } for @{ $p->{specs} };
+            } elsif ($type eq 'compatibility') {
+                my $p = $by_sku{ delete $r->{sku} };
+                push @{ $p->{compatibility} }, $r;
+            }
+        }
+        \%d;
     };
+    return $CACHE{demo}{$name} // die "no demo data '$name'";
 }
 
 sub _same {
@@ -205,11 +234,13 @@ sub is_pg { ($ENV{AGENTSHOP_TEST_DRIVER} // 'sqlite3') eq 'pgsql' }
 # The database the admin tool's helpers (ctl, new_agent, new_mandate) and sql
 # work on: `local $AgentShop::Test::DB = 'empty'` reaches t/api/empty.t's, which
 # has no catalogue, 'migrated' t/api/migrated.t's, made at schema version 2,
-# 'rebuild' t/api/search_rebuild.t's, 'views' t/api/view_index.t's (scripts/apache-test.sh creates all five).
+# 'rebuild' t/api/search_rebuild.t's, 'views' t/api/view_index.t's, 'feed' t/api/catalogue.t's
+# (scripts/apache-test.sh creates all six).
 our $DB = 'agentshop';
 my %PG_PARAMS = (agentshop => 'AGENTSHOP_TEST_PARAMS', empty => 'AGENTSHOP_TEST_EMPTY_PARAMS',
                  migrated => 'AGENTSHOP_TEST_MIGRATED_PARAMS',
-                 rebuild => 'AGENTSHOP_TEST_REBUILD_PARAMS', views => 'AGENTSHOP_TEST_VIEWS_PARAMS');
+                 rebuild => 'AGENTSHOP_TEST_REBUILD_PARAMS', views => 'AGENTSHOP_TEST_VIEWS_PARAMS',
+                 feed => 'AGENTSHOP_TEST_FEED_PARAMS');
 
 sub _db_file { Apache::Test::vars('serverroot') . "/var/$DB.db" }
 
