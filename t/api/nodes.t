@@ -157,4 +157,56 @@ for (1 .. 100) {
 }
 ok($shown && $waited < 1, '... and node 1 within a second') or diag sprintf 'waited %.3f s', $waited;
 
+# ---- a catalogue import into the database, on both nodes ----
+# agentshopctl writes to the database both nodes serve: each reads the new
+# catalogue's number within AgentShopVersionsMaxAge (node 2: a second), shows
+# the change in views at once and builds its own index for searches.
+{
+    my ($ip, $ioff) = buyable_offer(min_stock => 2, min_cents => 200);
+    my ($line) = grep { /"offer_id":"\Q$ioff->{offer_id}\E"/ } do {
+        open my $fh, '<', Apache::Test::vars('serverroot') . '/../sql/demo/catalogue.jsonl' or die $!;
+        <$fh>;
+    };
+    my $rec = JSON::PP->new->decode($line);
+    my $new_price = $ioff->{price_cents} - 11;
+    my $new_sku = "ZZ-NODE-$$";
+    my $file = Apache::Test::vars('t_logs') . "/nodes-feed-$$.jsonl";
+    open my $out, '>', $file or die $!;
+    print $out JSON::PP->new->canonical->encode({ %$rec, price_cents => $new_price, stock => $ioff->{stock} }), "\n";
+    print $out JSON::PP->new->canonical->encode({ type => 'product', sku => $new_sku, name => "Wombatix Node Test $$",
+        brand => 'Wombatix', category => $ip->{category}, part_type => $ip->{part_type}, description => 'A test product.',
+        source => { url => 'https://x.example/p', checked_at => '2026-11-01T00:00:00Z', product_id => 'n1', availability => 'in_stock' } }), "\n";
+    print $out JSON::PP->new->canonical->encode({ %$rec, offer_id => "$new_sku-o", sku => $new_sku, stock => 5 }), "\n";
+    close $out;
+    chmod 0644, $file;
+    my $cmd = ctl_argv('catalogue', 'import', $file);
+    my $sum = `$cmd 2>&1`;
+    is($?, 0, 'a catalogue import into the nodes\' database') or diag $sum;
+    my $t1 = time;
+    my %seen;
+    for (1 .. 300) {
+        for my $n ([ 1, undef ], [ 2, $node2 ]) {
+            next if $seen{ $n->[0] };
+            local $AgentShop::Test::HOSTPORT = $n->[1] if $n->[1];
+            my (undef, $v) = api_get("/products/$ip->{sku}");
+            my ($o) = grep { $_->{offer_id} eq $ioff->{offer_id} } @{ $v->{offers}{ranked} || [] };
+            my (undef, $s) = api_get('/search?q=wombatix');
+            $seen{ $n->[0] } = time - $t1
+              if $o && $o->{price_cents} == $new_price && grep { $_->{sku} eq $new_sku } @{ $s->{results} || [] };
+        }
+        last if keys %seen == 2;
+        select undef, undef, undef, 0.01;
+    }
+    ok(defined $seen{1} && $seen{1} < 1, 'node 1 shows the new price and finds the new product within a second')
+      or diag explain \%seen;
+    ok(defined $seen{2} && $seen{2} < 1.5, 'node 2 (versions reused up to a second) within its second and the build')
+      or diag explain \%seen;
+    open $out, '>', $file or die $!;
+    print $out JSON::PP->new->canonical->encode({ type => 'product', sku => $new_sku, withdrawn => JSON::PP::true }), "\n";
+    print $out JSON::PP->new->canonical->encode({ %$rec, stock => $ioff->{stock} - 0 }), "\n";
+    close $out;
+    $sum = `$cmd 2>&1`;
+    is($?, 0, '... and put back') or diag $sum;
+}
+
 done_testing();
