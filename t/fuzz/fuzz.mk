@@ -1,7 +1,7 @@
 # libFuzzer harnesses for core (t/fuzz/*.c). Included by the main Makefile;
 # every path is relative to the top of the tree.
 #
-#   make fuzz-build     build build/fuzz/fuzz_{query,body,api,question}
+#   make fuzz-build     build build/fuzz/fuzz_{query,body,api,question,feed}
 #   make fuzz           run each harness FUZZ_SECONDS (60) on its seed corpus
 #   make fuzz-ci        run each for 20 s, then replay t/fuzz/regressions/*
 #   make fuzz-regress   replay t/fuzz/regressions/* only
@@ -23,7 +23,7 @@ FUZZ_CFLAGS    := -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
                   -Wno-unused-parameter -Wno-unused-function
 FUZZ_CPPFLAGS  := -Icore -Icore/search -Ibuild -It/unit -It/fuzz
 FUZZ_LIBS      := -ljansson -lcrypto -lcbor -lstemmer -lm
-FUZZ_HARNESSES := fuzz_query fuzz_body fuzz_api fuzz_question
+FUZZ_HARNESSES := fuzz_query fuzz_body fuzz_api fuzz_question fuzz_feed
 FUZZ_BINS      := $(addprefix build/fuzz/,$(FUZZ_HARNESSES))
 FUZZ_CORE_SRC  := $(wildcard core/*.c core/search/*.c)
 FUZZ_CORE_OBJ  := $(patsubst core/%.c,build/fuzz/core/%.o,$(FUZZ_CORE_SRC))
