@@ -906,6 +906,18 @@ static int put_products(importer *im, const as_feed_rec *const *rs, size_t n)
     return rc < 0 ? -1 : 0;
 }
 
+/* A batch of n records of type t written (rows released): which of them
+ * changed is not returned, only their products, so they are counted. */
+static int put_counted(importer *im, const char *label, json_t *rows, as_feed_type t, size_t n)
+{
+    int changed = put_rows(im, label, rows, false);
+    json_decref(rows);
+    if (changed < 0) return -1;
+    im->changed[t] += (size_t)changed;
+    im->unchanged += n - (size_t)changed;
+    return 0;
+}
+
 /* An offer's stock as the merchant's count says (docs/catalogue.md,
  * "Stock"): the count less what its orders took after it, plus what they
  * gave back after it. */
@@ -946,13 +958,7 @@ static int put_offers(importer *im, const as_feed_rec *const *rs, size_t n)
                             "days", json_integer_value(json_object_get(v, "delivery_days")),
                             "stock", (json_int_t)stock));
     }
-    int changed = put_rows(im, "feed_offers_put", rows, false);
-    json_decref(rows);
-    if (changed < 0) return -1;
-    /* which offers changed is not returned, only their products: counted */
-    im->changed[AS_FEED_OFFER] += (size_t)changed;
-    im->unchanged += n - (size_t)changed;
-    return 0;
+    return put_counted(im, "feed_offers_put", rows, AS_FEED_OFFER, n);
 }
 
 static int put_fits(importer *im, const as_feed_rec *const *rs, size_t n)
@@ -966,12 +972,7 @@ static int put_fits(importer *im, const as_feed_rec *const *rs, size_t n)
                                               "evidence", ev ? text_of(im, ev, "[]") : "[]", "at",
                                               str(v, "checked_at")));
     }
-    int changed = put_rows(im, "feed_compat_put", rows, false);
-    json_decref(rows);
-    if (changed < 0) return -1;
-    im->changed[AS_FEED_COMPAT] += (size_t)changed;
-    im->unchanged += n - (size_t)changed;
-    return 0;
+    return put_counted(im, "feed_compat_put", rows, AS_FEED_COMPAT, n);
 }
 
 /* The measured fields of products (ids, n), by id: {at, lab, n, status, note}. */
