@@ -44,6 +44,9 @@ cat > t/asan-httpd <<WRAP
 LD_PRELOAD="$asan:$ubsan:$stage/t/nodlclose.so" exec /usr/sbin/apache2 "\$@"
 WRAP
 chmod 755 t/asan-httpd
+# every request several times slower: the suite's latency checks scale by
+# this (AgentShop::Test::slow)
+export AGENTSHOP_TEST_SLOW=4
 echo "== Apache::Test suite under ASan/UBSan"
 scripts/apache-test.sh -httpd "$stage/t/asan-httpd" | tee apache.log
 a=$?

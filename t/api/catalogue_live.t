@@ -64,7 +64,7 @@ new_mandate($user, per_order => 500, monthly => 100000, confirm_above => 500);
 my @skus = map { $_->{sku} } @{ demo_data('products') };
 
 # ---- the load: four clients, each for 4 seconds ----
-my $until = time + 4;
+my $until = time + 4 * slow(); # the imports take longer under the sanitizers: as many of them
 my @clients = map {
     my $c = $_;
     sub {
@@ -115,7 +115,7 @@ if (!$pid) {
         my ($seen, $last_stale, $fresh) = (undef, 0, 0);
         my $ua = LWP::UserAgent->new(keep_alive => 0, timeout => 10);
         my $url = 'http://' . Apache::TestRequest::hostport() . "/v1/products/$p->{sku}";
-        while (!$rc && time - $t0 < 3 && $fresh < 12) {
+        while (!$rc && time - $t0 < 3 * slow() && $fresh < 12) {
             my $sent = time - $t0;
             my $res = $ua->get($url);
             my $v = eval { $json->decode($res->content) };
@@ -143,7 +143,7 @@ is(scalar @bad, 0, '... none failed') or diag explain [ @bad[0 .. ($#bad < 9 ? $
 ok(@orders >= 3, scalar(@orders) . ' orders placed meanwhile');
 ok(@$report >= 2, scalar(@$report) . ' imports while they ran');
 is(scalar(grep { $_->{rc} } @$report), 0, '... each imported') or diag explain $report;
-my @late = grep { !defined $_->{seen} || $_->{seen} >= 1 } @$report;
+my @late = grep { !defined $_->{seen} || $_->{seen} >= slow() } @$report;
 is(scalar @late, 0, '... each price change in the views of the children within a second under load (the last stale answer sent that soon after the import, then 12 fresh in a row)')
   or diag explain $report;
 

@@ -16,7 +16,7 @@ our @EXPORT = qw(api api_get is_json_error demo_data contradicts expected_status
   product_is_contradicted agent_price today_plus is_num is_int is_bool uri_escape_utf8
   ctl new_agent new_mandate agent_headers post_json sql buyable_offer json_encode
   concurrently revoke_active live_part sql_write is_pg ctl_argv spent_mismatches
-  bodies_everywhere browser_tools outside_write_shown);
+  bodies_everywhere browser_tools outside_write_shown slow);
 
 # node, Chromium and playwright-core, which make test installs (scripts/deps.sh
 # test): each one missing is a failed test, not a skip. Returns (node, the
@@ -314,6 +314,13 @@ sub sql_write {
 sub outside_write_shown {
     select(undef, undef, undef, 0.15);
 }
+
+# How much slower than a production build this run is: 1, or what
+# AGENTSHOP_TEST_SLOW says (scripts/test-asan.sh: the sanitizers make every
+# request several times slower). A latency target of the issue ("within a
+# second") is checked against this many seconds; a production build meets
+# it as it stands.
+sub slow { my $f = $ENV{AGENTSHOP_TEST_SLOW}; return defined $f && $f =~ /^\d+(\.\d+)?$/ && $f >= 1 ? $f : 1 }
 
 my $SEQ = 0;
 
