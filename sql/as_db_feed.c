@@ -129,6 +129,11 @@ const stmt_def as_db_feed_stmts[] = {
     {"feed_devices", "SELECT id, slug, " BOOL_COL("withdrawn_at") " FROM devices", NULL},
     {"feed_products", "SELECT id, sku, " BOOL_COL("withdrawn_at") " FROM products", NULL},
     {"feed_offers", "SELECT id, product_id, " BOOL_COL("withdrawn_at") " FROM offers", NULL},
+    /* one import at a time: a second waits for the first's commit before it
+     * reads what the database has (new products take ids from the largest);
+     * a lock of the transaction's own, which nothing else takes (PostgreSQL;
+     * SQLite's import holds the database's one write lock) */
+    {"feed_lock", "SELECT 1", "SELECT pg_advisory_xact_lock(7370616365)"},
     {"feed_max_device", "SELECT COALESCE(MAX(id), 0) FROM devices", NULL},
     {"feed_max_product", "SELECT COALESCE(MAX(id), 0) FROM products", NULL},
     /* the upserts */
@@ -302,6 +307,13 @@ static known *lookup(apr_hash_t *h, const char *key)
 static int read_known(importer *im)
 {
     as_db *db = im->db;
+    if (db->pg) {
+        apr_dbd_results_t *res;
+        apr_dbd_row_t *row = NULL;
+        if (as_db_select(db, "feed_lock", &res, 0, NULL)) return -1;
+        while (as_db_next(db, res, &row))
+            ;
+    }
     static const char *const labels[] = {"feed_merchants", "feed_devices", "feed_products",
                                          "feed_offers"};
     apr_hash_t *maps[] = {im->merchants, im->devices, im->products, im->offers};
@@ -573,14 +585,16 @@ static void check_refs(importer *im)
 
 /* ---- writing ---- */
 
+/* The writers' texts live in db->pool: a batch's own pool while apply runs
+ * (freed with the batch), not the import's. */
 static const char *i64s(importer *im, int64_t v)
 {
-    return apr_psprintf(im->p, "%" APR_INT64_T_FMT, v);
+    return apr_psprintf(im->db->pool, "%" APR_INT64_T_FMT, v);
 }
 
 static const char *dbl(importer *im, json_t *v)
 {
-    return apr_psprintf(im->p, "%.10g", json_number_value(v));
+    return apr_psprintf(im->db->pool, "%.10g", json_number_value(v));
 }
 
 static const char *str(json_t *o, const char *k)
@@ -590,7 +604,8 @@ static const char *str(json_t *o, const char *k)
 
 static const char *text_of(importer *im, json_t *v, const char *dflt)
 {
-    char *s = as_feed_value_text(&im->m, v);
+    as_mem m = as_db_pool_mem(im->db->pool);
+    char *s = as_feed_value_text(&m, v);
     return s ? s : dflt;
 }
 
@@ -1089,7 +1104,8 @@ static int decide_batch(importer *im, const int64_t *ids, size_t n, json_t *stat
                                     str(h, "claimed"), str(h, "measured"), strtod(str(h, "tol"), NULL)};
         }
         const char *note = NULL;
-        const char *status = as_verification_status(&im->m, rows, ns, f && f[0], &note);
+        as_mem bm = as_db_pool_mem(im->db->pool);
+        const char *status = as_verification_status(&bm, rows, ns, f && f[0], &note);
         json_object_set_new(states, status,
                             json_integer(json_integer_value(json_object_get(states, status)) + 1));
         if (f && f[3] && strcmp(f[3], status) == 0 && (!note == !f[4]) &&
