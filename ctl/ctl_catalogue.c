@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "as_db_feed.h"
 
@@ -68,28 +69,45 @@ static int export(const opts *o, apr_pool_t *p)
     const char *file = o->argc == 3 ? o->argv[2] : "-";
     if (file[0] == '-' && file[1])
         return die("catalogue export: unexpected argument '%s' (usage: %s)", file, usage_line);
-    as_db db;
-    if (ready(o, p, &db)) return 1;
     /* into a file beside the target, renamed over it once complete: a
-     * failed export never leaves half a catalogue under the name */
+     * failed export never leaves half a catalogue under the name. Opened
+     * before the database: run by root, opening it becomes the database's
+     * owner, who may not write where root asked for the file, nor rename
+     * there; so root writes the file itself and empties it on a failure. */
     FILE *out = stdout;
     const char *tmp = NULL;
+    int direct = geteuid() == 0;
     if (strcmp(file, "-") != 0) {
-        tmp = apr_psprintf(p, "%s.tmp", file);
+        tmp = direct ? file : apr_psprintf(p, "%s.tmp", file);
         out = fopen(tmp, "w");
         if (!out) return die("catalogue export: cannot write %s: %s", tmp, strerror(errno));
+    }
+    as_db db;
+    if (ready(o, p, &db)) {
+        if (tmp) {
+            fclose(out);
+            if (!direct) remove(tmp);
+        }
+        return 1;
     }
     json_t *summary = NULL;
     const char *err = NULL;
     apr_status_t rv = as_feed_export(&db, out, &summary, &err);
     as_db_close(&db);
     if (tmp) {
+        if (direct && rv != APR_SUCCESS && ftruncate(fileno(out), 0) != 0) rv = APR_EGENERAL;
         int bad = fclose(out) != 0 || rv != APR_SUCCESS;
-        if (bad || rename(tmp, file) != 0) {
-            remove(tmp);
+        if (bad) {
+            if (!direct) remove(tmp);
             json_decref(summary);
             return die("catalogue export: %s%s", rv != APR_SUCCESS ? err : "cannot write the file",
                        NULL);
+        }
+        if (!direct && rename(tmp, file) != 0) {
+            json_decref(summary);
+            return die("catalogue export: the catalogue is in %s, but it cannot be renamed to "
+                       "its name: %s",
+                       tmp, strerror(errno));
         }
     }
     if (rv != APR_SUCCESS) return die("catalogue export: %s%s", err, NULL);

@@ -62,5 +62,14 @@ check "init --demo as root loads files only root can read" \
     test "$(perl -MJSON::PP -e 'print decode_json(join "", <STDIN>)->{catalogue}{products}' <<<"$out")" = "$products"
 check "... into a database that stays the user's" test "$(stat -c '%U' "$db")" = "$user"
 
+# catalogue import and export as root: the file only root may read or
+# write, the database the user's all along.
+cp "$tmp/closed/demo/catalogue.jsonl" "$tmp/closed/feed.jsonl"
+out=$("$ctl" --params "$db" catalogue import "$tmp/closed/feed.jsonl")
+check "catalogue import as root reads a file only root can read" grep -q '"unchanged": ' <<<"$out"
+"$ctl" --params "$db" catalogue export "$tmp/closed/export.jsonl" >/dev/null
+check "catalogue export as root writes where only root may" cmp -s "$tmp/closed/export.jsonl" "$tmp/closed/feed.jsonl"
+check "... and the database stays the user's" test "$(stat -c '%U' "$db")" = "$user"
+
 echo "setup: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
