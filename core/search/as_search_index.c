@@ -1529,6 +1529,10 @@ static as_search_snap *replace(as_search_index *si, const as_store *st, as_searc
         }
     }
     s = map_file(si, v->catalogue); /* another process wrote it meanwhile */
+    as_search_version now;
+    if (!s && st->search_version(st->h, &now) == AS_OK && now.catalogue != v->catalogue &&
+        (s = map_file(si, now.catalogue)))
+        *v = now; /* v's file is gone: the process that wrote a newer one removed it */
     if (!s) {
         t0 = now_ms();
         /* the views' text goes into the file as it is made (no room on the
