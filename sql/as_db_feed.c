@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "as_db_ops.h"
 #include "as_db_private.h"
 #include "as_util.h"
 #include "as_verify.h"
@@ -195,11 +196,6 @@ const stmt_def as_db_feed_stmts[] = {
      NULL},
     /* the units an offer's orders took after a merchant's count and gave back
      * after it (docs/catalogue.md, "Stock") */
-    /* the offer's row held until the import commits, before its orders are
-     * summed: an order that takes stock meanwhile waits for the import, and
-     * one that took it before is in the sum (PostgreSQL; SQLite's import
-     * holds the database's one write lock throughout) */
-    {"feed_offer_lock", "SELECT id FROM offers WHERE id = %s", "SELECT id FROM offers WHERE id = %s FOR UPDATE"},
     {"feed_stock_since",
      "SELECT COALESCE(SUM(CASE WHEN created_at > %lld AND status NOT IN " RELEASED
      " THEN quantity ELSE 0 END), 0), COALESCE(SUM(CASE WHEN created_at <= %lld AND status IN "
@@ -473,8 +469,40 @@ static bool sold_after(importer *im, as_feed_type t, apr_hash_t *db_map, const c
     return k && !k->withdrawn;
 }
 
-/* The specifications a product will have: its record's, else the database's. */
-static json_t *specs_of(importer *im, const char *sku)
+#define BATCH 256 /* records a statement reads or writes at a time */
+
+static apr_hash_t *specs_in(importer *im, const int64_t *ids, size_t n);
+static void specs_free(apr_hash_t *h);
+
+/* The database's specifications, by product id, of the products measured by
+ * the records from `from` on that have no product record in the file: of the
+ * next BATCH of them, in one query, on pool p. *to: the record after the
+ * last of them (the records a later call starts from). NULL when the store
+ * failed. */
+static apr_hash_t *db_specs_ahead(importer *im, size_t from, apr_pool_t *p, size_t *to)
+{
+    int64_t ids[BATCH];
+    size_t n = 0, i = from;
+    for (; i < im->n && n < BATCH; i++) {
+        const as_feed_rec *r = &im->recs[i];
+        const as_feed_rec *pr = in_file(im, AS_FEED_PRODUCT, r->key);
+        known *k = r->type == AS_FEED_MEASUREMENT && !r->withdrawn && !(pr && !pr->withdrawn)
+                       ? lookup(im->products, r->key)
+                       : NULL;
+        if (k) ids[n++] = k->id;
+    }
+    *to = i;
+    apr_pool_t *outer = im->db->pool;
+    im->db->pool = p;
+    apr_hash_t *h = n ? specs_in(im, ids, n) : apr_hash_make(p);
+    im->db->pool = outer;
+    return h;
+}
+
+/* The specifications a product will have: its record's, else those the
+ * database has (in db, from db_specs_ahead). A new reference; NULL when
+ * they are the database's and db is NULL (it could not be read). */
+static json_t *specs_of(importer *im, const char *sku, apr_hash_t *db)
 {
     const as_feed_rec *r = in_file(im, AS_FEED_PRODUCT, sku);
     if (r && !r->withdrawn) {
@@ -484,20 +512,18 @@ static json_t *specs_of(importer *im, const char *sku)
         json_decref(o);
         return a;
     }
+    if (!db) return NULL;
     known *k = lookup(im->products, sku);
-    json_t *a = json_array();
-    if (!k) return a;
-    apr_dbd_results_t *res;
-    apr_dbd_row_t *row = NULL;
-    const char *args[] = {as_db_i64s(im->db, k->id)};
-    if (as_db_select(im->db, "feed_specs_of", &res, 1, args)) return a;
-    while (as_db_next(im->db, res, &row))
-        json_array_append_new(a, json_pack("{s:s}", "spec", as_db_col(im->db, row, 0)));
-    return a;
+    json_t *a = k ? apr_hash_get(db, &k->id, sizeof(k->id)) : NULL;
+    return a ? json_incref(a) : json_array();
 }
 
 static void check_refs(importer *im)
 {
+    apr_pool_t *ahead;
+    apr_pool_create(&ahead, im->p);
+    apr_hash_t *db_specs = NULL;
+    size_t fetched_to = 0; /* the records db_specs covers end here */
     for (size_t i = 0; i < im->n; i++) {
         const as_feed_rec *r = &im->recs[i];
         if (r->withdrawn) {
@@ -558,7 +584,14 @@ static void check_refs(importer *im)
                 break;
             }
             /* every measured specification is one the product claims or lists */
-            json_t *specs = specs_of(im, r->key);
+            if (i >= fetched_to) {
+                specs_free(db_specs);
+                apr_pool_clear(ahead);
+                if (!(db_specs = db_specs_ahead(im, i, ahead, &fetched_to)))
+                    problem(im, r->line, NULL, "the database's specifications cannot be read");
+            }
+            json_t *specs = specs_of(im, r->key, db_specs);
+            if (!specs) break;
             const char *key;
             json_t *x;
             json_object_foreach(json_object_get(v, "values"), key, x)
@@ -581,6 +614,8 @@ static void check_refs(importer *im)
         }
         json_decref(v);
     }
+    specs_free(db_specs);
+    apr_pool_destroy(ahead);
 }
 
 /* ---- writing ---- */
@@ -693,9 +728,7 @@ static int put_device(importer *im, const as_feed_rec *r)
  * Products, offers, measurements and fits are written BATCH records at a
  * time: each batch one JSON array parameter per statement (a round trip per
  * batch, not per row: the PostgreSQL import of 100,000 products), rows that
- * change returned by the upsert itself. */
-
-#define BATCH 256
+ * change returned by the upsert itself (BATCH: above, with the checks). */
 
 /* A batch's product ids as its statements take them: a JSON array on
  * SQLite (json_each), an array literal on PostgreSQL. */
@@ -938,13 +971,14 @@ static int put_counted(importer *im, const char *label, json_t *rows, as_feed_ty
  * gave back after it. */
 static int counted_stock(importer *im, const char *offer, int64_t t, int64_t *stock)
 {
+    /* the offer's row held until the import commits, before its orders are
+     * summed: an order that takes stock meanwhile waits for the import, and
+     * one that took it before is in the sum (PostgreSQL; SQLite's import
+     * holds the database's one write lock throughout) */
+    as_ops_offer held;
+    if (as_db_ops_offer_lock(im->db, offer, &held) == AS_EDB) return -1;
     apr_dbd_results_t *res;
     apr_dbd_row_t *row = NULL;
-    const char *id[] = {offer};
-    if (as_db_select(im->db, "feed_offer_lock", &res, 1, id)) return -1;
-    while (as_db_next(im->db, res, &row))
-        ;
-    row = NULL;
     const char *a[] = {i64s(im, t), i64s(im, t), i64s(im, t), offer};
     if (as_db_select(im->db, "feed_stock_since", &res, 4, a)) return -1;
     while (as_db_next(im->db, res, &row))
