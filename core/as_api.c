@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "as_http.h"
 #include "as_passkeys.h"
 #include "as_util.h"
 
@@ -193,36 +194,46 @@ typedef enum {
     R_WEBAUTHN_JS
 } route_id;
 
+/* Who an endpoint answers, which decides what a browser page of another
+ * origin may read (CORS) and whether an answer may be kept (docs/api.md,
+ * "Caching, compression and CORS"). */
+typedef enum {
+    A_PUBLIC, /* the same for everyone: any origin reads it, clients keep it */
+    A_AGENT,  /* an agent's, with its key: the origins the operator lists */
+    A_PERSON  /* a person's page behind a signed link: its own origin only */
+} route_access;
+
 typedef struct route {
     route_id id;
     const char *segs[MAX_SEGS];
     size_t nsegs;
     const char *methods; /* the Allow header */
+    route_access access;
 } route;
 
 static const route routes[] = {
-    {R_ROOT, {0}, 0, "GET, HEAD"},
-    {R_SEARCH, {"search"}, 1, "GET, HEAD"},
-    {R_PRODUCT, {"products", "*"}, 2, "GET, HEAD"},
-    {R_DEVICES, {"devices"}, 1, "GET, HEAD"},
-    {R_COMPATIBLE, {"devices", "*", "compatible"}, 3, "GET, HEAD"},
-    {R_MANDATE, {"mandates", "current"}, 2, "GET, HEAD"},
-    {R_QUOTES, {"quotes"}, 1, "POST"},
-    {R_ORDERS, {"orders"}, 1, "POST"},
-    {R_CONFIRMATION, {"confirmations", "*"}, 2, "GET, HEAD, POST"},
-    {R_ORDER, {"orders", "*"}, 2, "GET, HEAD"},
-    {R_ORDER_CANCEL, {"orders", "*", "cancel"}, 3, "POST"},
-    {R_RETURNS, {"returns"}, 1, "POST"},
-    {R_RETURN_LABEL, {"returns", "*", "label"}, 3, "GET, HEAD"},
-    {R_COMPAT_CHECK, {"compatibility", "check"}, 2, "POST"},
-    {R_QUESTIONS, {"questions"}, 1, "POST"},
-    {R_OPENAPI, {"openapi.json"}, 1, "GET, HEAD"},
-    {R_DOCS, {"docs"}, 1, "GET, HEAD"},
-    {R_DOCS_PAGE, {"docs", "*"}, 2, "GET, HEAD"},
-    {R_DOCS_ERROR, {"docs", "errors", "*"}, 3, "GET, HEAD"},
-    {R_MCP, {"mcp"}, 1, "POST"},
-    {R_ENROL, {"enrol", "*"}, 2, "GET, HEAD, POST"},
-    {R_WEBAUTHN_JS, {"webauthn.js"}, 1, "GET, HEAD"},
+    {R_ROOT, {0}, 0, "GET, HEAD", A_PUBLIC},
+    {R_SEARCH, {"search"}, 1, "GET, HEAD", A_PUBLIC},
+    {R_PRODUCT, {"products", "*"}, 2, "GET, HEAD", A_PUBLIC},
+    {R_DEVICES, {"devices"}, 1, "GET, HEAD", A_PUBLIC},
+    {R_COMPATIBLE, {"devices", "*", "compatible"}, 3, "GET, HEAD", A_PUBLIC},
+    {R_MANDATE, {"mandates", "current"}, 2, "GET, HEAD", A_AGENT},
+    {R_QUOTES, {"quotes"}, 1, "POST", A_AGENT},
+    {R_ORDERS, {"orders"}, 1, "POST", A_AGENT},
+    {R_CONFIRMATION, {"confirmations", "*"}, 2, "GET, HEAD, POST", A_PERSON},
+    {R_ORDER, {"orders", "*"}, 2, "GET, HEAD", A_AGENT},
+    {R_ORDER_CANCEL, {"orders", "*", "cancel"}, 3, "POST", A_AGENT},
+    {R_RETURNS, {"returns"}, 1, "POST", A_AGENT},
+    {R_RETURN_LABEL, {"returns", "*", "label"}, 3, "GET, HEAD", A_PERSON},
+    {R_COMPAT_CHECK, {"compatibility", "check"}, 2, "POST", A_AGENT},
+    {R_QUESTIONS, {"questions"}, 1, "POST", A_AGENT},
+    {R_OPENAPI, {"openapi.json"}, 1, "GET, HEAD", A_PUBLIC},
+    {R_DOCS, {"docs"}, 1, "GET, HEAD", A_PUBLIC},
+    {R_DOCS_PAGE, {"docs", "*"}, 2, "GET, HEAD", A_PUBLIC},
+    {R_DOCS_ERROR, {"docs", "errors", "*"}, 3, "GET, HEAD", A_PUBLIC},
+    {R_MCP, {"mcp"}, 1, "POST", A_AGENT},
+    {R_ENROL, {"enrol", "*"}, 2, "GET, HEAD, POST", A_PERSON},
+    {R_WEBAUTHN_JS, {"webauthn.js"}, 1, "GET, HEAD", A_PUBLIC},
 };
 
 static bool method_allowed(const route *r, const char *method)
@@ -288,18 +299,96 @@ static void api_root(as_mem *m, as_response *resp)
     as_respond_json(resp, 200, o);
 }
 
+/* OPTIONS: the methods, or a CORS preflight's answer (docs/api.md). A
+ * preflight the endpoint refuses gets an error, so that the person reading
+ * the browser's console learns why. */
+static void options(as_ctx *ctx, const as_request *req, const route *r, as_response *resp)
+{
+    as_mem *m = ctx->mem;
+    resp->allow = as_printf(m, "%s, OPTIONS", r->methods);
+    if (!req->origin || !req->cors_method) { /* not a preflight */
+        as_respond_json(resp, 204, NULL);
+        resp->no_body = true;
+        return;
+    }
+    if (r->access == A_PERSON || (r->access == A_AGENT && !as_agent_origin_allowed(ctx, req))) {
+        as_respond_error(
+            resp, 403, "FORBIDDEN", NULL,
+            r->access == A_PERSON
+                ? "This page is for the person who opens its link, not for pages of other "
+                  "origins."
+                : as_printf(m,
+                            "Pages of %s may not call this endpoint: the operator lists the "
+                            "origins that may (AgentShopCORSAllowOrigin).",
+                            req->origin));
+        return;
+    }
+    if (!method_allowed(r, req->cors_method)) {
+        as_respond_error(
+            resp, 405, "METHOD_NOT_ALLOWED", NULL,
+            as_printf(m, "%s is not allowed here; allowed: %s", req->cors_method, r->methods));
+        resp->allow = r->methods;
+        return;
+    }
+    const char *h = as_cors_unlisted_header(m, req->cors_headers);
+    if (h) {
+        as_respond_error(resp, 403, "FORBIDDEN", NULL,
+                         as_printf(m,
+                                   "The header %s may not be sent here from a page; these "
+                                   "may: %s.",
+                                   h, AS_CORS_ALLOW_HEADERS));
+        return;
+    }
+    as_respond_json(resp, 204, NULL);
+    resp->no_body = true;
+    resp->cors_methods = r->methods;
+}
+
+/* What HTTP's conventions add to the endpoint's answer: who may keep it and
+ * read it, and where a new resource is. */
+static void conventions(as_ctx *ctx, const as_request *req, const route *r, as_response *resp)
+{
+    bool read = strcmp(req->method, "GET") == 0 || strcmp(req->method, "HEAD") == 0;
+    resp->cacheable = r->access == A_PUBLIC && read && (resp->status == 200 || resp->not_modified);
+    if (r->access == A_AGENT) resp->vary_origin = true;
+    if (resp->cors_methods) /* a preflight options() accepted */
+        resp->cors_origin = r->access == A_PUBLIC ? "*" : req->origin;
+    else if (req->origin && r->access == A_PUBLIC)
+        resp->cors_origin = "*";
+    else if (req->origin && r->access == A_AGENT && as_agent_origin_allowed(ctx, req))
+        resp->cors_origin = req->origin;
+    /* an order (201, or 202 awaiting its person) and a return: their URL,
+     * also when the answer is a replay of an earlier request's */
+    const char *id = json_string_value(json_object_get(resp->body, "id"));
+    if (resp->status == 202) /* the confirmation's answer names its order */
+        id = json_string_value(json_object_get(resp->body, "order_id"));
+    const char *base = req->base_url ? req->base_url : "";
+    if (id && r->id == R_ORDERS && (resp->status == 201 || resp->status == 202))
+        resp->location = as_printf(ctx->mem, "%s/orders/%s", base, id);
+    else if (id && r->id == R_RETURNS && resp->status == 201)
+        resp->location = as_printf(ctx->mem, "%s/returns/%s/label", base, id);
+}
+
+static const route *dispatch(as_ctx *ctx, const as_request *req, as_response *resp);
+
 void as_handle(as_ctx *ctx, const as_request *req, as_response *resp)
+{
+    memset(resp, 0, sizeof(*resp));
+    resp->status = 500;
+    if (ctx->sweep) {
+        ctx->sweep = false;          /* once, also when MCP calls back in */
+        (void)as_sweep_expired(ctx); /* a failure is logged; the request goes on */
+    }
+    const route *r = dispatch(ctx, req, resp);
+    if (r) conventions(ctx, req, r, resp);
+}
+
+/* The endpoint's answer; the route, NULL when there is none. */
+static const route *dispatch(as_ctx *ctx, const as_request *req, as_response *resp)
 {
     char *segs[MAX_SEGS];
     const char *params[MAX_SEGS];
     size_t n;
-    memset(resp, 0, sizeof(*resp));
-    resp->status = 500;
-    if (ctx->sweep) {
-        ctx->sweep = false; /* once, also when MCP calls back in */
-        (void)as_sweep_expired(ctx); /* a failure is logged; the request goes on */
-    }
-
     /* The help index answers at "/docs/" too (people type it); every other
      * trailing slash stays a 404. */
     const char *path = req->path && strcmp(req->path, "/docs/") == 0 ? "/docs" : req->path;
@@ -308,14 +397,18 @@ void as_handle(as_ctx *ctx, const as_request *req, as_response *resp)
     if (!r) {
         as_respond_error(resp, 404, "NOT_FOUND", NULL,
                          "No such endpoint; GET the API base (/v1) for the list of endpoints.");
-        return;
+        return NULL;
+    }
+    if (req->method && strcmp(req->method, "OPTIONS") == 0) {
+        options(ctx, req, r, resp);
+        return r;
     }
     if (!method_allowed(r, req->method)) {
         as_respond_error(
             resp, 405, "METHOD_NOT_ALLOWED", NULL,
             as_printf(ctx->mem, "%s is not allowed here; allowed: %s", req->method, r->methods));
         resp->allow = r->methods;
-        return;
+        return r;
     }
     as_query q;
     const char *badkey = NULL;
@@ -323,7 +416,7 @@ void as_handle(as_ctx *ctx, const as_request *req, as_response *resp)
         as_respond_error(resp, 400, "VALIDATION_ERROR", badkey,
                          "The query string is not valid: use percent-encoded UTF-8 "
                          "(no NUL bytes).");
-        return;
+        return r;
     }
     /* Endpoints that take no query parameters refuse any, as the others
      * refuse unknown ones: a misspelt parameter must never pass silently. */
@@ -334,7 +427,7 @@ void as_handle(as_ctx *ctx, const as_request *req, as_response *resp)
     as_param none;
     if (!own_query && !as_validate_query(ctx->mem, NULL, 0, &q, as_today(ctx), &none, &prob)) {
         as_respond_problem(resp, &prob);
-        return;
+        return r;
     }
     switch (r->id) {
     case R_ROOT:
@@ -407,4 +500,5 @@ void as_handle(as_ctx *ctx, const as_request *req, as_response *resp)
         as_api_mcp(ctx, req, resp);
         break;
     }
+    return r;
 }

@@ -26,10 +26,10 @@ typedef struct as_config {
     bool approval_link;
     const unsigned char *signing_key; /* AgentShopSigningKeyFile, >= 32 bytes */
     size_t signing_key_len;
-    /* AgentShopMCPAllowOrigin: origins (as_origin_normalize'd) allowed to call
-     * POST /mcp besides the API's own. */
-    const char *const *mcp_origins;
-    size_t n_mcp_origins;
+    /* AgentShopCORSAllowOrigin: origins (as_origin_normalize'd) whose pages
+     * may call the agent endpoints and POST /mcp, besides the API's own. */
+    const char *const *agent_origins;
+    size_t n_agent_origins;
     /* This process's cache of encoded product views (AgentShopViewCache), or
      * NULL: every view is built from the store. */
     struct as_view_cache *product_views;
@@ -53,6 +53,9 @@ typedef struct as_request {
     size_t body_len;
     const char *content_type, *accept;
     const char *authorization, *service_agent, *idempotency_key; /* headers or NULL */
+    const char *if_none_match; /* a conditional GET's validators, or NULL */
+    /* a CORS preflight (OPTIONS): Access-Control-Request-Method and -Headers */
+    const char *cors_method, *cors_headers;
     const char *base_url; /* absolute URL of the API base, e.g. "https://shop.example/v1" */
     /* MCP's Streamable HTTP transport (POST /mcp): headers or NULL. */
     const char *origin, *mcp_protocol_version;
@@ -94,6 +97,17 @@ typedef struct as_response {
     bool no_body;    /* the status alone (202 to an MCP notification) */
     int retry_after; /* seconds for Retry-After, 0 for none */
     bool replayed;   /* Idempotent-Replayed: true */
+    /* HTTP's conventions (as_handle; docs/api.md, "Caching, compression and
+     * CORS"): */
+    bool cacheable;       /* a public read: a 200 gets an ETag and may be kept
+                           * (Cache-Control no-cache, or max_age), else no-store */
+    const char *etag;     /* the ETag when known before the body; else the
+                           * glue derives it from the body */
+    bool not_modified;    /* 304: If-None-Match named etag; no body was built */
+    const char *location; /* Location: what a 201 or 202 created */
+    const char *cors_origin;  /* Access-Control-Allow-Origin: "*" or the Origin */
+    bool vary_origin;         /* the answer depends on the Origin header */
+    const char *cors_methods; /* a preflight's answer: the methods allowed */
 } as_response;
 
 void as_handle(as_ctx *ctx, const as_request *req, as_response *resp);
@@ -166,6 +180,9 @@ void as_api_mcp(as_ctx *ctx, const as_request *req, as_response *resp);
 /* An origin as "scheme://host[:port]": http or https, lowercase, the default
  * port dropped; NULL when s is not such an origin (a path, a user, a query...). */
 const char *as_origin_normalize(as_mem *m, const char *s);
+/* Whether req's Origin may call the agent endpoints and /mcp from a page: the
+ * API's own origin, or one AgentShopCORSAllowOrigin lists. */
+bool as_agent_origin_allowed(as_ctx *ctx, const as_request *req);
 
 /* The key of an Authorization header "Bearer <key>" (the scheme in any case,
  * spaces after it skipped), NULL when there is none: what identifies an

@@ -4,6 +4,7 @@
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 #include <openssl/rand.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +20,46 @@ const char *as_sha256_hex(as_mem *m, const char *s, size_t n)
         hex[2 * i + 1] = digits[md[i] & 15];
     }
     return hex;
+}
+
+/* OpenSSL 3 looks an algorithm up on every EVP_sha256()-style call made
+ * without a fetched one: fetched once per process. */
+static EVP_MD *sha256_md;
+static pthread_once_t sha256_once = PTHREAD_ONCE_INIT;
+
+static void sha256_fetch(void)
+{
+    sha256_md = EVP_MD_fetch(NULL, "SHA256", NULL);
+}
+
+struct as_sha256 {
+    EVP_MD_CTX *ctx;
+    bool failed;
+};
+
+as_sha256 *as_sha256_begin(void)
+{
+    pthread_once(&sha256_once, sha256_fetch);
+    as_sha256 *h = malloc(sizeof(*h));
+    if (!h) return NULL;
+    h->ctx = EVP_MD_CTX_new();
+    h->failed = !h->ctx || !EVP_DigestInit_ex(h->ctx, sha256_md ? sha256_md : EVP_sha256(), NULL);
+    return h;
+}
+
+void as_sha256_add(as_sha256 *h, const void *p, size_t n)
+{
+    if (h && !h->failed && n) h->failed = !EVP_DigestUpdate(h->ctx, p, n);
+}
+
+bool as_sha256_end(as_sha256 *h, unsigned char out[32])
+{
+    if (!h) return false;
+    unsigned int len = 0;
+    bool ok = !h->failed && EVP_DigestFinal_ex(h->ctx, out, &len) && len == 32;
+    EVP_MD_CTX_free(h->ctx);
+    free(h);
+    return ok;
 }
 
 static inline uint64_t rotl64(uint64_t x, int b)

@@ -10,6 +10,14 @@
 
 /* Lowercase hex SHA-256 of s (64 characters). */
 const char *as_sha256_hex(as_mem *m, const char *s, size_t n);
+/* SHA-256 of a body written in pieces (a response as it is encoded): begin,
+ * add any number of times, end (which frees the state; NULL from begin only
+ * when out of memory, and add and end take that NULL too). */
+typedef struct as_sha256 as_sha256;
+as_sha256 *as_sha256_begin(void);
+void as_sha256_add(as_sha256 *h, const void *p, size_t n);
+/* The digest into out (32 bytes); false when h was NULL. */
+bool as_sha256_end(as_sha256 *h, unsigned char out[32]);
 /* base64url (no padding) HMAC-SHA256 of msg under key (43 characters). */
 const char *as_hmac_b64url(as_mem *m, const unsigned char *key, size_t key_len, const char *msg);
 /* SipHash-2-4 (Aumasson and Bernstein, 2012) of msg under a 16-byte key: a

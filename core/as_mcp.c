@@ -100,14 +100,14 @@ static const char *own_origin(as_mem *m, const char *base_url)
                                        : base_url);
 }
 
-static bool origin_allowed(as_ctx *ctx, const as_request *req)
+bool as_agent_origin_allowed(as_ctx *ctx, const as_request *req)
 {
     const char *o = as_origin_normalize(ctx->mem, req->origin);
     if (!o) return false; /* "null", garbage */
     const char *own = own_origin(ctx->mem, req->base_url);
     if (own && strcmp(o, own) == 0) return true;
-    for (size_t i = 0; i < ctx->cfg->n_mcp_origins; i++)
-        if (strcmp(o, ctx->cfg->mcp_origins[i]) == 0) return true;
+    for (size_t i = 0; i < ctx->cfg->n_agent_origins; i++)
+        if (strcmp(o, ctx->cfg->agent_origins[i]) == 0) return true;
     return false;
 }
 
@@ -367,10 +367,10 @@ static void handle_message(as_ctx *ctx, const as_request *req, json_t *msg, out_
 
 void as_api_mcp(as_ctx *ctx, const as_request *req, as_response *resp)
 {
-    if (req->origin && !origin_allowed(ctx, req))
+    if (req->origin && !as_agent_origin_allowed(ctx, req))
         return refuse(resp, 403, RPC_REFUSED,
                       "Forbidden: this Origin may not call the MCP endpoint (see "
-                      "AgentShopMCPAllowOrigin)");
+                      "AgentShopCORSAllowOrigin)");
     const char *v = req->mcp_protocol_version;
     if (v && !version_supported(v)) {
         return refuse(resp, 400, RPC_REFUSED,

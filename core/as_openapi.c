@@ -4,10 +4,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <threads.h>
+
 #include "as_api.h"
+#include "as_crypto.h"
+#include "as_http.h"
 #include "openapi_json.inc"
 
 static const char BASE_MARK[] = "@BASE_URL@";
+
+/* The compiled-in document's SHA-256, once per process: with the base URL,
+ * all an answer depends on, so a client's copy is validated without
+ * building the document again. */
+static unsigned char doc_digest[32];
+static once_flag doc_once = ONCE_FLAG_INIT;
+
+static void digest_doc(void)
+{
+    as_sha256 *h = as_sha256_begin();
+    as_sha256_add(h, openapi_json, sizeof(openapi_json) - 1);
+    if (!as_sha256_end(h, doc_digest)) memset(doc_digest, 0, sizeof(doc_digest));
+}
 
 void as_api_openapi(as_ctx *ctx, const as_request *req, as_response *resp)
 {
@@ -16,13 +33,23 @@ void as_api_openapi(as_ctx *ctx, const as_request *req, as_response *resp)
     resp->status = 200;
     resp->content_type = "application/json";
     resp->max_age = 300;
+    call_once(&doc_once, digest_doc);
+    const char *base = req->base_url ? req->base_url : "/v1";
+    const char *key =
+        as_printf(ctx->mem, "%s %s", as_b64url_encode(ctx->mem, doc_digest, 32), base);
+    resp->etag = as_etag_of(ctx->mem, key, strlen(key));
+    if (as_etag_matches(req->if_none_match, resp->etag)) {
+        resp->status = 304;
+        resp->not_modified = true;
+        return;
+    }
     if (!mark) {
         resp->raw = doc;
         resp->raw_len = sizeof(openapi_json) - 1;
         return;
     }
     /* The base as a JSON string's contents: a Host header is the client's text. */
-    json_t *s = json_string(req->base_url ? req->base_url : "/v1");
+    json_t *s = json_string(base);
     char *quoted = s ? json_dumps(s, JSON_ENCODE_ANY) : NULL;
     json_decref(s);
     if (!quoted) {

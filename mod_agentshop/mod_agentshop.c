@@ -20,6 +20,7 @@
 #include "as_api.h"
 #include "as_crypto.h"
 #include "as_db.h"
+#include "as_http.h"
 #include "as_versions.h"
 #include "as_view_cache.h"
 
@@ -46,7 +47,7 @@ typedef struct dir_cfg {
     const unsigned char *signing_key; /* read at start-up */
     apr_size_t signing_key_len;
     apr_int64_t rate_requests, rate_seconds; /* 0 requests: no limit */
-    apr_array_header_t *mcp_origins;         /* AgentShopMCPAllowOrigin, normalised; NULL: unset */
+    apr_array_header_t *agent_origins;       /* AgentShopCORSAllowOrigin, normalised; NULL: unset */
     int views_from_index;                    /* AgentShopViewsFromIndex: 1, 0 or UNSET */
     int approval_link;                       /* AgentShopApproval link: 1, passkey: 0, UNSET */
 } dir_cfg;
@@ -186,7 +187,7 @@ static void *merge_dir_cfg(apr_pool_t *p, void *basev, void *addv)
     c->write_wait = a->write_wait != UNSET ? a->write_wait : b->write_wait;
     c->rate_requests = a->rate_requests != UNSET ? a->rate_requests : b->rate_requests;
     c->rate_seconds = a->rate_seconds != UNSET ? a->rate_seconds : b->rate_seconds;
-    c->mcp_origins = a->mcp_origins ? a->mcp_origins : b->mcp_origins;
+    c->agent_origins = a->agent_origins ? a->agent_origins : b->agent_origins;
     c->views_from_index = a->views_from_index != UNSET ? a->views_from_index : b->views_from_index;
     c->approval_link = a->approval_link != UNSET ? a->approval_link : b->approval_link;
     if (a->signing_key) {
@@ -417,19 +418,19 @@ static const char *set_index_dir(cmd_parms *cmd, void *dummy, const char *arg)
 }
 
 /* One origin per argument, scheme://host[:port]; the lines of one section add up. */
-static const char *set_mcp_origin(cmd_parms *cmd, void *cfg, const char *arg)
+static const char *set_agent_origin(cmd_parms *cmd, void *cfg, const char *arg)
 {
     dir_cfg *c = cfg;
     as_mem mem = as_db_pool_mem(cmd->pool);
     const char *o = as_origin_normalize(&mem, arg);
     if (!o)
         return apr_psprintf(cmd->pool,
-                            "AgentShopMCPAllowOrigin: '%s' is not an origin; write "
-                            "scheme://host[:port] with http or https and no path, e.g. "
-                            "https://agent.example",
-                            arg);
-    if (!c->mcp_origins) c->mcp_origins = apr_array_make(cmd->pool, 2, sizeof(const char *));
-    APR_ARRAY_PUSH(c->mcp_origins, const char *) = o;
+                            "%s: '%s' is not an origin; write scheme://host[:port] with http or "
+                            "https and no path, e.g. https://agent.example (no '*': pages that "
+                            "spend with an agent's key are named one by one)",
+                            cmd->cmd->name, arg);
+    if (!c->agent_origins) c->agent_origins = apr_array_make(cmd->pool, 2, sizeof(const char *));
+    APR_ARRAY_PUSH(c->agent_origins, const char *) = o;
     note_base(cmd);
     return NULL;
 }
@@ -440,9 +441,11 @@ static const command_rec cmds[] = {
                    "default 600 60; or off"),
     AP_INIT_TAKE1("AgentShopSigningKeyFile", set_signing_key, NULL, RSRC_CONF | ACCESS_CONF,
                   "file holding the secret (32 bytes or more) that signs confirmation links"),
-    AP_INIT_ITERATE("AgentShopMCPAllowOrigin", set_mcp_origin, NULL, RSRC_CONF | ACCESS_CONF,
-                    "origins (scheme://host[:port]) allowed to call POST /mcp from a browser, "
-                    "besides the API's own"),
+    AP_INIT_ITERATE("AgentShopCORSAllowOrigin", set_agent_origin, NULL, RSRC_CONF | ACCESS_CONF,
+                    "origins (scheme://host[:port]) whose pages may call the agent endpoints "
+                    "and POST /mcp, besides the API's own (public reads: any origin)"),
+    AP_INIT_ITERATE("AgentShopMCPAllowOrigin", set_agent_origin, NULL, RSRC_CONF | ACCESS_CONF,
+                    "the former name of AgentShopCORSAllowOrigin: the same list"),
     AP_INIT_TAKE1("AgentShopConfirmationNotify", set_notify, NULL, RSRC_CONF,
                   "\"|program\": a program that reads one JSON line per confirmation created "
                   "(its link, for the person), started and restarted like a piped log"),
@@ -1248,11 +1251,13 @@ typedef struct body_writer {
     apr_bucket *e; /* the heap bucket being filled, NULL before the first */
     char *buf;
     apr_size_t cap;
+    as_sha256 *hash; /* of what is written, for the ETag; NULL: none */
 } body_writer;
 
 static int brigade_write(const char *buf, size_t n, void *ctx)
 {
     body_writer *w = ctx;
+    as_sha256_add(w->hash, buf, n);
     while (n > 0) {
         if (!w->e || w->e->length == w->cap) {
             apr_size_t cap = n > APR_BUCKET_BUFF_SIZE ? n : APR_BUCKET_BUFF_SIZE;
@@ -1288,8 +1293,50 @@ static int send_body(request_rec *r, apr_bucket_brigade *bb)
     return OK;
 }
 
+/* Who may read the answer from a page of another origin (core decided). */
+static void cors_headers(request_rec *r, const as_response *resp)
+{
+    if (resp->vary_origin || (resp->cors_origin && strcmp(resp->cors_origin, "*") != 0))
+        apr_table_mergen(r->headers_out, "Vary", "Origin");
+    if (!resp->cors_origin) return;
+    apr_table_setn(r->headers_out, "Access-Control-Allow-Origin", resp->cors_origin);
+    if (resp->cors_methods) { /* a preflight's answer */
+        apr_table_setn(r->headers_out, "Access-Control-Allow-Methods", resp->cors_methods);
+        apr_table_setn(r->headers_out, "Access-Control-Allow-Headers", AS_CORS_ALLOW_HEADERS);
+        apr_table_setn(r->headers_out, "Access-Control-Max-Age", "600");
+    } else {
+        apr_table_setn(r->headers_out, "Access-Control-Expose-Headers", AS_CORS_EXPOSE_HEADERS);
+    }
+}
+
+/* A public read's validator and how long a client may keep it: "no-cache"
+ * (keep, but ask again with If-None-Match each time: stock is live), or
+ * max-age for the documents. Compression negotiates the same answer. */
+static void cache_headers(request_rec *r, const as_response *resp, const char *etag)
+{
+    apr_table_setn(r->headers_out, "Cache-Control",
+                   resp->max_age > 0 ? apr_psprintf(r->pool, "public, max-age=%d", resp->max_age)
+                                     : "no-cache");
+    apr_table_setn(r->headers_out, "ETag", etag);
+    apr_table_mergen(r->headers_out, "Vary", "Accept-Encoding");
+}
+
+/* 304 when the client's copy is this answer: headers only. */
+static bool not_modified(request_rec *r, as_response *resp, const char *etag)
+{
+    if (!etag) return false;
+    cache_headers(r, resp, etag);
+    if (!resp->not_modified &&
+        !as_etag_matches(apr_table_get(r->headers_in, "If-None-Match"), etag))
+        return false;
+    r->status = HTTP_NOT_MODIFIED;
+    as_response_clear(resp);
+    return true;
+}
+
 static int write_response(request_rec *r, as_response *resp)
 {
+    as_mem mem = as_db_pool_mem(r->pool);
     r->status = resp->status;
     apr_table_setn(r->headers_out, "Cache-Control", "no-store");
     apr_table_setn(r->headers_out, "X-Content-Type-Options", "nosniff");
@@ -1297,6 +1344,12 @@ static int write_response(request_rec *r, as_response *resp)
     if (resp->retry_after > 0)
         apr_table_setn(r->headers_out, "Retry-After", apr_itoa(r->pool, resp->retry_after));
     if (resp->replayed) apr_table_setn(r->headers_out, "Idempotent-Replayed", "true");
+    if (resp->location) apr_table_setn(r->headers_out, "Location", resp->location);
+    cors_headers(r, resp);
+    if (resp->not_modified) {
+        not_modified(r, resp, resp->etag);
+        return OK;
+    }
     if (resp->no_body) {
         as_response_clear(resp);
         ap_set_content_length(r, 0);
@@ -1307,6 +1360,12 @@ static int write_response(request_rec *r, as_response *resp)
         size_t hn = resp->raw ? resp->raw_len : strlen(resp->html);
         const char *type = resp->raw ? resp->content_type : "text/html; charset=utf-8";
         ap_set_content_type(r, type ? type : "application/octet-stream");
+        if (strncmp(r->content_type, "text/html", 9) == 0 && !resp->cacheable) {
+            /* a person's page behind a signed link: never compressed, so
+             * that its length tells nothing of its secrets (BREACH) */
+            apr_table_setn(r->subprocess_env, "no-gzip", "1");
+            apr_table_setn(r->subprocess_env, "no-brotli", "1");
+        }
         if (strncmp(r->content_type, "text/html", 9) == 0) {
             /* script-src 'self': the passkey ceremonies' webauthn.js, no inline script */
             apr_table_setn(r->headers_out, "Content-Security-Policy",
@@ -1315,9 +1374,9 @@ static int write_response(request_rec *r, as_response *resp)
                            "frame-ancestors 'none'");
             apr_table_setn(r->headers_out, "Referrer-Policy", "no-referrer");
         }
-        if (resp->max_age > 0)
-            apr_table_setn(r->headers_out, "Cache-Control",
-                           apr_psprintf(r->pool, "public, max-age=%d", resp->max_age));
+        if (resp->cacheable &&
+            not_modified(r, resp, resp->etag ? resp->etag : as_etag_of(&mem, body, hn)))
+            return OK;
         as_response_clear(resp);
         /* the body lives as long as the request (pool, or compiled in): sent in place */
         apr_bucket_brigade *bb = apr_brigade_create(r->pool, r->connection->bucket_alloc);
@@ -1327,7 +1386,8 @@ static int write_response(request_rec *r, as_response *resp)
     }
     ap_set_content_type(r, "application/json");
     apr_bucket_brigade *bb = apr_brigade_create(r->pool, r->connection->bucket_alloc);
-    body_writer w = {bb, NULL, NULL, 0};
+    body_writer w = {bb, NULL, NULL, 0, resp->cacheable ? as_sha256_begin() : NULL};
+    bool failed_encoding = false;
     if (!resp->body || json_dump_callback(resp->body, brigade_write, &w, AS_JSON_DUMP_FLAGS) != 0) {
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, "response could not be encoded");
         apr_brigade_cleanup(bb); /* what was written of it */
@@ -1336,9 +1396,20 @@ static int write_response(request_rec *r, as_response *resp)
                                      "could not be encoded.\"}";
         brigade_write(failed, sizeof failed - 1, &w);
         r->status = HTTP_INTERNAL_SERVER_ERROR;
+        failed_encoding = true;
+    }
+    int wrote = brigade_write("\n", 1, &w);
+    unsigned char digest[32];
+    bool hashed = as_sha256_end(w.hash, digest); /* and frees it */
+    if (wrote != 0) {
+        as_response_clear(resp);
+        return HTTP_INTERNAL_SERVER_ERROR;
+    }
+    if (hashed && !failed_encoding && not_modified(r, resp, as_etag_from_digest(&mem, digest))) {
+        apr_brigade_cleanup(bb);
+        return OK;
     }
     as_response_clear(resp);
-    if (brigade_write("\n", 1, &w) != 0) return HTTP_INTERNAL_SERVER_ERROR;
     return send_body(r, bb);
 }
 
@@ -1639,9 +1710,9 @@ static int agentshop_handler(request_rec *r)
     cfg.product_views = sc->views;
     cfg.search_ids = sc->search_ids;
     cfg.search_pages = sc->search_pages;
-    if (c->mcp_origins) {
-        cfg.mcp_origins = (const char *const *)c->mcp_origins->elts;
-        cfg.n_mcp_origins = (size_t)c->mcp_origins->nelts;
+    if (c->agent_origins) {
+        cfg.agent_origins = (const char *const *)c->agent_origins->elts;
+        cfg.n_agent_origins = (size_t)c->agent_origins->nelts;
     }
 
     rc->db.pool = r->pool;
@@ -1699,6 +1770,9 @@ static int agentshop_handler(request_rec *r)
         .authorization = apr_table_get(r->headers_in, "Authorization"),
         .service_agent = apr_table_get(r->headers_in, "Service-Agent"),
         .idempotency_key = apr_table_get(r->headers_in, "Idempotency-Key"),
+        .if_none_match = apr_table_get(r->headers_in, "If-None-Match"),
+        .cors_method = apr_table_get(r->headers_in, "Access-Control-Request-Method"),
+        .cors_headers = apr_table_get(r->headers_in, "Access-Control-Request-Headers"),
         .origin = apr_table_get(r->headers_in, "Origin"),
         .mcp_protocol_version = apr_table_get(r->headers_in, "MCP-Protocol-Version"),
         .base_url = base_url(r, c),

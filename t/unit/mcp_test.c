@@ -19,8 +19,8 @@ static int mcp_setup(void **state)
     int rc = api_setup(state);
     if (rc == 0) {
         mcp_fx *fx = *state;
-        fx->cfg.mcp_origins = allowed;
-        fx->cfg.n_mcp_origins = 1;
+        fx->cfg.agent_origins = allowed;
+        fx->cfg.n_agent_origins = 1;
     }
     return rc;
 }
