@@ -1,8 +1,10 @@
 -- wrk script for `make bench`: GET each path of a file (one per line) in turn.
+-- A line "PATH<tab>TAG" sends TAG as If-None-Match (a client revalidating
+-- the copy it kept: 304 while the answer is the same).
 -- usage: wrk ... -s bench/paths.lua URL -- PATHS_FILE [statuses]
 -- With "statuses", done() prints the responses by class ("statuses: 2xx N
 -- 3xx N 4xx N 5xx N"), so a run can tell refusals (4xx) from failures.
-local paths, i = {}, 0
+local paths, tags, i = {}, {}, 0
 local threads = {}
 n2, n3, n4, n5 = 0, 0, 0, 0
 
@@ -12,7 +14,13 @@ end
 
 function init(args)
     for line in io.lines(args[1]) do
-        if #line > 0 then paths[#paths + 1] = line end
+        local path, tag = line:match("^([^\t]+)\t(.+)$")
+        if path then
+            paths[#paths + 1] = path
+            tags[#paths] = tag
+        elseif #line > 0 then
+            paths[#paths + 1] = line
+        end
     end
     -- each run and thread starts somewhere else (LuaJIT's generator starts
     -- from the same seed: every run would begin with the same paths, and a
@@ -31,6 +39,7 @@ end
 
 function request()
     i = i % #paths + 1
+    if tags[i] then return wrk.format("GET", paths[i], {["If-None-Match"] = tags[i]}) end
     return wrk.format("GET", paths[i])
 end
 

@@ -389,6 +389,26 @@ run_rate() {
     [ "$name" = - ] || printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$(v rate | cut -d. -f1)" "$(v p50_ms)" "$(v p99_ms)" \
         "$([ -n "${refusals:-}" ] && echo "$n4" || echo -)" "${ceiling:-product}" "${db:-}" "${key:--}" >>"$results"
 }
+# inm_paths URL IN OUT [N]: the first N paths of IN (default all) with the
+# ETag each answers now, as "PATH<tab>TAG" lines for bench/paths.lua: the
+# requests of clients revalidating what they kept (304s).
+inm_paths() {
+    local url=$1 in=$2 out=$3 n=${4:-0} path tag
+    : >"$out"
+    while IFS= read -r path; do
+        tag=$(curl -s -o /dev/null -D - "$url$path" | tr -d '\r' | awk 'tolower($1) == "etag:" { print $2 }')
+        [ -n "$tag" ] && printf '%s\t%s\n' "$path" "$tag" >>"$out"
+    done < <(if [ "$n" -gt 0 ]; then head -n "$n" "$in"; else cat "$in"; fi)
+    [ -s "$out" ] || die "no ETag on the paths of $in"
+}
+# run_304 NAME URL SECONDS PATHS: run_wrk's row for revalidations, which
+# must all be answered 304 (a 200 would mean the answer changed meanwhile).
+run_304() {
+    refusals=1 run_wrk "$@"
+    local log="$dir/wrk.$(printf '%s' "${db:-}$1" | tr -c 'a-zA-Z0-9' _).log" n2
+    n2=$(awk '/^statuses:/ { print $3 }' "$log")
+    [ "${n2:-0}" -eq 0 ] || say "${db:+${label[$db]}: }$1: $n2 answers were 200, not 304"
+}
 H=(-H "Authorization: Bearer $key_a" -H "Service-Agent: agentshop-bench/1.0")
 agents_run() { # seconds, log, keys
     build/bench-agents 127.0.0.1 "$demo_port" /v1 "$3" "$dir/buy.skus" "$1" "$2.orders" >"$2" 2>"$2.err" ||
@@ -472,6 +492,8 @@ say "measuring ($secs s per run)"
 ceiling=static:product run_wrk "static JSON file, a product view ($static_bytes bytes)" "$demo/product.json" "$secs"
 if want products; then
     run_wrk "GET /products/{sku}, demo ($(wc -l <"$dir/demo.paths") SKUs)" "$demo" "$secs" "$dir/demo.paths"
+    inm_paths "$demo" "$dir/demo.paths" "$dir/demo.inm"
+    run_304 "GET /products/{sku}, demo, If-None-Match: 304" "$demo" "$secs" "$dir/demo.inm"
     for d in $dbs; do
         db=$d key=views run_wrk "GET /products/{sku}, $views_label" "${url_on[$d]}" "$secs" "$dir/big.paths"
     done
@@ -483,6 +505,9 @@ if want search; then
             "GET /search long tail, $searches searches, page cache off" "${url_off[$d]}" "$secs" "$dir/longtail.paths"
         db=$d key=search_on ceiling=search refusals=1 run_wrk \
             "GET /search long tail, $searches searches, page cache on" "${url_on[$d]}" "$secs" "$dir/longtail.paths"
+        inm_paths "${url_off[$d]}" "$dir/longtail.paths" "$dir/longtail.inm.$d" 400
+        db=$d ceiling=search run_304 "GET /search long tail (400 of them), page cache off, If-None-Match: 304" \
+            "${url_off[$d]}" "$secs" "$dir/longtail.inm.$d"
         db=$d ceiling=search run_wrk "GET /search?q&category, 105 searches again and again" "${url_on[$d]}" "$secs" \
             "$dir/search.paths"
     done
