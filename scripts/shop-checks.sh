@@ -27,6 +27,10 @@ shop() {
     local A=("Authorization: Bearer $key" "Service-Agent: test-fresh/1.0")
     http GET "$B/search?q=hand+soap&limit=3" >"$work/search"
     check "$who: search answers 200" test "$(head -n 1 "$work/search")" = 200
+    local enc
+    enc=$(curl -s -D - -o /dev/null -H 'Accept-Encoding: gzip' "$B/search?q=hand+soap&limit=3" |
+        tr -d '\r' | awk 'tolower($1) == "content-encoding:" { print $2 }')
+    check "$who: search is compressed for a client that takes gzip (the sample configuration)" test "$enc" = gzip
     sku=$(json '(map { $_->{sku} } grep { $_->{best_offer} } @{$j->{results}})[0]' <"$work/search")
     check "$who: search finds hand soap to buy" test -n "$sku"
 
