@@ -1,8 +1,9 @@
 # GET /v1/openapi.json: the OpenAPI 3.1 description the module serves. It must
-# describe this server, list every endpoint of the index with its methods, and
-# pass a real linter (Redocly CLI, t/js). Every response of the whole suite is
-# checked against it afterwards by t/js/validate-responses.mjs (see
-# scripts/apache-test.sh); this script saves the served copy it uses.
+# describe this server, list every endpoint of the index under the same path
+# template with its methods, and pass a real linter (Redocly CLI, t/js). Every
+# response of the whole suite is checked against it afterwards by
+# t/js/validate-responses.mjs (see scripts/apache-test.sh); this script saves
+# the served copy it uses.
 use strict;
 use warnings FATAL => 'all';
 use FindBin;
@@ -38,21 +39,30 @@ is($res->content, '', '... without a body');
 is_json_error($res, $v, 400, 'VALIDATION_ERROR', 'a query parameter is refused');
 is($v && $v->{field}, 'format', '... naming it');
 
-# Every endpoint of the index, with the same methods (HEAD goes with GET).
+# Every endpoint of the index is a path of the document, written the same
+# (its parameters named as there: /products/{sku}, not /products/{id}), with
+# the same methods (HEAD goes with GET); and the document has no other path
+# but the index itself.
 my (undef, $index) = api_get('');
 my @eps = @{ $index->{endpoints} // [] };
 ok(@eps > 15, 'the index lists the endpoints');
 my %ops;
 for my $path (keys %{ $doc->{paths} }) {
-    (my $shape = $path) =~ s/\{[^}]+\}/{id}/g;
-    $ops{$shape} = join ', ', sort map { uc } grep { /^(get|put|post|delete|patch)$/ } keys %{ $doc->{paths}{$path} };
+    $ops{$path} = join ', ', sort map { uc } grep { /^(get|put|post|delete|patch)$/ } keys %{ $doc->{paths}{$path} };
 }
+my %listed;
 for my $ep (@eps) {
     my $methods = join ', ', sort grep { $_ ne 'HEAD' } split /,\s*/, $ep->{methods};
+    ok(exists $ops{ $ep->{path} }, "$ep->{path}: a path of the document, spelt the same")
+      or diag('the document has: ' . join ' ', sort keys %ops);
     is($ops{ $ep->{path} }, $methods, "$ep->{path}: documented with $methods");
+    ok(!$listed{ $ep->{path} }++, "$ep->{path}: listed once");
 }
-is(scalar keys %ops, scalar(@eps) + 1, 'and nothing else is documented but the index itself');
+is_deeply([ sort grep { $_ ne '/' } keys %ops ], [ sort keys %listed ],
+          'the document has no path the index leaves out but the index itself');
 ok($doc->{paths}{'/'}{get}, 'the index is documented');
+ok((grep { $_->{path} eq '/products/{sku}' } @eps) && (grep { $_->{path} eq '/devices/{slug}/compatible' } @eps),
+   'the index names the sku and slug parameters as the document does');
 
 # The operationIds an agent uses are the MCP tool names.
 my %ids = map { my $p = $_; map { (ref $p->{$_} eq 'HASH' ? $p->{$_}{operationId} // '' : '') => 1 } keys %$p }
