@@ -166,7 +166,8 @@ void as_respond_http_status(as_response *resp, int status)
 }
 
 /* Routing: a path splits into decoded segments; each route names its segments,
- * "*" standing for a parameter. */
+ * "{name}" standing for a parameter, named as in docs/openapi.json's paths (the
+ * index lists these templates; t/api/openapi.t compares them). */
 enum { MAX_SEGS = 4 };
 
 typedef enum {
@@ -214,25 +215,25 @@ typedef struct route {
 static const route routes[] = {
     {R_ROOT, {0}, 0, "GET, HEAD", A_PUBLIC},
     {R_SEARCH, {"search"}, 1, "GET, HEAD", A_PUBLIC},
-    {R_PRODUCT, {"products", "*"}, 2, "GET, HEAD", A_PUBLIC},
+    {R_PRODUCT, {"products", "{sku}"}, 2, "GET, HEAD", A_PUBLIC},
     {R_DEVICES, {"devices"}, 1, "GET, HEAD", A_PUBLIC},
-    {R_COMPATIBLE, {"devices", "*", "compatible"}, 3, "GET, HEAD", A_PUBLIC},
+    {R_COMPATIBLE, {"devices", "{slug}", "compatible"}, 3, "GET, HEAD", A_PUBLIC},
     {R_MANDATE, {"mandates", "current"}, 2, "GET, HEAD", A_AGENT},
     {R_QUOTES, {"quotes"}, 1, "POST", A_AGENT},
     {R_ORDERS, {"orders"}, 1, "POST", A_AGENT},
-    {R_CONFIRMATION, {"confirmations", "*"}, 2, "GET, HEAD, POST", A_PERSON},
-    {R_ORDER, {"orders", "*"}, 2, "GET, HEAD", A_AGENT},
-    {R_ORDER_CANCEL, {"orders", "*", "cancel"}, 3, "POST", A_AGENT},
+    {R_CONFIRMATION, {"confirmations", "{id}"}, 2, "GET, HEAD, POST", A_PERSON},
+    {R_ORDER, {"orders", "{id}"}, 2, "GET, HEAD", A_AGENT},
+    {R_ORDER_CANCEL, {"orders", "{id}", "cancel"}, 3, "POST", A_AGENT},
     {R_RETURNS, {"returns"}, 1, "POST", A_AGENT},
-    {R_RETURN_LABEL, {"returns", "*", "label"}, 3, "GET, HEAD", A_PERSON},
+    {R_RETURN_LABEL, {"returns", "{id}", "label"}, 3, "GET, HEAD", A_PERSON},
     {R_COMPAT_CHECK, {"compatibility", "check"}, 2, "POST", A_AGENT},
     {R_QUESTIONS, {"questions"}, 1, "POST", A_AGENT},
     {R_OPENAPI, {"openapi.json"}, 1, "GET, HEAD", A_PUBLIC},
     {R_DOCS, {"docs"}, 1, "GET, HEAD", A_PUBLIC},
-    {R_DOCS_PAGE, {"docs", "*"}, 2, "GET, HEAD", A_PUBLIC},
-    {R_DOCS_ERROR, {"docs", "errors", "*"}, 3, "GET, HEAD", A_PUBLIC},
+    {R_DOCS_PAGE, {"docs", "{page}"}, 2, "GET, HEAD", A_PUBLIC},
+    {R_DOCS_ERROR, {"docs", "errors", "{code}"}, 3, "GET, HEAD", A_PUBLIC},
     {R_MCP, {"mcp"}, 1, "POST", A_AGENT},
-    {R_ENROL, {"enrol", "*"}, 2, "GET, HEAD, POST", A_PERSON},
+    {R_ENROL, {"enrol", "{id}"}, 2, "GET, HEAD, POST", A_PERSON},
     {R_WEBAUTHN_JS, {"webauthn.js"}, 1, "GET, HEAD", A_PUBLIC},
 };
 
@@ -272,7 +273,7 @@ static const route *match_route(char **segs, size_t n, const char **params)
         if (r->nsegs != n) continue;
         size_t np = 0, k = 0;
         for (; k < n; k++) {
-            if (strcmp(r->segs[k], "*") == 0)
+            if (r->segs[k][0] == '{')
                 params[np++] = segs[k];
             else if (strcmp(r->segs[k], segs[k]) != 0)
                 break;
@@ -289,8 +290,7 @@ static void api_root(as_mem *m, as_response *resp)
         as_buf b;
         as_buf_init(&b, m);
         for (size_t k = 0; k < routes[i].nsegs; k++)
-            as_buf_printf(&b, "/%s",
-                          strcmp(routes[i].segs[k], "*") == 0 ? "{id}" : routes[i].segs[k]);
+            as_buf_printf(&b, "/%s", routes[i].segs[k]);
         json_array_append_new(
             eps, json_pack("{s:s, s:s}", "path", as_buf_str(&b), "methods", routes[i].methods));
     }

@@ -1,6 +1,7 @@
 /* GET /openapi.json: the OpenAPI 3.1 description of this API (docs/openapi.json,
- * compiled in). Its one server URL is written as @BASE_URL@ and becomes the
- * base the request reached, so the document describes the server serving it. */
+ * compiled in). Its server URL (and its contact's, the help pages) is written
+ * with @BASE_URL@, which becomes the base the request reached, so the document
+ * describes the server serving it. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,9 +59,11 @@ void as_api_openapi(as_ctx *ctx, const as_request *req, as_response *resp)
     }
     as_buf b;
     as_buf_init(&b, ctx->mem);
-    as_buf_add(&b, doc, (size_t)(mark - doc));
-    as_buf_add(&b, quoted + 1, strlen(quoted) - 2);
-    as_buf_puts(&b, mark + sizeof(BASE_MARK) - 1);
+    for (; mark; doc = mark + sizeof(BASE_MARK) - 1, mark = strstr(doc, BASE_MARK)) {
+        as_buf_add(&b, doc, (size_t)(mark - doc));
+        as_buf_add(&b, quoted + 1, strlen(quoted) - 2);
+    }
+    as_buf_puts(&b, doc);
     free(quoted);
     resp->raw = as_buf_str(&b);
     resp->raw_len = strlen(resp->raw);

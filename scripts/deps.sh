@@ -5,9 +5,9 @@
 # packages install (a policy-rc.d that forbids it, for the install only), and
 # a module that a package's install script enabled (mod_perl's perl.load) is
 # disabled again; the modules apache2 itself enables on a first install stay.
-# The test set also installs the npm packages of t/js (the OpenAPI linter,
-# JSON Schema validator, MCP SDK and browser driver) exactly as
-# t/js/package-lock.json pins them.
+# The test set also installs the npm packages of t/js (the OpenAPI linters,
+# JSON Schema validator, TypeScript client generator and compiler, MCP SDK and
+# browser driver) exactly as t/js/package-lock.json pins them.
 # usage: scripts/deps.sh build|test|pg|bench|fresh|fuzz
 set -eu
 build="gcc make pkg-config apache2 apache2-dev libaprutil1-dbd-sqlite3 libjansson-dev libssl-dev libcbor-dev libstemmer-dev libsqlite3-dev"

@@ -1,8 +1,9 @@
 # GET /v1/openapi.json: the OpenAPI 3.1 description the module serves. It must
-# describe this server, list every endpoint of the index with its methods, and
-# pass a real linter (Redocly CLI, t/js). Every response of the whole suite is
-# checked against it afterwards by t/js/validate-responses.mjs (see
-# scripts/apache-test.sh); this script saves the served copy it uses.
+# describe this server, list every endpoint of the index under the same path
+# template with its methods, and pass two real linters (Redocly CLI and
+# Spectral, t/js). Every response of the whole suite is checked against it
+# afterwards by t/js/validate-responses.mjs (see scripts/apache-test.sh); this
+# script saves the served copy it uses.
 use strict;
 use warnings FATAL => 'all';
 use FindBin;
@@ -21,6 +22,11 @@ like($doc->{openapi}, qr/^3\.1\.\d+$/, '... OpenAPI 3.1');
 my $base = 'http://' . Apache::TestRequest::hostport() . '/v1';
 is($doc->{servers}[0]{url}, $base, '... its server is the base this request reached');
 unlike($res->content, qr/\@BASE_URL\@/, '... with no marker left');
+is($doc->{info}{contact}{url}, "$base/docs", "its contact is this server's help pages");
+{
+    my ($r) = api_get('/docs');
+    is($r->code, 200, '... which answer');
+}
 
 # The same document under another location names that location.
 {
@@ -28,6 +34,8 @@ unlike($res->content, qr/\@BASE_URL\@/, '... with no marker left');
     my ($r2, $d2) = api_get('/openapi.json');
     is($d2 && $d2->{servers}[0]{url}, 'http://' . Apache::TestRequest::hostport() . '/fast/v1',
        'under /fast/v1 the server URL is /fast/v1');
+    is($d2 && $d2->{info}{contact}{url}, 'http://' . Apache::TestRequest::hostport() . '/fast/v1/docs',
+       '... and the contact its help pages');
 }
 
 ($res) = api('HEAD', '/openapi.json');
@@ -38,21 +46,30 @@ is($res->content, '', '... without a body');
 is_json_error($res, $v, 400, 'VALIDATION_ERROR', 'a query parameter is refused');
 is($v && $v->{field}, 'format', '... naming it');
 
-# Every endpoint of the index, with the same methods (HEAD goes with GET).
+# Every endpoint of the index is a path of the document, written the same
+# (its parameters named as there: /products/{sku}, not /products/{id}), with
+# the same methods (HEAD goes with GET); and the document has no other path
+# but the index itself.
 my (undef, $index) = api_get('');
 my @eps = @{ $index->{endpoints} // [] };
 ok(@eps > 15, 'the index lists the endpoints');
 my %ops;
 for my $path (keys %{ $doc->{paths} }) {
-    (my $shape = $path) =~ s/\{[^}]+\}/{id}/g;
-    $ops{$shape} = join ', ', sort map { uc } grep { /^(get|put|post|delete|patch)$/ } keys %{ $doc->{paths}{$path} };
+    $ops{$path} = join ', ', sort map { uc } grep { /^(get|put|post|delete|patch)$/ } keys %{ $doc->{paths}{$path} };
 }
+my %listed;
 for my $ep (@eps) {
     my $methods = join ', ', sort grep { $_ ne 'HEAD' } split /,\s*/, $ep->{methods};
+    ok(exists $ops{ $ep->{path} }, "$ep->{path}: a path of the document, spelt the same")
+      or diag('the document has: ' . join ' ', sort keys %ops);
     is($ops{ $ep->{path} }, $methods, "$ep->{path}: documented with $methods");
+    ok(!$listed{ $ep->{path} }++, "$ep->{path}: listed once");
 }
-is(scalar keys %ops, scalar(@eps) + 1, 'and nothing else is documented but the index itself');
+is_deeply([ sort grep { $_ ne '/' } keys %ops ], [ sort keys %listed ],
+          'the document has no path the index leaves out but the index itself');
 ok($doc->{paths}{'/'}{get}, 'the index is documented');
+ok((grep { $_->{path} eq '/products/{sku}' } @eps) && (grep { $_->{path} eq '/devices/{slug}/compatible' } @eps),
+   'the index names the sku and slug parameters as the document does');
 
 # The operationIds an agent uses are the MCP tool names.
 my %ids = map { my $p = $_; map { (ref $p->{$_} eq 'HASH' ? $p->{$_}{operationId} // '' : '') => 1 } keys %$p }
@@ -96,6 +113,23 @@ my $redocly = "$top/t/js/node_modules/.bin/redocly";
     is($rc, 0, 'redocly lint: exit 0') or diag($out);
     unlike($out, qr/\berrors?\b.*generated|You have \d+ errors?/i, '... no errors') or diag($out);
     unlike($out, qr/You have \d+ warnings?/i, '... no warnings') or diag($out);
+}
+
+# A second linter that reads the document its own way (Spectral, the
+# spectral:oas rules, t/js/spectral.yaml): no result of any severity, hints
+# included. Its JSON report is [] when nothing is found.
+my $spectral = "$top/t/js/node_modules/.bin/spectral";
+{
+    ok(-x $spectral, 'Spectral CLI is installed (scripts/deps.sh test)');
+    local $ENV{NO_COLOR} = '1';
+    my $out = `'$spectral' lint --ruleset '$top/t/js/spectral.yaml' --format json --fail-severity hint --quiet '$saved' 2>&1`;
+    my $rc = $? >> 8;
+    is($rc, 0, 'spectral lint: exit 0') or diag($out);
+    my $found = eval { JSON::PP->new->decode($out) };
+    is(ref $found, 'ARRAY', '... with a JSON report') or diag($out);
+    my @found = ref $found eq 'ARRAY' ? @$found : ();
+    is(scalar @found, 0, '... of no error, warning, info or hint')
+      or diag(join "\n", map { "$_->{code}: $_->{message} at " . join('.', @{ $_->{path} // [] }) } @found);
 }
 
 done_testing();

@@ -29,8 +29,22 @@ const RENAME = { "Idempotency-Key": "idempotency_key" };
 const ENCODED = new Set(["weights"]);
 const KEYS = ["type", "minLength", "maxLength", "minimum", "maximum", "enum", "format", "pattern"];
 // JSON Schema keywords compared; a tool may say no more than the operation.
+// The document writes "X or null" (and any value of several types) as oneOf
+// single-type schemas, which every generator reads alike; a tool's input
+// schema may say the same with a type array. Both read here as one schema
+// with a list of types.
+const flatten = (s) => {
+  const alts = s.anyOf || s.oneOf;
+  if (!Array.isArray(alts)) return s;
+  const branches = alts.map(deref);
+  if (!branches.every((b) => b && typeof b.type === "string")) return s;
+  const typed = branches.filter((b) => b.type !== "null");
+  const out = typed.length === 1 ? { ...typed[0] } : {};
+  out.type = branches.map((b) => b.type);
+  return out;
+};
 const norm = (s) => {
-  s = deref(s) || {};
+  s = flatten(deref(s) || {});
   const out = {};
   for (const k of KEYS) if (s[k] !== undefined) out[k] = s[k];
   if (Array.isArray(out.type)) out.type = [...out.type].sort();
