@@ -288,7 +288,15 @@ static void api_root(as_mem *m, as_response *resp)
     as_respond_json(resp, 200, o);
 }
 
+static void route_request(as_ctx *ctx, const as_request *req, as_response *resp);
+
 void as_handle(as_ctx *ctx, const as_request *req, as_response *resp)
+{
+    route_request(ctx, req, resp);
+    as_person_error(ctx->mem, req, resp);
+}
+
+static void route_request(as_ctx *ctx, const as_request *req, as_response *resp)
 {
     char *segs[MAX_SEGS];
     const char *params[MAX_SEGS];
@@ -296,7 +304,7 @@ void as_handle(as_ctx *ctx, const as_request *req, as_response *resp)
     memset(resp, 0, sizeof(*resp));
     resp->status = 500;
     if (ctx->sweep) {
-        ctx->sweep = false; /* once, also when MCP calls back in */
+        ctx->sweep = false;          /* once, also when MCP calls back in */
         (void)as_sweep_expired(ctx); /* a failure is logged; the request goes on */
     }
 

@@ -3,6 +3,7 @@
 #include "fake_store.h"
 
 #include "as_api.h"
+#include "as_buy_view.h"
 
 typedef struct help_fx {
     unit_fx base; /* first: unit_mem() works on it */
@@ -212,6 +213,81 @@ static void test_head_and_methods(void **state)
     as_response_clear(&r);
 }
 
+/* A person's browser on a confirmation link gets a page for its error, with
+ * the same status; API clients keep the error object (as_person_error). */
+static void test_confirmation_errors_as_pages(void **state)
+{
+    help_fx *fx = *state;
+    const char *browser = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
+    const struct {
+        const char *path, *query, *accept;
+        int status;
+        const char *code;
+        bool page;
+    } rows[] = {
+        /* a token cut to a few characters: refused before any storage */
+        {"/confirmations/conf_x", "token=abc", browser, 404, "CONFIRMATION_INVALID", true},
+        {"/confirmations/conf_x", "token=abc", "text/html", 404, "CONFIRMATION_INVALID", true},
+        {"/confirmations/conf_x", "token=abc", "application/json", 404, "CONFIRMATION_INVALID",
+         false},
+        {"/confirmations/conf_x", "token=abc", "*/*", 404, "CONFIRMATION_INVALID", false},
+        {"/confirmations/conf_x", "token=abc", NULL, 404, "CONFIRMATION_INVALID", false},
+        /* the link cut after the id's slash, or before it */
+        {"/confirmations/", NULL, browser, 404, "NOT_FOUND", true},
+        {"/confirmations", NULL, browser, 404, "NOT_FOUND", true},
+        {"/confirmations/conf_x", "token=%zz", browser, 400, "VALIDATION_ERROR", true},
+        /* no signing key: the shop cannot check a link */
+        {"/confirmations/conf_x", "token=abcdefghijkl", browser, 503, "SERVICE_UNAVAILABLE", true},
+        /* other paths keep their JSON, whatever the browser asks */
+        {"/confirmationsx", NULL, browser, 404, "NOT_FOUND", false},
+        {"/orders/ord_x", NULL, browser, 403, "AGENT_UNIDENTIFIED", false},
+    };
+    ROWS_BEGIN;
+    for (size_t i = 0; i < N_ROWS(rows); i++) {
+        char label[160];
+        snprintf(label, sizeof label, "%s?%s (%s)", rows[i].path,
+                 rows[i].query ? rows[i].query : "", rows[i].accept ? rows[i].accept : "none");
+        as_request req = {.method = "GET",
+                          .path = rows[i].path,
+                          .query = rows[i].query,
+                          .accept = rows[i].accept,
+                          .base_url = "https://shop.example/v1"};
+        as_response r = {0};
+        as_handle(&fx->ctx, &req, &r);
+        const char *e = json_string_value(json_object_get(r.body, "error"));
+        CHECK(label, r.status == rows[i].status);
+        CHECK(label, e && strcmp(e, rows[i].code) == 0); /* the object stays for the log */
+        CHECK(label, (r.html != NULL) == rows[i].page);
+        if (r.html) {
+            CHECK(label, strncmp(r.html, "<!DOCTYPE html>", 15) == 0 && !strstr(r.html, "<script"));
+            CHECK(label, strstr(r.html, rows[i].code) != NULL);
+            CHECK(label, strstr(r.html, "https://shop.example/v1/docs/errors/") != NULL);
+        }
+        as_response_clear(&r);
+    }
+    ROWS_DONE();
+}
+
+/* What the page says, escaped; a wait from Retry-After; a way to try again. */
+static void test_person_error_page(void **state)
+{
+    as_mem *m = unit_mem(state);
+    const char *p = as_person_error_page(m, 404, "CONFIRMATION_INVALID", 0, NULL, NULL);
+    assert_non_null(strstr(p, "<h1>This link does not work</h1>"));
+    assert_non_null(strstr(p, "HTTP status 404"));
+    assert_null(strstr(p, "id=\"again\""));
+    p = as_person_error_page(m, 429, "RATE_LIMITED", 42,
+                             "https://s/v1/confirmations/c?token=a&b=\"<x>",
+                             "https://s/v1/docs/errors/RATE_LIMITED");
+    assert_non_null(strstr(p, "Wait 42 seconds, then try again."));
+    assert_non_null(
+        strstr(p, "href=\"https://s/v1/confirmations/c?token=a&amp;b=&quot;&lt;x&gt;\""));
+    assert_null(strstr(p, "<x>"));
+    p = as_person_error_page(m, 418, "<b>NEW</b>", 0, NULL, NULL);
+    assert_non_null(strstr(p, "Something went wrong"));
+    assert_non_null(strstr(p, "&lt;b&gt;NEW&lt;/b&gt;"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -220,6 +296,8 @@ int main(void)
         HELP_TEST(test_http_status_codes_have_pages),
         HELP_TEST(test_pages),
         HELP_TEST(test_head_and_methods),
+        HELP_TEST(test_confirmation_errors_as_pages),
+        HELP_TEST(test_person_error_page),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
