@@ -220,34 +220,38 @@ static void test_confirmation_errors_as_pages(void **state)
     help_fx *fx = *state;
     const char *browser = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
     const struct {
-        const char *path, *query, *accept;
+        const char *method, *path, *query, *accept;
         int status;
         const char *code;
         bool page;
     } rows[] = {
         /* a token cut to a few characters: refused before any storage */
-        {"/confirmations/conf_x", "token=abc", browser, 404, "CONFIRMATION_INVALID", true},
-        {"/confirmations/conf_x", "token=abc", "text/html", 404, "CONFIRMATION_INVALID", true},
-        {"/confirmations/conf_x", "token=abc", "application/json", 404, "CONFIRMATION_INVALID",
-         false},
-        {"/confirmations/conf_x", "token=abc", "*/*", 404, "CONFIRMATION_INVALID", false},
-        {"/confirmations/conf_x", "token=abc", NULL, 404, "CONFIRMATION_INVALID", false},
-        /* the link cut after the id's slash, or before it */
-        {"/confirmations/", NULL, browser, 404, "NOT_FOUND", true},
-        {"/confirmations", NULL, browser, 404, "NOT_FOUND", true},
-        {"/confirmations/conf_x", "token=%zz", browser, 400, "VALIDATION_ERROR", true},
+        {"GET", "/confirmations/conf_x", "token=abc", browser, 404, "CONFIRMATION_INVALID", true},
+        {"GET", "/confirmations/conf_x", "token=abc", "text/html", 404, "CONFIRMATION_INVALID",
+         true},
+        {"GET", "/confirmations/conf_x", "token=abc", "application/json", 404,
+         "CONFIRMATION_INVALID", false},
+        {"GET", "/confirmations/conf_x", "token=abc", "*/*", 404, "CONFIRMATION_INVALID", false},
+        {"GET", "/confirmations/conf_x", "token=abc", NULL, 404, "CONFIRMATION_INVALID", false},
+        /* not a link (no operation of the API): the error object */
+        {"GET", "/confirmations/", NULL, browser, 404, "NOT_FOUND", false},
+        {"GET", "/confirmations", NULL, browser, 404, "NOT_FOUND", false},
+        {"GET", "/confirmations/conf_x/more", NULL, browser, 404, "NOT_FOUND", false},
+        {"GET", "/confirmations/conf_x", "token=%zz", browser, 400, "VALIDATION_ERROR", true},
         /* no signing key: the shop cannot check a link */
-        {"/confirmations/conf_x", "token=abcdefghijkl", browser, 503, "SERVICE_UNAVAILABLE", true},
+        {"GET", "/confirmations/conf_x", "token=abcdefghijkl", browser, 503, "SERVICE_UNAVAILABLE",
+         true},
         /* other paths keep their JSON, whatever the browser asks */
-        {"/confirmationsx", NULL, browser, 404, "NOT_FOUND", false},
-        {"/orders/ord_x", NULL, browser, 403, "AGENT_UNIDENTIFIED", false},
+        {"GET", "/confirmationsx", NULL, browser, 404, "NOT_FOUND", false},
+        {"PUT", "/confirmations/conf_x", "token=abc", browser, 405, "METHOD_NOT_ALLOWED", false},
+        {"GET", "/orders/ord_x", NULL, browser, 403, "AGENT_UNIDENTIFIED", false},
     };
     ROWS_BEGIN;
     for (size_t i = 0; i < N_ROWS(rows); i++) {
         char label[160];
         snprintf(label, sizeof label, "%s?%s (%s)", rows[i].path,
                  rows[i].query ? rows[i].query : "", rows[i].accept ? rows[i].accept : "none");
-        as_request req = {.method = "GET",
+        as_request req = {.method = rows[i].method,
                           .path = rows[i].path,
                           .query = rows[i].query,
                           .accept = rows[i].accept,
