@@ -229,11 +229,22 @@ const char *as_confirmation_page(as_mem *m, const as_confirmation *c, const as_o
     put_delivery(m, &b, o, now);
     as_buf_printf(&b,
                   "<dt>Agent</dt><dd id=\"agent\">%s</dd>\n<dt>Reason</dt><dd "
-                  "id=\"reason\">%s</dd>\n<dt>Status</dt><dd id=\"status\">%s</dd>\n"
-                  "<dt>%s</dt><dd>",
-                  E(o->agent), E(o->reason), E(c->status),
-                  pending ? "Link valid until" : "Link was valid until");
-    put_time(m, &b, "expires", c->expires_at, now);
+                  "id=\"reason\">%s</dd>\n<dt>Status</dt><dd id=\"status\">%s</dd>\n",
+                  E(o->agent), E(o->reason), E(c->status));
+    /* while it waits: how long the link lives; afterwards: when it ended */
+    if (pending || strcmp(c->status, "expired") == 0 || c->decided_at <= 0) {
+        as_buf_printf(&b, "<dt>%s</dt><dd>",
+                      pending                             ? "Link valid until"
+                      : strcmp(c->status, "expired") == 0 ? "Link expired"
+                                                          : "Link was valid until");
+        put_time(m, &b, "expires", c->expires_at, now);
+    } else {
+        as_buf_printf(&b, "<dt>%s</dt><dd>",
+                      strcmp(c->status, "approved") == 0   ? "Approved"
+                      : strcmp(c->status, "declined") == 0 ? "Declined"
+                                                           : "Cancelled");
+        put_time(m, &b, "decided", c->decided_at, now);
+    }
     as_buf_puts(&b, "</dd>\n</dl>\n");
     if (pending && ui && ui->passkey) {
         /* Approving takes the person's passkey (the page's script); declining
