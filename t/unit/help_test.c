@@ -292,6 +292,52 @@ static void test_person_error_page(void **state)
     assert_non_null(strstr(p, "&lt;b&gt;NEW&lt;/b&gt;"));
 }
 
+/* The confirmation page's times and delivery date, as a person reads them. */
+static void test_confirmation_page_times(void **state)
+{
+    as_mem *m = unit_mem(state);
+    const int64_t now = 1795212300; /* Fri 20 Nov 2026, 22:05 UTC */
+    as_confirmation c = {.id = "conf_x", .status = "pending", .expires_at = now + 86340};
+    as_order o = {.id = "ord_x",
+                  .product_name = "Toner <b>",
+                  .sku = "TN-1",
+                  .quantity = 1,
+                  .merchant_name = "M & Co",
+                  .total_cents = 12999,
+                  .agent = "bot/1",
+                  .reason = "a reason",
+                  .status = "awaiting_confirmation",
+                  .delivery_by = "2026-11-24"};
+    const char *p =
+        as_confirmation_page(m, &c, &o, "/v1/confirmations/conf_x", "tok", NULL, NULL, now);
+    assert_non_null(strstr(p, "<dt>Link valid until</dt><dd><time id=\"expires\" "
+                              "datetime=\"2026-11-21T22:04:00Z\">Sat 21 Nov 2026, 22:04 UTC</time> "
+                              "(in 23 hours)</dd>"));
+    assert_non_null(strstr(p, "<dt>Delivery</dt><dd>by <time id=\"delivery\" "
+                              "datetime=\"2026-11-24\">Tue 24 Nov 2026</time> (in 4 days), if you "
+                              "approve now</dd>"));
+    assert_non_null(strstr(p, "Toner &lt;b&gt;"));
+    c.status = "approved";
+    c.decided_at = now - 120;
+    o.status = "placed";
+    p = as_confirmation_page(m, &c, &o, "/v1/confirmations/conf_x", "tok", "Approved.", NULL, now);
+    assert_non_null(strstr(p, "<dt>Approved</dt><dd><time id=\"decided\" "
+                              "datetime=\"2026-11-20T22:03:00Z\">Fri 20 Nov 2026, 22:03 UTC</time> "
+                              "(2 minutes ago)</dd>"));
+    assert_non_null(strstr(p, "(in 4 days)</dd>"));
+    assert_null(strstr(p, "<button"));
+    c.status = "declined";
+    o.status = "declined";
+    p = as_confirmation_page(m, &c, &o, "/v1/confirmations/conf_x", "tok", NULL, NULL, now);
+    assert_null(strstr(p, "id=\"delivery\"")); /* nothing will be delivered */
+    c.status = "expired";
+    o.status = "expired";
+    p = as_confirmation_page(m, &c, &o, "/v1/confirmations/conf_x", "tok", NULL, NULL,
+                             now + 86400 + 300);
+    assert_non_null(strstr(p, "<dt>Link expired</dt>"));
+    assert_non_null(strstr(p, "(6 minutes ago)"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -302,6 +348,7 @@ int main(void)
         HELP_TEST(test_head_and_methods),
         HELP_TEST(test_confirmation_errors_as_pages),
         HELP_TEST(test_person_error_page),
+        HELP_TEST(test_confirmation_page_times),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
