@@ -377,6 +377,7 @@ char *as_time_relative(as_mem *m, int64_t t, int64_t now)
 {
     int64_t d = t >= now ? t - now : now - t;
     char *what;
+    if (d == 0) return as_strdup(m, "just now"); /* a deadline reached, or an event this second */
     if (d < 60) return as_strdup(m, t >= now ? "in less than a minute" : "less than a minute ago");
     if (d < 3600)
         what = amount(m, d / 60, "minute");

@@ -23,7 +23,7 @@ char *as_time_format(as_mem *m, int64_t t); /* ISO 8601 UTC, "2026-11-20T21:45:0
 bool as_time_parse(const char *s, int64_t *t);
 /* As a person reads them (the confirmation page): "Sat 28 Nov 2026, 14:05 UTC",
  * "Tue 1 Dec 2026"; and how far from now: "in 23 hours", "in 9 minutes",
- * "5 minutes ago"; for dates "today", "tomorrow", "in 4 days". */
+ * "5 minutes ago", "just now" (the same second); for dates "today", "tomorrow", "in 4 days". */
 char *as_time_human(as_mem *m, int64_t t);
 char *as_date_human(as_mem *m, int64_t days);
 char *as_time_relative(as_mem *m, int64_t t, int64_t now);

@@ -583,7 +583,8 @@ static void test_time_relative(void **state)
         int64_t d;
         const char *want;
     } rows[] = {
-        {0, "in less than a minute"},
+        {0, "just now"},
+        {1, "in less than a minute"},
         {59, "in less than a minute"},
         {60, "in 1 minute"},
         {9 * 60 + 59, "in 9 minutes"},
