@@ -381,6 +381,7 @@ void as_handle(as_ctx *ctx, const as_request *req, as_response *resp)
     }
     const route *r = dispatch(ctx, req, resp);
     if (r) conventions(ctx, req, r, resp);
+    as_person_error(ctx->mem, req, resp);
 }
 
 /* The endpoint's answer; the route, NULL when there is none. */

@@ -111,6 +111,9 @@ typedef struct as_response {
 } as_response;
 
 void as_handle(as_ctx *ctx, const as_request *req, as_response *resp);
+/* The error of a confirmation link as a page, when a person's browser asked
+ * (docs/buying.md); as_handle calls it, the glue too for its own refusals. */
+void as_person_error(as_mem *m, const as_request *req, as_response *resp);
 /* Expires orders whose confirmation ran out, any user's, a batch of at most
  * 100 in one transaction; returns how many, or -1 when storage failed (logged). */
 int as_sweep_expired(as_ctx *ctx);

@@ -22,10 +22,16 @@ typedef struct as_approval_ui {
     const char *problem; /* why passkeys cannot work here (the base URL), or NULL */
 } as_approval_ui;
 
-/* The page a human sees behind the signed link; ui NULL: the link approves. */
+/* The page a human sees behind the signed link; ui NULL: the link approves.
+ * now: the request's time, for "in 23 hours" and the delivery date. */
 const char *as_confirmation_page(as_mem *m, const as_confirmation *c, const as_order *o,
                                  const char *action, const char *token, const char *notice,
-                                 const as_approval_ui *ui);
+                                 const as_approval_ui *ui, int64_t now);
+/* The page a person's browser gets instead of an error object on a
+ * confirmation link: what happened and what to do. again: a link that tries
+ * the same page again (NULL: none); docs: the error's help page (or NULL). */
+const char *as_person_error_page(as_mem *m, int status, const char *code, int retry_after,
+                                 const char *again, const char *docs);
 const char *as_html_escape(as_mem *m, const char *s);
 
 #endif

@@ -394,12 +394,15 @@ static const char INDEX[] =
     "<p>Every error object carries a <code>docs</code> link to its page, relative to the API "
     "base.</p>\n";
 
+/* Fits a 375 px phone: long codes and paths wrap (overflow-wrap:anywhere)
+ * rather than widen the page; the nav's links are 44 px targets. */
 static const char STYLE[] =
     "body{font-family:system-ui,sans-serif;max-width:44rem;margin:2rem auto;padding:0 1rem;"
-    "line-height:1.5}nav{font-size:.9rem;margin-bottom:1rem}pre{background:#f4f4f4;"
-    "padding:.6rem;overflow-x:auto}code{background:#f4f4f4;padding:0 .2rem}table{border-"
-    "collapse:collapse}td,th{border-bottom:1px solid #ddd;padding:.3rem .6rem;text-align:left;"
-    "vertical-align:top}";
+    "line-height:1.5;overflow-wrap:anywhere}nav{font-size:.9rem;margin-bottom:1rem}nav a{"
+    "display:inline-block;min-height:44px;padding:.7rem .2rem;box-sizing:border-box}"
+    "pre{background:#f4f4f4;padding:.6rem;white-space:pre-wrap}code{background:#f4f4f4;"
+    "padding:0 .2rem}table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid "
+    "#ddd;padding:.3rem .4rem;text-align:left;vertical-align:top}";
 
 /* s with every "@/" replaced by back (the relative way to the API base). */
 static void put_linked(as_buf *b, const char *s, const char *back)

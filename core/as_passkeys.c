@@ -210,7 +210,7 @@ static const char *enrol_page(as_mem *m, const as_enrolment *e, const char *opti
 
 static bool wants_html(const as_request *req)
 {
-    return req->accept && strstr(req->accept, "text/html") != NULL;
+    return as_accept_html(req->accept);
 }
 
 void as_api_enrol_get(as_ctx *ctx, const as_request *req, const char *id, const as_query *q,

@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 bool as_utf8_valid(const char *str, size_t n)
@@ -335,4 +336,115 @@ char *as_lower(as_mem *m, const char *s)
     for (char *p = d; *p; p++)
         *p = (char)tolower((unsigned char)*p);
     return d;
+}
+
+/* ---- times as a person reads them ---- */
+
+static const char *const WEEKDAYS[] = {"Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"};
+static const char *const MONTHS[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                     "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+
+static int64_t floor_div(int64_t a, int64_t b)
+{
+    return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+
+char *as_date_human(as_mem *m, int64_t days)
+{
+    int64_t y;
+    unsigned mo, d;
+    civil_from_days(days, &y, &mo, &d);
+    int64_t wd = days % 7; /* 1970-01-01 was a Thursday */
+    if (wd < 0) wd += 7;
+    return as_printf(m, "%s %u %s %lld", WEEKDAYS[wd], d, MONTHS[mo - 1], (long long)y);
+}
+
+char *as_time_human(as_mem *m, int64_t t)
+{
+    int64_t days = floor_div(t, 86400);
+    int64_t secs = t - days * 86400;
+    return as_printf(m, "%s, %02d:%02d UTC", as_date_human(m, days), (int)(secs / 3600),
+                     (int)(secs / 60 % 60));
+}
+
+static char *amount(as_mem *m, int64_t n, const char *unit)
+{
+    return as_printf(m, "%lld %s%s", (long long)n, unit, n == 1 ? "" : "s");
+}
+
+/* Rounded down, so a deadline is never shown later than it is. */
+char *as_time_relative(as_mem *m, int64_t t, int64_t now)
+{
+    int64_t d = t >= now ? t - now : now - t;
+    char *what;
+    if (d == 0) return as_strdup(m, "just now"); /* a deadline reached, or an event this second */
+    if (d < 60) return as_strdup(m, t >= now ? "in less than a minute" : "less than a minute ago");
+    if (d < 3600)
+        what = amount(m, d / 60, "minute");
+    else if (d < 2 * 3600 && d % 3600 >= 60)
+        what = as_printf(m, "1 hour %s", amount(m, d % 3600 / 60, "minute"));
+    else if (d < 48 * 3600)
+        what = amount(m, d / 3600, "hour");
+    else
+        what = amount(m, d / 86400, "day");
+    return t >= now ? as_printf(m, "in %s", what) : as_printf(m, "%s ago", what);
+}
+
+char *as_date_relative(as_mem *m, int64_t days, int64_t today)
+{
+    int64_t d = days - today;
+    if (d == 0) return as_strdup(m, "today");
+    if (d == 1) return as_strdup(m, "tomorrow");
+    if (d == -1) return as_strdup(m, "yesterday");
+    return d > 0 ? as_printf(m, "in %s", amount(m, d, "day"))
+                 : as_printf(m, "%s ago", amount(m, -d, "day"));
+}
+
+/* ---- content negotiation ---- */
+
+/* One media range of an Accept header: its type and its q (1 without one). */
+static bool next_range(const char **p, char *type, size_t cap, double *q)
+{
+    const char *s = *p;
+    while (*s == ' ' || *s == '\t' || *s == ',')
+        s++;
+    if (!*s) return false;
+    const char *end = s + strcspn(s, ",");
+    const char *semi = memchr(s, ';', (size_t)(end - s));
+    const char *tend = semi ? semi : end;
+    while (tend > s && (tend[-1] == ' ' || tend[-1] == '\t'))
+        tend--;
+    size_t n = (size_t)(tend - s) < cap - 1 ? (size_t)(tend - s) : cap - 1;
+    for (size_t i = 0; i < n; i++)
+        type[i] = (char)tolower((unsigned char)s[i]);
+    type[n] = '\0';
+    *q = 1.0;
+    for (const char *a = semi; a;) {
+        const char *v = a + 1;
+        while (v < end && (*v == ' ' || *v == '\t'))
+            v++;
+        if (end - v > 2 && (v[0] == 'q' || v[0] == 'Q') && v[1] == '=') *q = strtod(v + 2, NULL);
+        a = memchr(v, ';', (size_t)(end - v));
+    }
+    *p = end;
+    return true;
+}
+
+bool as_accept_html(const char *accept)
+{
+    /* the q of the most specific range naming each type: 3 exact, 2 type/any, 1 any */
+    double q_html = 0, q_json = 0, q;
+    int html_at = 0, json_at = 0;
+    char type[64];
+    const char *p = accept;
+    while (p && next_range(&p, type, sizeof type, &q)) {
+        int h = strcmp(type, "text/html") == 0 ? 3 : strcmp(type, "text/*") == 0 ? 2 : 0;
+        int j = strcmp(type, "application/json") == 0 ? 3
+                : strcmp(type, "application/*") == 0  ? 2
+                : strcmp(type, "*/*") == 0            ? 1
+                                                      : 0;
+        if (h > html_at || (h && h == html_at && q > q_html)) html_at = h, q_html = q;
+        if (j > json_at || (j && j == json_at && q > q_json)) json_at = j, q_json = q;
+    }
+    return html_at >= 2 && q_html > 0 && q_html >= q_json;
 }

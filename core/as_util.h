@@ -21,6 +21,18 @@ char *as_date_format(as_mem *m, int64_t days);
 size_t as_date_text(char out[AS_DATE_TEXT], int64_t days);
 char *as_time_format(as_mem *m, int64_t t); /* ISO 8601 UTC, "2026-11-20T21:45:00Z" */
 bool as_time_parse(const char *s, int64_t *t);
+/* As a person reads them (the confirmation page): "Sat 28 Nov 2026, 14:05 UTC",
+ * "Tue 1 Dec 2026"; and how far from now: "in 23 hours", "in 9 minutes",
+ * "5 minutes ago", "just now" (the same second); for dates "today", "tomorrow", "in 4 days". */
+char *as_time_human(as_mem *m, int64_t t);
+char *as_date_human(as_mem *m, int64_t days);
+char *as_time_relative(as_mem *m, int64_t t, int64_t now);
+char *as_date_relative(as_mem *m, int64_t days, int64_t today);
+/* Whether an Accept header prefers a page to JSON: text/html (or text/any)
+ * named with a q above 0 and not below application/json's, as a browser's
+ * "text/html,application/xhtml+xml,...;q=0.8". No header, a bare wildcard or
+ * application/json: false. */
+bool as_accept_html(const char *accept);
 
 /* "12", "12.5", "12.50" -> 1200, 1250, 1250; more than two decimals, signs,
  * exponents or values above max_cents are rejected. */

@@ -1686,6 +1686,21 @@ static bool sweep_due(srv_cfg *sc, apr_int64_t now)
     return last != sec && apr_atomic_cas32(&sc->sweep_sec, sec, last) == last;
 }
 
+/* The glue's own refusals of a confirmation link (the rate limit, a path or
+ * body httpd would not take): a person's browser gets them as a page too;
+ * core decides. from: the request as the client sent it. */
+static void person_error(request_rec *from, const dir_cfg *c, as_mem *mem, as_response *resp)
+{
+    as_request req = {
+        .method = from->method,
+        .path = api_path(from, c),
+        .query = api_query(from),
+        .accept = apr_table_get(from->headers_in, "Accept"),
+        .base_url = base_url(from, c),
+    };
+    as_person_error(mem, &req, resp);
+}
+
 static int agentshop_handler(request_rec *r)
 {
     if (!r->handler || strcmp(r->handler, "agentshop") != 0) return DECLINED;
@@ -1740,6 +1755,7 @@ static int agentshop_handler(request_rec *r)
     if (r->prev && apr_table_get(r->subprocess_env, "REDIRECT_STATUS")) {
         /* Inside a location httpd refuses only the path with 400: a bad escape. */
         as_respond_http_refusal(&resp, r->prev->status, "path");
+        person_error(r->prev, c, &mem, &resp);
         return write_response(r, &resp);
     }
     apr_int64_t limit = 0;
@@ -1754,6 +1770,7 @@ static int agentshop_handler(request_rec *r)
                                       " seconds. Retry after %d seconds.",
                                       who, limit, secs, wait));
         resp.retry_after = wait;
+        person_error(r, c, &mem, &resp);
         return write_response(r, &resp);
     }
     const char *path = api_path(r, c);
@@ -1781,6 +1798,7 @@ static int agentshop_handler(request_rec *r)
         int rb = read_body(r, &req.body, &req.body_len);
         if (rb != OK) {
             as_respond_http_refusal(&resp, rb, "body");
+            as_person_error(&mem, &req, &resp);
             return write_response(r, &resp);
         }
     }

@@ -3,6 +3,7 @@
 #include "fake_store.h"
 
 #include "as_api.h"
+#include "as_buy_view.h"
 
 typedef struct help_fx {
     unit_fx base; /* first: unit_mem() works on it */
@@ -212,6 +213,131 @@ static void test_head_and_methods(void **state)
     as_response_clear(&r);
 }
 
+/* A person's browser on a confirmation link gets a page for its error, with
+ * the same status; API clients keep the error object (as_person_error). */
+static void test_confirmation_errors_as_pages(void **state)
+{
+    help_fx *fx = *state;
+    const char *browser = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
+    const struct {
+        const char *method, *path, *query, *accept;
+        int status;
+        const char *code;
+        bool page;
+    } rows[] = {
+        /* a token cut to a few characters: refused before any storage */
+        {"GET", "/confirmations/conf_x", "token=abc", browser, 404, "CONFIRMATION_INVALID", true},
+        {"GET", "/confirmations/conf_x", "token=abc", "text/html", 404, "CONFIRMATION_INVALID",
+         true},
+        {"GET", "/confirmations/conf_x", "token=abc", "application/json", 404,
+         "CONFIRMATION_INVALID", false},
+        {"GET", "/confirmations/conf_x", "token=abc", "*/*", 404, "CONFIRMATION_INVALID", false},
+        {"GET", "/confirmations/conf_x", "token=abc", NULL, 404, "CONFIRMATION_INVALID", false},
+        /* not a link (no operation of the API): the error object */
+        {"GET", "/confirmations/", NULL, browser, 404, "NOT_FOUND", false},
+        {"GET", "/confirmations", NULL, browser, 404, "NOT_FOUND", false},
+        {"GET", "/confirmations/conf_x/more", NULL, browser, 404, "NOT_FOUND", false},
+        {"GET", "/confirmations/conf_x", "token=%zz", browser, 400, "VALIDATION_ERROR", true},
+        /* no signing key: the shop cannot check a link */
+        {"GET", "/confirmations/conf_x", "token=abcdefghijkl", browser, 503, "SERVICE_UNAVAILABLE",
+         true},
+        /* other paths keep their JSON, whatever the browser asks */
+        {"GET", "/confirmationsx", NULL, browser, 404, "NOT_FOUND", false},
+        {"PUT", "/confirmations/conf_x", "token=abc", browser, 405, "METHOD_NOT_ALLOWED", false},
+        {"GET", "/orders/ord_x", NULL, browser, 403, "AGENT_UNIDENTIFIED", false},
+    };
+    ROWS_BEGIN;
+    for (size_t i = 0; i < N_ROWS(rows); i++) {
+        char label[160];
+        snprintf(label, sizeof label, "%s?%s (%s)", rows[i].path,
+                 rows[i].query ? rows[i].query : "", rows[i].accept ? rows[i].accept : "none");
+        as_request req = {.method = rows[i].method,
+                          .path = rows[i].path,
+                          .query = rows[i].query,
+                          .accept = rows[i].accept,
+                          .base_url = "https://shop.example/v1"};
+        as_response r = {0};
+        as_handle(&fx->ctx, &req, &r);
+        const char *e = json_string_value(json_object_get(r.body, "error"));
+        CHECK(label, r.status == rows[i].status);
+        CHECK(label, e && strcmp(e, rows[i].code) == 0); /* the object stays for the log */
+        CHECK(label, (r.html != NULL) == rows[i].page);
+        if (r.html) {
+            CHECK(label, strncmp(r.html, "<!DOCTYPE html>", 15) == 0 && !strstr(r.html, "<script"));
+            CHECK(label, strstr(r.html, rows[i].code) != NULL);
+            CHECK(label, strstr(r.html, "https://shop.example/v1/docs/errors/") != NULL);
+        }
+        as_response_clear(&r);
+    }
+    ROWS_DONE();
+}
+
+/* What the page says, escaped; a wait from Retry-After; a way to try again. */
+static void test_person_error_page(void **state)
+{
+    as_mem *m = unit_mem(state);
+    const char *p = as_person_error_page(m, 404, "CONFIRMATION_INVALID", 0, NULL, NULL);
+    assert_non_null(strstr(p, "<h1>This link does not work</h1>"));
+    assert_non_null(strstr(p, "HTTP status 404"));
+    assert_null(strstr(p, "id=\"again\""));
+    p = as_person_error_page(m, 429, "RATE_LIMITED", 42,
+                             "https://s/v1/confirmations/c?token=a&b=\"<x>",
+                             "https://s/v1/docs/errors/RATE_LIMITED");
+    assert_non_null(strstr(p, "Wait 42 seconds, then try again."));
+    assert_non_null(
+        strstr(p, "href=\"https://s/v1/confirmations/c?token=a&amp;b=&quot;&lt;x&gt;\""));
+    assert_null(strstr(p, "<x>"));
+    p = as_person_error_page(m, 418, "<b>NEW</b>", 0, NULL, NULL);
+    assert_non_null(strstr(p, "Something went wrong"));
+    assert_non_null(strstr(p, "&lt;b&gt;NEW&lt;/b&gt;"));
+}
+
+/* The confirmation page's times and delivery date, as a person reads them. */
+static void test_confirmation_page_times(void **state)
+{
+    as_mem *m = unit_mem(state);
+    const int64_t now = 1795212300; /* Fri 20 Nov 2026, 22:05 UTC */
+    as_confirmation c = {.id = "conf_x", .status = "pending", .expires_at = now + 86340};
+    as_order o = {.id = "ord_x",
+                  .product_name = "Toner <b>",
+                  .sku = "TN-1",
+                  .quantity = 1,
+                  .merchant_name = "M & Co",
+                  .total_cents = 12999,
+                  .agent = "bot/1",
+                  .reason = "a reason",
+                  .status = "awaiting_confirmation",
+                  .delivery_by = "2026-11-24"};
+    const char *p =
+        as_confirmation_page(m, &c, &o, "/v1/confirmations/conf_x", "tok", NULL, NULL, now);
+    assert_non_null(strstr(p, "<dt>Link valid until</dt><dd><time id=\"expires\" "
+                              "datetime=\"2026-11-21T22:04:00Z\">Sat 21 Nov 2026, 22:04 UTC</time> "
+                              "(in 23 hours)</dd>"));
+    assert_non_null(strstr(p, "<dt>Delivery</dt><dd>by <time id=\"delivery\" "
+                              "datetime=\"2026-11-24\">Tue 24 Nov 2026</time> (in 4 days), if you "
+                              "approve now</dd>"));
+    assert_non_null(strstr(p, "Toner &lt;b&gt;"));
+    c.status = "approved";
+    c.decided_at = now - 120;
+    o.status = "placed";
+    p = as_confirmation_page(m, &c, &o, "/v1/confirmations/conf_x", "tok", "Approved.", NULL, now);
+    assert_non_null(strstr(p, "<dt>Approved</dt><dd><time id=\"decided\" "
+                              "datetime=\"2026-11-20T22:03:00Z\">Fri 20 Nov 2026, 22:03 UTC</time> "
+                              "(2 minutes ago)</dd>"));
+    assert_non_null(strstr(p, "(in 4 days)</dd>"));
+    assert_null(strstr(p, "<button"));
+    c.status = "declined";
+    o.status = "declined";
+    p = as_confirmation_page(m, &c, &o, "/v1/confirmations/conf_x", "tok", NULL, NULL, now);
+    assert_null(strstr(p, "id=\"delivery\"")); /* nothing will be delivered */
+    c.status = "expired";
+    o.status = "expired";
+    p = as_confirmation_page(m, &c, &o, "/v1/confirmations/conf_x", "tok", NULL, NULL,
+                             now + 86400 + 300);
+    assert_non_null(strstr(p, "<dt>Link expired</dt>"));
+    assert_non_null(strstr(p, "(6 minutes ago)"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -220,6 +346,9 @@ int main(void)
         HELP_TEST(test_http_status_codes_have_pages),
         HELP_TEST(test_pages),
         HELP_TEST(test_head_and_methods),
+        HELP_TEST(test_confirmation_errors_as_pages),
+        HELP_TEST(test_person_error_page),
+        HELP_TEST(test_confirmation_page_times),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

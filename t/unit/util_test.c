@@ -555,16 +555,111 @@ static void test_scratch(void **state)
     as_scratch_destroy(s);
 }
 
+/* The confirmation page's times, checked against `date -u -d @T`. */
+static void test_time_human(void **state)
+{
+    as_mem *m = unit_mem(state);
+    const struct {
+        int64_t t;
+        const char *want;
+    } rows[] = {
+        {0, "Thu 1 Jan 1970, 00:00 UTC"},           {1795212300, "Fri 20 Nov 2026, 22:05 UTC"},
+        {1795212359, "Fri 20 Nov 2026, 22:05 UTC"}, /* minutes shown, not rounded up */
+        {951782400, "Tue 29 Feb 2000, 00:00 UTC"},  {-86401, "Tue 30 Dec 1969, 23:59 UTC"},
+    };
+    ROWS_BEGIN;
+    for (size_t i = 0; i < N_ROWS(rows); i++)
+        CHECK_STR(rows[i].want, as_time_human(m, rows[i].t), rows[i].want);
+    ROWS_DONE();
+    assert_string_equal(as_date_human(m, 20468), "Thu 15 Jan 2026");
+    assert_string_equal(as_date_human(m, -1), "Wed 31 Dec 1969");
+}
+
+static void test_time_relative(void **state)
+{
+    as_mem *m = unit_mem(state);
+    const int64_t now = 1795212300;
+    const struct {
+        int64_t d;
+        const char *want;
+    } rows[] = {
+        {0, "just now"},
+        {1, "in less than a minute"},
+        {59, "in less than a minute"},
+        {60, "in 1 minute"},
+        {9 * 60 + 59, "in 9 minutes"},
+        {3599, "in 59 minutes"},
+        {3600, "in 1 hour"},
+        {3600 + 59, "in 1 hour"},
+        {3600 + 30 * 60, "in 1 hour 30 minutes"},
+        {2 * 3600 - 1, "in 1 hour 59 minutes"},
+        {23 * 3600 + 59 * 60, "in 23 hours"}, /* a day's link, just opened */
+        {86400, "in 24 hours"},
+        {48 * 3600 - 1, "in 47 hours"},
+        {48 * 3600, "in 2 days"},
+        {-30, "less than a minute ago"},
+        {-60, "1 minute ago"},
+        {-5 * 3600, "5 hours ago"},
+        {-3 * 86400, "3 days ago"},
+    };
+    ROWS_BEGIN;
+    for (size_t i = 0; i < N_ROWS(rows); i++)
+        CHECK_STR(rows[i].want, as_time_relative(m, now + rows[i].d, now), rows[i].want);
+    ROWS_DONE();
+    assert_string_equal(as_date_relative(m, 100, 100), "today");
+    assert_string_equal(as_date_relative(m, 101, 100), "tomorrow");
+    assert_string_equal(as_date_relative(m, 99, 100), "yesterday");
+    assert_string_equal(as_date_relative(m, 104, 100), "in 4 days");
+    assert_string_equal(as_date_relative(m, 90, 100), "10 days ago");
+}
+
+/* A browser gets the page, an API client (or curl) the JSON. */
+static void test_accept_html(void **state)
+{
+    (void)state;
+    const struct {
+        const char *accept;
+        bool html;
+    } rows[] = {
+        {"text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,"
+         "image/apng,*/*;q=0.8,application/signed-exchange;v=b3;q=0.7",
+         true},                                                                    /* Chromium */
+        {"text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8", true}, /* Firefox */
+        {"text/html", true},
+        {"TEXT/HTML", true},
+        {"text/*", true},
+        {"application/json, text/html", true}, /* as before: named alike, the page */
+        {" text/html ; charset=utf-8 ; q=1", true},
+        {NULL, false},
+        {"", false},
+        {"*/*", false},
+        {"application/json", false},
+        {"application/json, text/event-stream", false},
+        {"application/json, text/html;q=0.9", false},
+        {"text/html;q=0", false},
+        {"text/html;q=0.5, */*", false},
+        {"text/htmlx", false},
+        {"application/*, text/html;q=0.1", false},
+    };
+    ROWS_BEGIN;
+    for (size_t i = 0; i < N_ROWS(rows); i++)
+        CHECK(rows[i].accept ? rows[i].accept : "(none)",
+              as_accept_html(rows[i].accept) == rows[i].html);
+    ROWS_DONE();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        UNIT_TEST(test_siphash24),     UNIT_TEST(test_scratch),
-        UNIT_TEST(test_date_parse),    UNIT_TEST(test_date_format),
-        UNIT_TEST(test_time_format),   UNIT_TEST(test_time_parse_invalid),
-        UNIT_TEST(test_eur_format),    UNIT_TEST(test_eur_parse),
-        UNIT_TEST(test_utf8_valid),    UNIT_TEST(test_utf8_len),
-        UNIT_TEST(test_int_parse),     UNIT_TEST(test_int_parse_limits),
-        UNIT_TEST(test_pct_decode_segment), UNIT_TEST(test_round), UNIT_TEST(test_fixed_text),
+        UNIT_TEST(test_siphash24),          UNIT_TEST(test_scratch),
+        UNIT_TEST(test_date_parse),         UNIT_TEST(test_date_format),
+        UNIT_TEST(test_time_format),        UNIT_TEST(test_time_parse_invalid),
+        UNIT_TEST(test_eur_format),         UNIT_TEST(test_eur_parse),
+        UNIT_TEST(test_utf8_valid),         UNIT_TEST(test_utf8_len),
+        UNIT_TEST(test_int_parse),          UNIT_TEST(test_int_parse_limits),
+        UNIT_TEST(test_pct_decode_segment), UNIT_TEST(test_round),
+        UNIT_TEST(test_fixed_text),         UNIT_TEST(test_time_human),
+        UNIT_TEST(test_time_relative),      UNIT_TEST(test_accept_html),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
