@@ -9,6 +9,12 @@
 
 static const char BASE_MARK[] = "@BASE_URL@";
 
+const char *as_openapi_text(size_t *len)
+{
+    *len = sizeof(openapi_json) - 1;
+    return openapi_json;
+}
+
 void as_api_openapi(as_ctx *ctx, const as_request *req, as_response *resp)
 {
     const char *doc = openapi_json;
