@@ -163,7 +163,8 @@ static void search_text(as_buf *b, const json_t *body)
     const json_t *v;
     if (json_array_size(dropped)) {
         as_buf_puts(b, " Words dropped (no product has them all):");
-        json_array_foreach(dropped, i, v) as_buf_printf(b, " %s", json_string_value(v));
+        json_array_foreach(dropped, i, v) if (json_is_string(v))
+            as_buf_printf(b, " %s", json_string_value(v));
         as_buf_puts(b, ".");
     }
     json_array_foreach(results, i, v) search_line(b, offset + i + 1, v);
@@ -176,8 +177,25 @@ static void search_text(as_buf *b, const json_t *body)
     }
 }
 
+/* An object's own facts on one line: its scalars, a nested object by its
+ * name or id, a list by its length. */
+static void object_line(as_buf *b, const json_t *o)
+{
+    const char *k;
+    const json_t *v;
+    size_t n = 0;
+    json_object_foreach((json_t *)o, k, v)
+    {
+        const json_t *label = json_is_object(v) ? json_object_get(v, "name") : NULL;
+        if (json_is_object(v) && !label) label = json_object_get(v, "id");
+        if (json_is_object(v) && !json_is_string(label)) continue;
+        as_buf_printf(b, "%s%s: ", n++ ? ", " : "", k);
+        put_scalar(b, label ? label : v);
+    }
+}
+
 /* Any other result: its top-level facts, one a line; an object's own facts
- * one level down; lists as their length. */
+ * on its line; a list of objects one line per item (the first 20). */
 static void facts_text(as_buf *b, const json_t *body)
 {
     const char *k;
@@ -185,20 +203,25 @@ static void facts_text(as_buf *b, const json_t *body)
     json_object_foreach((json_t *)body, k, v)
     {
         as_buf_printf(b, "%s%s: ", b->len ? "\n" : "", k);
-        if (!json_is_object(v)) {
-            put_scalar(b, v);
+        if (json_is_object(v)) {
+            as_buf_puts(b, "{");
+            object_line(b, v);
+            as_buf_puts(b, "}");
             continue;
         }
-        const char *k2;
-        const json_t *v2;
-        size_t n = 0;
-        as_buf_puts(b, "{");
-        json_object_foreach((json_t *)v, k2, v2)
+        put_scalar(b, v);
+        size_t i;
+        const json_t *e;
+        json_array_foreach(v, i, e)
         {
-            as_buf_printf(b, "%s%s: ", n++ ? ", " : "", k2);
-            put_scalar(b, v2);
+            if (!json_is_object(e)) break;
+            if (i == 20) {
+                as_buf_printf(b, "\n  - ... %zu more", json_array_size(v) - i);
+                break;
+            }
+            as_buf_puts(b, "\n  - ");
+            object_line(b, e);
         }
-        as_buf_puts(b, "}");
     }
 }
 
