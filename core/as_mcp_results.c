@@ -17,8 +17,7 @@ static void copy_keys(json_t *dst, const json_t *src, const char *const *keys)
 static json_t *compact_offer(const json_t *o)
 {
     if (!json_is_object(o)) return json_null();
-    static const char *const keys[] = {"offer_id",    "price_cents", "price_eur", "delivery_days",
-                                       "delivery_by", "score",       NULL};
+    static const char *const keys[] = {"offer_id", "price_cents", "delivery_by", "score", NULL};
     json_t *c = json_object();
     copy_keys(c, o, keys);
     json_t *name = json_object_get(json_object_get(o, "merchant"), "name");
@@ -28,19 +27,12 @@ static json_t *compact_offer(const json_t *o)
 
 static json_t *compact_result(const json_t *r)
 {
-    static const char *const keys[] = {"sku",
-                                       "name",
-                                       "brand",
-                                       "part_type",
-                                       "verification_status",
-                                       "availability",
-                                       "eligible_offers",
-                                       "matched_all_words",
-                                       "match",
-                                       "fit_status",
-                                       NULL};
+    static const char *const keys[] = {"sku",        "name", "brand", "verification_status",
+                                       "fit_status", NULL};
     json_t *c = json_object();
     copy_keys(c, r, keys);
+    json_t *all = json_object_get(r, "matched_all_words");
+    if (json_is_false(all)) json_object_set(c, "matched_all_words", all); /* only when not */
     json_object_set_new(c, "best_offer", compact_offer(json_object_get(r, "best_offer")));
     return c;
 }
@@ -123,14 +115,15 @@ static const char *merchant_name(const json_t *o)
 
 static void search_line(as_buf *b, size_t n, const json_t *r)
 {
-    as_buf_printf(b, "\n%zu. %s | %s | %s | %s", n, str(r, "sku"), str(r, "name"), str(r, "brand"),
+    as_buf_printf(b, "\n%zu. %s | %s | %s", n, str(r, "sku"), str(r, "name"),
                   str(r, "verification_status"));
     const json_t *o = json_object_get(r, "best_offer");
-    if (json_is_object(o))
-        as_buf_printf(b, " | %.2f EUR, %lld day(s) (by %s), %s, offer %s | score %lld",
-                      json_number_value(json_object_get(o, "price_eur")),
-                      (long long)json_integer_value(json_object_get(o, "delivery_days")),
-                      str(o, "delivery_by"), merchant_name(o), str(o, "offer_id"),
+    const json_t *cents = json_object_get(o, "price_cents");
+    if (json_is_integer(cents))
+        as_buf_printf(b, " | %lld.%02lld EUR by %s | %s | offer %s | score %lld",
+                      (long long)json_integer_value(cents) / 100,
+                      (long long)json_integer_value(cents) % 100, str(o, "delivery_by"),
+                      merchant_name(o), str(o, "offer_id"),
                       (long long)json_integer_value(json_object_get(o, "score")));
     else
         as_buf_puts(b, " | no offer to buy");
@@ -177,8 +170,17 @@ static void search_text(as_buf *b, const json_t *body)
     }
 }
 
-/* An object's own facts on one line: its scalars, a nested object by its
- * name or id, a list by its length. */
+/* What names a nested object on a line, or NULL. */
+static const json_t *label_of(const json_t *o)
+{
+    static const char *const keys[] = {"name", "id", "offer_id", "slug", "sku", NULL};
+    for (const char *const *k = keys; *k; k++)
+        if (json_is_string(json_object_get(o, *k))) return json_object_get(o, *k);
+    return NULL;
+}
+
+/* An object's own facts on one line: its scalars, a nested object by what
+ * names it, a list by its length. */
 static void object_line(as_buf *b, const json_t *o)
 {
     const char *k;
@@ -186,16 +188,32 @@ static void object_line(as_buf *b, const json_t *o)
     size_t n = 0;
     json_object_foreach((json_t *)o, k, v)
     {
-        const json_t *label = json_is_object(v) ? json_object_get(v, "name") : NULL;
-        if (json_is_object(v) && !label) label = json_object_get(v, "id");
-        if (json_is_object(v) && !json_is_string(label)) continue;
+        const json_t *label = json_is_object(v) ? label_of(v) : v;
+        if (!label) continue;
         as_buf_printf(b, "%s%s: ", n++ ? ", " : "", k);
-        put_scalar(b, label ? label : v);
+        put_scalar(b, label);
+    }
+}
+
+/* A list of objects, one line per item (the first 20). */
+static void item_lines(as_buf *b, const char *indent, const json_t *list)
+{
+    size_t i;
+    const json_t *e;
+    json_array_foreach(list, i, e)
+    {
+        if (!json_is_object(e)) return;
+        if (i == 20) {
+            as_buf_printf(b, "\n%s- ... %zu more", indent, json_array_size(list) - i);
+            return;
+        }
+        as_buf_printf(b, "\n%s- ", indent);
+        object_line(b, e);
     }
 }
 
 /* Any other result: its top-level facts, one a line; an object's own facts
- * on its line; a list of objects one line per item (the first 20). */
+ * on its line; lists of objects (a product's offers) one line per item. */
 static void facts_text(as_buf *b, const json_t *body)
 {
     const char *k;
@@ -203,24 +221,21 @@ static void facts_text(as_buf *b, const json_t *body)
     json_object_foreach((json_t *)body, k, v)
     {
         as_buf_printf(b, "%s%s: ", b->len ? "\n" : "", k);
-        if (json_is_object(v)) {
-            as_buf_puts(b, "{");
-            object_line(b, v);
-            as_buf_puts(b, "}");
+        if (!json_is_object(v)) {
+            put_scalar(b, v);
+            item_lines(b, "  ", v);
             continue;
         }
-        put_scalar(b, v);
-        size_t i;
-        const json_t *e;
-        json_array_foreach(v, i, e)
+        as_buf_puts(b, "{");
+        object_line(b, v);
+        as_buf_puts(b, "}");
+        const char *k2;
+        const json_t *v2;
+        json_object_foreach((json_t *)v, k2, v2)
         {
-            if (!json_is_object(e)) break;
-            if (i == 20) {
-                as_buf_printf(b, "\n  - ... %zu more", json_array_size(v) - i);
-                break;
-            }
-            as_buf_puts(b, "\n  - ");
-            object_line(b, e);
+            if (!json_is_object(json_array_get(v2, 0))) continue;
+            as_buf_printf(b, "\n  %s:", k2);
+            item_lines(b, "    ", v2);
         }
     }
 }
@@ -237,7 +252,8 @@ const char *as_mcp_summary(as_mem *m, const char *tool, int status, const json_t
         as_buf_printf(&b, ": %s", str(body, "message"));
         return as_buf_str(&b); /* the whole of it, but the docs link */
     } else if (strcmp(tool, "search_products") == 0 && status < 300) {
-        search_text(&b, body);
+        search_text(&b, body); /* the compact result's every fact */
+        return as_buf_str(&b);
     } else {
         facts_text(&b, body);
     }
