@@ -174,6 +174,8 @@ void as_api_question(as_ctx *ctx, const as_request *req, as_response *resp);
 
 /* Documents for clients and people (as_openapi.c, as_help.c). */
 void as_api_openapi(as_ctx *ctx, const as_request *req, as_response *resp);
+/* The compiled-in document as written (its server URL still @BASE_URL@). */
+const char *as_openapi_text(size_t *len);
 /* page: NULL for the index; code: an error code for docs/errors/{code}. */
 void as_api_help(as_ctx *ctx, const as_request *req, const char *page, const char *code,
                  as_response *resp);

@@ -28,7 +28,9 @@ enum {
 static const char INSTRUCTIONS[] =
     "Agent Shopping API: search verified products, check fits, quote and buy against the "
     "user's spending mandate, follow, cancel and return orders. Each tool is one REST "
-    "operation and returns its JSON. Send the agent key as 'Authorization: Bearer <key>' and "
+    "operation and returns its JSON as structuredContent (search_products a compact form "
+    "unless detail is \"full\"), with a short summary as text. Send the agent key as "
+    "'Authorization: Bearer <key>' and "
     "'Service-Agent: <name>/<version>' on the HTTP requests; searching and reading products "
     "and devices need neither. Buying: search_products (read `excluded` before choosing), "
     "get_product, create_quote (give `device` for the right-item guarantee), then "

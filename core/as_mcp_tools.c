@@ -11,6 +11,7 @@
 
 #include "as_mcp.h"
 #include "as_api_internal.h"
+#include "as_mcp_results.h"
 #include "as_util.h"
 #include "mcp_tools_json.inc"
 
@@ -21,25 +22,27 @@ typedef struct mcp_tool {
     const char *path_arg; /* the argument that fills "{}", or NULL */
     bool body;            /* the other arguments are a JSON body (else the query string) */
     bool idem;            /* takes idempotency_key (Idempotency-Key) */
+    bool compact;         /* takes detail: its result is compact unless detail is "full" */
 } mcp_tool;
 
 static const mcp_tool tools[] = {
-    {"search_products", "GET", "/search", NULL, false, false},
-    {"get_product", "GET", "/products/{}", "sku", false, false},
-    {"find_devices", "GET", "/devices", NULL, false, false},
-    {"compatible_parts", "GET", "/devices/{}/compatible", "slug", false, false},
-    {"check_compatibility", "POST", "/compatibility/check", NULL, true, false},
-    {"ask_question", "POST", "/questions", NULL, true, false},
-    {"get_mandate", "GET", "/mandates/current", NULL, false, false},
-    {"create_quote", "POST", "/quotes", NULL, true, false},
-    {"create_order", "POST", "/orders", NULL, true, true},
-    {"get_order", "GET", "/orders/{}", "order_id", false, false},
-    {"cancel_order", "POST", "/orders/{}/cancel", "order_id", false, false},
-    {"start_return", "POST", "/returns", NULL, true, true},
+    {"search_products", "GET", "/search", NULL, false, false, true},
+    {"get_product", "GET", "/products/{}", "sku", false, false, false},
+    {"find_devices", "GET", "/devices", NULL, false, false, false},
+    {"compatible_parts", "GET", "/devices/{}/compatible", "slug", false, false, false},
+    {"check_compatibility", "POST", "/compatibility/check", NULL, true, false, false},
+    {"ask_question", "POST", "/questions", NULL, true, false, false},
+    {"get_mandate", "GET", "/mandates/current", NULL, false, false, false},
+    {"create_quote", "POST", "/quotes", NULL, true, false, false},
+    {"create_order", "POST", "/orders", NULL, true, true, false},
+    {"get_order", "GET", "/orders/{}", "order_id", false, false, false},
+    {"cancel_order", "POST", "/orders/{}/cancel", "order_id", false, false, false},
+    {"start_return", "POST", "/returns", NULL, true, true, false},
 };
 enum { N_TOOLS = sizeof(tools) / sizeof(tools[0]) };
 
 static const char IDEM_ARG[] = "idempotency_key";
+static const char DETAIL_ARG[] = "detail"; /* MCP's own: not passed to REST */
 
 const char *as_mcp_tool_name(size_t i)
 {
@@ -51,10 +54,130 @@ const char *as_mcp_tool_name(size_t i)
 static json_t *tools_doc;
 static pthread_once_t tools_once = PTHREAD_ONCE_INIT;
 
+/* ---- output schemas, from the OpenAPI document ---- */
+
+#define SCHEMAS "#/components/schemas/"
+
+/* Rewrites each reference to a schema of the document as one to the output
+ * schema's own $defs, and notes the schema's name in want. */
+static void refs_to_defs(json_t *v, json_t *want)
+{
+    size_t i;
+    json_t *e;
+    if (json_is_array(v)) {
+        json_array_foreach(v, i, e) refs_to_defs(e, want);
+        return;
+    }
+    const char *k;
+    json_object_foreach(v, k, e)
+    {
+        const char *ref = strcmp(k, "$ref") == 0 ? json_string_value(e) : NULL;
+        if (!ref || strncmp(ref, SCHEMAS, sizeof(SCHEMAS) - 1) != 0) {
+            refs_to_defs(e, want);
+            continue;
+        }
+        const char *name = ref + sizeof(SCHEMAS) - 1;
+        json_object_set_new(want, name, json_true());
+        json_object_set_new(v, k, json_sprintf("#/$defs/%s", name)); /* same key: no rehash */
+    }
+}
+
+/* The operation of the document with this operationId, or NULL. */
+static json_t *operation(json_t *api, const char *id)
+{
+    const char *path, *method;
+    json_t *item, *op;
+    json_object_foreach(json_object_get(api, "paths"), path, item)
+    {
+        json_object_foreach(item, method, op)
+        {
+            const char *oid = json_string_value(json_object_get(op, "operationId"));
+            if (oid && strcmp(oid, id) == 0) return op;
+        }
+    }
+    return NULL;
+}
+
+/* A tool's outputSchema (MCP 2025-06-18 "Output Schema"): the bodies its
+ * operation answers with a 2xx status (and the tool's own form, when the
+ * definitions give one) or the Error object of a failed call (isError), each
+ * the document's own schema; the schemas they use are copied into $defs, so
+ * the result and the document cannot disagree. NULL when the operation is
+ * missing or out of memory. */
+static json_t *output_schema(json_t *api, const char *name, json_t *own)
+{
+    json_t *op = operation(api, name);
+    json_t *schemas = json_object_get(json_object_get(api, "components"), "schemas");
+    if (!op || !schemas) return NULL;
+    json_t *any = json_array(), *want = json_object(), *defs = json_object();
+    json_t *out = NULL;
+    if (!any || !want || !defs) goto leave;
+    if (own && json_array_append_new(any, json_deep_copy(own))) goto leave;
+    const char *status;
+    json_t *r;
+    json_object_foreach(json_object_get(op, "responses"), status, r)
+    {
+        json_t *s = json_object_get(
+            json_object_get(json_object_get(r, "content"), "application/json"), "schema");
+        if (status[0] == '2' && s) json_array_append_new(any, json_deep_copy(s));
+    }
+    json_array_append_new(any, json_pack("{s:s}", "$ref", SCHEMAS "Error"));
+    refs_to_defs(any, want);
+    for (size_t added = 1; added;) { /* the schemas those use, until none is new */
+        added = 0;
+        const char *k;
+        json_t *v;
+        json_t *todo = json_array();
+        json_object_foreach(want, k, v) if (!json_object_get(defs, k))
+            json_array_append_new(todo, json_string(k));
+        size_t i;
+        json_array_foreach(todo, i, v)
+        {
+            json_t *s = json_deep_copy(json_object_get(schemas, json_string_value(v)));
+            if (!s) break; /* a dangling reference: left dangling, the tests say so */
+            refs_to_defs(s, want);
+            json_object_set_new(defs, json_string_value(v), s);
+            added++;
+        }
+        json_decref(todo);
+    }
+    out = json_pack("{s:s, s:O, s:O}", "type", "object", "anyOf", any, "$defs", defs);
+leave:
+    json_decref(any);
+    json_decref(want);
+    json_decref(defs);
+    return out;
+}
+
+/* Each definition's outputSchema: derived from the operation's responses,
+ * with the tool's own result form (a compact search) first. */
+static bool add_output_schemas(json_t *doc)
+{
+    size_t len;
+    const char *text = as_openapi_text(&len);
+    json_t *api = json_loadb(text, len, 0, NULL);
+    bool ok = api != NULL;
+    size_t i;
+    json_t *def;
+    json_array_foreach(json_object_get(doc, "tools"), i, def)
+    {
+        if (!ok) break;
+        json_t *own = json_object_get(def, "outputSchema");
+        json_t *s = output_schema(api, json_string_value(json_object_get(def, "name")), own);
+        ok = s && json_object_set_new(def, "outputSchema", s) == 0;
+    }
+    json_decref(api);
+    return ok;
+}
+
 static void tools_parse(void)
 {
     tools_doc =
         json_loadb(mcp_tools_json, sizeof(mcp_tools_json) - 1, JSON_REJECT_DUPLICATES, NULL);
+    if (tools_doc && !add_output_schemas(tools_doc)) {
+        json_decref(tools_doc);
+        tools_doc = NULL;
+    }
 }
 
 static json_t *tools_shared(void)
@@ -176,6 +299,12 @@ static bool check_args(as_mem *m, const mcp_tool *t, const json_t *schema, json_
                        "idempotency_key must be 1 to 255 visible ASCII characters.");
         return false;
     }
+    const char *detail = json_string_value(json_object_get(args, DETAIL_ARG));
+    if (t->compact && detail && strcmp(detail, "compact") != 0 && strcmp(detail, "full") != 0) {
+        as_problem_set(p, 400, "VALIDATION_ERROR", DETAIL_ARG,
+                       "detail must be compact (the default) or full.");
+        return false;
+    }
     const char *pv = t->path_arg ? json_string_value(json_object_get(args, t->path_arg)) : NULL;
     if (pv && (!*pv || strchr(pv, '/'))) {
         as_problem_set(p, 400, "VALIDATION_ERROR", t->path_arg,
@@ -264,6 +393,7 @@ static bool rest_request(as_mem *m, const mcp_tool *t, json_t *args, const as_re
     json_t *v;
     json_object_foreach(args, key, v)
     {
+        if (json_is_null(v)) continue; /* weights: null is the defaults, as in a body */
         if (q.len) as_buf_puts(&q, "&");
         pct_encode(&q, key);
         as_buf_puts(&q, "=");
@@ -296,10 +426,20 @@ static const char *confirmation_note(as_mem *m, const json_t *body)
                      order, until ? " before " : "", until ? until : "", url);
 }
 
-/* A CallToolResult from a REST response: the body as JSON text and as
- * structuredContent; isError for 4xx and 5xx; the status in _meta. Takes the
- * body out of resp. */
-static json_t *tool_result(as_ctx *ctx, as_response *resp)
+/* The 2025-03-26 revision has no structuredContent: its clients (and a
+ * request without MCP-Protocol-Version, taken as that revision) get the JSON
+ * as text. Later ones get a summary there, and the data once. */
+static bool json_as_text(const char *version)
+{
+    return !version || strcmp(version, "2025-03-26") == 0;
+}
+
+/* A CallToolResult from a REST response: the body as structuredContent (the
+ * compact form of a search unless full), and as text either the same JSON or
+ * a summary (json_as_text); isError for 4xx and 5xx; the status in _meta.
+ * Takes the body out of resp. */
+static json_t *tool_result(as_ctx *ctx, const mcp_tool *t, const as_request *http,
+                           as_response *resp, bool compact)
 {
     json_t *body = resp->body;
     resp->body = NULL;
@@ -313,7 +453,14 @@ static json_t *tool_result(as_ctx *ctx, as_response *resp)
         resp->status = tmp.status;
         body = tmp.body;
     }
-    char *text = json_dumps(body, JSON_COMPACT | JSON_REAL_PRECISION(12));
+    json_t *small = compact && resp->status < 300 ? as_mcp_search_compact(body) : NULL;
+    if (small) {
+        json_decref(body);
+        body = small;
+    }
+    char *text = json_as_text(http->mcp_protocol_version)
+                     ? json_dumps(body, JSON_COMPACT | JSON_REAL_PRECISION(12))
+                     : strdup(as_mcp_summary(ctx->mem, t->name, resp->status, body));
     json_t *content = json_array();
     json_array_append_new(content, text_item(text ? text : "{}"));
     free(text);
@@ -358,6 +505,8 @@ json_t *as_mcp_tool_call(as_ctx *ctx, const as_request *http, const char *name, 
             as_printf(m, "Unknown tool: %s", as_utf8_len(name) > 60 ? "(a long name)" : name);
         return NULL;
     }
+    const char *detail = json_string_value(json_object_get(args, DETAIL_ARG));
+    bool full = detail && strcmp(detail, "full") == 0;
     json_t *a = args ? json_deep_copy(args) : json_object();
     as_response resp = {0};
     as_problem p;
@@ -366,14 +515,14 @@ json_t *as_mcp_tool_call(as_ctx *ctx, const as_request *http, const char *name, 
         as_respond_error(&resp, 500, "INTERNAL_ERROR", NULL, "Out of memory.");
     } else if (!check_args(m, t, schema, a, http, &p)) {
         as_respond_problem(&resp, &p);
-    } else if (!rest_request(m, t, a, http, &rest)) {
+    } else if (json_object_del(a, DETAIL_ARG), !rest_request(m, t, a, http, &rest)) {
         as_respond_error(&resp, 500, "INTERNAL_ERROR", NULL, "Out of memory.");
     } else {
         as_handle(ctx, &rest, &resp);
     }
     json_decref(a);
     as_log(ctx, AS_LOG_DEBUG, "mcp: %s -> %d", t->name, resp.status);
-    json_t *result = tool_result(ctx, &resp);
+    json_t *result = tool_result(ctx, t, http, &resp, t->compact && !full);
     as_response_clear(&resp);
     return result;
 }

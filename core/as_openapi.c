@@ -14,6 +14,12 @@
 
 static const char BASE_MARK[] = "@BASE_URL@";
 
+const char *as_openapi_text(size_t *len)
+{
+    *len = sizeof(openapi_json) - 1;
+    return openapi_json;
+}
+
 /* The compiled-in document's SHA-256, once per process: with the base URL,
  * all an answer depends on, so a client's copy is validated without
  * building the document again. */

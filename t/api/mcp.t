@@ -32,6 +32,12 @@ sub tool {
     my ($res, $d) = request('tools/call', { name => $name, arguments => $args }, @h);
     return ($res, ref $d eq 'HASH' ? $d->{result} : undef, $d);
 }
+sub tool_error_summary {
+    my ($r, $status, $code, $name) = @_;
+    my $sc = $r ? $r->{structuredContent} : undef;
+    ok($r && $r->{isError} && $sc && $sc->{error} eq $code && $r->{_meta}{'agentshop/status'} == $status, $name)
+      or diag($JSON->encode($r // {}));
+}
 sub rpc_error_without_id {
     my ($res, $d, $status, $code, $name) = @_;
     ok($res->code == $status && ref $d eq 'HASH' && $d->{jsonrpc} eq '2.0' && !exists $d->{id}
@@ -161,6 +167,8 @@ my %tool = map { $_->{name} => $_ } @tools;
 ok(!grep({ !($_->{inputSchema}{type} eq 'object' && ref $_->{inputSchema}{properties} eq 'HASH'
              && !$_->{inputSchema}{additionalProperties}) } @tools),
    '... each input schema an object schema without additional properties');
+ok(!grep({ !($_->{outputSchema}{type} eq 'object' && ref $_->{outputSchema}{anyOf} eq 'ARRAY') } @tools),
+   '... and each an output schema');
 ok(!grep({ !(length $_->{title} && length $_->{description}
              && is_bool($_->{annotations}{readOnlyHint}) && is_bool($_->{annotations}{destructiveHint})
              && is_bool($_->{annotations}{idempotentHint}) && is_bool($_->{annotations}{openWorldHint})) } @tools),
@@ -196,12 +204,65 @@ is($r->{structuredContent}{field}, 'sku', 'a missing required argument: VALIDATI
 tool_error($r, 400, 'VALIDATION_ERROR', 'a value outside the REST limits: the REST validation error');
 is($r->{structuredContent}{field}, 'limit', '... naming the argument');
 ($res, $r) = tool('search_products', { q => 'filter', limit => 3, max_price => 500.5, verified_only => JSON::PP::true,
-                                       weights => { price => 1 } });
+                                       weights => { price => 1 }, detail => 'full' });
 (undef, $rest) = api_get('/search?q=filter&limit=3&max_price=500.50&verified_only=true&weights=price:1');
 is_deeply($r->{structuredContent}, $rest, 'search_products with numbers, booleans and weights: GET /search');
+($res, $r) = tool('search_products', { q => 'filter', limit => 3, weights => undef, detail => 'full' });
+(undef, $rest) = api_get('/search?q=filter&limit=3');
+is_deeply($r->{structuredContent}, $rest, '... weights null: the default weights, as in a request body');
 ($res, $r) = tool('find_devices', { q => 'dyson' });
 (undef, $rest) = api_get('/devices?q=dyson');
 is_deeply($r->{structuredContent}, $rest, 'find_devices: GET /devices');
+
+# ---- search over MCP: compact by default, a summary as text ----
+# What a model pays for a typical search, the whole tool result in bytes: as
+# every search answered before (the full GET /search body twice, as
+# structuredContent and as its JSON text: a 2025-03-26 client asking for
+# detail full still gets exactly that) against the default for a client of
+# 2025-06-18 or later (the compact form once, and a summary).
+my @v11 = ('MCP-Protocol-Version' => '2025-11-25');
+my ($full_res, $full) = tool('search_products', { q => 'hand soap', detail => 'full' });
+(undef, $rest) = api_get('/search?q=hand%20soap');
+is_deeply($full->{structuredContent}, $rest, 'search_products detail full: the GET /search body');
+is_deeply($TEXT->decode($full->{content}[0]{text}), $rest, '... and, to a 2025-03-26 client, its JSON as text too');
+ok(@{ $rest->{results} } >= 5, '"hand soap" finds several products (' . scalar(@{ $rest->{results} }) . ')');
+my ($small_res, $small) = tool('search_products', { q => 'hand soap' }, @v11);
+my $sc = $small->{structuredContent};
+my ($before, $after) = (length $JSON->encode($full), length $JSON->encode($small));
+ok($after * 4 < $before, "a default search costs less than a quarter of the full one: $after bytes against $before")
+  or diag($JSON->encode($small));
+is($sc->{detail}, 'compact', '... the compact form');
+is_deeply([ map { $_->{sku} } @{ $sc->{results} } ], [ map { $_->{sku} } @{ $rest->{results} } ],
+          '... with the same products in the same order');
+is_deeply([ map { $_->{sku} } @{ $sc->{excluded} } ], [ map { $_->{sku} } @{ $rest->{excluded} } ], '... the same excluded');
+is($sc->{count}, $rest->{count}, '... the same count');
+my ($c0, $f0) = ($sc->{results}[0], $rest->{results}[0]);
+is_deeply([ @{ $c0->{best_offer} }{qw(offer_id price_cents delivery_by score merchant)} ],
+          [ @{ $f0->{best_offer} }{qw(offer_id price_cents delivery_by score)}, $f0->{best_offer}{merchant}{name} ],
+          "... the best offer's id, price, delivery, score and merchant");
+is_deeply([ @$c0{qw(sku name brand verification_status)} ],
+          [ @$f0{qw(sku name brand verification_status)} ], '... the product\'s sku, name, brand and verification');
+my $text = $small->{content}[0]{text};
+ok(!eval { $TEXT->decode($text); 1 }, '... its text is not the JSON again');
+my @lines = grep { /^\d+\. / } split /\n/, $text;
+is(scalar @lines, scalar @{ $sc->{results} }, '... but one line per result');
+like($lines[0] // '', qr/^1\. \Q$c0->{sku}\E \| .*offer \Q$c0->{best_offer}{offer_id}\E/, '... naming its sku and best offer');
+like($text, qr/^Search "hand soap": \Q$rest->{count}\E result/, '... after a line of counts');
+note("bytes of a default search for \"hand soap\": $after; detail full as before: $before");
+(undef, $r) = tool('search_products', { q => 'hand soap' });
+is_deeply($TEXT->decode($r->{content}[0]{text}), $r->{structuredContent},
+          'a 2025-03-26 client (no structuredContent in its revision): the compact JSON as text');
+(undef, $r) = tool('search_products', { q => 'hand soap', detail => 'everything' }, @v11);
+tool_error_summary($r, 400, 'VALIDATION_ERROR', 'detail other than compact or full: 400 VALIDATION_ERROR');
+is($r->{structuredContent}{field}, 'detail', '... naming it');
+is($r->{content}[0]{text}, "Error 400 VALIDATION_ERROR (field detail): $r->{structuredContent}{message}",
+   '... in one line of text');
+(undef, $r) = tool('get_product', { sku => $p->{sku} }, @v11);
+like($r->{content}[0]{text}, qr/^sku: \Q$p->{sku}\E\n(.*\n)?name: /, 'get_product to a 2025-11-25 client: a summary of its facts');
+my $best = $r->{structuredContent}{offers}{ranked}[0];
+like($r->{content}[0]{text}, qr/\n  ranked:\n    - offer_id: \Q$best->{offer_id}\E, .*price_cents: \Q$best->{price_cents}\E/,
+     '... its offers one a line, with their ids and prices') if $best;
+ok(length $r->{content}[0]{text} < length $JSON->encode($r->{structuredContent}), '... shorter than the data');
 
 # ---- agent tools: same keys and headers as REST ----
 my ($user, $key) = new_agent();
@@ -267,9 +328,11 @@ is($r->{structuredContent}{error}, 'CONFIRMATION_REQUIRED', '... the 202 body');
 my $url = $r->{structuredContent}{confirmation}{url} // 'none';
 like($r->{content}[1]{text} // '', qr/human must approve.*\Q$url\E/s, '... and a text telling a human to open confirmation.url');
 
-# ---- the tools take what their REST operations take ----
+# ---- the tools take and give what their REST operations take and give ----
 # The served tools/list and the served OpenAPI document, compared argument by
-# argument (names, types, limits, enums, required) by t/js/tools-match-openapi.mjs.
+# argument (names, types, limits, enums, patterns, required, properties), one
+# argument name against the same name in every tool, and each output schema
+# against the operation's response schemas, by t/js/tools-match-openapi.mjs.
 my $top = Apache::Test::vars('serverroot') . '/..';
 my $var = Apache::Test::vars('serverroot') . '/var';
 (undef, $d) = request('tools/list');
@@ -282,11 +345,15 @@ my ($ores) = api_get('/openapi.json');
 }
 my $cmp = `node '$top/t/js/tools-match-openapi.mjs' '$var/mcp-openapi.json' '$var/mcp-tools.json' 2>&1`;
 my $diffs = eval { $JSON->decode($cmp) } // {};
-is(scalar keys %$diffs, 12, 'each of the 12 tools has its OpenAPI operation (same operationId)') or diag($cmp);
-for my $name (sort keys %$diffs) {
-    ok(!@{ $diffs->{$name} }, "$name: its input schema matches the operation's parameters and body")
+is(scalar(grep { !/^\(/ } keys %$diffs), 12, 'each of the 12 tools has its OpenAPI operation (same operationId)') or diag($cmp);
+for my $name (sort grep { !/^\(/ } keys %$diffs) {
+    ok(!@{ $diffs->{$name} }, "$name: its input schema matches the operation's parameters and body, "
+       . "its output schema the operation's responses")
       or diag(join "\n", @{ $diffs->{$name} });
 }
+ok($diffs->{'(across tools)'} && !@{ $diffs->{'(across tools)'} },
+   'an argument of several tools (order_id, weights, sku, device...) has one schema in all of them')
+  or diag(join "\n", @{ $diffs->{'(across tools)'} // ['no report'] });
 
 # ---- the official TypeScript SDK ----
 my ($u3, $k3) = new_agent();
@@ -312,7 +379,21 @@ is($sdk->{order}{quote_id}, $sdk->{quote}{id}, '... from the quote');
 ok($step{create_order_again}{replayed} && $sdk->{replay_same_order}, 'SDK: the same create_order again replays the order');
 is($sdk->{got_status}, 'placed', 'SDK: get_order');
 is($sdk->{cancelled_status}, 'cancelled', 'SDK: cancel_order');
-ok(!grep({ !$_->{protocol_error} && !$_->{text_is_json} } values %step), 'SDK: every result carries the REST JSON as text and structuredContent');
+is_deeply($sdk->{schema_compile_errors}, [], 'SDK: every output schema compiles (Ajv, JSON Schema 2020-12)');
+is_deeply([ sort grep { $_ ne 'no_such_tool' && $step{$_}{protocol_error} } keys %step ], [],
+          'SDK: no tool call failed in the SDK (which checks structuredContent against the outputSchema)');
+is_deeply({ map { $_ => $step{$_}{schema_errors} } grep { $_ ne 'no_such_tool' && @{ $step{$_}{schema_errors} // ['none'] } } keys %step },
+          {}, 'SDK: every structuredContent, results and errors, validates against its tool\'s outputSchema');
+is(scalar(grep { /^(search_products|get_product|find_devices|compatible_parts|check_compatibility|ask_question|get_mandate|create_quote|create_order|get_order|cancel_order|start_return)$/ } keys %step), 12,
+   'SDK: each of the 12 tools was called');
+ok(!grep({ !$_->{protocol_error} && $_->{text_is_json} } values %step), 'SDK: no text is the JSON again (a 2025-11-25 client reads structuredContent)');
+is($sdk->{search_detail}, 'compact', 'SDK: search_products is compact by default');
+ok($step{search_products}{text_bytes} < $step{search_products}{data_bytes}, '... with a summary shorter than its data as text');
+ok($sdk->{full_has_components} && $step{search_products_full}{data_bytes} > 3 * $step{search_products}{data_bytes},
+   "... and detail full is GET /search's body, offers' components and all")
+  or diag("components: " . ($sdk->{full_has_components} ? 'yes' : 'no') . "; bytes full $step{search_products_full}{data_bytes}, "
+          . "compact $step{search_products}{data_bytes}");
+like($step{start_return}{text} // '', qr/^Error \d{3} [A-Z_]+/, 'SDK: an error\'s text is one line naming its code');
 ok($step{get_order_missing}{isError} && $sdk->{missing_error} eq 'NOT_FOUND', 'SDK: a REST error is a tool error with the REST object');
 is($sdk->{unknown_tool_code}, -32602, 'SDK: an unknown tool is a protocol error -32602');
 ok($sdk->{ping}, 'SDK: ping');

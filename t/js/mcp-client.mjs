@@ -1,6 +1,9 @@
 // The official MCP TypeScript SDK against mod_agentshop's POST /v1/mcp: connect,
-// list the tools, buy and cancel (search -> quote -> order -> get -> cancel),
-// and print what happened as one JSON object for t/api/mcp.t to judge.
+// list the tools, call each of them (search, read, buy and cancel, errors),
+// and print what happened as one JSON object for t/api/mcp.t to judge. The SDK
+// checks each structuredContent against the tool's outputSchema itself (a
+// mismatch is a thrown error, reported as a protocol_error); every one is also
+// validated here with Ajv as JSON Schema 2020-12, formats included.
 //
 //   node t/js/mcp-client.mjs http://127.0.0.1:8529/v1/mcp AGENT_KEY
 //
@@ -8,6 +11,8 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { randomUUID } from 'node:crypto';
+import Ajv2020 from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 import dns from 'node:dns';
 
 // Debian 12's Node.js 18 resolves localhost to ::1 first and, unlike Node 20,
@@ -33,7 +38,11 @@ async function call(client, name, args) {
   }
 }
 
-const summary = (c) =>
+const ajv = new Ajv2020({ allErrors: true, strict: false });
+addFormats(ajv);
+const validators = {};
+
+const summary = (c, tool) =>
   c.error
     ? { protocol_error: c.error }
     : {
@@ -48,7 +57,16 @@ const summary = (c) =>
             return false;
           }
         })(),
+        // the summary is shorter than the data it sums up
+        text_bytes: Buffer.byteLength(c.result.content[0]?.text ?? ''),
+        data_bytes: Buffer.byteLength(JSON.stringify(c.result.structuredContent ?? null)),
+        text: String(c.result.content[0]?.text ?? '').slice(0, 400),
         texts: c.result.content.length,
+        schema_errors: validators[tool]
+          ? validators[tool](c.result.structuredContent)
+            ? []
+            : validators[tool].errors.slice(0, 3).map((e) => `${e.instancePath} ${e.message}`)
+          : ['no outputSchema'],
       };
 
 async function main() {
@@ -71,16 +89,45 @@ async function main() {
     (t) => t.inputSchema?.type === 'object' && typeof t.inputSchema.properties === 'object',
   );
   out.annotated = tools.every((t) => typeof t.annotations?.readOnlyHint === 'boolean');
+  out.schema_compile_errors = [];
+  for (const t of tools) {
+    try {
+      validators[t.name] = ajv.compile(t.outputSchema);
+    } catch (e) {
+      out.schema_compile_errors.push(`${t.name}: ${e.message}`);
+    }
+  }
 
   // search_products: the first result that has an offer to buy.
   const search = await call(client, 'search_products', { q: 'filter', limit: 20 });
-  step('search_products', summary(search));
+  step('search_products', summary(search, 'search_products'));
   const hit = search.result?.structuredContent?.results?.find((r) => r.best_offer);
   if (!hit) throw new Error('search_products found nothing to buy');
   out.sku = hit.sku;
 
+  out.search_detail = search.result?.structuredContent?.detail ?? null;
+  const full = await call(client, 'search_products', { q: 'filter', limit: 20, detail: 'full' });
+  step('search_products_full', summary(full, 'search_products'));
+  out.full_has_components = !!full.result?.structuredContent?.results?.find((r) => r.best_offer)?.best_offer
+    ?.components;
+
+  // The reading tools, each once.
+  step('get_product', summary(await call(client, 'get_product', { sku: hit.sku }), 'get_product'));
+  const devices = await call(client, 'find_devices', { q: 'dyson' });
+  step('find_devices', summary(devices, 'find_devices'));
+  const slug = devices.result?.structuredContent?.candidates?.[0]?.slug;
+  if (!slug) throw new Error('find_devices found no dyson');
+  const parts = await call(client, 'compatible_parts', { slug });
+  step('compatible_parts', summary(parts, 'compatible_parts'));
+  step('check_compatibility',
+    summary(await call(client, 'check_compatibility', { sku: hit.sku, device: slug }), 'check_compatibility'));
+  step('ask_question', summary(await call(client, 'ask_question', {
+    sku: hit.sku, question: 'What are the dimensions of this part?',
+  }), 'ask_question'));
+  step('get_mandate', summary(await call(client, 'get_mandate', {}), 'get_mandate'));
+
   const quote = await call(client, 'create_quote', { sku: hit.sku, quantity: 1 });
-  step('create_quote', summary(quote));
+  step('create_quote', summary(quote, 'create_quote'));
   const q = quote.result?.structuredContent;
   out.quote = { id: q?.id ?? null, sku: q?.sku ?? null, total_cents: q?.total_cents ?? null };
 
@@ -91,28 +138,35 @@ async function main() {
     idempotency_key: idem,
   };
   const order = await call(client, 'create_order', orderArgs);
-  step('create_order', summary(order));
+  step('create_order', summary(order, 'create_order'));
   const o = order.result?.structuredContent;
   out.order = { id: o?.id ?? null, status: o?.status ?? null, quote_id: o?.quote_id ?? null };
 
   const again = await call(client, 'create_order', orderArgs);
-  step('create_order_again', summary(again));
+  step('create_order_again', summary(again, 'create_order'));
   out.replay_same_order = again.result?.structuredContent?.id === o?.id;
 
   const got = await call(client, 'get_order', { order_id: o?.id });
-  step('get_order', summary(got));
+  step('get_order', summary(got, 'get_order'));
   out.got_status = got.result?.structuredContent?.status ?? null;
 
   const cancel = await call(client, 'cancel_order', { order_id: o?.id });
-  step('cancel_order', summary(cancel));
+  step('cancel_order', summary(cancel, 'cancel_order'));
   out.cancelled_status = cancel.result?.structuredContent?.status ?? null;
 
+  // Errors are tool results too, and their Error objects fit the outputSchema.
+  const ret = await call(client, 'start_return', {
+    order_id: o?.id, reason_code: 'no_longer_needed', idempotency_key: randomUUID(),
+  });
+  step('start_return', summary(ret, 'start_return'));
+  out.return_error = ret.result?.structuredContent?.error ?? null;
+
   const missing = await call(client, 'get_order', { order_id: 'ord_doesnotexist' });
-  step('get_order_missing', summary(missing));
+  step('get_order_missing', summary(missing, 'get_order'));
   out.missing_error = missing.result?.structuredContent?.error ?? null;
 
   const unknown = await call(client, 'no_such_tool', {});
-  step('no_such_tool', summary(unknown));
+  step('no_such_tool', summary(unknown, 'no_such_tool'));
   out.unknown_tool_code = unknown.error?.code ?? null;
 
   out.ping = await client.ping().then(

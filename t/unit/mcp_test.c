@@ -375,6 +375,27 @@ static bool is_bool_member(const json_t *o, const char *k)
     return json_is_boolean(json_object_get(o, k));
 }
 
+/* Every $ref in v names a schema of defs ("#/$defs/Name"): an output schema
+ * stands alone, nothing points back into the OpenAPI document. */
+static bool refs_resolve(const json_t *v, const json_t *defs)
+{
+    size_t i;
+    const char *k;
+    json_t *e;
+    if (json_is_array(v)) {
+        json_array_foreach(v, i, e) if (!refs_resolve(e, defs)) return false;
+        return true;
+    }
+    json_object_foreach((json_t *)v, k, e)
+    {
+        const char *ref = strcmp(k, "$ref") == 0 ? json_string_value(e) : NULL;
+        if (ref && (strncmp(ref, "#/$defs/", 8) != 0 || !json_object_get(defs, ref + 8)))
+            return false;
+        if (!ref && !refs_resolve(e, defs)) return false;
+    }
+    return true;
+}
+
 static void test_tool_definitions(void **state)
 {
     (void)state;
@@ -415,6 +436,15 @@ static void test_tool_definitions(void **state)
             CHECK(pk, json_is_string(type) ||
                           (json_is_array(type) && json_is_string(json_array_get(type, 0))));
         }
+        json_t *out = json_object_get(def, "outputSchema"), *any = json_object_get(out, "anyOf");
+        CHECK_STR(name, json_string_value(json_object_get(out, "type")), "object");
+        CHECK(name, json_array_size(any) >= 2);
+        CHECK_STR(name,
+                  json_string_value(
+                      json_object_get(json_array_get(any, json_array_size(any) - 1), "$ref")),
+                  "#/$defs/Error");
+        CHECK(name, json_object_size(json_object_get(out, "$defs")) >= 2);
+        CHECK(name, refs_resolve(out, json_object_get(out, "$defs")));
         CHECK(name, json_string_length(json_object_get(def, "title")) > 0);
         CHECK(name, json_string_length(json_object_get(def, "description")) > 40);
         json_t *a = json_object_get(def, "annotations");
@@ -557,6 +587,102 @@ static void test_tool_is_rest(void **state)
     as_response_clear(&rest);
 }
 
+/* A tools/call as a client of this protocol version sends it. */
+static json_t *tool_v(void **state, const char *version, const char *name, const char *args,
+                      as_response *resp)
+{
+    http_in in = {.version = version,
+                  .body = as_printf(unit_mem(state),
+                                    "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\","
+                                    "\"params\":{\"name\":\"%s\",\"arguments\":%s}}",
+                                    name, args)};
+    post(state, &in, resp);
+    return json_object_get(resp->body, "result");
+}
+
+static const char *text0(const json_t *r)
+{
+    return json_string_value(
+        json_object_get(json_array_get(json_object_get(r, "content"), 0), "text"));
+}
+
+/* search_products answers its compact form unless detail is full, which is
+ * GET /search's body; weights null are the defaults. */
+static void test_search_compact(void **state)
+{
+    mcp_fx *fx = *state;
+    as_response rest, full, small, bad, nul;
+    as_request req = {.method = "GET", .path = "/search", .query = "q=soap"};
+    as_handle(&fx->ctx, &req, &rest);
+    unit_json_body(&rest);
+    assert_int_equal(rest.status, 200);
+    json_t *r = tool(state, "search_products", "{\"q\":\"soap\",\"detail\":\"full\"}", &full);
+    assert_true(json_equal(json_object_get(r, "structuredContent"), rest.body));
+    r = tool(state, "search_products", "{\"q\":\"soap\"}", &small);
+    json_t *sc = json_object_get(r, "structuredContent");
+    assert_string_equal(json_string_value(json_object_get(sc, "detail")), "compact");
+    json_t *results = json_object_get(sc, "results");
+    json_t *fr = json_object_get(rest.body, "results");
+    assert_true(json_array_size(fr) > 0);
+    assert_int_equal(json_array_size(results), json_array_size(fr));
+    json_t *first = json_array_get(results, 0), *ffirst = json_array_get(fr, 0);
+    assert_true(json_equal(json_object_get(first, "sku"), json_object_get(ffirst, "sku")));
+    json_t *o = json_object_get(first, "best_offer"), *fo = json_object_get(ffirst, "best_offer");
+    assert_true(json_equal(json_object_get(o, "offer_id"), json_object_get(fo, "offer_id")));
+    assert_true(json_equal(json_object_get(o, "price_cents"), json_object_get(fo, "price_cents")));
+    assert_true(json_equal(json_object_get(o, "merchant"),
+                           json_object_get(json_object_get(fo, "merchant"), "name")));
+    assert_null(json_object_get(o, "components"));
+    assert_true(json_equal(json_object_get(sc, "count"), json_object_get(rest.body, "count")));
+    char *a = json_dumps(sc, JSON_COMPACT), *b = json_dumps(rest.body, JSON_COMPACT);
+    assert_true(strlen(a) * 2 < strlen(b)); /* one result here; t/api/mcp.t measures the demo */
+    free(a);
+    free(b);
+    r = tool(state, "search_products", "{\"q\":\"soap\",\"detail\":\"brief\"}", &bad);
+    sc = json_object_get(r, "structuredContent");
+    assert_string_equal(json_string_value(json_object_get(sc, "field")), "detail");
+    r = tool(state, "search_products", "{\"q\":\"soap\",\"weights\":null,\"detail\":\"full\"}",
+             &nul);
+    assert_true(json_equal(json_object_get(r, "structuredContent"), rest.body));
+    as_response_clear(&rest);
+    as_response_clear(&full);
+    as_response_clear(&small);
+    as_response_clear(&bad);
+    as_response_clear(&nul);
+}
+
+/* 2025-06-18 and later clients read structuredContent: the text is a summary,
+ * one line per search result; 2025-03-26 ones get the JSON. */
+static void test_text_by_version(void **state)
+{
+    as_response a, b, c, d;
+    json_t *r = tool_v(state, "2025-11-25", "search_products", "{\"q\":\"soap\"}", &a);
+    const char *t = text0(r);
+    json_t *sc = json_object_get(r, "structuredContent");
+    json_t *first = json_array_get(json_object_get(sc, "results"), 0);
+    const char *sku = json_string_value(json_object_get(first, "sku"));
+    const char *offer =
+        json_string_value(json_object_get(json_object_get(first, "best_offer"), "offer_id"));
+    assert_non_null(t);
+    assert_non_null(sku);
+    assert_non_null(strstr(t, "Search \"soap\": "));
+    assert_non_null(strstr(t, as_printf(unit_mem(state), "\n1. %s | ", sku)));
+    assert_non_null(strstr(t, as_printf(unit_mem(state), "offer %s", offer)));
+    assert_null(json_loads(t, 0, NULL));
+    r = tool_v(state, "2025-06-18", "get_product", "{\"sku\":\"NOPE-999\"}", &b);
+    assert_string_equal(text0(r), "Error 404 NOT_FOUND: No product with sku 'NOPE-999'.");
+    r = tool_v(state, "2025-11-25", "get_product", "{\"sku\":\"SOAP-001\"}", &c);
+    assert_non_null(strstr(text0(r), "sku: SOAP-001\n"));
+    r = tool_v(state, "2025-03-26", "get_product", "{\"sku\":\"SOAP-001\"}", &d);
+    json_t *parsed = json_loads(text0(r), 0, NULL);
+    assert_true(json_equal(parsed, json_object_get(r, "structuredContent")));
+    json_decref(parsed);
+    as_response_clear(&a);
+    as_response_clear(&b);
+    as_response_clear(&c);
+    as_response_clear(&d);
+}
+
 static void test_protocol_errors(void **state)
 {
     const struct {
@@ -601,6 +727,7 @@ int main(void)
         MCP_TEST(test_sse_response),     MCP_TEST(test_origin_normalize),
         MCP_TEST(test_tool_definitions), MCP_TEST(test_tool_calls),
         MCP_TEST(test_tool_is_rest),     MCP_TEST(test_protocol_errors),
+        MCP_TEST(test_search_compact),   MCP_TEST(test_text_by_version),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
