@@ -17,6 +17,8 @@ use Apache::TestRequest ();
 use JSON::PP;
 use AgentShop::Test;
 
+once_per_run("A page's layout at 375 px");
+
 binmode(Test::More->builder->$_, ':encoding(UTF-8)') for qw(output failure_output todo_output);
 
 my ($node, $top, $artifacts) = browser_tools();

@@ -18,6 +18,8 @@ use Apache::Test ();
 use Apache::TestRequest ();
 use AgentShop::Test;
 
+once_per_run("A client generated from the OpenAPI document and compiled");
+
 my $top = Apache::Test::vars('serverroot') . '/..';
 my $build = Apache::Test::vars('serverroot') . '/var/ts-client';
 my $modules = "$top/t/js/node_modules";

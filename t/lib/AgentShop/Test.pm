@@ -16,7 +16,7 @@ our @EXPORT = qw(api api_get is_json_error demo_data contradicts expected_status
   product_is_contradicted agent_price today_plus is_num is_int is_bool uri_escape_utf8
   ctl new_agent new_mandate agent_headers post_json sql buyable_offer json_encode
   concurrently revoke_active live_part sql_write is_pg ctl_argv spent_mismatches
-  bodies_everywhere browser_tools outside_write_shown slow);
+  bodies_everywhere browser_tools outside_write_shown slow once_per_run plain_run);
 
 # node, Chromium and playwright-core, which make test installs (scripts/deps.sh
 # test): each one missing is a failed test, not a skip. Returns (node, the
@@ -320,6 +320,20 @@ sub outside_write_shown {
 # request several times slower). A latency target of the issue ("within a
 # second") is checked against this many seconds; a production build meets
 # it as it stands.
+# Tests of what does not depend on the database or the build (a page's layout
+# in a browser, a generated client's compilation) run in `make test` only:
+# under PostgreSQL (scripts/test-pg.sh) and the sanitizers
+# (scripts/test-asan.sh) they skip, saying so, to keep .ci/run within its
+# time. The module's code they reach is reached there by other tests.
+sub plain_run { return !is_pg() && !$ENV{AGENTSHOP_TEST_ASAN} }
+
+sub once_per_run {
+    my ($what) = @_;
+    return if plain_run();
+    Test::More::plan(skip_all => "$what does not depend on the database or the build: make test runs it");
+    exit 0;
+}
+
 sub slow { my $f = $ENV{AGENTSHOP_TEST_SLOW}; return defined $f && $f =~ /^\d+(\.\d+)?$/ && $f >= 1 ? $f : 1 }
 
 my $SEQ = 0;
