@@ -682,8 +682,8 @@ static const char *g_header(const json_t *headers, const char *name)
     return NULL;
 }
 
-/* The request file as core's request; the clock moved and the store set up
- * as the file asks first. */
+/* The request file as core's request (valid while r is); the clock moved on
+ * first by its "advance" seconds. */
 static void g_request(g_case *c, const json_t *r, const char *file, as_request *req)
 {
     as_mem *m = &c->store.mem;
@@ -713,18 +713,25 @@ static void g_request(g_case *c, const json_t *r, const char *file, as_request *
     }
     req->body_len = req->body ? strlen(req->body) : 0;
     c->ctx.now += json_integer_value(json_object_get(r, "advance"));
-    const char *busy = json_string_value(json_object_get(r, "in_flight"));
-    if (busy) { /* what an older version's claim, committed on its own, left */
-        bool found = false;
-        for (size_t i = 0; i < c->store.t.n_idem; i++)
-            if (strcmp(c->store.t.idem[i].key, busy) == 0) {
-                c->store.t.idem[i].rec = (as_idem){c->store.t.idem[i].rec.request_hash,
-                                                   "in_flight", NULL, 0, c->ctx.now,
-                                                   c->ctx.now + 30};
-                found = true;
-            }
-        if (!found) fail_msg("%s: no Idempotency-Key record '%s' to leave in flight", file, busy);
+}
+
+/* "in_flight": KEY leaves that Idempotency-Key's record, for this request
+ * only, as a claim still in flight (a lease of 30 s from now): what the
+ * first request holds while it is being processed. Returns the record to put
+ * back after the request, or NULL. */
+static g_idem *g_hold_in_flight(g_case *c, const json_t *r, const char *file, as_idem *saved)
+{
+    const char *key = json_string_value(json_object_get(r, "in_flight"));
+    if (!key) return NULL;
+    for (size_t i = 0; i < c->store.t.n_idem; i++) {
+        g_idem *rec = &c->store.t.idem[i];
+        if (strcmp(rec->key, key) != 0) continue;
+        *saved = rec->rec;
+        rec->rec = (as_idem){saved->request_hash, "in_flight", NULL, 0, c->ctx.now, c->ctx.now + 30};
+        return rec;
     }
+    fail_msg("%s: no Idempotency-Key record '%s' to hold in flight", file, key);
+    return NULL;
 }
 
 /* The response as the expected files write it: status, the headers that
@@ -774,12 +781,15 @@ static bool g_step(g_case *c, const char *name)
     json_decref(raw);
     as_request req;
     g_request(c, r, req_file, &req);
+    as_idem saved;
+    g_idem *held = g_hold_in_flight(c, r, req_file, &saved);
 
     as_arena *a = as_arena_create();
     as_mem rm = as_arena_mem(a);
     c->ctx.mem = &rm;
     as_response resp;
     as_handle(&c->ctx, &req, &resp);
+    if (held) held->rec = saved;
     unit_json_body(&resp);
     json_t *got = g_response(&resp);
     as_response_clear(&resp);
