@@ -9,6 +9,8 @@
  * values turned back into their placeholders); for writing a case, never in CI. */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
+#include <sys/stat.h>
 
 #include "fake_store.h"
 
@@ -220,7 +222,8 @@ static void g_order_join(g_store *g, as_order *o)
     if (g->catalogue.product_by_sku(g->catalogue.h, &g->mem, o->sku, 0, &p) != AS_OK) return;
     o->part_type = p.part_type;
     for (size_t k = 0; k < p.n_offers; k++)
-        if (strcmp(p.offers[k].id, o->offer_id) == 0) o->merchant_country = p.offers[k].merchant.country;
+        if (strcmp(p.offers[k].id, o->offer_id) == 0)
+            o->merchant_country = p.offers[k].merchant.country;
 }
 
 static int g_order_insert(void *h, const as_order *o)
@@ -288,8 +291,8 @@ static int g_event_add(void *h, const char *order_id, const char *status, int64_
     return AS_OK;
 }
 
-static int g_orders_expired(void *h, as_mem *m, const char *mandate_id, int64_t now,
-                            as_order **out, size_t *n)
+static int g_orders_expired(void *h, as_mem *m, const char *mandate_id, int64_t now, as_order **out,
+                            size_t *n)
 {
     g_store *g = h;
     *out = as_alloc(m, (g->t.n_orders + 1) * sizeof(as_order));
@@ -582,7 +585,8 @@ static json_t *g_substitute(g_case *c, const json_t *v, const char *file)
     json_t *e;
     size_t i;
     if (json_is_object(v))
-        json_object_foreach((json_t *)v, k, e) json_object_set_new(out, k, g_substitute(c, e, file));
+        json_object_foreach((json_t *)v, k, e)
+            json_object_set_new(out, k, g_substitute(c, e, file));
     else
         json_array_foreach(v, i, e) json_array_append_new(out, g_substitute(c, e, file));
     return out;
@@ -623,7 +627,8 @@ static void g_compare(g_case *c, const json_t *exp, const json_t *act, const cha
     if (!json_equal((json_t *)exp, (json_t *)act)) {
         char *e = json_dumps(exp, JSON_COMPACT | JSON_ENCODE_ANY),
              *a = json_dumps(act, JSON_COMPACT | JSON_ENCODE_ANY);
-        as_buf_printf(&c->why, "  %s: expected %s, got %s\n", at, e ? e : "(none)", a ? a : "(none)");
+        as_buf_printf(&c->why, "  %s: expected %s, got %s\n", at, e ? e : "(none)",
+                      a ? a : "(none)");
         free(e);
         free(a);
     }
@@ -678,7 +683,8 @@ static const char *g_header(const json_t *headers, const char *name)
 {
     const char *k;
     json_t *v;
-    json_object_foreach((json_t *)headers, k, v) if (strcasecmp(k, name) == 0) return json_string_value(v);
+    json_object_foreach((json_t *)headers, k,
+                        v) if (strcasecmp(k, name) == 0) return json_string_value(v);
     return NULL;
 }
 
@@ -727,7 +733,8 @@ static g_idem *g_hold_in_flight(g_case *c, const json_t *r, const char *file, as
         g_idem *rec = &c->store.t.idem[i];
         if (strcmp(rec->key, key) != 0) continue;
         *saved = rec->rec;
-        rec->rec = (as_idem){saved->request_hash, "in_flight", NULL, 0, c->ctx.now, c->ctx.now + 30};
+        rec->rec =
+            (as_idem){saved->request_hash, "in_flight", NULL, 0, c->ctx.now, c->ctx.now + 30};
         return rec;
     }
     fail_msg("%s: no Idempotency-Key record '%s' to hold in flight", file, key);
@@ -866,15 +873,20 @@ static void test_golden_case(void **state)
     if (!ok) fail();
 }
 
+static const char *g_root; /* the directory of cases */
+
 static int g_is_case(const struct dirent *e)
 {
-    return e->d_name[0] != '.' && e->d_type == DT_DIR;
+    char path[PATH_MAX];
+    struct stat st;
+    snprintf(path, sizeof(path), "%s/%s", g_root, e->d_name);
+    return e->d_name[0] != '.' && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 int main(void)
 {
     /* the cases beside this file; make runs the tests from the top directory */
-    const char *root = getenv("GOLDEN_DIR") ? getenv("GOLDEN_DIR") : "t/unit/golden";
+    const char *root = g_root = getenv("GOLDEN_DIR") ? getenv("GOLDEN_DIR") : "t/unit/golden";
     struct dirent **cases;
     int n = scandir(root, &cases, g_is_case, alphasort);
     if (n <= 0) {
@@ -882,13 +894,20 @@ int main(void)
         return 1;
     }
     struct CMUnitTest *tests = calloc((size_t)n, sizeof(*tests));
+    assert_non_null(tests);
     for (int i = 0; i < n; i++) {
         size_t len = strlen(root) + strlen(cases[i]->d_name) + 2;
         char *dir = malloc(len);
+        assert_non_null(dir);
         snprintf(dir, len, "%s/%s", root, cases[i]->d_name);
-        tests[i] = (struct CMUnitTest){strdup(cases[i]->d_name), test_golden_case, NULL, NULL, dir};
+        tests[i] = (struct CMUnitTest){cases[i]->d_name, test_golden_case, NULL, NULL, dir};
+    }
+    int failed = _cmocka_run_group_tests("golden", tests, (size_t)n, NULL, NULL);
+    for (int i = 0; i < n; i++) {
+        free(tests[i].initial_state);
         free(cases[i]);
     }
+    free(tests);
     free(cases);
-    return _cmocka_run_group_tests("golden", tests, (size_t)n, NULL, NULL);
+    return failed;
 }
