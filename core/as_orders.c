@@ -20,6 +20,19 @@ static const char *confirmation_outcome(as_order_event ev)
     }
 }
 
+/* The order in hand gets the event the store now holds, so that what the
+ * request goes on to read of it (the delivery time a return's window counts
+ * from, the view's shipped_at) is what a fresh read would give. */
+static int timeline_add(as_mem *m, as_order *o, const char *status, int64_t at, const char *note)
+{
+    as_event *ev = as_alloc(m, (o->n_events + 1) * sizeof(*ev));
+    if (!ev) return AS_EDB;
+    if (o->n_events) memcpy(ev, o->events, o->n_events * sizeof(*ev));
+    ev[o->n_events++] = (as_event){.status = status, .note = note, .at = at};
+    o->events = ev;
+    return AS_OK;
+}
+
 int as_order_apply(as_ctx *ctx, as_order *o, as_order_event ev, int64_t at, int64_t budget_after,
                    const char *note)
 {
@@ -39,6 +52,7 @@ int as_order_apply(as_ctx *ctx, as_order *o, as_order_event ev, int64_t at, int6
     if (rc == AS_OK) {
         o->status = to;
         o->budget_cents = budget;
+        rc = timeline_add(ctx->mem, o, to, at, note);
     }
     return rc;
 }
