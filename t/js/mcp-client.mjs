@@ -1,6 +1,6 @@
 // The official MCP TypeScript SDK against mod_agentshop's POST /v1/mcp: connect,
 // list the tools, call each of them (search, read, buy and cancel, errors),
-// and print what happened as one JSON object for t/api/mcp.t to judge. The SDK
+// and print what happened as one JSON object for t/api/mcp_sdk.t to judge. The SDK
 // checks each structuredContent against the tool's outputSchema itself (a
 // mismatch is a thrown error, reported as a protocol_error); every one is also
 // validated here with Ajv as JSON Schema 2020-12, formats included.
