@@ -55,19 +55,8 @@ sub browse {
     my ($url, $decision, $expect) = @_;
     my $shot = "$artifacts/confirmation-$decision.png";
     unlink $shot, "$artifacts/confirmation-$decision-after.png";
-    my $log = "$artifacts/confirmation-$decision.log";    # the browser's stderr
-    open my $saved, '>&', \*STDERR or die "dup: $!";
-    open STDERR, '>', $log or die "$log: $!";
-    my $ok = open my $fh, '-|', $node, $script, $url, $decision, $shot,
-      JSON::PP->new->utf8->encode($expect);
-    open STDERR, '>&', $saved or die "dup: $!";
-    $ok or die "node: $!";
-    my $out = do { local $/; <$fh> };
-    close $fh;
-    my $rc = $? >> 8;
-    if ($rc) { open my $l, '<', $log; diag "stderr: ", do { local $/; <$l> } // '' }
-    unlink $log if -z $log;
-    my $r = eval { JSON::PP->new->utf8->decode($out) } // {};
+    my ($rc, $out, $r) = run_node($node, "$artifacts/confirmation-$decision.log", $script, $url,
+                                  $decision, $shot, JSON::PP->new->utf8->encode($expect));
     is($rc, 0, "the browser ran and every check passed ($decision)")
       or diag "exit $rc: " . substr($out // '', 0, 3000);
     return ($r, $shot);

@@ -78,18 +78,8 @@ my @pages = (
 my $spec = [ map { { name => $_->[0], url => $_->[1], shot => $shot{ $_->[0] } ? JSON::PP::true : JSON::PP::false } } @pages ];
 
 unlink glob "$artifacts/narrow-*.png";
-my $log = "$artifacts/narrow.log";    # the browser's stderr
-open my $saved, '>&', \*STDERR or die "dup: $!";
-open STDERR, '>', $log or die "$log: $!";
-my $ok = open my $fh, '-|', $node, $script, JSON::PP->new->utf8->encode($spec), $artifacts;
-open STDERR, '>&', $saved or die "dup: $!";
-$ok or die "node: $!";
-my $out = do { local $/; <$fh> };
-close $fh;
-my $rc = $? >> 8;
-if ($rc) { open my $l, '<', $log; diag "stderr: ", do { local $/; <$l> } // '' }
-unlink $log if -z $log;
-my $r = eval { JSON::PP->new->utf8->decode($out) } // {};
+my ($rc, $out, $r) = run_node($node, "$artifacts/narrow.log", $script,
+                              JSON::PP->new->utf8->encode($spec), $artifacts);
 is($rc, 0, 'the browser ran') or diag "exit $rc: " . substr($out // '', 0, 3000);
 my %seen = map { $_->{name} => $_ } @{ $r->{pages} // [] };
 

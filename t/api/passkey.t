@@ -111,17 +111,8 @@ my ($o5, $u5) = pending($a_key);   # declined on the page
 
 my $plan = { enrol_a => $ea->{url}, enrol_b => $eb->{url}, approve => $u1, foreign => $u2,
              replay_from => $u3, replay_to => $u4, decline => $u5, shots => $artifacts };
-my $log = "$artifacts/passkey.log";
-open my $saved, '>&', \*STDERR or die "dup: $!";
-open STDERR, '>', $log or die "$log: $!";
-my $ok = open my $fh, '-|', $node, $script, JSON::PP->new->encode($plan);
-open STDERR, '>&', $saved or die "dup: $!";
-$ok or die "node: $!";
-my $out = do { local $/; <$fh> };
-close $fh;
-my $rc = $? >> 8;
-my $r = eval { JSON::PP->new->utf8->decode($out) } // {};
-is($rc, 0, 'the browser ran') or diag "exit $rc: " . substr($out // '', 0, 3000) . `cat $log`;
+my ($rc, $out, $r) = run_node($node, "$artifacts/passkey.log", $script, JSON::PP->new->encode($plan));
+is($rc, 0, 'the browser ran') or diag "exit $rc: " . substr($out // '', 0, 3000);
 my $s = $r->{steps} // {};
 
 # 1. enrolment

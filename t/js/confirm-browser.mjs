@@ -8,7 +8,7 @@
 // saves a full-page screenshot, clicks the button, and prints one JSON object
 // on stdout: what the page showed before and after the click. It exits 1 when
 // a check fails (the JSON still says which), 2 when the browser could not run.
-import { launchChromium } from './chromium.mjs';
+import { onPage } from './chromium.mjs';
 
 const [url, decision, shot, expectJson] = process.argv.slice(2);
 if (!url || !['approve', 'decline'].includes(decision) || !shot || !expectJson) {
@@ -41,12 +41,8 @@ async function read(page) {
 }
 
 const out = { url, decision, screenshot: shot, checks: {}, console: [], refused: [] };
-let browser;
-try {
-  browser = await launchChromium();
-  const page = await browser.newPage({ viewport: { width: 800, height: 600 }, locale: 'en-GB' });
-  // CSP violations and failed requests show up here: the page must need neither.
-  page.on('console', (m) => out.console.push(`${m.type()}: ${m.text()}`));
+await onPage({ viewport: { width: 800, height: 600 }, locale: 'en-GB' }, out, async (page) => {
+  // CSP violations (out.console) and failed requests show up here: the page must need neither.
   page.on('requestfailed', (r) => out.refused.push(`${r.method()} ${r.url()}: ${r.failure()?.errorText}`));
 
   const first = await page.goto(url, { waitUntil: 'load' });
@@ -72,12 +68,6 @@ try {
   out.after = await read(page);
   out.screenshot_after = shot.replace(/\.png$/, '-after.png');
   await page.screenshot({ path: out.screenshot_after, fullPage: true });
-  await browser.close();
-} catch (e) {
-  out.error = String(e && e.stack ? e.stack : e);
-  if (browser) await browser.close().catch(() => {});
-  console.log(JSON.stringify(out));
-  process.exit(2);
-}
+});
 console.log(JSON.stringify(out));
 process.exit(Object.values(out.checks).every(Boolean) ? 0 : 1);

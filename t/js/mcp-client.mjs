@@ -1,6 +1,6 @@
 // The official MCP TypeScript SDK against mod_agentshop's POST /v1/mcp: connect,
 // list the tools, call each of them (search, read, buy and cancel, errors),
-// and print what happened as one JSON object for t/api/mcp.t to judge. The SDK
+// and print what happened as one JSON object for t/api/mcp_sdk.t to judge. The SDK
 // checks each structuredContent against the tool's outputSchema itself (a
 // mismatch is a thrown error, reported as a protocol_error); every one is also
 // validated here with Ajv as JSON Schema 2020-12, formats included.
@@ -98,6 +98,10 @@ async function main() {
     }
   }
 
+  // Compiling blocked the event loop: let it see a connection httpd closed
+  // meanwhile (a kept-alive one it ended), or the next POST is sent on it and
+  // fails with "other side closed" (a POST is not retried).
+  await new Promise((resolve) => setImmediate(resolve));
   // search_products: the first result that has an offer to buy.
   const search = await call(client, 'search_products', { q: 'filter', limit: 20 });
   step('search_products', summary(search, 'search_products'));

@@ -12,7 +12,7 @@
 // confirmation page marks (#expires, #delivery, #decided and their lines); a
 // full-page screenshot ARTIFACTS_DIR/narrow-NAME.png when shot is set. The
 // checks are the .t file's; exit 2 when the browser could not run.
-import { launchChromium } from './chromium.mjs';
+import { onPage } from './chromium.mjs';
 
 const [pagesJson, artifacts] = process.argv.slice(2);
 if (!pagesJson || !artifacts) {
@@ -21,18 +21,8 @@ if (!pagesJson || !artifacts) {
 }
 const pages = JSON.parse(pagesJson);
 const out = { pages: [], console: [] };
-let browser;
-try {
-  browser = await launchChromium();
-  const context = await browser.newContext({
-    viewport: { width: 375, height: 740 },
-    deviceScaleFactor: 1,
-    isMobile: true,
-    hasTouch: true,
-    locale: 'en-GB',
-  });
-  const page = await context.newPage();
-  page.on('console', (m) => out.console.push(`${m.type()}: ${m.text()}`));
+await onPage({ viewport: { width: 375, height: 740 }, deviceScaleFactor: 1, isMobile: true,
+              hasTouch: true, locale: 'en-GB' }, out, async (page) => {
   for (const p of pages) {
     const res = await page.goto(p.url, { waitUntil: 'load' });
     const seen = await page.evaluate(() => {
@@ -69,11 +59,5 @@ try {
     }
     out.pages.push(rec);
   }
-  await browser.close();
-} catch (e) {
-  out.error = String(e && e.stack ? e.stack : e);
-  if (browser) await browser.close().catch(() => {});
-  console.log(JSON.stringify(out));
-  process.exit(2);
-}
+});
 console.log(JSON.stringify(out));

@@ -19,7 +19,7 @@
 //     the server must refuse it.
 // It prints one JSON object with what each step saw; exit 2 when the browser
 // could not run.
-import { launchChromium } from './chromium.mjs';
+import { onPage } from './chromium.mjs';
 
 const plan = JSON.parse(process.argv[2] || '{}');
 const out = { console: [], steps: {} };
@@ -62,11 +62,7 @@ function action_of(url) {
   return u.origin + u.pathname;
 }
 
-let browser;
-try {
-  browser = await launchChromium();
-  const page = await browser.newPage({ viewport: { width: 800, height: 700 }, locale: 'en-GB' });
-  page.on('console', (m) => out.console.push(`${m.type()}: ${m.text()}`));
+await onPage({ viewport: { width: 800, height: 700 }, locale: 'en-GB' }, out, async (page) => {
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('WebAuthn.enable');
   const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
@@ -141,11 +137,5 @@ try {
   const again = await page.evaluate(ASSERT_AND_POST,
     { reuse: first.assertion, action: action_of(plan.replay_to), token: token_of(plan.replay_to) });
   out.steps.replay_again = { status: again.status, body: again.body };
-} catch (e) {
-  out.error = String(e && e.stack || e);
-  console.log(JSON.stringify(out));
-  if (browser) await browser.close();
-  process.exit(2);
-}
-await browser.close();
+});
 console.log(JSON.stringify(out));

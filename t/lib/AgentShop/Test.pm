@@ -16,7 +16,7 @@ our @EXPORT = qw(api api_get is_json_error demo_data contradicts expected_status
   product_is_contradicted agent_price today_plus is_num is_int is_bool uri_escape_utf8
   ctl new_agent new_mandate agent_headers post_json sql buyable_offer json_encode
   concurrently revoke_active live_part sql_write is_pg ctl_argv spent_mismatches
-  bodies_everywhere browser_tools outside_write_shown slow once_per_run plain_run);
+  bodies_everywhere browser_tools run_node outside_write_shown slow once_per_run plain_run);
 
 # node, Chromium and playwright-core, which make test installs (scripts/deps.sh
 # test): each one missing is a failed test, not a skip. Returns (node, the
@@ -34,6 +34,24 @@ sub browser_tools {
     return () unless $have;
     -d $artifacts or mkdir $artifacts or die "mkdir $artifacts: $!";
     return ($node, $top, $artifacts);
+}
+
+# Runs NODE with ARGS (a script of t/js and its arguments), its stderr into
+# LOG: returns (exit code, stdout, stdout decoded as JSON or {}). A failed
+# run shows that stderr; an empty LOG is removed.
+sub run_node {
+    my ($node, $log, @args) = @_;
+    open my $saved, '>&', \*STDERR or die "dup: $!";
+    open STDERR, '>', $log or die "$log: $!";
+    my $ok = open my $fh, '-|', $node, @args;
+    open STDERR, '>&', $saved or die "dup: $!";
+    $ok or die "node: $!";
+    my $out = do { local $/; <$fh> };
+    close $fh;
+    my $rc = $? >> 8;
+    if ($rc) { open my $l, '<', $log; Test::More::diag("stderr: ", do { local $/; <$l> } // '') }
+    unlink $log if -z $log;
+    return ($rc, $out, eval { JSON::PP->new->utf8->decode($out) } // {});
 }
 
 # The API base the helpers talk to; `local $AgentShop::Test::BASE = '/fast/v1'`
