@@ -635,7 +635,7 @@ static void test_search_compact(void **state)
     assert_null(json_object_get(o, "components"));
     assert_true(json_equal(json_object_get(sc, "count"), json_object_get(rest.body, "count")));
     char *a = json_dumps(sc, JSON_COMPACT), *b = json_dumps(rest.body, JSON_COMPACT);
-    assert_true(strlen(a) * 2 < strlen(b)); /* one result here; t/api/mcp.t measures the demo */
+    assert_true(strlen(a) * 2 < strlen(b)); /* one result here; t/api/mcp_tools.t measures the demo */
     free(a);
     free(b);
     r = tool(state, "search_products", "{\"q\":\"soap\",\"detail\":\"brief\"}", &bad);
