@@ -20,6 +20,7 @@
 #include "as_db.h"
 
 #include <limits.h>
+#include <strings.h>
 
 #include "mod_agentshop_private.h"
 

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <strings.h>
 #include <grp.h>
 #include <pwd.h>
 #include <sys/stat.h>
