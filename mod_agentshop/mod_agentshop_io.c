@@ -14,7 +14,7 @@
 
 #include "mod_agentshop_private.h"
 
-#define MAX_BODY 65536
+#define MAX_BODY 65536 /* ours: LimitRequestBody defaults to 1 GiB */
 
 int agentshop_read_body(request_rec *r, const char **body, apr_size_t *len)
 {
