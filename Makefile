@@ -28,6 +28,9 @@ STORE_OBJ := $(patsubst sql/%.c,build/sql/%.o,$(STORE_SRC))
 CORE_LIB  := build/libascore.a
 STORE_LIB := build/libasstore.a
 MODULE    := mod_agentshop/.libs/mod_agentshop.so
+# the httpd glue: hooks and handler, configuration, bodies and brigades, rate limits
+MOD_SRC   := mod_agentshop/mod_agentshop.c mod_agentshop/mod_agentshop_config.c \
+             mod_agentshop/mod_agentshop_io.c mod_agentshop/mod_agentshop_ratelimit.c
 CTL       := bin/agentshopctl
 # agentshopctl.c and the command files beside it (ctl/ctl_*.c)
 CTL_SRC   := $(wildcard ctl/*.c)
@@ -71,11 +74,11 @@ $(STORE_LIB): $(STORE_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
 # apxs builds the module; core and storage come in as PIC static libraries.
-$(MODULE): mod_agentshop/mod_agentshop.c $(STORE_LIB) $(CORE_LIB)
+$(MODULE): $(MOD_SRC) mod_agentshop/mod_agentshop_private.h $(STORE_LIB) $(CORE_LIB)
 	$(APXS) -c -o mod_agentshop/mod_agentshop.la \
 	  -Wc,-std=gnu11 $(addprefix -Wc$(comma),$(WARN)) \
 	  $(addprefix -Wc$(comma),$(SAN)) $(addprefix -Wl$(comma),$(SAN)) \
-	  -I$(TOP)/core -I$(TOP)/core/search -I$(TOP)/sql mod_agentshop/mod_agentshop.c \
+	  -I$(TOP)/core -I$(TOP)/core/search -I$(TOP)/sql $(MOD_SRC) \
 	  $(TOP)/$(STORE_LIB) $(TOP)/$(CORE_LIB) $(LIBS) >build/apxs.log 2>&1 \
 	  || { cat build/apxs.log; exit 1; }
 	@grep -E ': (warning|error):' build/apxs.log || true

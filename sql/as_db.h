@@ -55,6 +55,10 @@ void as_db_checkpoint_maybe(as_db *db);
 #define AS_DB_WRITE_WAIT apr_time_from_sec(10)
 int as_db_write_lock(as_db *db);
 int as_db_write_unlock(as_db *db);
+/* The store's open transaction, if any, rolled back and the writer lock
+ * released: the store's rollback, for a caller that holds no as_store
+ * (httpd's request cleanup, so that no request leaves either behind). */
+int as_db_rollback(as_db *db);
 
 /* Once per process, before its first SQLite connection (httpd: pre_config;
  * later calls change nothing): SQLite's allocation statistics off. With them

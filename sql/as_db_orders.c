@@ -53,6 +53,11 @@ int st_rollback(void *h)
     return rc;
 }
 
+int as_db_rollback(as_db *db)
+{
+    return st_rollback(db);
+}
+
 /* A single write: in the open transaction, or in one of its own (so it
  * waits for the database as long as a transaction may, no longer). The
  * expression's AS_ECONFLICT commits (nothing was written), any other failure

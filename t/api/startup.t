@@ -9,6 +9,7 @@ use lib "$FindBin::Bin/../lib";
 use Test::More;
 use File::Temp qw(tempdir);
 use LWP::UserAgent;
+use JSON::PP ();
 use AgentShop::Test;
 use AgentShop::OwnHttpd;
 use Apache::Test ();
@@ -84,13 +85,54 @@ refuses('older', "$dir/older.db",
         qr/the database \Q$dir\/older.db\E has schema version 1.*agentshopctl .*init migrates it/,
         'a database of an older schema version stops httpd, saying init migrates it');
 
+# Besides <Location /v1>, one whose path ends in a slash: its base is the
+# path without it (docs/deploy.md writes bases and AgentShopBaseURL so).
 sh("$ctl --params '$dir/good.db' --data '$top/sql/demo' init --demo >/dev/null");
-my ($rc, $log, $pid, $port) = start('good', "$dir/good.db");
+my ($rc, $log, $pid, $port) = start('good', "$dir/good.db",
+    "<Location /slash/v1/>\n    SetHandler agentshop\n    AgentShopSigningKeyFile \"$dir/signing.key\"\n</Location>");
 ok(!defined $rc, 'a good database starts httpd') or diag $log;
 if (!defined $rc) {
-    my $res = LWP::UserAgent->new(timeout => 10)->get("http://127.0.0.1:$port/v1/search?q=soap");
+    my $ua = LWP::UserAgent->new(timeout => 10);
+    my $res = $ua->get("http://127.0.0.1:$port/v1/search?q=soap");
     is($res->code, 200, '... which answers GET /v1/search') or diag $res->as_string;
     like($res->decoded_content, qr/"results":\[\{"sku"/, '... with products');
+    for my $loc ('/v1', '/slash/v1/') {
+        (my $base = $loc) =~ s{/$}{};
+        my $api = "http://127.0.0.1:$port$base";
+        $res = $ua->get("$api/search?q=soap");
+        like($res->decoded_content, qr/"results":\[\{"sku"/, "<Location $loc>: GET $base/search finds products")
+          or diag $res->as_string;
+        $res = $ua->get("$api/openapi.json");
+        my $doc = eval { JSON::PP::decode_json($res->content) } // {};
+        is($doc->{servers}[0]{url}, $api, "... its links start $api, with no slash after it");
+        for my $path ('/nope', '/products/%2F') { # the handler's 404; httpd's, before any <Location>
+            $res = $ua->get("$api$path");
+            is_json_error($res, eval { JSON::PP::decode_json($res->content) }, 404, 'NOT_FOUND',
+                          "... GET $base$path is the API's JSON 404");
+        }
+    }
+    stop_httpd($pid);
+}
+
+# The API at the server's root (<Location />): its base is "", so its links
+# are the server's URL and a path.
+($rc, $log, $pid, $port) = start('root', "$dir/good.db",
+    "<Location />\n    SetHandler agentshop\n    AgentShopSigningKeyFile \"$dir/signing.key\"\n</Location>");
+ok(!defined $rc, 'the API at the root starts httpd') or diag $log;
+if (!defined $rc) {
+    my $ua = LWP::UserAgent->new(timeout => 10);
+    my $api = "http://127.0.0.1:$port";
+    my $res = $ua->get("$api/search?q=soap");
+    like($res->decoded_content, qr/"results":\[\{"sku"/, '... GET /search finds products')
+      or diag $res->as_string;
+    $res = $ua->get("$api/openapi.json");
+    my $doc = eval { JSON::PP::decode_json($res->content) } // {};
+    is($doc->{servers}[0]{url}, $api, '... its links start with the server\'s URL, no slash after it');
+    for my $path ('/nope', '/products/%2F') {
+        $res = $ua->get("$api$path");
+        is_json_error($res, eval { JSON::PP::decode_json($res->content) }, 404, 'NOT_FOUND',
+                      "... GET $path is the API's JSON 404");
+    }
     stop_httpd($pid);
 }
 
