@@ -42,6 +42,14 @@ DEPS      = -MMD -MP -MT $@ -MF $(basename $@).d
 BUILD_CFLAGS = $(STD) $(WARN) -fPIC -fvisibility=hidden $(DEPS)
 CORE_CPP := -Icore -Icore/search -Ibuild -D_DEFAULT_SOURCE
 APR_CPPFLAGS = -Icore -Icore/search -Isql -Ibuild $(APR_CPP) $(APR_INC)
+# The flags of every compilation, kept in build/flags, which is rewritten (when
+# the Makefile is read) only when they change: make CFLAGS=-O0 after a make
+# compiles everything again.
+BUILD_FLAGS := $(strip $(CC) $(STD) $(WARN) $(CFLAGS) $(CPPFLAGS) $(LDFLAGS))
+ifneq ($(BUILD_FLAGS),$(file <build/flags))
+$(shell mkdir -p build)
+$(file >build/flags,$(BUILD_FLAGS))
+endif
 
 CORE_SRC  := $(wildcard core/*.c core/search/*.c)
 CORE_OBJ  := $(patsubst core/%.c,build/core/%.o,$(CORE_SRC))
@@ -76,9 +84,13 @@ deps:
 build/core build/core/search build/sql build/ctl build/unit build/installed var: | deps
 	@mkdir -p $@
 
+# build/flags again when build/ went during this make (make clean all)
+build/flags:
+	$(shell mkdir -p build)$(file >$@,$(BUILD_FLAGS))
+
 # The generated headers are made before any object is compiled (order-only);
 # each object's .d then says which of them it includes.
-build/core/%.o: core/%.c | build/core/search $(EMBED_INC)
+build/core/%.o: core/%.c build/flags | build/core/search $(EMBED_INC)
 	$(CC) $(BUILD_CFLAGS) $(CORE_CPP) $(CFLAGS) $(CPPFLAGS) -c $< -o $@
 
 build/openapi_json.inc: docs/openapi.json scripts/embed.sh | build/core
@@ -90,7 +102,7 @@ build/mcp_tools_json.inc: core/mcp_tools.json scripts/embed.sh | build/core
 build/schema_%.inc: sql/schema.%.sql scripts/embed.sh | build/core
 	scripts/embed.sh schema_$*_sql $< > $@
 
-build/sql/%.o: sql/%.c | build/sql $(SCHEMA_INC)
+build/sql/%.o: sql/%.c build/flags | build/sql $(SCHEMA_INC)
 	$(CC) $(BUILD_CFLAGS) $(APR_CPPFLAGS) $(CFLAGS) $(CPPFLAGS) -c $< -o $@
 
 # the statement expression of issue 20's storage work, until it is gone (see STD)
@@ -107,7 +119,7 @@ $(STORE_LIB): $(STORE_OBJ)
 # built -fvisibility=hidden): make check-exports says it is agentshop_module
 # alone. What the glue includes is listed by the compiler afterwards
 # (build/module.d): apxs's libtool deletes a .d beside the objects.
-$(MODULE): $(MODULE_SRC) $(STORE_LIB) $(CORE_LIB) | build/core
+$(MODULE): $(MODULE_SRC) $(STORE_LIB) $(CORE_LIB) build/flags
 	$(APXS) -c -o mod_agentshop/mod_agentshop.la \
 	  $(addprefix -Wc$(comma),$(STD) $(WARN) $(CFLAGS) $(CPPFLAGS)) \
 	  $(addprefix -Wl$(comma),$(LDFLAGS)) \
@@ -128,10 +140,11 @@ build/installed/agentshopctl.o: CTL_PATHS = -DAS_DATADIR='"$(DATADIR)/demo"' \
 CTL_CC   = $(CC) $(BUILD_CFLAGS) $(APR_CPPFLAGS) $(CTL_PATHS) $(CFLAGS) $(CPPFLAGS) -c $< -o $@
 CTL_LINK = $(CC) $(CFLAGS) $(LDFLAGS) $^ $(APR_LIB) $(LIBS) -o $@
 
-build/ctl/%.o: ctl/%.c | build/ctl
+build/ctl/%.o: ctl/%.c build/flags | build/ctl
 	$(CTL_CC)
 
-build/installed/agentshopctl.o: ctl/agentshopctl.c build/installed/paths | build/installed
+build/installed/agentshopctl.o: ctl/agentshopctl.c build/installed/paths build/flags \
+                                | build/installed
 	$(CTL_CC)
 
 $(CTL): build/ctl/agentshopctl.o $(CTL_OBJ) $(STORE_LIB) $(CORE_LIB)
@@ -157,7 +170,7 @@ run: all
 deps-test:
 	@scripts/deps.sh test
 
-build/unit/%: t/unit/%.c $(CORE_LIB) | build/unit $(EMBED_INC)
+build/unit/%: t/unit/%.c $(CORE_LIB) build/flags | build/unit $(EMBED_INC)
 	$(CC) $(BUILD_CFLAGS) $(CORE_CPP) $(CFLAGS) $(CPPFLAGS) $(LDFLAGS) $< $(CORE_LIB) -lcmocka \
 	  $(LIBS) -pthread -o $@
 
