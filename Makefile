@@ -13,47 +13,85 @@ comma   := ,
 APR_INC  = $(shell apr-1-config --includes) $(shell apu-1-config --includes)
 APR_CPP  = $(shell apr-1-config --cppflags)
 APR_LIB  = $(shell apu-1-config --link-ld) $(shell apr-1-config --link-ld)
-WARN    := -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter
-OPT     ?= -O2 -g
-SAN     ?=
-CFLAGS  := -std=gnu11 $(OPT) $(WARN) -fPIC -fvisibility=hidden $(SAN)
-CPPFLAGS = -Icore -Icore/search -Isql -Ibuild $(APR_CPP)
 LIBS    := -ljansson -lcrypto -lcbor -lstemmer -lsqlite3 -lm
+
+# ---- compiler flags ----
+# The build's own flags come first and are always there; CFLAGS, CPPFLAGS and
+# LDFLAGS are yours and come after them, so they add to the build's flags and
+# never drop -std, -fPIC or the warnings: make CFLAGS=-O0, make CFLAGS='-O1 -g
+# -fsanitize=address' LDFLAGS=-fsanitize=address, dpkg-buildflags' (debian/rules).
+# The last flag wins, so yours may still turn one of ours around (-Wno-error).
+#
+# Standard C: core/, ctl/, the glue, the unit tests and bench/ are ISO C11, clean
+# under -std=c11 -Wpedantic. Beyond ISO C they use POSIX.1-2008 (files, mmap,
+# clock_gettime, pthreads, signals) plus MAP_ANONYMOUS and flock; core asks for
+# them with _DEFAULT_SOURCE (glibc's switch; other libcs show them anyway), the
+# code that includes APR with APR's own _GNU_SOURCE. The one GNU extension left is
+# in sql/as_db_orders.c (a statement expression, removed by issue 20's storage
+# work): that file alone is compiled without -Wpedantic (docs/deploy.md).
+#
+# Unused parameters: one rule, -Wunused-parameter is on (-Wextra). A function
+# that must take a parameter it does not use (a callback's, a hook's or a test
+# runner's signature) says so with `(void)name;` as the first line of its body.
+CFLAGS   ?= -O2 -g
+STD      := -std=c11 -Wpedantic
+WARN     := -Wall -Wextra -Werror -Wshadow
+# Dependencies: each object's own list of the headers and embedded documents it
+# includes, written by the compiler beside it (build/**/*.d).
+DEPS      = -MMD -MP -MT $@ -MF $(basename $@).d
+BUILD_CFLAGS = $(STD) $(WARN) -fPIC -fvisibility=hidden $(DEPS)
+CORE_CPP := -Icore -Icore/search -Ibuild -D_DEFAULT_SOURCE
+APR_CPPFLAGS = -Icore -Icore/search -Isql -Ibuild $(APR_CPP) $(APR_INC)
+# The flags of every compilation, kept in build/flags, which is rewritten (when
+# the Makefile is read) only when they change: make CFLAGS=-O0 after a make
+# compiles everything again.
+BUILD_FLAGS := $(strip $(CC) $(STD) $(WARN) $(CFLAGS) $(CPPFLAGS) $(LDFLAGS))
+ifneq ($(BUILD_FLAGS),$(file <build/flags))
+$(shell mkdir -p build)
+$(file >build/flags,$(BUILD_FLAGS))
+endif
 
 CORE_SRC  := $(wildcard core/*.c core/search/*.c)
 CORE_OBJ  := $(patsubst core/%.c,build/core/%.o,$(CORE_SRC))
-STORE_SRC := sql/as_db.c sql/as_db_orders.c sql/as_db_search.c sql/as_db_view.c \
-             sql/as_generate.c sql/as_db_feed.c sql/as_db_ops.c
+STORE_SRC := $(wildcard sql/*.c)
 STORE_OBJ := $(patsubst sql/%.c,build/sql/%.o,$(STORE_SRC))
 CORE_LIB  := build/libascore.a
 STORE_LIB := build/libasstore.a
 MODULE    := mod_agentshop/.libs/mod_agentshop.so
-# the httpd glue: hooks and handler, configuration, bodies and brigades, rate limits
-MOD_SRC   := mod_agentshop/mod_agentshop.c mod_agentshop/mod_agentshop_config.c \
-             mod_agentshop/mod_agentshop_io.c mod_agentshop/mod_agentshop_ratelimit.c
+# the glue: every .c in mod_agentshop/, compiled and linked by apxs
+MODULE_SRC := $(wildcard mod_agentshop/*.c)
 CTL       := bin/agentshopctl
-# agentshopctl.c and the command files beside it (ctl/ctl_*.c)
+# agentshopctl.c and the command files beside it (ctl/ctl_*.c); agentshopctl.c
+# is compiled twice, with the checkout's and with the installed default paths.
 CTL_SRC   := $(wildcard ctl/*.c)
-# Documents core serves, compiled in as C strings (scripts/embed.sh).
+CTL_OBJ   := $(patsubst ctl/%.c,build/ctl/%.o,$(filter-out ctl/agentshopctl.c,$(CTL_SRC)))
+# Documents core serves, compiled in as C arrays (scripts/embed.sh).
 EMBED_INC := build/openapi_json.inc build/mcp_tools_json.inc
+SCHEMA_INC := build/schema_sqlite.inc build/schema_pgsql.inc
 UNIT_SRC  := $(wildcard t/unit/*_test.c)
 UNIT_BIN  := $(patsubst t/unit/%.c,build/unit/%,$(UNIT_SRC))
 
 .PHONY: all deps deps-test run test test-unit test-apache test-asan test-pg test-scale bench install \
-        uninstall deb test-fresh test-fresh-run clean
+        uninstall deb test-fresh test-fresh-run clean check-exports
 .DELETE_ON_ERROR:
-.SECONDARY: build/schema_sqlite.inc build/schema_pgsql.inc $(EMBED_INC)
+.SECONDARY: $(SCHEMA_INC) $(EMBED_INC)
 
 all: deps $(MODULE) $(CTL)
 
 deps:
 	@scripts/deps.sh build
 
-build/core build/core/search build/sql build/unit build/installed var: | deps
+build/core build/core/search build/sql build/ctl build/unit build/installed var: | deps
 	@mkdir -p $@
 
-build/core/%.o: core/%.c $(wildcard core/*.h core/search/*.h) $(EMBED_INC) | build/core/search
-	$(CC) $(CFLAGS) $(CPPFLAGS) -c $< -o $@
+# build/flags again when build/ went during this make (make clean all)
+build/flags:
+	$(shell mkdir -p build)$(file >$@,$(BUILD_FLAGS))
+
+# The generated headers are made before any object is compiled (order-only);
+# each object's .d then says which of them it includes.
+build/core/%.o: core/%.c build/flags | build/core/search $(EMBED_INC)
+	$(CC) $(BUILD_CFLAGS) $(CORE_CPP) $(CFLAGS) $(CPPFLAGS) -c $< -o $@
 
 build/openapi_json.inc: docs/openapi.json scripts/embed.sh | build/core
 	scripts/embed.sh openapi_json $< > $@
@@ -64,8 +102,11 @@ build/mcp_tools_json.inc: core/mcp_tools.json scripts/embed.sh | build/core
 build/schema_%.inc: sql/schema.%.sql scripts/embed.sh | build/core
 	scripts/embed.sh schema_$*_sql $< > $@
 
-build/sql/%.o: sql/%.c $(wildcard sql/*.h core/*.h core/search/*.h) build/schema_sqlite.inc build/schema_pgsql.inc | build/sql
-	$(CC) $(CFLAGS) $(CPPFLAGS) $(APR_INC) -c $< -o $@
+build/sql/%.o: sql/%.c build/flags | build/sql $(SCHEMA_INC)
+	$(CC) $(BUILD_CFLAGS) $(APR_CPPFLAGS) $(CFLAGS) $(CPPFLAGS) -c $< -o $@
+
+# the statement expression of issue 20's storage work, until it is gone (see STD)
+build/sql/as_db_orders.o: STD := -std=c11
 
 $(CORE_LIB): $(CORE_OBJ)
 	rm -f $@ && ar rcs $@ $^
@@ -73,30 +114,45 @@ $(CORE_LIB): $(CORE_OBJ)
 $(STORE_LIB): $(STORE_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
-# apxs builds the module; core and storage come in as PIC static libraries.
-$(MODULE): $(MOD_SRC) mod_agentshop/mod_agentshop_private.h $(STORE_LIB) $(CORE_LIB)
+# apxs builds the module from the glue; core and storage come in as PIC static
+# libraries. Only the glue's own symbols can be exported (core and storage are
+# built -fvisibility=hidden): make check-exports says it is agentshop_module
+# alone. What the glue includes is listed by the compiler afterwards
+# (build/module.d): apxs's libtool deletes a .d beside the objects.
+$(MODULE): $(MODULE_SRC) $(STORE_LIB) $(CORE_LIB) build/flags
 	$(APXS) -c -o mod_agentshop/mod_agentshop.la \
-	  -Wc,-std=gnu11 $(addprefix -Wc$(comma),$(WARN)) \
-	  $(addprefix -Wc$(comma),$(SAN)) $(addprefix -Wl$(comma),$(SAN)) \
-	  -I$(TOP)/core -I$(TOP)/core/search -I$(TOP)/sql $(MOD_SRC) \
+	  $(addprefix -Wc$(comma),$(STD) $(WARN) $(CFLAGS) $(CPPFLAGS)) \
+	  $(addprefix -Wl$(comma),$(LDFLAGS)) \
+	  -I$(TOP)/core -I$(TOP)/core/search -I$(TOP)/sql $(MODULE_SRC) \
 	  $(TOP)/$(STORE_LIB) $(TOP)/$(CORE_LIB) $(LIBS) >build/apxs.log 2>&1 \
 	  || { cat build/apxs.log; exit 1; }
 	@grep -E ': (warning|error):' build/apxs.log || true
+	@$(CC) -MM -MP -MT $(MODULE) $(APR_CPPFLAGS) -I$$($(APXS) -q INCLUDEDIR) $(MODULE_SRC) \
+	  >build/module.d
 
 # The checkout's agentshopctl finds the demo data and its database beside
 # itself (a relative default is taken from the executable's directory), so
 # the checkout may move; the installed one looks in the installed places.
-$(CTL): $(CTL_SRC) $(wildcard ctl/*.h) $(STORE_LIB) $(CORE_LIB)
-	@mkdir -p bin
-	$(CC) $(CFLAGS) $(CPPFLAGS) $(APR_INC) -DAS_DATADIR='"../sql/demo"' \
-	  -DAS_DEFAULT_DB='"../var/agentshop.db"' -DAS_SIGNING_KEY='"../var/signing.key"' $(CTL_SRC) \
-	  $(STORE_LIB) $(CORE_LIB) $(APR_LIB) $(LIBS) -o $@
+build/ctl/agentshopctl.o: CTL_PATHS = -DAS_DATADIR='"../sql/demo"' \
+  -DAS_DEFAULT_DB='"../var/agentshop.db"' -DAS_SIGNING_KEY='"../var/signing.key"'
+build/installed/agentshopctl.o: CTL_PATHS = -DAS_DATADIR='"$(DATADIR)/demo"' \
+  -DAS_DEFAULT_DB='"$(STATEDIR)/agentshop.db"' -DAS_SIGNING_KEY='"$(SIGNING_KEY)"'
+CTL_CC   = $(CC) $(BUILD_CFLAGS) $(APR_CPPFLAGS) $(CTL_PATHS) $(CFLAGS) $(CPPFLAGS) -c $< -o $@
+CTL_LINK = $(CC) $(CFLAGS) $(LDFLAGS) $^ $(APR_LIB) $(LIBS) -o $@
 
-build/installed/agentshopctl: $(CTL_SRC) $(wildcard ctl/*.h) $(STORE_LIB) $(CORE_LIB) \
-                              build/installed/paths
-	$(CC) $(CFLAGS) $(CPPFLAGS) $(APR_INC) -DAS_DATADIR='"$(DATADIR)/demo"' \
-	  -DAS_DEFAULT_DB='"$(STATEDIR)/agentshop.db"' -DAS_SIGNING_KEY='"$(SIGNING_KEY)"' $(CTL_SRC) \
-	  $(STORE_LIB) $(CORE_LIB) $(APR_LIB) $(LIBS) -o $@
+build/ctl/%.o: ctl/%.c build/flags | build/ctl
+	$(CTL_CC)
+
+build/installed/agentshopctl.o: ctl/agentshopctl.c build/installed/paths build/flags \
+                                | build/installed
+	$(CTL_CC)
+
+$(CTL): build/ctl/agentshopctl.o $(CTL_OBJ) $(STORE_LIB) $(CORE_LIB)
+	@mkdir -p bin
+	$(CTL_LINK)
+
+build/installed/agentshopctl: build/installed/agentshopctl.o $(CTL_OBJ) $(STORE_LIB) $(CORE_LIB)
+	$(CTL_LINK)
 
 # Rewritten only when an install path changes, so that the tool is rebuilt then.
 build/installed/paths: FORCE | build/installed
@@ -114,17 +170,23 @@ run: all
 deps-test:
 	@scripts/deps.sh test
 
-build/unit/%: t/unit/%.c $(wildcard t/unit/*.h) $(CORE_LIB) | build/unit
-	$(CC) $(CFLAGS) $(CPPFLAGS) $< $(CORE_LIB) -lcmocka $(LIBS) -pthread -o $@
+build/unit/%: t/unit/%.c $(CORE_LIB) build/flags | build/unit $(EMBED_INC)
+	$(CC) $(BUILD_CFLAGS) $(CORE_CPP) $(CFLAGS) $(CPPFLAGS) $(LDFLAGS) $< $(CORE_LIB) -lcmocka \
+	  $(LIBS) -pthread -o $@
 
-test-unit: deps-test $(UNIT_BIN)
+# The module exports agentshop_module and nothing else (nm): another exported
+# name could clash with one of another module or library in httpd's process.
+check-exports: $(MODULE)
+	@scripts/check-exports.sh $(MODULE) agentshop_module
+
+test-unit: deps-test check-exports $(UNIT_BIN)
 	@scripts/unit.sh $(UNIT_BIN)
 
 test-apache: deps-test all
 	@scripts/apache-test.sh
 
 # Every test; the last line sums them ("total: N passed, M failed").
-test: deps-test all $(UNIT_BIN)
+test: deps-test all check-exports $(UNIT_BIN)
 	@scripts/test.sh $(UNIT_BIN)
 
 # The Apache::Test suite on a throwaway PostgreSQL cluster.
@@ -149,10 +211,10 @@ bench: all build/bench-agents build/bench-rate
 	@scripts/bench.sh
 
 build/bench-agents: bench/agents.c | build/core
-	$(CC) -std=gnu11 -O2 -g $(WARN) -pthread $< -o $@
+	$(CC) $(STD) $(WARN) $(CFLAGS) $(CPPFLAGS) $(LDFLAGS) -pthread $< -o $@
 
 build/bench-rate: bench/rate.c | build/core
-	$(CC) -std=gnu11 -O2 -g $(WARN) $< -o $@
+	$(CC) $(STD) $(WARN) $(CFLAGS) $(CPPFLAGS) $(LDFLAGS) $< -o $@
 
 # The README's two commands on a pristine Debian 12 made with debootstrap, as
 # root and as an ordinary user with sudo (scripts/test-fresh.sh; needs root).
@@ -224,3 +286,7 @@ clean:
 	  mod_agentshop/*.slo mod_agentshop/*.o t/TEST t/logs t/var t/htdocs/index.html \
 	  t/conf/apache_test_config.pm t/conf/extra.conf t/conf/httpd.conf \
 	  t/conf/modperl_inc.pl t/conf/modperl_startup.pl
+
+# what each object, program and the module include (DEPS; build/module.d)
+-include $(wildcard build/core/*.d build/core/search/*.d build/sql/*.d build/ctl/*.d \
+  build/installed/*.d build/unit/*.d build/module.d)

@@ -59,7 +59,10 @@ void as_api_order_get(as_ctx *ctx, const as_request *req, const char *id, as_res
     as_agent agent;
     as_order o;
     if (!as_identify(ctx, req, &agent, resp) || !own_order(ctx, &agent, id, &o, resp)) return;
-    if (as_order_settle(ctx, &o) != AS_OK) return as_respond_storage_failed(resp);
+    if (as_order_settle(ctx, &o) != AS_OK) {
+        as_respond_storage_failed(resp);
+        return;
+    }
     as_respond_json(resp, 200, order_view(ctx, &o));
 }
 
@@ -89,7 +92,8 @@ void as_api_order_cancel(as_ctx *ctx, const as_request *req, const char *id, as_
     if (rc == AS_OK) rc = s->commit(s->h);
     if (rc != AS_OK) {
         s->rollback(s->h);
-        return as_respond_storage_failed(resp);
+        as_respond_storage_failed(resp);
+        return;
     }
     if (refused) {
         as_respond_error(
@@ -103,7 +107,10 @@ void as_api_order_cancel(as_ctx *ctx, const as_request *req, const char *id, as_
                           : ""));
         return;
     }
-    if (s->order_get(s->h, m, id, &o) != AS_OK) return as_respond_saved_unreadable(resp);
+    if (s->order_get(s->h, m, id, &o) != AS_OK) {
+        as_respond_saved_unreadable(resp);
+        return;
+    }
     as_respond_json(resp, 200, order_view(ctx, &o)); /* a second cancel sees the same */
 }
 
@@ -306,8 +313,10 @@ void as_api_return_label(as_ctx *ctx, const as_request *req, const char *id, con
     as_mem *m = ctx->mem;
     as_param v[1];
     as_problem prob;
-    if (!as_validate_query(m, &label_token_rule, 1, q, as_today(ctx), v, &prob))
-        return as_respond_problem(resp, &prob);
+    if (!as_validate_query(m, &label_token_rule, 1, q, as_today(ctx), v, &prob)) {
+        as_respond_problem(resp, &prob);
+        return;
+    }
     as_agent agent = {0};
     /* a key, when one is sent, must be a valid one (403 otherwise, as everywhere) */
     if (!v[0].present && req->authorization && !as_identify(ctx, req, &agent, resp)) return;
@@ -315,7 +324,10 @@ void as_api_return_label(as_ctx *ctx, const as_request *req, const char *id, con
     as_order o;
     int rc = ctx->store->return_get(ctx->store->h, m, id, &r);
     if (rc == AS_OK) rc = ctx->store->order_get(ctx->store->h, m, r.order_id, &o);
-    if (rc == AS_EDB) return as_respond_storage_failed(resp);
+    if (rc == AS_EDB) {
+        as_respond_storage_failed(resp);
+        return;
+    }
     const char *expected = rc == AS_OK ? label_token(ctx, &r) : NULL;
     bool allowed = rc == AS_OK && (v[0].present ? expected && as_secure_equal(expected, v[0].str)
                                                 : agent.user_id &&
@@ -358,7 +370,10 @@ void as_api_compat_check(as_ctx *ctx, const as_request *req, as_response *resp)
     if (!as_body_params(ctx, req, check_rules, K_N, v, resp)) return;
     as_device dev;
     int rc = ctx->store->device_by_slug(ctx->store->h, m, v[K_DEVICE].str, &dev);
-    if (rc == AS_EDB) return as_respond_storage_failed(resp);
+    if (rc == AS_EDB) {
+        as_respond_storage_failed(resp);
+        return;
+    }
     if (rc != AS_OK) {
         as_respond_error(resp, 404, "NOT_FOUND", "device",
                          as_printf(m,
@@ -369,7 +384,10 @@ void as_api_compat_check(as_ctx *ctx, const as_request *req, as_response *resp)
     }
     as_product p;
     rc = ctx->store->product_by_sku(ctx->store->h, m, v[K_SKU].str, dev.id, &p);
-    if (rc == AS_EDB) return as_respond_storage_failed(resp);
+    if (rc == AS_EDB) {
+        as_respond_storage_failed(resp);
+        return;
+    }
     if (rc != AS_OK) {
         as_respond_error(resp, 404, "NOT_FOUND", "sku",
                          as_printf(m, "No product with sku '%s'.", v[K_SKU].str));
@@ -430,7 +448,10 @@ void as_api_question(as_ctx *ctx, const as_request *req, as_response *resp)
     if (!as_body_params(ctx, req, question_rules, A_N, v, resp)) return;
     as_product p;
     int rc = ctx->store->product_by_sku(ctx->store->h, m, v[A_SKU].str, 0, &p);
-    if (rc == AS_EDB) return as_respond_storage_failed(resp);
+    if (rc == AS_EDB) {
+        as_respond_storage_failed(resp);
+        return;
+    }
     if (rc != AS_OK) {
         as_respond_error(resp, 404, "NOT_FOUND", "sku",
                          as_printf(m, "No product with sku '%s'.", v[A_SKU].str));
@@ -460,7 +481,10 @@ void as_api_question(as_ctx *ctx, const as_request *req, as_response *resp)
         resp->retry_after = (int)wait;
         return;
     }
-    if (rc != AS_OK) return as_respond_storage_failed(resp);
+    if (rc != AS_OK) {
+        as_respond_storage_failed(resp);
+        return;
+    }
     as_respond_json(resp, 200,
                     json_pack("{s:s, s:s, s:s, s:o, s:s}", "id", id, "sku", p.sku, "question",
                               v[A_QUESTION].str, "answer", answer, "asked_at", at));

@@ -175,7 +175,10 @@ static void idem_answer(as_ctx *ctx, const as_idem *ex, const char *hash, as_res
                          "new key for a new request.");
     } else if (strcmp(ex->state, "done") == 0) {
         json_t *first = as_json_parse_or(ex->response, NULL);
-        if (!first) return as_respond_storage_failed(resp);
+        if (!first) {
+            as_respond_storage_failed(resp);
+            return;
+        }
         as_respond_json(resp, ex->status, first);
         resp->replayed = true;
     } else {
@@ -240,7 +243,8 @@ void as_idem_run(as_ctx *ctx, const as_agent *agent, const char *scope, const ch
                            ctx->now + IDEM_LEASE, &ex);
     if (rc == AS_ECONFLICT) {
         s->rollback(s->h); /* nothing was written */
-        return idem_answer(ctx, &ex, hash, resp);
+        idem_answer(ctx, &ex, hash, resp);
+        return;
     }
     if (rc == AS_OK) rc = work(job, resp);
     char *saved = rc == AS_OK ? json_dumps(resp->body, JSON_COMPACT) : NULL;

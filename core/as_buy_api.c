@@ -107,7 +107,10 @@ void as_api_mandate_current(as_ctx *ctx, const as_request *req, as_response *res
     const as_store *s = ctx->store;
     as_mandate md;
     int rc = s->mandate_current(s->h, ctx->mem, agent.user_id, false, &md);
-    if (rc == AS_EDB) return as_respond_storage_failed(resp);
+    if (rc == AS_EDB) {
+        as_respond_storage_failed(resp);
+        return;
+    }
     if (rc != AS_OK) {
         as_respond_error(resp, 403, "MANDATE_INVALID", NULL,
                          "There is no active mandate for the user this agent acts for.");
@@ -134,7 +137,10 @@ void as_api_mandate_current(as_ctx *ctx, const as_request *req, as_response *res
         }
     }
     if (rc == AS_OK) rc = s->mandate_spent(s->h, md.id, month_of(ctx), &spent);
-    if (rc != AS_OK) return as_respond_storage_failed(resp);
+    if (rc != AS_OK) {
+        as_respond_storage_failed(resp);
+        return;
+    }
     as_respond_json(resp, 200, as_view_mandate(ctx->mem, &md, state, month_of(ctx), spent));
 }
 
@@ -209,7 +215,10 @@ void as_api_quote_create(as_ctx *ctx, const as_request *req, as_response *resp)
     as_problem prob;
     bool ok = as_validate_body(m, quote_rules, Q_N, body, as_today(ctx), v, &prob);
     json_decref(body);
-    if (!ok) return as_respond_problem(resp, &prob);
+    if (!ok) {
+        as_respond_problem(resp, &prob);
+        return;
+    }
 
     as_device dev;
     bool has_dev = v[Q_DEVICE].present;
@@ -221,7 +230,10 @@ void as_api_quote_create(as_ctx *ctx, const as_request *req, as_response *resp)
                          as_printf(m, "No product with sku '%s'.", v[Q_SKU].str));
         return;
     }
-    if (rc != AS_OK) return as_respond_storage_failed(resp);
+    if (rc != AS_OK) {
+        as_respond_storage_failed(resp);
+        return;
+    }
 
     as_weights w = as_param_weights(&v[Q_WEIGHTS]);
     as_offer_filter f = {v[Q_DELIVER_BY].present ? v[Q_DELIVER_BY].num : 0, 0, NULL};
@@ -255,8 +267,10 @@ void as_api_quote_create(as_ctx *ctx, const as_request *req, as_response *resp)
         q.fit_status = as_fit_status(&p);
         q.guarantee = strcmp(q.fit_status, "fits") == 0;
     }
-    if (ctx->store->quote_insert(ctx->store->h, &q) != AS_OK)
-        return as_respond_storage_failed(resp);
+    if (ctx->store->quote_insert(ctx->store->h, &q) != AS_OK) {
+        as_respond_storage_failed(resp);
+        return;
+    }
     as_respond_json(resp, 201, as_view_quote(m, &q));
 }
 
@@ -440,7 +454,8 @@ void as_api_order_create(as_ctx *ctx, const as_request *req, as_response *resp)
     if (!as_idem_key_check(req, "POST /orders", resp)) return;
     if (!ctx->cfg->signing_key) {
         as_log(ctx, AS_LOG_ERR, "no signing key: set AgentShopSigningKeyFile");
-        return as_respond_storage_failed(resp);
+        as_respond_storage_failed(resp);
+        return;
     }
     as_param v[O_N];
     const char *hash = as_body_params(ctx, req, order_rules, O_N, v, resp);
@@ -545,10 +560,16 @@ void as_api_confirmation_get(as_ctx *ctx, const as_request *req, const char *id,
     }
     conf_ctx cc;
     if (!confirmation_load(ctx, id, v[0].present ? v[0].str : NULL, &cc, resp)) return;
-    if (settle_expiry(ctx, &cc) != AS_OK) return as_respond_storage_failed(resp);
+    if (settle_expiry(ctx, &cc) != AS_OK) {
+        as_respond_storage_failed(resp);
+        return;
+    }
     as_approval_ui ui;
     json_t *approval = as_approval_offer(ctx, req, &cc.c, &ui);
-    if (!approval) return as_respond_storage_failed(resp);
+    if (!approval) {
+        as_respond_storage_failed(resp);
+        return;
+    }
     if (wants_html(req)) {
         json_decref(approval);
         as_respond_json(resp, 200, NULL);
@@ -699,18 +720,24 @@ void as_api_confirmation_decide(as_ctx *ctx, const as_request *req, const char *
     else if (rc == AS_OK) rc = s->commit(s->h);
     if (rc != AS_OK) {
         s->rollback(s->h);
-        return as_respond_storage_failed(resp);
+        as_respond_storage_failed(resp);
+        return;
     }
     if (s->confirmation_get(s->h, m, id, &cc.c) != AS_OK ||
-        s->order_get(s->h, m, cc.c.order_id, &cc.o) != AS_OK)
-        return as_respond_saved_unreadable(resp);
+        s->order_get(s->h, m, cc.c.order_id, &cc.o) != AS_OK) {
+        as_respond_saved_unreadable(resp);
+        return;
+    }
 
     const char *notice = NULL;
     as_approval_ui ui = {0}, *page_ui = NULL;
     if (!ctx->cfg->approval_link && strcmp(cc.c.status, "pending") == 0) {
         /* the page is shown again: with a fresh challenge */
         json_t *offer = as_approval_offer(ctx, req, &cc.c, &ui);
-        if (!offer) return as_respond_storage_failed(resp);
+        if (!offer) {
+            as_respond_storage_failed(resp);
+            return;
+        }
         json_decref(offer);
         page_ui = &ui;
     }

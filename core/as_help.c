@@ -342,7 +342,10 @@ static const char CHECKOUT[] =
     "remaining budget);</li>\n"
     "<li>the offer still has the units (<a href=\"@/docs/errors/OUT_OF_STOCK\">409 "
     "OUT_OF_STOCK</a>); they are taken now.</li>\n"
-    "</ol>\n"
+    "</ol>\n";
+
+/* The checkout page goes on: C11 promises string literals of 4095 characters only. */
+static const char CHECKOUT_END[] =
     "<h2>4. Placed, or waiting for a human</h2>\n"
     "<ul>\n"
     "<li>Total at or below the confirm-above threshold: <strong>201</strong> with the order, "
@@ -495,8 +498,10 @@ void as_api_help(as_ctx *ctx, const as_request *req, const char *page, const cha
         title = "Errors";
     else if (strcmp(page, "errors") == 0 && (e = error_by_code(code)) != NULL)
         title = e->code;
-    else
-        return not_found(resp);
+    else {
+        not_found(resp);
+        return;
+    }
 
     as_buf b;
     as_buf_init(&b, ctx->mem);
@@ -505,9 +510,10 @@ void as_api_help(as_ctx *ctx, const as_request *req, const char *page, const cha
         error_page(&b, e, back);
     else if (!page)
         put_linked(&b, INDEX, back);
-    else if (strcmp(page, "checkout") == 0)
+    else if (strcmp(page, "checkout") == 0) {
         put_linked(&b, CHECKOUT, back);
-    else
+        put_linked(&b, CHECKOUT_END, back);
+    } else
         errors_index(&b, back);
     page_close(&b);
 

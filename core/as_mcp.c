@@ -326,15 +326,19 @@ static void respond_sse(as_ctx *ctx, json_t *msg, as_response *resp)
 static void handle_message(as_ctx *ctx, const as_request *req, json_t *msg, out_format out,
                            as_response *resp)
 {
-    if (json_is_array(msg))
-        return refuse(resp, 400, RPC_INVALID,
-                      "Invalid Request: batches (JSON arrays) are not supported; send one "
-                      "JSON-RPC message per POST");
+    if (json_is_array(msg)) {
+        refuse(resp, 400, RPC_INVALID,
+               "Invalid Request: batches (JSON arrays) are not supported; send one "
+               "JSON-RPC message per POST");
+        return;
+    }
     const char *jsonrpc = json_string_value(json_object_get(msg, "jsonrpc"));
-    if (!json_is_object(msg) || !jsonrpc || strcmp(jsonrpc, "2.0") != 0)
-        return refuse(resp, 400, RPC_INVALID,
-                      "Invalid Request: the body must be a JSON-RPC 2.0 object with "
-                      "\"jsonrpc\": \"2.0\"");
+    if (!json_is_object(msg) || !jsonrpc || strcmp(jsonrpc, "2.0") != 0) {
+        refuse(resp, 400, RPC_INVALID,
+               "Invalid Request: the body must be a JSON-RPC 2.0 object with "
+               "\"jsonrpc\": \"2.0\"");
+        return;
+    }
     json_t *method = json_object_get(msg, "method"), *id = json_object_get(msg, "id");
     json_t *params = json_object_get(msg, "params");
     if (!method) { /* a response to a server request: this server sends none, so nothing waits */
@@ -344,60 +348,81 @@ static void handle_message(as_ctx *ctx, const as_request *req, json_t *msg, out_
             resp->no_body = true;
             return;
         }
-        return refuse(resp, 400, RPC_INVALID,
-                      "Invalid Request: a message needs a \"method\" (request, notification) "
-                      "or an \"id\" with \"result\" or \"error\" (response)");
+        refuse(resp, 400, RPC_INVALID,
+               "Invalid Request: a message needs a \"method\" (request, notification) "
+               "or an \"id\" with \"result\" or \"error\" (response)");
+        return;
     }
-    if (!json_is_string(method))
-        return refuse(resp, 400, RPC_INVALID, "Invalid Request: \"method\" must be a string");
+    if (!json_is_string(method)) {
+        refuse(resp, 400, RPC_INVALID, "Invalid Request: \"method\" must be a string");
+        return;
+    }
     if (!id) { /* a notification: accepted, nothing to do for any of them */
-        if (params && !json_is_object(params))
-            return refuse(resp, 400, RPC_INVALID, "Invalid Request: params must be an object");
+        if (params && !json_is_object(params)) {
+            refuse(resp, 400, RPC_INVALID, "Invalid Request: params must be an object");
+            return;
+        }
         as_log(ctx, AS_LOG_DEBUG, "mcp: notification %.60s", json_string_value(method));
         resp->status = 202;
         resp->no_body = true;
         return;
     }
-    if (!id_valid(id))
-        return refuse(resp, 400, RPC_INVALID,
-                      "Invalid Request: \"id\" must be a string or an integer");
+    if (!id_valid(id)) {
+        refuse(resp, 400, RPC_INVALID, "Invalid Request: \"id\" must be a string or an integer");
+        return;
+    }
     json_t *reply = answer(ctx, req, json_string_value(method), params, id);
-    if (!reply) return refuse(resp, 500, RPC_INTERNAL, "Internal error");
-    if (out == OUT_SSE) return respond_sse(ctx, reply, resp);
+    if (!reply) {
+        refuse(resp, 500, RPC_INTERNAL, "Internal error");
+        return;
+    }
+    if (out == OUT_SSE) {
+        respond_sse(ctx, reply, resp);
+        return;
+    }
     as_respond_json(resp, 200, reply);
 }
 
 void as_api_mcp(as_ctx *ctx, const as_request *req, as_response *resp)
 {
-    if (req->origin && !as_agent_origin_allowed(ctx, req))
-        return refuse(resp, 403, RPC_REFUSED,
-                      "Forbidden: this Origin may not call the MCP endpoint (see "
-                      "AgentShopCORSAllowOrigin)");
+    if (req->origin && !as_agent_origin_allowed(ctx, req)) {
+        refuse(resp, 403, RPC_REFUSED,
+               "Forbidden: this Origin may not call the MCP endpoint (see "
+               "AgentShopCORSAllowOrigin)");
+        return;
+    }
     const char *v = req->mcp_protocol_version;
     if (v && !version_supported(v)) {
-        return refuse(resp, 400, RPC_REFUSED,
-                      as_printf(ctx->mem,
-                                "Bad Request: unsupported MCP-Protocol-Version '%s'; supported: "
-                                "2025-11-25, 2025-06-18, 2025-03-26",
-                                quoted(ctx->mem, v, 40)));
+        refuse(resp, 400, RPC_REFUSED,
+               as_printf(ctx->mem,
+                         "Bad Request: unsupported MCP-Protocol-Version '%s'; supported: "
+                         "2025-11-25, 2025-06-18, 2025-03-26",
+                         quoted(ctx->mem, v, 40)));
+        return;
     }
-    if (!as_json_media_type(req->content_type))
-        return refuse(resp, 415, RPC_REFUSED,
-                      "Unsupported Media Type: send one JSON-RPC message as application/json");
+    if (!as_json_media_type(req->content_type)) {
+        refuse(resp, 415, RPC_REFUSED,
+               "Unsupported Media Type: send one JSON-RPC message as application/json");
+        return;
+    }
     out_format out = response_format(req->accept);
-    if (out == OUT_NONE)
-        return refuse(resp, 406, RPC_REFUSED,
-                      "Not Acceptable: the Accept header must allow application/json or "
-                      "text/event-stream");
+    if (out == OUT_NONE) {
+        refuse(resp, 406, RPC_REFUSED,
+               "Not Acceptable: the Accept header must allow application/json or "
+               "text/event-stream");
+        return;
+    }
     json_error_t e;
     json_t *msg = req->body ? json_loadb(req->body, req->body_len,
                                          JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &e)
                             : NULL;
-    if (!msg)
-        return refuse(resp, 400, RPC_PARSE,
-                      req->body ? as_printf(ctx->mem, "Parse error: %s (line %d, column %d)",
-                                            quoted(ctx->mem, e.text, 160), e.line, e.column)
-                                : "Parse error: the body is empty");
+    if (!msg) {
+        refuse(resp, 400, RPC_PARSE,
+               req->body ? as_printf(ctx->mem, "Parse error: %s (line %d, column %d)",
+                                     quoted(ctx->mem, e.text, 160), e.line, e.column)
+                         : "Parse error: the body is empty");
+        return;
+    }
     handle_message(ctx, req, msg, out, resp);
     json_decref(msg);
 }

@@ -81,7 +81,10 @@ static const char *str(const json_t *o, const char *key)
 static void put_cut(as_buf *b, const char *s, size_t max)
 {
     size_t n = strlen(s);
-    if (n <= max) return as_buf_puts(b, s);
+    if (n <= max) {
+        as_buf_puts(b, s);
+        return;
+    }
     while (max > 0 && ((unsigned char)s[max] & 0xC0) == 0x80)
         max--;
     as_buf_add(b, s, max);

@@ -232,12 +232,16 @@ void as_api_enrol_get(as_ctx *ctx, const as_request *req, const char *id, const 
     if (rp) {
         const char *challenge = as_random_b64url(m, 32);
         if (s->challenge_insert(s->h, challenge, "enrol", e.id, ctx->now + CHALLENGE_TTL) !=
-            AS_OK)
-            return as_respond_storage_failed(resp);
+            AS_OK) {
+            as_respond_storage_failed(resp);
+            return;
+        }
         as_passkey *keys;
         size_t n = 0;
-        if (s->passkeys_of(s->h, m, e.user_id, &keys, &n) != AS_OK)
-            return as_respond_storage_failed(resp);
+        if (s->passkeys_of(s->h, m, e.user_id, &keys, &n) != AS_OK) {
+            as_respond_storage_failed(resp);
+            return;
+        }
         o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:o, s:[i, i, i], s:s, s:s, s:I}", "challenge",
                       challenge, "rp_id", rp->id, "rp_name", "Agent Shop", "user", e.user_id,
                       "user_handle",
@@ -256,7 +260,10 @@ void as_api_enrol_get(as_ctx *ctx, const as_request *req, const char *id, const 
                                 problem);
         return;
     }
-    if (!o) return as_respond_error(resp, 503, "SERVICE_UNAVAILABLE", NULL, problem);
+    if (!o) {
+        as_respond_error(resp, 503, "SERVICE_UNAVAILABLE", NULL, problem);
+        return;
+    }
     as_respond_json(resp, 200, json_pack("{s:s, s:s, s:I, s:o}", "enrolment_id", e.id, "user",
                                          e.user_id, "expires_at_unix", (json_int_t)e.expires_at,
                                          "publicKey", o));
@@ -277,10 +284,16 @@ void as_api_enrol_post(as_ctx *ctx, const as_request *req, const char *id, as_re
     if (!as_body_params(ctx, req, enrol_rules, N_N, v, resp)) return;
     const char *problem = NULL;
     const as_webauthn_rp *rp = rp_of(ctx, req, &problem);
-    if (!rp) return as_respond_error(resp, 503, "SERVICE_UNAVAILABLE", NULL, problem);
+    if (!rp) {
+        as_respond_error(resp, 503, "SERVICE_UNAVAILABLE", NULL, problem);
+        return;
+    }
     as_enrolment e;
     int rc = s->begin(s->h);
-    if (rc != AS_OK) return as_respond_storage_failed(resp);
+    if (rc != AS_OK) {
+        as_respond_storage_failed(resp);
+        return;
+    }
     if (!enrolment_ok(ctx, id, v[N_TOKEN].str, &e, resp)) {
         s->rollback(s->h);
         return;
@@ -306,7 +319,10 @@ void as_api_enrol_post(as_ctx *ctx, const as_request *req, const char *id, as_re
     if (used == AS_OK) used = s->commit(s->h);
     if (used != AS_OK) {
         s->rollback(s->h);
-        if (used == AS_EDB) return as_respond_storage_failed(resp);
+        if (used == AS_EDB) {
+            as_respond_storage_failed(resp);
+            return;
+        }
         as_respond_error(resp, 400, "VALIDATION_ERROR", "attestation",
                          as_printf(m, "The passkey could not be registered: %s.",
                                    why ? why : "the enrolment changed meanwhile"));

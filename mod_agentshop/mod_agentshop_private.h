@@ -17,6 +17,10 @@
 
 extern module AP_MODULE_DECLARE_DATA agentshop_module;
 
+/* What the glue's files share stays inside the module: agentshop_module alone
+ * is exported (make check-exports). */
+#pragma GCC visibility push(hidden)
+
 #define UNSET -1
 
 /* Per <Location>: the directives as written (UNSET or NULL where a section
@@ -124,5 +128,7 @@ apr_status_t agentshop_rate_child_init(apr_pool_t *p);
 /* Counts the request at its location's limit; true when it is one too many:
  * resp is then the 429 that says who may make how many and when to retry. */
 bool agentshop_rate_refused(request_rec *r, const dir_cfg *c, as_response *resp);
+
+#pragma GCC visibility pop
 
 #endif

@@ -66,8 +66,7 @@ if ! $runas bin/agentshopctl --driver "$driver" --params "$params" --data "$top/
     echo "apache-test: creating the test databases failed" >&2
     exit 1
 fi
-(umask 077; od -An -tx1 -N32 /dev/urandom | tr -d ' \n' > t/var/signing.key)
-[ -n "$runas" ] && chown nobody:nogroup t/var/signing.key
+scripts/signing-key.sh t/var/signing.key ${runas:+nobody:nogroup}
 log="$top/t/var/apache-test.log"
 # The suite's port: AGENTSHOP_TEST_PORT, else the first free one from
 # Apache::Test's 8529 up (two checkouts, or a make run, at once).

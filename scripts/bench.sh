@@ -216,7 +216,7 @@ sqlite3 -separator "$(printf '\t')" "$dir/big.db" "SELECT p.sku, o.stock, p.name
 for f in "$dir"/*.db*; do [ -n "$user" ] && chown nobody:nogroup "$f"; done
 
 # ---- httpd ----
-(umask 077; od -An -tx1 -N32 /dev/urandom | tr -d ' \n' >"$dir/signing.key")
+scripts/signing-key.sh "$dir/signing.key"
 mkdir -p "$dir/htdocs"
 sed -e "s|@DIR@|$dir|g" -e "s|@TOP@|$top|g" -e "s|@MODULES@|$modules|g" -e "s|@DEMO_PORT@|$demo_port|g" \
     -e "s|@SQLITE_PORT@|${port_on[sqlite]:-0}|g" -e "s|@SQLITE_NOCACHE_PORT@|${port_off[sqlite]:-0}|g" \

@@ -88,9 +88,7 @@ ctl init --demo >"$rundir/init.json" || {
 grep -q '"kept"' "$rundir/init.json" || echo "Loaded the demo catalogue into $db"
 # The secret that signs confirmation links: made once, kept beside the database.
 keyfile="$dbdir/signing.key"
-if [ ! -s "$keyfile" ]; then
-    (umask 077; od -An -tx1 -N32 /dev/urandom | tr -d ' \n' >"$keyfile")
-fi
+scripts/signing-key.sh "$keyfile"
 # A demo user, agent key and mandate, the first time.
 if [ -z "$(ctl mandate list --user demo | grep '"id"')" ]; then
     key=$(ctl key create --user demo)

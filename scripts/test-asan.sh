@@ -17,9 +17,9 @@ tar -C "$top" --exclude=./.git --exclude=./build --exclude=./bin/agentshopctl \
     tar -C "$stage" -xf -
 cd "$stage" || exit 1
 san="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
-make -s OPT="-O1 -g" SAN="$san" all >build.log 2>&1 || { cat build.log; exit 1; }
+make -s CFLAGS="-O1 -g $san" LDFLAGS="$san" all >build.log 2>&1 || { cat build.log; exit 1; }
 units=$(ls t/unit/*_test.c | sed 's|t/unit/\(.*\)\.c|build/unit/\1|')
-make -s OPT="-O1 -g" SAN="$san" $units >>build.log 2>&1 || { cat build.log; exit 1; }
+make -s CFLAGS="-O1 -g $san" LDFLAGS="$san" $units >>build.log 2>&1 || { cat build.log; exit 1; }
 
 logs="$stage/t/sanitizer"
 rm -rf "$logs"

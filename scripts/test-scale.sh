@@ -87,7 +87,7 @@ fi
 say "generated into SQLite in $gen_sqlite s, copied into PostgreSQL in $((SECONDS - t0)) s"
 
 # ---- two httpds, one per backend ----
-(umask 077; od -An -tx1 -N32 /dev/urandom | tr -d ' \n' >"$dir/signing.key")
+scripts/signing-key.sh "$dir/signing.key"
 for i in 0 1; do
     n=${names[$i]}
     run="$dir/$n"

@@ -18,10 +18,10 @@ FUZZ_CC        ?= clang
 FUZZ_SECONDS   ?= 60
 FUZZ_CI_SECONDS ?= 20
 FUZZ_MAX_LEN   ?= 4096
-FUZZ_CFLAGS    := -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
-                  -fno-sanitize-recover=undefined -fno-omit-frame-pointer -Wall -Wextra \
-                  -Wno-unused-parameter -Wno-unused-function
-FUZZ_CPPFLAGS  := -Icore -Icore/search -Ibuild -It/unit -It/fuzz
+# the C of the main build (Makefile, STD and CORE_CPP)
+FUZZ_CFLAGS    := -std=c11 -Wpedantic -g -O1 -fsanitize=fuzzer,address,undefined \
+                  -fno-sanitize-recover=undefined -fno-omit-frame-pointer -Wall -Wextra
+FUZZ_CPPFLAGS  := -Icore -Icore/search -Ibuild -It/unit -It/fuzz -D_DEFAULT_SOURCE
 FUZZ_LIBS      := -ljansson -lcrypto -lcbor -lstemmer -lm
 FUZZ_HARNESSES := fuzz_query fuzz_body fuzz_api fuzz_question fuzz_feed
 FUZZ_BINS      := $(addprefix build/fuzz/,$(FUZZ_HARNESSES))
@@ -46,9 +46,12 @@ fuzz-deps:
 build/fuzz/core build/fuzz/core/search:
 	@mkdir -p $@
 
-# fuzz-deps is order-only: it runs first but never forces a rebuild.
-build/fuzz/core/%.o: core/%.c $(wildcard core/*.h core/search/*.h) $(EMBED_INC) | build/fuzz/core/search fuzz-deps
-	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_CPPFLAGS) -c $< -o $@
+# fuzz-deps is order-only: it runs first but never forces a rebuild. Each
+# object depends on the headers it includes (-MMD, build/fuzz/core/**/*.d).
+build/fuzz/core/%.o: core/%.c | build/fuzz/core/search fuzz-deps $(EMBED_INC)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_CPPFLAGS) -MMD -MP -c $< -o $@
+
+-include $(wildcard build/fuzz/core/*.d build/fuzz/core/search/*.d)
 
 build/fuzz/%: t/fuzz/%.c $(FUZZ_HEADERS) $(FUZZ_CORE_OBJ) | fuzz-deps
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_CPPFLAGS) $< $(FUZZ_CORE_OBJ) $(FUZZ_LIBS) -o $@

@@ -687,6 +687,7 @@ static int fz_devices_fn(void *h, as_mem *m, as_device **out, size_t *n)
 
 static int fz_device_by_slug(void *h, as_mem *m, const char *slug, as_device *out)
 {
+    (void)m;
     FZ_ENTER(h, FZ_OP_DEVICE_BY_SLUG);
     FZ_ASSERT(slug, "device_by_slug(NULL)");
     for (size_t i = 0; i < FZ_N(fz_devices); i++)
@@ -1022,6 +1023,7 @@ static const as_mandate *fz_mandate_find(const char *id)
 static int fz_mandate_current(void *h, as_mem *m, const char *user_id, bool lock,
                               as_mandate *out)
 {
+    (void)m;
     FZ_ENTER(h, FZ_OP_MANDATE_CURRENT);
     FZ_ASSERT(user_id, "mandate_current(NULL)");
     if (lock) FZ_IN_TX((fz_db *)h, "mandate_current(lock)");
@@ -1036,6 +1038,7 @@ static int fz_mandate_current(void *h, as_mem *m, const char *user_id, bool lock
 
 static int fz_mandate_get(void *h, as_mem *m, const char *id, bool lock, as_mandate *out)
 {
+    (void)m;
     fz_db *db = h;
     FZ_ENTER(db, FZ_OP_MANDATE_GET);
     if (lock) FZ_IN_TX(db, "mandate_get(lock)");
@@ -1087,6 +1090,7 @@ static int fz_quote_insert(void *h, const as_quote *q)
 
 static int fz_quote_get(void *h, as_mem *m, const char *id, as_quote *out)
 {
+    (void)m;
     fz_db *db = h;
     FZ_ENTER(db, FZ_OP_QUOTE_GET);
     for (size_t i = 0; i < FZ_N_QUOTES; i++)
@@ -1297,6 +1301,7 @@ static int fz_conf_insert(void *h, const as_confirmation *c)
 
 static int fz_conf_get(void *h, as_mem *m, const char *id, as_confirmation *out)
 {
+    (void)m;
     fz_db *db = h;
     FZ_ENTER(db, FZ_OP_CONF_GET);
     FZ_ASSERT(id, "confirmation_get(NULL)");
@@ -1364,6 +1369,9 @@ static int fz_idem_claim(void *h, as_mem *m, const char *user, const char *scope
 static int fz_idem_finish(void *h, const char *user, const char *scope, const char *key,
                           int status, const char *response)
 {
+    (void)user;
+    (void)scope;
+    (void)key;
     fz_db *db = h;
     FZ_ENTER(db, FZ_OP_IDEM_FINISH);
     FZ_IN_TX(db, "idem_finish");
@@ -1396,6 +1404,7 @@ static int fz_return_insert(void *h, const as_return *r)
 
 static int fz_return_get(void *h, as_mem *m, const char *id, as_return *out)
 {
+    (void)m;
     FZ_ENTER(h, FZ_OP_RETURN_GET);
     for (size_t i = 0; i < FZ_N(fz_returns); i++)
         if (strcmp(fz_returns[i].id, id) == 0) {
@@ -1407,6 +1416,7 @@ static int fz_return_get(void *h, as_mem *m, const char *id, as_return *out)
 
 static int fz_return_by_order(void *h, as_mem *m, const char *order_id, as_return *out)
 {
+    (void)m;
     FZ_ENTER(h, FZ_OP_RETURN_BY_ORDER);
     for (size_t i = 0; i < FZ_N(fz_returns); i++)
         if (strcmp(fz_returns[i].order_id, order_id) == 0) {
@@ -1559,6 +1569,7 @@ static int fz_question_insert(void *h, int64_t product_id, const char *id, const
                               const char *question, const char *answer, const char *asked_at,
                               const char *since, int64_t per_day)
 {
+    (void)product_id;
     fz_db *db = h;
     FZ_ENTER(db, FZ_OP_QUESTION_INSERT);
     FZ_ASSERT(id && user_id && question && answer && asked_at, "question_insert: NULL column");
@@ -1600,7 +1611,7 @@ static int fz_product_live(void *h, as_mem *m, const char *sku, int64_t product_
     FZ_ENTER(db, FZ_OP_PRODUCT_LIVE);
     FZ_ASSERT((sku || product_id > 0) && out, "product_live(NULL)");
     memset(out, 0, sizeof(*out));
-    out->version = (as_search_version){1, db->st.rank_version};
+    out->version = (as_search_version){.catalogue = 1, .rank = db->st.rank_version};
     if (out->version.rank > db->rank_seen) db->rank_seen = out->version.rank;
     for (size_t i = 0; i < FZ_N_PRODUCTS; i++) {
         if (product_id <= 0 && strcmp(fz_products[i].sku, sku) != 0) continue;

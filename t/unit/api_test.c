@@ -400,6 +400,7 @@ static void test_method_not_allowed(void **state)
 
 static void test_http_status_errors(void **state)
 {
+    (void)state;
     const int statuses[] = {400, 403, 404, 405, 408, 411, 413, 414, 415, 429, 431, 501, 503, 500,
                             418, 200, 999};
     ROWS_BEGIN;

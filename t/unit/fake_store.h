@@ -239,6 +239,7 @@ static inline int fake_devices(void *h, as_mem *m, as_device **out, size_t *n)
 
 static inline int fake_device_by_slug(void *h, as_mem *m, const char *slug, as_device *out)
 {
+    (void)m;
     fake_db *db = h;
     db->calls++;
     if (db->fail) return db->fail;
@@ -456,6 +457,7 @@ static inline int fake_index_rows(void *h, as_index_row_fn each, void *baton)
 static inline int fake_index_offer(const fake_db *db, as_mem *m, const as_product *p,
                                    const fake_sink *to)
 {
+    (void)db;
     const as_offer **os = fake_offers_by_id(m, p);
     for (size_t k = 0; k < p->n_offers; k++) {
         const as_offer *o = os[k];

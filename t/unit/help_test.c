@@ -136,6 +136,7 @@ static void test_emitted_codes_are_in_the_table(void **state)
 /* Errors httpd raises are answered with codes that have pages too. */
 static void test_http_status_codes_have_pages(void **state)
 {
+    (void)state;
     const int statuses[] = {400, 403, 404, 405, 408, 411, 413, 414, 415, 429, 431, 500, 501, 503};
     ROWS_BEGIN;
     for (size_t i = 0; i < N_ROWS(statuses); i++) {

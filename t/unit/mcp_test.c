@@ -158,7 +158,7 @@ static void test_envelopes(void **state)
          400,
          -32700,
          false},
-        {"no body", {}, 400, -32700, false},
+        {"no body", {.body = NULL}, 400, -32700, false},
         {"text/plain", {.body = PING, .content_type = "text/plain"}, 415, -32000, false},
         {"application/json-seq",
          {.body = PING, .content_type = "application/json-seq"},

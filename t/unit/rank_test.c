@@ -194,6 +194,7 @@ static void test_rounding(void **state)
 
 static void test_delivery_component(void **state)
 {
+    (void)state;
     const struct {
         int days;
         double want;
@@ -567,6 +568,7 @@ static void test_explanation(void **state)
 
 static void test_policy(void **state)
 {
+    (void)state;
     assert_non_null(strstr(as_ranking_policy, "no paid placement"));
     assert_non_null(strstr(as_ranking_policy, "0.35"));
 }
@@ -575,6 +577,7 @@ static void test_policy(void **state)
 
 static void test_demo_agent_price(void **state)
 {
+    (void)state;
     const struct {
         int64_t retail, agent;
     } rows[] = {

@@ -218,6 +218,7 @@ static void *stem_many(void *arg)
 
 static void test_stem_threads(void **state)
 {
+    (void)state;
     pthread_t t[4];
     for (int i = 0; i < 4; i++)
         assert_int_equal(pthread_create(&t[i], NULL, stem_many, NULL), 0);

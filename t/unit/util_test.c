@@ -130,6 +130,7 @@ static void test_time_format(void **state)
 
 static void test_time_parse_invalid(void **state)
 {
+    (void)state;
     const char *rows[] = {
         "",
         "2026-11-20",
@@ -180,6 +181,7 @@ static void test_eur_format(void **state)
 
 static void test_eur_parse(void **state)
 {
+    (void)state;
     const struct {
         const char *s;
         int64_t max;
@@ -230,6 +232,7 @@ typedef struct utf8_row {
 
 static void test_utf8_valid(void **state)
 {
+    (void)state;
     const utf8_row rows[] = {
         {"empty", "", 0, true},
         {"ascii", "hello, world", 0, true},
@@ -296,6 +299,7 @@ static void test_utf8_valid(void **state)
 
 static void test_utf8_len(void **state)
 {
+    (void)state;
     const struct {
         const char *s;
         size_t len;
@@ -336,6 +340,7 @@ static void check_int_rows(const int_row *rows, size_t n, int *failures)
 
 static void test_int_parse(void **state)
 {
+    (void)state;
     const int_row rows[] = {
         {"0", INT64_MIN, INT64_MAX, true, 0},
         {"-0", INT64_MIN, INT64_MAX, true, 0},
@@ -383,6 +388,7 @@ static void test_int_parse(void **state)
 /* The extreme values themselves are in range and must parse. */
 static void test_int_parse_limits(void **state)
 {
+    (void)state;
     const int_row rows[] = {
         {"9223372036854775807", INT64_MIN, INT64_MAX, true, INT64_MAX},
         {"-9223372036854775807", INT64_MIN, INT64_MAX, true, -INT64_MAX},

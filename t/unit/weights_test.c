@@ -159,6 +159,7 @@ static void test_parse_invalid(void **state)
 
 static void test_default(void **state)
 {
+    (void)state;
     as_weights w;
     as_weights_default(&w);
     assert_true(w.w[AS_W_PRICE] == 0.35);
