@@ -139,6 +139,7 @@ static int g_rollback(void *h)
 
 static int g_key_by_hash(void *h, as_mem *m, const char *hash, as_key_row *out)
 {
+    (void)h;
     for (size_t i = 0; i < N_ROWS(g_keys); i++) {
         const char *mine = as_sha256_hex(m, g_keys[i].key, strlen(g_keys[i].key));
         if (strcmp(mine, hash) == 0) {
@@ -151,6 +152,7 @@ static int g_key_by_hash(void *h, as_mem *m, const char *hash, as_key_row *out)
 
 static int g_mandate_current(void *h, as_mem *m, const char *user_id, bool lock, as_mandate *out)
 {
+    (void)h; (void)m; (void)lock;
     for (size_t i = 0; i < N_ROWS(g_mandates); i++)
         if (strcmp(g_mandates[i].user_id, user_id) == 0) {
             *out = g_mandates[i];
@@ -161,6 +163,7 @@ static int g_mandate_current(void *h, as_mem *m, const char *user_id, bool lock,
 
 static int g_mandate_get(void *h, as_mem *m, const char *id, bool lock, as_mandate *out)
 {
+    (void)h; (void)m; (void)lock;
     for (size_t i = 0; i < N_ROWS(g_mandates); i++)
         if (strcmp(g_mandates[i].id, id) == 0) {
             *out = g_mandates[i];
@@ -198,6 +201,7 @@ static int g_quote_insert(void *h, const as_quote *q)
 
 static int g_quote_get(void *h, as_mem *m, const char *id, as_quote *out)
 {
+    (void)m;
     g_store *g = h;
     for (size_t i = 0; i < g->t.n_quotes; i++)
         if (strcmp(g->t.quotes[i].id, id) == 0) {
@@ -347,6 +351,7 @@ static as_confirmation *g_conf_find(g_store *g, const char *id)
 
 static int g_conf_get(void *h, as_mem *m, const char *id, as_confirmation *out)
 {
+    (void)m;
     as_confirmation *c = g_conf_find(h, id);
     if (!c) return AS_ENOTFOUND;
     *out = *c;
@@ -378,6 +383,7 @@ static g_idem *g_idem_find(g_store *g, const char *user, const char *scope, cons
 static int g_idem_claim(void *h, as_mem *m, const char *user, const char *scope, const char *key,
                         const char *hash, int64_t now, int64_t lease_until, as_idem *existing)
 {
+    (void)m;
     g_store *g = h;
     assert_true(g->in_tx);
     g_idem *r = g_idem_find(g, user, scope, key);
@@ -436,11 +442,13 @@ static int g_return_find(g_store *g, const char *id, const char *order_id, as_re
 
 static int g_return_get(void *h, as_mem *m, const char *id, as_return *out)
 {
+    (void)m;
     return g_return_find(h, id, NULL, out);
 }
 
 static int g_return_by_order(void *h, as_mem *m, const char *order_id, as_return *out)
 {
+    (void)m;
     return g_return_find(h, NULL, order_id, out);
 }
 
@@ -448,6 +456,7 @@ static int g_return_by_order(void *h, as_mem *m, const char *order_id, as_return
  * approval by the link alone. */
 static int g_passkeys_of(void *h, as_mem *m, const char *user_id, as_passkey **out, size_t *n)
 {
+    (void)h; (void)m; (void)user_id;
     *out = NULL;
     *n = 0;
     return AS_OK;
@@ -455,6 +464,7 @@ static int g_passkeys_of(void *h, as_mem *m, const char *user_id, as_passkey **o
 
 static int g_passkey_get(void *h, as_mem *m, const char *id, as_passkey *out)
 {
+    (void)h; (void)m; (void)id; (void)out;
     return AS_ENOTFOUND;
 }
 
