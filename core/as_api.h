@@ -161,14 +161,16 @@ void as_api_confirmation_get(as_ctx *ctx, const as_request *req, const char *id,
 void as_api_confirmation_decide(as_ctx *ctx, const as_request *req, const char *id,
                                 const as_query *q, as_response *resp);
 
-/* After (and just before) the sale (as_after_api.c). */
+/* After the sale (as_aftersale_api.c). */
 void as_api_order_get(as_ctx *ctx, const as_request *req, const char *id, as_response *resp);
 void as_api_order_cancel(as_ctx *ctx, const as_request *req, const char *id, as_response *resp);
 void as_api_return_create(as_ctx *ctx, const as_request *req, as_response *resp);
-void as_api_enrol(as_ctx *ctx, const as_request *req, const char *id, const as_query *q,
-                  as_response *resp);
 void as_api_return_label(as_ctx *ctx, const as_request *req, const char *id, const as_query *q,
                          as_response *resp);
+/* Passkey enrolment (as_passkeys.c). */
+void as_api_enrol(as_ctx *ctx, const as_request *req, const char *id, const as_query *q,
+                  as_response *resp);
+/* Before the sale: fit checks and questions (as_presale_api.c). */
 void as_api_compat_check(as_ctx *ctx, const as_request *req, as_response *resp);
 void as_api_question(as_ctx *ctx, const as_request *req, as_response *resp);
 
