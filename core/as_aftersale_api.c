@@ -31,22 +31,20 @@ static bool own_order(as_ctx *ctx, const as_agent *agent, const char *id, as_ord
 static json_t *order_view(as_ctx *ctx, const as_order *o)
 {
     json_t *v = as_view_order(ctx->mem, o);
-    int64_t shipped = as_order_event_at(o, "shipped"),
-            delivered = as_order_event_at(o, "delivered");
+    int64_t shipped = as_order_event_at(o, AS_OS_SHIPPED),
+            delivered = as_order_event_at(o, AS_OS_DELIVERED);
     json_object_set_new(v, "shipped_at",
                         shipped ? json_string(as_time_format(ctx->mem, shipped)) : json_null());
     json_object_set_new(v, "delivered_at",
                         delivered ? json_string(as_time_format(ctx->mem, delivered)) : json_null());
     int64_t window_end = delivered ? delivered + ctx->cfg->return_window_days * 86400 : 0;
-    bool returnable = (strcmp(o->status, "shipped") == 0 || strcmp(o->status, "delivered") == 0) &&
-                      (!window_end || ctx->now <= window_end);
+    bool returnable =
+        as_order_allows(o->status, AS_EV_RETURN) && (!window_end || ctx->now <= window_end);
     json_object_set_new(v, "returnable", json_boolean(returnable));
     json_object_set_new(v, "return_window_ends_at",
                         window_end ? json_string(as_time_format(ctx->mem, window_end))
                                    : json_null());
-    json_object_set_new(v, "cancellable",
-                        json_boolean(strcmp(o->status, "placed") == 0 ||
-                                     strcmp(o->status, "awaiting_confirmation") == 0));
+    json_object_set_new(v, "cancellable", json_boolean(as_order_allows(o->status, AS_EV_CANCEL)));
     return v;
 }
 
@@ -73,14 +71,14 @@ void as_api_order_cancel(as_ctx *ctx, const as_request *req, const char *id, as_
     int rc = s->begin(s->h);
     if (rc == AS_OK) rc = s->order_get(s->h, m, id, &o);
     if (rc == AS_OK) rc = as_order_fulfil(ctx, &o); /* it may have shipped by now */
-    bool was_cancelled = rc == AS_OK && strcmp(o.status, "cancelled") == 0;
-    const char *refused = NULL;
+    bool was_cancelled = rc == AS_OK && o.status == AS_OS_CANCELLED;
+    bool refused = false;
     if (rc == AS_OK && !was_cancelled) {
         rc = as_order_apply(
             ctx, &o, AS_EV_CANCEL, ctx->now, 0,
             as_printf(m, "Cancelled by %s; budget and stock were released.", agent.name));
         if (rc == AS_ECONFLICT) {
-            refused = o.status;
+            refused = true;
             rc = AS_OK;
         }
     }
@@ -90,15 +88,14 @@ void as_api_order_cancel(as_ctx *ctx, const as_request *req, const char *id, as_
         return as_respond_storage_failed(resp);
     }
     if (refused) {
-        as_respond_error(
-            resp, 409, "ORDER_NOT_CANCELLABLE", NULL,
-            as_printf(m,
-                      "Order %s is %s and can no longer be cancelled; only orders "
-                      "awaiting confirmation or placed (not yet shipped) can.%s",
-                      id, refused,
-                      strcmp(refused, "shipped") == 0 || strcmp(refused, "delivered") == 0
-                          ? " Start a return with POST /v1/returns instead."
-                          : ""));
+        as_respond_error(resp, 409, "ORDER_NOT_CANCELLABLE", NULL,
+                         as_printf(m,
+                                   "Order %s is %s and can no longer be cancelled; only orders "
+                                   "awaiting confirmation or placed (not yet shipped) can.%s",
+                                   id, as_order_state_name(o.status),
+                                   as_order_allows(o.status, AS_EV_RETURN)
+                                       ? " Start a return with POST /v1/returns instead."
+                                       : ""));
         return;
     }
     if (s->order_get(s->h, m, id, &o) != AS_OK) return as_respond_saved_unreadable(resp);
@@ -193,7 +190,8 @@ static json_t *return_view(as_ctx *ctx, const as_request *req, const as_return *
                      "carrier", r->carrier, "tracking_code", r->tracking_code, "url",
                      as_printf(m, "%s/returns/%s/label%s%s", req->base_url ? req->base_url : "",
                                r->id, token ? "?token=" : "", token ? token : ""),
-                     "suggested_replacement", suggestion, "order_status", o->status, "created_at",
+                     "suggested_replacement", suggestion, "order_status",
+                     as_order_state_name(o->status), "created_at",
                      as_time_format(m, r->created_at));
 }
 
@@ -212,21 +210,17 @@ static int make_return(void *job, as_response *resp)
         return AS_OK;
     }
     if ((rc = as_order_fulfil(ctx, &o)) != AS_OK && rc != AS_ECONFLICT) return rc;
-    bool shipped = strcmp(o.status, "shipped") == 0, delivered = strcmp(o.status, "delivered") == 0;
-    if (!shipped && !delivered) {
+    if (!as_order_allows(o.status, AS_EV_RETURN)) {
         as_respond_error(
             resp, 409, "ORDER_NOT_RETURNABLE", "order_id",
             as_printf(m, "Order %s is %s: only shipped or delivered orders can be returned%s.",
-                      o.id, o.status,
-                      strcmp(o.status, "placed") == 0 ||
-                              strcmp(o.status, "awaiting_confirmation") == 0
-                          ? " (cancel it instead)"
-                          : ""));
+                      o.id, as_order_state_name(o.status),
+                      as_order_allows(o.status, AS_EV_CANCEL) ? " (cancel it instead)" : ""));
         return AS_OK;
     }
-    int64_t delivered_at = as_order_event_at(&o, "delivered");
+    int64_t delivered_at = as_order_event_at(&o, AS_OS_DELIVERED);
     int64_t window_end = delivered_at + ctx->cfg->return_window_days * 86400;
-    if (delivered && ctx->now > window_end) {
+    if (o.status == AS_OS_DELIVERED && ctx->now > window_end) {
         as_respond_error(resp, 422, "RETURN_WINDOW_CLOSED", NULL,
                          as_printf(m,
                                    "The return window of %lld days after delivery closed at %s "

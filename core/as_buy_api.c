@@ -359,7 +359,7 @@ static int place_order(order_job *j, as_response *resp)
         .reason = j->reason,
         .agent = j->agent->name,
         .key_id = j->agent->key_id,
-        .status = d.needs_confirmation ? "awaiting_confirmation" : "placed",
+        .status = d.needs_confirmation ? AS_OS_AWAITING : AS_OS_PLACED,
         .confirm_expires_at = d.needs_confirmation ? ctx->now + ctx->cfg->confirmation_ttl : 0,
         .created_at = ctx->now,
         .updated_at = ctx->now,

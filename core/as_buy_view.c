@@ -37,13 +37,14 @@ json_t *as_view_order(as_mem *m, const as_order *o)
     json_t *timeline = json_array();
     for (size_t i = 0; i < o->n_events; i++) {
         const as_event *e = &o->events[i];
-        json_t *it = json_pack("{s:s, s:s}", "status", e->status, "at", as_time_format(m, e->at));
+        json_t *it = json_pack("{s:s, s:s}", "status", as_order_state_name(e->status), "at",
+                               as_time_format(m, e->at));
         if (e->note) json_object_set_new(it, "note", json_string(e->note));
         json_array_append_new(timeline, it);
     }
     json_t *v = json_object();
     json_object_set_new(v, "id", json_string(o->id));
-    json_object_set_new(v, "status", json_string(o->status));
+    json_object_set_new(v, "status", json_string(as_order_state_name(o->status)));
     json_object_set_new(v, "quote_id", json_string(o->quote_id));
     json_object_set_new(v, "mandate_id", json_string(o->mandate_id));
     json_object_set_new(v, "sku", json_string(o->sku));
@@ -123,7 +124,7 @@ json_t *as_view_confirmation(as_mem *m, const as_confirmation *c, const as_order
         "s:s}",
         "id", c->id, "status", c->status, "decision", d ? json_string(d) : json_null(),
         "expires_at", as_time_format(m, c->expires_at), "order_id", o->id, "order_status",
-        o->status, "item", "sku", o->sku, "name", o->product_name, "quantity",
+        as_order_state_name(o->status), "item", "sku", o->sku, "name", o->product_name, "quantity",
         (json_int_t)o->quantity, "merchant", o->merchant_name, "price", "unit_price_cents",
         (json_int_t)o->unit_price_cents, "total_cents", (json_int_t)o->total_cents, "total_eur",
         eur(o->total_cents), "currency", "EUR", "agent", o->agent, "reason", o->reason);
@@ -188,18 +189,16 @@ static void put_time(as_mem *m, as_buf *b, const char *id, int64_t t, int64_t no
  * that will not be delivered. */
 static void put_delivery(as_mem *m, as_buf *b, const as_order *o, int64_t now)
 {
-    static const char *const coming[] = {"awaiting_confirmation", "placed", "shipped", NULL};
+    bool coming =
+        o->status == AS_OS_AWAITING || o->status == AS_OS_PLACED || o->status == AS_OS_SHIPPED;
     int64_t day;
-    bool shown = false;
-    for (size_t i = 0; coming[i]; i++)
-        shown = shown || strcmp(o->status, coming[i]) == 0;
-    if (!shown || !o->delivery_by || !as_date_parse(o->delivery_by, &day)) return;
+    if (!coming || !o->delivery_by || !as_date_parse(o->delivery_by, &day)) return;
     int64_t today = now >= 0 ? now / 86400 : (now - 86399) / 86400;
     as_buf_printf(b,
                   "<dt>Delivery</dt><dd>by <time id=\"delivery\" datetime=\"%s\">%s</time> (%s)"
                   "%s</dd>\n",
                   o->delivery_by, as_date_human(m, day), as_date_relative(m, day, today),
-                  strcmp(o->status, "awaiting_confirmation") == 0 ? ", if you approve now" : "");
+                  o->status == AS_OS_AWAITING ? ", if you approve now" : "");
 }
 
 const char *as_confirmation_page(as_mem *m, const as_confirmation *c, const as_order *o,
