@@ -5,6 +5,7 @@
 
 #include "as_api_internal.h"
 #include "as_buy_view.h"
+#include "as_person_pages.h"
 #include "as_crypto.h"
 #include "as_orders.h"
 #include "as_util.h"
@@ -27,27 +28,6 @@ static bool own_order(as_ctx *ctx, const as_agent *agent, const char *id, as_ord
     return true;
 }
 
-/* The order view plus what follows from its timeline. */
-static json_t *order_view(as_ctx *ctx, const as_order *o)
-{
-    json_t *v = as_view_order(ctx->mem, o);
-    int64_t shipped = as_order_event_at(o, AS_OS_SHIPPED),
-            delivered = as_order_event_at(o, AS_OS_DELIVERED);
-    json_object_set_new(v, "shipped_at",
-                        shipped ? json_string(as_time_format(ctx->mem, shipped)) : json_null());
-    json_object_set_new(v, "delivered_at",
-                        delivered ? json_string(as_time_format(ctx->mem, delivered)) : json_null());
-    int64_t window_end = delivered ? delivered + ctx->cfg->return_window_days * 86400 : 0;
-    bool returnable =
-        as_order_allows(o->status, AS_EV_RETURN) && (!window_end || ctx->now <= window_end);
-    json_object_set_new(v, "returnable", json_boolean(returnable));
-    json_object_set_new(v, "return_window_ends_at",
-                        window_end ? json_string(as_time_format(ctx->mem, window_end))
-                                   : json_null());
-    json_object_set_new(v, "cancellable", json_boolean(as_order_allows(o->status, AS_EV_CANCEL)));
-    return v;
-}
-
 /* ---- GET /orders/{id} (spec 4.10) ---- */
 
 void as_api_order_get(as_ctx *ctx, const as_request *req, const char *id, as_response *resp)
@@ -56,7 +36,8 @@ void as_api_order_get(as_ctx *ctx, const as_request *req, const char *id, as_res
     as_order o;
     if (!as_identify(ctx, req, &agent, resp) || !own_order(ctx, &agent, id, &o, resp)) return;
     if (as_order_settle(ctx, &o) != AS_OK) return as_respond_storage_failed(resp);
-    as_respond_json(resp, 200, order_view(ctx, &o));
+    as_respond_json(resp, 200,
+                    as_view_order_followed(ctx->mem, &o, ctx->now, ctx->cfg->return_window_days));
 }
 
 /* ---- POST /orders/{id}/cancel (spec 4.11) ---- */
@@ -99,7 +80,9 @@ void as_api_order_cancel(as_ctx *ctx, const as_request *req, const char *id, as_
         return;
     }
     if (s->order_get(s->h, m, id, &o) != AS_OK) return as_respond_saved_unreadable(resp);
-    as_respond_json(resp, 200, order_view(ctx, &o)); /* a second cancel sees the same */
+    /* a second cancel sees the same */
+    as_respond_json(resp, 200,
+                    as_view_order_followed(m, &o, ctx->now, ctx->cfg->return_window_days));
 }
 
 /* ---- POST /returns (spec 4.12) ---- */
@@ -127,20 +110,26 @@ static const char *carrier_for(const char *country)
     return "PostNL";
 }
 
+/* A part offered instead of the one returned, with its ranking and the
+ * order's device. */
+typedef struct replacement_offer {
+    const as_product *p; /* NULL: none */
+    as_ranking r;
+    as_device dev;
+} replacement_offer;
+
 /* The best-ranked in-stock part of the same type that fits the order's device
- * and whose measurements do not contradict its claims; NULL when none. */
-static json_t *replacement(as_ctx *ctx, const as_order *o, const char **sku)
+ * and whose measurements do not contradict its claims; out->p NULL when none. */
+static void replacement(as_ctx *ctx, const as_order *o, replacement_offer *out)
 {
     as_mem *m = ctx->mem;
-    *sku = NULL;
-    if (!o->device_slug) return json_null();
-    as_device dev;
-    if (ctx->store->device_by_slug(ctx->store->h, m, o->device_slug, &dev) != AS_OK)
-        return json_null();
-    as_search_filter f = {.device_id = dev.id, .part_type = o->part_type};
+    out->p = NULL;
+    if (!o->device_slug) return;
+    if (ctx->store->device_by_slug(ctx->store->h, m, o->device_slug, &out->dev) != AS_OK) return;
+    as_search_filter f = {.device_id = out->dev.id, .part_type = o->part_type};
     as_product *ps;
     size_t n;
-    if (ctx->store->search(ctx->store->h, m, &f, &ps, &n) != AS_OK) return json_null();
+    if (ctx->store->search(ctx->store->h, m, &f, &ps, &n) != AS_OK) return;
     as_weights w;
     as_weights_default(&w);
     const as_product *best = NULL;
@@ -161,9 +150,9 @@ static json_t *replacement(as_ctx *ctx, const as_order *o, const char **sku)
             best_r = r;
         }
     }
-    if (!best) return json_null();
-    *sku = best->sku;
-    return as_view_summary(m, best, &best_r, &dev);
+    if (!best) return;
+    out->p = best;
+    out->r = best_r;
 }
 
 /* The label page's link is signed: whoever holds it (the person who prints
@@ -176,23 +165,12 @@ static const char *label_token(as_ctx *ctx, const as_return *r)
     return as_hmac_b64url(ctx->mem, ctx->cfg->signing_key, ctx->cfg->signing_key_len, msg);
 }
 
-static json_t *return_view(as_ctx *ctx, const as_request *req, const as_return *r,
-                           const as_order *o, json_t *suggestion)
+/* Where the label page is: with its token when there is one. */
+static const char *label_url(as_ctx *ctx, const as_request *req, const as_return *r)
 {
-    as_mem *m = ctx->mem;
     const char *token = label_token(ctx, r);
-    return json_pack("{s:s, s:s, s:s, s:o, s:s, s:I, s:o, s:s, s:{s:s, s:s, s:s}, s:o, s:s, "
-                     "s:s}",
-                     "id", r->id, "order_id", r->order_id, "reason_code", r->reason_code, "note",
-                     r->note ? json_string(r->note) : json_null(), "refund_status",
-                     r->refund_status, "refund_cents", (json_int_t)r->refund_cents, "refund_eur",
-                     as_json_round((double)r->refund_cents / 100.0, 2), "currency", "EUR", "label",
-                     "carrier", r->carrier, "tracking_code", r->tracking_code, "url",
-                     as_printf(m, "%s/returns/%s/label%s%s", req->base_url ? req->base_url : "",
-                               r->id, token ? "?token=" : "", token ? token : ""),
-                     "suggested_replacement", suggestion, "order_status",
-                     as_order_state_name(o->status), "created_at",
-                     as_time_format(m, r->created_at));
+    return as_printf(ctx->mem, "%s/returns/%s/label%s%s", req->base_url ? req->base_url : "", r->id,
+                     token ? "?token=" : "", token ? token : "");
 }
 
 static int make_return(void *job, as_response *resp)
@@ -247,7 +225,9 @@ static int make_return(void *job, as_response *resp)
     };
     for (char *c = (char *)r.tracking_code; *c; c++)
         if (*c >= 'a' && *c <= 'z') *c = (char)(*c - 'a' + 'A');
-    json_t *suggestion = replacement(ctx, &o, &r.replacement_sku);
+    replacement_offer instead;
+    replacement(ctx, &o, &instead);
+    r.replacement_sku = instead.p ? instead.p->sku : NULL;
     const char *note =
         guaranteed
             ? as_printf(m, "Returned (%s): %s refunded at once under the right-item guarantee.",
@@ -257,15 +237,11 @@ static int make_return(void *job, as_response *resp)
     /* a refund gives the amount back to the month's budget */
     rc = as_order_apply(ctx, &o, AS_EV_RETURN, ctx->now, o.budget_cents - r.refund_cents, note);
     if (rc == AS_OK) rc = s->return_insert(s->h, &r);
-    if (rc == AS_ECONFLICT) { /* returned meanwhile: the transaction is rolled back */
-        json_decref(suggestion);
-        return AS_EDB;
-    }
-    if (rc != AS_OK) {
-        json_decref(suggestion);
-        return rc;
-    }
-    as_respond_json(resp, 201, return_view(ctx, j->req, &r, &o, suggestion));
+    if (rc == AS_ECONFLICT) return AS_EDB; /* returned meanwhile: the transaction is rolled back */
+    if (rc != AS_OK) return rc;
+    as_respond_json(
+        resp, 201,
+        as_view_return(m, &r, &o, label_url(ctx, j->req, &r), instead.p, &instead.r, &instead.dev));
     return AS_OK;
 }
 
@@ -318,17 +294,6 @@ void as_api_return_label(as_ctx *ctx, const as_request *req, const char *id, con
                          "token), or send the agent key of the user who returned the order.");
         return;
     }
-#define E(s) as_html_escape(m, s)
     as_respond_json(resp, 200, NULL);
-    resp->html = as_printf(
-        m,
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head><meta charset=\"utf-8\"><title>Return label "
-        "%s</title></head>\n<body>\n<main>\n<h1>Return label</h1>\n<dl>\n<dt>Carrier</dt><dd "
-        "id=\"carrier\">%s</dd>\n<dt>Tracking code</dt><dd id=\"tracking\">%s</dd>\n"
-        "<dt>Return to</dt><dd>%s</dd>\n<dt>Order</dt><dd>%s: %s &times; %lld</dd>\n"
-        "<dt>Reason</dt><dd>%s</dd>\n</dl>\n<p>Print this page, attach it to the parcel and hand "
-        "it to %s.</p>\n</main>\n</body>\n</html>\n",
-        E(r.tracking_code), E(r.carrier), E(r.tracking_code), E(o.merchant_name), E(o.id),
-        E(o.product_name), (long long)o.quantity, E(r.reason_code), E(r.carrier));
-#undef E
+    resp->html = as_return_label_page(m, &r, &o);
 }

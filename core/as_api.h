@@ -119,7 +119,9 @@ void as_person_error(as_mem *m, const as_request *req, as_response *resp);
 int as_sweep_expired(as_ctx *ctx);
 void as_response_clear(as_response *resp);
 
-/* Error object of spec 2.7 (+ field on validation errors). */
+/* Error object of spec 2.7 (+ field on validation errors), its texts made
+ * valid UTF-8; as_respond_error answers with it, a view may extend it. */
+json_t *as_error_object(const char *code, const char *field, const char *message);
 void as_respond_problem(as_response *resp, const as_problem *p);
 void as_respond_error(as_response *resp, int status, const char *code, const char *field,
                       const char *message);

@@ -5,6 +5,7 @@
 
 #include "as_api_internal.h"
 #include "as_crypto.h"
+#include "as_presale_view.h"
 #include "as_questions.h"
 #include "as_util.h"
 #include "as_view.h"
@@ -43,42 +44,7 @@ void as_api_compat_check(as_ctx *ctx, const as_request *req, as_response *resp)
                          as_printf(m, "No product with sku '%s'.", v[K_SKU].str));
         return;
     }
-    json_t *evidence = json_array(), *deltas = json_array();
-    json_t *ev = p.compat ? as_json_parse_or(p.compat->evidence, json_array()) : json_array();
-    size_t i;
-    json_t *e;
-    json_array_foreach(ev, i, e)
-    {
-        json_array_append_new(evidence, as_view_evidence_item(m, e));
-        json_t *pv = json_object_get(e, "part_value"), *dv = json_object_get(e, "device_value");
-        if (!json_is_number(pv) || !json_is_number(dv)) continue;
-        double d = json_number_value(pv) - json_number_value(dv);
-        double tol = json_number_value(json_object_get(e, "tolerance"));
-        json_array_append_new(
-            deltas,
-            json_pack(
-                "{s:O, s:O, s:O, s:o, s:o, s:o, s:o, s:b}", "dimension",
-                json_object_get(e, "dimension") ? json_object_get(e, "dimension") : json_null(),
-                "label", json_object_get(e, "label") ? json_object_get(e, "label") : json_null(),
-                "unit", json_object_get(e, "unit") ? json_object_get(e, "unit") : json_null(),
-                "part_value", as_json_round(json_number_value(pv), 3), "device_value",
-                as_json_round(json_number_value(dv), 3), "delta", as_json_round(d, 3), "tolerance",
-                as_json_round(tol, 3), "ok", d <= tol + 1e-9 && -d <= tol + 1e-9));
-    }
-    json_decref(ev);
-    const char *fit = as_fit_status(&p);
-    const char *summary =
-        p.compat ? as_fit_summary(m, p.compat)
-                 : "This part has not been checked against this device: nothing was measured "
-                   "or declared.";
-    json_t *o = json_pack("{s:s, s:s, s:{s:s, s:s}, s:s, s:s, s:o, s:o, s:o, s:b, s:s}", "sku",
-                          p.sku, "name", p.name, "device", "slug", dev.slug, "name", dev.name,
-                          "fit_status", fit, "summary", summary, "checked_at",
-                          p.compat && p.compat->checked_at ? json_string(p.compat->checked_at)
-                                                           : json_null(),
-                          "evidence", evidence, "deltas", deltas, "right_item_guarantee",
-                          strcmp(fit, "fits") == 0, "verification_status", p.verif_status);
-    as_respond_json(resp, 200, o);
+    as_respond_json(resp, 200, as_view_fit_check(m, &p, &dev));
 }
 
 /* ---- POST /questions (spec 4.6) ---- */
@@ -129,7 +95,5 @@ void as_api_question(as_ctx *ctx, const as_request *req, as_response *resp)
         return;
     }
     if (rc != AS_OK) return as_respond_storage_failed(resp);
-    as_respond_json(resp, 200,
-                    json_pack("{s:s, s:s, s:s, s:o, s:s}", "id", id, "sku", p.sku, "question",
-                              v[A_QUESTION].str, "answer", answer, "asked_at", at));
+    as_respond_json(resp, 200, as_view_question(id, p.sku, v[A_QUESTION].str, answer, at));
 }

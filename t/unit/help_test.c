@@ -4,6 +4,7 @@
 
 #include "as_api.h"
 #include "as_buy_view.h"
+#include "as_person_pages.h"
 
 typedef struct help_fx {
     unit_fx base; /* first: unit_mem() works on it */
