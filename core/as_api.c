@@ -78,8 +78,7 @@ static char *utf8_repaired(const char *s)
     return out;
 }
 
-void as_respond_error(as_response *resp, int status, const char *code, const char *field,
-                      const char *message)
+json_t *as_error_object(const char *code, const char *field, const char *message)
 {
     char *msg = utf8_repaired(message ? message : "");
     char *fld = field ? utf8_repaired(field) : NULL;
@@ -91,7 +90,13 @@ void as_respond_error(as_response *resp, int status, const char *code, const cha
     free(fld);
     if (!o) /* out of memory: still an error object */
         o = json_pack("{s:s, s:s}", "error", code, "message", "The request failed.");
-    as_respond_json(resp, status, o);
+    return o;
+}
+
+void as_respond_error(as_response *resp, int status, const char *code, const char *field,
+                      const char *message)
+{
+    as_respond_json(resp, status, as_error_object(code, field, message));
 }
 
 void as_respond_problem(as_response *resp, const as_problem *p)

@@ -119,7 +119,9 @@ void as_person_error(as_mem *m, const as_request *req, as_response *resp);
 int as_sweep_expired(as_ctx *ctx);
 void as_response_clear(as_response *resp);
 
-/* Error object of spec 2.7 (+ field on validation errors). */
+/* Error object of spec 2.7 (+ field on validation errors), its texts made
+ * valid UTF-8; as_respond_error answers with it, a view may extend it. */
+json_t *as_error_object(const char *code, const char *field, const char *message);
 void as_respond_problem(as_response *resp, const as_problem *p);
 void as_respond_error(as_response *resp, int status, const char *code, const char *field,
                       const char *message);
@@ -161,14 +163,16 @@ void as_api_confirmation_get(as_ctx *ctx, const as_request *req, const char *id,
 void as_api_confirmation_decide(as_ctx *ctx, const as_request *req, const char *id,
                                 const as_query *q, as_response *resp);
 
-/* After (and just before) the sale (as_after_api.c). */
+/* After the sale (as_aftersale_api.c). */
 void as_api_order_get(as_ctx *ctx, const as_request *req, const char *id, as_response *resp);
 void as_api_order_cancel(as_ctx *ctx, const as_request *req, const char *id, as_response *resp);
 void as_api_return_create(as_ctx *ctx, const as_request *req, as_response *resp);
-void as_api_enrol(as_ctx *ctx, const as_request *req, const char *id, const as_query *q,
-                  as_response *resp);
 void as_api_return_label(as_ctx *ctx, const as_request *req, const char *id, const as_query *q,
                          as_response *resp);
+/* Passkey enrolment (as_passkeys.c). */
+void as_api_enrol(as_ctx *ctx, const as_request *req, const char *id, const as_query *q,
+                  as_response *resp);
+/* Before the sale: fit checks and questions (as_presale_api.c). */
 void as_api_compat_check(as_ctx *ctx, const as_request *req, as_response *resp);
 void as_api_question(as_ctx *ctx, const as_request *req, as_response *resp);
 

@@ -1,13 +1,13 @@
 /* Buying: identity (spec 5), the mandate (4.7), quotes (4.8), orders (4.9) and
  * human confirmation through a signed link (4.13, 4.14). docs/buying.md. */
 #include <ctype.h>
-#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "as_api.h"
 #include "as_api_internal.h"
 #include "as_buy_view.h"
+#include "as_person_pages.h"
 #include "as_passkeys.h"
 #include "as_crypto.h"
 #include "as_devices.h"
@@ -27,12 +27,6 @@ static const char *confirmation_token(as_ctx *ctx, const as_confirmation *c)
     const char *msg = as_printf(ctx->mem, "agentshop-confirmation:v1:%s:%s:%lld", c->id,
                                 c->order_id, (long long)c->expires_at);
     return as_hmac_b64url(ctx->mem, ctx->cfg->signing_key, ctx->cfg->signing_key_len, msg);
-}
-
-static json_t *error_body(const char *code, const char *message)
-{
-    return json_pack("{s:s, s:s, s:s}", "error", code, "message", message, "docs",
-                     as_error_docs(code));
 }
 
 static const char *month_of(as_ctx *ctx)
@@ -373,7 +367,7 @@ static int place_order(order_job *j, as_response *resp)
         .reason = j->reason,
         .agent = j->agent->name,
         .key_id = j->agent->key_id,
-        .status = d.needs_confirmation ? "awaiting_confirmation" : "placed",
+        .status = d.needs_confirmation ? AS_OS_AWAITING : AS_OS_PLACED,
         .confirm_expires_at = d.needs_confirmation ? ctx->now + ctx->cfg->confirmation_ttl : 0,
         .created_at = ctx->now,
         .updated_at = ctx->now,
@@ -419,31 +413,9 @@ static int place_order(order_job *j, as_response *resp)
     o.confirmation_id = c.id;
     const char *token = confirmation_token(ctx, &c);
     const char *url = as_printf(m, "%s/confirmations/%s?token=%s", req_base(j->req), c.id, token);
-    json_t *b = error_body("CONFIRMATION_REQUIRED",
-                           as_printf(m,
-                                     "The total %s is above the confirm-above threshold of %s: "
-                                     "a human must approve the order through the link.",
-                                     as_eur_format(m, o.total_cents),
-                                     as_eur_format(m, md.confirm_above_cents)));
-    json_object_set_new(b, "order_id", json_string(o.id));
-    json_object_set_new(b, "confirmation",
-                        json_pack("{s:s, s:s, s:s}", "id", c.id, "url", url, "expires_at",
-                                  as_time_format(m, c.expires_at)));
-    json_object_set_new(b, "order", as_view_order(m, &o));
-    as_respond_json(resp, 202, b);
-    if (ctx->notify) {
-        json_t *n = json_pack(
-            "{s:s, s:s, s:s, s:s, s:s, s:{s:s, s:s, s:I}, s:I, s:s, s:s, s:s, s:s}", "event",
-            "confirmation_created", "confirmation_id", c.id, "order_id", o.id, "user", o.user_id,
-            "agent", o.agent, "item", "sku", o.sku, "name", o.product_name, "quantity",
-            (json_int_t)o.quantity, "total_cents", (json_int_t)o.total_cents, "total",
-            as_eur_format(m, o.total_cents), "reason", o.reason, "url", url, "expires_at",
-            as_time_format(m, c.expires_at));
-        char *line = json_dumps(n, JSON_COMPACT | JSON_ENSURE_ASCII);
-        j->notice = line ? as_strdup(m, line) : NULL;
-        free(line);
-        json_decref(n);
-    }
+    as_respond_json(resp, 202,
+                    as_view_confirmation_required(m, &o, &c, url, md.confirm_above_cents));
+    if (ctx->notify) j->notice = as_view_confirmation_notice(m, &o, &c, url);
     return AS_OK;
 }
 

@@ -1,8 +1,11 @@
 #include "as_buy_view.h"
 
+#include <stdlib.h>
 #include <string.h>
 
+#include "as_orders.h"
 #include "as_util.h"
+#include "as_view.h"
 
 static json_t *eur(int64_t cents)
 {
@@ -37,13 +40,14 @@ json_t *as_view_order(as_mem *m, const as_order *o)
     json_t *timeline = json_array();
     for (size_t i = 0; i < o->n_events; i++) {
         const as_event *e = &o->events[i];
-        json_t *it = json_pack("{s:s, s:s}", "status", e->status, "at", as_time_format(m, e->at));
+        json_t *it = json_pack("{s:s, s:s}", "status", as_order_state_name(e->status), "at",
+                               as_time_format(m, e->at));
         if (e->note) json_object_set_new(it, "note", json_string(e->note));
         json_array_append_new(timeline, it);
     }
     json_t *v = json_object();
     json_object_set_new(v, "id", json_string(o->id));
-    json_object_set_new(v, "status", json_string(o->status));
+    json_object_set_new(v, "status", json_string(as_order_state_name(o->status)));
     json_object_set_new(v, "quote_id", json_string(o->quote_id));
     json_object_set_new(v, "mandate_id", json_string(o->mandate_id));
     json_object_set_new(v, "sku", json_string(o->sku));
@@ -123,262 +127,75 @@ json_t *as_view_confirmation(as_mem *m, const as_confirmation *c, const as_order
         "s:s}",
         "id", c->id, "status", c->status, "decision", d ? json_string(d) : json_null(),
         "expires_at", as_time_format(m, c->expires_at), "order_id", o->id, "order_status",
-        o->status, "item", "sku", o->sku, "name", o->product_name, "quantity",
+        as_order_state_name(o->status), "item", "sku", o->sku, "name", o->product_name, "quantity",
         (json_int_t)o->quantity, "merchant", o->merchant_name, "price", "unit_price_cents",
         (json_int_t)o->unit_price_cents, "total_cents", (json_int_t)o->total_cents, "total_eur",
         eur(o->total_cents), "currency", "EUR", "agent", o->agent, "reason", o->reason);
 }
 
-const char *as_html_escape(as_mem *m, const char *s)
+json_t *as_view_order_followed(as_mem *m, const as_order *o, int64_t now,
+                               int64_t return_window_days)
 {
-    as_buf b;
-    as_buf_init(&b, m);
-    for (; *s; s++) {
-        switch (*s) {
-        case '&':
-            as_buf_puts(&b, "&amp;");
-            break;
-        case '<':
-            as_buf_puts(&b, "&lt;");
-            break;
-        case '>':
-            as_buf_puts(&b, "&gt;");
-            break;
-        case '"':
-            as_buf_puts(&b, "&quot;");
-            break;
-        case '\'':
-            as_buf_puts(&b, "&#39;");
-            break;
-        default:
-            as_buf_add(&b, s, 1);
-        }
-    }
-    return as_buf_str(&b);
+    json_t *v = as_view_order(m, o);
+    int64_t shipped = as_order_event_at(o, AS_OS_SHIPPED),
+            delivered = as_order_event_at(o, AS_OS_DELIVERED);
+    json_object_set_new(v, "shipped_at",
+                        shipped ? json_string(as_time_format(m, shipped)) : json_null());
+    json_object_set_new(v, "delivered_at",
+                        delivered ? json_string(as_time_format(m, delivered)) : json_null());
+    int64_t window_end = delivered ? delivered + return_window_days * 86400 : 0;
+    bool returnable =
+        as_order_allows(o->status, AS_EV_RETURN) && (!window_end || now <= window_end);
+    json_object_set_new(v, "returnable", json_boolean(returnable));
+    json_object_set_new(v, "return_window_ends_at",
+                        window_end ? json_string(as_time_format(m, window_end)) : json_null());
+    json_object_set_new(v, "cancellable", json_boolean(as_order_allows(o->status, AS_EV_CANCEL)));
+    return v;
 }
 
-/* What the person's pages share: readable on a 375 px phone (long words
- * wrap) and every button and link at least 44 px high (WCAG 2.5.5). */
-#define PERSON_STYLE                                                                               \
-    "body{font-family:system-ui,sans-serif;max-width:36rem;margin:2rem auto;padding:0 1rem;"       \
-    "line-height:1.5;overflow-wrap:anywhere}dt{font-weight:600}dd{margin:0 0 .75rem}"              \
-    "button{font-size:1rem;min-height:44px;padding:.6rem 1.4rem;margin:0 1rem .75rem 0}"           \
-    "a{display:inline-block;min-height:44px;padding:.6rem 0;box-sizing:border-box}"                \
-    ".approve{background:#1a7f37;color:#fff;border:0}"                                             \
-    ".decline{background:#fff;border:2px solid #b42318;color:#b42318}"                             \
-    ".support{font-size:.9rem;color:#555}"
-
-static void page_head(as_buf *b, const char *title)
+json_t *as_view_confirmation_required(as_mem *m, const as_order *o, const as_confirmation *c,
+                                      const char *url, int64_t confirm_above_cents)
 {
-    as_buf_printf(b,
-                  "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-                  "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-                  "<title>%s</title>\n<style>" PERSON_STYLE "</style>\n</head>\n<body>\n<main>\n",
-                  title);
+    json_t *b = as_error_object("CONFIRMATION_REQUIRED", NULL,
+                                as_printf(m,
+                                          "The total %s is above the confirm-above threshold of "
+                                          "%s: a human must approve the order through the link.",
+                                          as_eur_format(m, o->total_cents),
+                                          as_eur_format(m, confirm_above_cents)));
+    json_object_set_new(b, "order_id", json_string(o->id));
+    json_object_set_new(b, "confirmation",
+                        json_pack("{s:s, s:s, s:s}", "id", c->id, "url", url, "expires_at",
+                                  as_time_format(m, c->expires_at)));
+    json_object_set_new(b, "order", as_view_order(m, o));
+    return b;
 }
 
-/* A time on the page: the date and time in UTC, and how far from now. */
-static void put_time(as_mem *m, as_buf *b, const char *id, int64_t t, int64_t now)
+const char *as_view_confirmation_notice(as_mem *m, const as_order *o, const as_confirmation *c,
+                                        const char *url)
 {
-    as_buf_printf(b, "<time id=\"%s\" datetime=\"%s\">%s</time> (%s)", id, as_time_format(m, t),
-                  as_time_human(m, t), as_time_relative(m, t, now));
+    json_t *n =
+        json_pack("{s:s, s:s, s:s, s:s, s:s, s:{s:s, s:s, s:I}, s:I, s:s, s:s, s:s, s:s}", "event",
+                  "confirmation_created", "confirmation_id", c->id, "order_id", o->id, "user",
+                  o->user_id, "agent", o->agent, "item", "sku", o->sku, "name", o->product_name,
+                  "quantity", (json_int_t)o->quantity, "total_cents", (json_int_t)o->total_cents,
+                  "total", as_eur_format(m, o->total_cents), "reason", o->reason, "url", url,
+                  "expires_at", as_time_format(m, c->expires_at));
+    char *line = json_dumps(n, JSON_COMPACT | JSON_ENSURE_ASCII);
+    const char *out = line ? as_strdup(m, line) : NULL;
+    free(line);
+    json_decref(n);
+    return out;
 }
 
-/* When the item arrives, as the quote promised it; nothing for an order
- * that will not be delivered. */
-static void put_delivery(as_mem *m, as_buf *b, const as_order *o, int64_t now)
+json_t *as_view_return(as_mem *m, const as_return *r, const as_order *o, const char *label_url,
+                       const as_product *replacement, const as_ranking *rr, const as_device *dev)
 {
-    static const char *const coming[] = {"awaiting_confirmation", "placed", "shipped", NULL};
-    int64_t day;
-    bool shown = false;
-    for (size_t i = 0; coming[i]; i++)
-        shown = shown || strcmp(o->status, coming[i]) == 0;
-    if (!shown || !o->delivery_by || !as_date_parse(o->delivery_by, &day)) return;
-    int64_t today = now >= 0 ? now / 86400 : (now - 86399) / 86400;
-    as_buf_printf(b,
-                  "<dt>Delivery</dt><dd>by <time id=\"delivery\" datetime=\"%s\">%s</time> (%s)"
-                  "%s</dd>\n",
-                  o->delivery_by, as_date_human(m, day), as_date_relative(m, day, today),
-                  strcmp(o->status, "awaiting_confirmation") == 0 ? ", if you approve now" : "");
-}
-
-const char *as_confirmation_page(as_mem *m, const as_confirmation *c, const as_order *o,
-                                 const char *action, const char *token, const char *notice,
-                                 const as_approval_ui *ui, int64_t now)
-{
-#define E(s) as_html_escape(m, s)
-    /* After the decision the page says what happened, not that it still waits. */
-    bool pending = strcmp(c->status, "pending") == 0;
-    const char *heading = pending                              ? "Approve a purchase"
-                          : strcmp(c->status, "approved") == 0 ? "Purchase approved"
-                          : strcmp(c->status, "declined") == 0 ? "Purchase declined"
-                                                               : "Purchase not placed";
-    as_buf b;
-    as_buf_init(&b, m);
-    page_head(&b, as_printf(m, "%s: %s", heading, E(o->product_name)));
-    as_buf_printf(&b, "<h1>%s</h1>\n", heading);
-    if (notice) as_buf_printf(&b, "<p role=\"status\"><strong>%s</strong></p>\n", E(notice));
-    as_buf_printf(&b,
-                  "<p>%s</p>\n<dl>\n<dt>Item</dt><dd id=\"item\">%s (%s) &times; %lld, from "
-                  "%s</dd>\n<dt>Price</dt><dd id=\"price\">%s total, including VAT</dd>\n",
-                  pending ? "An agent asks to place this order for you. It waits for your "
-                            "decision."
-                          : "An agent asked to place this order for you.",
-                  E(o->product_name), E(o->sku), (long long)o->quantity, E(o->merchant_name),
-                  E(as_eur_format(m, o->total_cents)));
-    put_delivery(m, &b, o, now);
-    as_buf_printf(&b,
-                  "<dt>Agent</dt><dd id=\"agent\">%s</dd>\n<dt>Reason</dt><dd "
-                  "id=\"reason\">%s</dd>\n<dt>Status</dt><dd id=\"status\">%s</dd>\n",
-                  E(o->agent), E(o->reason), E(c->status));
-    /* while it waits: how long the link lives; afterwards: when it ended */
-    if (pending || strcmp(c->status, "expired") == 0 || c->decided_at <= 0) {
-        as_buf_printf(&b, "<dt>%s</dt><dd>",
-                      pending                             ? "Link valid until"
-                      : strcmp(c->status, "expired") == 0 ? "Link expired"
-                                                          : "Link was valid until");
-        put_time(m, &b, "expires", c->expires_at, now);
-    } else {
-        as_buf_printf(&b, "<dt>%s</dt><dd>",
-                      strcmp(c->status, "approved") == 0   ? "Approved"
-                      : strcmp(c->status, "declined") == 0 ? "Declined"
-                                                           : "Cancelled");
-        put_time(m, &b, "decided", c->decided_at, now);
-    }
-    as_buf_puts(&b, "</dd>\n</dl>\n");
-    if (pending && ui && ui->passkey) {
-        /* Approving takes the person's passkey (the page's script); declining
-         * is a plain form, as before. */
-        bool can = ui->has_passkey && ui->options && !ui->problem;
-        if (!can)
-            as_buf_printf(&b, "<p role=\"alert\" id=\"no-passkey\">%s You can still decline.</p>\n",
-                          E(ui->problem ? ui->problem
-                                        : "Approving needs your passkey, and none is registered "
-                                          "for you: ask the shop's operator for an enrolment "
-                                          "link. Until then this purchase cannot be approved; it "
-                                          "waits until the link expires."));
-        as_buf_printf(&b,
-                      "<form method=\"post\" action=\"%s\" id=\"decide\">\n<input "
-                      "type=\"hidden\" name=\"token\" value=\"%s\">\n",
-                      E(action), E(token));
-        /* the script adds the assertion's fields when the person approves */
-        if (can)
-            as_buf_puts(&b, "<button class=\"approve\" type=\"button\" id=\"approve\">Approve "
-                            "with your passkey</button>\n");
-        as_buf_puts(&b, "<button class=\"decline\" type=\"submit\" name=\"decision\" "
-                        "value=\"decline\">Decline</button>\n</form>\n<p role=\"status\" "
-                        "id=\"status\"></p>\n");
-        if (can)
-            as_buf_printf(&b,
-                          "<script type=\"application/json\" id=\"webauthn-options\">%s"
-                          "</script>\n<script src=\"%s\"></script>\n",
-                          ui->options, E(ui->script));
-    } else if (pending) {
-        as_buf_printf(&b,
-                      "<form method=\"post\" action=\"%s\">\n<input type=\"hidden\" "
-                      "name=\"token\" value=\"%s\">\n<button class=\"approve\" type=\"submit\" "
-                      "name=\"decision\" value=\"approve\">Approve</button>\n<button "
-                      "class=\"decline\" type=\"submit\" name=\"decision\" "
-                      "value=\"decline\">Decline</button>\n</form>\n",
-                      E(action), E(token));
-    }
-    as_buf_puts(&b, "</main>\n</body>\n</html>\n");
-    return as_buf_str(&b);
-#undef E
-}
-
-/* What a person reads for each error a confirmation link can answer: what
- * happened, and what they can do. Codes the link cannot answer fall back to
- * the last row. */
-typedef struct person_error {
-    const char *codes; /* space-separated */
-    const char *heading, *what, *todo;
-} person_error;
-
-static const person_error person_errors[] = {
-    {"CONFIRMATION_INVALID NOT_FOUND", "This link does not work",
-     "The link is incomplete or has been changed: perhaps it was cut off when it was copied, "
-     "or a character is missing. Nothing was bought and nothing was changed.",
-     "Open the link again from the message it came in, in full: if it runs over two lines, "
-     "copy all of it. If it still does not work, ask the agent that sent it for the link "
-     "again."},
-    {"CONFIRMATION_EXPIRED", "This link has expired",
-     "Nobody approved the purchase in time, so it was not placed, and the money and stock set "
-     "aside for it were released.",
-     "If you still want the item, ask your agent to order it again: you will get a new "
-     "link."},
-    {"CONFIRMATION_DECIDED", "This purchase was already decided",
-     "It was approved or declined through this link before, or the agent cancelled the "
-     "order. A decision cannot be changed.",
-     "Open the link again to see what was decided."},
-    {"PASSKEY_REQUIRED", "Your passkey is needed",
-     "Approving this purchase needs your passkey, and none answered. Nothing changed: the "
-     "purchase still waits for you.",
-     "Open the link again and approve with your passkey, or decline."},
-    {"MANDATE_INVALID", "This purchase can no longer be approved",
-     "Your spending limits, or the agent's access, changed since the agent asked. The order "
-     "was not placed.",
-     "Check the limits you set for your agents, and ask the agent to order again if you "
-     "still want the item."},
-    {"VALIDATION_ERROR METHOD_NOT_ALLOWED UNSUPPORTED_MEDIA_TYPE PAYLOAD_TOO_LARGE "
-     "LENGTH_REQUIRED URI_TOO_LONG HEADERS_TOO_LARGE",
-     "The shop could not read this request",
-     "What your browser sent is not what this page expects. Nothing was bought and nothing "
-     "was changed.",
-     "Open the link again from the message it came in, and use its Approve or Decline "
-     "button."},
-    {"RATE_LIMITED", "Too many attempts",
-     "Your connection opened the shop's pages too often in a short time, so the shop pauses "
-     "for a moment. Nothing was changed.",
-     NULL /* written with the wait */},
-    {"SERVICE_UNAVAILABLE INTERNAL_ERROR NOT_IMPLEMENTED REQUEST_TIMEOUT",
-     "The shop cannot answer right now",
-     "A problem on the shop's side stopped this request. A decision is either saved whole or "
-     "not made at all, never half.",
-     "Wait a minute, then open the link again: it shows where the purchase stands, and it "
-     "stays valid until it expires."},
-    {"", "Something went wrong", "The shop could not complete this request.",
-     "Open the link again from the message it came in. If this keeps happening, tell the "
-     "shop's support the error code below."},
-};
-
-static bool names(const char *codes, const char *code)
-{
-    size_t n = strlen(code);
-    for (const char *p = codes; (p = strstr(p, code)) != NULL; p += n)
-        if ((p == codes || p[-1] == ' ') && (p[n] == '\0' || p[n] == ' ')) return true;
-    return false;
-}
-
-const char *as_person_error_page(as_mem *m, int status, const char *code, int retry_after,
-                                 const char *again, const char *docs)
-{
-    size_t last = sizeof person_errors / sizeof person_errors[0] - 1, i = 0;
-    while (i < last && !names(person_errors[i].codes, code))
-        i++;
-    const person_error *e = &person_errors[i];
-    const char *todo = e->todo;
-    if (!todo)
-        todo = retry_after > 0 ? as_printf(m, "Wait %d second%s, then try again.", retry_after,
-                                           retry_after == 1 ? "" : "s")
-                               : "Wait a minute, then try again.";
-    as_buf b;
-    as_buf_init(&b, m);
-    page_head(&b, e->heading);
-    as_buf_printf(&b,
-                  "<h1>%s</h1>\n<p id=\"what\">%s</p>\n<h2>What you can do</h2>\n<p "
-                  "id=\"todo\">%s</p>\n",
-                  e->heading, e->what, as_html_escape(m, todo));
-    if (again)
-        as_buf_printf(&b, "<p><a id=\"again\" href=\"%s\">Try again</a></p>\n",
-                      as_html_escape(m, again));
-    as_buf_printf(&b,
-                  "<p class=\"support\" id=\"support\">For the shop's support: error "
-                  "<code>%s</code>, HTTP status %d.",
-                  as_html_escape(m, code), status);
-    if (docs)
-        as_buf_printf(&b, "<br><a id=\"docs\" href=\"%s\">What this error means</a>",
-                      as_html_escape(m, docs));
-    as_buf_puts(&b, "</p>\n</main>\n</body>\n</html>\n");
-    return as_buf_str(&b);
+    return json_pack(
+        "{s:s, s:s, s:s, s:o, s:s, s:I, s:o, s:s, s:{s:s, s:s, s:s}, s:o, s:s, s:s}", "id", r->id,
+        "order_id", r->order_id, "reason_code", r->reason_code, "note", str_or_null(r->note),
+        "refund_status", r->refund_status, "refund_cents", (json_int_t)r->refund_cents,
+        "refund_eur", eur(r->refund_cents), "currency", "EUR", "label", "carrier", r->carrier,
+        "tracking_code", r->tracking_code, "url", label_url, "suggested_replacement",
+        replacement ? as_view_summary(m, replacement, rr, dev) : json_null(), "order_status",
+        as_order_state_name(o->status), "created_at", as_time_format(m, r->created_at));
 }

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "as_order_fsm.h"
+
 typedef struct as_agent {
     const char *key_id, *user_id;
     const char *name; /* the Service-Agent header, name/version */
@@ -37,15 +39,18 @@ typedef struct as_quote {
     const char *order_id; /* the order made from it, or NULL */
 } as_quote;
 
+/* An entry of an order's timeline: the state it entered, when and why. */
 typedef struct as_event {
-    const char *status, *note;
+    as_order_state status;
+    const char *note;
     int64_t at;
 } as_event;
 
 typedef struct as_order {
     const char *id, *user_id, *mandate_id, *quote_id, *offer_id;
     int64_t quantity, unit_price_cents, total_cents, budget_cents;
-    const char *month, *reason, *agent, *status;
+    const char *month, *reason, *agent;
+    as_order_state status;      /* AS_OS_N: the database holds a name that is none */
     int64_t confirm_expires_at; /* 0 when not awaiting confirmation */
     int64_t created_at, updated_at;
     /* joined from the quote, product and merchant */

@@ -57,19 +57,23 @@ bool as_order_transition(as_order_state from, as_order_event ev, as_transition *
     return out->to != AS_OS_N;
 }
 
+bool as_order_allows(as_order_state s, as_order_event ev)
+{
+    as_transition t;
+    return as_order_transition(s, ev, &t);
+}
+
 const char *as_order_state_name(as_order_state s)
 {
     return (unsigned)s < AS_OS_N ? state_names[s] : "unknown";
 }
 
-bool as_order_state_parse(const char *name, as_order_state *out)
+as_order_state as_order_state_parse(const char *name)
 {
-    for (int i = 0; i < AS_OS_N; i++)
-        if (name && strcmp(state_names[i], name) == 0) {
-            *out = (as_order_state)i;
-            return true;
-        }
-    return false;
+    int i = 0;
+    while (i < AS_OS_N && !(name && strcmp(state_names[i], name) == 0))
+        i++;
+    return (as_order_state)i;
 }
 
 const char *as_order_event_name(as_order_event e)

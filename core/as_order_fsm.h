@@ -42,9 +42,15 @@ typedef struct as_transition {
 
 /* false when the event is not allowed in that state. */
 bool as_order_transition(as_order_state from, as_order_event ev, as_transition *out);
+/* Whether the table lets ev happen in state s: what an order view calls
+ * cancellable (AS_EV_CANCEL) and returnable (AS_EV_RETURN). */
+bool as_order_allows(as_order_state s, as_order_event ev);
 
+/* The state's name, as the API and the database spell it ("unknown" for
+ * AS_OS_N), and back: AS_OS_N for a name that is none (or NULL). Only the
+ * edges use these: JSON, messages and SQL. */
 const char *as_order_state_name(as_order_state s);
-bool as_order_state_parse(const char *name, as_order_state *out);
+as_order_state as_order_state_parse(const char *name);
 const char *as_order_event_name(as_order_event e);
 
 #endif

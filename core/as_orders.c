@@ -23,7 +23,8 @@ static const char *confirmation_outcome(as_order_event ev)
 /* The order in hand gets the event the store now holds, so that what the
  * request goes on to read of it (the delivery time a return's window counts
  * from, the view's shipped_at) is what a fresh read would give. */
-static int timeline_add(as_mem *m, as_order *o, const char *status, int64_t at, const char *note)
+static int timeline_add(as_mem *m, as_order *o, as_order_state status, int64_t at,
+                        const char *note)
 {
     as_event *ev = as_alloc(m, (o->n_events + 1) * sizeof(*ev));
     if (!ev) return AS_EDB;
@@ -37,38 +38,35 @@ int as_order_apply(as_ctx *ctx, as_order *o, as_order_event ev, int64_t at, int6
                    const char *note)
 {
     const as_store *s = ctx->store;
-    as_order_state from;
     as_transition t;
-    if (!as_order_state_parse(o->status, &from) || !as_order_transition(from, ev, &t))
-        return AS_ECONFLICT;
-    const char *to = as_order_state_name(t.to);
+    if (!as_order_transition(o->status, ev, &t)) return AS_ECONFLICT;
     int64_t budget = (t.effects & AS_FX_RELEASE_BUDGET) ? 0 : budget_after;
-    int rc = s->order_move(s->h, o->id, o->status, to, budget, at);
+    int rc = s->order_move(s->h, o->id, o->status, t.to, budget, at);
     if (rc == AS_OK && (t.effects & AS_FX_RESTOCK))
         rc = s->stock_give(s->h, o->offer_id, o->quantity);
-    if (rc == AS_OK) rc = s->event_add(s->h, o->id, to, at, note);
+    if (rc == AS_OK) rc = s->event_add(s->h, o->id, t.to, at, note);
     if (rc == AS_OK && (t.effects & AS_FX_CLOSE_CONFIRMATION) && o->confirmation_id)
         rc = s->confirmation_decide(s->h, o->confirmation_id, confirmation_outcome(ev), at);
     if (rc == AS_OK) {
-        o->status = to;
+        o->status = t.to;
         o->budget_cents = budget;
-        rc = timeline_add(ctx->mem, o, to, at, note);
+        rc = timeline_add(ctx->mem, o, t.to, at, note);
     }
     return rc;
 }
 
-int64_t as_order_event_at(const as_order *o, const char *status)
+int64_t as_order_event_at(const as_order *o, as_order_state status)
 {
     int64_t at = 0;
     for (size_t i = 0; i < o->n_events; i++)
-        if (strcmp(o->events[i].status, status) == 0) at = o->events[i].at;
+        if (o->events[i].status == status) at = o->events[i].at;
     return at;
 }
 
 int64_t as_order_ship_due(const as_ctx *ctx, const as_order *o)
 {
-    if (strcmp(o->status, "placed") != 0) return 0;
-    int64_t placed = as_order_event_at(o, "placed");
+    if (!as_order_allows(o->status, AS_EV_SHIP)) return 0;
+    int64_t placed = as_order_event_at(o, AS_OS_PLACED);
     int64_t at = (placed ? placed : o->created_at) + ctx->cfg->ship_after;
     return at <= ctx->now ? at : 0;
 }
@@ -83,8 +81,8 @@ static int64_t delivery_time(const as_order *o, int64_t shipped)
 int64_t as_order_deliver_due(const as_ctx *ctx, const as_order *o)
 {
     int64_t shipped;
-    if (strcmp(o->status, "shipped") == 0)
-        shipped = as_order_event_at(o, "shipped");
+    if (o->status == AS_OS_SHIPPED)
+        shipped = as_order_event_at(o, AS_OS_SHIPPED);
     else if ((shipped = as_order_ship_due(ctx, o)) == 0)
         return 0;
     int64_t at = delivery_time(o, shipped);

@@ -25,6 +25,6 @@ int as_order_fulfil(as_ctx *ctx, as_order *o);
 int as_order_settle(as_ctx *ctx, as_order *o);
 
 /* When the order was placed, shipped, delivered (from its timeline), or 0. */
-int64_t as_order_event_at(const as_order *o, const char *status);
+int64_t as_order_event_at(const as_order *o, as_order_state status);
 
 #endif

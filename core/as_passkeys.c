@@ -2,7 +2,7 @@
 
 #include <string.h>
 
-#include "as_buy_view.h"
+#include "as_person_pages.h"
 #include "as_crypto.h"
 #include "as_util.h"
 #include "as_webauthn.h"
@@ -176,38 +176,6 @@ static bool enrolment_ok(as_ctx *ctx, const char *id, const char *token, as_enro
     return ok;
 }
 
-static const char *enrol_page(as_mem *m, const as_enrolment *e, const char *options,
-                              const char *script, const char *problem)
-{
-#define E(x) as_html_escape(m, x)
-    as_buf b;
-    as_buf_init(&b, m);
-    as_buf_printf(
-        &b,
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta "
-        "name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>Register a "
-        "passkey</title>\n<style>body{font-family:system-ui,sans-serif;max-width:36rem;margin:2rem "
-        "auto;padding:0 1rem;line-height:1.5}button{font-size:1rem;padding:.6rem "
-        "1.4rem}</style>\n</head>\n<body>\n<main>\n<h1>Register a passkey</h1>\n<p>Agents may "
-        "buy for <strong id=\"user\">%s</strong> within a spending mandate. Purchases above its "
-        "confirmation threshold wait for you, and only your passkey can approve them: your "
-        "phone, computer or security key, unlocked by you (fingerprint, face or PIN).</p>\n"
-        "<p>This link works once and until %s.</p>\n",
-        E(e->user_id), E(as_time_format(m, e->expires_at)));
-    if (problem) {
-        as_buf_printf(&b, "<p role=\"alert\" id=\"status\">%s</p>\n", E(problem));
-    } else {
-        as_buf_printf(&b,
-                      "<p><button id=\"enrol\" type=\"button\">Register a passkey</button></p>\n"
-                      "<p role=\"status\" id=\"status\"></p>\n<script type=\"application/json\" "
-                      "id=\"webauthn-options\">%s</script>\n<script src=\"%s\"></script>\n",
-                      options, E(script));
-    }
-    as_buf_puts(&b, "</main>\n</body>\n</html>\n");
-    return as_buf_str(&b);
-#undef E
-}
-
 static bool wants_html(const as_request *req)
 {
     return as_accept_html(req->accept);
@@ -256,8 +224,8 @@ void as_api_enrol_get(as_ctx *ctx, const as_request *req, const char *id, const 
         const char *options = script_json(m, o);
         json_decref(o);
         as_respond_json(resp, 200, NULL);
-        resp->html = enrol_page(m, &e, options, as_printf(m, "%s/webauthn.js", base_of(req)),
-                                problem);
+        resp->html =
+            as_enrol_page(m, &e, options, as_printf(m, "%s/webauthn.js", base_of(req)), problem);
         return;
     }
     if (!o) {

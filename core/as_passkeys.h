@@ -7,7 +7,7 @@
 #define AS_PASSKEYS_H
 
 #include "as_api_internal.h"
-#include "as_buy_view.h"
+#include "as_person_pages.h"
 #include "as_validate.h"
 
 /* For a pending confirmation: under the passkey policy a fresh challenge for

@@ -181,9 +181,9 @@ typedef struct as_store {
     int (*order_insert)(void *h, const as_order *o);
     int (*order_get)(void *h, as_mem *m, const char *id, as_order *out);
     /* Moves the order from `from` to `to` (AS_ECONFLICT when not in `from`). */
-    int (*order_move)(void *h, const char *id, const char *from, const char *to,
+    int (*order_move)(void *h, const char *id, as_order_state from, as_order_state to,
                       int64_t budget_cents, int64_t at);
-    int (*event_add)(void *h, const char *order_id, const char *status, int64_t at,
+    int (*event_add)(void *h, const char *order_id, as_order_state status, int64_t at,
                      const char *note);
     /* Orders of a mandate awaiting confirmation past their expiry; with
      * mandate_id NULL, any mandate's, at most 100, the longest expired first. */

@@ -788,7 +788,7 @@ static int cmd_order(const opts *o, apr_pool_t *p)
         st.rollback(&db);
         return die("order %s: there is no order '%s'", sub, id);
     }
-    const char *was = rc == AS_OK ? ord.status : NULL;
+    const char *was = rc == AS_OK ? as_order_state_name(ord.status) : NULL;
     /* the day of the order's last change: at a later hour than noon */
     if (rc == AS_OK && at_s && day == ord.updated_at / 86400 && at < ord.updated_at)
         at = ord.updated_at;
@@ -800,7 +800,7 @@ static int cmd_order(const opts *o, apr_pool_t *p)
         return die("order deliver: --at %s is before the last change of order %s", at_s,
                    apr_pstrcat(p, id, " (", last, "): a delivery cannot come before it", NULL));
     }
-    if (rc == AS_OK && strcmp(ord.status, "placed") == 0)
+    if (rc == AS_OK && ord.status == AS_OS_PLACED)
         rc = as_order_apply(&ctx, &ord, AS_EV_SHIP, at, ord.budget_cents,
                             "Shipped (moved on by the shop's staff).");
     else if (rc == AS_OK && ship)

@@ -96,16 +96,16 @@ static int list_filters(const opts *o, apr_pool_t *p, const char *cmd, const cha
 static void order_line(void *baton, const as_order *o)
 {
     lines *l = baton;
-    print_line(l,
-               json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:s, "
-                         "s:s, s:s, s:s}",
-                         "id", o->id, "status", o->status, "user_id", o->user_id, "mandate_id",
-                         o->mandate_id, "quote_id", o->quote_id, "offer_id", o->offer_id, "sku",
-                         o->sku, "name", o->product_name, "merchant", o->merchant_name, "quantity",
-                         (json_int_t)o->quantity, "unit_price_cents",
-                         (json_int_t)o->unit_price_cents, "total_cents", (json_int_t)o->total_cents,
-                         "currency", "EUR", "created_at", as_time_format(l->m, o->created_at),
-                         "updated_at", as_time_format(l->m, o->updated_at), "agent", o->agent));
+    print_line(l, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:s, "
+                            "s:s, s:s, s:s}",
+                            "id", o->id, "status", as_order_state_name(o->status), "user_id",
+                            o->user_id, "mandate_id", o->mandate_id, "quote_id", o->quote_id,
+                            "offer_id", o->offer_id, "sku", o->sku, "name", o->product_name,
+                            "merchant", o->merchant_name, "quantity", (json_int_t)o->quantity,
+                            "unit_price_cents", (json_int_t)o->unit_price_cents, "total_cents",
+                            (json_int_t)o->total_cents, "currency", "EUR", "created_at",
+                            as_time_format(l->m, o->created_at), "updated_at",
+                            as_time_format(l->m, o->updated_at), "agent", o->agent));
 }
 
 int ctl_order_list(const opts *o, apr_pool_t *p)
@@ -155,8 +155,8 @@ int ctl_order_show(const opts *o, apr_pool_t *p)
     int has_return = rc == AS_OK ? st.return_by_order(&db, &m, id, &r) : AS_EDB;
     if (rc != AS_OK || has_return == AS_EDB) return die("order show failed%s%s", NULL, NULL);
     json_t *v = as_view_order(&m, &ord);
-    int64_t shipped = as_order_event_at(&ord, "shipped"),
-            delivered = as_order_event_at(&ord, "delivered");
+    int64_t shipped = as_order_event_at(&ord, AS_OS_SHIPPED),
+            delivered = as_order_event_at(&ord, AS_OS_DELIVERED);
     json_object_set_new(v, "user_id", json_string(ord.user_id));
     json_object_set_new(v, "key_id", str_or_null(ord.key_id));
     json_object_set_new(v, "updated_at", json_string(as_time_format(&m, ord.updated_at)));
@@ -164,8 +164,10 @@ int ctl_order_show(const opts *o, apr_pool_t *p)
                         shipped ? json_string(as_time_format(&m, shipped)) : json_null());
     json_object_set_new(v, "delivered_at",
                         delivered ? json_string(as_time_format(&m, delivered)) : json_null());
-    json_object_set_new(
-        v, "return", has_return == AS_OK ? return_json(&m, &r, ord.status, ord.sku) : json_null());
+    json_object_set_new(v, "return",
+                        has_return == AS_OK
+                            ? return_json(&m, &r, as_order_state_name(ord.status), ord.sku)
+                            : json_null());
     as_db_close(&db);
     return print_json(v);
 }

@@ -70,7 +70,7 @@ int as_db_ops_orders(as_db *db, const char *status, int64_t since, as_ops_order_
         as_order o;
         memset(&o, 0, sizeof(o));
         o.id = RCOL(0);
-        o.status = RCOL(1);
+        o.status = as_order_state_parse(RCOL(1));
         o.user_id = RCOL(2);
         o.mandate_id = RCOL(3);
         o.offer_id = RCOL(4);

@@ -256,7 +256,7 @@ int st_order_insert(void *h, const as_order *o)
                        o->month,
                        o->reason,
                        o->agent,
-                       o->status,
+                       as_order_state_name(o->status),
                        o->confirm_expires_at ? I64(o->confirm_expires_at) : NULL,
                        I64(o->created_at),
                        I64(o->updated_at),
@@ -284,7 +284,7 @@ int st_order_get(void *h, as_mem *m, const char *id, as_order *o)
     o->month = COL(9);
     o->reason = COL(10);
     o->agent = COL(11);
-    o->status = COL(12);
+    o->status = as_order_state_parse(COL(12));
     o->confirm_expires_at = as_db_i64(COL(13));
     o->created_at = as_db_i64(COL(14));
     o->updated_at = as_db_i64(COL(15));
@@ -309,25 +309,26 @@ int st_order_get(void *h, as_mem *m, const char *id, as_order *o)
     while (as_db_next(db, res, &row)) {
         o->events = as_db_grow(m, o->events, &cap, o->n_events, sizeof(as_event));
         as_event *e = &o->events[o->n_events++];
-        e->status = RCOL(0);
+        e->status = as_order_state_parse(RCOL(0));
         e->at = as_db_i64(RCOL(1));
         e->note = RCOL(2);
     }
     return AS_OK;
 }
 
-int st_order_move(void *h, const char *id, const char *from, const char *to, int64_t budget,
+int st_order_move(void *h, const char *id, as_order_state from, as_order_state to, int64_t budget,
                   int64_t at)
 {
     as_db *db = h;
-    const char *a[] = {to, I64(budget), I64(at), id, from};
+    const char *a[] = {as_order_state_name(to), I64(budget), I64(at), id,
+                       as_order_state_name(from)};
     return exec_one(db, "as_order_move", 5, a);
 }
 
-int st_event_add(void *h, const char *order_id, const char *status, int64_t at, const char *note)
+int st_event_add(void *h, const char *order_id, as_order_state status, int64_t at, const char *note)
 {
     as_db *db = h;
-    const char *a[] = {order_id, order_id, status, I64(at), note};
+    const char *a[] = {order_id, order_id, as_order_state_name(status), I64(at), note};
     return exec_one(db, "as_event_add", 5, a) == AS_OK ? AS_OK : AS_EDB;
 }
 
@@ -352,7 +353,7 @@ int st_orders_expired(void *h, as_mem *m, const char *mandate_id, int64_t now, a
         o->offer_id = RCOL(1);
         o->quantity = as_db_i64(RCOL(2));
         o->confirmation_id = RCOL(3);
-        o->status = "awaiting_confirmation";
+        o->status = AS_OS_AWAITING;
     }
     return AS_OK;
 }

@@ -121,9 +121,10 @@ int st_quote_insert(void *h, const as_quote *q);
 int st_quote_get(void *h, as_mem *m, const char *id, as_quote *out);
 int st_order_insert(void *h, const as_order *o);
 int st_order_get(void *h, as_mem *m, const char *id, as_order *out);
-int st_order_move(void *h, const char *id, const char *from, const char *to, int64_t budget,
+int st_order_move(void *h, const char *id, as_order_state from, as_order_state to, int64_t budget,
                   int64_t at);
-int st_event_add(void *h, const char *order_id, const char *status, int64_t at, const char *note);
+int st_event_add(void *h, const char *order_id, as_order_state status, int64_t at,
+                 const char *note);
 int st_orders_expired(void *h, as_mem *m, const char *mandate_id, int64_t now, as_order **out,
                       size_t *n);
 int st_stock_take(void *h, const char *offer_id, int64_t qty);

@@ -89,7 +89,7 @@ for my $file (@sources) {
     my $code = qr/"([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*)"/;
     # as_respond_error(resp, 404, "NOT_FOUND", ...), as_problem_set(p, 400, "X", ...)
     $codes{$1}{$file} = 1 while $src =~ /\b(?:as_respond_error|as_problem_set)\s*\([^;"]*?$code/g;
-    $codes{$1}{$file} = 1 while $src =~ /\berror_body\s*\(\s*$code/g;
+    $codes{$1}{$file} = 1 while $src =~ /\bas_error_object\s*\(\s*$code/g;
     $codes{$1}{$file} = 1 while $src =~ /"error"\s*,\s*$code/g;    # json_pack(..., "error", "X")
     $codes{$1}{$file} = 1 while $src =~ /\{\s*[1-5]\d\d\s*,\s*$code/g;    # {429, "RATE_LIMITED", ...}
 }

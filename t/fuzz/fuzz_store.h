@@ -431,62 +431,63 @@ typedef struct fz_order_tpl {
     }
 
 static const fz_order_tpl fz_orders[] = {
-    {FZ_O("ord_placed", "u1", "md_1", "q_used", "of-soap-a", 1, 450, 450, "placed", 0, FZ_NOW - 60,
-          "SOAP-001", "Lavender hand soap 500 ml", "hand-soap", "hand-soap", "Alpha Parts", "NL",
-          "2026-03-03", NULL, NULL, false, "conf_done"),
-     {{"placed", "Placed by shopbot/1.0 within mandate md_1.", FZ_NOW - 60}},
+    {FZ_O("ord_placed", "u1", "md_1", "q_used", "of-soap-a", 1, 450, 450, AS_OS_PLACED, 0,
+          FZ_NOW - 60, "SOAP-001", "Lavender hand soap 500 ml", "hand-soap", "hand-soap",
+          "Alpha Parts", "NL", "2026-03-03", NULL, NULL, false, "conf_done"),
+     {{AS_OS_PLACED, "Placed by shopbot/1.0 within mandate md_1.", FZ_NOW - 60}},
      1},
-    {FZ_O("ord_due", "u1", "md_1", "q_p2", "of-soap-b", 2, 420, 840, "placed", 0, FZ_NOW - 3 * FZ_D,
-          "SOAP-001", "Lavender hand soap 500 ml", "hand-soap", "hand-soap", "Beta Supplies", "DE",
-          "2026-03-01", NULL, NULL, false, NULL),
-     {{"placed", NULL, FZ_NOW - 3 * FZ_D}},
+    {FZ_O("ord_due", "u1", "md_1", "q_p2", "of-soap-b", 2, 420, 840, AS_OS_PLACED, 0,
+          FZ_NOW - 3 * FZ_D, "SOAP-001", "Lavender hand soap 500 ml", "hand-soap", "hand-soap",
+          "Beta Supplies", "DE", "2026-03-01", NULL, NULL, false, NULL),
+     {{AS_OS_PLACED, NULL, FZ_NOW - 3 * FZ_D}},
      1},
-    {FZ_O("ord_shipped", "u1", "md_1", "q_p3", "of-filt-a", 1, 2999, 2999, "shipped", 0,
+    {FZ_O("ord_shipped", "u1", "md_1", "q_p3", "of-filt-a", 1, 2999, 2999, AS_OS_SHIPPED, 0,
           FZ_NOW - 2 * FZ_H * 3, "FILT-002", "HEPA filter for Dyson V11", "vacuum-parts", "filter",
           "Alpha Parts", "NL", "2026-03-04", "dyson-v11", "fits", true, NULL),
-     {{"placed", "placed", FZ_NOW - 6 * FZ_H}, {"shipped", "Shipped.", FZ_NOW - 5 * FZ_H}},
+     {{AS_OS_PLACED, "placed", FZ_NOW - 6 * FZ_H}, {AS_OS_SHIPPED, "Shipped.", FZ_NOW - 5 * FZ_H}},
      2},
-    {FZ_O("ord_delivered", "u1", "md_1", "q_p4", "of-filt-a", 1, 2999, 2999, "delivered", 0,
+    {FZ_O("ord_delivered", "u1", "md_1", "q_p4", "of-filt-a", 1, 2999, 2999, AS_OS_DELIVERED, 0,
           FZ_NOW - 5 * FZ_D, "FILT-002", "HEPA filter for Dyson V11", "vacuum-parts", "filter",
           "Alpha Parts", "BE", "2026-02-28", "dyson-v11", "fits", true, NULL),
-     {{"placed", "placed", FZ_NOW - 5 * FZ_D},
-      {"shipped", "Shipped.", FZ_NOW - 4 * FZ_D},
-      {"delivered", "Delivered.", FZ_NOW - 3 * FZ_D}},
+     {{AS_OS_PLACED, "placed", FZ_NOW - 5 * FZ_D},
+      {AS_OS_SHIPPED, "Shipped.", FZ_NOW - 4 * FZ_D},
+      {AS_OS_DELIVERED, "Delivered.", FZ_NOW - 3 * FZ_D}},
      3},
-    {FZ_O("ord_old", "u1", "md_1", "q_p5", "of-soap-a", 1, 450, 450, "delivered", 0, FZ_NOW - 60 * FZ_D,
-          "SOAP-001", "Lavender hand soap 500 ml", "hand-soap", "hand-soap", "Alpha Parts", "NL",
-          "2026-01-02", NULL, NULL, false, NULL),
-     {{"placed", "placed", FZ_NOW - 60 * FZ_D},
-      {"shipped", "Shipped.", FZ_NOW - 59 * FZ_D},
-      {"delivered", "Delivered.", FZ_NOW - 58 * FZ_D}},
+    {FZ_O("ord_old", "u1", "md_1", "q_p5", "of-soap-a", 1, 450, 450, AS_OS_DELIVERED, 0,
+          FZ_NOW - 60 * FZ_D, "SOAP-001", "Lavender hand soap 500 ml", "hand-soap", "hand-soap",
+          "Alpha Parts", "NL", "2026-01-02", NULL, NULL, false, NULL),
+     {{AS_OS_PLACED, "placed", FZ_NOW - 60 * FZ_D},
+      {AS_OS_SHIPPED, "Shipped.", FZ_NOW - 59 * FZ_D},
+      {AS_OS_DELIVERED, "Delivered.", FZ_NOW - 58 * FZ_D}},
      3},
-    {FZ_O("ord_await", "u1", "md_1", "q_p6", "of-filt-a", 5, 2999, 14995, "awaiting_confirmation",
+    {FZ_O("ord_await", "u1", "md_1", "q_p6", "of-filt-a", 5, 2999, 14995, AS_OS_AWAITING,
           FZ_NOW + FZ_H, FZ_NOW - 60, "FILT-002", "HEPA filter for Dyson V11", "vacuum-parts",
           "filter", "Alpha Parts", "NL", "2026-03-04", "dyson-v11", "fits", true, "conf_ok"),
-     {{"awaiting_confirmation", "Above the threshold.", FZ_NOW - 60}},
+     {{AS_OS_AWAITING, "Above the threshold.", FZ_NOW - 60}},
      1},
-    {FZ_O("ord_await_exp", "u1", "md_1", "q_p7", "of-soap-a", 3, 4500, 13500, "awaiting_confirmation",
+    {FZ_O("ord_await_exp", "u1", "md_1", "q_p7", "of-soap-a", 3, 4500, 13500, AS_OS_AWAITING,
           FZ_NOW - 10, FZ_NOW - FZ_D, "SOAP-001", "Lavender hand soap 500 ml", "hand-soap",
           "hand-soap", "Alpha Parts", "NL", "2026-03-02", NULL, NULL, false, "conf_exp"),
-     {{"awaiting_confirmation", "Above the threshold.", FZ_NOW - FZ_D}},
+     {{AS_OS_AWAITING, "Above the threshold.", FZ_NOW - FZ_D}},
      1},
-    {FZ_O("ord_cancelled", "u1", "md_1", "q_p8", "of-soap-a", 1, 450, 0, "cancelled", 0,
+    {FZ_O("ord_cancelled", "u1", "md_1", "q_p8", "of-soap-a", 1, 450, 0, AS_OS_CANCELLED, 0,
           FZ_NOW - 2 * FZ_D, "SOAP-001", "Lavender hand soap 500 ml", "hand-soap", "hand-soap",
           "Alpha Parts", "NL", "2026-03-01", NULL, NULL, false, NULL),
-     {{"placed", NULL, FZ_NOW - 2 * FZ_D}, {"cancelled", "Cancelled.", FZ_NOW - 2 * FZ_D + 5}},
+     {{AS_OS_PLACED, NULL, FZ_NOW - 2 * FZ_D},
+      {AS_OS_CANCELLED, "Cancelled.", FZ_NOW - 2 * FZ_D + 5}},
      2},
-    {FZ_O("ord_returned", "u1", "md_1", "q_p9", "of-filt-a", 1, 2999, 0, "returned", 0,
+    {FZ_O("ord_returned", "u1", "md_1", "q_p9", "of-filt-a", 1, 2999, 0, AS_OS_RETURNED, 0,
           FZ_NOW - 10 * FZ_D, "FILT-002", "HEPA filter for Dyson V11", "vacuum-parts", "filter",
           "Alpha Parts", "DE", "2026-02-21", "dyson-v11", "fits", true, NULL),
-     {{"placed", NULL, FZ_NOW - 10 * FZ_D},
-      {"shipped", NULL, FZ_NOW - 9 * FZ_D},
-      {"delivered", NULL, FZ_NOW - 8 * FZ_D},
-      {"returned", "Returned.", FZ_NOW - 7 * FZ_D}},
+     {{AS_OS_PLACED, NULL, FZ_NOW - 10 * FZ_D},
+      {AS_OS_SHIPPED, NULL, FZ_NOW - 9 * FZ_D},
+      {AS_OS_DELIVERED, NULL, FZ_NOW - 8 * FZ_D},
+      {AS_OS_RETURNED, "Returned.", FZ_NOW - 7 * FZ_D}},
      4},
-    {FZ_O("ord_u2", "u2", "md_u2", "q_p10", "of-soap-a", 1, 450, 450, "shipped", 0, FZ_NOW - 2 * FZ_D,
-          "SOAP-001", "Lavender hand soap 500 ml", "hand-soap", "hand-soap", "Alpha Parts", "NL",
-          "2026-03-05", NULL, NULL, false, NULL),
-     {{"placed", NULL, FZ_NOW - 2 * FZ_D}, {"shipped", NULL, FZ_NOW - FZ_D}},
+    {FZ_O("ord_u2", "u2", "md_u2", "q_p10", "of-soap-a", 1, 450, 450, AS_OS_SHIPPED, 0,
+          FZ_NOW - 2 * FZ_D, "SOAP-001", "Lavender hand soap 500 ml", "hand-soap", "hand-soap",
+          "Alpha Parts", "NL", "2026-03-05", NULL, NULL, false, NULL),
+     {{AS_OS_PLACED, NULL, FZ_NOW - 2 * FZ_D}, {AS_OS_SHIPPED, NULL, FZ_NOW - FZ_D}},
      2},
 };
 #define FZ_N_ORDERS FZ_N(fz_orders)
@@ -512,7 +513,7 @@ static const as_return fz_returns[] = {
 #define FZ_MAX_NEW 4
 
 typedef struct fz_state {
-    const char *order_status[FZ_N_ORDERS];
+    as_order_state order_status[FZ_N_ORDERS];
     int64_t order_budget[FZ_N_ORDERS], order_updated[FZ_N_ORDERS];
     as_event events[FZ_N_ORDERS][FZ_MAX_EVENTS];
     size_t n_events[FZ_N_ORDERS];
@@ -554,10 +555,9 @@ static int fz_offer_index(const char *id);
 
 /* An order holds its units from placement until it is cancelled, declined or
  * expired (a return does not restock: the item is inspected first). */
-static inline bool fz_holds_stock(const char *status)
+static inline bool fz_holds_stock(as_order_state status)
 {
-    return strcmp(status, "cancelled") != 0 && strcmp(status, "declined") != 0 &&
-           strcmp(status, "expired") != 0;
+    return status != AS_OS_CANCELLED && status != AS_OS_DECLINED && status != AS_OS_EXPIRED;
 }
 
 /* Per offer: units in stock plus units held by orders. */
@@ -587,7 +587,7 @@ static inline void fz_check_end(const fz_db *db)
     for (size_t i = 0; i < FZ_N_ORDERS; i++)
         if (!fz_holds_stock(db->st.order_status[i]))
             FZ_ASSERT(db->st.order_budget[i] == 0, "order %s is %s but holds %lld cents of budget",
-                      fz_orders[i].o.id, db->st.order_status[i],
+                      fz_orders[i].o.id, as_order_state_name(db->st.order_status[i]),
                       (long long)db->st.order_budget[i]);
 }
 
@@ -600,7 +600,7 @@ static inline void fz_db_reset(fz_db *db)
         db->st.order_updated[i] = fz_orders[i].o.updated_at;
         memcpy(db->st.events[i], fz_orders[i].events, fz_orders[i].n_events * sizeof(as_event));
         db->st.n_events[i] = fz_orders[i].n_events;
-        db->st.returned[i] = strcmp(fz_orders[i].o.status, "returned") == 0;
+        db->st.returned[i] = fz_orders[i].o.status == AS_OS_RETURNED;
     }
     for (size_t i = 0; i < FZ_N_OFFERS; i++)
         db->st.stock[i] = fz_offers[i].stock;
@@ -1104,14 +1104,9 @@ static int fz_quote_get(void *h, as_mem *m, const char *id, as_quote *out)
 
 /* ---- orders ---- */
 
-static bool fz_state_name(const char *s)
+static bool fz_order_state_ok(as_order_state s)
 {
-    static const char *const names[] = {"awaiting_confirmation", "placed",   "shipped",
-                                        "delivered",             "cancelled", "declined",
-                                        "expired",               "returned"};
-    for (size_t i = 0; s && i < FZ_N(names); i++)
-        if (strcmp(names[i], s) == 0) return true;
-    return false;
+    return (unsigned)s < AS_OS_N;
 }
 
 static int fz_order_index(const char *id)
@@ -1127,9 +1122,9 @@ static int fz_order_insert(void *h, const as_order *o)
     FZ_ENTER(db, FZ_OP_ORDER_INSERT);
     FZ_IN_TX(db, "order_insert");
     FZ_ASSERT(o->id && o->user_id && o->mandate_id && o->quote_id && o->offer_id && o->month &&
-                  o->reason && o->agent && o->status,
+                  o->reason && o->agent,
               "order_insert: a NOT NULL column is NULL");
-    FZ_ASSERT(fz_state_name(o->status), "order_insert: status '%s'", o->status);
+    FZ_ASSERT(fz_order_state_ok(o->status), "order_insert: status %d", (int)o->status);
     FZ_ASSERT(o->quantity >= 1 && o->total_cents > 0 && o->budget_cents >= 0,
               "order_insert: amounts");
     for (size_t i = 0; i < FZ_N_QUOTES; i++)
@@ -1138,7 +1133,7 @@ static int fz_order_insert(void *h, const as_order *o)
             db->st.quote_order[i] = o->id;
         }
     if (db->st.n_new_orders == FZ_MAX_NEW) return AS_EDB;
-    FZ_ASSERT(fz_holds_stock(o->status), "order_insert: status '%s'", o->status);
+    FZ_ASSERT(fz_holds_stock(o->status), "order_insert: status %s", as_order_state_name(o->status));
     db->st.new_order_offer[db->st.n_new_orders] = o->offer_id;
     db->st.new_order_qty[db->st.n_new_orders] = o->quantity;
     db->st.new_orders[db->st.n_new_orders++] = o->id;
@@ -1162,30 +1157,30 @@ static int fz_order_get(void *h, as_mem *m, const char *id, as_order *out)
     return AS_OK;
 }
 
-static int fz_order_move(void *h, const char *id, const char *from, const char *to,
+static int fz_order_move(void *h, const char *id, as_order_state from, as_order_state to,
                          int64_t budget_cents, int64_t at)
 {
     fz_db *db = h;
     FZ_ENTER(db, FZ_OP_ORDER_MOVE);
     FZ_IN_TX(db, "order_move");
-    FZ_ASSERT(fz_state_name(from) && fz_state_name(to), "order_move: %s -> %s",
-              from ? from : "(null)", to ? to : "(null)");
+    FZ_ASSERT(fz_order_state_ok(from) && fz_order_state_ok(to), "order_move: %d -> %d", (int)from,
+              (int)to);
     FZ_ASSERT(budget_cents >= 0, "order_move: budget %lld", (long long)budget_cents);
     int i = fz_order_index(id);
-    if (i < 0 || strcmp(db->st.order_status[i], from) != 0) return AS_ECONFLICT;
+    if (i < 0 || db->st.order_status[i] != from) return AS_ECONFLICT;
     db->st.order_status[i] = to;
     db->st.order_budget[i] = budget_cents;
     db->st.order_updated[i] = at;
     return AS_OK;
 }
 
-static int fz_event_add(void *h, const char *order_id, const char *status, int64_t at,
+static int fz_event_add(void *h, const char *order_id, as_order_state status, int64_t at,
                         const char *note)
 {
     fz_db *db = h;
     FZ_ENTER(db, FZ_OP_EVENT_ADD);
     FZ_IN_TX(db, "event_add");
-    FZ_ASSERT(fz_state_name(status), "event_add: status '%s'", status ? status : "(null)");
+    FZ_ASSERT(fz_order_state_ok(status), "event_add: status %d", (int)status);
     int i = fz_order_index(order_id);
     if (i < 0) {
         bool known = false;
@@ -1210,15 +1205,14 @@ static int fz_orders_expired(void *h, as_mem *m, const char *mandate_id, int64_t
     for (size_t i = 0; i < FZ_N_ORDERS; i++) {
         const as_order *o = &fz_orders[i].o;
         if ((mandate_id && strcmp(o->mandate_id, mandate_id) != 0) ||
-            strcmp(db->st.order_status[i], "awaiting_confirmation") != 0 ||
-            o->confirm_expires_at > now)
+            db->st.order_status[i] != AS_OS_AWAITING || o->confirm_expires_at > now)
             continue;
         /* as the SQL store: only what expiring needs */
         r[k].id = o->id;
         r[k].offer_id = o->offer_id;
         r[k].quantity = o->quantity;
         r[k].confirmation_id = o->confirmation_id;
-        r[k].status = "awaiting_confirmation";
+        r[k].status = AS_OS_AWAITING;
         k++;
     }
     *out = r;

@@ -246,7 +246,7 @@ static int g_order_insert(void *h, const as_order *o)
     c->id = g_dup(g, o->id), c->user_id = g_dup(g, o->user_id);
     c->mandate_id = g_dup(g, o->mandate_id), c->quote_id = g_dup(g, o->quote_id);
     c->offer_id = g_dup(g, o->offer_id), c->month = g_dup(g, o->month);
-    c->reason = g_dup(g, o->reason), c->agent = g_dup(g, o->agent), c->status = g_dup(g, o->status);
+    c->reason = g_dup(g, o->reason), c->agent = g_dup(g, o->agent);
     c->sku = g_dup(g, o->sku), c->product_name = g_dup(g, o->product_name);
     c->category = g_dup(g, o->category), c->merchant_name = g_dup(g, o->merchant_name);
     c->delivery_by = g_dup(g, o->delivery_by), c->device_slug = g_dup(g, o->device_slug);
@@ -271,27 +271,27 @@ static int g_order_get(void *h, as_mem *m, const char *id, as_order *out)
     return AS_OK;
 }
 
-static int g_order_move(void *h, const char *id, const char *from, const char *to,
+static int g_order_move(void *h, const char *id, as_order_state from, as_order_state to,
                         int64_t budget_cents, int64_t at)
 {
     g_store *g = h;
     assert_true(g->in_tx);
     g_order *r = g_order_find(g, id);
-    if (!r || strcmp(r->o.status, from) != 0) return AS_ECONFLICT;
-    r->o.status = g_dup(g, to);
+    if (!r || r->o.status != from) return AS_ECONFLICT;
+    r->o.status = to;
     r->o.budget_cents = budget_cents;
     r->o.updated_at = at;
     return AS_OK;
 }
 
-static int g_event_add(void *h, const char *order_id, const char *status, int64_t at,
+static int g_event_add(void *h, const char *order_id, as_order_state status, int64_t at,
                        const char *note)
 {
     g_store *g = h;
     assert_true(g->in_tx);
     g_order *r = g_order_find(g, order_id);
     if (!r || r->o.n_events == G_EVENTS) return AS_EDB;
-    r->events[r->o.n_events++] = (as_event){g_dup(g, status), g_dup(g, note), at};
+    r->events[r->o.n_events++] = (as_event){status, g_dup(g, note), at};
     return AS_OK;
 }
 
@@ -304,7 +304,7 @@ static int g_orders_expired(void *h, as_mem *m, const char *mandate_id, int64_t 
     for (size_t i = 0; i < g->t.n_orders; i++) {
         const as_order *o = &g->t.orders[i].o;
         if ((!mandate_id || strcmp(o->mandate_id, mandate_id) == 0) &&
-            strcmp(o->status, "awaiting_confirmation") == 0 && o->confirm_expires_at <= now)
+            o->status == AS_OS_AWAITING && o->confirm_expires_at <= now)
             g_order_get(h, m, o->id, &(*out)[(*n)++]);
     }
     return AS_OK;

@@ -4,6 +4,7 @@
 
 #include "as_api.h"
 #include "as_buy_view.h"
+#include "as_person_pages.h"
 
 typedef struct help_fx {
     unit_fx base; /* first: unit_mem() works on it */
@@ -307,7 +308,7 @@ static void test_confirmation_page_times(void **state)
                   .total_cents = 12999,
                   .agent = "bot/1",
                   .reason = "a reason",
-                  .status = "awaiting_confirmation",
+                  .status = AS_OS_AWAITING,
                   .delivery_by = "2026-11-24"};
     const char *p =
         as_confirmation_page(m, &c, &o, "/v1/confirmations/conf_x", "tok", NULL, NULL, now);
@@ -320,7 +321,7 @@ static void test_confirmation_page_times(void **state)
     assert_non_null(strstr(p, "Toner &lt;b&gt;"));
     c.status = "approved";
     c.decided_at = now - 120;
-    o.status = "placed";
+    o.status = AS_OS_PLACED;
     p = as_confirmation_page(m, &c, &o, "/v1/confirmations/conf_x", "tok", "Approved.", NULL, now);
     assert_non_null(strstr(p, "<dt>Approved</dt><dd><time id=\"decided\" "
                               "datetime=\"2026-11-20T22:03:00Z\">Fri 20 Nov 2026, 22:03 UTC</time> "
@@ -328,11 +329,11 @@ static void test_confirmation_page_times(void **state)
     assert_non_null(strstr(p, "(in 4 days)</dd>"));
     assert_null(strstr(p, "<button"));
     c.status = "declined";
-    o.status = "declined";
+    o.status = AS_OS_DECLINED;
     p = as_confirmation_page(m, &c, &o, "/v1/confirmations/conf_x", "tok", NULL, NULL, now);
     assert_null(strstr(p, "id=\"delivery\"")); /* nothing will be delivered */
     c.status = "expired";
-    o.status = "expired";
+    o.status = AS_OS_EXPIRED;
     p = as_confirmation_page(m, &c, &o, "/v1/confirmations/conf_x", "tok", NULL, NULL,
                              now + 86400 + 300);
     assert_non_null(strstr(p, "<dt>Link expired</dt>"));
