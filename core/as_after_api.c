@@ -17,7 +17,7 @@
 static bool own_order(as_ctx *ctx, const as_agent *agent, const char *id, as_order *o,
                       as_response *resp)
 {
-    int rc = ctx->store->order_get(ctx->store->h, ctx->mem, id, o);
+    int rc = as_store_order_get(ctx->store, ctx->mem, id, o);
     if (rc == AS_EDB) {
         as_respond_storage_failed(resp);
         return false;
@@ -72,8 +72,8 @@ void as_api_order_cancel(as_ctx *ctx, const as_request *req, const char *id, as_
     as_agent agent;
     as_order o;
     if (!as_identify(ctx, req, &agent, resp) || !own_order(ctx, &agent, id, &o, resp)) return;
-    int rc = s->begin(s->h);
-    if (rc == AS_OK) rc = s->order_get(s->h, m, id, &o);
+    int rc = as_store_begin(s);
+    if (rc == AS_OK) rc = as_store_order_get(s, m, id, &o);
     if (rc == AS_OK) rc = as_order_fulfil(ctx, &o); /* it may have shipped by now */
     bool was_cancelled = rc == AS_OK && strcmp(o.status, "cancelled") == 0;
     const char *refused = NULL;
@@ -86,9 +86,9 @@ void as_api_order_cancel(as_ctx *ctx, const as_request *req, const char *id, as_
             rc = AS_OK;
         }
     }
-    if (rc == AS_OK) rc = s->commit(s->h);
+    if (rc == AS_OK) rc = as_store_commit(s);
     if (rc != AS_OK) {
-        s->rollback(s->h);
+        as_store_rollback(s);
         return as_respond_storage_failed(resp);
     }
     if (refused) {
@@ -103,7 +103,7 @@ void as_api_order_cancel(as_ctx *ctx, const as_request *req, const char *id, as_
                           : ""));
         return;
     }
-    if (s->order_get(s->h, m, id, &o) != AS_OK) return as_respond_saved_unreadable(resp);
+    if (as_store_order_get(s, m, id, &o) != AS_OK) return as_respond_saved_unreadable(resp);
     as_respond_json(resp, 200, order_view(ctx, &o)); /* a second cancel sees the same */
 }
 
@@ -140,12 +140,12 @@ static json_t *replacement(as_ctx *ctx, const as_order *o, const char **sku)
     *sku = NULL;
     if (!o->device_slug) return json_null();
     as_device dev;
-    if (ctx->store->device_by_slug(ctx->store->h, m, o->device_slug, &dev) != AS_OK)
+    if (as_store_device_by_slug(ctx->store, m, o->device_slug, &dev) != AS_OK)
         return json_null();
     as_search_filter f = {.device_id = dev.id, .part_type = o->part_type};
     as_product *ps;
     size_t n;
-    if (ctx->store->search(ctx->store->h, m, &f, &ps, &n) != AS_OK) return json_null();
+    if (as_store_search(ctx->store, m, &f, &ps, &n) != AS_OK) return json_null();
     as_weights w;
     as_weights_default(&w);
     const as_product *best = NULL;
@@ -206,7 +206,7 @@ static int make_return(void *job, as_response *resp)
     as_mem *m = ctx->mem;
     const as_store *s = ctx->store;
     as_order o;
-    int rc = s->order_get(s->h, m, j->order_id, &o);
+    int rc = as_store_order_get(s, m, j->order_id, &o);
     if (rc == AS_EDB) return rc;
     if (rc != AS_OK || strcmp(o.user_id, j->agent->user_id) != 0) {
         as_respond_error(resp, 404, "NOT_FOUND", "order_id",
@@ -264,7 +264,7 @@ static int make_return(void *job, as_response *resp)
                         r.reason_code);
     /* a refund gives the amount back to the month's budget */
     rc = as_order_apply(ctx, &o, AS_EV_RETURN, ctx->now, o.budget_cents - r.refund_cents, note);
-    if (rc == AS_OK) rc = s->return_insert(s->h, &r);
+    if (rc == AS_OK) rc = as_store_return_insert(s, &r);
     if (rc == AS_ECONFLICT) { /* returned meanwhile: the transaction is rolled back */
         json_decref(suggestion);
         return AS_EDB;
@@ -313,8 +313,8 @@ void as_api_return_label(as_ctx *ctx, const as_request *req, const char *id, con
     if (!v[0].present && req->authorization && !as_identify(ctx, req, &agent, resp)) return;
     as_return r;
     as_order o;
-    int rc = ctx->store->return_get(ctx->store->h, m, id, &r);
-    if (rc == AS_OK) rc = ctx->store->order_get(ctx->store->h, m, r.order_id, &o);
+    int rc = as_store_return_get(ctx->store, m, id, &r);
+    if (rc == AS_OK) rc = as_store_order_get(ctx->store, m, r.order_id, &o);
     if (rc == AS_EDB) return as_respond_storage_failed(resp);
     const char *expected = rc == AS_OK ? label_token(ctx, &r) : NULL;
     bool allowed = rc == AS_OK && (v[0].present ? expected && as_secure_equal(expected, v[0].str)
@@ -357,7 +357,7 @@ void as_api_compat_check(as_ctx *ctx, const as_request *req, as_response *resp)
     as_param v[K_N];
     if (!as_body_params(ctx, req, check_rules, K_N, v, resp)) return;
     as_device dev;
-    int rc = ctx->store->device_by_slug(ctx->store->h, m, v[K_DEVICE].str, &dev);
+    int rc = as_store_device_by_slug(ctx->store, m, v[K_DEVICE].str, &dev);
     if (rc == AS_EDB) return as_respond_storage_failed(resp);
     if (rc != AS_OK) {
         as_respond_error(resp, 404, "NOT_FOUND", "device",
@@ -368,7 +368,7 @@ void as_api_compat_check(as_ctx *ctx, const as_request *req, as_response *resp)
         return;
     }
     as_product p;
-    rc = ctx->store->product_by_sku(ctx->store->h, m, v[K_SKU].str, dev.id, &p);
+    rc = as_store_product_by_sku(ctx->store, m, v[K_SKU].str, dev.id, &p);
     if (rc == AS_EDB) return as_respond_storage_failed(resp);
     if (rc != AS_OK) {
         as_respond_error(resp, 404, "NOT_FOUND", "sku",
@@ -429,7 +429,7 @@ void as_api_question(as_ctx *ctx, const as_request *req, as_response *resp)
     as_param v[A_N];
     if (!as_body_params(ctx, req, question_rules, A_N, v, resp)) return;
     as_product p;
-    int rc = ctx->store->product_by_sku(ctx->store->h, m, v[A_SKU].str, 0, &p);
+    int rc = as_store_product_by_sku(ctx->store, m, v[A_SKU].str, 0, &p);
     if (rc == AS_EDB) return as_respond_storage_failed(resp);
     if (rc != AS_OK) {
         as_respond_error(resp, 404, "NOT_FOUND", "sku",
@@ -444,7 +444,7 @@ void as_api_question(as_ctx *ctx, const as_request *req, as_response *resp)
     int64_t day = ctx->now / 86400;
     const char *since = as_time_format(m, day * 86400);
     int64_t per_day = ctx->cfg->questions_per_day;
-    rc = text ? ctx->store->question_insert(ctx->store->h, p.id, id, agent.user_id,
+    rc = text ? as_store_question_insert(ctx->store, p.id, id, agent.user_id,
                                             v[A_QUESTION].str, text, at, since, per_day)
               : AS_EDB;
     free(text);

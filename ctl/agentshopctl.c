@@ -568,7 +568,7 @@ static int mandate_create(const opts *o, apr_pool_t *p)
     if (ready(o, p, &db)) return 1;
     as_store st = as_db_store(&db);
     as_mandate cur;
-    if (st.mandate_current(&db, &m, user, false, &cur) == AS_OK)
+    if (as_store_mandate_current(&st, &m, user, false, &cur) == AS_OK)
         return die("mandate create: user '%s' already has the active mandate %s; revoke it "
                    "first (mandate revoke ID)",
                    user, cur.id);
@@ -607,12 +607,12 @@ static int cmd_mandate(const opts *o, apr_pool_t *p)
         if (ready(o, p, &db)) return 1;
         as_store st = as_db_store(&db);
         as_mandate md;
-        if (st.mandate_get(&db, &m, o->argv[2], false, &md) != AS_OK)
+        if (as_store_mandate_get(&st, &m, o->argv[2], false, &md) != AS_OK)
             return die("mandate revoke: there is no mandate '%s'%s", o->argv[2], NULL);
         const char *a[] = {now_iso(&m), md.id};
         if (as_db_exec(&db, "as_mandate_revoke", NULL, 2, a))
             return die("mandate revoke failed%s%s", NULL, NULL);
-        st.mandate_get(&db, &m, o->argv[2], false, &md);
+        as_store_mandate_get(&st, &m, o->argv[2], false, &md);
         as_db_close(&db);
         return print_json(mandate_json(&md));
     }
@@ -704,7 +704,7 @@ static int cmd_user(const opts *o, apr_pool_t *p)
         as_store st = as_db_store(&db);
         as_passkey *keys;
         size_t n = 0;
-        if (st.passkeys_of(&db, &m, user, &keys, &n) != AS_OK)
+        if (as_store_passkeys_of(&st, &m, user, &keys, &n) != AS_OK)
             return die("user passkeys failed%s%s", NULL, NULL);
         json_t *a = json_array();
         for (size_t i = 0; i < n; i++)
@@ -735,7 +735,7 @@ static int cmd_user(const opts *o, apr_pool_t *p)
     const char *token = as_random_b64url(&m, 32);
     as_enrolment e = {as_random_id(&m, "enr_", 20, false), user,
                       as_sha256_hex(&m, token, strlen(token)), now, now + hours * 3600, 0};
-    if (st.enrolment_insert(&db, &e) != AS_OK) return die("user enrol failed%s%s", NULL, NULL);
+    if (as_store_enrolment_insert(&st, &e) != AS_OK) return die("user enrol failed%s%s", NULL, NULL);
     as_db_close(&db);
     size_t bl = base ? strlen(base) : 0;
     while (bl && base[bl - 1] == '/')
@@ -782,10 +782,10 @@ static int cmd_order(const opts *o, apr_pool_t *p)
     as_ctx ctx = {&m, &st, &cfg, now, ctl_log, NULL, NULL, false, NULL, NULL};
     as_order ord;
     const char *id = o->argv[2];
-    int rc = st.begin(&db);
-    if (rc == AS_OK) rc = st.order_get(&db, &m, id, &ord);
+    int rc = as_store_begin(&st);
+    if (rc == AS_OK) rc = as_store_order_get(&st, &m, id, &ord);
     if (rc == AS_ENOTFOUND) {
-        st.rollback(&db);
+        as_store_rollback(&st);
         return die("order %s: there is no order '%s'", sub, id);
     }
     const char *was = rc == AS_OK ? ord.status : NULL;
@@ -794,7 +794,7 @@ static int cmd_order(const opts *o, apr_pool_t *p)
         at = ord.updated_at;
     if (rc == AS_OK && at_s && at < ord.updated_at) {
         /* a delivery before the order was made, or before its last change */
-        st.rollback(&db);
+        as_store_rollback(&st);
         char last[AS_DATE_TEXT];
         as_date_text(last, ord.updated_at / 86400);
         return die("order deliver: --at %s is before the last change of order %s", at_s,
@@ -809,18 +809,18 @@ static int cmd_order(const opts *o, apr_pool_t *p)
         rc = as_order_apply(&ctx, &ord, AS_EV_DELIVER, at, ord.budget_cents,
                             "Delivered (recorded by the shop's staff).");
     if (rc == AS_ECONFLICT) {
-        st.rollback(&db);
+        as_store_rollback(&st);
         return die(ship ? "order ship: order %s is %s; only a placed order can ship"
                         : "order deliver: order %s is %s; only a placed or shipped order can "
                           "be delivered",
                    id, was);
     }
-    if (rc == AS_OK) rc = st.commit(&db);
+    if (rc == AS_OK) rc = as_store_commit(&st);
     if (rc != AS_OK) {
-        st.rollback(&db);
+        as_store_rollback(&st);
         return die("order %s failed%s", sub, NULL);
     }
-    if (st.order_get(&db, &m, id, &ord) != AS_OK)
+    if (as_store_order_get(&st, &m, id, &ord) != AS_OK)
         return die("order %s: cannot read it back%s", sub, NULL);
     json_t *view = as_view_order(&m, &ord);
     as_db_close(&db);

@@ -1280,59 +1280,80 @@ int as_db_read_compat(as_db *db, as_mem *m, apr_dbd_row_t *row, int c, as_compat
     return 1;
 }
 
+/* The store over apr_dbd: every table, the same for each connection. */
+static const as_store_catalog_ops db_catalog = {
+    .device_by_slug = st_device_by_slug,
+    .product_by_sku = st_product_by_sku,
+    .search = st_search,
+    .product_live = st_product_live,
+    .offers_stock = st_offers_stock,
+};
+
+static const as_store_feed_ops db_feed = {
+    .merchants = st_merchants,
+    .devices = st_devices,
+    .search_version = st_search_version,
+    .index_rows = st_index_rows,
+    .index_offers = st_index_offers,
+    .rank_changes = st_rank_changes,
+    .index_compat = st_index_compat,
+    .view_rows = st_view_rows,
+};
+
+static const as_store_buy_ops db_buy = {
+    .begin = st_begin,
+    .commit = st_commit,
+    .rollback = st_rollback,
+    .key_by_hash = st_key_by_hash,
+    .mandate_current = st_mandate_current,
+    .mandate_get = st_mandate_get,
+    .mandate_spent = st_mandate_spent,
+    .quote_insert = st_quote_insert,
+    .quote_get = st_quote_get,
+    .order_insert = st_order_insert,
+    .order_get = st_order_get,
+    .order_move = st_order_move,
+    .event_add = st_event_add,
+    .orders_expired = st_orders_expired,
+    .stock_take = st_stock_take,
+    .stock_give = st_stock_give,
+    .confirmation_insert = st_confirmation_insert,
+    .confirmation_get = st_confirmation_get,
+    .confirmation_decide = st_confirmation_decide,
+    .idem_claim = st_idem_claim,
+    .idem_finish = st_idem_finish,
+    .return_insert = st_return_insert,
+    .return_get = st_return_get,
+    .return_by_order = st_return_by_order,
+    .question_insert = st_question_insert,
+    .passkey_insert = st_passkey_insert,
+    .passkeys_of = st_passkeys_of,
+    .passkey_get = st_passkey_get,
+    .passkey_count = st_passkey_count,
+    .enrolment_insert = st_enrolment_insert,
+    .enrolment_get = st_enrolment_get,
+    .enrolment_use = st_enrolment_use,
+    .challenge_insert = st_challenge_insert,
+    .challenge_use = st_challenge_use,
+};
+
+static const as_store_version_ops db_version = {
+    .product_version = st_product_version,
+};
+
+static const as_store_live_ops db_live = {
+    .live_changes = st_live_changes,
+};
+
+static const as_store_ops db_ops = {
+    .catalog = &db_catalog,
+    .feed = &db_feed,
+    .buy = &db_buy,
+    .version = &db_version,
+    .live = &db_live,
+};
+
 as_store as_db_store(as_db *db)
 {
-    as_store s = {
-        .h = db,
-        .merchants = st_merchants,
-        .devices = st_devices,
-        .device_by_slug = st_device_by_slug,
-        .product_by_sku = st_product_by_sku,
-        .product_version = st_product_version,
-        .view_rows = st_view_rows,
-        .product_live = st_product_live,
-        .search = st_search,
-        .search_version = st_search_version,
-        .index_rows = st_index_rows,
-        .rank_changes = st_rank_changes,
-        .index_offers = st_index_offers,
-        .index_compat = st_index_compat,
-        .offers_stock = st_offers_stock,
-        .live_changes = st_live_changes,
-        .begin = st_begin,
-        .commit = st_commit,
-        .rollback = st_rollback,
-        .key_by_hash = st_key_by_hash,
-        .mandate_current = st_mandate_current,
-        .mandate_get = st_mandate_get,
-        .mandate_spent = st_mandate_spent,
-        .quote_insert = st_quote_insert,
-        .quote_get = st_quote_get,
-        .order_insert = st_order_insert,
-        .order_get = st_order_get,
-        .order_move = st_order_move,
-        .event_add = st_event_add,
-        .orders_expired = st_orders_expired,
-        .stock_take = st_stock_take,
-        .stock_give = st_stock_give,
-        .confirmation_insert = st_confirmation_insert,
-        .confirmation_get = st_confirmation_get,
-        .confirmation_decide = st_confirmation_decide,
-        .idem_claim = st_idem_claim,
-        .idem_finish = st_idem_finish,
-        .return_insert = st_return_insert,
-        .return_get = st_return_get,
-        .return_by_order = st_return_by_order,
-        .question_insert = st_question_insert,
-        .passkey_insert = st_passkey_insert,
-        .passkeys_of = st_passkeys_of,
-        .passkey_get = st_passkey_get,
-        .passkey_count = st_passkey_count,
-        .enrolment_insert = st_enrolment_insert,
-        .enrolment_get = st_enrolment_get,
-        .enrolment_use = st_enrolment_use,
-        .challenge_insert = st_challenge_insert,
-        .challenge_use = st_challenge_use,
-    };
-    return s;
+    return (as_store){&db_ops, db};
 }
