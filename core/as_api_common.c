@@ -8,10 +8,10 @@
 
 #include "as_api_internal.h"
 #include "as_crypto.h"
+#include "as_idem.h"
 #include "as_util.h"
 #include "as_view.h"
 
-#define IDEM_LEASE 30 /* seconds an in-flight Idempotency-Key claim is held */
 
 /* ---- identity (spec 5) ---- */
 
@@ -236,8 +236,7 @@ void as_idem_run(as_ctx *ctx, const as_agent *agent, const char *scope, const ch
     as_idem ex;
     int rc = as_store_begin(s);
     if (rc == AS_OK)
-        rc = as_store_idem_claim(s, ctx->mem, agent->user_id, scope, key, hash, ctx->now,
-                           ctx->now + IDEM_LEASE, &ex);
+        rc = as_idem_claim(s, ctx->mem, agent->user_id, scope, key, hash, ctx->now, &ex);
     if (rc == AS_ECONFLICT) {
         as_store_rollback(s); /* nothing was written */
         return idem_answer(ctx, &ex, hash, resp);

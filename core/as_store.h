@@ -197,11 +197,21 @@ typedef struct as_store_buy_ops {
     int (*confirmation_get)(void *h, as_mem *m, const char *id, as_confirmation *out);
     int (*confirmation_decide)(void *h, const char *id, const char *to, int64_t at);
 
-    /* Inside a transaction: claims (user, scope, key) for a request, AS_OK, or
-     * AS_ECONFLICT with the existing record in *existing. A claim still in
-     * flight whose lease has run out is taken over (AS_OK). */
+    /* Idempotency-Key records, inside a transaction; what they mean and when
+     * one is forgotten or taken over is core's (core/as_idem.c).
+     * idem_claim records a claim in flight for (user, scope, key) unless the
+     * key has a record: AS_OK, or AS_ECONFLICT with the record in *existing. */
     int (*idem_claim)(void *h, as_mem *m, const char *user, const char *scope, const char *key,
                       const char *hash, int64_t now, int64_t lease_until, as_idem *existing);
+    /* Removes the key's record if it was created at or before `before`. */
+    int (*idem_forget)(void *h, const char *user, const char *scope, const char *key,
+                       int64_t before);
+    /* Gives the key's claim in flight for `hash` whose lease ran out by `now`
+     * the lease lease_until: AS_OK, or AS_ECONFLICT when the record is no
+     * longer such a claim, with the record as it is in *existing. */
+    int (*idem_takeover)(void *h, as_mem *m, const char *user, const char *scope,
+                         const char *key, const char *hash, int64_t now, int64_t lease_until,
+                         as_idem *existing);
     int (*idem_finish)(void *h, const char *user, const char *scope, const char *key, int status,
                        const char *response);
 
@@ -462,6 +472,19 @@ static inline int as_store_idem_claim(const as_store *s, as_mem *m, const char *
                                       int64_t now, int64_t lease_until, as_idem *existing)
 {
     return s->ops->buy->idem_claim(s->h, m, user, scope, key, hash, now, lease_until, existing);
+}
+
+static inline int as_store_idem_forget(const as_store *s, const char *user, const char *scope,
+                                       const char *key, int64_t before)
+{
+    return s->ops->buy->idem_forget(s->h, user, scope, key, before);
+}
+
+static inline int as_store_idem_takeover(const as_store *s, as_mem *m, const char *user,
+                                         const char *scope, const char *key, const char *hash,
+                                         int64_t now, int64_t lease_until, as_idem *existing)
+{
+    return s->ops->buy->idem_takeover(s->h, m, user, scope, key, hash, now, lease_until, existing);
 }
 
 static inline int as_store_idem_finish(const as_store *s, const char *user, const char *scope,

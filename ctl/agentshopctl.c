@@ -24,7 +24,7 @@
 #include "as_crypto.h"
 #include "as_orders.h"
 #include "as_db.h"
-#include "as_db_private.h"
+#include "as_db_ops.h"
 #include "as_generate.h"
 #include "as_util.h"
 #include "as_validate.h"
@@ -422,6 +422,13 @@ json_t *str_or_null(const char *s)
 
 /* ---- key create | revoke | list ---- */
 
+static void key_json(void *baton, const as_ops_key *k)
+{
+    json_array_append_new(baton, json_pack("{s:s, s:s, s:s, s:o}", "id", k->id, "user",
+                                           k->user_id, "created_at", k->created_at, "revoked_at",
+                                           str_or_null(k->revoked_at)));
+}
+
 static int cmd_key(const opts *o, apr_pool_t *p)
 {
     as_mem m = as_db_pool_mem(p);
@@ -439,8 +446,8 @@ static int cmd_key(const opts *o, apr_pool_t *p)
         const char *key =
             as_printf(&m, "%s_sk_test_%s", o->key_prefix, as_random_id(&m, "", 32, true));
         const char *id = as_random_id(&m, "key_", 16, false);
-        const char *a[] = {id, user, as_sha256_hex(&m, key, strlen(key)), now_iso(&m)};
-        if (as_db_exec(&db, "as_key_insert", NULL, 4, a))
+        as_ops_key k = {id, user, now_iso(&m), NULL};
+        if (as_db_ops_key_insert(&db, &k, as_sha256_hex(&m, key, strlen(key))) != AS_OK)
             return die("key create failed%s%s", NULL, NULL);
         as_db_close(&db);
         return print_json(json_pack("{s:s, s:s, s:s}", "id", id, "key", key, "user", user));
@@ -449,45 +456,29 @@ static int cmd_key(const opts *o, apr_pool_t *p)
         if (o->argc != 3) return die("usage: key revoke ID%s%s", NULL, NULL);
         if (ready(o, p, &db)) return 1;
         const char *id = o->argv[2];
-        apr_dbd_results_t *res;
-        apr_dbd_row_t *row = NULL;
-        const char *g[] = {id};
-        if (as_db_select(&db, "as_key_get", &res, 1, g))
-            return die("key revoke failed%s%s", NULL, NULL);
-        const char *user = NULL, *revoked = NULL;
-        int found = 0;
-        while (as_db_next(&db, res, &row))
-            if (!found++) {
-                user = as_db_col(&db, row, 1);
-                revoked = as_db_col(&db, row, 3);
-            }
-        if (!found) return die("key revoke: there is no key '%s'%s", id, NULL);
-        if (!revoked) {
-            revoked = now_iso(&m);
-            const char *a[] = {revoked, id};
-            if (as_db_exec(&db, "as_key_revoke", NULL, 2, a))
+        as_ops_key k;
+        int rc = as_db_ops_key_get(&db, id, &k);
+        if (rc == AS_ENOTFOUND) return die("key revoke: there is no key '%s'%s", id, NULL);
+        if (rc != AS_OK) return die("key revoke failed%s%s", NULL, NULL);
+        if (!k.revoked_at) {
+            k.revoked_at = now_iso(&m);
+            if (as_db_ops_key_revoke(&db, id, k.revoked_at) != AS_OK)
                 return die("key revoke failed%s%s", NULL, NULL);
         }
         as_db_close(&db);
         return print_json(
-            json_pack("{s:s, s:s, s:s}", "id", id, "user", user, "revoked_at", revoked));
+            json_pack("{s:s, s:s, s:s}", "id", id, "user", k.user_id, "revoked_at", k.revoked_at));
     }
     if (strcmp(sub, "list") == 0) {
         static const char *const names[] = {"--user", NULL};
         if (only_opts(o, 2, names, "key list [--user USER]")) return 1;
         const char *user = opt(o, 2, "--user");
         if (ready(o, p, &db)) return 1;
-        apr_dbd_results_t *res;
-        apr_dbd_row_t *row = NULL;
-        const char *a[] = {user, user};
-        if (as_db_select(&db, "as_key_list", &res, 2, a))
-            return die("key list failed%s%s", NULL, NULL);
         json_t *keys = json_array();
-        while (as_db_next(&db, res, &row))
-            json_array_append_new(
-                keys, json_pack("{s:s, s:s, s:s, s:o}", "id", as_db_col(&db, row, 0), "user",
-                                as_db_col(&db, row, 1), "created_at", as_db_col(&db, row, 2),
-                                "revoked_at", str_or_null(as_db_col(&db, row, 3))));
+        if (as_db_ops_keys(&db, user, key_json, keys) != AS_OK) {
+            json_decref(keys);
+            return die("key list failed%s%s", NULL, NULL);
+        }
         as_db_close(&db);
         return print_json(json_pack("{s:o}", "keys", keys));
     }
@@ -581,18 +572,15 @@ static int mandate_create(const opts *o, apr_pool_t *p)
                      confirm,
                      until,
                      now_iso(&m)};
-    const char *a[] = {md.id,
-                       user,
-                       cats,
-                       as_db_i64s(&db, per_order),
-                       as_db_i64s(&db, monthly),
-                       as_db_i64s(&db, confirm),
-                       until,
-                       md.created_at};
-    if (as_db_exec(&db, "as_mandate_insert", NULL, 8, a))
+    if (as_db_ops_mandate_insert(&db, &md) != AS_OK)
         return die("mandate create failed%s%s", NULL, NULL);
     as_db_close(&db);
     return print_json(mandate_json(&md));
+}
+
+static void mandate_listed(void *baton, const as_mandate *md)
+{
+    json_array_append_new(baton, mandate_json(md));
 }
 
 static int cmd_mandate(const opts *o, apr_pool_t *p)
@@ -609,8 +597,7 @@ static int cmd_mandate(const opts *o, apr_pool_t *p)
         as_mandate md;
         if (as_store_mandate_get(&st, &m, o->argv[2], false, &md) != AS_OK)
             return die("mandate revoke: there is no mandate '%s'%s", o->argv[2], NULL);
-        const char *a[] = {now_iso(&m), md.id};
-        if (as_db_exec(&db, "as_mandate_revoke", NULL, 2, a))
+        if (as_db_ops_mandate_revoke(&db, md.id, now_iso(&m)) != AS_OK)
             return die("mandate revoke failed%s%s", NULL, NULL);
         as_store_mandate_get(&st, &m, o->argv[2], false, &md);
         as_db_close(&db);
@@ -621,16 +608,10 @@ static int cmd_mandate(const opts *o, apr_pool_t *p)
         if (only_opts(o, 2, names, "mandate list [--user USER]")) return 1;
         const char *user = opt(o, 2, "--user");
         if (ready(o, p, &db)) return 1;
-        apr_dbd_results_t *res;
-        apr_dbd_row_t *row = NULL;
-        const char *a[] = {user, user};
-        if (as_db_select(&db, "as_mandate_list", &res, 2, a))
-            return die("mandate list failed%s%s", NULL, NULL);
         json_t *list = json_array();
-        while (as_db_next(&db, res, &row)) {
-            as_mandate md;
-            as_db_read_mandate(as_db_copy_row(&db, res, row), &md);
-            json_array_append_new(list, mandate_json(&md));
+        if (as_db_ops_mandates(&db, user, mandate_listed, list) != AS_OK) {
+            json_decref(list);
+            return die("mandate list failed%s%s", NULL, NULL);
         }
         as_db_close(&db);
         return print_json(json_pack("{s:o}", "mandates", list));

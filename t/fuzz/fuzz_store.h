@@ -1361,6 +1361,25 @@ static int fz_idem_claim(void *h, as_mem *m, const char *user, const char *scope
     return AS_ECONFLICT;
 }
 
+/* The records above are fixed: none is past its keeping time or a claim
+ * whose lease ran out, so core never forgets or takes one over. */
+static int fz_idem_forget(void *h, const char *user, const char *scope, const char *key,
+                          int64_t before)
+{
+    FZ_IN_TX((fz_db *)h, "idem_forget");
+    FZ_ASSERT(false, "idem_forget: no record is that old");
+    return AS_EDB;
+}
+
+static int fz_idem_takeover(void *h, as_mem *m, const char *user, const char *scope,
+                            const char *key, const char *hash, int64_t now, int64_t lease_until,
+                            as_idem *existing)
+{
+    FZ_IN_TX((fz_db *)h, "idem_takeover");
+    FZ_ASSERT(false, "idem_takeover: no lease has run out");
+    return AS_EDB;
+}
+
 static int fz_idem_finish(void *h, const char *user, const char *scope, const char *key,
                           int status, const char *response)
 {
@@ -1656,6 +1675,8 @@ static const as_store_buy_ops fz_buy = {
     .confirmation_get = fz_conf_get,
     .confirmation_decide = fz_conf_decide,
     .idem_claim = fz_idem_claim,
+    .idem_forget = fz_idem_forget,
+    .idem_takeover = fz_idem_takeover,
     .idem_finish = fz_idem_finish,
     .return_insert = fz_return_insert,
     .return_get = fz_return_get,
