@@ -111,8 +111,8 @@ run: all
 deps-test:
 	@scripts/deps.sh test
 
-build/unit/%: t/unit/%.c $(wildcard t/unit/*.h) $(CORE_LIB) | build/unit
-	$(CC) $(CFLAGS) $(CPPFLAGS) $< $(CORE_LIB) -lcmocka $(LIBS) -pthread -o $@
+build/unit/%: t/unit/%.c t/unit/fake_store.c $(wildcard t/unit/*.h) $(CORE_LIB) | build/unit
+	$(CC) $(CFLAGS) $(CPPFLAGS) $< t/unit/fake_store.c $(CORE_LIB) -lcmocka $(LIBS) -pthread -o $@
 
 test-unit: deps-test $(UNIT_BIN)
 	@scripts/unit.sh $(UNIT_BIN)

@@ -1,4 +1,4 @@
-/* An in-memory as_store for fuzz_api.c: the catalogue of t/unit/fake_store.h
+/* An in-memory as_store for fuzz_api.c: the catalogue of t/unit/fake_store.c
  * (without cmocka) plus agents, mandates, quotes, orders, confirmations,
  * returns and Idempotency-Key records, so every route reaches its logic.
  *
@@ -128,7 +128,7 @@ static const unsigned fz_op_codes[FZ_OP_N] = {
     [FZ_OP_ENROLMENT_USE] = 1u << AS_ECONFLICT,   [FZ_OP_CHALLENGE_USE] = 1u << AS_ECONFLICT,
 };
 
-/* ---- the catalogue (t/unit/fake_store.h's, plus products for questions,
+/* ---- the catalogue (t/unit/fake_store.c's, plus products for questions,
  * replacements and odd evidence) ---- */
 
 #define FZ_MERCHANT_A {"m-alpha", "Alpha Parts", "NL", "Utrecht", 0.95, 0.99}

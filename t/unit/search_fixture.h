@@ -6,6 +6,7 @@
 #define SEARCH_FIXTURE_H
 
 #include "fake_store.h"
+#include "unit_check.h"
 
 #include "as_search.h"
 
