@@ -18,8 +18,7 @@ int as_idem_claim(const as_store *s, as_mem *m, const char *user, const char *sc
         }
         if (strcmp(existing->state, "in_flight") == 0 && existing->lease_until <= now &&
             strcmp(existing->request_hash, hash) == 0)
-            return as_store_idem_takeover(s, m, user, scope, key, hash, now, lease_until,
-                                          existing);
+            return as_store_idem_takeover(s, m, user, scope, key, hash, now, lease_until, existing);
         return AS_ECONFLICT;
     }
     return AS_EDB;
