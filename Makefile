@@ -22,13 +22,11 @@ LIBS    := -ljansson -lcrypto -lcbor -lstemmer -lsqlite3 -lm
 # -fsanitize=address' LDFLAGS=-fsanitize=address, dpkg-buildflags' (debian/rules).
 # The last flag wins, so yours may still turn one of ours around (-Wno-error).
 #
-# Standard C: core/, ctl/, the glue, the unit tests and bench/ are ISO C11, clean
-# under -std=c11 -Wpedantic. Beyond ISO C they use POSIX.1-2008 (files, mmap,
+# Standard C: core/, sql/, ctl/, the glue, the unit tests and bench/ are ISO
+# C11, clean under -std=c11 -Wpedantic. Beyond ISO C they use POSIX.1-2008 (files, mmap,
 # clock_gettime, pthreads, signals) plus MAP_ANONYMOUS and flock; core asks for
 # them with _DEFAULT_SOURCE (glibc's switch; other libcs show them anyway), the
-# code that includes APR with APR's own _GNU_SOURCE. The one GNU extension left is
-# in sql/as_db_orders.c (a statement expression, removed by issue 20's storage
-# work): that file alone is compiled without -Wpedantic (docs/deploy.md).
+# code that includes APR with APR's own _GNU_SOURCE (docs/deploy.md).
 #
 # Unused parameters: one rule, -Wunused-parameter is on (-Wextra). A function
 # that must take a parameter it does not use (a callback's, a hook's or a test
@@ -105,9 +103,6 @@ build/schema_%.inc: sql/schema.%.sql scripts/embed.sh | build/core
 build/sql/%.o: sql/%.c build/flags | build/sql $(SCHEMA_INC)
 	$(CC) $(BUILD_CFLAGS) $(APR_CPPFLAGS) $(CFLAGS) $(CPPFLAGS) -c $< -o $@
 
-# the statement expression of issue 20's storage work, until it is gone (see STD)
-build/sql/as_db_orders.o: STD := -std=c11
-
 $(CORE_LIB): $(CORE_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
@@ -170,9 +165,11 @@ run: all
 deps-test:
 	@scripts/deps.sh test
 
-build/unit/%: t/unit/%.c $(CORE_LIB) build/flags | build/unit $(EMBED_INC)
-	$(CC) $(BUILD_CFLAGS) $(CORE_CPP) $(CFLAGS) $(CPPFLAGS) $(LDFLAGS) $< $(CORE_LIB) -lcmocka \
-	  $(LIBS) -pthread -o $@
+# every unit test links the one fake store (t/unit/fake_store.c, with its
+# buying tables in t/unit/fake_shop.c)
+build/unit/%: t/unit/%.c t/unit/fake_store.c t/unit/fake_shop.c $(CORE_LIB) build/flags | build/unit $(EMBED_INC)
+	$(CC) $(BUILD_CFLAGS) $(CORE_CPP) $(CFLAGS) $(CPPFLAGS) $(LDFLAGS) $< t/unit/fake_store.c t/unit/fake_shop.c \
+	  $(CORE_LIB) -lcmocka $(LIBS) -pthread -o $@
 
 # The module exports agentshop_module and nothing else (nm): another exported
 # name could clash with one of another module or library in httpd's process.

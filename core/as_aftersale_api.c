@@ -16,7 +16,7 @@
 static bool own_order(as_ctx *ctx, const as_agent *agent, const char *id, as_order *o,
                       as_response *resp)
 {
-    int rc = ctx->store->order_get(ctx->store->h, ctx->mem, id, o);
+    int rc = as_store_order_get(ctx->store, ctx->mem, id, o);
     if (rc == AS_EDB) {
         as_respond_storage_failed(resp);
         return false;
@@ -52,8 +52,8 @@ void as_api_order_cancel(as_ctx *ctx, const as_request *req, const char *id, as_
     as_agent agent;
     as_order o;
     if (!as_identify(ctx, req, &agent, resp) || !own_order(ctx, &agent, id, &o, resp)) return;
-    int rc = s->begin(s->h);
-    if (rc == AS_OK) rc = s->order_get(s->h, m, id, &o);
+    int rc = as_store_begin(s);
+    if (rc == AS_OK) rc = as_store_order_get(s, m, id, &o);
     if (rc == AS_OK) rc = as_order_fulfil(ctx, &o); /* it may have shipped by now */
     bool was_cancelled = rc == AS_OK && o.status == AS_OS_CANCELLED;
     bool refused = false;
@@ -66,9 +66,9 @@ void as_api_order_cancel(as_ctx *ctx, const as_request *req, const char *id, as_
             rc = AS_OK;
         }
     }
-    if (rc == AS_OK) rc = s->commit(s->h);
+    if (rc == AS_OK) rc = as_store_commit(s);
     if (rc != AS_OK) {
-        s->rollback(s->h);
+        as_store_rollback(s);
         as_respond_storage_failed(resp);
         return;
     }
@@ -83,7 +83,7 @@ void as_api_order_cancel(as_ctx *ctx, const as_request *req, const char *id, as_
                                        : ""));
         return;
     }
-    if (s->order_get(s->h, m, id, &o) != AS_OK) {
+    if (as_store_order_get(s, m, id, &o) != AS_OK) {
         as_respond_saved_unreadable(resp);
         return;
     }
@@ -132,11 +132,11 @@ static void replacement(as_ctx *ctx, const as_order *o, replacement_offer *out)
     as_mem *m = ctx->mem;
     out->p = NULL;
     if (!o->device_slug) return;
-    if (ctx->store->device_by_slug(ctx->store->h, m, o->device_slug, &out->dev) != AS_OK) return;
+    if (as_store_device_by_slug(ctx->store, m, o->device_slug, &out->dev) != AS_OK) return;
     as_search_filter f = {.device_id = out->dev.id, .part_type = o->part_type};
     as_product *ps;
     size_t n;
-    if (ctx->store->search(ctx->store->h, m, &f, &ps, &n) != AS_OK) return;
+    if (as_store_search(ctx->store, m, &f, &ps, &n) != AS_OK) return;
     as_weights w;
     as_weights_default(&w);
     const as_product *best = NULL;
@@ -187,7 +187,7 @@ static int make_return(void *job, as_response *resp)
     as_mem *m = ctx->mem;
     const as_store *s = ctx->store;
     as_order o;
-    int rc = s->order_get(s->h, m, j->order_id, &o);
+    int rc = as_store_order_get(s, m, j->order_id, &o);
     if (rc == AS_EDB) return rc;
     if (rc != AS_OK || strcmp(o.user_id, j->agent->user_id) != 0) {
         as_respond_error(resp, 404, "NOT_FOUND", "order_id",
@@ -243,7 +243,7 @@ static int make_return(void *job, as_response *resp)
                         r.reason_code);
     /* a refund gives the amount back to the month's budget */
     rc = as_order_apply(ctx, &o, AS_EV_RETURN, ctx->now, o.budget_cents - r.refund_cents, note);
-    if (rc == AS_OK) rc = s->return_insert(s->h, &r);
+    if (rc == AS_OK) rc = as_store_return_insert(s, &r);
     if (rc == AS_ECONFLICT) return AS_EDB; /* returned meanwhile: the transaction is rolled back */
     if (rc != AS_OK) return rc;
     as_respond_json(
@@ -290,8 +290,8 @@ void as_api_return_label(as_ctx *ctx, const as_request *req, const char *id, con
     if (!v[0].present && req->authorization && !as_identify(ctx, req, &agent, resp)) return;
     as_return r;
     as_order o;
-    int rc = ctx->store->return_get(ctx->store->h, m, id, &r);
-    if (rc == AS_OK) rc = ctx->store->order_get(ctx->store->h, m, r.order_id, &o);
+    int rc = as_store_return_get(ctx->store, m, id, &r);
+    if (rc == AS_OK) rc = as_store_order_get(ctx->store, m, r.order_id, &o);
     if (rc == AS_EDB) {
         as_respond_storage_failed(resp);
         return;

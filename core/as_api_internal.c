@@ -8,10 +8,9 @@
 
 #include "as_api_internal.h"
 #include "as_crypto.h"
+#include "as_idem.h"
 #include "as_util.h"
 #include "as_view.h"
-
-#define IDEM_LEASE 30 /* seconds an in-flight Idempotency-Key claim is held */
 
 /* ---- identity (spec 5) ---- */
 
@@ -69,7 +68,7 @@ bool as_identify(as_ctx *ctx, const as_request *req, as_agent *agent, as_respons
     }
     const char *hash = as_sha256_hex(ctx->mem, key, strlen(key));
     as_key_row row;
-    int rc = ctx->store->key_by_hash(ctx->store->h, ctx->mem, hash, &row);
+    int rc = as_store_key_by_hash(ctx->store, ctx->mem, hash, &row);
     if (rc == AS_EDB) {
         as_respond_storage_failed(resp);
         return false;
@@ -237,23 +236,22 @@ void as_idem_run(as_ctx *ctx, const as_agent *agent, const char *scope, const ch
 {
     const as_store *s = ctx->store;
     as_idem ex;
-    int rc = s->begin(s->h);
+    int rc = as_store_begin(s);
     if (rc == AS_OK)
-        rc = s->idem_claim(s->h, ctx->mem, agent->user_id, scope, key, hash, ctx->now,
-                           ctx->now + IDEM_LEASE, &ex);
+        rc = as_idem_claim(s, ctx->mem, agent->user_id, scope, key, hash, ctx->now, &ex);
     if (rc == AS_ECONFLICT) {
-        s->rollback(s->h); /* nothing was written */
+        as_store_rollback(s); /* nothing was written */
         idem_answer(ctx, &ex, hash, resp);
         return;
     }
     if (rc == AS_OK) rc = work(job, resp);
     char *saved = rc == AS_OK ? json_dumps(resp->body, JSON_COMPACT) : NULL;
     if (rc == AS_OK)
-        rc = saved ? s->idem_finish(s->h, agent->user_id, scope, key, resp->status, saved) : AS_EDB;
+        rc = saved ? as_store_idem_finish(s, agent->user_id, scope, key, resp->status, saved) : AS_EDB;
     free(saved);
-    if (rc == AS_OK) rc = s->commit(s->h);
+    if (rc == AS_OK) rc = as_store_commit(s);
     if (rc != AS_OK) {
-        s->rollback(s->h); /* the claim goes with the rest: a retry runs again */
+        as_store_rollback(s); /* the claim goes with the rest: a retry runs again */
         as_respond_storage_failed(resp);
     }
 }

@@ -50,7 +50,7 @@ static int release_expired(as_ctx *ctx, const char *mandate_id)
 {
     as_order *os;
     size_t n;
-    int rc = ctx->store->orders_expired(ctx->store->h, ctx->mem, mandate_id, ctx->now, &os, &n);
+    int rc = as_store_orders_expired(ctx->store, ctx->mem, mandate_id, ctx->now, &os, &n);
     for (size_t i = 0; rc == AS_OK && i < n; i++)
         rc = expire_order(ctx, &os[i]);
     return rc;
@@ -63,16 +63,16 @@ int as_sweep_expired(as_ctx *ctx)
     size_t n;
     /* The look outside a transaction: nearly always nothing is due, and then
      * the sweep takes no write lock. */
-    int rc = s->orders_expired(s->h, ctx->mem, NULL, ctx->now, &os, &n);
+    int rc = as_store_orders_expired(s, ctx->mem, NULL, ctx->now, &os, &n);
     if (rc != AS_OK || n == 0) return rc == AS_OK ? 0 : -1;
-    if ((rc = s->begin(s->h)) != AS_OK) return -1;
+    if ((rc = as_store_begin(s)) != AS_OK) return -1;
     /* read again under the lock: another process may have swept them */
-    rc = s->orders_expired(s->h, ctx->mem, NULL, ctx->now, &os, &n);
+    rc = as_store_orders_expired(s, ctx->mem, NULL, ctx->now, &os, &n);
     for (size_t i = 0; rc == AS_OK && i < n; i++)
         rc = expire_order(ctx, &os[i]);
-    if (rc == AS_OK) rc = s->commit(s->h);
+    if (rc == AS_OK) rc = as_store_commit(s);
     if (rc != AS_OK) {
-        s->rollback(s->h);
+        as_store_rollback(s);
         return -1;
     }
     if (n)
@@ -100,7 +100,7 @@ void as_api_mandate_current(as_ctx *ctx, const as_request *req, as_response *res
     if (!as_identify(ctx, req, &agent, resp)) return;
     const as_store *s = ctx->store;
     as_mandate md;
-    int rc = s->mandate_current(s->h, ctx->mem, agent.user_id, false, &md);
+    int rc = as_store_mandate_current(s, ctx->mem, agent.user_id, false, &md);
     if (rc == AS_EDB) {
         as_respond_storage_failed(resp);
         return;
@@ -121,16 +121,16 @@ void as_api_mandate_current(as_ctx *ctx, const as_request *req, as_response *res
      * it does not queue behind writers for nothing. */
     as_order *due;
     size_t n_due = 0;
-    rc = s->orders_expired(s->h, ctx->mem, md.id, ctx->now, &due, &n_due);
-    if (rc == AS_OK && n_due && (rc = s->begin(s->h)) == AS_OK) {
+    rc = as_store_orders_expired(s, ctx->mem, md.id, ctx->now, &due, &n_due);
+    if (rc == AS_OK && n_due && (rc = as_store_begin(s)) == AS_OK) {
         rc = release_expired(ctx, md.id);
         if (rc == AS_OK) {
-            rc = s->commit(s->h);
+            rc = as_store_commit(s);
         } else {
-            s->rollback(s->h);
+            as_store_rollback(s);
         }
     }
-    if (rc == AS_OK) rc = s->mandate_spent(s->h, md.id, month_of(ctx), &spent);
+    if (rc == AS_OK) rc = as_store_mandate_spent(s, md.id, month_of(ctx), &spent);
     if (rc != AS_OK) {
         as_respond_storage_failed(resp);
         return;
@@ -218,7 +218,7 @@ void as_api_quote_create(as_ctx *ctx, const as_request *req, as_response *resp)
     bool has_dev = v[Q_DEVICE].present;
     if (has_dev && !as_resolve_device(ctx, v[Q_DEVICE].str, "device", &dev, resp)) return;
     as_product p;
-    int rc = ctx->store->product_by_sku(ctx->store->h, m, v[Q_SKU].str, has_dev ? dev.id : 0, &p);
+    int rc = as_store_product_by_sku(ctx->store, m, v[Q_SKU].str, has_dev ? dev.id : 0, &p);
     if (rc == AS_ENOTFOUND) {
         as_respond_error(resp, 404, "NOT_FOUND", "sku",
                          as_printf(m, "No product with sku '%s'.", v[Q_SKU].str));
@@ -261,7 +261,7 @@ void as_api_quote_create(as_ctx *ctx, const as_request *req, as_response *resp)
         q.fit_status = as_fit_status(&p);
         q.guarantee = strcmp(q.fit_status, "fits") == 0;
     }
-    if (ctx->store->quote_insert(ctx->store->h, &q) != AS_OK) {
+    if (as_store_quote_insert(ctx->store, &q) != AS_OK) {
         as_respond_storage_failed(resp);
         return;
     }
@@ -300,7 +300,7 @@ static int place_order(order_job *j, as_response *resp)
     as_mem *m = ctx->mem;
     const as_store *s = ctx->store;
     as_quote q;
-    int rc = s->quote_get(s->h, m, j->quote_id, &q);
+    int rc = as_store_quote_get(s, m, j->quote_id, &q);
     if (rc == AS_EDB) return rc;
     if (rc != AS_OK || strcmp(q.user_id, j->agent->user_id) != 0) {
         as_respond_error(resp, 404, "NOT_FOUND", "quote_id",
@@ -321,8 +321,8 @@ static int place_order(order_job *j, as_response *resp)
     }
     /* The mandate, locked for the rest of the transaction (one read). */
     as_mandate md;
-    rc = j->mandate_id ? s->mandate_get(s->h, m, j->mandate_id, true, &md)
-                       : s->mandate_current(s->h, m, j->agent->user_id, true, &md);
+    rc = j->mandate_id ? as_store_mandate_get(s, m, j->mandate_id, true, &md)
+                       : as_store_mandate_current(s, m, j->agent->user_id, true, &md);
     if (rc == AS_EDB) return rc;
     if (rc != AS_OK || strcmp(md.user_id, j->agent->user_id) != 0) {
         as_respond_error(resp, 403, "MANDATE_INVALID", j->mandate_id ? "mandate_id" : NULL,
@@ -334,7 +334,7 @@ static int place_order(order_job *j, as_response *resp)
     if ((rc = release_expired(ctx, md.id)) != AS_OK) return rc;
     int64_t spent = 0;
     const char *month = month_of(ctx);
-    if ((rc = s->mandate_spent(s->h, md.id, month, &spent)) != AS_OK) return rc;
+    if ((rc = as_store_mandate_spent(s, md.id, month, &spent)) != AS_OK) return rc;
     as_mandate_decision d = as_mandate_check(&md, q.category, q.total_cents, spent, as_today(ctx));
     if (d.verdict != AS_MANDATE_OK) {
         const char *msg = as_mandate_message(m, &md, &d, q.category, q.total_cents);
@@ -344,7 +344,7 @@ static int place_order(order_job *j, as_response *resp)
             as_respond_error(resp, 403, "MANDATE_INVALID", NULL, msg);
         return AS_OK;
     }
-    rc = s->stock_take(s->h, q.offer_id, q.quantity);
+    rc = as_store_stock_take(s, q.offer_id, q.quantity);
     if (rc == AS_ECONFLICT) {
         as_respond_error(resp, 409, "OUT_OF_STOCK", NULL,
                          as_printf(m, "Offer %s no longer has %lld unit%s in stock.", q.offer_id,
@@ -380,11 +380,11 @@ static int place_order(order_job *j, as_response *resp)
         .fit_status = q.fit_status,
         .guarantee = q.guarantee,
     };
-    rc = s->order_insert(s->h, &o);
+    rc = as_store_order_insert(s, &o);
     if (rc == AS_ECONFLICT) { /* another request turned the quote into an order first */
         as_respond_error(resp, 409, "QUOTE_ALREADY_USED", "quote_id",
                          as_printf(m, "Quote %s was already used; take a new quote.", q.id));
-        return s->stock_give(s->h, q.offer_id, q.quantity); /* undo the take above */
+        return as_store_stock_give(s, q.offer_id, q.quantity); /* undo the take above */
     }
     if (rc != AS_OK) return rc;
     as_event ev = {o.status,
@@ -397,7 +397,7 @@ static int place_order(order_job *j, as_response *resp)
                    ctx->now};
     o.events = &ev;
     o.n_events = 1;
-    if ((rc = s->event_add(s->h, o.id, ev.status, ev.at, ev.note)) != AS_OK) return rc;
+    if ((rc = as_store_event_add(s, o.id, ev.status, ev.at, ev.note)) != AS_OK) return rc;
     if (!d.needs_confirmation) {
         as_respond_json(resp, 201, as_view_order(m, &o));
         return AS_OK;
@@ -409,7 +409,7 @@ static int place_order(order_job *j, as_response *resp)
                          ctx->now,
                          o.confirm_expires_at,
                          0};
-    if ((rc = s->confirmation_insert(s->h, &c)) != AS_OK) return rc;
+    if ((rc = as_store_confirmation_insert(s, &c)) != AS_OK) return rc;
     o.confirmation_id = c.id;
     const char *token = confirmation_token(ctx, &c);
     const char *url = as_printf(m, "%s/confirmations/%s?token=%s", req_base(j->req), c.id, token);
@@ -462,14 +462,14 @@ static bool confirmation_load(as_ctx *ctx, const char *id, const char *token, co
         as_respond_storage_failed(resp);
         return false;
     }
-    int rc = s->confirmation_get(s->h, ctx->mem, id, &cc->c);
+    int rc = as_store_confirmation_get(s, ctx->mem, id, &cc->c);
     if (rc == AS_EDB) {
         as_respond_storage_failed(resp);
         return false;
     }
     bool valid = rc == AS_OK && token && as_secure_equal(confirmation_token(ctx, &cc->c), token);
     if (valid) {
-        rc = s->order_get(s->h, ctx->mem, cc->c.order_id, &cc->o);
+        rc = as_store_order_get(s, ctx->mem, cc->c.order_id, &cc->o);
         if (rc == AS_EDB) {
             as_respond_storage_failed(resp);
             return false;
@@ -506,15 +506,15 @@ static int settle_expiry(as_ctx *ctx, conf_ctx *cc)
 {
     if (strcmp(cc->c.status, "pending") != 0 || ctx->now < cc->c.expires_at) return AS_OK;
     const as_store *s = ctx->store;
-    int rc = s->begin(s->h);
+    int rc = as_store_begin(s);
     if (rc == AS_OK) rc = expire_order(ctx, &cc->o);
-    if (rc == AS_OK) rc = s->commit(s->h);
+    if (rc == AS_OK) rc = as_store_commit(s);
     if (rc != AS_OK) {
-        s->rollback(s->h);
+        as_store_rollback(s);
         return rc;
     }
     cc->c.status = "expired";
-    return s->order_get(s->h, ctx->mem, cc->c.order_id, &cc->o);
+    return as_store_order_get(s, ctx->mem, cc->c.order_id, &cc->o);
 }
 
 static const as_param_rule token_rule = {"token", AS_V_TEXT, 8, 200, NULL};
@@ -605,12 +605,12 @@ static const char *approval_refusal(as_ctx *ctx, const as_order *o, int *rc)
     const as_store *s = ctx->store;
     as_mandate md;
     int64_t spent = 0;
-    *rc = s->mandate_get(s->h, ctx->mem, o->mandate_id, true, &md);
+    *rc = as_store_mandate_get(s, ctx->mem, o->mandate_id, true, &md);
     if (*rc == AS_ENOTFOUND) {
         *rc = AS_OK;
         return as_printf(ctx->mem, "Mandate %s no longer exists.", o->mandate_id);
     }
-    if (*rc == AS_OK) *rc = s->mandate_spent(s->h, md.id, o->month, &spent);
+    if (*rc == AS_OK) *rc = as_store_mandate_spent(s, md.id, o->month, &spent);
     if (*rc != AS_OK) return NULL;
     as_mandate_decision d = as_mandate_check(&md, o->category, o->total_cents,
                                              spent - o->budget_cents, as_today(ctx));
@@ -660,10 +660,10 @@ void as_api_confirmation_decide(as_ctx *ctx, const as_request *req, const char *
     if (!confirmation_load(ctx, id, token, &cc, resp)) return;
     bool approve = strcmp(v[C_DECISION].str, "approve") == 0;
 
-    int rc = s->begin(s->h);
+    int rc = as_store_begin(s);
     /* Re-read inside the transaction: another decision may have landed. */
-    if (rc == AS_OK) rc = s->confirmation_get(s->h, m, id, &cc.c);
-    if (rc == AS_OK) rc = s->order_get(s->h, m, cc.c.order_id, &cc.o);
+    if (rc == AS_OK) rc = as_store_confirmation_get(s, m, id, &cc.c);
+    if (rc == AS_OK) rc = as_store_order_get(s, m, cc.c.order_id, &cc.o);
     const char *outcome = NULL, *refused = NULL, *unverified = NULL;
     as_assertion assertion = {
         v[C_CREDENTIAL].present ? v[C_CREDENTIAL].str : NULL,
@@ -688,15 +688,15 @@ void as_api_confirmation_decide(as_ctx *ctx, const as_request *req, const char *
                 strcmp(cc.c.status, approve ? "approved" : "declined") == 0 ? "same" : "conflict";
         }
     }
-    if (rc == AS_OK && unverified) rc = s->rollback(s->h);
-    else if (rc == AS_OK) rc = s->commit(s->h);
+    if (rc == AS_OK && unverified) rc = as_store_rollback(s);
+    else if (rc == AS_OK) rc = as_store_commit(s);
     if (rc != AS_OK) {
-        s->rollback(s->h);
+        as_store_rollback(s);
         as_respond_storage_failed(resp);
         return;
     }
-    if (s->confirmation_get(s->h, m, id, &cc.c) != AS_OK ||
-        s->order_get(s->h, m, cc.c.order_id, &cc.o) != AS_OK) {
+    if (as_store_confirmation_get(s, m, id, &cc.c) != AS_OK ||
+        as_store_order_get(s, m, cc.c.order_id, &cc.o) != AS_OK) {
         as_respond_saved_unreadable(resp);
         return;
     }

@@ -41,7 +41,7 @@ bool as_resolve_device(as_ctx *ctx, const char *text, const char *field, as_devi
 {
     as_device *devs;
     size_t n;
-    if (ctx->store->devices(ctx->store->h, ctx->mem, &devs, &n) != AS_OK) {
+    if (as_store_devices(ctx->store, ctx->mem, &devs, &n) != AS_OK) {
         as_respond_storage_failed(resp);
         return false;
     }
@@ -57,7 +57,7 @@ static bool resolve_merchant(as_ctx *ctx, const as_search_snap *snap, const char
     size_t n;
     if (snap)
         as_search_snap_merchants(snap, ctx->mem, &ms, &n);
-    else if (ctx->store->merchants(ctx->store->h, ctx->mem, &ms, &n) != AS_OK) {
+    else if (as_store_merchants(ctx->store, ctx->mem, &ms, &n) != AS_OK) {
         as_respond_storage_failed(resp);
         return false;
     }
@@ -387,7 +387,7 @@ static int view_from_index(as_ctx *ctx, const char *sku, const as_device *dev,
                            const as_weights *w, const as_offer_filter *of, const char **body,
                            size_t *n)
 {
-    if (!ctx->index || !ctx->cfg->views_from_index || !ctx->store->product_live)
+    if (!ctx->index || !ctx->cfg->views_from_index)
         return VIEW_READ_WHOLE;
     as_product_live live;
     as_search_view v;
@@ -395,14 +395,14 @@ static int view_from_index(as_ctx *ctx, const char *sku, const as_device *dev,
     if (s && as_search_view_find(s, ctx->mem, sku, dev, &v)) {
         /* unmoved since the index's build: the versions alone are read */
         as_search_version now;
-        if (ctx->store->live_changes &&
-            ctx->store->search_version(ctx->store->h, &now) == AS_OK &&
+        if (as_store_has_live(ctx->store) &&
+            as_store_search_version(ctx->store, &now) == AS_OK &&
             as_search_view_live_kept(s, ctx->store, &now, &v, ctx->mem, &live)) {
             int rc = view_written(ctx, &v, &live, dev, w, of, body, n);
             as_search_snap_release(s);
             return rc;
         }
-        int rc = ctx->store->product_live(ctx->store->h, ctx->mem, sku, v.p.id, &live);
+        int rc = as_store_product_live(ctx->store, ctx->mem, sku, v.p.id, &live);
         bool ours = rc == AS_OK && live.product_id == v.p.id &&
                     as_search_snap_version(s).catalogue == live.version.catalogue;
         if (ours) rc = view_written(ctx, &v, &live, dev, w, of, body, n);
@@ -412,7 +412,7 @@ static int view_from_index(as_ctx *ctx, const char *sku, const as_device *dev,
         as_search_snap_release(s);
     }
     /* another catalogue, or a sku the snapshot has not */
-    int rc = ctx->store->product_live(ctx->store->h, ctx->mem, sku, 0, &live);
+    int rc = as_store_product_live(ctx->store, ctx->mem, sku, 0, &live);
     if (rc != AS_OK) return rc;
     if (!live.product_id) return AS_ENOTFOUND;
     s = as_search_index_at(ctx->index, ctx->store, &live.version);
@@ -435,16 +435,16 @@ static int view_from_store(as_ctx *ctx, const char *sku, const as_query *q, cons
                            size_t *n)
 {
     as_mem *m = ctx->mem;
-    as_view_cache *cache = ctx->store->product_version ? ctx->cfg->product_views : NULL;
+    as_view_cache *cache = as_store_has_version(ctx->store) ? ctx->cfg->product_views : NULL;
     const char *key = cache ? cache_key(ctx, sku, q) : NULL;
     if (key && as_view_cache_holds(cache, key)) {
         const char *version = NULL;
-        int rc = ctx->store->product_version(ctx->store->h, m, sku, &version);
+        int rc = as_store_product_version(ctx->store, m, sku, &version);
         if (rc == AS_OK && as_view_cache_get(cache, m, key, version, body, n)) return AS_OK;
         if (rc != AS_OK) return rc;
     }
     as_product p;
-    int rc = ctx->store->product_by_sku(ctx->store->h, m, sku, dev ? dev->id : 0, &p);
+    int rc = as_store_product_by_sku(ctx->store, m, sku, dev ? dev->id : 0, &p);
     if (rc != AS_OK) return rc;
     as_ranking r;
     as_rank_offers(m, &p, w, of, as_today(ctx), &r);
@@ -511,7 +511,7 @@ void as_api_devices(as_ctx *ctx, const as_query *q, as_response *resp)
     }
     as_device *devs;
     size_t n;
-    if (ctx->store->devices(ctx->store->h, m, &devs, &n) != AS_OK) {
+    if (as_store_devices(ctx->store, m, &devs, &n) != AS_OK) {
         as_respond_storage_failed(resp);
         return;
     }
@@ -548,7 +548,7 @@ void as_api_compatible(as_ctx *ctx, const char *slug, const as_query *q, as_resp
         return;
     }
     as_device dev;
-    int rc = ctx->store->device_by_slug(ctx->store->h, m, slug, &dev);
+    int rc = as_store_device_by_slug(ctx->store, m, slug, &dev);
     if (rc == AS_ENOTFOUND) {
         as_respond_error(resp, 404, "NOT_FOUND", NULL,
                          as_printf(m,
@@ -564,7 +564,7 @@ void as_api_compatible(as_ctx *ctx, const char *slug, const as_query *q, as_resp
     as_search_filter f = {.device_id = dev.id, .part_type = v[0].present ? v[0].str : NULL};
     as_product *ps;
     size_t n;
-    if (ctx->store->search(ctx->store->h, m, &f, &ps, &n) != AS_OK) {
+    if (as_store_search(ctx->store, m, &f, &ps, &n) != AS_OK) {
         as_respond_storage_failed(resp);
         return;
     }

@@ -41,12 +41,12 @@ int as_order_apply(as_ctx *ctx, as_order *o, as_order_event ev, int64_t at, int6
     as_transition t;
     if (!as_order_transition(o->status, ev, &t)) return AS_ECONFLICT;
     int64_t budget = (t.effects & AS_FX_RELEASE_BUDGET) ? 0 : budget_after;
-    int rc = s->order_move(s->h, o->id, o->status, t.to, budget, at);
+    int rc = as_store_order_move(s, o->id, o->status, t.to, budget, at);
     if (rc == AS_OK && (t.effects & AS_FX_RESTOCK))
-        rc = s->stock_give(s->h, o->offer_id, o->quantity);
-    if (rc == AS_OK) rc = s->event_add(s->h, o->id, t.to, at, note);
+        rc = as_store_stock_give(s, o->offer_id, o->quantity);
+    if (rc == AS_OK) rc = as_store_event_add(s, o->id, t.to, at, note);
     if (rc == AS_OK && (t.effects & AS_FX_CLOSE_CONFIRMATION) && o->confirmation_id)
-        rc = s->confirmation_decide(s->h, o->confirmation_id, confirmation_outcome(ev), at);
+        rc = as_store_confirmation_decide(s, o->confirmation_id, confirmation_outcome(ev), at);
     if (rc == AS_OK) {
         o->status = t.to;
         o->budget_cents = budget;
@@ -107,14 +107,14 @@ int as_order_settle(as_ctx *ctx, as_order *o)
     if (!as_order_ship_due(ctx, o) && !as_order_deliver_due(ctx, o)) return AS_OK;
     const as_store *s = ctx->store;
     char *id = as_strdup(ctx->mem, o->id);
-    int rc = s->begin(s->h);
-    if (rc == AS_OK) rc = s->order_get(s->h, ctx->mem, id, o); /* as it is now */
+    int rc = as_store_begin(s);
+    if (rc == AS_OK) rc = as_store_order_get(s, ctx->mem, id, o); /* as it is now */
     if (rc == AS_OK) rc = as_order_fulfil(ctx, o);
     if (rc == AS_ECONFLICT) rc = AS_OK; /* another request moved it on first */
-    if (rc == AS_OK) rc = s->commit(s->h);
+    if (rc == AS_OK) rc = as_store_commit(s);
     if (rc != AS_OK) {
-        s->rollback(s->h);
+        as_store_rollback(s);
         return rc;
     }
-    return s->order_get(s->h, ctx->mem, id, o);
+    return as_store_order_get(s, ctx->mem, id, o);
 }

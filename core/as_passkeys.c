@@ -82,7 +82,7 @@ json_t *as_approval_offer(as_ctx *ctx, const as_request *req, const as_confirmat
     ui->script = as_printf(ctx->mem, "%s/webauthn.js", base_of(req));
     as_passkey *keys;
     size_t n = 0;
-    if (s->passkeys_of(s->h, ctx->mem, c->user_id, &keys, &n) != AS_OK) return NULL;
+    if (as_store_passkeys_of(s, ctx->mem, c->user_id, &keys, &n) != AS_OK) return NULL;
     ui->has_passkey = n > 0;
     const as_webauthn_rp *rp = rp_of(ctx, req, &ui->problem);
     if (!rp || n == 0 || strcmp(c->status, "pending") != 0)
@@ -95,7 +95,7 @@ json_t *as_approval_offer(as_ctx *ctx, const as_request *req, const as_confirmat
                                        "link expires; declining needs no passkey."
                                      : NULL);
     const char *challenge = as_random_b64url(ctx->mem, 32);
-    if (s->challenge_insert(s->h, challenge, "approve", c->id, ctx->now + CHALLENGE_TTL) != AS_OK)
+    if (as_store_challenge_insert(s, challenge, "approve", c->id, ctx->now + CHALLENGE_TTL) != AS_OK)
         return NULL;
     json_t *pk = json_pack("{s:s, s:s, s:o, s:s, s:I}", "challenge", challenge, "rp_id", rp->id,
                            "allow_credentials", credential_ids(keys, n), "user_verification",
@@ -120,7 +120,7 @@ const char *as_approval_verify(as_ctx *ctx, const as_request *req, const as_conf
     const as_webauthn_rp *rp = rp_of(ctx, req, &problem);
     if (!rp) return problem;
     as_passkey key;
-    int got = s->passkey_get(s->h, m, a->credential_id, &key);
+    int got = as_store_passkey_get(s, m, a->credential_id, &key);
     if (got == AS_EDB) {
         *rc = AS_EDB;
         return NULL;
@@ -129,7 +129,7 @@ const char *as_approval_verify(as_ctx *ctx, const as_request *req, const as_conf
         return "The passkey is not one of the passkeys of the person this purchase is for.";
     const char *challenge = challenge_in(m, a->client_data);
     if (!challenge) return "The passkey's answer carries no challenge.";
-    int used = s->challenge_use(s->h, challenge, "approve", c->id, ctx->now);
+    int used = as_store_challenge_use(s, challenge, "approve", c->id, ctx->now);
     if (used == AS_EDB) {
         *rc = AS_EDB;
         return NULL;
@@ -142,7 +142,7 @@ const char *as_approval_verify(as_ctx *ctx, const as_request *req, const as_conf
     if (!as_webauthn_verify(m, rp, challenge, &key, a->client_data, a->authenticator_data,
                             a->signature, &count, &why))
         return as_printf(m, "The passkey's answer was refused: %s.", why);
-    int moved = s->passkey_count(s->h, key.id, key.sign_count, count);
+    int moved = as_store_passkey_count(s, key.id, key.sign_count, count);
     if (moved == AS_EDB) {
         *rc = AS_EDB;
         return NULL;
@@ -161,7 +161,7 @@ static bool enrolment_ok(as_ctx *ctx, const char *id, const char *token, as_enro
 {
     const as_store *s = ctx->store;
     memset(e, 0, sizeof(*e));
-    int rc = s->enrolment_get(s->h, ctx->mem, id, e);
+    int rc = as_store_enrolment_get(s, ctx->mem, id, e);
     if (rc == AS_EDB) {
         as_respond_storage_failed(resp);
         return false;
@@ -199,14 +199,14 @@ void as_api_enrol_get(as_ctx *ctx, const as_request *req, const char *id, const 
     json_t *o = NULL;
     if (rp) {
         const char *challenge = as_random_b64url(m, 32);
-        if (s->challenge_insert(s->h, challenge, "enrol", e.id, ctx->now + CHALLENGE_TTL) !=
+        if (as_store_challenge_insert(s, challenge, "enrol", e.id, ctx->now + CHALLENGE_TTL) !=
             AS_OK) {
             as_respond_storage_failed(resp);
             return;
         }
         as_passkey *keys;
         size_t n = 0;
-        if (s->passkeys_of(s->h, m, e.user_id, &keys, &n) != AS_OK) {
+        if (as_store_passkeys_of(s, m, e.user_id, &keys, &n) != AS_OK) {
             as_respond_storage_failed(resp);
             return;
         }
@@ -257,17 +257,17 @@ void as_api_enrol_post(as_ctx *ctx, const as_request *req, const char *id, as_re
         return;
     }
     as_enrolment e;
-    int rc = s->begin(s->h);
+    int rc = as_store_begin(s);
     if (rc != AS_OK) {
         as_respond_storage_failed(resp);
         return;
     }
     if (!enrolment_ok(ctx, id, v[N_TOKEN].str, &e, resp)) {
-        s->rollback(s->h);
+        as_store_rollback(s);
         return;
     }
     const char *challenge = challenge_in(m, v[N_CLIENT_DATA].str);
-    int used = challenge ? s->challenge_use(s->h, challenge, "enrol", e.id, ctx->now)
+    int used = challenge ? as_store_challenge_use(s, challenge, "enrol", e.id, ctx->now)
                          : AS_ECONFLICT;
     const char *why = NULL;
     as_passkey key;
@@ -280,13 +280,13 @@ void as_api_enrol_post(as_ctx *ctx, const as_request *req, const char *id, as_re
     if (used == AS_OK) {
         key.user_id = e.user_id;
         key.created_at = ctx->now;
-        used = s->passkey_insert(s->h, &key);
+        used = as_store_passkey_insert(s, &key);
         if (used == AS_ECONFLICT) why = "this passkey is registered already";
     }
-    if (used == AS_OK) used = s->enrolment_use(s->h, e.id, ctx->now);
-    if (used == AS_OK) used = s->commit(s->h);
+    if (used == AS_OK) used = as_store_enrolment_use(s, e.id, ctx->now);
+    if (used == AS_OK) used = as_store_commit(s);
     if (used != AS_OK) {
-        s->rollback(s->h);
+        as_store_rollback(s);
         if (used == AS_EDB) {
             as_respond_storage_failed(resp);
             return;

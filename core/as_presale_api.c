@@ -26,7 +26,7 @@ void as_api_compat_check(as_ctx *ctx, const as_request *req, as_response *resp)
     as_param v[K_N];
     if (!as_body_params(ctx, req, check_rules, K_N, v, resp)) return;
     as_device dev;
-    int rc = ctx->store->device_by_slug(ctx->store->h, m, v[K_DEVICE].str, &dev);
+    int rc = as_store_device_by_slug(ctx->store, m, v[K_DEVICE].str, &dev);
     if (rc == AS_EDB) {
         as_respond_storage_failed(resp);
         return;
@@ -40,7 +40,7 @@ void as_api_compat_check(as_ctx *ctx, const as_request *req, as_response *resp)
         return;
     }
     as_product p;
-    rc = ctx->store->product_by_sku(ctx->store->h, m, v[K_SKU].str, dev.id, &p);
+    rc = as_store_product_by_sku(ctx->store, m, v[K_SKU].str, dev.id, &p);
     if (rc == AS_EDB) {
         as_respond_storage_failed(resp);
         return;
@@ -69,7 +69,7 @@ void as_api_question(as_ctx *ctx, const as_request *req, as_response *resp)
     as_param v[A_N];
     if (!as_body_params(ctx, req, question_rules, A_N, v, resp)) return;
     as_product p;
-    int rc = ctx->store->product_by_sku(ctx->store->h, m, v[A_SKU].str, 0, &p);
+    int rc = as_store_product_by_sku(ctx->store, m, v[A_SKU].str, 0, &p);
     if (rc == AS_EDB) {
         as_respond_storage_failed(resp);
         return;
@@ -87,7 +87,7 @@ void as_api_question(as_ctx *ctx, const as_request *req, as_response *resp)
     int64_t day = ctx->now / 86400;
     const char *since = as_time_format(m, day * 86400);
     int64_t per_day = ctx->cfg->questions_per_day;
-    rc = text ? ctx->store->question_insert(ctx->store->h, p.id, id, agent.user_id,
+    rc = text ? as_store_question_insert(ctx->store, p.id, id, agent.user_id,
                                             v[A_QUESTION].str, text, at, since, per_day)
               : AS_EDB;
     free(text);

@@ -96,8 +96,8 @@ typedef struct as_search_version {
  * (the search index keeps the rest of the view: core/search/as_search_view.c). */
 typedef struct as_product_live {
     as_search_version version; /* the search index's versions, of the same read */
-    int64_t product_id;     /* 0: no product has the sku */
-    as_offer_stock *stock;  /* the product's offers' stock, in any order */
+    int64_t product_id;        /* 0: no product has the sku */
+    as_offer_stock *stock;     /* the product's offers' stock, in any order */
     size_t n_stock;
     as_question *questions; /* the latest AS_VIEW_QUESTIONS, as asked, then by id */
     size_t n_questions;
@@ -111,35 +111,23 @@ typedef int (*as_index_compat_fn)(void *baton, const as_index_compat *compat);
 typedef int (*as_view_row_fn)(void *baton, const as_product *p);
 typedef int (*as_live_fn)(void *baton, int64_t product_id);
 
-typedef struct as_store {
-    void *h;
-    int (*merchants)(void *h, as_mem *m, as_merchant **out, size_t *n);
-    int (*devices)(void *h, as_mem *m, as_device **out, size_t *n);
+/* The store's operations, in small tables of typed callbacks (mod_md's
+ * md_store_t): a store defines each table it implements once, static const,
+ * and an as_store is a pointer to its as_store_ops and its handle. Core calls
+ * them through the as_store_* wrappers below. Every member of a table is set;
+ * a store without a whole capability leaves that table out of as_store_ops
+ * (as_store_has_*). Results are allocated on the as_mem passed in, or, for
+ * the streams, valid during the call only. */
+
+/* Reads of the catalogue for requests (every store that serves them). */
+typedef struct as_store_catalog_ops {
     int (*device_by_slug)(void *h, as_mem *m, const char *slug, as_device *out);
     /* Full product with specs, offers and questions; compat for device_id when
      * > 0; and its version (product_version) as of the same read. */
     int (*product_by_sku)(void *h, as_mem *m, const char *sku, int64_t device_id, as_product *out);
-    /* A string that changes whenever anything the product's view is built
-     * from changes (its offers' stock, its questions, the catalogue), and never
-     * returns to an earlier value; AS_ENOTFOUND for an unknown sku. NULL in a
-     * store that cannot tell: views are then never cached. */
-    int (*product_version)(void *h, as_mem *m, const char *sku, const char **out);
     /* A device's compatible parts: product summaries with their offers and
      * their compat row for the device, by product id. */
     int (*search)(void *h, as_mem *m, const as_search_filter *f, as_product **out, size_t *n);
-    /* The search index's sources (core/search/, docs/search.md). Rows are
-     * valid during the call only; a callback that returns non-zero stops the
-     * stream (AS_EDB). */
-    int (*search_version)(void *h, as_search_version *out);
-    int (*index_rows)(void *h, as_index_row_fn each, void *baton);     /* every product, by id */
-    int (*index_offers)(void *h, as_index_offer_fn each, void *baton); /* by product, offer id */
-    int (*rank_changes)(void *h, int64_t since, as_rank_row_fn each, void *baton);
-    int (*index_compat)(void *h, as_index_compat_fn each, void *baton); /* by product, device */
-    /* Every product as product_by_sku reads it, with its spec rows but no
-     * offers, questions or compat, by id: the parts of each view that only a
-     * catalogue load changes, which the search index keeps. NULL in a store
-     * without it: every view is then read whole. */
-    int (*view_rows)(void *h, as_view_row_fn each, void *baton);
     /* The live part of the view of the product with that id (when above 0;
      * a view that found it in the search index) or else that sku, and the
      * search index's versions (search_version), in one read. */
@@ -148,17 +136,29 @@ typedef struct as_store {
     /* The current stock of every offer of these products, in any order. */
     int (*offers_stock)(void *h, as_mem *m, const int64_t *product_ids, size_t n,
                         as_offer_stock **out, size_t *nout);
-    /* The products whose offers' stock or questions changed after live
-     * sequence number `since` (as_search_version.live), and with `asked`
-     * every product that has a question, each at least once. The changes are
-     * numbered in commit order, so a reader that has seen every change up to
-     * a number it read misses none by reading those above it. NULL in a store
-     * that cannot number them so (PostgreSQL: docs/search.md, "The live
-     * sequence"), or AS_ENOTFOUND from one that learns it only when it
-     * connects: the search index then reads every page's stock and every
-     * view's live part from the store. */
-    int (*live_changes)(void *h, int64_t since, bool asked, as_live_fn each, void *baton);
+} as_store_catalog_ops;
 
+/* The search index's sources (core/search/, docs/search.md; every store has
+ * them), merchants and devices read whole by requests too. Rows of the
+ * streams are valid during the call only; a callback that returns non-zero
+ * stops the stream (AS_EDB). */
+typedef struct as_store_feed_ops {
+    int (*merchants)(void *h, as_mem *m, as_merchant **out, size_t *n);
+    int (*devices)(void *h, as_mem *m, as_device **out, size_t *n);
+    int (*search_version)(void *h, as_search_version *out);
+    int (*index_rows)(void *h, as_index_row_fn each, void *baton);     /* every product, by id */
+    int (*index_offers)(void *h, as_index_offer_fn each, void *baton); /* by product, offer id */
+    int (*rank_changes)(void *h, int64_t since, as_rank_row_fn each, void *baton);
+    int (*index_compat)(void *h, as_index_compat_fn each, void *baton); /* by product, device */
+    /* Every product as product_by_sku reads it, with its spec rows but no
+     * offers, questions or compat, by id: the parts of each view that only a
+     * catalogue load changes, which the search index keeps. */
+    int (*view_rows)(void *h, as_view_row_fn each, void *baton);
+} as_store_feed_ops;
+
+/* Transactions and the entities a purchase writes (every store that serves
+ * requests). */
+typedef struct as_store_buy_ops {
     /* Transactions: on SQLite BEGIN IMMEDIATE (one writer at a time), on
      * PostgreSQL with the mandate row locked by mandate_get(lock = true). */
     int (*begin)(void *h);
@@ -197,11 +197,21 @@ typedef struct as_store {
     int (*confirmation_get)(void *h, as_mem *m, const char *id, as_confirmation *out);
     int (*confirmation_decide)(void *h, const char *id, const char *to, int64_t at);
 
-    /* Inside a transaction: claims (user, scope, key) for a request, AS_OK, or
-     * AS_ECONFLICT with the existing record in *existing. A claim still in
-     * flight whose lease has run out is taken over (AS_OK). */
+    /* Idempotency-Key records, inside a transaction; what they mean and when
+     * one is forgotten or taken over is core's (core/as_idem.c).
+     * idem_claim records a claim in flight for (user, scope, key) unless the
+     * key has a record: AS_OK, or AS_ECONFLICT with the record in *existing. */
     int (*idem_claim)(void *h, as_mem *m, const char *user, const char *scope, const char *key,
                       const char *hash, int64_t now, int64_t lease_until, as_idem *existing);
+    /* Removes the key's record if it was created at or before `before`. */
+    int (*idem_forget)(void *h, const char *user, const char *scope, const char *key,
+                       int64_t before);
+    /* Gives the key's claim in flight for `hash` whose lease ran out by `now`
+     * the lease lease_until: AS_OK, or AS_ECONFLICT when the record is no
+     * longer such a claim, with the record as it is in *existing. */
+    int (*idem_takeover)(void *h, as_mem *m, const char *user, const char *scope,
+                         const char *key, const char *hash, int64_t now, int64_t lease_until,
+                         as_idem *existing);
     int (*idem_finish)(void *h, const char *user, const char *scope, const char *key, int status,
                        const char *response);
 
@@ -232,6 +242,344 @@ typedef struct as_store {
      * or expired. Expired ones older than `now` are pruned now and then. */
     int (*challenge_use)(void *h, const char *challenge, const char *purpose,
                          const char *subject_id, int64_t now);
+} as_store_buy_ops;
+
+/* A capability: a version of each product's view, for the view cache. */
+typedef struct as_store_version_ops {
+    /* A string that changes whenever anything the product's view is built
+     * from changes (its offers' stock, its questions, the catalogue), and never
+     * returns to an earlier value; AS_ENOTFOUND for an unknown sku. */
+    int (*product_version)(void *h, as_mem *m, const char *sku, const char **out);
+} as_store_version_ops;
+
+/* A capability: the live sequence (as_search_version.live). */
+typedef struct as_store_live_ops {
+    /* The products whose offers' stock or questions changed after live
+     * sequence number `since`, and with `asked` every product that has a
+     * question, each at least once. The changes are numbered in commit
+     * order, so a reader that has seen every change up to a number it read
+     * misses none by reading those above it. AS_ENOTFOUND from a store that
+     * learns only when it connects that it cannot number them so
+     * (PostgreSQL: docs/search.md, "The live sequence"): the search index
+     * then reads every page's stock and every view's live part from the store. */
+    int (*live_changes)(void *h, int64_t since, bool asked, as_live_fn each, void *baton);
+} as_store_live_ops;
+
+/* catalog and buy are NULL only in a store that feeds the search index alone
+ * (the index's background builder wraps its connection's store in one). */
+typedef struct as_store_ops {
+    const as_store_catalog_ops *catalog;
+    const as_store_feed_ops *feed;
+    const as_store_buy_ops *buy;
+    const as_store_version_ops *version; /* NULL: views are never cached */
+    const as_store_live_ops *live;       /* NULL: no live sequence (see live_changes) */
+} as_store_ops;
+
+typedef struct as_store {
+    const as_store_ops *ops;
+    void *h;
 } as_store;
+
+static inline bool as_store_has_version(const as_store *s)
+{
+    return s->ops->version != NULL;
+}
+
+static inline bool as_store_has_live(const as_store *s)
+{
+    return s->ops->live != NULL;
+}
+
+/* ---- the wrappers core calls ---- */
+
+static inline int as_store_merchants(const as_store *s, as_mem *m, as_merchant **out, size_t *n)
+{
+    return s->ops->feed->merchants(s->h, m, out, n);
+}
+
+static inline int as_store_devices(const as_store *s, as_mem *m, as_device **out, size_t *n)
+{
+    return s->ops->feed->devices(s->h, m, out, n);
+}
+
+static inline int as_store_device_by_slug(const as_store *s, as_mem *m, const char *slug,
+                                          as_device *out)
+{
+    return s->ops->catalog->device_by_slug(s->h, m, slug, out);
+}
+
+static inline int as_store_product_by_sku(const as_store *s, as_mem *m, const char *sku,
+                                          int64_t device_id, as_product *out)
+{
+    return s->ops->catalog->product_by_sku(s->h, m, sku, device_id, out);
+}
+
+static inline int as_store_search(const as_store *s, as_mem *m, const as_search_filter *f,
+                                  as_product **out, size_t *n)
+{
+    return s->ops->catalog->search(s->h, m, f, out, n);
+}
+
+static inline int as_store_product_live(const as_store *s, as_mem *m, const char *sku,
+                                        int64_t product_id, as_product_live *out)
+{
+    return s->ops->catalog->product_live(s->h, m, sku, product_id, out);
+}
+
+static inline int as_store_offers_stock(const as_store *s, as_mem *m, const int64_t *product_ids,
+                                        size_t n, as_offer_stock **out, size_t *nout)
+{
+    return s->ops->catalog->offers_stock(s->h, m, product_ids, n, out, nout);
+}
+
+static inline int as_store_search_version(const as_store *s, as_search_version *out)
+{
+    return s->ops->feed->search_version(s->h, out);
+}
+
+static inline int as_store_index_rows(const as_store *s, as_index_row_fn each, void *baton)
+{
+    return s->ops->feed->index_rows(s->h, each, baton);
+}
+
+static inline int as_store_index_offers(const as_store *s, as_index_offer_fn each, void *baton)
+{
+    return s->ops->feed->index_offers(s->h, each, baton);
+}
+
+static inline int as_store_rank_changes(const as_store *s, int64_t since, as_rank_row_fn each,
+                                        void *baton)
+{
+    return s->ops->feed->rank_changes(s->h, since, each, baton);
+}
+
+static inline int as_store_index_compat(const as_store *s, as_index_compat_fn each, void *baton)
+{
+    return s->ops->feed->index_compat(s->h, each, baton);
+}
+
+static inline int as_store_view_rows(const as_store *s, as_view_row_fn each, void *baton)
+{
+    return s->ops->feed->view_rows(s->h, each, baton);
+}
+
+static inline int as_store_begin(const as_store *s)
+{
+    return s->ops->buy->begin(s->h);
+}
+
+static inline int as_store_commit(const as_store *s)
+{
+    return s->ops->buy->commit(s->h);
+}
+
+static inline int as_store_rollback(const as_store *s)
+{
+    return s->ops->buy->rollback(s->h);
+}
+
+static inline int as_store_key_by_hash(const as_store *s, as_mem *m, const char *hash,
+                                       as_key_row *out)
+{
+    return s->ops->buy->key_by_hash(s->h, m, hash, out);
+}
+
+static inline int as_store_mandate_current(const as_store *s, as_mem *m, const char *user_id,
+                                           bool lock, as_mandate *out)
+{
+    return s->ops->buy->mandate_current(s->h, m, user_id, lock, out);
+}
+
+static inline int as_store_mandate_get(const as_store *s, as_mem *m, const char *id, bool lock,
+                                       as_mandate *out)
+{
+    return s->ops->buy->mandate_get(s->h, m, id, lock, out);
+}
+
+static inline int as_store_mandate_spent(const as_store *s, const char *mandate_id,
+                                         const char *month, int64_t *cents)
+{
+    return s->ops->buy->mandate_spent(s->h, mandate_id, month, cents);
+}
+
+static inline int as_store_quote_insert(const as_store *s, const as_quote *q)
+{
+    return s->ops->buy->quote_insert(s->h, q);
+}
+
+static inline int as_store_quote_get(const as_store *s, as_mem *m, const char *id, as_quote *out)
+{
+    return s->ops->buy->quote_get(s->h, m, id, out);
+}
+
+static inline int as_store_order_insert(const as_store *s, const as_order *o)
+{
+    return s->ops->buy->order_insert(s->h, o);
+}
+
+static inline int as_store_order_get(const as_store *s, as_mem *m, const char *id, as_order *out)
+{
+    return s->ops->buy->order_get(s->h, m, id, out);
+}
+
+static inline int as_store_order_move(const as_store *s, const char *id, as_order_state from,
+                                      as_order_state to, int64_t budget_cents, int64_t at)
+{
+    return s->ops->buy->order_move(s->h, id, from, to, budget_cents, at);
+}
+
+static inline int as_store_event_add(const as_store *s, const char *order_id,
+                                     as_order_state status, int64_t at, const char *note)
+{
+    return s->ops->buy->event_add(s->h, order_id, status, at, note);
+}
+
+static inline int as_store_orders_expired(const as_store *s, as_mem *m, const char *mandate_id,
+                                          int64_t now, as_order **out, size_t *n)
+{
+    return s->ops->buy->orders_expired(s->h, m, mandate_id, now, out, n);
+}
+
+static inline int as_store_stock_take(const as_store *s, const char *offer_id, int64_t qty)
+{
+    return s->ops->buy->stock_take(s->h, offer_id, qty);
+}
+
+static inline int as_store_stock_give(const as_store *s, const char *offer_id, int64_t qty)
+{
+    return s->ops->buy->stock_give(s->h, offer_id, qty);
+}
+
+static inline int as_store_confirmation_insert(const as_store *s, const as_confirmation *c)
+{
+    return s->ops->buy->confirmation_insert(s->h, c);
+}
+
+static inline int as_store_confirmation_get(const as_store *s, as_mem *m, const char *id,
+                                            as_confirmation *out)
+{
+    return s->ops->buy->confirmation_get(s->h, m, id, out);
+}
+
+static inline int as_store_confirmation_decide(const as_store *s, const char *id, const char *to,
+                                               int64_t at)
+{
+    return s->ops->buy->confirmation_decide(s->h, id, to, at);
+}
+
+static inline int as_store_idem_claim(const as_store *s, as_mem *m, const char *user,
+                                      const char *scope, const char *key, const char *hash,
+                                      int64_t now, int64_t lease_until, as_idem *existing)
+{
+    return s->ops->buy->idem_claim(s->h, m, user, scope, key, hash, now, lease_until, existing);
+}
+
+static inline int as_store_idem_forget(const as_store *s, const char *user, const char *scope,
+                                       const char *key, int64_t before)
+{
+    return s->ops->buy->idem_forget(s->h, user, scope, key, before);
+}
+
+static inline int as_store_idem_takeover(const as_store *s, as_mem *m, const char *user,
+                                         const char *scope, const char *key, const char *hash,
+                                         int64_t now, int64_t lease_until, as_idem *existing)
+{
+    return s->ops->buy->idem_takeover(s->h, m, user, scope, key, hash, now, lease_until, existing);
+}
+
+static inline int as_store_idem_finish(const as_store *s, const char *user, const char *scope,
+                                       const char *key, int status, const char *response)
+{
+    return s->ops->buy->idem_finish(s->h, user, scope, key, status, response);
+}
+
+static inline int as_store_return_insert(const as_store *s, const as_return *r)
+{
+    return s->ops->buy->return_insert(s->h, r);
+}
+
+static inline int as_store_return_get(const as_store *s, as_mem *m, const char *id, as_return *out)
+{
+    return s->ops->buy->return_get(s->h, m, id, out);
+}
+
+static inline int as_store_return_by_order(const as_store *s, as_mem *m, const char *order_id,
+                                           as_return *out)
+{
+    return s->ops->buy->return_by_order(s->h, m, order_id, out);
+}
+
+static inline int as_store_question_insert(const as_store *s, int64_t product_id, const char *id,
+                                           const char *user_id, const char *question,
+                                           const char *answer, const char *asked_at,
+                                           const char *since, int64_t per_day)
+{
+    return s->ops->buy->question_insert(s->h, product_id, id, user_id, question, answer, asked_at,
+                                        since, per_day);
+}
+
+static inline int as_store_passkey_insert(const as_store *s, const as_passkey *k)
+{
+    return s->ops->buy->passkey_insert(s->h, k);
+}
+
+static inline int as_store_passkeys_of(const as_store *s, as_mem *m, const char *user_id,
+                                       as_passkey **out, size_t *n)
+{
+    return s->ops->buy->passkeys_of(s->h, m, user_id, out, n);
+}
+
+static inline int as_store_passkey_get(const as_store *s, as_mem *m, const char *id,
+                                       as_passkey *out)
+{
+    return s->ops->buy->passkey_get(s->h, m, id, out);
+}
+
+static inline int as_store_passkey_count(const as_store *s, const char *id, int64_t from,
+                                         int64_t to)
+{
+    return s->ops->buy->passkey_count(s->h, id, from, to);
+}
+
+static inline int as_store_enrolment_insert(const as_store *s, const as_enrolment *e)
+{
+    return s->ops->buy->enrolment_insert(s->h, e);
+}
+
+static inline int as_store_enrolment_get(const as_store *s, as_mem *m, const char *id,
+                                         as_enrolment *out)
+{
+    return s->ops->buy->enrolment_get(s->h, m, id, out);
+}
+
+static inline int as_store_enrolment_use(const as_store *s, const char *id, int64_t now)
+{
+    return s->ops->buy->enrolment_use(s->h, id, now);
+}
+
+static inline int as_store_challenge_insert(const as_store *s, const char *challenge,
+                                            const char *purpose, const char *subject_id,
+                                            int64_t expires_at)
+{
+    return s->ops->buy->challenge_insert(s->h, challenge, purpose, subject_id, expires_at);
+}
+
+static inline int as_store_challenge_use(const as_store *s, const char *challenge,
+                                         const char *purpose, const char *subject_id, int64_t now)
+{
+    return s->ops->buy->challenge_use(s->h, challenge, purpose, subject_id, now);
+}
+
+static inline int as_store_product_version(const as_store *s, as_mem *m, const char *sku,
+                                           const char **out)
+{
+    return s->ops->version->product_version(s->h, m, sku, out);
+}
+
+static inline int as_store_live_changes(const as_store *s, int64_t since, bool asked,
+                                        as_live_fn each, void *baton)
+{
+    return s->ops->live->live_changes(s->h, since, asked, each, baton);
+}
 
 #endif

@@ -24,7 +24,7 @@
 #include "as_crypto.h"
 #include "as_orders.h"
 #include "as_db.h"
-#include "as_db_private.h"
+#include "as_db_ops.h"
 #include "as_generate.h"
 #include "as_util.h"
 #include "as_validate.h"
@@ -422,6 +422,13 @@ json_t *str_or_null(const char *s)
 
 /* ---- key create | revoke | list ---- */
 
+static void key_json(void *baton, const as_ops_key *k)
+{
+    json_array_append_new(baton, json_pack("{s:s, s:s, s:s, s:o}", "id", k->id, "user",
+                                           k->user_id, "created_at", k->created_at, "revoked_at",
+                                           str_or_null(k->revoked_at)));
+}
+
 static int cmd_key(const opts *o, apr_pool_t *p)
 {
     as_mem m = as_db_pool_mem(p);
@@ -439,8 +446,8 @@ static int cmd_key(const opts *o, apr_pool_t *p)
         const char *key =
             as_printf(&m, "%s_sk_test_%s", o->key_prefix, as_random_id(&m, "", 32, true));
         const char *id = as_random_id(&m, "key_", 16, false);
-        const char *a[] = {id, user, as_sha256_hex(&m, key, strlen(key)), now_iso(&m)};
-        if (as_db_exec(&db, "as_key_insert", NULL, 4, a))
+        as_ops_key k = {id, user, now_iso(&m), NULL};
+        if (as_db_ops_key_insert(&db, &k, as_sha256_hex(&m, key, strlen(key))) != AS_OK)
             return die("key create failed%s%s", NULL, NULL);
         as_db_close(&db);
         return print_json(json_pack("{s:s, s:s, s:s}", "id", id, "key", key, "user", user));
@@ -449,45 +456,29 @@ static int cmd_key(const opts *o, apr_pool_t *p)
         if (o->argc != 3) return die("usage: key revoke ID%s%s", NULL, NULL);
         if (ready(o, p, &db)) return 1;
         const char *id = o->argv[2];
-        apr_dbd_results_t *res;
-        apr_dbd_row_t *row = NULL;
-        const char *g[] = {id};
-        if (as_db_select(&db, "as_key_get", &res, 1, g))
-            return die("key revoke failed%s%s", NULL, NULL);
-        const char *user = NULL, *revoked = NULL;
-        int found = 0;
-        while (as_db_next(&db, res, &row))
-            if (!found++) {
-                user = as_db_col(&db, row, 1);
-                revoked = as_db_col(&db, row, 3);
-            }
-        if (!found) return die("key revoke: there is no key '%s'%s", id, NULL);
-        if (!revoked) {
-            revoked = now_iso(&m);
-            const char *a[] = {revoked, id};
-            if (as_db_exec(&db, "as_key_revoke", NULL, 2, a))
+        as_ops_key k;
+        int rc = as_db_ops_key_get(&db, id, &k);
+        if (rc == AS_ENOTFOUND) return die("key revoke: there is no key '%s'%s", id, NULL);
+        if (rc != AS_OK) return die("key revoke failed%s%s", NULL, NULL);
+        if (!k.revoked_at) {
+            k.revoked_at = now_iso(&m);
+            if (as_db_ops_key_revoke(&db, id, k.revoked_at) != AS_OK)
                 return die("key revoke failed%s%s", NULL, NULL);
         }
         as_db_close(&db);
         return print_json(
-            json_pack("{s:s, s:s, s:s}", "id", id, "user", user, "revoked_at", revoked));
+            json_pack("{s:s, s:s, s:s}", "id", id, "user", k.user_id, "revoked_at", k.revoked_at));
     }
     if (strcmp(sub, "list") == 0) {
         static const char *const names[] = {"--user", NULL};
         if (only_opts(o, 2, names, "key list [--user USER]")) return 1;
         const char *user = opt(o, 2, "--user");
         if (ready(o, p, &db)) return 1;
-        apr_dbd_results_t *res;
-        apr_dbd_row_t *row = NULL;
-        const char *a[] = {user, user};
-        if (as_db_select(&db, "as_key_list", &res, 2, a))
-            return die("key list failed%s%s", NULL, NULL);
         json_t *keys = json_array();
-        while (as_db_next(&db, res, &row))
-            json_array_append_new(
-                keys, json_pack("{s:s, s:s, s:s, s:o}", "id", as_db_col(&db, row, 0), "user",
-                                as_db_col(&db, row, 1), "created_at", as_db_col(&db, row, 2),
-                                "revoked_at", str_or_null(as_db_col(&db, row, 3))));
+        if (as_db_ops_keys(&db, user, key_json, keys) != AS_OK) {
+            json_decref(keys);
+            return die("key list failed%s%s", NULL, NULL);
+        }
         as_db_close(&db);
         return print_json(json_pack("{s:o}", "keys", keys));
     }
@@ -568,7 +559,7 @@ static int mandate_create(const opts *o, apr_pool_t *p)
     if (ready(o, p, &db)) return 1;
     as_store st = as_db_store(&db);
     as_mandate cur;
-    if (st.mandate_current(&db, &m, user, false, &cur) == AS_OK)
+    if (as_store_mandate_current(&st, &m, user, false, &cur) == AS_OK)
         return die("mandate create: user '%s' already has the active mandate %s; revoke it "
                    "first (mandate revoke ID)",
                    user, cur.id);
@@ -581,18 +572,15 @@ static int mandate_create(const opts *o, apr_pool_t *p)
                      confirm,
                      until,
                      now_iso(&m)};
-    const char *a[] = {md.id,
-                       user,
-                       cats,
-                       as_db_i64s(&db, per_order),
-                       as_db_i64s(&db, monthly),
-                       as_db_i64s(&db, confirm),
-                       until,
-                       md.created_at};
-    if (as_db_exec(&db, "as_mandate_insert", NULL, 8, a))
+    if (as_db_ops_mandate_insert(&db, &md) != AS_OK)
         return die("mandate create failed%s%s", NULL, NULL);
     as_db_close(&db);
     return print_json(mandate_json(&md));
+}
+
+static void mandate_listed(void *baton, const as_mandate *md)
+{
+    json_array_append_new(baton, mandate_json(md));
 }
 
 static int cmd_mandate(const opts *o, apr_pool_t *p)
@@ -607,12 +595,11 @@ static int cmd_mandate(const opts *o, apr_pool_t *p)
         if (ready(o, p, &db)) return 1;
         as_store st = as_db_store(&db);
         as_mandate md;
-        if (st.mandate_get(&db, &m, o->argv[2], false, &md) != AS_OK)
+        if (as_store_mandate_get(&st, &m, o->argv[2], false, &md) != AS_OK)
             return die("mandate revoke: there is no mandate '%s'%s", o->argv[2], NULL);
-        const char *a[] = {now_iso(&m), md.id};
-        if (as_db_exec(&db, "as_mandate_revoke", NULL, 2, a))
+        if (as_db_ops_mandate_revoke(&db, md.id, now_iso(&m)) != AS_OK)
             return die("mandate revoke failed%s%s", NULL, NULL);
-        st.mandate_get(&db, &m, o->argv[2], false, &md);
+        as_store_mandate_get(&st, &m, o->argv[2], false, &md);
         as_db_close(&db);
         return print_json(mandate_json(&md));
     }
@@ -621,16 +608,10 @@ static int cmd_mandate(const opts *o, apr_pool_t *p)
         if (only_opts(o, 2, names, "mandate list [--user USER]")) return 1;
         const char *user = opt(o, 2, "--user");
         if (ready(o, p, &db)) return 1;
-        apr_dbd_results_t *res;
-        apr_dbd_row_t *row = NULL;
-        const char *a[] = {user, user};
-        if (as_db_select(&db, "as_mandate_list", &res, 2, a))
-            return die("mandate list failed%s%s", NULL, NULL);
         json_t *list = json_array();
-        while (as_db_next(&db, res, &row)) {
-            as_mandate md;
-            as_db_read_mandate(as_db_copy_row(&db, res, row), &md);
-            json_array_append_new(list, mandate_json(&md));
+        if (as_db_ops_mandates(&db, user, mandate_listed, list) != AS_OK) {
+            json_decref(list);
+            return die("mandate list failed%s%s", NULL, NULL);
         }
         as_db_close(&db);
         return print_json(json_pack("{s:o}", "mandates", list));
@@ -704,7 +685,7 @@ static int cmd_user(const opts *o, apr_pool_t *p)
         as_store st = as_db_store(&db);
         as_passkey *keys;
         size_t n = 0;
-        if (st.passkeys_of(&db, &m, user, &keys, &n) != AS_OK)
+        if (as_store_passkeys_of(&st, &m, user, &keys, &n) != AS_OK)
             return die("user passkeys failed%s%s", NULL, NULL);
         json_t *a = json_array();
         for (size_t i = 0; i < n; i++)
@@ -735,7 +716,7 @@ static int cmd_user(const opts *o, apr_pool_t *p)
     const char *token = as_random_b64url(&m, 32);
     as_enrolment e = {as_random_id(&m, "enr_", 20, false), user,
                       as_sha256_hex(&m, token, strlen(token)), now, now + hours * 3600, 0};
-    if (st.enrolment_insert(&db, &e) != AS_OK) return die("user enrol failed%s%s", NULL, NULL);
+    if (as_store_enrolment_insert(&st, &e) != AS_OK) return die("user enrol failed%s%s", NULL, NULL);
     as_db_close(&db);
     size_t bl = base ? strlen(base) : 0;
     while (bl && base[bl - 1] == '/')
@@ -782,10 +763,10 @@ static int cmd_order(const opts *o, apr_pool_t *p)
     as_ctx ctx = {&m, &st, &cfg, now, ctl_log, NULL, NULL, false, NULL, NULL};
     as_order ord;
     const char *id = o->argv[2];
-    int rc = st.begin(&db);
-    if (rc == AS_OK) rc = st.order_get(&db, &m, id, &ord);
+    int rc = as_store_begin(&st);
+    if (rc == AS_OK) rc = as_store_order_get(&st, &m, id, &ord);
     if (rc == AS_ENOTFOUND) {
-        st.rollback(&db);
+        as_store_rollback(&st);
         return die("order %s: there is no order '%s'", sub, id);
     }
     const char *was = rc == AS_OK ? as_order_state_name(ord.status) : NULL;
@@ -794,7 +775,7 @@ static int cmd_order(const opts *o, apr_pool_t *p)
         at = ord.updated_at;
     if (rc == AS_OK && at_s && at < ord.updated_at) {
         /* a delivery before the order was made, or before its last change */
-        st.rollback(&db);
+        as_store_rollback(&st);
         char last[AS_DATE_TEXT];
         as_date_text(last, ord.updated_at / 86400);
         return die("order deliver: --at %s is before the last change of order %s", at_s,
@@ -809,18 +790,18 @@ static int cmd_order(const opts *o, apr_pool_t *p)
         rc = as_order_apply(&ctx, &ord, AS_EV_DELIVER, at, ord.budget_cents,
                             "Delivered (recorded by the shop's staff).");
     if (rc == AS_ECONFLICT) {
-        st.rollback(&db);
+        as_store_rollback(&st);
         return die(ship ? "order ship: order %s is %s; only a placed order can ship"
                         : "order deliver: order %s is %s; only a placed or shipped order can "
                           "be delivered",
                    id, was);
     }
-    if (rc == AS_OK) rc = st.commit(&db);
+    if (rc == AS_OK) rc = as_store_commit(&st);
     if (rc != AS_OK) {
-        st.rollback(&db);
+        as_store_rollback(&st);
         return die("order %s failed%s", sub, NULL);
     }
-    if (st.order_get(&db, &m, id, &ord) != AS_OK)
+    if (as_store_order_get(&st, &m, id, &ord) != AS_OK)
         return die("order %s: cannot read it back%s", sub, NULL);
     json_t *view = as_view_order(&m, &ord);
     as_db_close(&db);

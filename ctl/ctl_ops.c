@@ -150,9 +150,9 @@ int ctl_order_show(const opts *o, apr_pool_t *p)
     as_store st = as_db_store(&db);
     as_order ord;
     as_return r;
-    int rc = st.order_get(&db, &m, id, &ord);
+    int rc = as_store_order_get(&st, &m, id, &ord);
     if (rc == AS_ENOTFOUND) return die("order show: there is no order '%s'%s", id, NULL);
-    int has_return = rc == AS_OK ? st.return_by_order(&db, &m, id, &r) : AS_EDB;
+    int has_return = rc == AS_OK ? as_store_return_by_order(&st, &m, id, &r) : AS_EDB;
     if (rc != AS_OK || has_return == AS_EDB) return die("order show failed%s%s", NULL, NULL);
     json_t *v = as_view_order(&m, &ord);
     int64_t shipped = as_order_event_at(&ord, AS_OS_SHIPPED),
@@ -300,12 +300,12 @@ int ctl_mandate_show(const opts *o, apr_pool_t *p)
     as_mem m = as_db_pool_mem(p);
     as_store st = as_db_store(&db);
     as_mandate md;
-    int rc = st.mandate_get(&db, &m, id, false, &md);
+    int rc = as_store_mandate_get(&st, &m, id, false, &md);
     if (rc == AS_ENOTFOUND) return die("mandate show: there is no mandate '%s'%s", id, NULL);
     /* the month of today, UTC, as orders record theirs (yyyy-mm) */
     const char *month = as_strndup(&m, as_date_format(&m, (int64_t)time(NULL) / 86400), 7);
     int64_t spent = 0;
-    if (rc == AS_OK) rc = st.mandate_spent(&db, md.id, month, &spent);
+    if (rc == AS_OK) rc = as_store_mandate_spent(&st, md.id, month, &spent);
     if (rc != AS_OK) return die("mandate show failed%s%s", NULL, NULL);
     as_db_close(&db);
     int64_t remaining = md.monthly_cents > spent ? md.monthly_cents - spent : 0;

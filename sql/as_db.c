@@ -746,12 +746,12 @@ void as_db_checkpoint_maybe(as_db *db)
     }
 }
 
-as_db_rec as_db_copy_row(as_db *db, apr_dbd_results_t *res, apr_dbd_row_t *row)
+as_db_rec as_db_copy_row(as_db *db, as_mem *m, apr_dbd_results_t *res, apr_dbd_row_t *row)
 {
     int n = apr_dbd_num_cols(db->driver, res);
-    as_db_rec v = apr_pcalloc(db->pool, (size_t)(n + 1) * sizeof(*v));
+    const char **v = as_alloc(m, (size_t)(n + 1) * sizeof(*v));
     for (int i = 0; i < n; i++)
-        v[i] = as_db_col(db, row, i);
+        v[i] = as_strdup(m, as_db_col(db, row, i));
     return v;
 }
 
@@ -1149,33 +1149,32 @@ const char *as_db_i64s(as_db *db, int64_t v)
     return apr_psprintf(db->pool, "%" APR_INT64_T_FMT, v);
 }
 
-#define to_i64 as_db_i64
-#define to_dbl as_db_dbl
-#define read_offer as_db_read_offer
-#define read_summary as_db_read_summary
-#define read_compat as_db_read_compat
-#define to_bool as_db_bool
-#define i64s as_db_i64s
 
-static void read_merchant(as_db *db, apr_dbd_row_t *row, int c, as_merchant *m)
+/* Column n's text copied onto m (the result's own memory is db->pool's). */
+static const char *text_on(as_db *db, as_mem *m, apr_dbd_row_t *row, int n)
 {
-    m->id = as_db_col(db, row, c);
-    m->name = as_db_col(db, row, c + 1);
-    m->country = as_db_col(db, row, c + 2);
-    m->city = as_db_col(db, row, c + 3);
-    m->on_time_rate = to_dbl(as_db_col(db, row, c + 4));
-    m->accuracy_rate = to_dbl(as_db_col(db, row, c + 5));
+    return as_strdup(m, as_db_col(db, row, n));
 }
 
-void as_db_read_offer(as_db *db, apr_dbd_row_t *row, int c, as_offer *o)
+static void read_merchant(as_db *db, as_mem *m, apr_dbd_row_t *row, int c, as_merchant *out)
 {
-    o->id = as_db_col(db, row, c);
-    o->price_cents = to_i64(as_db_col(db, row, c + 1));
-    o->retail_price_cents = to_i64(as_db_col(db, row, c + 2));
-    o->price_label = as_db_col(db, row, c + 3);
-    o->delivery_days = (int)to_i64(as_db_col(db, row, c + 4));
-    o->stock = to_i64(as_db_col(db, row, c + 5));
-    read_merchant(db, row, c + 6, &o->merchant);
+    out->id = text_on(db, m, row, c);
+    out->name = text_on(db, m, row, c + 1);
+    out->country = text_on(db, m, row, c + 2);
+    out->city = text_on(db, m, row, c + 3);
+    out->on_time_rate = as_db_dbl(as_db_col(db, row, c + 4));
+    out->accuracy_rate = as_db_dbl(as_db_col(db, row, c + 5));
+}
+
+void as_db_read_offer(as_db *db, as_mem *m, apr_dbd_row_t *row, int c, as_offer *o)
+{
+    o->id = text_on(db, m, row, c);
+    o->price_cents = as_db_i64(as_db_col(db, row, c + 1));
+    o->retail_price_cents = as_db_i64(as_db_col(db, row, c + 2));
+    o->price_label = text_on(db, m, row, c + 3);
+    o->delivery_days = (int)as_db_i64(as_db_col(db, row, c + 4));
+    o->stock = as_db_i64(as_db_col(db, row, c + 5));
+    read_merchant(db, m, row, c + 6, &o->merchant);
 }
 
 void *as_db_grow(as_mem *m, void *arr, size_t *cap, size_t n, size_t elem)
@@ -1187,7 +1186,6 @@ void *as_db_grow(as_mem *m, void *arr, size_t *cap, size_t n, size_t elem)
     *cap = nc;
     return na;
 }
-#define grow as_db_grow
 
 static int st_merchants(void *h, as_mem *m, as_merchant **out, size_t *n)
 {
@@ -1199,20 +1197,20 @@ static int st_merchants(void *h, as_mem *m, as_merchant **out, size_t *n)
     *out = NULL;
     *n = 0;
     while (as_db_next(db, res, &row)) {
-        *out = grow(m, *out, &cap, *n, sizeof(as_merchant));
-        read_merchant(db, row, 0, &(*out)[(*n)++]);
+        *out = as_db_grow(m, *out, &cap, *n, sizeof(as_merchant));
+        read_merchant(db, m, row, 0, &(*out)[(*n)++]);
     }
     return AS_OK;
 }
 
-static void read_device(as_db *db, apr_dbd_row_t *row, as_device *d)
+static void read_device(as_db *db, as_mem *m, apr_dbd_row_t *row, as_device *d)
 {
-    d->id = to_i64(as_db_col(db, row, 0));
-    d->slug = as_db_col(db, row, 1);
-    d->name = as_db_col(db, row, 2);
-    d->brand = as_db_col(db, row, 3);
-    d->kind = as_db_col(db, row, 4);
-    d->aliases = as_db_col(db, row, 5);
+    d->id = as_db_i64(as_db_col(db, row, 0));
+    d->slug = text_on(db, m, row, 1);
+    d->name = text_on(db, m, row, 2);
+    d->brand = text_on(db, m, row, 3);
+    d->kind = text_on(db, m, row, 4);
+    d->aliases = text_on(db, m, row, 5);
     if (!d->aliases) d->aliases = "";
 }
 
@@ -1226,15 +1224,14 @@ static int st_devices(void *h, as_mem *m, as_device **out, size_t *n)
     *out = NULL;
     *n = 0;
     while (as_db_next(db, res, &row)) {
-        *out = grow(m, *out, &cap, *n, sizeof(as_device));
-        read_device(db, row, &(*out)[(*n)++]);
+        *out = as_db_grow(m, *out, &cap, *n, sizeof(as_device));
+        read_device(db, m, row, &(*out)[(*n)++]);
     }
     return AS_OK;
 }
 
 static int st_device_by_slug(void *h, as_mem *m, const char *slug, as_device *out)
 {
-    (void)m;
     as_db *db = h;
     apr_dbd_results_t *res;
     apr_dbd_row_t *row = NULL;
@@ -1242,25 +1239,25 @@ static int st_device_by_slug(void *h, as_mem *m, const char *slug, as_device *ou
     if (as_db_select(db, "as_device_by_slug", &res, 1, args)) return AS_EDB;
     int found = 0;
     while (as_db_next(db, res, &row))
-        if (!found++) read_device(db, row, out);
+        if (!found++) read_device(db, m, row, out);
     return found ? AS_OK : AS_ENOTFOUND;
 }
 
 /* Columns 0..11 of PRODUCT_SUMMARY. */
-void as_db_read_summary(as_db *db, apr_dbd_row_t *row, as_product *p)
+void as_db_read_summary(as_db *db, as_mem *m, apr_dbd_row_t *row, as_product *p)
 {
-    p->id = to_i64(as_db_col(db, row, 0));
-    p->sku = as_db_col(db, row, 1);
-    p->name = as_db_col(db, row, 2);
-    p->brand = as_db_col(db, row, 3);
-    p->category = as_db_col(db, row, 4);
-    p->part_type = as_db_col(db, row, 5);
-    p->image_urls = as_db_col(db, row, 6);
-    p->availability = as_db_col(db, row, 7);
-    p->verif_status = as_db_col(db, row, 8);
-    p->verif_note = as_db_col(db, row, 9);
-    p->return_rate = to_dbl(as_db_col(db, row, 10));
-    p->guarantee = to_bool(as_db_col(db, row, 11));
+    p->id = as_db_i64(as_db_col(db, row, 0));
+    p->sku = text_on(db, m, row, 1);
+    p->name = text_on(db, m, row, 2);
+    p->brand = text_on(db, m, row, 3);
+    p->category = text_on(db, m, row, 4);
+    p->part_type = text_on(db, m, row, 5);
+    p->image_urls = text_on(db, m, row, 6);
+    p->availability = text_on(db, m, row, 7);
+    p->verif_status = text_on(db, m, row, 8);
+    p->verif_note = text_on(db, m, row, 9);
+    p->return_rate = as_db_dbl(as_db_col(db, row, 10));
+    p->guarantee = as_db_bool(as_db_col(db, row, 11));
     p->is_demo = true;
 }
 
@@ -1271,68 +1268,91 @@ int as_db_read_compat(as_db *db, as_mem *m, apr_dbd_row_t *row, int c, as_compat
         return 0;
     }
     as_compat *x = as_alloc(m, sizeof(*x));
-    x->device_slug = as_db_col(db, row, c);
-    x->device_name = as_db_col(db, row, c + 1);
-    x->fit_status = as_db_col(db, row, c + 2);
-    x->evidence = as_db_col(db, row, c + 3);
-    x->checked_at = as_db_col(db, row, c + 4);
+    x->device_slug = text_on(db, m, row, c);
+    x->device_name = text_on(db, m, row, c + 1);
+    x->fit_status = text_on(db, m, row, c + 2);
+    x->evidence = text_on(db, m, row, c + 3);
+    x->checked_at = text_on(db, m, row, c + 4);
     *out = x;
     return 1;
 }
 
+/* The store over apr_dbd: every table, the same for each connection. */
+static const as_store_catalog_ops db_catalog = {
+    .device_by_slug = st_device_by_slug,
+    .product_by_sku = st_product_by_sku,
+    .search = st_search,
+    .product_live = st_product_live,
+    .offers_stock = st_offers_stock,
+};
+
+static const as_store_feed_ops db_feed = {
+    .merchants = st_merchants,
+    .devices = st_devices,
+    .search_version = st_search_version,
+    .index_rows = st_index_rows,
+    .index_offers = st_index_offers,
+    .rank_changes = st_rank_changes,
+    .index_compat = st_index_compat,
+    .view_rows = st_view_rows,
+};
+
+static const as_store_buy_ops db_buy = {
+    .begin = st_begin,
+    .commit = st_commit,
+    .rollback = st_rollback,
+    .key_by_hash = st_key_by_hash,
+    .mandate_current = st_mandate_current,
+    .mandate_get = st_mandate_get,
+    .mandate_spent = st_mandate_spent,
+    .quote_insert = st_quote_insert,
+    .quote_get = st_quote_get,
+    .order_insert = st_order_insert,
+    .order_get = st_order_get,
+    .order_move = st_order_move,
+    .event_add = st_event_add,
+    .orders_expired = st_orders_expired,
+    .stock_take = st_stock_take,
+    .stock_give = st_stock_give,
+    .confirmation_insert = st_confirmation_insert,
+    .confirmation_get = st_confirmation_get,
+    .confirmation_decide = st_confirmation_decide,
+    .idem_claim = st_idem_claim,
+    .idem_forget = st_idem_forget,
+    .idem_takeover = st_idem_takeover,
+    .idem_finish = st_idem_finish,
+    .return_insert = st_return_insert,
+    .return_get = st_return_get,
+    .return_by_order = st_return_by_order,
+    .question_insert = st_question_insert,
+    .passkey_insert = st_passkey_insert,
+    .passkeys_of = st_passkeys_of,
+    .passkey_get = st_passkey_get,
+    .passkey_count = st_passkey_count,
+    .enrolment_insert = st_enrolment_insert,
+    .enrolment_get = st_enrolment_get,
+    .enrolment_use = st_enrolment_use,
+    .challenge_insert = st_challenge_insert,
+    .challenge_use = st_challenge_use,
+};
+
+static const as_store_version_ops db_version = {
+    .product_version = st_product_version,
+};
+
+static const as_store_live_ops db_live = {
+    .live_changes = st_live_changes,
+};
+
+static const as_store_ops db_ops = {
+    .catalog = &db_catalog,
+    .feed = &db_feed,
+    .buy = &db_buy,
+    .version = &db_version,
+    .live = &db_live,
+};
+
 as_store as_db_store(as_db *db)
 {
-    as_store s = {
-        .h = db,
-        .merchants = st_merchants,
-        .devices = st_devices,
-        .device_by_slug = st_device_by_slug,
-        .product_by_sku = st_product_by_sku,
-        .product_version = st_product_version,
-        .view_rows = st_view_rows,
-        .product_live = st_product_live,
-        .search = st_search,
-        .search_version = st_search_version,
-        .index_rows = st_index_rows,
-        .rank_changes = st_rank_changes,
-        .index_offers = st_index_offers,
-        .index_compat = st_index_compat,
-        .offers_stock = st_offers_stock,
-        .live_changes = st_live_changes,
-        .begin = st_begin,
-        .commit = st_commit,
-        .rollback = st_rollback,
-        .key_by_hash = st_key_by_hash,
-        .mandate_current = st_mandate_current,
-        .mandate_get = st_mandate_get,
-        .mandate_spent = st_mandate_spent,
-        .quote_insert = st_quote_insert,
-        .quote_get = st_quote_get,
-        .order_insert = st_order_insert,
-        .order_get = st_order_get,
-        .order_move = st_order_move,
-        .event_add = st_event_add,
-        .orders_expired = st_orders_expired,
-        .stock_take = st_stock_take,
-        .stock_give = st_stock_give,
-        .confirmation_insert = st_confirmation_insert,
-        .confirmation_get = st_confirmation_get,
-        .confirmation_decide = st_confirmation_decide,
-        .idem_claim = st_idem_claim,
-        .idem_finish = st_idem_finish,
-        .return_insert = st_return_insert,
-        .return_get = st_return_get,
-        .return_by_order = st_return_by_order,
-        .question_insert = st_question_insert,
-        .passkey_insert = st_passkey_insert,
-        .passkeys_of = st_passkeys_of,
-        .passkey_get = st_passkey_get,
-        .passkey_count = st_passkey_count,
-        .enrolment_insert = st_enrolment_insert,
-        .enrolment_get = st_enrolment_get,
-        .enrolment_use = st_enrolment_use,
-        .challenge_insert = st_challenge_insert,
-        .challenge_use = st_challenge_use,
-    };
-    return s;
+    return (as_store){&db_ops, db};
 }

@@ -164,3 +164,83 @@ int as_db_ops_offer_set(as_db *db, const char *id, int64_t price_cents, int64_t 
     if (as_db_exec(db, "as_ops_offer_set", &n, 3, a)) return AS_EDB;
     return n == 1 ? AS_OK : AS_ECONFLICT;
 }
+
+int as_db_ops_key_insert(as_db *db, const as_ops_key *k, const char *key_hash)
+{
+    const char *a[] = {k->id, k->user_id, key_hash, k->created_at};
+    return as_db_exec(db, "as_key_insert", NULL, 4, a) ? AS_EDB : AS_OK;
+}
+
+static void read_key(as_db *db, apr_dbd_row_t *row, as_ops_key *k)
+{
+    k->id = RCOL(0);
+    k->user_id = RCOL(1);
+    k->created_at = RCOL(2);
+    k->revoked_at = RCOL(3);
+}
+
+int as_db_ops_key_get(as_db *db, const char *id, as_ops_key *out)
+{
+    apr_dbd_results_t *res;
+    apr_dbd_row_t *row = NULL;
+    const char *a[] = {id};
+    if (as_db_select(db, "as_key_get", &res, 1, a)) return AS_EDB;
+    int found = 0;
+    while (as_db_next(db, res, &row))
+        if (!found++) read_key(db, row, out);
+    return found ? AS_OK : AS_ENOTFOUND;
+}
+
+int as_db_ops_key_revoke(as_db *db, const char *id, const char *at)
+{
+    const char *a[] = {at, id};
+    return as_db_exec(db, "as_key_revoke", NULL, 2, a) ? AS_EDB : AS_OK;
+}
+
+int as_db_ops_keys(as_db *db, const char *user, as_ops_key_fn each, void *baton)
+{
+    apr_dbd_results_t *res;
+    apr_dbd_row_t *row = NULL;
+    const char *a[] = {user, user};
+    if (as_db_select(db, "as_key_list", &res, 2, a)) return AS_EDB;
+    while (as_db_next(db, res, &row)) {
+        as_ops_key k;
+        read_key(db, row, &k);
+        each(baton, &k);
+    }
+    return AS_OK;
+}
+
+int as_db_ops_mandate_insert(as_db *db, const as_mandate *md)
+{
+    const char *a[] = {md->id,
+                       md->user_id,
+                       md->categories,
+                       as_db_i64s(db, md->per_order_cents),
+                       as_db_i64s(db, md->monthly_cents),
+                       as_db_i64s(db, md->confirm_above_cents),
+                       md->valid_until,
+                       md->created_at};
+    return as_db_exec(db, "as_mandate_insert", NULL, 8, a) ? AS_EDB : AS_OK;
+}
+
+int as_db_ops_mandate_revoke(as_db *db, const char *id, const char *at)
+{
+    const char *a[] = {at, id};
+    return as_db_exec(db, "as_mandate_revoke", NULL, 2, a) ? AS_EDB : AS_OK;
+}
+
+int as_db_ops_mandates(as_db *db, const char *user, as_ops_mandate_fn each, void *baton)
+{
+    apr_dbd_results_t *res;
+    apr_dbd_row_t *row = NULL;
+    const char *a[] = {user, user};
+    if (as_db_select(db, "as_mandate_list", &res, 2, a)) return AS_EDB;
+    as_mem m = as_db_pool_mem(db->pool);
+    while (as_db_next(db, res, &row)) {
+        as_mandate md;
+        as_db_read_mandate(as_db_copy_row(db, &m, res, row), &md);
+        each(baton, &md);
+    }
+    return AS_OK;
+}

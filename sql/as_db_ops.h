@@ -1,5 +1,6 @@
-/* The operator's daily reads and one write (bin/agentshopctl order list,
- * return list, user list, offer set; docs/deploy.md, "Daily operations").
+/* The operator's daily reads and writes (bin/agentshopctl order list,
+ * return list, user list, offer set, key, mandate; docs/deploy.md, "Daily
+ * operations").
  * The lists stream: each row goes to the caller's function as it is read,
  * its texts on db->pool. */
 #ifndef AS_DB_OPS_H
@@ -48,5 +49,26 @@ int as_db_ops_offer_lock(as_db *db, const char *id, as_ops_offer *out);
  * the offer is withdrawn (or gone). The caller then calls
  * as_db_catalogue_changed for its product. */
 int as_db_ops_offer_set(as_db *db, const char *id, int64_t price_cents, int64_t stock);
+
+/* Agent keys (agentshopctl key create | revoke | list). The writes: AS_OK or
+ * AS_EDB; revoking a revoked key changes nothing. */
+typedef struct as_ops_key {
+    const char *id, *user_id, *created_at, *revoked_at; /* revoked_at NULL: active */
+} as_ops_key;
+int as_db_ops_key_insert(as_db *db, const as_ops_key *k, const char *key_hash);
+int as_db_ops_key_get(as_db *db, const char *id, as_ops_key *out); /* or AS_ENOTFOUND */
+int as_db_ops_key_revoke(as_db *db, const char *id, const char *at);
+/* Every key, or the user's (user not NULL), by created_at, then id. */
+typedef void (*as_ops_key_fn)(void *baton, const as_ops_key *k);
+int as_db_ops_keys(as_db *db, const char *user, as_ops_key_fn each, void *baton);
+
+/* Mandates (agentshopctl mandate create | revoke | list); reading one is
+ * as_store's mandate_get. A new mandate is active; revoking one that is not
+ * changes nothing. */
+int as_db_ops_mandate_insert(as_db *db, const as_mandate *md);
+int as_db_ops_mandate_revoke(as_db *db, const char *id, const char *at);
+/* Every mandate, or the user's (user not NULL), by created_at, then id. */
+typedef void (*as_ops_mandate_fn)(void *baton, const as_mandate *md);
+int as_db_ops_mandates(as_db *db, const char *user, as_ops_mandate_fn each, void *baton);
 
 #endif

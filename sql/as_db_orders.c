@@ -58,38 +58,17 @@ int as_db_rollback(as_db *db)
     return st_rollback(db);
 }
 
-/* A single write: in the open transaction, or in one of its own (so it
- * waits for the database as long as a transaction may, no longer). The
- * expression's AS_ECONFLICT commits (nothing was written), any other failure
- * rolls back. */
-#define LOCKED(db, expr)                                                                           \
-    ({                                                                                             \
-        int rc_;                                                                                   \
-        if ((db)->trans) {                                                                         \
-            rc_ = (expr);                                                                          \
-        } else if (st_begin(db) != AS_OK) {                                                        \
-            rc_ = AS_EDB;                                                                          \
-        } else {                                                                                   \
-            rc_ = (expr);                                                                          \
-            if (rc_ == AS_OK || rc_ == AS_ECONFLICT) {                                             \
-                if (st_commit(db) != AS_OK) rc_ = AS_EDB;                                          \
-            } else {                                                                               \
-                st_rollback(db);                                                                   \
-            }                                                                                      \
-        }                                                                                          \
-        rc_;                                                                                       \
-    })
-
-/* The first row of a result, copied (the result is drained, and may be freed);
- * AS_ENOTFOUND when there is none. */
-static int one_row(as_db *db, const char *label, int nargs, const char **args, as_db_rec *rec)
+/* The first row of a result, copied onto m (the result is drained, and may
+ * be freed); AS_ENOTFOUND when there is none. */
+static int one_row(as_db *db, as_mem *m, const char *label, int nargs, const char **args,
+                   as_db_rec *rec)
 {
     apr_dbd_results_t *res;
     apr_dbd_row_t *r = NULL;
     if (as_db_select(db, label, &res, nargs, args)) return AS_EDB;
     int found = 0;
     while (as_db_next(db, res, &r))
-        if (!found++) *rec = as_db_copy_row(db, res, r);
+        if (!found++) *rec = as_db_copy_row(db, m, res, r);
     return found ? AS_OK : AS_ENOTFOUND;
 }
 
@@ -106,18 +85,32 @@ static int exec_one(as_db *db, const char *label, int nargs, const char **args)
     return rc != AS_OK ? rc : n >= 1 ? AS_OK : AS_ECONFLICT;
 }
 
+/* exec_one as a single write: in the open transaction, or in one of its own
+ * (so it waits for the database as long as a transaction may, no longer).
+ * AS_ECONFLICT commits (nothing was written), any other failure rolls back. */
+static int exec_one_locked(as_db *db, const char *label, int nargs, const char **args)
+{
+    if (db->trans) return exec_one(db, label, nargs, args);
+    if (st_begin(db) != AS_OK) return AS_EDB;
+    int rc = exec_one(db, label, nargs, args);
+    if (rc != AS_OK && rc != AS_ECONFLICT) {
+        st_rollback(db);
+        return rc;
+    }
+    return st_commit(db) == AS_OK ? rc : AS_EDB;
+}
+
 #define COL(i) (rec[(i)])               /* a copied row (one_row) */
-#define RCOL(i) as_db_col(db, row, (i)) /* a live row, inside its loop */
+#define RCOL(i) as_strdup(m, as_db_col(db, row, (i))) /* a live row, onto m */
 
 /* ---- identity and mandates ---- */
 
 int st_key_by_hash(void *h, as_mem *m, const char *hash, as_key_row *out)
 {
-    (void)m;
     as_db *db = h;
     as_db_rec rec = NULL;
     const char *a[] = {hash};
-    int rc = one_row(db, "as_key_by_hash", 1, a, &rec);
+    int rc = one_row(db, m, "as_key_by_hash", 1, a, &rec);
     if (rc != AS_OK) return rc;
     out->id = COL(0);
     out->user_id = COL(1);
@@ -141,30 +134,29 @@ void as_db_read_mandate(as_db_rec rec, as_mandate *md)
 
 int st_mandate_current(void *h, as_mem *m, const char *user_id, bool lock, as_mandate *out)
 {
-    (void)m;
     as_db *db = h;
     as_db_rec rec = NULL;
     const char *a[] = {user_id};
-    int rc = one_row(db, lock ? "as_mandate_current_lock" : "as_mandate_current", 1, a, &rec);
+    int rc = one_row(db, m, lock ? "as_mandate_current_lock" : "as_mandate_current", 1, a, &rec);
     if (rc == AS_OK) as_db_read_mandate(rec, out);
     return rc;
 }
 
 int st_mandate_get(void *h, as_mem *m, const char *id, bool lock, as_mandate *out)
 {
-    (void)m;
     as_db *db = h;
     as_db_rec rec = NULL;
     const char *a[] = {id};
-    int rc = one_row(db, lock ? "as_mandate_lock" : "as_mandate_get", 1, a, &rec);
+    int rc = one_row(db, m, lock ? "as_mandate_lock" : "as_mandate_get", 1, a, &rec);
     if (rc == AS_OK) as_db_read_mandate(rec, out);
     return rc;
 }
 
 int as_db_spent_stale(as_db *db)
 {
+    as_mem pm = as_db_pool_mem(db->pool); /* numbers only */
     as_db_rec rec = NULL;
-    int rc = one_row(db, "as_spent_stale", 0, NULL, &rec);
+    int rc = one_row(db, &pm, "as_spent_stale", 0, NULL, &rec);
     return rc != AS_OK ? -1 : as_db_i64(COL(0)) != 0;
 }
 
@@ -179,9 +171,10 @@ apr_status_t as_db_spent_rebuild(as_db *db)
 int st_mandate_spent(void *h, const char *mandate_id, const char *month, int64_t *cents)
 {
     as_db *db = h;
+    as_mem pm = as_db_pool_mem(db->pool); /* numbers only */
     as_db_rec rec = NULL;
     const char *a[] = {mandate_id, month};
-    int rc = one_row(db, "as_mandate_spent", 2, a, &rec);
+    int rc = one_row(db, &pm, "as_mandate_spent", 2, a, &rec);
     *cents = rc == AS_OK ? as_db_i64(COL(0)) : 0;
     return rc == AS_ENOTFOUND ? AS_OK : rc;
 }
@@ -205,16 +198,15 @@ int st_quote_insert(void *h, const as_quote *q)
                        I64(q->guarantee),
                        I64(q->created_at),
                        I64(q->expires_at)};
-    return LOCKED(db, exec_one(db, "as_quote_insert", 14, a)) == AS_OK ? AS_OK : AS_EDB;
+    return exec_one_locked(db, "as_quote_insert", 14, a) == AS_OK ? AS_OK : AS_EDB;
 }
 
 int st_quote_get(void *h, as_mem *m, const char *id, as_quote *q)
 {
-    (void)m;
     as_db *db = h;
     as_db_rec rec = NULL;
     const char *a[] = {id};
-    int rc = one_row(db, "as_quote_get", 1, a, &rec);
+    int rc = one_row(db, m, "as_quote_get", 1, a, &rec);
     if (rc != AS_OK) return rc;
     q->id = COL(0);
     q->user_id = COL(1);
@@ -270,7 +262,7 @@ int st_order_get(void *h, as_mem *m, const char *id, as_order *o)
     as_db_rec rec = NULL;
     const char *a[] = {id};
     memset(o, 0, sizeof(*o));
-    int rc = one_row(db, "as_order_get", 1, a, &rec);
+    int rc = one_row(db, m, "as_order_get", 1, a, &rec);
     if (rc != AS_OK) return rc;
     o->id = COL(0);
     o->user_id = COL(1);
@@ -362,8 +354,9 @@ int st_stock_take(void *h, const char *offer_id, int64_t qty)
 {
     as_db *db = h;
     const char *a[] = {I64(qty), offer_id, I64(qty)};
+    as_mem pm = as_db_pool_mem(db->pool); /* numbers only */
     as_db_rec rec = NULL;
-    int rc = one_row(db, "as_stock_take", 3, a, &rec);
+    int rc = one_row(db, &pm, "as_stock_take", 3, a, &rec);
     if (rc == AS_ENOTFOUND) return AS_ECONFLICT; /* fewer than qty units */
     if (rc != AS_OK) return rc;
     return as_db_rank_stock_moved(db, as_db_i64(COL(0)), as_db_i64(COL(1)), -qty);
@@ -373,8 +366,9 @@ int st_stock_give(void *h, const char *offer_id, int64_t qty)
 {
     as_db *db = h;
     const char *a[] = {I64(qty), offer_id};
+    as_mem pm = as_db_pool_mem(db->pool); /* numbers only */
     as_db_rec rec = NULL;
-    if (one_row(db, "as_stock_give", 2, a, &rec) != AS_OK) return AS_EDB;
+    if (one_row(db, &pm, "as_stock_give", 2, a, &rec) != AS_OK) return AS_EDB;
     return as_db_rank_stock_moved(db, as_db_i64(COL(0)), as_db_i64(COL(1)), qty);
 }
 
@@ -390,11 +384,10 @@ int st_confirmation_insert(void *h, const as_confirmation *c)
 
 int st_confirmation_get(void *h, as_mem *m, const char *id, as_confirmation *c)
 {
-    (void)m;
     as_db *db = h;
     as_db_rec rec = NULL;
     const char *a[] = {id};
-    int rc = one_row(db, "as_conf_get", 1, a, &rec);
+    int rc = one_row(db, m, "as_conf_get", 1, a, &rec);
     if (rc != AS_OK) return rc;
     c->id = COL(0);
     c->order_id = COL(1);
@@ -415,13 +408,12 @@ int st_confirmation_decide(void *h, const char *id, const char *to, int64_t at)
 
 /* ---- Idempotency-Key records ---- */
 
-#define IDEM_KEEP 86400 /* a record is kept (and honoured) at least 24 hours */
-
-static int idem_get(as_db *db, const char *user, const char *scope, const char *key, as_idem *x)
+static int idem_get(as_db *db, as_mem *m, const char *user, const char *scope, const char *key,
+                    as_idem *x)
 {
     as_db_rec rec = NULL;
     const char *a[] = {user, scope, key};
-    int rc = one_row(db, "as_idem_get", 3, a, &rec);
+    int rc = one_row(db, m, "as_idem_get", 3, a, &rec);
     if (rc != AS_OK) return rc;
     x->request_hash = COL(0);
     x->state = COL(1);
@@ -437,33 +429,35 @@ static int idem_get(as_db *db, const char *user, const char *scope, const char *
 int st_idem_claim(void *h, as_mem *m, const char *user, const char *scope, const char *key,
                   const char *hash, int64_t now, int64_t lease_until, as_idem *existing)
 {
-    (void)m;
     as_db *db = h;
     if (!db->trans) return AS_EDB;
     for (int attempt = 0; attempt < 3; attempt++) {
         const char *a[] = {user, scope, key, hash, I64(now), I64(lease_until)};
         int rc = exec_one(db, "as_idem_claim", 6, a);
         if (rc != AS_ECONFLICT) return rc; /* AS_OK: claimed */
-        rc = idem_get(db, user, scope, key, existing);
-        if (rc == AS_ENOTFOUND) continue; /* released meanwhile: claim again */
-        if (rc != AS_OK) return rc;
-        if (existing->created_at <= now - IDEM_KEEP) {
-            /* past its keeping time: forget it and treat the key as new */
-            const char *f[] = {user, scope, key, I64(now - IDEM_KEEP)};
-            if (exec_rows(db, "as_idem_forget", 4, f, NULL) != AS_OK) return AS_EDB;
-            continue;
-        }
-        if (strcmp(existing->state, "in_flight") == 0 && existing->lease_until <= now &&
-            strcmp(existing->request_hash, hash) == 0) {
-            /* the first request died with its claim: take it over */
-            const char *t[] = {I64(lease_until), user, scope, key, hash, I64(now)};
-            rc = exec_one(db, "as_idem_takeover", 6, t);
-            if (rc != AS_ECONFLICT) return rc;
-            if ((rc = idem_get(db, user, scope, key, existing)) != AS_OK) return rc;
-        }
-        return AS_ECONFLICT;
+        rc = idem_get(db, m, user, scope, key, existing);
+        if (rc == AS_ENOTFOUND) continue; /* removed meanwhile: claim again */
+        return rc == AS_OK ? AS_ECONFLICT : rc;
     }
     return AS_EDB;
+}
+
+int st_idem_forget(void *h, const char *user, const char *scope, const char *key, int64_t before)
+{
+    as_db *db = h;
+    const char *a[] = {user, scope, key, I64(before)};
+    return exec_rows(db, "as_idem_forget", 4, a, NULL);
+}
+
+int st_idem_takeover(void *h, as_mem *m, const char *user, const char *scope, const char *key,
+                     const char *hash, int64_t now, int64_t lease_until, as_idem *existing)
+{
+    as_db *db = h;
+    const char *a[] = {I64(lease_until), user, scope, key, hash, I64(now)};
+    int rc = exec_one(db, "as_idem_takeover", 6, a);
+    if (rc != AS_ECONFLICT) return rc;
+    rc = idem_get(db, m, user, scope, key, existing);
+    return rc == AS_OK ? AS_ECONFLICT : rc;
 }
 
 int st_idem_finish(void *h, const char *user, const char *scope, const char *key, int status,
@@ -493,11 +487,11 @@ int st_return_insert(void *h, const as_return *r)
     return exec_one(db, "as_return_insert", 11, a);
 }
 
-static int return_row(as_db *db, const char *label, const char *arg, as_return *r)
+static int return_row(as_db *db, as_mem *m, const char *label, const char *arg, as_return *r)
 {
     as_db_rec rec = NULL;
     const char *a[] = {arg};
-    int rc = one_row(db, label, 1, a, &rec);
+    int rc = one_row(db, m, label, 1, a, &rec);
     if (rc != AS_OK) return rc;
     r->id = COL(0);
     r->order_id = COL(1);
@@ -515,14 +509,12 @@ static int return_row(as_db *db, const char *label, const char *arg, as_return *
 
 int st_return_get(void *h, as_mem *m, const char *id, as_return *out)
 {
-    (void)m;
-    return return_row(h, "as_return_get", id, out);
+    return return_row(h, m, "as_return_get", id, out);
 }
 
 int st_return_by_order(void *h, as_mem *m, const char *order_id, as_return *out)
 {
-    (void)m;
-    return return_row(h, "as_return_by_order", order_id, out);
+    return return_row(h, m, "as_return_by_order", order_id, out);
 }
 
 int st_question_insert(void *h, int64_t product_id, const char *id, const char *user_id,
@@ -532,7 +524,7 @@ int st_question_insert(void *h, int64_t product_id, const char *id, const char *
     as_db *db = h;
     const char *a[] = {id, I64(product_id), user_id, question, answer, asked_at, user_id, since,
                        I64(per_day)};
-    int rc = LOCKED(db, exec_one(db, "as_question_insert", 9, a));
+    int rc = exec_one_locked(db, "as_question_insert", 9, a);
     return rc == AS_OK || rc == AS_ECONFLICT ? rc : AS_EDB;
 }
 
@@ -553,7 +545,7 @@ int st_passkey_insert(void *h, const as_passkey *k)
     as_db *db = h;
     const char *a[] = {k->id,         k->user_id,          I64(k->alg),
                        k->public_key, I64(k->sign_count), I64(k->created_at)};
-    return LOCKED(db, exec_one(db, "as_passkey_insert", 6, a));
+    return exec_one_locked(db, "as_passkey_insert", 6, a);
 }
 
 int st_passkeys_of(void *h, as_mem *m, const char *user_id, as_passkey **out, size_t *n)
@@ -568,18 +560,17 @@ int st_passkeys_of(void *h, as_mem *m, const char *user_id, as_passkey **out, si
     if (as_db_select(db, "as_passkeys_of", &res, 1, a)) return AS_EDB;
     while (as_db_next(db, res, &row)) {
         *out = as_db_grow(m, *out, &cap, *n, sizeof(as_passkey));
-        passkey_of(as_db_copy_row(db, res, row), &(*out)[(*n)++]);
+        passkey_of(as_db_copy_row(db, m, res, row), &(*out)[(*n)++]);
     }
     return AS_OK;
 }
 
 int st_passkey_get(void *h, as_mem *m, const char *id, as_passkey *out)
 {
-    (void)m;
     as_db *db = h;
     as_db_rec rec = NULL;
     const char *a[] = {id};
-    int rc = one_row(db, "as_passkey_get", 1, a, &rec);
+    int rc = one_row(db, m, "as_passkey_get", 1, a, &rec);
     if (rc == AS_OK) passkey_of(rec, out);
     return rc;
 }
@@ -588,23 +579,22 @@ int st_passkey_count(void *h, const char *id, int64_t from, int64_t to)
 {
     as_db *db = h;
     const char *a[] = {I64(to), id, I64(from)};
-    return LOCKED(db, exec_one(db, "as_passkey_count", 3, a));
+    return exec_one_locked(db, "as_passkey_count", 3, a);
 }
 
 int st_enrolment_insert(void *h, const as_enrolment *e)
 {
     as_db *db = h;
     const char *a[] = {e->id, e->user_id, e->token_hash, I64(e->created_at), I64(e->expires_at)};
-    return LOCKED(db, exec_one(db, "as_enrolment_insert", 5, a));
+    return exec_one_locked(db, "as_enrolment_insert", 5, a);
 }
 
 int st_enrolment_get(void *h, as_mem *m, const char *id, as_enrolment *out)
 {
-    (void)m;
     as_db *db = h;
     as_db_rec rec = NULL;
     const char *a[] = {id};
-    int rc = one_row(db, "as_enrolment_get", 1, a, &rec);
+    int rc = one_row(db, m, "as_enrolment_get", 1, a, &rec);
     if (rc != AS_OK) return rc;
     out->id = COL(0);
     out->user_id = COL(1);
@@ -619,7 +609,7 @@ int st_enrolment_use(void *h, const char *id, int64_t now)
 {
     as_db *db = h;
     const char *a[] = {I64(now), id, I64(now)};
-    return LOCKED(db, exec_one(db, "as_enrolment_use", 3, a));
+    return exec_one_locked(db, "as_enrolment_use", 3, a);
 }
 
 int st_challenge_insert(void *h, const char *challenge, const char *purpose,
@@ -627,7 +617,7 @@ int st_challenge_insert(void *h, const char *challenge, const char *purpose,
 {
     as_db *db = h;
     const char *a[] = {challenge, purpose, subject_id, I64(expires_at)};
-    return LOCKED(db, exec_one(db, "as_challenge_insert", 4, a));
+    return exec_one_locked(db, "as_challenge_insert", 4, a);
 }
 
 int st_challenge_use(void *h, const char *challenge, const char *purpose, const char *subject_id,
@@ -635,10 +625,10 @@ int st_challenge_use(void *h, const char *challenge, const char *purpose, const 
 {
     as_db *db = h;
     const char *a[] = {I64(now), challenge, purpose, subject_id, I64(now)};
-    int rc = LOCKED(db, exec_one(db, "as_challenge_use", 5, a));
+    int rc = exec_one_locked(db, "as_challenge_use", 5, a);
     /* challenges live minutes: the ones past their day go with a use */
     const char *p[] = {I64(now - 86400)};
-    if (rc == AS_OK && LOCKED(db, exec_one(db, "as_challenges_prune", 1, p)) == AS_EDB)
+    if (rc == AS_OK && exec_one_locked(db, "as_challenges_prune", 1, p) == AS_EDB)
         rc = AS_EDB;
     return rc;
 }

@@ -100,8 +100,9 @@ extern const size_t as_db_n_ops_stmts;
 
 /* Rows of the catalogue queries (as_db.c). */
 double as_db_dbl(const char *s);
-void as_db_read_summary(as_db *db, apr_dbd_row_t *row, as_product *p);    /* PRODUCT_SUMMARY */
-void as_db_read_offer(as_db *db, apr_dbd_row_t *row, int c, as_offer *o); /* OFFER_COLS */
+/* Texts copied onto m. */
+void as_db_read_summary(as_db *db, as_mem *m, apr_dbd_row_t *row, as_product *p); /* PRODUCT_SUMMARY */
+void as_db_read_offer(as_db *db, as_mem *m, apr_dbd_row_t *row, int c, as_offer *o); /* OFFER_COLS */
 int as_db_read_compat(as_db *db, as_mem *m, apr_dbd_row_t *row, int c, as_compat **out);
 
 int64_t as_db_i64(const char *s);
@@ -134,6 +135,9 @@ int st_confirmation_get(void *h, as_mem *m, const char *id, as_confirmation *out
 int st_confirmation_decide(void *h, const char *id, const char *to, int64_t at);
 int st_idem_claim(void *h, as_mem *m, const char *user, const char *scope, const char *key,
                   const char *hash, int64_t now, int64_t lease_until, as_idem *existing);
+int st_idem_forget(void *h, const char *user, const char *scope, const char *key, int64_t before);
+int st_idem_takeover(void *h, as_mem *m, const char *user, const char *scope, const char *key,
+                     const char *hash, int64_t now, int64_t lease_until, as_idem *existing);
 int st_idem_finish(void *h, const char *user, const char *scope, const char *key, int status,
                    const char *response);
 
@@ -155,9 +159,9 @@ int st_challenge_insert(void *h, const char *challenge, const char *purpose,
 int st_challenge_use(void *h, const char *challenge, const char *purpose, const char *subject_id,
                      int64_t now);
 
-/* A row's columns copied into db->pool, so they outlive the result. */
+/* A row's columns copied onto m, so they outlive the result. */
 typedef const char **as_db_rec;
-as_db_rec as_db_copy_row(as_db *db, apr_dbd_results_t *res, apr_dbd_row_t *row);
+as_db_rec as_db_copy_row(as_db *db, as_mem *m, apr_dbd_results_t *res, apr_dbd_row_t *row);
 
 /* Reading one mandate row (MANDATE_COLS order). */
 void as_db_read_mandate(as_db_rec rec, as_mandate *md);

@@ -21,9 +21,6 @@
 #include "as_db_private.h"
 #include "as_rank.h"
 
-#define to_i64 as_db_i64
-#define i64s as_db_i64s
-#define grow as_db_grow
 
 /* Offer columns start here in every row read_products reads. */
 #define SEARCH_OFFER_COL 17
@@ -181,8 +178,8 @@ static int64_t first_i64(as_db *db, const char *label, int na, const char **args
     if (as_db_select(db, label, &res, na, args)) return -1;
     while (as_db_next(db, res, &row))
         if (a < 0) {
-            a = to_i64(as_db_col(db, row, 0));
-            if (b) *b = to_i64(as_db_col(db, row, 1));
+            a = as_db_i64(as_db_col(db, row, 0));
+            if (b) *b = as_db_i64(as_db_col(db, row, 1));
         }
     return a;
 }
@@ -199,20 +196,20 @@ static void read_products(as_db *db, as_mem *m, apr_dbd_results_t *res, as_produ
     size_t *first = NULL, fcap = 0; /* index of each product's first offer */
     int64_t last = -1;
     while (as_db_next(db, res, &row)) {
-        int64_t pid = to_i64(as_db_col(db, row, 0));
+        int64_t pid = as_db_i64(as_db_col(db, row, 0));
         if (pid != last) {
-            ps = grow(m, ps, &pcap, np, sizeof(as_product));
-            first = grow(m, first, &fcap, np, sizeof(size_t));
+            ps = as_db_grow(m, ps, &pcap, np, sizeof(as_product));
+            first = as_db_grow(m, first, &fcap, np, sizeof(size_t));
             as_product *p = &ps[np];
             memset(p, 0, sizeof(*p));
-            as_db_read_summary(db, row, p);
+            as_db_read_summary(db, m, row, p);
             as_db_read_compat(db, m, row, 12, &p->compat);
             first[np++] = no;
             last = pid;
         }
         if (as_db_col(db, row, SEARCH_OFFER_COL)) {
-            offers = grow(m, offers, &ocap, no, sizeof(as_offer));
-            as_db_read_offer(db, row, SEARCH_OFFER_COL, &offers[no++]);
+            offers = as_db_grow(m, offers, &ocap, no, sizeof(as_offer));
+            as_db_read_offer(db, m, row, SEARCH_OFFER_COL, &offers[no++]);
             ps[np - 1].n_offers++;
         }
     }
@@ -228,7 +225,7 @@ int st_search(void *h, as_mem *m, const as_search_filter *f, as_product **out, s
     *out = NULL;
     *n = 0;
     if (!connected(db)) return AS_EDB;
-    const char *args[] = {i64s(db, f->device_id), f->part_type, f->part_type};
+    const char *args[] = {as_db_i64s(db, f->device_id), f->part_type, f->part_type};
     apr_dbd_results_t *res;
     if (as_db_select(db, "as_search_dev", &res, 3, args)) return AS_EDB;
     read_products(db, m, res, out, n);
@@ -257,7 +254,7 @@ static void rank_row(as_db *db, as_product *p, as_buf *out)
  * in one statement. */
 static int rank_range(as_db *db, int64_t lo, int64_t hi)
 {
-    const char *a[] = {i64s(db, lo), i64s(db, hi)};
+    const char *a[] = {as_db_i64s(db, lo), as_db_i64s(db, hi)};
     apr_dbd_results_t *res;
     if (as_db_select(db, "as_rank_offers", &res, 2, a)) return AS_EDB;
     as_mem m = as_db_pool_mem(db->pool);
@@ -294,7 +291,7 @@ static int catalogue_new(as_db *db)
         for (size_t i = 0; i < sizeof(b); i++) r = r << 8 | b[i];
         r = (r >> 2) + 1;
     } while ((int64_t)r == now.catalogue);
-    const char *a[] = {i64s(db, (int64_t)r)};
+    const char *a[] = {as_db_i64s(db, (int64_t)r)};
     return as_db_exec(db, "as_catalogue_set", NULL, 1, a) ? AS_EDB : AS_OK;
 }
 
@@ -312,7 +309,7 @@ int as_db_catalogue_changed(as_db *db, const int64_t *pids, size_t n, int conten
     for (size_t i = 0; i < n; i++) {
         /* not buyable until its offers say otherwise (a product without
          * offers left has no row in as_rank_offers) */
-        const char *none[] = {"0", "0", "0", "0", i64s(db, pids[i])};
+        const char *none[] = {"0", "0", "0", "0", as_db_i64s(db, pids[i])};
         if (as_db_exec(db, "as_rank_product", NULL, 1, none + 4) ||
             as_db_exec(db, "as_rank_set", NULL, 5, none) ||
             rank_range(db, pids[i] - 1, pids[i]) != AS_OK)
@@ -398,8 +395,8 @@ int st_search_version(void *h, as_search_version *out)
 /* The rank columns from c on; in_stock as given (rank_changes only). */
 static as_rank_row read_rank(as_db *db, apr_dbd_row_t *row, int c, const char *in_stock)
 {
-    as_rank_row r = {as_db_bool(as_db_col(db, row, c)),    to_i64(as_db_col(db, row, c + 1)),
-                     to_i64(as_db_col(db, row, c + 2)),    to_i64(as_db_col(db, row, c + 3)),
+    as_rank_row r = {as_db_bool(as_db_col(db, row, c)),    as_db_i64(as_db_col(db, row, c + 1)),
+                     as_db_i64(as_db_col(db, row, c + 2)),    as_db_i64(as_db_col(db, row, c + 3)),
                      as_db_dbl(as_db_col(db, row, c + 4)), in_stock};
     return r;
 }
@@ -645,7 +642,7 @@ int st_index_rows(void *h, as_index_row_fn each, void *baton)
 int st_rank_changes(void *h, int64_t since, as_rank_row_fn each, void *baton)
 {
     as_db *db = h;
-    const char *a[] = {i64s(db, since)};
+    const char *a[] = {as_db_i64s(db, since)};
     apr_dbd_results_t *res;
     apr_dbd_row_t *row = NULL;
     if (as_db_select(db, "as_rank_changes", &res, 1, a)) return AS_EDB;
@@ -653,7 +650,7 @@ int st_rank_changes(void *h, int64_t since, as_rank_row_fn each, void *baton)
     while (as_db_next(db, res, &row)) {
         const char *in_stock = as_db_col(db, row, 6);
         as_rank_row r = read_rank(db, row, 1, in_stock ? in_stock : "");
-        if (rc == AS_OK && each(baton, to_i64(as_db_col(db, row, 0)), &r) != 0) rc = AS_EDB;
+        if (rc == AS_OK && each(baton, as_db_i64(as_db_col(db, row, 0)), &r) != 0) rc = AS_EDB;
     }
     return rc;
 }
@@ -744,11 +741,11 @@ int st_offers_stock(void *h, as_mem *m, const int64_t *ids, size_t n, as_offer_s
     if (as_db_select(db, "as_offers_stock", &res, 1, a)) return AS_EDB;
     size_t cap = 0;
     while (as_db_next(db, res, &row)) {
-        *out = grow(m, *out, &cap, *nout, sizeof(as_offer_stock));
+        *out = as_db_grow(m, *out, &cap, *nout, sizeof(as_offer_stock));
         as_offer_stock *s = &(*out)[(*nout)++];
-        s->product_id = to_i64(as_db_col(db, row, 0));
-        s->offer_id = as_db_col(db, row, 1);
-        s->stock = to_i64(as_db_col(db, row, 2));
+        s->product_id = as_db_i64(as_db_col(db, row, 0));
+        s->offer_id = as_strdup(m, as_db_col(db, row, 1));
+        s->stock = as_db_i64(as_db_col(db, row, 2));
     }
     return AS_OK;
 }

@@ -1190,18 +1190,18 @@ static as_search_snap *build(const as_store *st, as_search_version *v, const sx_
         size_t nm;
         as_device *ds;
         size_t nd;
-        int rc = st->merchants(st->h, &am, &ms, &nm);
+        int rc = as_store_merchants(st, &am, &ms, &nm);
         if (rc == AS_OK && !set_merchants(b, ms, nm)) rc = AS_EDB;
-        if (rc == AS_OK) rc = st->devices(st->h, &am, &ds, &nd);
+        if (rc == AS_OK) rc = as_store_devices(st, &am, &ds, &nd);
         if (rc == AS_OK && !set_devices(b, ds, nd)) rc = AS_EDB;
         as_arena_destroy(a);
-        if (rc == AS_OK) rc = st->index_rows(st->h, on_row, b);
-        if (rc == AS_OK) rc = st->index_offers(st->h, on_offer, b);
-        if (rc == AS_OK && st->index_compat) rc = st->index_compat(st->h, on_compat, b);
-        if (rc == AS_OK && st->view_rows) rc = st->view_rows(st->h, on_view, b);
+        if (rc == AS_OK) rc = as_store_index_rows(st, on_row, b);
+        if (rc == AS_OK) rc = as_store_index_offers(st, on_offer, b);
+        if (rc == AS_OK) rc = as_store_index_compat(st, on_compat, b);
+        if (rc == AS_OK) rc = as_store_view_rows(st, on_view, b);
         if (rc == AS_OK && b->failed) rc = AS_EDB;
         as_search_version after;
-        if (rc == AS_OK && st->search_version(st->h, &after) != AS_OK) rc = AS_EDB;
+        if (rc == AS_OK && as_store_search_version(st, &after) != AS_OK) rc = AS_EDB;
         if (rc != AS_OK) {
             if (out_failed) *out_failed = b->out_failed;
             builder_free(b);
@@ -1217,8 +1217,7 @@ static as_search_snap *build(const as_store *st, as_search_version *v, const sx_
 as_search_snap *as_search_snap_build(const as_store *st)
 {
     as_search_version v;
-    if (!st->search_version || !st->index_rows || !st->index_offers ||
-        st->search_version(st->h, &v) != AS_OK)
+    if (as_store_search_version(st, &v) != AS_OK)
         return NULL;
     return build(st, &v, NULL, NULL);
 }
@@ -1257,7 +1256,7 @@ static as_search_snap *update(as_search_snap *s, const as_store *st, const as_se
         return NULL;
     }
     memcpy(nx->state, s->state, s->state_bytes);
-    if (st->rank_changes(st->h, s->v.rank, apply_change, nx) != AS_OK) {
+    if (as_store_rank_changes(st, s->v.rank, apply_change, nx) != AS_OK) {
         state_unmap(nx);
         free(nx);
         return NULL;
@@ -1531,7 +1530,7 @@ static as_search_snap *replace(as_search_index *si, const as_store *st, as_searc
     }
     s = map_file(si, v->catalogue); /* another process wrote it meanwhile */
     as_search_version now;
-    if (!s && st->search_version(st->h, &now) == AS_OK && now.catalogue != v->catalogue &&
+    if (!s && as_store_search_version(st, &now) == AS_OK && now.catalogue != v->catalogue &&
         (s = map_file(si, now.catalogue)))
         *v = now; /* v's file is gone: the process that wrote a newer one removed it */
     if (!s) {
@@ -1653,19 +1652,19 @@ typedef struct bg_store {
 static int bg_version(void *h, as_search_version *out)
 {
     bg_store *b = h;
-    return BG_STOPPED(b) ? AS_EDB : b->in->search_version(b->in->h, out);
+    return BG_STOPPED(b) ? AS_EDB : as_store_search_version(b->in, out);
 }
 
 static int bg_merchants(void *h, as_mem *m, as_merchant **out, size_t *n)
 {
     bg_store *b = h;
-    return BG_STOPPED(b) ? AS_EDB : b->in->merchants(b->in->h, m, out, n);
+    return BG_STOPPED(b) ? AS_EDB : as_store_merchants(b->in, m, out, n);
 }
 
 static int bg_devices(void *h, as_mem *m, as_device **out, size_t *n)
 {
     bg_store *b = h;
-    return BG_STOPPED(b) ? AS_EDB : b->in->devices(b->in->h, m, out, n);
+    return BG_STOPPED(b) ? AS_EDB : as_store_devices(b->in, m, out, n);
 }
 
 static int bg_row(void *h, const as_index_row *r)
@@ -1679,7 +1678,7 @@ static int bg_rows(void *h, as_index_row_fn each, void *baton)
     bg_store *b = h;
     b->each.row = each;
     b->baton = baton;
-    return BG_STOPPED(b) ? AS_EDB : b->in->index_rows(b->in->h, bg_row, b);
+    return BG_STOPPED(b) ? AS_EDB : as_store_index_rows(b->in, bg_row, b);
 }
 
 static int bg_offer(void *h, const as_index_offer *o)
@@ -1693,7 +1692,7 @@ static int bg_offers(void *h, as_index_offer_fn each, void *baton)
     bg_store *b = h;
     b->each.offer = each;
     b->baton = baton;
-    return BG_STOPPED(b) ? AS_EDB : b->in->index_offers(b->in->h, bg_offer, b);
+    return BG_STOPPED(b) ? AS_EDB : as_store_index_offers(b->in, bg_offer, b);
 }
 
 static int bg_compat_row(void *h, const as_index_compat *x)
@@ -1707,7 +1706,7 @@ static int bg_compat(void *h, as_index_compat_fn each, void *baton)
     bg_store *b = h;
     b->each.compat = each;
     b->baton = baton;
-    return BG_STOPPED(b) ? AS_EDB : b->in->index_compat(b->in->h, bg_compat_row, b);
+    return BG_STOPPED(b) ? AS_EDB : as_store_index_compat(b->in, bg_compat_row, b);
 }
 
 static int bg_view_row(void *h, const as_product *p)
@@ -1721,32 +1720,29 @@ static int bg_views(void *h, as_view_row_fn each, void *baton)
     bg_store *b = h;
     b->each.view = each;
     b->baton = baton;
-    return BG_STOPPED(b) ? AS_EDB : b->in->view_rows(b->in->h, bg_view_row, b);
+    return BG_STOPPED(b) ? AS_EDB : as_store_view_rows(b->in, bg_view_row, b);
 }
 
 static int bg_changes(void *h, int64_t since, as_rank_row_fn each, void *baton)
 {
     bg_store *b = h;
-    return BG_STOPPED(b) ? AS_EDB : b->in->rank_changes(b->in->h, since, each, baton);
+    return BG_STOPPED(b) ? AS_EDB : as_store_rank_changes(b->in, since, each, baton);
 }
 
 /* Only what build and update call: every stream build reads, the product
  * views' parts too (without them every view would be read whole from the
  * store). */
-static as_store bg_store_make(bg_store *b)
-{
-    const as_store *in = b->in;
-    as_store st = {.h = b,
-                   .merchants = bg_merchants,
-                   .devices = bg_devices,
-                   .search_version = bg_version,
-                   .index_rows = bg_rows,
-                   .index_offers = bg_offers,
-                   .rank_changes = bg_changes,
-                   .index_compat = in->index_compat ? bg_compat : NULL,
-                   .view_rows = in->view_rows ? bg_views : NULL};
-    return st;
-}
+static const as_store_feed_ops bg_feed = {
+    .merchants = bg_merchants,
+    .devices = bg_devices,
+    .search_version = bg_version,
+    .index_rows = bg_rows,
+    .index_offers = bg_offers,
+    .rank_changes = bg_changes,
+    .index_compat = bg_compat,
+    .view_rows = bg_views,
+};
+static const as_store_ops bg_ops = {.feed = &bg_feed};
 
 /* One build on the opener's store: the catalogue the database has now, from
  * its file or built (and written), brought up to its stock, installed. */
@@ -1759,10 +1755,10 @@ static bool bg_build(as_search_index *si)
         return false;
     }
     bg_store b = {.in = &own, .stop = &si->stop};
-    as_store st = bg_store_make(&b);
+    as_store st = {&bg_ops, &b};
     as_search_version v;
     bool ok = false;
-    if (st.search_version(st.h, &v) == AS_OK) {
+    if (as_store_search_version(&st, &v) == AS_OK) {
         as_search_snap *s = current(si);
         ok = s && s->v.catalogue == v.catalogue; /* already there: nothing to do */
         as_search_snap_release(s);
@@ -1911,7 +1907,7 @@ as_search_snap *as_search_index_get_read(as_search_index *si, const as_store *st
         if (!s && !(s = first(si))) return NULL;
         as_search_snap_release(s);
     }
-    if (st->search_version(st->h, read) != AS_OK) return NULL;
+    if (as_store_search_version(st, read) != AS_OK) return NULL;
     return as_search_index_at(si, st, read);
 }
 

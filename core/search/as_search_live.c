@@ -30,7 +30,7 @@ static int mark(void *baton, int64_t product_id)
  * false when the store cannot tell (the caller reads from the store). */
 static bool live_sync(sx_catalog *c, const as_store *st, int64_t upto)
 {
-    if (!st->live_changes || !c->live_bits || upto < c->live_base) return false;
+    if (!as_store_has_live(st) || !c->live_bits || upto < c->live_base) return false;
     if (atomic_load_explicit(&c->live_seen, memory_order_acquire) >= upto) return true;
     mtx_lock(&c->live_lock);
     int64_t seen = atomic_load_explicit(&c->live_seen, memory_order_relaxed);
@@ -39,7 +39,7 @@ static bool live_sync(sx_catalog *c, const as_store *st, int64_t upto)
         bool first = seen == INT64_MIN;
         /* every change up to upto was committed before upto could be read:
          * reading those above `seen` now misses none of them */
-        ok = st->live_changes(st->h, first ? c->live_base : seen, first, mark, c) == AS_OK;
+        ok = as_store_live_changes(st, first ? c->live_base : seen, first, mark, c) == AS_OK;
         if (ok) atomic_store_explicit(&c->live_seen, upto, memory_order_release);
     }
     mtx_unlock(&c->live_lock);
@@ -62,7 +62,7 @@ static size_t kept_doc(const sx_catalog *c, int64_t id)
 
 static bool usable(const as_search_snap *s, const as_store *st, const as_search_version *read)
 {
-    return s && read && st->live_changes && read->catalogue == s->v.catalogue &&
+    return s && read && as_store_has_live(st) && read->catalogue == s->v.catalogue &&
            live_sync(s->c, st, read->live);
 }
 
@@ -70,7 +70,7 @@ int as_search_offers_stock(const as_search_snap *s, const as_store *st,
                            const as_search_version *read, as_mem *m, const int64_t *ids,
                            size_t n, as_offer_stock **out, size_t *nout)
 {
-    if (!usable(s, st, read)) return st->offers_stock(st->h, m, ids, n, out, nout);
+    if (!usable(s, st, read)) return as_store_offers_stock(st, m, ids, n, out, nout);
     const sx_catalog *c = s->c;
     size_t total = 0, nread = 0, k = 0;
     size_t *docs = as_alloc(m, (n ? n : 1) * sizeof(*docs));
@@ -84,7 +84,7 @@ int as_search_offers_stock(const as_search_snap *s, const as_store *st,
     }
     as_offer_stock *more = NULL;
     size_t nmore = 0;
-    if (nread && st->offers_stock(st->h, m, from_store, nread, &more, &nmore) != AS_OK)
+    if (nread && as_store_offers_stock(st, m, from_store, nread, &more, &nmore) != AS_OK)
         return AS_EDB;
     as_offer_stock *all = as_alloc(m, (total + nmore ? total + nmore : 1) * sizeof(*all));
     for (size_t i = 0; i < n; i++) {

@@ -1,4 +1,4 @@
-/* An in-memory as_store for fuzz_api.c: the catalogue of t/unit/fake_store.h
+/* An in-memory as_store for fuzz_api.c: the catalogue of t/unit/fake_store.c
  * (without cmocka) plus agents, mandates, quotes, orders, confirmations,
  * returns and Idempotency-Key records, so every route reaches its logic.
  *
@@ -128,7 +128,7 @@ static const unsigned fz_op_codes[FZ_OP_N] = {
     [FZ_OP_ENROLMENT_USE] = 1u << AS_ECONFLICT,   [FZ_OP_CHALLENGE_USE] = 1u << AS_ECONFLICT,
 };
 
-/* ---- the catalogue (t/unit/fake_store.h's, plus products for questions,
+/* ---- the catalogue (t/unit/fake_store.c's, plus products for questions,
  * replacements and odd evidence) ---- */
 
 #define FZ_MERCHANT_A {"m-alpha", "Alpha Parts", "NL", "Utrecht", 0.95, 0.99}
@@ -1360,6 +1360,28 @@ static int fz_idem_claim(void *h, as_mem *m, const char *user, const char *scope
     return AS_ECONFLICT;
 }
 
+/* The records above are fixed: none is past its keeping time or a claim
+ * whose lease ran out, so core never forgets or takes one over. */
+static int fz_idem_forget(void *h, const char *user, const char *scope, const char *key,
+                          int64_t before)
+{
+    (void)user, (void)scope, (void)key, (void)before;
+    FZ_IN_TX((fz_db *)h, "idem_forget");
+    FZ_ASSERT(false, "idem_forget: no record is that old");
+    return AS_EDB;
+}
+
+static int fz_idem_takeover(void *h, as_mem *m, const char *user, const char *scope,
+                            const char *key, const char *hash, int64_t now, int64_t lease_until,
+                            as_idem *existing)
+{
+    (void)m, (void)user, (void)scope, (void)key, (void)hash, (void)now, (void)lease_until;
+    (void)existing;
+    FZ_IN_TX((fz_db *)h, "idem_takeover");
+    FZ_ASSERT(false, "idem_takeover: no lease has run out");
+    return AS_EDB;
+}
+
 static int fz_idem_finish(void *h, const char *user, const char *scope, const char *key,
                           int status, const char *response)
 {
@@ -1622,59 +1644,67 @@ static int fz_product_live(void *h, as_mem *m, const char *sku, int64_t product_
     return AS_OK;
 }
 
+/* Every table but the view versions and the live sequence. */
+static const as_store_catalog_ops fz_catalog = {
+    .device_by_slug = fz_device_by_slug,
+    .product_by_sku = fz_product_by_sku,
+    .search = fz_search_fn,
+    .product_live = fz_product_live,
+    .offers_stock = fz_offers_stock,
+};
+static const as_store_feed_ops fz_feed = {
+    .merchants = fz_merchants_fn,
+    .devices = fz_devices_fn,
+    .search_version = fz_search_version,
+    .index_rows = fz_index_rows,
+    .index_offers = fz_index_offers,
+    .rank_changes = fz_rank_changes,
+    .index_compat = fz_index_compat,
+    .view_rows = fz_view_rows,
+};
+static const as_store_buy_ops fz_buy = {
+    .begin = fz_begin,
+    .commit = fz_commit,
+    .rollback = fz_rollback,
+    .key_by_hash = fz_key_by_hash,
+    .mandate_current = fz_mandate_current,
+    .mandate_get = fz_mandate_get,
+    .mandate_spent = fz_mandate_spent,
+    .quote_insert = fz_quote_insert,
+    .quote_get = fz_quote_get,
+    .order_insert = fz_order_insert,
+    .order_get = fz_order_get,
+    .order_move = fz_order_move,
+    .event_add = fz_event_add,
+    .orders_expired = fz_orders_expired,
+    .stock_take = fz_stock_take,
+    .stock_give = fz_stock_give,
+    .confirmation_insert = fz_conf_insert,
+    .confirmation_get = fz_conf_get,
+    .confirmation_decide = fz_conf_decide,
+    .idem_claim = fz_idem_claim,
+    .idem_forget = fz_idem_forget,
+    .idem_takeover = fz_idem_takeover,
+    .idem_finish = fz_idem_finish,
+    .return_insert = fz_return_insert,
+    .return_get = fz_return_get,
+    .return_by_order = fz_return_by_order,
+    .question_insert = fz_question_insert,
+    .passkey_insert = fz_passkey_insert,
+    .passkeys_of = fz_passkeys_of,
+    .passkey_get = fz_passkey_get,
+    .passkey_count = fz_passkey_count,
+    .enrolment_insert = fz_enrolment_insert,
+    .enrolment_get = fz_enrolment_get,
+    .enrolment_use = fz_enrolment_use,
+    .challenge_insert = fz_challenge_insert,
+    .challenge_use = fz_challenge_use,
+};
+static const as_store_ops fz_ops = {.catalog = &fz_catalog, .feed = &fz_feed, .buy = &fz_buy};
+
 static inline as_store fz_store_make(fz_db *db)
 {
-    as_store s = {
-        .h = db,
-        .merchants = fz_merchants_fn,
-        .devices = fz_devices_fn,
-        .device_by_slug = fz_device_by_slug,
-        .product_by_sku = fz_product_by_sku,
-        .search = fz_search_fn,
-        .search_version = fz_search_version,
-        .index_rows = fz_index_rows,
-        .index_offers = fz_index_offers,
-        .rank_changes = fz_rank_changes,
-        .index_compat = fz_index_compat,
-        .offers_stock = fz_offers_stock,
-        .view_rows = fz_view_rows,
-        .product_live = fz_product_live,
-        .begin = fz_begin,
-        .commit = fz_commit,
-        .rollback = fz_rollback,
-        .key_by_hash = fz_key_by_hash,
-        .mandate_current = fz_mandate_current,
-        .mandate_get = fz_mandate_get,
-        .mandate_spent = fz_mandate_spent,
-        .quote_insert = fz_quote_insert,
-        .quote_get = fz_quote_get,
-        .order_insert = fz_order_insert,
-        .order_get = fz_order_get,
-        .order_move = fz_order_move,
-        .event_add = fz_event_add,
-        .orders_expired = fz_orders_expired,
-        .stock_take = fz_stock_take,
-        .stock_give = fz_stock_give,
-        .confirmation_insert = fz_conf_insert,
-        .confirmation_get = fz_conf_get,
-        .confirmation_decide = fz_conf_decide,
-        .idem_claim = fz_idem_claim,
-        .idem_finish = fz_idem_finish,
-        .return_insert = fz_return_insert,
-        .return_get = fz_return_get,
-        .return_by_order = fz_return_by_order,
-        .question_insert = fz_question_insert,
-        .passkey_insert = fz_passkey_insert,
-        .passkeys_of = fz_passkeys_of,
-        .passkey_get = fz_passkey_get,
-        .passkey_count = fz_passkey_count,
-        .enrolment_insert = fz_enrolment_insert,
-        .enrolment_get = fz_enrolment_get,
-        .enrolment_use = fz_enrolment_use,
-        .challenge_insert = fz_challenge_insert,
-        .challenge_use = fz_challenge_use,
-    };
-    return s;
+    return (as_store){&fz_ops, db};
 }
 
 #endif

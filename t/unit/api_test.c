@@ -1,5 +1,5 @@
 /* Endpoint level: requests through as_handle against the fake store. */
-#include "fake_store.h"
+#include "api_fixture.h"
 
 #include "as_rank.h"
 

@@ -1,6 +1,11 @@
 /* The order and confirmation views: what follows from the state table and
  * the timeline, and the 202 body as an error object. */
-#include "fake_store.h"
+#include "unit_check.h"
+
+#include <string.h>
+
+#include "as_api.h"
+#include "as_util.h"
 
 #include "as_buy_view.h"
 

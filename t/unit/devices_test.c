@@ -1,5 +1,5 @@
 /* as_devices_match, as_device_resolve and as_text_terms. */
-#include "fake_store.h"
+#include "unit_check.h"
 
 #include "as_devices.h"
 

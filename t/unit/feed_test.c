@@ -2,7 +2,7 @@
  * every problem of a record that does not (by field path, all of them), a
  * withdrawal's keys, and export's line form: keys in the documented order,
  * read back to the same record and written to the same line. */
-#include "fake_store.h"
+#include "unit_check.h"
 
 #include "as_feed.h"
 

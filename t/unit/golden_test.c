@@ -1,9 +1,10 @@
 /* Golden request files (t/unit/golden/README.md): each directory under
  * t/unit/golden is one case, a numbered sequence of requests run through
- * as_handle, each compared, as JSON, with the response it expects. The cases
- * share one fake store: fake_store.h's catalogue plus the buying tables below
- * (keys, mandates, quotes, orders, confirmations, Idempotency-Key records,
- * returns), kept in memory for the length of a case.
+ * as_handle, each compared, as JSON, with the response it expects. Each case
+ * has the fake store with its buying tables (fake_shop.h) to itself: the
+ * catalogue of fake_store.h plus keys, mandates, quotes, orders,
+ * confirmations, Idempotency-Key records and returns, kept in memory for the
+ * length of the case.
  *
  * GOLDEN_UPDATE=1 rewrites the expected files from the responses (captured
  * values turned back into their placeholders); for writing a case, never in CI. */
@@ -12,7 +13,8 @@
 #include <limits.h>
 #include <sys/stat.h>
 
-#include "fake_store.h"
+#include "api_fixture.h"
+#include "fake_shop.h"
 
 #include "as_crypto.h"
 #include "as_util.h"
@@ -21,496 +23,8 @@
  * base URL and the signing key of the confirmation and label links. */
 #define G_START ((int64_t)API_TODAY * 86400 + 12 * 3600)
 #define G_BASE "https://shop.example/v1"
-#define G_MAX 32    /* rows per table in one case */
-#define G_EVENTS 12 /* timeline entries per order */
 
 static const unsigned char g_signing_key[] = "golden-signing-key-0123456789abcdef";
-
-/* ------------------------------------------------------------------ */
-/* The buying store                                                    */
-/* ------------------------------------------------------------------ */
-
-/* Two agent keys: u1's mandate allows hand soap and vacuum parts, u2's hand
- * soap only (the category case). */
-static const struct {
-    const char *key, *id, *user;
-} g_keys[] = {
-    {"agentshop_sk_test_GoldenUserOne0000000000000000001", "key_u1", "u1"},
-    {"agentshop_sk_test_GoldenUserTwo0000000000000000002", "key_u2", "u2"},
-};
-
-static const as_mandate g_mandates[] = {
-    {"md_u1", "u1", "active", "hand-soap,vacuum-parts", 10000, 12000, 5000, "2026-12-31",
-     "2026-01-01T00:00:00Z"},
-    {"md_u2", "u2", "active", "hand-soap", 10000, 12000, 5000, NULL, "2026-01-01T00:00:00Z"},
-};
-
-typedef struct g_order {
-    as_order o;
-    as_event events[G_EVENTS];
-} g_order;
-
-typedef struct g_idem {
-    const char *user, *scope, *key;
-    as_idem rec;
-} g_idem;
-
-/* What writes change: copied whole by begin, put back by rollback. Strings
- * live on the store's arena, which lasts the case. */
-typedef struct g_tables {
-    as_quote quotes[G_MAX];
-    g_order orders[G_MAX];
-    as_confirmation confs[G_MAX];
-    g_idem idem[G_MAX];
-    as_return returns[G_MAX];
-    struct {
-        const char *offer_id;
-        int64_t stock;
-    } stock[G_MAX];
-    size_t n_quotes, n_orders, n_confs, n_idem, n_returns, n_stock;
-} g_tables;
-
-typedef struct g_store {
-    fake_db db; /* first: the catalogue's functions take the store as their fake_db */
-    as_store catalogue;
-    as_arena *arena;
-    as_mem mem;
-    g_tables t, saved;
-    bool in_tx;
-} g_store;
-
-static const char *g_dup(g_store *g, const char *s)
-{
-    return s ? as_strdup(&g->mem, s) : NULL;
-}
-
-static int64_t *g_stock_of(g_store *g, const char *offer_id)
-{
-    for (size_t i = 0; i < g->t.n_stock; i++)
-        if (strcmp(g->t.stock[i].offer_id, offer_id) == 0) return &g->t.stock[i].stock;
-    return NULL;
-}
-
-static int g_stock_row(void *baton, const as_index_offer *o)
-{
-    g_store *g = baton;
-    if (g->t.n_stock == G_MAX) return 1;
-    g->t.stock[g->t.n_stock].offer_id = g_dup(g, o->id);
-    g->t.stock[g->t.n_stock++].stock = o->stock;
-    return 0;
-}
-
-/* The catalogue's product with the stock as orders left it. */
-static int g_product_by_sku(void *h, as_mem *m, const char *sku, int64_t device_id, as_product *out)
-{
-    g_store *g = h;
-    int rc = g->catalogue.product_by_sku(g->catalogue.h, m, sku, device_id, out);
-    for (size_t k = 0; rc == AS_OK && k < out->n_offers; k++) {
-        int64_t *stock = g_stock_of(g, out->offers[k].id);
-        if (stock) out->offers[k].stock = *stock;
-    }
-    return rc;
-}
-
-static int g_begin(void *h)
-{
-    g_store *g = h;
-    assert_false(g->in_tx); /* core never nests transactions */
-    g->saved = g->t;
-    g->in_tx = true;
-    return AS_OK;
-}
-
-static int g_commit(void *h)
-{
-    g_store *g = h;
-    assert_true(g->in_tx);
-    g->in_tx = false;
-    return AS_OK;
-}
-
-static int g_rollback(void *h)
-{
-    g_store *g = h;
-    if (g->in_tx) g->t = g->saved;
-    g->in_tx = false;
-    return AS_OK;
-}
-
-static int g_key_by_hash(void *h, as_mem *m, const char *hash, as_key_row *out)
-{
-    (void)h;
-    for (size_t i = 0; i < N_ROWS(g_keys); i++) {
-        const char *mine = as_sha256_hex(m, g_keys[i].key, strlen(g_keys[i].key));
-        if (strcmp(mine, hash) == 0) {
-            *out = (as_key_row){g_keys[i].id, g_keys[i].user, mine, NULL};
-            return AS_OK;
-        }
-    }
-    return AS_ENOTFOUND;
-}
-
-static int g_mandate_current(void *h, as_mem *m, const char *user_id, bool lock, as_mandate *out)
-{
-    (void)h; (void)m; (void)lock;
-    for (size_t i = 0; i < N_ROWS(g_mandates); i++)
-        if (strcmp(g_mandates[i].user_id, user_id) == 0) {
-            *out = g_mandates[i];
-            return AS_OK;
-        }
-    return AS_ENOTFOUND;
-}
-
-static int g_mandate_get(void *h, as_mem *m, const char *id, bool lock, as_mandate *out)
-{
-    (void)h; (void)m; (void)lock;
-    for (size_t i = 0; i < N_ROWS(g_mandates); i++)
-        if (strcmp(g_mandates[i].id, id) == 0) {
-            *out = g_mandates[i];
-            return AS_OK;
-        }
-    return AS_ENOTFOUND;
-}
-
-static int g_mandate_spent(void *h, const char *mandate_id, const char *month, int64_t *cents)
-{
-    g_store *g = h;
-    *cents = 0;
-    for (size_t i = 0; i < g->t.n_orders; i++) {
-        const as_order *o = &g->t.orders[i].o;
-        if (strcmp(o->mandate_id, mandate_id) == 0 && strcmp(o->month, month) == 0)
-            *cents += o->budget_cents;
-    }
-    return AS_OK;
-}
-
-static int g_quote_insert(void *h, const as_quote *q)
-{
-    g_store *g = h;
-    if (g->t.n_quotes == G_MAX) return AS_EDB;
-    as_quote *c = &g->t.quotes[g->t.n_quotes++];
-    *c = *q;
-    c->id = g_dup(g, q->id), c->user_id = g_dup(g, q->user_id), c->offer_id = g_dup(g, q->offer_id);
-    c->delivery_by = g_dup(g, q->delivery_by), c->device_slug = g_dup(g, q->device_slug);
-    c->fit_status = g_dup(g, q->fit_status), c->sku = g_dup(g, q->sku);
-    c->product_name = g_dup(g, q->product_name), c->category = g_dup(g, q->category);
-    c->merchant_id = g_dup(g, q->merchant_id), c->merchant_name = g_dup(g, q->merchant_name);
-    c->order_id = NULL;
-    return AS_OK;
-}
-
-static int g_quote_get(void *h, as_mem *m, const char *id, as_quote *out)
-{
-    (void)m;
-    g_store *g = h;
-    for (size_t i = 0; i < g->t.n_quotes; i++)
-        if (strcmp(g->t.quotes[i].id, id) == 0) {
-            *out = g->t.quotes[i];
-            return AS_OK;
-        }
-    return AS_ENOTFOUND;
-}
-
-static g_order *g_order_find(g_store *g, const char *id)
-{
-    for (size_t i = 0; i < g->t.n_orders; i++)
-        if (strcmp(g->t.orders[i].o.id, id) == 0) return &g->t.orders[i];
-    return NULL;
-}
-
-/* What the SQL store joins from the catalogue: the part type and the
- * merchant's country. */
-static void g_order_join(g_store *g, as_order *o)
-{
-    as_product p;
-    if (g->catalogue.product_by_sku(g->catalogue.h, &g->mem, o->sku, 0, &p) != AS_OK) return;
-    o->part_type = p.part_type;
-    for (size_t k = 0; k < p.n_offers; k++)
-        if (strcmp(p.offers[k].id, o->offer_id) == 0)
-            o->merchant_country = p.offers[k].merchant.country;
-}
-
-static int g_order_insert(void *h, const as_order *o)
-{
-    g_store *g = h;
-    assert_true(g->in_tx);
-    as_quote *q = NULL;
-    for (size_t i = 0; i < g->t.n_quotes; i++)
-        if (strcmp(g->t.quotes[i].id, o->quote_id) == 0) q = &g->t.quotes[i];
-    if (q && q->order_id) return AS_ECONFLICT;
-    if (g->t.n_orders == G_MAX) return AS_EDB;
-    g_order *r = &g->t.orders[g->t.n_orders++];
-    memset(r, 0, sizeof(*r));
-    r->o = *o;
-    as_order *c = &r->o;
-    c->id = g_dup(g, o->id), c->user_id = g_dup(g, o->user_id);
-    c->mandate_id = g_dup(g, o->mandate_id), c->quote_id = g_dup(g, o->quote_id);
-    c->offer_id = g_dup(g, o->offer_id), c->month = g_dup(g, o->month);
-    c->reason = g_dup(g, o->reason), c->agent = g_dup(g, o->agent);
-    c->sku = g_dup(g, o->sku), c->product_name = g_dup(g, o->product_name);
-    c->category = g_dup(g, o->category), c->merchant_name = g_dup(g, o->merchant_name);
-    c->delivery_by = g_dup(g, o->delivery_by), c->device_slug = g_dup(g, o->device_slug);
-    c->fit_status = g_dup(g, o->fit_status), c->key_id = g_dup(g, o->key_id);
-    c->confirmation_id = NULL, c->key_revoked_at = NULL;
-    c->events = NULL, c->n_events = 0;
-    g_order_join(g, c);
-    if (q) q->order_id = c->id;
-    return AS_OK;
-}
-
-static int g_order_get(void *h, as_mem *m, const char *id, as_order *out)
-{
-    g_store *g = h;
-    g_order *r = g_order_find(g, id);
-    if (!r) return AS_ENOTFOUND;
-    *out = r->o;
-    out->events = as_alloc(m, (r->o.n_events + 1) * sizeof(as_event));
-    memcpy(out->events, r->events, r->o.n_events * sizeof(as_event));
-    for (size_t i = 0; i < g->t.n_confs; i++)
-        if (strcmp(g->t.confs[i].order_id, id) == 0) out->confirmation_id = g->t.confs[i].id;
-    return AS_OK;
-}
-
-static int g_order_move(void *h, const char *id, as_order_state from, as_order_state to,
-                        int64_t budget_cents, int64_t at)
-{
-    g_store *g = h;
-    assert_true(g->in_tx);
-    g_order *r = g_order_find(g, id);
-    if (!r || r->o.status != from) return AS_ECONFLICT;
-    r->o.status = to;
-    r->o.budget_cents = budget_cents;
-    r->o.updated_at = at;
-    return AS_OK;
-}
-
-static int g_event_add(void *h, const char *order_id, as_order_state status, int64_t at,
-                       const char *note)
-{
-    g_store *g = h;
-    assert_true(g->in_tx);
-    g_order *r = g_order_find(g, order_id);
-    if (!r || r->o.n_events == G_EVENTS) return AS_EDB;
-    r->events[r->o.n_events++] = (as_event){status, g_dup(g, note), at};
-    return AS_OK;
-}
-
-static int g_orders_expired(void *h, as_mem *m, const char *mandate_id, int64_t now, as_order **out,
-                            size_t *n)
-{
-    g_store *g = h;
-    *out = as_alloc(m, (g->t.n_orders + 1) * sizeof(as_order));
-    *n = 0;
-    for (size_t i = 0; i < g->t.n_orders; i++) {
-        const as_order *o = &g->t.orders[i].o;
-        if ((!mandate_id || strcmp(o->mandate_id, mandate_id) == 0) &&
-            o->status == AS_OS_AWAITING && o->confirm_expires_at <= now)
-            g_order_get(h, m, o->id, &(*out)[(*n)++]);
-    }
-    return AS_OK;
-}
-
-static int g_stock_take(void *h, const char *offer_id, int64_t qty)
-{
-    g_store *g = h;
-    assert_true(g->in_tx);
-    int64_t *stock = g_stock_of(g, offer_id);
-    if (!stock || *stock < qty) return AS_ECONFLICT;
-    *stock -= qty;
-    return AS_OK;
-}
-
-static int g_stock_give(void *h, const char *offer_id, int64_t qty)
-{
-    g_store *g = h;
-    assert_true(g->in_tx);
-    int64_t *stock = g_stock_of(g, offer_id);
-    if (!stock) return AS_EDB;
-    *stock += qty;
-    return AS_OK;
-}
-
-static int g_conf_insert(void *h, const as_confirmation *c)
-{
-    g_store *g = h;
-    assert_true(g->in_tx);
-    if (g->t.n_confs == G_MAX) return AS_EDB;
-    as_confirmation *r = &g->t.confs[g->t.n_confs++];
-    *r = *c;
-    r->id = g_dup(g, c->id), r->order_id = g_dup(g, c->order_id);
-    r->user_id = g_dup(g, c->user_id), r->status = g_dup(g, c->status);
-    return AS_OK;
-}
-
-static as_confirmation *g_conf_find(g_store *g, const char *id)
-{
-    for (size_t i = 0; i < g->t.n_confs; i++)
-        if (strcmp(g->t.confs[i].id, id) == 0) return &g->t.confs[i];
-    return NULL;
-}
-
-static int g_conf_get(void *h, as_mem *m, const char *id, as_confirmation *out)
-{
-    (void)m;
-    as_confirmation *c = g_conf_find(h, id);
-    if (!c) return AS_ENOTFOUND;
-    *out = *c;
-    return AS_OK;
-}
-
-static int g_conf_decide(void *h, const char *id, const char *to, int64_t at)
-{
-    g_store *g = h;
-    assert_true(g->in_tx);
-    as_confirmation *c = g_conf_find(g, id);
-    if (!c) return AS_ECONFLICT;
-    c->status = g_dup(g, to);
-    c->decided_at = at;
-    return AS_OK;
-}
-
-static g_idem *g_idem_find(g_store *g, const char *user, const char *scope, const char *key)
-{
-    for (size_t i = 0; i < g->t.n_idem; i++) {
-        g_idem *r = &g->t.idem[i];
-        if (!strcmp(r->user, user) && !strcmp(r->scope, scope) && !strcmp(r->key, key)) return r;
-    }
-    return NULL;
-}
-
-/* As the SQL store: a record found answers (AS_ECONFLICT), unless it is a
- * claim in flight whose lease ran out, which is taken over. */
-static int g_idem_claim(void *h, as_mem *m, const char *user, const char *scope, const char *key,
-                        const char *hash, int64_t now, int64_t lease_until, as_idem *existing)
-{
-    (void)m;
-    g_store *g = h;
-    assert_true(g->in_tx);
-    g_idem *r = g_idem_find(g, user, scope, key);
-    if (r && !(strcmp(r->rec.state, "in_flight") == 0 && r->rec.lease_until < now)) {
-        *existing = r->rec;
-        return AS_ECONFLICT;
-    }
-    if (!r) {
-        if (g->t.n_idem == G_MAX) return AS_EDB;
-        r = &g->t.idem[g->t.n_idem++];
-        *r = (g_idem){g_dup(g, user), g_dup(g, scope), g_dup(g, key), {0}};
-    }
-    r->rec = (as_idem){g_dup(g, hash), "in_flight", NULL, 0, now, lease_until};
-    return AS_OK;
-}
-
-static int g_idem_finish(void *h, const char *user, const char *scope, const char *key, int status,
-                         const char *response)
-{
-    g_store *g = h;
-    assert_true(g->in_tx);
-    g_idem *r = g_idem_find(g, user, scope, key);
-    if (!r) return AS_EDB;
-    r->rec.state = "done";
-    r->rec.status = status;
-    r->rec.response = g_dup(g, response);
-    return AS_OK;
-}
-
-static int g_return_insert(void *h, const as_return *r)
-{
-    g_store *g = h;
-    assert_true(g->in_tx);
-    for (size_t i = 0; i < g->t.n_returns; i++)
-        if (strcmp(g->t.returns[i].order_id, r->order_id) == 0) return AS_ECONFLICT;
-    if (g->t.n_returns == G_MAX) return AS_EDB;
-    as_return *c = &g->t.returns[g->t.n_returns++];
-    *c = *r;
-    c->id = g_dup(g, r->id), c->order_id = g_dup(g, r->order_id), c->user_id = g_dup(g, r->user_id);
-    c->reason_code = g_dup(g, r->reason_code), c->note = g_dup(g, r->note);
-    c->refund_status = g_dup(g, r->refund_status), c->carrier = g_dup(g, r->carrier);
-    c->tracking_code = g_dup(g, r->tracking_code);
-    c->replacement_sku = g_dup(g, r->replacement_sku);
-    return AS_OK;
-}
-
-static int g_return_find(g_store *g, const char *id, const char *order_id, as_return *out)
-{
-    for (size_t i = 0; i < g->t.n_returns; i++)
-        if (strcmp(id ? g->t.returns[i].id : g->t.returns[i].order_id, id ? id : order_id) == 0) {
-            *out = g->t.returns[i];
-            return AS_OK;
-        }
-    return AS_ENOTFOUND;
-}
-
-static int g_return_get(void *h, as_mem *m, const char *id, as_return *out)
-{
-    (void)m;
-    return g_return_find(h, id, NULL, out);
-}
-
-static int g_return_by_order(void *h, as_mem *m, const char *order_id, as_return *out)
-{
-    (void)m;
-    return g_return_find(h, NULL, order_id, out);
-}
-
-/* Nobody has a passkey: approving needs one unless the case turns on
- * approval by the link alone. */
-static int g_passkeys_of(void *h, as_mem *m, const char *user_id, as_passkey **out, size_t *n)
-{
-    (void)h; (void)m; (void)user_id;
-    *out = NULL;
-    *n = 0;
-    return AS_OK;
-}
-
-static int g_passkey_get(void *h, as_mem *m, const char *id, as_passkey *out)
-{
-    (void)h; (void)m; (void)id; (void)out;
-    return AS_ENOTFOUND;
-}
-
-static void g_store_init(g_store *g)
-{
-    memset(g, 0, sizeof(*g));
-    fake_db_default(&g->db);
-    g->catalogue = fake_store_make(&g->db);
-    g->arena = as_arena_create();
-    g->mem = as_arena_mem(g->arena);
-    assert_int_equal(g->catalogue.index_offers(g->catalogue.h, g_stock_row, g), AS_OK);
-}
-
-static as_store g_store_make(g_store *g)
-{
-    as_store s = g->catalogue;
-    s.h = g;
-    s.product_by_sku = g_product_by_sku;
-    s.begin = g_begin;
-    s.commit = g_commit;
-    s.rollback = g_rollback;
-    s.key_by_hash = g_key_by_hash;
-    s.mandate_current = g_mandate_current;
-    s.mandate_get = g_mandate_get;
-    s.mandate_spent = g_mandate_spent;
-    s.quote_insert = g_quote_insert;
-    s.quote_get = g_quote_get;
-    s.order_insert = g_order_insert;
-    s.order_get = g_order_get;
-    s.order_move = g_order_move;
-    s.event_add = g_event_add;
-    s.orders_expired = g_orders_expired;
-    s.stock_take = g_stock_take;
-    s.stock_give = g_stock_give;
-    s.confirmation_insert = g_conf_insert;
-    s.confirmation_get = g_conf_get;
-    s.confirmation_decide = g_conf_decide;
-    s.idem_claim = g_idem_claim;
-    s.idem_finish = g_idem_finish;
-    s.return_insert = g_return_insert;
-    s.return_get = g_return_get;
-    s.return_by_order = g_return_by_order;
-    s.passkeys_of = g_passkeys_of;
-    s.passkey_get = g_passkey_get;
-    return s;
-}
 
 /* ------------------------------------------------------------------ */
 /* Placeholders: {{name}} captures, {{*}} matches anything             */
@@ -520,7 +34,7 @@ static as_store g_store_make(g_store *g)
 
 typedef struct g_case {
     const char *dir;
-    g_store store;
+    fake_shop store;
     as_store s;
     as_config cfg;
     as_ctx ctx;
@@ -735,12 +249,12 @@ static void g_request(g_case *c, const json_t *r, const char *file, as_request *
  * only, as a claim still in flight (a lease of 30 s from now): what the
  * first request holds while it is being processed. Returns the record to put
  * back after the request, or NULL. */
-static g_idem *g_hold_in_flight(g_case *c, const json_t *r, const char *file, as_idem *saved)
+static fake_shop_idem *g_hold_in_flight(g_case *c, const json_t *r, const char *file, as_idem *saved)
 {
     const char *key = json_string_value(json_object_get(r, "in_flight"));
     if (!key) return NULL;
     for (size_t i = 0; i < c->store.t.n_idem; i++) {
-        g_idem *rec = &c->store.t.idem[i];
+        fake_shop_idem *rec = &c->store.t.idem[i];
         if (strcmp(rec->key, key) != 0) continue;
         *saved = rec->rec;
         rec->rec =
@@ -799,7 +313,7 @@ static bool g_step(g_case *c, const char *name)
     as_request req;
     g_request(c, r, req_file, &req);
     as_idem saved;
-    g_idem *held = g_hold_in_flight(c, r, req_file, &saved);
+    fake_shop_idem *held = g_hold_in_flight(c, r, req_file, &saved);
 
     as_arena *a = as_arena_create();
     as_mem rm = as_arena_mem(a);
@@ -861,8 +375,8 @@ static void test_golden_case(void **state)
     g_case *c = calloc(1, sizeof(*c));
     assert_non_null(c);
     c->dir = *state;
-    g_store_init(&c->store);
-    c->s = g_store_make(&c->store);
+    fake_shop_init(&c->store);
+    c->s = fake_shop_store(&c->store);
     as_config_defaults(&c->cfg);
     c->cfg.signing_key = g_signing_key;
     c->cfg.signing_key_len = sizeof(g_signing_key) - 1;
@@ -878,7 +392,7 @@ static void test_golden_case(void **state)
     }
     free(steps);
     assert_false(c->store.in_tx); /* every request closed its transaction */
-    as_arena_destroy(c->store.arena);
+    fake_shop_free(&c->store);
     free(c);
     if (!ok) fail();
 }

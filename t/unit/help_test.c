@@ -1,6 +1,6 @@
 /* Help pages (as_help.c): every error code has a docs link and a page that
  * names it; the index, checkout and errors pages; relative links; 404s. */
-#include "fake_store.h"
+#include "unit_check.h"
 
 #include "as_api.h"
 #include "as_buy_view.h"

@@ -2,7 +2,7 @@
  * 13.1.2: the weak comparison; the suffixes mod_deflate and mod_brotli add
  * to a compressed answer's tag), and the headers a CORS preflight may ask
  * for. */
-#include "fake_store.h"
+#include "unit_check.h"
 
 #include "as_http.h"
 

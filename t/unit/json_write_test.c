@@ -2,7 +2,7 @@
  * so a product view written directly is the view the jansson tree gave; and the
  * product view itself, against jansson's reading of it and the offers search
  * shows. */
-#include "fake_store.h"
+#include "unit_check.h"
 
 #include <math.h>
 

@@ -1,5 +1,5 @@
 /* as_mandate_check: each limit at, below and above its edge, one row a case. */
-#include "fake_store.h"
+#include "unit_check.h"
 
 #include "as_mandate.h"
 #include "as_util.h"

@@ -2,7 +2,7 @@
  * store: the transport's refusals, JSON-RPC envelopes, version negotiation,
  * Origin rules, the tool definitions against the tool table, and tool calls
  * that become REST requests. */
-#include "fake_store.h"
+#include "api_fixture.h"
 
 #include "as_mcp.h"
 

@@ -1,5 +1,5 @@
 /* The order state machine: every (state, event) pair, the forbidden ones too. */
-#include "fake_store.h"
+#include "unit_check.h"
 
 #include "as_order_fsm.h"
 

@@ -1,6 +1,6 @@
 /* The question matcher: which specification a question is about, one row a
  * case, and questions that must not be answered. */
-#include "fake_store.h"
+#include "unit_check.h"
 
 #include "as_questions.h"
 

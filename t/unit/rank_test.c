@@ -1,6 +1,6 @@
 /* as_rank_offers on hand-built products: components, weighting, score, ranks,
  * ineligibility, tie-breaks, custom weights, explanations; as_demo_agent_price_cents. */
-#include "fake_store.h"
+#include "unit_check.h"
 
 #include <math.h>
 

@@ -1067,8 +1067,14 @@ static int gate_open(void *baton, as_store *st, void **conn)
     cnd_broadcast(&g->c);
     mtx_unlock(&g->m);
     if (fail) return AS_EDB;
-    *st = fake_store_make(&g->db);
-    st->index_rows = gated_rows;
+    /* the fake store, its index_rows gated */
+    static as_store_feed_ops feed;
+    static as_store_ops ops;
+    feed = fake_feed;
+    feed.index_rows = gated_rows;
+    ops = fake_ops;
+    ops.feed = &feed;
+    *st = (as_store){&ops, &g->db};
     *conn = g;
     return AS_OK;
 }
@@ -1298,9 +1304,9 @@ static void views_both(as_mem *m, as_store *st, fake_db *db, const as_search_sna
     *from_index = "none";
     if (as_search_view_find(s, m, sku, dev, &v)) {
         as_product_live by_sku;
-        assert_int_equal(st->product_live(st->h, m, sku, 0, &by_sku), AS_OK);
+        assert_int_equal(as_store_product_live(st, m, sku, 0, &by_sku), AS_OK);
         assert_int_equal(by_sku.product_id, v.p.id);
-        assert_int_equal(st->product_live(st->h, m, NULL, v.p.id, &live), AS_OK);
+        assert_int_equal(as_store_product_live(st, m, NULL, v.p.id, &live), AS_OK);
         assert_int_equal(live.product_id, v.p.id);
         assert_true(as_search_view_live(&v, &live));
         as_ranking r;
@@ -1309,7 +1315,7 @@ static void views_both(as_mem *m, as_store *st, fake_db *db, const as_search_sna
     }
     as_product p;
     *whole = "none";
-    if (st->product_by_sku(st->h, m, sku, dev ? dev->id : 0, &p) == AS_OK) {
+    if (as_store_product_by_sku(st, m, sku, dev ? dev->id : 0, &p) == AS_OK) {
         qsort(p.offers, p.n_offers, sizeof(as_offer), by_offer_id);
         p.guarantee = fake_guarantee(db, sku);
         as_ranking r;
@@ -1343,7 +1349,7 @@ static void test_product_views(void **state)
     index_pair_close(m, &x);
 }
 
-/* A store's live sequence (as_store.live_changes), as the test sets it: the
+/* A store's live sequence (as_store_live_ops), as the test sets it: the
  * products changed at each number, and those with a question. */
 static struct {
     int64_t id[4], seq[4];
@@ -1384,8 +1390,10 @@ static void test_live_stock(void **state)
         const as_search_snap *s = snaps[k];
         memset(&live, 0, sizeof(live));
         live.asked = 4; /* SOAP-4 has a question: its view is read whole */
-        as_store st = x.st;
-        st.live_changes = live_changes;
+        static const as_store_live_ops live_ops = {live_changes};
+        as_store_ops ops = *x.st.ops;
+        ops.live = &live_ops;
+        as_store st = {&ops, x.st.h};
         as_search_version read = as_search_snap_version(s);
         assert_int_equal(read.live, 40); /* the build's, kept in the file */
         as_offer_stock *got;

@@ -6,6 +6,7 @@
 #define SEARCH_FIXTURE_H
 
 #include "fake_store.h"
+#include "unit_check.h"
 
 #include "as_search.h"
 
@@ -56,7 +57,7 @@ static inline void fixture_search(as_mem *m, const as_store *st, const as_search
     if (!r->n) return;
     as_offer_stock *stock;
     size_t n;
-    assert_int_equal(st->offers_stock(st->h, m, r->ids, r->n, &stock, &n), AS_OK);
+    assert_int_equal(as_store_offers_stock(st, m, r->ids, r->n, &stock, &n), AS_OK);
     as_search_apply_stock(r, stock, n);
 }
 

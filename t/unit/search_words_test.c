@@ -1,6 +1,6 @@
 /* Search, stage 1: as_search_words, as_search_stem, as_search_filler and
  * as_query_read (core/search/as_search_words.h). */
-#include "fake_store.h"
+#include "unit_check.h"
 
 #include <pthread.h>
 

@@ -1,6 +1,6 @@
 /* as_util: dates, times, euros, UTF-8, integers, path segments, rounding. */
 #include "as_crypto.h"
-#include "fake_store.h"
+#include "unit_check.h"
 
 #include <math.h>
 

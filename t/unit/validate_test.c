@@ -1,5 +1,5 @@
 /* as_validate_value / as_validate_query for every rule type, and as_query_parse. */
-#include "fake_store.h"
+#include "unit_check.h"
 
 #include "as_util.h"
 #include "as_validate.h"

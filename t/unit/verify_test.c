@@ -1,5 +1,5 @@
 /* as_spec_eval and as_verification_status: claimed versus measured. */
-#include "fake_store.h"
+#include "unit_check.h"
 
 #include "as_verify.h"
 

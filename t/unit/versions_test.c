@@ -1,7 +1,7 @@
 /* as_versions: the versions one request read, reused by the server's other
  * requests only while young and only while no commit of the server's came
  * since their read began; whole (never torn) across processes. */
-#include "fake_store.h"
+#include "unit_check.h"
 
 #include <sys/mman.h>
 #include <sys/wait.h>

@@ -1,6 +1,6 @@
 /* as_view_cache: served only under the validator it was kept with, bounded,
  * least recently used out first, consistent under threads. */
-#include "fake_store.h"
+#include "unit_check.h"
 
 #include <pthread.h>
 

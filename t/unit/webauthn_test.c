@@ -1,7 +1,7 @@
 /* as_webauthn: a software authenticator (OpenSSL keys, libcbor) registers and
  * asserts as a browser would; every check a relying party makes is broken
  * once and must refuse. */
-#include "fake_store.h"
+#include "unit_check.h"
 
 #include <cbor.h>
 #include <openssl/bn.h>

@@ -1,5 +1,5 @@
 /* as_weights_parse (both encodings), as_weights_from_json, as_weights_json. */
-#include "fake_store.h"
+#include "unit_check.h"
 
 #include "as_rank.h"
 
