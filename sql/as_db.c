@@ -24,29 +24,29 @@
     "confirm_above_cents, valid_until, created_at"
 
 static const stmt_def stmts[] = {
-    {"as_merchants",
+    {L_AS_MERCHANTS,
      "SELECT id, name, country, city, on_time_rate, accuracy_rate FROM merchants ORDER BY id",
      NULL},
-    {"as_devices",
+    {L_AS_DEVICES,
      "SELECT id, slug, name, brand, kind, aliases FROM devices WHERE withdrawn_at IS NULL ORDER "
      "BY id",
      NULL},
-    {"as_device_by_slug",
+    {L_AS_DEVICE_BY_SLUG,
      "SELECT id, slug, name, brand, kind, aliases FROM devices WHERE slug = %s AND withdrawn_at "
      "IS NULL",
      NULL},
     /* Catalogue loading (bin/agentshopctl). */
-    {"as_meta_get", "SELECT value FROM meta WHERE key = %s", NULL},
-    {"as_meta_set",
+    {L_AS_META_GET, "SELECT value FROM meta WHERE key = %s", NULL},
+    {L_AS_META_SET,
      "INSERT INTO meta (key, value) VALUES (%s, %s) ON CONFLICT (key) DO UPDATE SET value = "
      "excluded.value",
      NULL},
-    {"as_count_products", "SELECT COUNT(*) FROM products", NULL},
-    {"as_insert_merchant",
+    {L_AS_COUNT_PRODUCTS, "SELECT COUNT(*) FROM products", NULL},
+    {L_AS_INSERT_MERCHANT,
      "INSERT INTO merchants (id, name, country, city, on_time_rate, accuracy_rate) "
      "VALUES (%s, %s, %s, %s, %lf, %lf)",
      NULL},
-    {"as_insert_product",
+    {L_AS_INSERT_PRODUCT,
      "INSERT INTO products (id, sku, gtin, name, brand, category, part_type, description, "
      "image_urls, source_url, source_notes, source_checked_at, source_product_id, availability, "
      "is_demo, verif_status, verif_note, measured_at, measured_node, sample_size, "
@@ -54,70 +54,70 @@ static const stmt_def stmts[] = {
      "(%lld, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %lld, %s, %s, %s, %s, %lld, "
      "%lf, %lf, %lf, %lld, %s)",
      NULL},
-    {"as_insert_spec",
+    {L_AS_INSERT_SPEC,
      "INSERT INTO product_specs (product_id, pos, spec, label, kind, unit, claimed, measured, "
      "tolerance_pct) VALUES (%lld, %lld, %s, %s, %s, %s, %s, %s, %lf)",
      NULL},
-    {"as_insert_offer",
+    {L_AS_INSERT_OFFER,
      "INSERT INTO offers (id, product_id, merchant_id, price_cents, retail_price_cents, "
      "price_label, delivery_days, stock) VALUES (%s, %lld, %s, %lld, %lld, %s, %lld, %lld)",
      NULL},
-    {"as_insert_device",
+    {L_AS_INSERT_DEVICE,
      "INSERT INTO devices (id, slug, name, brand, kind, aliases) VALUES (%lld, %s, %s, %s, %s, "
      "%s)",
      NULL},
-    {"as_insert_compat",
+    {L_AS_INSERT_COMPAT,
      "INSERT INTO compat (device_id, product_id, fit_status, evidence, checked_at) VALUES "
      "(%lld, %lld, %s, %s, %s)",
      NULL},
-    {"as_set_verification",
+    {L_AS_SET_VERIFICATION,
      "UPDATE products SET verif_status = %s, verif_note = %s WHERE id = %lld", NULL},
-    {"as_insert_compat_once",
+    {L_AS_INSERT_COMPAT_ONCE,
      "INSERT INTO compat (device_id, product_id, fit_status, evidence, checked_at) VALUES "
      "(%lld, %lld, %s, %s, %s) ON CONFLICT (device_id, product_id) DO NOTHING",
      NULL},
     /* Agents and mandates. */
-    {"as_key_by_hash",
+    {L_AS_KEY_BY_HASH,
      "SELECT id, user_id, key_hash, revoked_at FROM agent_keys WHERE key_hash = %s", NULL},
-    {"as_mandate_current",
+    {L_AS_MANDATE_CURRENT,
      "SELECT " MANDATE_COLS " FROM mandates WHERE user_id = %s AND status = 'active' "
      "ORDER BY created_at DESC, id DESC LIMIT 1",
      NULL},
-    {"as_mandate_current_lock",
+    {L_AS_MANDATE_CURRENT_LOCK,
      "SELECT " MANDATE_COLS " FROM mandates WHERE user_id = %s AND status = 'active' "
      "ORDER BY created_at DESC, id DESC LIMIT 1",
      "SELECT " MANDATE_COLS " FROM mandates WHERE user_id = %s AND status = 'active' "
      "ORDER BY created_at DESC, id DESC LIMIT 1 FOR UPDATE"},
-    {"as_mandate_get", "SELECT " MANDATE_COLS " FROM mandates WHERE id = %s", NULL},
-    {"as_mandate_lock", "SELECT " MANDATE_COLS " FROM mandates WHERE id = %s",
+    {L_AS_MANDATE_GET, "SELECT " MANDATE_COLS " FROM mandates WHERE id = %s", NULL},
+    {L_AS_MANDATE_LOCK, "SELECT " MANDATE_COLS " FROM mandates WHERE id = %s",
      "SELECT " MANDATE_COLS " FROM mandates WHERE id = %s FOR UPDATE"},
     /* The running total the triggers on orders keep (schema). On PostgreSQL the
      * row is also locked, before the order takes any offer's row: a cancel
      * locks the total (its trigger) before the offer it restocks. */
-    {"as_mandate_spent", "SELECT cents FROM mandate_spent WHERE mandate_id = %s AND month = %s",
+    {L_AS_MANDATE_SPENT, "SELECT cents FROM mandate_spent WHERE mandate_id = %s AND month = %s",
      "INSERT INTO mandate_spent (mandate_id, month, cents) VALUES (%s, %s, 0) ON CONFLICT "
      "(mandate_id, month) DO UPDATE SET cents = mandate_spent.cents RETURNING cents"},
     /* agentshopctl init: the running totals against the orders they sum. */
-    {"as_spent_stale",
+    {L_AS_SPENT_STALE,
      "SELECT (SELECT COUNT(*) FROM (SELECT mandate_id, month, SUM(budget_cents) AS cents FROM "
      "orders GROUP BY mandate_id, month) o LEFT JOIN mandate_spent s ON s.mandate_id = "
      "o.mandate_id AND s.month = o.month WHERE s.cents IS NULL OR s.cents <> o.cents) + (SELECT "
      "COUNT(*) FROM mandate_spent s WHERE s.cents <> 0 AND NOT EXISTS (SELECT 1 FROM orders o "
      "WHERE o.mandate_id = s.mandate_id AND o.month = s.month))",
      NULL},
-    {"as_spent_clear", "DELETE FROM mandate_spent", NULL},
-    {"as_spent_fill",
+    {L_AS_SPENT_CLEAR, "DELETE FROM mandate_spent", NULL},
+    {L_AS_SPENT_FILL,
      "INSERT INTO mandate_spent (mandate_id, month, cents) SELECT mandate_id, month, "
      "SUM(budget_cents) FROM orders GROUP BY mandate_id, month",
      NULL},
     /* Quotes and orders. */
-    {"as_quote_insert",
+    {L_AS_QUOTE_INSERT,
      "INSERT INTO quotes (id, user_id, product_id, offer_id, quantity, unit_price_cents, "
      "total_cents, delivery_days, delivery_by, device_slug, fit_status, guarantee, created_at, "
      "expires_at) VALUES (%s, %s, %lld, %s, %lld, %lld, %lld, %lld, %s, %s, %s, %lld, %lld, "
      "%lld)",
      NULL},
-    {"as_quote_get",
+    {L_AS_QUOTE_GET,
      "SELECT q.id, q.user_id, q.offer_id, q.product_id, q.quantity, q.unit_price_cents, "
      "q.total_cents, q.delivery_days, q.delivery_by, q.device_slug, q.fit_status, q.guarantee, "
      "q.created_at, q.expires_at, p.sku, p.name, p.category, m.id, m.name, o.id "
@@ -125,13 +125,13 @@ static const stmt_def stmts[] = {
      "JOIN merchants m ON m.id = f.merchant_id LEFT JOIN orders o ON o.quote_id = q.id "
      "WHERE q.id = %s",
      NULL},
-    {"as_order_insert",
+    {L_AS_ORDER_INSERT,
      "INSERT INTO orders (id, user_id, mandate_id, quote_id, offer_id, quantity, "
      "unit_price_cents, total_cents, budget_cents, month, reason, agent, status, "
      "confirm_expires_at, created_at, updated_at, key_id) VALUES (%s, %s, %s, %s, %s, %lld, "
      "%lld, %lld, %lld, %s, %s, %s, %s, %lld, %lld, %lld, %s) ON CONFLICT (quote_id) DO NOTHING",
      NULL},
-    {"as_order_get",
+    {L_AS_ORDER_GET,
      "SELECT o.id, o.user_id, o.mandate_id, o.quote_id, o.offer_id, o.quantity, "
      "o.unit_price_cents, o.total_cents, o.budget_cents, o.month, o.reason, o.agent, o.status, "
      "o.confirm_expires_at, o.created_at, o.updated_at, p.sku, p.name, p.category, m.name, "
@@ -142,146 +142,146 @@ static const stmt_def stmts[] = {
      "LEFT JOIN confirmations c ON c.order_id = o.id LEFT JOIN agent_keys k ON k.id = o.key_id "
      "WHERE o.id = %s",
      NULL},
-    {"as_order_events",
+    {L_AS_ORDER_EVENTS,
      "SELECT status, at, note FROM order_events WHERE order_id = %s ORDER BY seq", NULL},
-    {"as_order_move",
+    {L_AS_ORDER_MOVE,
      "UPDATE orders SET status = %s, budget_cents = %lld, updated_at = %lld WHERE id = %s AND "
      "status = %s",
      NULL},
-    {"as_event_add",
+    {L_AS_EVENT_ADD,
      "INSERT INTO order_events (order_id, seq, status, at, note) VALUES (%s, (SELECT "
      "COALESCE(MAX(seq), 0) + 1 FROM order_events WHERE order_id = %s), %s, %lld, %s)",
      NULL},
-    {"as_orders_expired",
+    {L_AS_ORDERS_EXPIRED,
      "SELECT o.id, o.offer_id, o.quantity, c.id FROM orders o LEFT JOIN confirmations c ON "
      "c.order_id = o.id WHERE o.mandate_id = %s AND o.status = 'awaiting_confirmation' AND "
      "o.confirm_expires_at <= %lld ORDER BY o.id",
      NULL},
     /* The sweep: any mandate's, oldest expiry first, a bounded batch (index
      * orders_expiry). */
-    {"as_orders_expired_any",
+    {L_AS_ORDERS_EXPIRED_ANY,
      "SELECT o.id, o.offer_id, o.quantity, c.id FROM orders o LEFT JOIN confirmations c ON "
      "c.order_id = o.id WHERE o.status = 'awaiting_confirmation' AND o.confirm_expires_at <= "
      "%lld ORDER BY o.confirm_expires_at, o.id LIMIT 100",
      NULL},
     /* Each returns the offer's product and its stock now, for the search order
      * table (as_db_rank_stock_moved): no second statement reads them. */
-    {"as_stock_take",
+    {L_AS_STOCK_TAKE,
      "UPDATE offers SET stock = stock - %lld WHERE id = %s AND stock >= %lld AND withdrawn_at IS "
      "NULL RETURNING "
      "product_id, stock",
      NULL},
-    {"as_stock_give",
+    {L_AS_STOCK_GIVE,
      /* a withdrawn offer keeps stock 0: an order cancelled after the withdrawal
      * gives its units back to no one */
      "UPDATE offers SET stock = CASE WHEN withdrawn_at IS NULL THEN stock + %lld ELSE stock END "
      "WHERE id = %s RETURNING product_id, stock",
      NULL},
-    {"as_conf_insert",
+    {L_AS_CONF_INSERT,
      "INSERT INTO confirmations (id, order_id, user_id, status, created_at, expires_at) VALUES "
      "(%s, %s, %s, %s, %lld, %lld)",
      NULL},
-    {"as_conf_get",
+    {L_AS_CONF_GET,
      "SELECT id, order_id, user_id, status, created_at, expires_at, decided_at FROM "
      "confirmations WHERE id = %s",
      NULL},
-    {"as_conf_decide", "UPDATE confirmations SET status = %s, decided_at = %lld WHERE id = %s",
+    {L_AS_CONF_DECIDE, "UPDATE confirmations SET status = %s, decided_at = %lld WHERE id = %s",
      NULL},
     /* Idempotency-Key records. */
-    {"as_idem_claim",
+    {L_AS_IDEM_CLAIM,
      "INSERT INTO idempotency (user_id, scope, key, request_hash, state, created_at, "
      "lease_until) VALUES (%s, %s, %s, %s, 'in_flight', %lld, %lld) ON CONFLICT (user_id, "
      "scope, key) DO NOTHING",
      NULL},
-    {"as_idem_get",
+    {L_AS_IDEM_GET,
      "SELECT request_hash, state, status, response, created_at, lease_until FROM idempotency "
      "WHERE user_id = %s AND scope = %s AND key = %s",
      NULL},
-    {"as_idem_takeover",
+    {L_AS_IDEM_TAKEOVER,
      "UPDATE idempotency SET lease_until = %lld WHERE user_id = %s AND scope = %s AND key = %s "
      "AND state = 'in_flight' AND request_hash = %s AND lease_until <= %lld",
      NULL},
-    {"as_idem_forget",
+    {L_AS_IDEM_FORGET,
      "DELETE FROM idempotency WHERE user_id = %s AND scope = %s AND key = %s AND created_at <= "
      "%lld",
      NULL},
-    {"as_idem_finish",
+    {L_AS_IDEM_FINISH,
      "UPDATE idempotency SET state = 'done', status = %lld, response = %s WHERE user_id = %s "
      "AND scope = %s AND key = %s",
      NULL},
     /* Returns and questions. */
-    {"as_return_insert",
+    {L_AS_RETURN_INSERT,
      "INSERT INTO returns (id, order_id, user_id, reason_code, note, refund_status, "
      "refund_cents, carrier, tracking_code, replacement_sku, created_at) VALUES (%s, %s, %s, %s, "
      "%s, %s, %lld, %s, %s, %s, %lld) ON CONFLICT (order_id) DO NOTHING",
      NULL},
-    {"as_return_get", "SELECT " RETURN_COLS " FROM returns WHERE id = %s", NULL},
-    {"as_return_by_order", "SELECT " RETURN_COLS " FROM returns WHERE order_id = %s", NULL},
+    {L_AS_RETURN_GET, "SELECT " RETURN_COLS " FROM returns WHERE id = %s", NULL},
+    {L_AS_RETURN_BY_ORDER, "SELECT " RETURN_COLS " FROM returns WHERE order_id = %s", NULL},
     /* Only while the user asked fewer than the day's limit (index questions_user).
      * The casts: parameters arrive as text, and SQLite orders any number
      * before any text. */
-    {"as_question_insert",
+    {L_AS_QUESTION_INSERT,
      "INSERT INTO questions (id, product_id, user_id, question, answer, asked_at) SELECT %s, "
      "CAST(%lld AS BIGINT), %s, %s, %s, %s WHERE (SELECT COUNT(*) FROM questions WHERE user_id "
      "= %s AND asked_at >= %s) < CAST(%lld AS BIGINT)",
      NULL},
     /* Passkeys (core/as_passkeys.c). */
-    {"as_passkey_insert",
+    {L_AS_PASSKEY_INSERT,
      "INSERT INTO passkeys (id, user_id, alg, public_key, sign_count, created_at) VALUES (%s, %s, "
      "%lld, %s, %lld, %lld) ON CONFLICT (id) DO NOTHING",
      NULL},
-    {"as_passkeys_of",
+    {L_AS_PASSKEYS_OF,
      "SELECT id, user_id, alg, public_key, sign_count, created_at FROM passkeys WHERE user_id = "
      "%s ORDER BY created_at, id",
      NULL},
-    {"as_passkey_get",
+    {L_AS_PASSKEY_GET,
      "SELECT id, user_id, alg, public_key, sign_count, created_at FROM passkeys WHERE id = %s",
      NULL},
     /* compare and set: two assertions with one counter cannot both pass */
-    {"as_passkey_count",
+    {L_AS_PASSKEY_COUNT,
      "UPDATE passkeys SET sign_count = %lld WHERE id = %s AND sign_count = %lld", NULL},
-    {"as_enrolment_insert",
+    {L_AS_ENROLMENT_INSERT,
      "INSERT INTO enrolments (id, user_id, token_hash, created_at, expires_at) VALUES (%s, %s, "
      "%s, %lld, %lld)",
      NULL},
-    {"as_enrolment_get",
+    {L_AS_ENROLMENT_GET,
      "SELECT id, user_id, token_hash, created_at, expires_at, used_at FROM enrolments WHERE id = "
      "%s",
      NULL},
-    {"as_enrolment_use",
+    {L_AS_ENROLMENT_USE,
      "UPDATE enrolments SET used_at = %lld WHERE id = %s AND used_at IS NULL AND expires_at > "
      "%lld",
      NULL},
-    {"as_challenge_insert",
+    {L_AS_CHALLENGE_INSERT,
      "INSERT INTO webauthn_challenges (challenge, purpose, subject_id, expires_at) VALUES (%s, "
      "%s, %s, %lld)",
      NULL},
-    {"as_challenge_use",
+    {L_AS_CHALLENGE_USE,
      "UPDATE webauthn_challenges SET used_at = %lld WHERE challenge = %s AND purpose = %s AND "
      "subject_id = %s AND used_at IS NULL AND expires_at > %lld",
      NULL},
-    {"as_challenges_prune", "DELETE FROM webauthn_challenges WHERE expires_at < %lld", NULL},
+    {L_AS_CHALLENGES_PRUNE, "DELETE FROM webauthn_challenges WHERE expires_at < %lld", NULL},
     /* Administration (bin/agentshopctl). */
-    {"as_key_insert",
+    {L_AS_KEY_INSERT,
      "INSERT INTO agent_keys (id, user_id, key_hash, created_at) VALUES (%s, %s, %s, %s)", NULL},
-    {"as_key_revoke", "UPDATE agent_keys SET revoked_at = %s WHERE id = %s AND revoked_at IS NULL",
+    {L_AS_KEY_REVOKE, "UPDATE agent_keys SET revoked_at = %s WHERE id = %s AND revoked_at IS NULL",
      NULL},
-    {"as_key_list",
+    {L_AS_KEY_LIST,
      "SELECT id, user_id, created_at, revoked_at FROM agent_keys WHERE (%s IS NULL OR user_id "
      "= %s) ORDER BY created_at, id",
      NULL},
-    {"as_key_get", "SELECT id, user_id, created_at, revoked_at FROM agent_keys WHERE id = %s",
+    {L_AS_KEY_GET, "SELECT id, user_id, created_at, revoked_at FROM agent_keys WHERE id = %s",
      NULL},
-    {"as_mandate_insert",
+    {L_AS_MANDATE_INSERT,
      "INSERT INTO mandates (id, user_id, status, allowed_categories, per_order_limit_cents, "
      "monthly_limit_cents, confirm_above_cents, valid_until, created_at) VALUES (%s, %s, "
      "'active', %s, %lld, %lld, %lld, %s, %s)",
      NULL},
-    {"as_mandate_revoke",
+    {L_AS_MANDATE_REVOKE,
      "UPDATE mandates SET status = 'revoked', revoked_at = %s WHERE id = %s AND status = "
      "'active'",
      NULL},
-    {"as_mandate_list",
+    {L_AS_MANDATE_LIST,
      "SELECT " MANDATE_COLS " FROM mandates WHERE (%s IS NULL OR user_id = %s) ORDER BY "
      "created_at, id",
      NULL},
@@ -451,6 +451,36 @@ static int64_t schema_cookie(apr_pool_t *p, const apr_dbd_driver_t *d, apr_dbd_t
 
 #define SCHEMA_KEY "as_schema_cookie" /* in a connection's `prepared`: an int64_t */
 
+#define LABEL_ITEM(l) l,
+static const char *const all_labels[] = {AS_DB_LABELS(LABEL_ITEM)};
+#undef LABEL_ITEM
+
+/* Each named label (as_db_labels.h) has exactly one statement: a label
+ * without one, or a statement defined twice, fails the start naming it,
+ * instead of a "not prepared" line at the first request that runs it. */
+static apr_status_t labels_check(apr_pool_t *p, apr_hash_t *prepared, const char **err)
+{
+    size_t n = sizeof(all_labels) / sizeof(all_labels[0]);
+    for (size_t i = 0; i < n; i++)
+        if (!apr_hash_get(prepared, all_labels[i], APR_HASH_KEY_STRING)) {
+            *err = apr_psprintf(p, "statement %s has no definition (sql/as_db_labels.h)",
+                                all_labels[i]);
+            return APR_EGENERAL;
+        }
+    /* every named label prepared and as many definitions as names: one each */
+    size_t defined = N_STMTS + as_db_n_search_stmts + as_db_n_view_stmts + as_db_n_ops_stmts +
+                     as_db_n_feed_stmts;
+    if (defined != n) {
+        *err = apr_psprintf(p,
+                            "%" APR_SIZE_T_FMT " statements defined for %" APR_SIZE_T_FMT
+                            " labels: a label is defined twice, or a statement's label is not "
+                            "named in sql/as_db_labels.h",
+                            defined, n);
+        return APR_EGENERAL;
+    }
+    return APR_SUCCESS;
+}
+
 /* Every labelled statement, prepared on connection h into `prepared`. On
  * SQLite, apr_dbd_sqlite3 prepares with the legacy sqlite3_prepare, whose
  * statements are never prepared again by SQLite: after any change of the
@@ -488,7 +518,7 @@ static apr_status_t prepare_all(apr_pool_t *conn_pool, const apr_dbd_driver_t *d
             }
             apr_hash_set(prepared, sd->label, APR_HASH_KEY_STRING, st);
         }
-    return APR_SUCCESS;
+    return labels_check(conn_pool, prepared, err);
 }
 
 /* After the schema changed under this connection's statements (SQLite): all
@@ -1192,7 +1222,7 @@ static int st_merchants(void *h, as_mem *m, as_merchant **out, size_t *n)
     as_db *db = h;
     apr_dbd_results_t *res;
     apr_dbd_row_t *row = NULL;
-    if (as_db_select(db, "as_merchants", &res, 0, NULL)) return AS_EDB;
+    if (as_db_select(db, L_AS_MERCHANTS, &res, 0, NULL)) return AS_EDB;
     size_t cap = 0;
     *out = NULL;
     *n = 0;
@@ -1219,7 +1249,7 @@ static int st_devices(void *h, as_mem *m, as_device **out, size_t *n)
     as_db *db = h;
     apr_dbd_results_t *res;
     apr_dbd_row_t *row = NULL;
-    if (as_db_select(db, "as_devices", &res, 0, NULL)) return AS_EDB;
+    if (as_db_select(db, L_AS_DEVICES, &res, 0, NULL)) return AS_EDB;
     size_t cap = 0;
     *out = NULL;
     *n = 0;
@@ -1236,7 +1266,7 @@ static int st_device_by_slug(void *h, as_mem *m, const char *slug, as_device *ou
     apr_dbd_results_t *res;
     apr_dbd_row_t *row = NULL;
     const char *args[] = {slug};
-    if (as_db_select(db, "as_device_by_slug", &res, 1, args)) return AS_EDB;
+    if (as_db_select(db, L_AS_DEVICE_BY_SLUG, &res, 1, args)) return AS_EDB;
     int found = 0;
     while (as_db_next(db, res, &row))
         if (!found++) read_device(db, m, row, out);

@@ -126,128 +126,128 @@
 
 const stmt_def as_db_feed_stmts[] = {
     /* what the database has, read once per import */
-    {"feed_merchants", "SELECT id, " BOOL_COL("withdrawn_at") " FROM merchants", NULL},
-    {"feed_devices", "SELECT id, slug, " BOOL_COL("withdrawn_at") " FROM devices", NULL},
-    {"feed_products", "SELECT id, sku, " BOOL_COL("withdrawn_at") " FROM products", NULL},
-    {"feed_offers", "SELECT id, product_id, " BOOL_COL("withdrawn_at") " FROM offers", NULL},
+    {L_FEED_MERCHANTS, "SELECT id, " BOOL_COL("withdrawn_at") " FROM merchants", NULL},
+    {L_FEED_DEVICES, "SELECT id, slug, " BOOL_COL("withdrawn_at") " FROM devices", NULL},
+    {L_FEED_PRODUCTS, "SELECT id, sku, " BOOL_COL("withdrawn_at") " FROM products", NULL},
+    {L_FEED_OFFERS, "SELECT id, product_id, " BOOL_COL("withdrawn_at") " FROM offers", NULL},
     /* one import at a time: a second waits for the first's commit before it
      * reads what the database has (new products take ids from the largest);
      * a lock of the transaction's own, which nothing else takes (PostgreSQL;
      * SQLite's import holds the database's one write lock) */
-    {"feed_lock", "SELECT 1", "SELECT pg_advisory_xact_lock(7370616365)"},
-    {"feed_max_device", "SELECT COALESCE(MAX(id), 0) FROM devices", NULL},
-    {"feed_max_product", "SELECT COALESCE(MAX(id), 0) FROM products", NULL},
+    {L_FEED_LOCK, "SELECT 1", "SELECT pg_advisory_xact_lock(7370616365)"},
+    {L_FEED_MAX_DEVICE, "SELECT COALESCE(MAX(id), 0) FROM devices", NULL},
+    {L_FEED_MAX_PRODUCT, "SELECT COALESCE(MAX(id), 0) FROM products", NULL},
     /* the upserts */
-    {"feed_merchant", MERCHANT_UPSERT(SQLITE_DIFF), MERCHANT_UPSERT(PG_DIFF)},
-    {"feed_device", DEVICE_UPSERT(SQLITE_DIFF), DEVICE_UPSERT(PG_DIFF)},
-    {"feed_products_put",
+    {L_FEED_MERCHANT, MERCHANT_UPSERT(SQLITE_DIFF), MERCHANT_UPSERT(PG_DIFF)},
+    {L_FEED_DEVICE, DEVICE_UPSERT(SQLITE_DIFF), DEVICE_UPSERT(PG_DIFF)},
+    {L_FEED_PRODUCTS_PUT,
      "INSERT INTO products (" PRODUCT_COLS ") SELECT " PRODUCT_SQ SQ_FROM
          PRODUCT_CONFLICT(SQLITE_DIFF),
      "INSERT INTO products (" PRODUCT_COLS ") SELECT " PRODUCT_PG PG_FROM(PRODUCT_REC)
          PRODUCT_CONFLICT(PG_DIFF)},
-    {"feed_offers_put",
+    {L_FEED_OFFERS_PUT,
      "INSERT INTO offers (" FEED_OFFER_COLS ") SELECT " OFFER_SQ SQ_FROM OFFER_CONFLICT(SQLITE_DIFF),
      "INSERT INTO offers (" FEED_OFFER_COLS ") SELECT x.id, x.pid, x.merchant, x.price, x.retail, "
      "x.label, x.days, x.stock" PG_FROM(OFFER_REC) OFFER_CONFLICT(PG_DIFF)},
-    {"feed_compat_put",
+    {L_FEED_COMPAT_PUT,
      "INSERT INTO compat (device_id, product_id, fit_status, evidence, checked_at) SELECT "
      COMPAT_SQ SQ_FROM COMPAT_CONFLICT(SQLITE_DIFF),
      "INSERT INTO compat (device_id, product_id, fit_status, evidence, checked_at) SELECT x.dev, "
      "x.pid, x.fit, x.evidence, x.at" PG_FROM(COMPAT_REC) COMPAT_CONFLICT(PG_DIFF)},
     /* a batch of products' specifications: read, cleared, written */
-    {"feed_specs_in",
+    {L_FEED_SPECS_IN,
      "SELECT product_id, spec, label, kind, unit, claimed, measured, tolerance_pct FROM "
      "product_specs WHERE product_id " IDS_SQ " ORDER BY product_id, pos",
      "SELECT product_id, spec, label, kind, unit, claimed, measured, tolerance_pct FROM "
      "product_specs WHERE product_id " IDS_PG " ORDER BY product_id, pos"},
-    {"feed_specs_clear_in", "DELETE FROM product_specs WHERE product_id " IDS_SQ,
+    {L_FEED_SPECS_CLEAR_IN, "DELETE FROM product_specs WHERE product_id " IDS_SQ,
      "DELETE FROM product_specs WHERE product_id " IDS_PG},
-    {"feed_specs_put",
+    {L_FEED_SPECS_PUT,
      "INSERT INTO product_specs (product_id, pos, spec, label, kind, unit, claimed, measured, "
      "tolerance_pct) SELECT " SPEC_SQ SQ_FROM,
      "INSERT INTO product_specs (product_id, pos, spec, label, kind, unit, claimed, measured, "
      "tolerance_pct) SELECT x.pid, x.pos, x.spec, x.label, x.kind, x.unit, x.claimed, x.measured, "
      "x.tol" PG_FROM(SPEC_REC)},
     /* a batch of products' measurement and verification: read, written */
-    {"feed_state_in",
+    {L_FEED_STATE_IN,
      "SELECT id, measured_at, measured_node, sample_size, verif_status, verif_note FROM products "
      "WHERE id " IDS_SQ,
      "SELECT id, measured_at, measured_node, sample_size, verif_status, verif_note FROM products "
      "WHERE id " IDS_PG},
-    {"feed_measured_put",
+    {L_FEED_MEASURED_PUT,
      "UPDATE products SET measured_at = " SQ("at") ", measured_node = " SQ("lab") ", sample_size = "
      SQ("n") " FROM json_each(%s) j WHERE products.id = " SQ("pid"),
      "UPDATE products p SET measured_at = x.at, measured_node = x.lab, sample_size = x.n"
      PG_FROM("pid bigint, at text, lab text, n integer") "WHERE p.id = x.pid"},
-    {"feed_spec_measured_put",
+    {L_FEED_SPEC_MEASURED_PUT,
      "UPDATE product_specs SET measured = " SQ("m") " FROM json_each(%s) j WHERE "
      "product_specs.product_id = " SQ("pid") " AND product_specs.spec = " SQ("spec"),
      "UPDATE product_specs s SET measured = x.m" PG_FROM("pid bigint, spec text, m text")
      "WHERE s.product_id = x.pid AND s.spec = x.spec"},
-    {"feed_verification_put",
+    {L_FEED_VERIFICATION_PUT,
      "UPDATE products SET verif_status = " SQ("status") ", verif_note = " SQ("note")
      " FROM json_each(%s) j WHERE products.id = " SQ("pid"),
      "UPDATE products p SET verif_status = x.status, verif_note = x.note"
      PG_FROM("pid bigint, status text, note text") "WHERE p.id = x.pid"},
     /* a product's specifications, claims and measurements */
-    {"feed_specs_of",
+    {L_FEED_SPECS_OF,
      "SELECT spec, label, kind, unit, claimed, measured, tolerance_pct FROM product_specs WHERE "
      "product_id = %lld ORDER BY pos",
      NULL},
     /* the units an offer's orders took after a merchant's count and gave back
      * after it (docs/catalogue.md, "Stock") */
-    {"feed_stock_since",
+    {L_FEED_STOCK_SINCE,
      "SELECT COALESCE(SUM(CASE WHEN created_at > %lld AND status NOT IN " RELEASED
      " THEN quantity ELSE 0 END), 0), COALESCE(SUM(CASE WHEN created_at <= %lld AND status IN "
      RELEASED " AND updated_at > %lld THEN quantity ELSE 0 END), 0) FROM orders WHERE offer_id "
      "= %s",
      NULL},
     /* withdrawals */
-    {"feed_withdraw_merchant",
+    {L_FEED_WITHDRAW_MERCHANT,
      "UPDATE merchants SET withdrawn_at = %s WHERE id = %s AND withdrawn_at IS NULL", NULL},
-    {"feed_withdraw_device",
+    {L_FEED_WITHDRAW_DEVICE,
      "UPDATE devices SET withdrawn_at = %s WHERE slug = %s AND withdrawn_at IS NULL", NULL},
-    {"feed_withdraw_product",
+    {L_FEED_WITHDRAW_PRODUCT,
      "UPDATE products SET withdrawn_at = %s WHERE id = %lld AND withdrawn_at IS NULL", NULL},
-    {"feed_withdraw_offer",
+    {L_FEED_WITHDRAW_OFFER,
      "UPDATE offers SET withdrawn_at = %s, stock = 0 WHERE id = %s AND withdrawn_at IS NULL", NULL},
-    {"feed_withdraw_offers_of",
+    {L_FEED_WITHDRAW_OFFERS_OF,
      "UPDATE offers SET withdrawn_at = %s, stock = 0 WHERE product_id = %lld AND withdrawn_at IS "
      "NULL",
      NULL},
-    {"feed_withdraw_offers_of_merchant",
+    {L_FEED_WITHDRAW_OFFERS_OF_MERCHANT,
      "UPDATE offers SET withdrawn_at = %s, stock = 0 WHERE merchant_id = %s AND withdrawn_at IS "
      "NULL",
      NULL},
-    {"feed_offers_of_merchant",
+    {L_FEED_OFFERS_OF_MERCHANT,
      "SELECT id, product_id FROM offers WHERE merchant_id = %s AND withdrawn_at IS NULL", NULL},
-    {"feed_withdraw_compat", "DELETE FROM compat WHERE device_id = %lld AND product_id = %lld",
+    {L_FEED_WITHDRAW_COMPAT, "DELETE FROM compat WHERE device_id = %lld AND product_id = %lld",
      NULL},
     /* export */
-    {"feed_x_merchants",
+    {L_FEED_X_MERCHANTS,
      "SELECT id, name, country, city, on_time_rate, accuracy_rate FROM merchants WHERE "
      "withdrawn_at IS NULL ORDER BY id",
      NULL},
-    {"feed_x_devices",
+    {L_FEED_X_DEVICES,
      "SELECT slug, name, brand, kind, aliases FROM devices WHERE withdrawn_at IS NULL ORDER BY id",
      NULL},
-    {"feed_x_products",
+    {L_FEED_X_PRODUCTS,
      "SELECT id, sku, gtin, name, brand, category, part_type, description, image_urls, "
      "source_url, source_notes, source_checked_at, source_product_id, availability, is_demo, "
      "measured_at, measured_node, sample_size, on_time_rate_90d, return_rate, wrong_item_rate, "
      "agent_orders_90d, orders_per_week FROM products WHERE id > %lld AND id <= %lld AND "
      "withdrawn_at IS NULL ORDER BY id",
      NULL},
-    {"feed_x_specs",
+    {L_FEED_X_SPECS,
      "SELECT product_id, spec, label, kind, unit, claimed, measured, tolerance_pct FROM "
      "product_specs WHERE product_id > %lld AND product_id <= %lld ORDER BY product_id, pos",
      NULL},
-    {"feed_x_offers",
+    {L_FEED_X_OFFERS,
      "SELECT product_id, id, merchant_id, price_cents, retail_price_cents, price_label, "
      "delivery_days, stock FROM offers WHERE product_id > %lld AND product_id <= %lld AND "
      "withdrawn_at IS NULL ORDER BY product_id, id",
      NULL},
-    {"feed_x_compat",
+    {L_FEED_X_COMPAT,
      "SELECT c.product_id, d.slug, c.fit_status, c.checked_at, c.evidence FROM compat c JOIN "
      "devices d ON d.id = c.device_id AND d.withdrawn_at IS NULL WHERE c.product_id > %lld AND "
      "c.product_id <= %lld ORDER BY c.product_id, c.device_id",
@@ -306,12 +306,12 @@ static int read_known(importer *im)
     if (db->pg) {
         apr_dbd_results_t *res;
         apr_dbd_row_t *row = NULL;
-        if (as_db_select(db, "feed_lock", &res, 0, NULL)) return -1;
+        if (as_db_select(db, L_FEED_LOCK, &res, 0, NULL)) return -1;
         while (as_db_next(db, res, &row))
             ;
     }
-    static const char *const labels[] = {"feed_merchants", "feed_devices", "feed_products",
-                                         "feed_offers"};
+    static const char *const labels[] = {L_FEED_MERCHANTS, L_FEED_DEVICES, L_FEED_PRODUCTS,
+                                         L_FEED_OFFERS};
     apr_hash_t *maps[] = {im->merchants, im->devices, im->products, im->offers};
     for (size_t t = 0; t < 4; t++) {
         apr_dbd_results_t *res;
@@ -331,11 +331,11 @@ static int read_known(importer *im)
     apr_dbd_results_t *res;
     apr_dbd_row_t *row = NULL;
     im->next_device = im->next_product = 1;
-    if (as_db_select(db, "feed_max_device", &res, 0, NULL)) return -1;
+    if (as_db_select(db, L_FEED_MAX_DEVICE, &res, 0, NULL)) return -1;
     while (as_db_next(db, res, &row))
         im->next_device = as_db_i64(as_db_col(db, row, 0)) + 1;
     row = NULL;
-    if (as_db_select(db, "feed_max_product", &res, 0, NULL)) return -1;
+    if (as_db_select(db, L_FEED_MAX_PRODUCT, &res, 0, NULL)) return -1;
     while (as_db_next(db, res, &row))
         im->next_product = as_db_i64(as_db_col(db, row, 0)) + 1;
     return 0;
@@ -684,12 +684,12 @@ static int put_merchant(importer *im, const as_feed_rec *r)
         apr_dbd_results_t *res;
         apr_dbd_row_t *row = NULL;
         const char *a[] = {r->key};
-        if (as_db_select(im->db, "feed_offers_of_merchant", &res, 1, a)) return -1;
+        if (as_db_select(im->db, L_FEED_OFFERS_OF_MERCHANT, &res, 1, a)) return -1;
         while (as_db_next(im->db, res, &row))
             touch(im, as_db_i64(as_db_col(im->db, row, 1)), true, false);
         const char *w[] = {im->now, r->key};
-        int rows = run_write(im, "feed_withdraw_merchant", 2, w);
-        if (rows > 0 && run_write(im, "feed_withdraw_offers_of_merchant", 2, w) < 0) return -1;
+        int rows = run_write(im, L_FEED_WITHDRAW_MERCHANT, 2, w);
+        if (rows > 0 && run_write(im, L_FEED_WITHDRAW_OFFERS_OF_MERCHANT, 2, w) < 0) return -1;
         return count(im, r, rows);
     }
     const char *a[] = {r->key,
@@ -698,7 +698,7 @@ static int put_merchant(importer *im, const as_feed_rec *r)
                        str(v, "city"),
                        dbl(im, json_object_get(v, "on_time_rate")),
                        dbl(im, json_object_get(v, "accuracy_rate"))};
-    return count(im, r, run_write(im, "feed_merchant", 6, a));
+    return count(im, r, run_write(im, L_FEED_MERCHANT, 6, a));
 }
 
 static int put_device(importer *im, const as_feed_rec *r)
@@ -706,7 +706,7 @@ static int put_device(importer *im, const as_feed_rec *r)
     json_t *v = r->v;
     if (r->withdrawn) {
         const char *w[] = {im->now, r->key};
-        return count(im, r, run_write(im, "feed_withdraw_device", 2, w));
+        return count(im, r, run_write(im, L_FEED_WITHDRAW_DEVICE, 2, w));
     }
     /* aliases one per line: each may have spaces ("iPhone 13"), and the
      * search reads them as words either way */
@@ -719,7 +719,7 @@ static int put_device(importer *im, const as_feed_rec *r)
     int64_t id = k ? k->id : im->next_device++;
     const char *a[] = {i64s(im, id), r->key, str(v, "name"), str(v, "brand"), str(v, "kind"),
                        aliases};
-    int rows = count(im, r, run_write(im, "feed_device", 6, a));
+    int rows = count(im, r, run_write(im, L_FEED_DEVICE, 6, a));
     if (rows >= 0 && !k) remember(im, im->devices, r->key, id, 0, 0);
     return rows;
 }
@@ -804,7 +804,7 @@ static apr_hash_t *specs_in(importer *im, const int64_t *ids, size_t n)
     const char *a[] = {ids_json(im, ids, n)};
     apr_dbd_results_t *res;
     apr_dbd_row_t *row = NULL;
-    if (as_db_select(db, "feed_specs_in", &res, 1, a)) return NULL;
+    if (as_db_select(db, L_FEED_SPECS_IN, &res, 1, a)) return NULL;
     while (as_db_next(db, res, &row)) {
         int64_t *pid = apr_palloc(db->pool, sizeof(*pid));
         *pid = as_db_i64(as_db_col(db, row, 0));
@@ -923,7 +923,7 @@ static int put_products(importer *im, const as_feed_rec *const *rs, size_t n)
      * specs of the products whose claims changed */
     apr_hash_t *before = im->touched;
     im->touched = apr_hash_make(im->p);
-    int rc = put_rows(im, "feed_products_put", rows, true);
+    int rc = put_rows(im, L_FEED_PRODUCTS_PUT, rows, true);
     apr_hash_t *changed = im->touched;
     im->touched = before;
     json_decref(rows);
@@ -947,9 +947,9 @@ static int put_products(importer *im, const as_feed_rec *const *rs, size_t n)
     specs_free(have);
     if (nclear) {
         const char *a[] = {ids_json(im, clear, nclear)};
-        if (run_write(im, "feed_specs_clear_in", 1, a) < 0) rc = -1;
+        if (run_write(im, L_FEED_SPECS_CLEAR_IN, 1, a) < 0) rc = -1;
     }
-    if (rc >= 0 && run_rows(im, "feed_specs_put", spec_put) < 0) rc = -1;
+    if (rc >= 0 && run_rows(im, L_FEED_SPECS_PUT, spec_put) < 0) rc = -1;
     json_decref(spec_put);
     return rc < 0 ? -1 : 0;
 }
@@ -980,7 +980,7 @@ static int counted_stock(importer *im, const char *offer, int64_t t, int64_t *st
     apr_dbd_results_t *res;
     apr_dbd_row_t *row = NULL;
     const char *a[] = {i64s(im, t), i64s(im, t), i64s(im, t), offer};
-    if (as_db_select(im->db, "feed_stock_since", &res, 4, a)) return -1;
+    if (as_db_select(im->db, L_FEED_STOCK_SINCE, &res, 4, a)) return -1;
     while (as_db_next(im->db, res, &row))
         *stock += -as_db_i64(as_db_col(im->db, row, 0)) + as_db_i64(as_db_col(im->db, row, 1));
     if (*stock < 0) *stock = 0;
@@ -1007,7 +1007,7 @@ static int put_offers(importer *im, const as_feed_rec *const *rs, size_t n)
                             "days", json_integer_value(json_object_get(v, "delivery_days")),
                             "stock", (json_int_t)stock));
     }
-    return put_counted(im, "feed_offers_put", rows, AS_FEED_OFFER, n);
+    return put_counted(im, L_FEED_OFFERS_PUT, rows, AS_FEED_OFFER, n);
 }
 
 static int put_fits(importer *im, const as_feed_rec *const *rs, size_t n)
@@ -1021,7 +1021,7 @@ static int put_fits(importer *im, const as_feed_rec *const *rs, size_t n)
                                               "evidence", ev ? text_of(im, ev, "[]") : "[]", "at",
                                               str(v, "checked_at")));
     }
-    return put_counted(im, "feed_compat_put", rows, AS_FEED_COMPAT, n);
+    return put_counted(im, L_FEED_COMPAT_PUT, rows, AS_FEED_COMPAT, n);
 }
 
 /* The measured fields of products (ids, n), by id: {at, lab, n, status, note}. */
@@ -1032,7 +1032,7 @@ static apr_hash_t *state_in(importer *im, const int64_t *ids, size_t n)
     const char *a[] = {ids_json(im, ids, n)};
     apr_dbd_results_t *res;
     apr_dbd_row_t *row = NULL;
-    if (as_db_select(db, "feed_state_in", &res, 1, a)) return NULL;
+    if (as_db_select(db, L_FEED_STATE_IN, &res, 1, a)) return NULL;
     while (as_db_next(db, res, &row)) {
         int64_t *pid = apr_palloc(db->pool, sizeof(*pid));
         *pid = as_db_i64(as_db_col(db, row, 0));
@@ -1083,8 +1083,8 @@ static int put_measurements(importer *im, const as_feed_rec *const *rs, size_t n
         count(im, r, changed);
     }
     specs_free(specs);
-    int rc = run_rows(im, "feed_measured_put", fields) < 0 ||
-             run_rows(im, "feed_spec_measured_put", values) < 0;
+    int rc = run_rows(im, L_FEED_MEASURED_PUT, fields) < 0 ||
+             run_rows(im, L_FEED_SPEC_MEASURED_PUT, values) < 0;
     json_decref(fields);
     json_decref(values);
     return rc ? -1 : 0;
@@ -1096,8 +1096,8 @@ static int withdraw_product(importer *im, const as_feed_rec *r)
 {
     known *k = lookup(im->products, r->key);
     const char *w[] = {im->now, i64s(im, k->id)};
-    int rows = run_write(im, "feed_withdraw_product", 2, w);
-    if (rows > 0 && run_write(im, "feed_withdraw_offers_of", 2, w) < 0) return -1;
+    int rows = run_write(im, L_FEED_WITHDRAW_PRODUCT, 2, w);
+    if (rows > 0 && run_write(im, L_FEED_WITHDRAW_OFFERS_OF, 2, w) < 0) return -1;
     if (rows > 0) touch(im, k->id, true, false);
     return count(im, r, rows);
 }
@@ -1106,7 +1106,7 @@ static int withdraw_offer(importer *im, const as_feed_rec *r)
 {
     known *k = lookup(im->offers, r->key);
     const char *w[] = {im->now, r->key};
-    int rows = run_write(im, "feed_withdraw_offer", 2, w);
+    int rows = run_write(im, L_FEED_WITHDRAW_OFFER, 2, w);
     if (rows > 0) touch(im, k->product, true, false);
     return count(im, r, rows);
 }
@@ -1115,7 +1115,7 @@ static int withdraw_fit(importer *im, const as_feed_rec *r)
 {
     known *p = lookup(im->products, r->key), *d = lookup(im->devices, r->key2);
     const char *w[] = {i64s(im, d->id), i64s(im, p->id)};
-    int rows = run_write(im, "feed_withdraw_compat", 2, w);
+    int rows = run_write(im, L_FEED_WITHDRAW_COMPAT, 2, w);
     if (rows > 0) touch(im, p->id, true, false);
     return count(im, r, rows);
 }
@@ -1150,7 +1150,7 @@ static int decide_batch(importer *im, const int64_t *ids, size_t n, json_t *stat
         touch(im, ids[i], true, false);
     }
     specs_free(specs);
-    int rc = run_rows(im, "feed_verification_put", put);
+    int rc = run_rows(im, L_FEED_VERIFICATION_PUT, put);
     json_decref(put);
     return rc < 0 ? -1 : 0;
 }
@@ -1209,7 +1209,7 @@ static int derive(importer *im)
     if (apr_generate_random_bytes(b, sizeof(b)) != APR_SUCCESS) return -1;
     const char *v = apr_psprintf(im->p, "%ld-%02x%02x%02x%02x", (long)time(NULL), b[0], b[1], b[2], b[3]);
     const char *a[] = {"catalogue_version", v};
-    return run_write(im, "as_meta_set", 2, a) < 0 ? -1 : 0;
+    return run_write(im, L_AS_META_SET, 2, a) < 0 ? -1 : 0;
 }
 
 typedef int (*batch_fn)(importer *im, const as_feed_rec *const *rs, size_t n);
@@ -1439,7 +1439,7 @@ static int export_batch(exporter *x, int64_t lo, int64_t hi)
     as_db *db = x->db;
     const char *a[] = {as_db_i64s(db, lo), as_db_i64s(db, hi)};
     /* each part of the range read whole, then written product by product */
-    static const char *const labels[] = {"feed_x_specs", "feed_x_offers", "feed_x_compat"};
+    static const char *const labels[] = {L_FEED_X_SPECS, L_FEED_X_OFFERS, L_FEED_X_COMPAT};
     json_t *parts[3];
     for (size_t k = 0; k < 3; k++) {
         parts[k] = json_array();
@@ -1476,7 +1476,7 @@ static int export_batch(exporter *x, int64_t lo, int64_t hi)
     size_t at[3] = {0, 0, 0};
     apr_dbd_results_t *res;
     apr_dbd_row_t *row = NULL;
-    if (as_db_select(db, "feed_x_products", &res, 2, a)) {
+    if (as_db_select(db, L_FEED_X_PRODUCTS, &res, 2, a)) {
         for (size_t k = 0; k < 3; k++)
             json_decref(parts[k]);
         return -1;
@@ -1559,7 +1559,7 @@ apr_status_t as_feed_export(as_db *db, FILE *out, json_t **summary, const char *
     exporter x = {db, out, as_db_pool_mem(p), {0}, 0};
     apr_dbd_results_t *res;
     apr_dbd_row_t *row = NULL;
-    int rc = as_db_select(db, "feed_x_merchants", &res, 0, NULL);
+    int rc = as_db_select(db, L_FEED_X_MERCHANTS, &res, 0, NULL);
     while (!rc && as_db_next(db, res, &row))
         emit(&x,
              json_pack("{s:s, s:s, s:s, s:s, s:s, s:f, s:f}", "type", "merchant", "id", COL(0),
@@ -1567,7 +1567,7 @@ apr_status_t as_feed_export(as_db *db, FILE *out, json_t **summary, const char *
                        as_db_dbl(COL(4)), "accuracy_rate", as_db_dbl(COL(5))),
              AS_FEED_MERCHANT);
     row = NULL;
-    if (!rc) rc = as_db_select(db, "feed_x_devices", &res, 0, NULL);
+    if (!rc) rc = as_db_select(db, L_FEED_X_DEVICES, &res, 0, NULL);
     while (!rc && as_db_next(db, res, &row)) {
         json_t *al = json_array();
         const char *s = COL(4) ? COL(4) : "";
@@ -1584,7 +1584,7 @@ apr_status_t as_feed_export(as_db *db, FILE *out, json_t **summary, const char *
     }
     int64_t max = 0;
     row = NULL;
-    if (!rc) rc = as_db_select(db, "feed_max_product", &res, 0, NULL);
+    if (!rc) rc = as_db_select(db, L_FEED_MAX_PRODUCT, &res, 0, NULL);
     while (!rc && as_db_next(db, res, &row))
         max = as_db_i64(COL(0));
     for (int64_t lo = 0; !rc && !x.failed && lo < max; lo += X_BATCH) {

@@ -35,11 +35,11 @@
 const stmt_def as_db_ops_stmts[] = {
     /* A filter left NULL matches every row. No index on created_at: the
      * lists read the whole table, as an operator's command may. */
-    {"as_ops_orders",
+    {L_AS_OPS_ORDERS,
      "SELECT " ORDER_LIST_COLS ORDER_BOUGHT " WHERE (%s IS NULL OR o.status = %s) AND "
      "o.created_at >= %lld ORDER BY o.created_at, o.id",
      NULL},
-    {"as_ops_returns",
+    {L_AS_OPS_RETURNS,
      "SELECT r.id, r.order_id, r.user_id, r.reason_code, r.note, r.refund_status, "
      "r.refund_cents, r.carrier, r.tracking_code, r.replacement_sku, r.created_at, o.status, "
      "p.sku FROM returns r JOIN orders o ON o.id = r.order_id JOIN offers f ON f.id = o.offer_id "
@@ -48,10 +48,10 @@ const stmt_def as_db_ops_stmts[] = {
      NULL},
     /* Every order has a mandate of its user, so the users with orders are
      * among these. */
-    {"as_ops_users", USERS, NULL},
+    {L_AS_OPS_USERS, USERS, NULL},
     /* until the transaction ends: no order takes its stock meanwhile */
-    {"as_ops_offer_lock", OFFER_GET, OFFER_GET " FOR UPDATE OF o"},
-    {"as_ops_offer_set",
+    {L_AS_OPS_OFFER_LOCK, OFFER_GET, OFFER_GET " FOR UPDATE OF o"},
+    {L_AS_OPS_OFFER_SET,
      "UPDATE offers SET price_cents = %lld, stock = %lld WHERE id = %s AND withdrawn_at IS NULL",
      NULL},
 };
@@ -65,7 +65,7 @@ int as_db_ops_orders(as_db *db, const char *status, int64_t since, as_ops_order_
     apr_dbd_results_t *res;
     apr_dbd_row_t *row = NULL;
     const char *a[] = {status, status, as_db_i64s(db, since)};
-    if (as_db_select(db, "as_ops_orders", &res, 3, a)) return AS_EDB;
+    if (as_db_select(db, L_AS_OPS_ORDERS, &res, 3, a)) return AS_EDB;
     while (as_db_next(db, res, &row)) {
         as_order o;
         memset(&o, 0, sizeof(o));
@@ -95,7 +95,7 @@ int as_db_ops_returns(as_db *db, const char *refund_status, int64_t since, as_op
     apr_dbd_results_t *res;
     apr_dbd_row_t *row = NULL;
     const char *a[] = {refund_status, refund_status, as_db_i64s(db, since)};
-    if (as_db_select(db, "as_ops_returns", &res, 3, a)) return AS_EDB;
+    if (as_db_select(db, L_AS_OPS_RETURNS, &res, 3, a)) return AS_EDB;
     while (as_db_next(db, res, &row)) {
         as_return r = {RCOL(0),
                        RCOL(1),
@@ -117,7 +117,7 @@ int as_db_ops_users(as_db *db, as_ops_user_fn each, void *baton)
 {
     apr_dbd_results_t *res;
     apr_dbd_row_t *row = NULL;
-    if (as_db_select(db, "as_ops_users", &res, 0, NULL)) return AS_EDB;
+    if (as_db_select(db, L_AS_OPS_USERS, &res, 0, NULL)) return AS_EDB;
     while (as_db_next(db, res, &row)) {
         as_ops_user u = {RCOL(0),
                          as_db_i64(RCOL(1)),
@@ -136,7 +136,7 @@ int as_db_ops_offer_lock(as_db *db, const char *id, as_ops_offer *out)
     apr_dbd_results_t *res;
     apr_dbd_row_t *row = NULL;
     const char *a[] = {id};
-    if (as_db_select(db, "as_ops_offer_lock", &res, 1, a)) return AS_EDB;
+    if (as_db_select(db, L_AS_OPS_OFFER_LOCK, &res, 1, a)) return AS_EDB;
     int found = 0;
     while (as_db_next(db, res, &row))
         if (!found++) {
@@ -161,14 +161,14 @@ int as_db_ops_offer_set(as_db *db, const char *id, int64_t price_cents, int64_t 
 {
     int n = 0;
     const char *a[] = {as_db_i64s(db, price_cents), as_db_i64s(db, stock), id};
-    if (as_db_exec(db, "as_ops_offer_set", &n, 3, a)) return AS_EDB;
+    if (as_db_exec(db, L_AS_OPS_OFFER_SET, &n, 3, a)) return AS_EDB;
     return n == 1 ? AS_OK : AS_ECONFLICT;
 }
 
 int as_db_ops_key_insert(as_db *db, const as_ops_key *k, const char *key_hash)
 {
     const char *a[] = {k->id, k->user_id, key_hash, k->created_at};
-    return as_db_exec(db, "as_key_insert", NULL, 4, a) ? AS_EDB : AS_OK;
+    return as_db_exec(db, L_AS_KEY_INSERT, NULL, 4, a) ? AS_EDB : AS_OK;
 }
 
 static void read_key(as_db *db, apr_dbd_row_t *row, as_ops_key *k)
@@ -184,7 +184,7 @@ int as_db_ops_key_get(as_db *db, const char *id, as_ops_key *out)
     apr_dbd_results_t *res;
     apr_dbd_row_t *row = NULL;
     const char *a[] = {id};
-    if (as_db_select(db, "as_key_get", &res, 1, a)) return AS_EDB;
+    if (as_db_select(db, L_AS_KEY_GET, &res, 1, a)) return AS_EDB;
     int found = 0;
     while (as_db_next(db, res, &row))
         if (!found++) read_key(db, row, out);
@@ -194,7 +194,7 @@ int as_db_ops_key_get(as_db *db, const char *id, as_ops_key *out)
 int as_db_ops_key_revoke(as_db *db, const char *id, const char *at)
 {
     const char *a[] = {at, id};
-    return as_db_exec(db, "as_key_revoke", NULL, 2, a) ? AS_EDB : AS_OK;
+    return as_db_exec(db, L_AS_KEY_REVOKE, NULL, 2, a) ? AS_EDB : AS_OK;
 }
 
 int as_db_ops_keys(as_db *db, const char *user, as_ops_key_fn each, void *baton)
@@ -202,7 +202,7 @@ int as_db_ops_keys(as_db *db, const char *user, as_ops_key_fn each, void *baton)
     apr_dbd_results_t *res;
     apr_dbd_row_t *row = NULL;
     const char *a[] = {user, user};
-    if (as_db_select(db, "as_key_list", &res, 2, a)) return AS_EDB;
+    if (as_db_select(db, L_AS_KEY_LIST, &res, 2, a)) return AS_EDB;
     while (as_db_next(db, res, &row)) {
         as_ops_key k;
         read_key(db, row, &k);
@@ -221,13 +221,13 @@ int as_db_ops_mandate_insert(as_db *db, const as_mandate *md)
                        as_db_i64s(db, md->confirm_above_cents),
                        md->valid_until,
                        md->created_at};
-    return as_db_exec(db, "as_mandate_insert", NULL, 8, a) ? AS_EDB : AS_OK;
+    return as_db_exec(db, L_AS_MANDATE_INSERT, NULL, 8, a) ? AS_EDB : AS_OK;
 }
 
 int as_db_ops_mandate_revoke(as_db *db, const char *id, const char *at)
 {
     const char *a[] = {at, id};
-    return as_db_exec(db, "as_mandate_revoke", NULL, 2, a) ? AS_EDB : AS_OK;
+    return as_db_exec(db, L_AS_MANDATE_REVOKE, NULL, 2, a) ? AS_EDB : AS_OK;
 }
 
 int as_db_ops_mandates(as_db *db, const char *user, as_ops_mandate_fn each, void *baton)
@@ -235,7 +235,7 @@ int as_db_ops_mandates(as_db *db, const char *user, as_ops_mandate_fn each, void
     apr_dbd_results_t *res;
     apr_dbd_row_t *row = NULL;
     const char *a[] = {user, user};
-    if (as_db_select(db, "as_mandate_list", &res, 2, a)) return AS_EDB;
+    if (as_db_select(db, L_AS_MANDATE_LIST, &res, 2, a)) return AS_EDB;
     as_mem m = as_db_pool_mem(db->pool);
     while (as_db_next(db, res, &row)) {
         as_mandate md;

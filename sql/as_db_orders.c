@@ -110,7 +110,7 @@ int st_key_by_hash(void *h, as_mem *m, const char *hash, as_key_row *out)
     as_db *db = h;
     as_db_rec rec = NULL;
     const char *a[] = {hash};
-    int rc = one_row(db, m, "as_key_by_hash", 1, a, &rec);
+    int rc = one_row(db, m, L_AS_KEY_BY_HASH, 1, a, &rec);
     if (rc != AS_OK) return rc;
     out->id = COL(0);
     out->user_id = COL(1);
@@ -137,7 +137,7 @@ int st_mandate_current(void *h, as_mem *m, const char *user_id, bool lock, as_ma
     as_db *db = h;
     as_db_rec rec = NULL;
     const char *a[] = {user_id};
-    int rc = one_row(db, m, lock ? "as_mandate_current_lock" : "as_mandate_current", 1, a, &rec);
+    int rc = one_row(db, m, lock ? L_AS_MANDATE_CURRENT_LOCK : L_AS_MANDATE_CURRENT, 1, a, &rec);
     if (rc == AS_OK) as_db_read_mandate(rec, out);
     return rc;
 }
@@ -147,7 +147,7 @@ int st_mandate_get(void *h, as_mem *m, const char *id, bool lock, as_mandate *ou
     as_db *db = h;
     as_db_rec rec = NULL;
     const char *a[] = {id};
-    int rc = one_row(db, m, lock ? "as_mandate_lock" : "as_mandate_get", 1, a, &rec);
+    int rc = one_row(db, m, lock ? L_AS_MANDATE_LOCK : L_AS_MANDATE_GET, 1, a, &rec);
     if (rc == AS_OK) as_db_read_mandate(rec, out);
     return rc;
 }
@@ -156,14 +156,14 @@ int as_db_spent_stale(as_db *db)
 {
     as_mem pm = as_db_pool_mem(db->pool); /* numbers only */
     as_db_rec rec = NULL;
-    int rc = one_row(db, &pm, "as_spent_stale", 0, NULL, &rec);
+    int rc = one_row(db, &pm, L_AS_SPENT_STALE, 0, NULL, &rec);
     return rc != AS_OK ? -1 : as_db_i64(COL(0)) != 0;
 }
 
 apr_status_t as_db_spent_rebuild(as_db *db)
 {
-    return as_db_exec(db, "as_spent_clear", NULL, 0, NULL) == 0 &&
-                   as_db_exec(db, "as_spent_fill", NULL, 0, NULL) == 0
+    return as_db_exec(db, L_AS_SPENT_CLEAR, NULL, 0, NULL) == 0 &&
+                   as_db_exec(db, L_AS_SPENT_FILL, NULL, 0, NULL) == 0
                ? APR_SUCCESS
                : APR_EGENERAL;
 }
@@ -174,7 +174,7 @@ int st_mandate_spent(void *h, const char *mandate_id, const char *month, int64_t
     as_mem pm = as_db_pool_mem(db->pool); /* numbers only */
     as_db_rec rec = NULL;
     const char *a[] = {mandate_id, month};
-    int rc = one_row(db, &pm, "as_mandate_spent", 2, a, &rec);
+    int rc = one_row(db, &pm, L_AS_MANDATE_SPENT, 2, a, &rec);
     *cents = rc == AS_OK ? as_db_i64(COL(0)) : 0;
     return rc == AS_ENOTFOUND ? AS_OK : rc;
 }
@@ -198,7 +198,7 @@ int st_quote_insert(void *h, const as_quote *q)
                        I64(q->guarantee),
                        I64(q->created_at),
                        I64(q->expires_at)};
-    return exec_one_locked(db, "as_quote_insert", 14, a) == AS_OK ? AS_OK : AS_EDB;
+    return exec_one_locked(db, L_AS_QUOTE_INSERT, 14, a) == AS_OK ? AS_OK : AS_EDB;
 }
 
 int st_quote_get(void *h, as_mem *m, const char *id, as_quote *q)
@@ -206,7 +206,7 @@ int st_quote_get(void *h, as_mem *m, const char *id, as_quote *q)
     as_db *db = h;
     as_db_rec rec = NULL;
     const char *a[] = {id};
-    int rc = one_row(db, m, "as_quote_get", 1, a, &rec);
+    int rc = one_row(db, m, L_AS_QUOTE_GET, 1, a, &rec);
     if (rc != AS_OK) return rc;
     q->id = COL(0);
     q->user_id = COL(1);
@@ -253,7 +253,7 @@ int st_order_insert(void *h, const as_order *o)
                        I64(o->created_at),
                        I64(o->updated_at),
                        o->key_id};
-    return exec_one(db, "as_order_insert", 17, a);
+    return exec_one(db, L_AS_ORDER_INSERT, 17, a);
 }
 
 int st_order_get(void *h, as_mem *m, const char *id, as_order *o)
@@ -262,7 +262,7 @@ int st_order_get(void *h, as_mem *m, const char *id, as_order *o)
     as_db_rec rec = NULL;
     const char *a[] = {id};
     memset(o, 0, sizeof(*o));
-    int rc = one_row(db, m, "as_order_get", 1, a, &rec);
+    int rc = one_row(db, m, L_AS_ORDER_GET, 1, a, &rec);
     if (rc != AS_OK) return rc;
     o->id = COL(0);
     o->user_id = COL(1);
@@ -297,7 +297,7 @@ int st_order_get(void *h, as_mem *m, const char *id, as_order *o)
     apr_dbd_results_t *res;
     apr_dbd_row_t *row = NULL;
     size_t cap = 0;
-    if (as_db_select(db, "as_order_events", &res, 1, a)) return AS_EDB;
+    if (as_db_select(db, L_AS_ORDER_EVENTS, &res, 1, a)) return AS_EDB;
     while (as_db_next(db, res, &row)) {
         o->events = as_db_grow(m, o->events, &cap, o->n_events, sizeof(as_event));
         as_event *e = &o->events[o->n_events++];
@@ -314,14 +314,14 @@ int st_order_move(void *h, const char *id, as_order_state from, as_order_state t
     as_db *db = h;
     const char *a[] = {as_order_state_name(to), I64(budget), I64(at), id,
                        as_order_state_name(from)};
-    return exec_one(db, "as_order_move", 5, a);
+    return exec_one(db, L_AS_ORDER_MOVE, 5, a);
 }
 
 int st_event_add(void *h, const char *order_id, as_order_state status, int64_t at, const char *note)
 {
     as_db *db = h;
     const char *a[] = {order_id, order_id, as_order_state_name(status), I64(at), note};
-    return exec_one(db, "as_event_add", 5, a) == AS_OK ? AS_OK : AS_EDB;
+    return exec_one(db, L_AS_EVENT_ADD, 5, a) == AS_OK ? AS_OK : AS_EDB;
 }
 
 int st_orders_expired(void *h, as_mem *m, const char *mandate_id, int64_t now, as_order **out,
@@ -334,8 +334,8 @@ int st_orders_expired(void *h, as_mem *m, const char *mandate_id, int64_t now, a
     size_t cap = 0;
     *out = NULL;
     *n = 0;
-    if (mandate_id ? as_db_select(db, "as_orders_expired", &res, 2, a)
-                   : as_db_select(db, "as_orders_expired_any", &res, 1, a + 1))
+    if (mandate_id ? as_db_select(db, L_AS_ORDERS_EXPIRED, &res, 2, a)
+                   : as_db_select(db, L_AS_ORDERS_EXPIRED_ANY, &res, 1, a + 1))
         return AS_EDB;
     while (as_db_next(db, res, &row)) {
         *out = as_db_grow(m, *out, &cap, *n, sizeof(as_order));
@@ -356,7 +356,7 @@ int st_stock_take(void *h, const char *offer_id, int64_t qty)
     const char *a[] = {I64(qty), offer_id, I64(qty)};
     as_mem pm = as_db_pool_mem(db->pool); /* numbers only */
     as_db_rec rec = NULL;
-    int rc = one_row(db, &pm, "as_stock_take", 3, a, &rec);
+    int rc = one_row(db, &pm, L_AS_STOCK_TAKE, 3, a, &rec);
     if (rc == AS_ENOTFOUND) return AS_ECONFLICT; /* fewer than qty units */
     if (rc != AS_OK) return rc;
     return as_db_rank_stock_moved(db, as_db_i64(COL(0)), as_db_i64(COL(1)), -qty);
@@ -368,7 +368,7 @@ int st_stock_give(void *h, const char *offer_id, int64_t qty)
     const char *a[] = {I64(qty), offer_id};
     as_mem pm = as_db_pool_mem(db->pool); /* numbers only */
     as_db_rec rec = NULL;
-    if (one_row(db, &pm, "as_stock_give", 2, a, &rec) != AS_OK) return AS_EDB;
+    if (one_row(db, &pm, L_AS_STOCK_GIVE, 2, a, &rec) != AS_OK) return AS_EDB;
     return as_db_rank_stock_moved(db, as_db_i64(COL(0)), as_db_i64(COL(1)), qty);
 }
 
@@ -379,7 +379,7 @@ int st_confirmation_insert(void *h, const as_confirmation *c)
     as_db *db = h;
     const char *a[] = {c->id,     c->order_id,        c->user_id,
                        c->status, I64(c->created_at), I64(c->expires_at)};
-    return exec_one(db, "as_conf_insert", 6, a) == AS_OK ? AS_OK : AS_EDB;
+    return exec_one(db, L_AS_CONF_INSERT, 6, a) == AS_OK ? AS_OK : AS_EDB;
 }
 
 int st_confirmation_get(void *h, as_mem *m, const char *id, as_confirmation *c)
@@ -387,7 +387,7 @@ int st_confirmation_get(void *h, as_mem *m, const char *id, as_confirmation *c)
     as_db *db = h;
     as_db_rec rec = NULL;
     const char *a[] = {id};
-    int rc = one_row(db, m, "as_conf_get", 1, a, &rec);
+    int rc = one_row(db, m, L_AS_CONF_GET, 1, a, &rec);
     if (rc != AS_OK) return rc;
     c->id = COL(0);
     c->order_id = COL(1);
@@ -403,7 +403,7 @@ int st_confirmation_decide(void *h, const char *id, const char *to, int64_t at)
 {
     as_db *db = h;
     const char *a[] = {to, I64(at), id};
-    return exec_one(db, "as_conf_decide", 3, a) == AS_OK ? AS_OK : AS_EDB;
+    return exec_one(db, L_AS_CONF_DECIDE, 3, a) == AS_OK ? AS_OK : AS_EDB;
 }
 
 /* ---- Idempotency-Key records ---- */
@@ -413,7 +413,7 @@ static int idem_get(as_db *db, as_mem *m, const char *user, const char *scope, c
 {
     as_db_rec rec = NULL;
     const char *a[] = {user, scope, key};
-    int rc = one_row(db, m, "as_idem_get", 3, a, &rec);
+    int rc = one_row(db, m, L_AS_IDEM_GET, 3, a, &rec);
     if (rc != AS_OK) return rc;
     x->request_hash = COL(0);
     x->state = COL(1);
@@ -433,7 +433,7 @@ int st_idem_claim(void *h, as_mem *m, const char *user, const char *scope, const
     if (!db->trans) return AS_EDB;
     for (int attempt = 0; attempt < 3; attempt++) {
         const char *a[] = {user, scope, key, hash, I64(now), I64(lease_until)};
-        int rc = exec_one(db, "as_idem_claim", 6, a);
+        int rc = exec_one(db, L_AS_IDEM_CLAIM, 6, a);
         if (rc != AS_ECONFLICT) return rc; /* AS_OK: claimed */
         rc = idem_get(db, m, user, scope, key, existing);
         if (rc == AS_ENOTFOUND) continue; /* removed meanwhile: claim again */
@@ -446,7 +446,7 @@ int st_idem_forget(void *h, const char *user, const char *scope, const char *key
 {
     as_db *db = h;
     const char *a[] = {user, scope, key, I64(before)};
-    return exec_rows(db, "as_idem_forget", 4, a, NULL);
+    return exec_rows(db, L_AS_IDEM_FORGET, 4, a, NULL);
 }
 
 int st_idem_takeover(void *h, as_mem *m, const char *user, const char *scope, const char *key,
@@ -454,7 +454,7 @@ int st_idem_takeover(void *h, as_mem *m, const char *user, const char *scope, co
 {
     as_db *db = h;
     const char *a[] = {I64(lease_until), user, scope, key, hash, I64(now)};
-    int rc = exec_one(db, "as_idem_takeover", 6, a);
+    int rc = exec_one(db, L_AS_IDEM_TAKEOVER, 6, a);
     if (rc != AS_ECONFLICT) return rc;
     rc = idem_get(db, m, user, scope, key, existing);
     return rc == AS_OK ? AS_ECONFLICT : rc;
@@ -465,7 +465,7 @@ int st_idem_finish(void *h, const char *user, const char *scope, const char *key
 {
     as_db *db = h;
     const char *a[] = {I64(status), response, user, scope, key};
-    return exec_one(db, "as_idem_finish", 5, a) == AS_OK ? AS_OK : AS_EDB;
+    return exec_one(db, L_AS_IDEM_FINISH, 5, a) == AS_OK ? AS_OK : AS_EDB;
 }
 
 /* ---- returns and questions ---- */
@@ -484,7 +484,7 @@ int st_return_insert(void *h, const as_return *r)
                        r->tracking_code,
                        r->replacement_sku,
                        I64(r->created_at)};
-    return exec_one(db, "as_return_insert", 11, a);
+    return exec_one(db, L_AS_RETURN_INSERT, 11, a);
 }
 
 static int return_row(as_db *db, as_mem *m, const char *label, const char *arg, as_return *r)
@@ -509,12 +509,12 @@ static int return_row(as_db *db, as_mem *m, const char *label, const char *arg, 
 
 int st_return_get(void *h, as_mem *m, const char *id, as_return *out)
 {
-    return return_row(h, m, "as_return_get", id, out);
+    return return_row(h, m, L_AS_RETURN_GET, id, out);
 }
 
 int st_return_by_order(void *h, as_mem *m, const char *order_id, as_return *out)
 {
-    return return_row(h, m, "as_return_by_order", order_id, out);
+    return return_row(h, m, L_AS_RETURN_BY_ORDER, order_id, out);
 }
 
 int st_question_insert(void *h, int64_t product_id, const char *id, const char *user_id,
@@ -524,7 +524,7 @@ int st_question_insert(void *h, int64_t product_id, const char *id, const char *
     as_db *db = h;
     const char *a[] = {id, I64(product_id), user_id, question, answer, asked_at, user_id, since,
                        I64(per_day)};
-    int rc = exec_one_locked(db, "as_question_insert", 9, a);
+    int rc = exec_one_locked(db, L_AS_QUESTION_INSERT, 9, a);
     return rc == AS_OK || rc == AS_ECONFLICT ? rc : AS_EDB;
 }
 
@@ -545,7 +545,7 @@ int st_passkey_insert(void *h, const as_passkey *k)
     as_db *db = h;
     const char *a[] = {k->id,         k->user_id,          I64(k->alg),
                        k->public_key, I64(k->sign_count), I64(k->created_at)};
-    return exec_one_locked(db, "as_passkey_insert", 6, a);
+    return exec_one_locked(db, L_AS_PASSKEY_INSERT, 6, a);
 }
 
 int st_passkeys_of(void *h, as_mem *m, const char *user_id, as_passkey **out, size_t *n)
@@ -557,7 +557,7 @@ int st_passkeys_of(void *h, as_mem *m, const char *user_id, as_passkey **out, si
     size_t cap = 0;
     *out = NULL;
     *n = 0;
-    if (as_db_select(db, "as_passkeys_of", &res, 1, a)) return AS_EDB;
+    if (as_db_select(db, L_AS_PASSKEYS_OF, &res, 1, a)) return AS_EDB;
     while (as_db_next(db, res, &row)) {
         *out = as_db_grow(m, *out, &cap, *n, sizeof(as_passkey));
         passkey_of(as_db_copy_row(db, m, res, row), &(*out)[(*n)++]);
@@ -570,7 +570,7 @@ int st_passkey_get(void *h, as_mem *m, const char *id, as_passkey *out)
     as_db *db = h;
     as_db_rec rec = NULL;
     const char *a[] = {id};
-    int rc = one_row(db, m, "as_passkey_get", 1, a, &rec);
+    int rc = one_row(db, m, L_AS_PASSKEY_GET, 1, a, &rec);
     if (rc == AS_OK) passkey_of(rec, out);
     return rc;
 }
@@ -579,14 +579,14 @@ int st_passkey_count(void *h, const char *id, int64_t from, int64_t to)
 {
     as_db *db = h;
     const char *a[] = {I64(to), id, I64(from)};
-    return exec_one_locked(db, "as_passkey_count", 3, a);
+    return exec_one_locked(db, L_AS_PASSKEY_COUNT, 3, a);
 }
 
 int st_enrolment_insert(void *h, const as_enrolment *e)
 {
     as_db *db = h;
     const char *a[] = {e->id, e->user_id, e->token_hash, I64(e->created_at), I64(e->expires_at)};
-    return exec_one_locked(db, "as_enrolment_insert", 5, a);
+    return exec_one_locked(db, L_AS_ENROLMENT_INSERT, 5, a);
 }
 
 int st_enrolment_get(void *h, as_mem *m, const char *id, as_enrolment *out)
@@ -594,7 +594,7 @@ int st_enrolment_get(void *h, as_mem *m, const char *id, as_enrolment *out)
     as_db *db = h;
     as_db_rec rec = NULL;
     const char *a[] = {id};
-    int rc = one_row(db, m, "as_enrolment_get", 1, a, &rec);
+    int rc = one_row(db, m, L_AS_ENROLMENT_GET, 1, a, &rec);
     if (rc != AS_OK) return rc;
     out->id = COL(0);
     out->user_id = COL(1);
@@ -609,7 +609,7 @@ int st_enrolment_use(void *h, const char *id, int64_t now)
 {
     as_db *db = h;
     const char *a[] = {I64(now), id, I64(now)};
-    return exec_one_locked(db, "as_enrolment_use", 3, a);
+    return exec_one_locked(db, L_AS_ENROLMENT_USE, 3, a);
 }
 
 int st_challenge_insert(void *h, const char *challenge, const char *purpose,
@@ -617,7 +617,7 @@ int st_challenge_insert(void *h, const char *challenge, const char *purpose,
 {
     as_db *db = h;
     const char *a[] = {challenge, purpose, subject_id, I64(expires_at)};
-    return exec_one_locked(db, "as_challenge_insert", 4, a);
+    return exec_one_locked(db, L_AS_CHALLENGE_INSERT, 4, a);
 }
 
 int st_challenge_use(void *h, const char *challenge, const char *purpose, const char *subject_id,
@@ -625,10 +625,10 @@ int st_challenge_use(void *h, const char *challenge, const char *purpose, const 
 {
     as_db *db = h;
     const char *a[] = {I64(now), challenge, purpose, subject_id, I64(now)};
-    int rc = exec_one_locked(db, "as_challenge_use", 5, a);
+    int rc = exec_one_locked(db, L_AS_CHALLENGE_USE, 5, a);
     /* challenges live minutes: the ones past their day go with a use */
     const char *p[] = {I64(now - 86400)};
-    if (rc == AS_OK && exec_one_locked(db, "as_challenges_prune", 1, p) == AS_EDB)
+    if (rc == AS_OK && exec_one_locked(db, L_AS_CHALLENGES_PRUNE, 1, p) == AS_EDB)
         rc = AS_EDB;
     return rc;
 }

@@ -3,6 +3,7 @@
 #define AS_DB_PRIVATE_H
 
 #include "as_db.h"
+#include "as_db_labels.h"
 #include "as_versions.h"
 
 /* ---- statements ---- */

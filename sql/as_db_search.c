@@ -40,7 +40,7 @@
 const stmt_def as_db_search_stmts[] = {
     /* A device's compatible parts (of one part type when given), with their
      * offers and their compat row for the device. */
-    {"as_search_dev",
+    {L_AS_SEARCH_DEV,
      "SELECT " PRODUCT_SUMMARY COMPAT_COLS OFFER_COLS
      " FROM products p JOIN compat c ON c.product_id = p.id AND c.device_id = %lld JOIN devices d "
      "ON d.id = c.device_id" OFFER_JOIN
@@ -48,39 +48,39 @@ const stmt_def as_db_search_stmts[] = {
      NULL},
 
     /* Keeping product_rank. */
-    {"as_rank_sizes", "SELECT (SELECT COUNT(*) FROM product_rank), (SELECT COUNT(*) FROM products)",
+    {L_AS_RANK_SIZES, "SELECT (SELECT COUNT(*) FROM product_rank), (SELECT COUNT(*) FROM products)",
      NULL},
-    {"as_rank_max_id", "SELECT COALESCE(MAX(id), 0) FROM products", NULL},
-    {"as_rank_clear", "DELETE FROM product_rank", NULL},
+    {L_AS_RANK_MAX_ID, "SELECT COALESCE(MAX(id), 0) FROM products", NULL},
+    {L_AS_RANK_CLEAR, "DELETE FROM product_rank", NULL},
     /* one product's row made, or its verification and return rate taken
      * again (a catalogue import): what as_rank_seed gives every product */
-    {"as_rank_product",
+    {L_AS_RANK_PRODUCT,
      "INSERT INTO product_rank (product_id, hidden, buyable, score, price_cents, days, "
      "return_rate) SELECT id, CASE WHEN verif_status = 'contradicted' THEN 1 ELSE 0 END, 0, 0, "
      "0, 0, return_rate FROM products WHERE id = %lld ON CONFLICT (product_id) DO UPDATE SET "
      "hidden = excluded.hidden, return_rate = excluded.return_rate",
      NULL},
-    {"as_rank_seed",
+    {L_AS_RANK_SEED,
      "INSERT INTO product_rank (product_id, hidden, buyable, score, price_cents, days, "
      "return_rate) SELECT id, CASE WHEN verif_status = 'contradicted' THEN 1 ELSE 0 END, 0, 0, "
      "0, 0, return_rate FROM products",
      NULL},
     /* in the layout of as_search_dev's rows, so read_products reads it */
-    {"as_rank_offers",
+    {L_AS_RANK_OFFERS,
      "SELECT " PRODUCT_SUMMARY NO_COMPAT OFFER_COLS " FROM products p JOIN offers o ON "
      "o.product_id = p.id AND o.withdrawn_at IS NULL JOIN merchants m ON m.id = o.merchant_id "
      "WHERE p.id > %lld AND p.id <= %lld ORDER BY p.id, o.id",
      NULL},
     /* A row takes the current rank version, so the text index reads only rows
      * that changed since its own (st_rank_changes). */
-    {"as_rank_set",
+    {L_AS_RANK_SET,
      "UPDATE product_rank SET buyable = %lld, score = %lld, price_cents = %lld, days = %lld, "
      "version = COALESCE((SELECT CAST(value AS BIGINT) FROM meta WHERE key = 'search_rank'), 0) "
      "WHERE product_id = %lld",
      NULL},
     /* the rows of a batch of products at once (rank_range): a JSON array of
      * {p, b, s, c, d} (product, buyable, score, cents, days) */
-    {"as_rank_set_many",
+    {L_AS_RANK_SET_MANY,
      "UPDATE product_rank SET buyable = json_extract(j.value, '$.b'), score = "
      "json_extract(j.value, '$.s'), price_cents = json_extract(j.value, '$.c'), days = "
      "json_extract(j.value, '$.d'), version = COALESCE((SELECT CAST(value AS BIGINT) FROM meta "
@@ -93,7 +93,7 @@ const stmt_def as_db_search_stmts[] = {
     /* The versions of the text index's sources (as_search_version), in meta:
      * search_catalogue moves with every catalogue load, search_rank with every
      * change of a product_rank row, in the transaction of the change. */
-    {"as_version_get",
+    {L_AS_VERSION_GET,
      "SELECT (SELECT value FROM meta WHERE key = 'search_catalogue'), (SELECT value FROM meta "
      "WHERE key = 'search_rank'), (SELECT value FROM meta WHERE key = 'live_seq')",
      NULL},
@@ -101,17 +101,17 @@ const stmt_def as_db_search_stmts[] = {
      * sequence number (SQLite's triggers on offers and questions, schema
      * version 5), and every product with a question: what a search index reads
      * live, the rest it has (st_live_changes). */
-    {"as_live_changes", "SELECT product_id FROM product_versions WHERE seq > %lld", NULL},
-    {"as_live_asked", "SELECT DISTINCT product_id FROM questions", NULL},
+    {L_AS_LIVE_CHANGES, "SELECT product_id FROM product_versions WHERE seq > %lld", NULL},
+    {L_AS_LIVE_ASKED, "SELECT DISTINCT product_id FROM questions", NULL},
     /* A catalogue load names its catalogue with a random number, not the next
      * one: index files outlive httpd's runs (AgentShopSearchIndexDir), and a
      * database made again at the same path would count 1, 2, ... again and
      * find the old database's files under its own numbers. */
-    {"as_catalogue_set",
+    {L_AS_CATALOGUE_SET,
      "INSERT INTO meta (key, value) VALUES ('search_catalogue', %s) ON CONFLICT (key) DO UPDATE "
      "SET value = excluded.value",
      NULL},
-    {"as_version_bump",
+    {L_AS_VERSION_BUMP,
      "INSERT INTO meta (key, value) VALUES (%s, '1') ON CONFLICT (key) DO UPDATE SET value = "
      "CAST(CAST(meta.value AS BIGINT) + 1 AS TEXT)",
      NULL},
@@ -122,7 +122,7 @@ const stmt_def as_db_search_stmts[] = {
      * the array. SQLite 3.40 has no ORDER BY inside an aggregate: the ordered
      * subquery feeds it, and SQLite keeps a subquery's ORDER BY under an
      * aggregate other than count/min/max. */
-    {"as_index_rows",
+    {L_AS_INDEX_ROWS,
      INDEX_ROW_COLS
      ", (SELECT NULLIF(json_group_array(json_array(s.label, s.unit, "
      "json(s.claimed), json(s.measured))), '[]') FROM (SELECT * FROM product_specs s WHERE "
@@ -133,7 +133,7 @@ const stmt_def as_db_search_stmts[] = {
      "s.product_id = p.id)" INDEX_ROW_FROM},
     /* The rank rows changed since a version, each with the ids of its
      * product's offers in stock now, by id, space-separated ("" for none). */
-    {"as_rank_changes",
+    {L_AS_RANK_CHANGES,
      "SELECT r.product_id, r.buyable, r.score, r.price_cents, r.days, r.return_rate, "
      "COALESCE((SELECT group_concat(o.id, ' ') FROM (SELECT o.id FROM offers o WHERE "
      "o.product_id = r.product_id AND o.stock > 0 ORDER BY o.id) o), '') FROM product_rank r "
@@ -144,17 +144,17 @@ const stmt_def as_db_search_stmts[] = {
     /* The offers of the text index; and the stock of a page's offers, by
      * product id (a JSON array on SQLite, where json_each drives: no temporary
      * table for an IN list; an array literal on PostgreSQL). */
-    {"as_index_offers",
+    {L_AS_INDEX_OFFERS,
      "SELECT product_id, id, merchant_id, price_cents, retail_price_cents, price_label, "
      "delivery_days, stock FROM offers WHERE product_id > %lld "
      "AND product_id <= %lld AND withdrawn_at IS NULL ORDER BY product_id, id",
      NULL},
     /* The compat rows of the text index (device filters), by product id ranges. */
-    {"as_index_compat",
+    {L_AS_INDEX_COMPAT,
      "SELECT product_id, device_id, CASE WHEN fit_status = 'fits' THEN 1 ELSE 0 END, evidence, "
      "checked_at FROM compat WHERE product_id > %lld AND product_id <= %lld ORDER BY product_id, device_id",
      NULL},
-    {"as_offers_stock",
+    {L_AS_OFFERS_STOCK,
      "SELECT o.product_id, o.id, o.stock FROM json_each(%s) j CROSS JOIN offers o ON "
      "o.product_id = j.value AND o.withdrawn_at IS NULL",
      "SELECT o.product_id, o.id, o.stock FROM offers o WHERE o.product_id = ANY (CAST(%s AS "
@@ -227,7 +227,7 @@ int st_search(void *h, as_mem *m, const as_search_filter *f, as_product **out, s
     if (!connected(db)) return AS_EDB;
     const char *args[] = {as_db_i64s(db, f->device_id), f->part_type, f->part_type};
     apr_dbd_results_t *res;
-    if (as_db_select(db, "as_search_dev", &res, 3, args)) return AS_EDB;
+    if (as_db_select(db, L_AS_SEARCH_DEV, &res, 3, args)) return AS_EDB;
     read_products(db, m, res, out, n);
     return AS_OK;
 }
@@ -256,7 +256,7 @@ static int rank_range(as_db *db, int64_t lo, int64_t hi)
 {
     const char *a[] = {as_db_i64s(db, lo), as_db_i64s(db, hi)};
     apr_dbd_results_t *res;
-    if (as_db_select(db, "as_rank_offers", &res, 2, a)) return AS_EDB;
+    if (as_db_select(db, L_AS_RANK_OFFERS, &res, 2, a)) return AS_EDB;
     as_mem m = as_db_pool_mem(db->pool);
     as_product *ps;
     size_t np;
@@ -269,13 +269,13 @@ static int rank_range(as_db *db, int64_t lo, int64_t hi)
         rank_row(db, &ps[i], &rows);
     as_buf_puts(&rows, "]");
     const char *arg[] = {as_buf_str(&rows)};
-    return as_db_exec(db, "as_rank_set_many", NULL, 1, arg) ? AS_EDB : AS_OK;
+    return as_db_exec(db, L_AS_RANK_SET_MANY, NULL, 1, arg) ? AS_EDB : AS_OK;
 }
 
 static int version_bump(as_db *db, const char *key)
 {
     const char *a[] = {key};
-    return as_db_exec(db, "as_version_bump", NULL, 1, a) ? AS_EDB : AS_OK;
+    return as_db_exec(db, L_AS_VERSION_BUMP, NULL, 1, a) ? AS_EDB : AS_OK;
 }
 
 /* A new catalogue's number: random in [1, 2^62], never the one it replaces. */
@@ -292,7 +292,7 @@ static int catalogue_new(as_db *db)
         r = (r >> 2) + 1;
     } while ((int64_t)r == now.catalogue);
     const char *a[] = {as_db_i64s(db, (int64_t)r)};
-    return as_db_exec(db, "as_catalogue_set", NULL, 1, a) ? AS_EDB : AS_OK;
+    return as_db_exec(db, L_AS_CATALOGUE_SET, NULL, 1, a) ? AS_EDB : AS_OK;
 }
 
 int as_db_rank_stock_moved(as_db *db, int64_t pid, int64_t stock, int64_t delta)
@@ -310,8 +310,8 @@ int as_db_catalogue_changed(as_db *db, const int64_t *pids, size_t n, int conten
         /* not buyable until its offers say otherwise (a product without
          * offers left has no row in as_rank_offers) */
         const char *none[] = {"0", "0", "0", "0", as_db_i64s(db, pids[i])};
-        if (as_db_exec(db, "as_rank_product", NULL, 1, none + 4) ||
-            as_db_exec(db, "as_rank_set", NULL, 5, none) ||
+        if (as_db_exec(db, L_AS_RANK_PRODUCT, NULL, 1, none + 4) ||
+            as_db_exec(db, L_AS_RANK_SET, NULL, 5, none) ||
             rank_range(db, pids[i] - 1, pids[i]) != AS_OK)
             return AS_EDB;
     }
@@ -323,9 +323,9 @@ int as_db_catalogue_changed(as_db *db, const int64_t *pids, size_t n, int conten
 apr_status_t as_db_rank_rebuild(as_db *db, const char **err)
 {
     int rc = catalogue_new(db) != AS_OK ||
-             as_db_exec(db, "as_rank_clear", NULL, 0, NULL) ||
-             as_db_exec(db, "as_rank_seed", NULL, 0, NULL);
-    int64_t max_id = rc ? -1 : first_i64(db, "as_rank_max_id", 0, NULL, NULL);
+             as_db_exec(db, L_AS_RANK_CLEAR, NULL, 0, NULL) ||
+             as_db_exec(db, L_AS_RANK_SEED, NULL, 0, NULL);
+    int64_t max_id = rc ? -1 : first_i64(db, L_AS_RANK_MAX_ID, 0, NULL, NULL);
     if (max_id < 0) rc = 1;
     apr_pool_t *outer = db->pool;
     for (int64_t lo = 0; !rc && lo < max_id; lo += RANK_BATCH) {
@@ -354,7 +354,7 @@ apr_status_t as_db_rank_rebuild(as_db *db, const char **err)
 int as_db_rank_stale(as_db *db)
 {
     int64_t products = 0;
-    int64_t rows = first_i64(db, "as_rank_sizes", 0, NULL, &products);
+    int64_t rows = first_i64(db, L_AS_RANK_SIZES, 0, NULL, &products);
     return rows < 0 ? -1 : rows != products;
 }
 
@@ -385,7 +385,7 @@ int st_search_version(void *h, as_search_version *out)
     if (as_versions_get(db->versions, now, db->versions_max_age, out)) return AS_OK;
     uint64_t gen = as_versions_gen(db->versions);
     version_read r = {out, false};
-    if (!connected(h) || as_db_each_row(h, NULL, "as_version_get", NULL, 0, version_row, &r))
+    if (!connected(h) || as_db_each_row(h, NULL, L_AS_VERSION_GET, NULL, 0, version_row, &r))
         return AS_EDB;
     if (!r.found) return AS_EDB;
     if (db->versions_max_age > 0) as_versions_put(db->versions, gen, now, out);
@@ -504,7 +504,7 @@ static void *APR_THREAD_FUNC reader_main(apr_thread_t *t, void *arg)
 {
     (void)t;
     batch_pipe *bp = arg;
-    int64_t max_id = first_i64(bp->db, "as_rank_max_id", 0, NULL, NULL);
+    int64_t max_id = first_i64(bp->db, L_AS_RANK_MAX_ID, 0, NULL, NULL);
     int rc = max_id < 0 ? AS_EDB : AS_OK;
     for (int64_t lo = 0; rc == AS_OK && lo < max_id; lo += INDEX_BATCH) {
         apr_thread_mutex_lock(bp->mu);
@@ -636,7 +636,7 @@ static int give_row(const void *item, void *ctx)
 int st_index_rows(void *h, as_index_row_fn each, void *baton)
 {
     give_ctx g = {.row = each, .baton = baton};
-    return read_batches(h, "as_index_rows", index_row, sizeof(as_index_row), give_row, &g);
+    return read_batches(h, L_AS_INDEX_ROWS, index_row, sizeof(as_index_row), give_row, &g);
 }
 
 int st_rank_changes(void *h, int64_t since, as_rank_row_fn each, void *baton)
@@ -645,7 +645,7 @@ int st_rank_changes(void *h, int64_t since, as_rank_row_fn each, void *baton)
     const char *a[] = {as_db_i64s(db, since)};
     apr_dbd_results_t *res;
     apr_dbd_row_t *row = NULL;
-    if (as_db_select(db, "as_rank_changes", &res, 1, a)) return AS_EDB;
+    if (as_db_select(db, L_AS_RANK_CHANGES, &res, 1, a)) return AS_EDB;
     int rc = AS_OK;
     while (as_db_next(db, res, &row)) {
         const char *in_stock = as_db_col(db, row, 6);
@@ -670,7 +670,7 @@ static int give_offer(const void *item, void *ctx)
 int st_index_offers(void *h, as_index_offer_fn each, void *baton)
 {
     give_ctx g = {.offer = each, .baton = baton};
-    return read_batches(h, "as_index_offers", index_offer, sizeof(as_index_offer), give_offer,
+    return read_batches(h, L_AS_INDEX_OFFERS, index_offer, sizeof(as_index_offer), give_offer,
                         &g);
 }
 
@@ -692,7 +692,7 @@ static int give_compat(const void *item, void *ctx)
 int st_index_compat(void *h, as_index_compat_fn each, void *baton)
 {
     give_ctx g = {.compat = each, .baton = baton};
-    return read_batches(h, "as_index_compat", index_compat, sizeof(as_index_compat), give_compat,
+    return read_batches(h, L_AS_INDEX_COMPAT, index_compat, sizeof(as_index_compat), give_compat,
                         &g);
 }
 
@@ -713,10 +713,10 @@ int st_live_changes(void *h, int64_t since, bool asked, as_live_fn each, void *b
     as_db *db = h;
     if (!connected(db)) return AS_EDB;
     live_read r = {each, baton, false};
-    if (asked && (as_db_each_row(db, NULL, "as_live_asked", NULL, 0, live_row, &r) != AS_OK ||
+    if (asked && (as_db_each_row(db, NULL, L_AS_LIVE_ASKED, NULL, 0, live_row, &r) != AS_OK ||
                   r.stop))
         return AS_EDB;
-    if (as_db_each_row(db, NULL, "as_live_changes", &since, 1, live_row, &r) != AS_OK || r.stop)
+    if (as_db_each_row(db, NULL, L_AS_LIVE_CHANGES, &since, 1, live_row, &r) != AS_OK || r.stop)
         return AS_EDB;
     return AS_OK;
 }
@@ -738,7 +738,7 @@ int st_offers_stock(void *h, as_mem *m, const int64_t *ids, size_t n, as_offer_s
     const char *a[] = {list};
     apr_dbd_results_t *res;
     apr_dbd_row_t *row = NULL;
-    if (as_db_select(db, "as_offers_stock", &res, 1, a)) return AS_EDB;
+    if (as_db_select(db, L_AS_OFFERS_STOCK, &res, 1, a)) return AS_EDB;
     size_t cap = 0;
     while (as_db_next(db, res, &row)) {
         *out = as_db_grow(m, *out, &cap, *nout, sizeof(as_offer_stock));

@@ -120,15 +120,15 @@ enum { PV_PRODUCT, PV_SPEC, PV_OFFER, PV_QUESTION, PV_COMPAT, PV_STOCK, PV_VERSI
 
 /* in the order of native_view's statements */
 const stmt_def as_db_view_stmts[] = {
-    {"as_product_view", PRODUCT_VIEW(SQLITE_COL, SOLD_SKU),
+    {L_AS_PRODUCT_VIEW, PRODUCT_VIEW(SQLITE_COL, SOLD_SKU),
      PRODUCT_VIEW(PG_TEXT, SOLD_SKU) " ORDER BY 1, 2, 3, 4"},
-    {"as_product_view_device", PRODUCT_VIEW_DEVICE(SQLITE_COL, SOLD_SKU, "%lld"),
+    {L_AS_PRODUCT_VIEW_DEVICE, PRODUCT_VIEW_DEVICE(SQLITE_COL, SOLD_SKU, "%lld"),
      PRODUCT_VIEW_DEVICE(PG_TEXT, SOLD_SKU, "%lld") " ORDER BY 1, 2, 3, 4"},
-    {"as_product_version", PRODUCT_VERSION(SOLD_SKU), NULL},
-    {"as_view_rows", VIEW_ROWS(SQLITE_COL), VIEW_ROWS(PG_TEXT)},
-    {"as_product_live", PRODUCT_LIVE(SQLITE_COL, SOLD_SKU),
+    {L_AS_PRODUCT_VERSION, PRODUCT_VERSION(SOLD_SKU), NULL},
+    {L_AS_VIEW_ROWS, VIEW_ROWS(SQLITE_COL), VIEW_ROWS(PG_TEXT)},
+    {L_AS_PRODUCT_LIVE, PRODUCT_LIVE(SQLITE_COL, SOLD_SKU),
      PRODUCT_LIVE(PG_TEXT, SOLD_SKU) " ORDER BY 1, 2, 3, 4"},
-    {"as_product_live_id", PRODUCT_LIVE_ID(SQLITE_COL),
+    {L_AS_PRODUCT_LIVE_ID, PRODUCT_LIVE_ID(SQLITE_COL),
      PRODUCT_LIVE_ID(PG_TEXT) " ORDER BY 1, 2, 3, 4"},
 };
 const size_t as_db_n_view_stmts = sizeof(as_db_view_stmts) / sizeof(as_db_view_stmts[0]);
@@ -300,9 +300,9 @@ static bool dbd_flag(void *s, int c)
 /* The index's reads (as_db_search.c), run through as_db_each_row: millions of
  * rows each, which apr_dbd's driver would copy column by column as text; and
  * the reads of every search (the versions, the live changes). */
-static const char *const native_reads[] = {"as_index_rows",   "as_index_offers",
-                                           "as_index_compat", "as_version_get",
-                                           "as_live_changes", "as_live_asked"};
+static const char *const native_reads[] = {L_AS_INDEX_ROWS,   L_AS_INDEX_OFFERS,
+                                           L_AS_INDEX_COMPAT, L_AS_VERSION_GET,
+                                           L_AS_LIVE_CHANGES, L_AS_LIVE_ASKED};
 #define N_READS (sizeof(native_reads) / sizeof(native_reads[0]))
 
 typedef struct native_view {
@@ -538,14 +538,14 @@ int st_product_version(void *h, as_mem *m, const char *sku, const char **out)
     version_read v = {m, NULL};
     native_view *nv = native(db);
     if (nv) {
-        if (native_run(db, nv->st[NV_VERSION], "as_product_version", sku, NULL, 0,
+        if (native_run(db, nv->st[NV_VERSION], L_AS_PRODUCT_VERSION, sku, NULL, 0,
                        native_version_row, &v))
             return AS_EDB;
     } else {
         apr_dbd_results_t *res;
         apr_dbd_row_t *row = NULL;
         const char *a[] = {sku};
-        if (as_db_select(db, "as_product_version", &res, 1, a)) return AS_EDB;
+        if (as_db_select(db, L_AS_PRODUCT_VERSION, &res, 1, a)) return AS_EDB;
         while (as_db_next(db, res, &row))
             if (!v.out)
                 v.out = as_printf(m, "%s/%s/%s", as_db_col(db, row, 2) ? as_db_col(db, row, 2) : "",
@@ -619,7 +619,7 @@ static bool view_batch(as_db *db, apr_pool_t *pool, int64_t lo, int64_t hi, void
     native_view *nv = native(db);
     if (nv) {
         int64_t ids[] = {lo, hi, lo, hi};
-        if (native_run(db, nv->st[NV_VIEW_ROWS], "as_view_rows", NULL, ids, 4, native_rows_row,
+        if (native_run(db, nv->st[NV_VIEW_ROWS], L_AS_VIEW_ROWS, NULL, ids, 4, native_rows_row,
                        &x))
             return false;
     } else {
@@ -628,7 +628,7 @@ static bool view_batch(as_db *db, apr_pool_t *pool, int64_t lo, int64_t hi, void
         apr_dbd_results_t *res;
         dbd_src src = {db, NULL};
         cells c = {dbd_text, dbd_i64, dbd_dbl, dbd_null, dbd_flag, &src};
-        if (as_db_select(db, "as_view_rows", &res, 4, a)) return false;
+        if (as_db_select(db, L_AS_VIEW_ROWS, &res, 4, a)) return false;
         while (as_db_next(db, res, &src.row))
             rows_row(&x, &c);
     }
@@ -704,7 +704,7 @@ int st_product_live(void *h, as_mem *m, const char *sku, int64_t product_id,
     live_read l = {.out = out};
     l.r = (view_read){.m = m, .p = &l.p, .sorted = db->pg};
     bool by_id = product_id > 0;
-    const char *label = by_id ? "as_product_live_id" : "as_product_live";
+    const char *label = by_id ? L_AS_PRODUCT_LIVE_ID : L_AS_PRODUCT_LIVE;
     int64_t ids[] = {product_id, product_id, product_id};
     native_view *nv = native(db);
     if (nv) {

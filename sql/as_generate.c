@@ -11,6 +11,7 @@
 
 #include "as_rank.h"
 #include "as_verify.h"
+#include "as_db_labels.h"
 
 typedef struct rng {
     apr_uint64_t s;
@@ -187,7 +188,7 @@ static int spec_rows(gen *g, apr_pool_t *tp, const part_tpl *t, const char *pid,
         }
         const char *a[] = {pid, i64(g, i), r->spec, r->label, r->kind, r->unit,
                            r->claimed, r->measured, num(g, r->tolerance_pct, 1)};
-        if (exec(g, "as_insert_spec", 9, a)) return -1;
+        if (exec(g, L_AS_INSERT_SPEC, 9, a)) return -1;
     }
     as_arena *ar = as_arena_create();
     as_mem m = as_arena_mem(ar);
@@ -205,7 +206,7 @@ apr_status_t as_generate_catalogue(as_db *db, apr_int64_t n_products, apr_uint64
     apr_dbd_results_t *res;
     apr_dbd_row_t *row = NULL;
     apr_int64_t existing = -1;
-    if (as_db_select(db, "as_count_products", &res, 0, NULL) == 0)
+    if (as_db_select(db, L_AS_COUNT_PRODUCTS, &res, 0, NULL) == 0)
         while (as_db_next(db, res, &row))
             existing = apr_atoi64(as_db_col(db, row, 0));
     if (existing != 0) {
@@ -223,7 +224,7 @@ apr_status_t as_generate_catalogue(as_db *db, apr_int64_t n_products, apr_uint64
     for (size_t i = 0; ok && i < N_MERCHANTS; i++) {
         const char *a[] = {merchants[i].id, merchants[i].name, merchants[i].country, merchants[i].city,
                            num(&g, 0.80 + unit(&g.r) * 0.19, 3), num(&g, 0.93 + unit(&g.r) * 0.068, 3)};
-        ok = !exec(&g, "as_insert_merchant", 6, a);
+        ok = !exec(&g, L_AS_INSERT_MERCHANT, 6, a);
     }
     /* about one device per 400 products, at least 40, spread over the kinds */
     apr_int64_t n_dev = n_products / 400 < 40 ? 40 : n_products / 400;
@@ -235,7 +236,7 @@ apr_status_t as_generate_catalogue(as_db *db, apr_int64_t n_products, apr_uint64
         const char *a[] = {i64(&g, d), apr_psprintf(g.p, "gen-%s-%" APR_INT64_T_FMT "", kind, (apr_int64_t)d),
                            apr_psprintf(g.p, "%s %s", brand, model), brand, kind,
                            apr_psprintf(g.p, "%c%" APR_INT64_T_FMT "", 'A' + pick(&g.r, 26), (apr_int64_t)(100 + d))};
-        ok = !exec(&g, "as_insert_device", 6, a);
+        ok = !exec(&g, L_AS_INSERT_DEVICE, 6, a);
     }
     apr_pool_t *tp;
     apr_pool_create(&tp, g.p);
@@ -268,7 +269,7 @@ apr_status_t as_generate_catalogue(as_db *db, apr_int64_t n_products, apr_uint64
             i64(&g, 13 * weekly), apr_psprintf(tp, "[%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d]",
                                                weekly, weekly, weekly, weekly, weekly, weekly, weekly,
                                                weekly, weekly, weekly, weekly, weekly, weekly)};
-        if (exec(&g, "as_insert_product", 25, a)) {
+        if (exec(&g, L_AS_INSERT_PRODUCT, 25, a)) {
             ok = 0;
             break;
         }
@@ -278,7 +279,7 @@ apr_status_t as_generate_catalogue(as_db *db, apr_int64_t n_products, apr_uint64
         }
         /* the status core derived, now that the rows are known */
         const char *u[] = {status, note, pid};
-        if (exec(&g, "as_set_verification", 3, u)) {
+        if (exec(&g, L_AS_SET_VERIFICATION, 3, u)) {
             ok = 0;
             break;
         }
@@ -293,7 +294,7 @@ apr_status_t as_generate_catalogue(as_db *db, apr_int64_t n_products, apr_uint64
             const char *o[] = {apr_psprintf(tp, "%s-%s", sku, m + 2), pid, m,
                                i64(&g, as_demo_agent_price_cents(retail)), i64(&g, retail),
                                "Agent-only price (demo)", i64(&g, 1 + pick(&g.r, 6)), i64(&g, stock)};
-            ok = !exec(&g, "as_insert_offer", 8, o);
+            ok = !exec(&g, L_AS_INSERT_OFFER, 8, o);
             n_offers++;
         }
         if (!tpl->device_kind) continue;
@@ -313,7 +314,7 @@ apr_status_t as_generate_catalogue(as_db *db, apr_int64_t n_products, apr_uint64
                                 "2026-10-01T10:00:00Z"};
             /* a device may come up twice for one product: keep the first */
             int added = 0;
-            ok = as_db_exec(db, "as_insert_compat_once", &added, 5, cc) == 0;
+            ok = as_db_exec(db, L_AS_INSERT_COMPAT_ONCE, &added, 5, cc) == 0;
             n_compat += added;
         }
     }
@@ -321,7 +322,7 @@ apr_status_t as_generate_catalogue(as_db *db, apr_int64_t n_products, apr_uint64
     if (ok && as_db_rank_rebuild(db, &g.err) != APR_SUCCESS) ok = 0;
     if (ok) {
         const char *a[] = {"catalogue_version", apr_psprintf(g.p, "generated-%" APR_UINT64_T_FMT, seed)};
-        ok = !exec(&g, "as_meta_set", 2, a);
+        ok = !exec(&g, L_AS_META_SET, 2, a);
     }
     if (as_db_end_t(db, t, ok) != 0 && ok) {
         ok = 0;
