@@ -7,6 +7,7 @@
 #include "as_http.h"
 #include "as_passkeys.h"
 #include "as_util.h"
+#include "as_view.h"
 
 void as_config_defaults(as_config *c)
 {
@@ -290,18 +291,17 @@ static const route *match_route(char **segs, size_t n, const char **params)
 
 static void api_root(as_mem *m, as_response *resp)
 {
-    json_t *eps = json_array();
-    for (size_t i = 1; i < sizeof(routes) / sizeof(routes[0]); i++) {
+    size_t n = sizeof(routes) / sizeof(routes[0]) - 1; /* all but the root itself */
+    as_endpoint *eps = as_alloc(m, n * sizeof(*eps));
+    for (size_t i = 0; i < n; i++) {
+        const route *r = &routes[i + 1];
         as_buf b;
         as_buf_init(&b, m);
-        for (size_t k = 0; k < routes[i].nsegs; k++)
-            as_buf_printf(&b, "/%s", routes[i].segs[k]);
-        json_array_append_new(
-            eps, json_pack("{s:s, s:s}", "path", as_buf_str(&b), "methods", routes[i].methods));
+        for (size_t k = 0; k < r->nsegs; k++)
+            as_buf_printf(&b, "/%s", r->segs[k]);
+        eps[i] = (as_endpoint){as_buf_str(&b), r->methods};
     }
-    json_t *o = json_pack("{s:s, s:s, s:o}", "name", "Agent Shopping API", "version", "1.0.0",
-                          "endpoints", eps);
-    as_respond_json(resp, 200, o);
+    as_respond_json(resp, 200, as_view_api_index(eps, n));
 }
 
 /* OPTIONS: the methods, or a CORS preflight's answer (docs/api.md). A

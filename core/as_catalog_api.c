@@ -4,6 +4,7 @@
 #include <strings.h>
 
 #include "as_api.h"
+#include "as_device_view.h"
 #include "as_devices.h"
 #include "as_search.h"
 #include "as_search_view.h"
@@ -111,17 +112,11 @@ static const as_param_rule search_rules[S_N] = {
     [S_OFFSET] = {"offset", AS_V_INT, 0, 100000, NULL},
 };
 
-/* A compatible part with its offers ranked under the default weights. */
-typedef struct hit {
-    const as_product *p;
-    as_ranking r;
-} hit;
-
 /* Part type, then buyable first, then the best offer's score, then sku: the
  * order of search results under the default weights (docs/ranking.md). */
 static int by_type_then_score(const void *a, const void *b)
 {
-    const hit *x = a, *y = b;
+    const as_compatible_part *x = a, *y = b;
     int c = strcmp(x->p->part_type, y->p->part_type);
     if (c) return c;
     bool bx = x->r.n_ranked > 0, by = y->r.n_ranked > 0;
@@ -518,16 +513,8 @@ void as_api_devices(as_ctx *ctx, const as_query *q, as_response *resp)
     as_device_match *c;
     size_t k = as_devices_match(m, devs, n, v[0].present ? v[0].str : NULL, &c);
     int64_t limit = v[1].present ? v[1].num : (v[0].present ? 10 : 100);
-    json_t *arr = json_array();
-    for (size_t i = 0; i < k && i < (size_t)limit; i++)
-        json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:s, s:o}", "slug", c[i].device->slug,
-                                             "name", c[i].device->name, "brand", c[i].device->brand,
-                                             "kind", c[i].device->kind, "confidence",
-                                             as_json_round(c[i].confidence, 2)));
-    json_t *o =
-        json_pack("{s:o, s:o, s:I}", "query", v[0].present ? json_string(v[0].str) : json_null(),
-                  "candidates", arr, "count", (json_int_t)k);
-    as_respond_json(resp, 200, o);
+    as_respond_json(resp, 200,
+                    as_view_device_candidates(v[0].present ? v[0].str : NULL, c, k, (size_t)limit));
 }
 
 /* ---- GET /devices/{slug}/compatible (spec 4.4) ---- */
@@ -571,11 +558,11 @@ void as_api_compatible(as_ctx *ctx, const char *slug, const as_query *q, as_resp
     as_weights w;
     as_weights_default(&w);
     static const as_offer_filter none = {0, 0, NULL};
-    hit *hits = as_alloc(m, (n + 1) * sizeof(hit));
+    as_compatible_part *hits = as_alloc(m, (n + 1) * sizeof(*hits));
     size_t nh = 0;
     json_t *excluded = json_array();
     for (size_t i = 0; i < n; i++) {
-        hit *h = &hits[nh];
+        as_compatible_part *h = &hits[nh];
         h->p = &ps[i];
         as_rank_offers_brief(m, &ps[i], &w, &none, as_today(ctx), &h->r);
         const char *why = compat_exclusion(m, &ps[i], &dev);
@@ -585,21 +572,7 @@ void as_api_compatible(as_ctx *ctx, const char *slug, const as_query *q, as_resp
         }
         nh++;
     }
-    qsort(hits, nh, sizeof(hit), by_type_then_score);
-    json_t *groups = json_array(), *parts = NULL;
-    const char *cur = NULL;
-    for (size_t i = 0; i < nh; i++) {
-        if (!cur || strcmp(cur, hits[i].p->part_type) != 0) {
-            cur = hits[i].p->part_type;
-            parts = json_array();
-            json_array_append_new(groups,
-                                  json_pack("{s:s, s:o}", "part_type", cur, "parts", parts));
-        }
-        json_array_append_new(parts, as_view_summary(m, hits[i].p, &hits[i].r, &dev));
-    }
-    json_t *o = json_pack("{s:{s:s, s:s, s:s, s:s}, s:o, s:o, s:o}", "device", "slug", dev.slug,
-                          "name", dev.name, "brand", dev.brand, "kind", dev.kind, "part_type",
-                          v[0].present ? json_string(v[0].str) : json_null(), "groups", groups,
-                          "excluded", excluded);
-    as_respond_json(resp, 200, o);
+    qsort(hits, nh, sizeof(*hits), by_type_then_score);
+    as_respond_json(resp, 200,
+                    as_view_compatible(m, &dev, v[0].present ? v[0].str : NULL, hits, nh, excluded));
 }

@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "as_passkey_view.h"
 #include "as_person_pages.h"
 #include "as_crypto.h"
 #include "as_util.h"
@@ -26,8 +27,9 @@ static const as_webauthn_rp *rp_of(as_ctx *ctx, const as_request *req, const cha
     if (as_webauthn_rp_from_base(ctx->mem, req->base_url, rp)) return rp;
     *problem = "Passkeys need the shop's address to name a host (AgentShopBaseURL such as "
                "https://shop.example/v1 or http://localhost:8080/v1; not an IP address).";
-    as_log(ctx, AS_LOG_ERR, "passkeys: the base URL %s names no host a passkey can belong to; "
-                            "set AgentShopBaseURL",
+    as_log(ctx, AS_LOG_ERR,
+           "passkeys: the base URL %s names no host a passkey can belong to; "
+           "set AgentShopBaseURL",
            base_of(req));
     return NULL;
 }
@@ -62,14 +64,6 @@ static const char *script_json(as_mem *m, const json_t *o)
     return as_buf_str(&b);
 }
 
-static json_t *credential_ids(const as_passkey *keys, size_t n)
-{
-    json_t *a = json_array();
-    for (size_t i = 0; i < n; i++)
-        json_array_append_new(a, json_string(keys[i].id));
-    return a;
-}
-
 /* ---- approving a confirmation ---- */
 
 json_t *as_approval_offer(as_ctx *ctx, const as_request *req, const as_confirmation *c,
@@ -77,7 +71,7 @@ json_t *as_approval_offer(as_ctx *ctx, const as_request *req, const as_confirmat
 {
     const as_store *s = ctx->store;
     memset(ui, 0, sizeof(*ui));
-    if (!passkey_policy(ctx)) return json_pack("{s:s}", "method", "link");
+    if (!passkey_policy(ctx)) return as_view_approval_link();
     ui->passkey = true;
     ui->script = as_printf(ctx->mem, "%s/webauthn.js", base_of(req));
     as_passkey *keys;
@@ -86,25 +80,21 @@ json_t *as_approval_offer(as_ctx *ctx, const as_request *req, const as_confirmat
     ui->has_passkey = n > 0;
     const as_webauthn_rp *rp = rp_of(ctx, req, &ui->problem);
     if (!rp || n == 0 || strcmp(c->status, "pending") != 0)
-        return json_pack("{s:s, s:b, s:s?}", "method", "passkey", "passkey_enrolled", n > 0,
-                         "message",
-                         ui->problem ? ui->problem
-                         : n == 0    ? "Approving needs a passkey of the person, and none is "
-                                       "registered: the operator gives them an enrolment link "
-                                       "(agentshopctl user enrol). The order waits until the "
-                                       "link expires; declining needs no passkey."
-                                     : NULL);
+        return as_view_approval_unavailable(
+            n > 0, ui->problem ? ui->problem
+                   : n == 0    ? "Approving needs a passkey of the person, and none is "
+                                 "registered: the operator gives them an enrolment link "
+                                 "(agentshopctl user enrol). The order waits until the "
+                                 "link expires; declining needs no passkey."
+                               : NULL);
     const char *challenge = as_random_b64url(ctx->mem, 32);
-    if (as_store_challenge_insert(s, challenge, "approve", c->id, ctx->now + CHALLENGE_TTL) != AS_OK)
+    if (as_store_challenge_insert(s, challenge, "approve", c->id, ctx->now + CHALLENGE_TTL) !=
+        AS_OK)
         return NULL;
-    json_t *pk = json_pack("{s:s, s:s, s:o, s:s, s:I}", "challenge", challenge, "rp_id", rp->id,
-                           "allow_credentials", credential_ids(keys, n), "user_verification",
-                           "required", "timeout_ms", (json_int_t)CHALLENGE_TTL * 1000);
+    json_t *pk =
+        as_view_assertion_options(challenge, rp->id, keys, n, (int64_t)CHALLENGE_TTL * 1000);
     ui->options = script_json(ctx->mem, pk);
-    return json_pack("{s:s, s:b, s:o, s:s}", "method", "passkey", "passkey_enrolled", true,
-                     "passkey", pk, "message",
-                     "Approving needs the person's passkey (WebAuthn): only they can approve, "
-                     "on this page. An agent cannot.");
+    return as_view_approval_passkey(pk);
 }
 
 const char *as_approval_verify(as_ctx *ctx, const as_request *req, const as_confirmation *c,
@@ -210,15 +200,9 @@ void as_api_enrol_get(as_ctx *ctx, const as_request *req, const char *id, const 
             as_respond_storage_failed(resp);
             return;
         }
-        o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:o, s:[i, i, i], s:s, s:s, s:I}", "challenge",
-                      challenge, "rp_id", rp->id, "rp_name", "Agent Shop", "user", e.user_id,
-                      "user_handle",
-                      as_b64url_encode(m, (const unsigned char *)e.user_id, strlen(e.user_id)),
-                      "exclude_credentials", credential_ids(keys, n), "algorithms",
-                      AS_COSE_ES256, AS_COSE_EDDSA, AS_COSE_RS256, "user_verification",
-                      "required", "action", as_printf(m, "%s/enrol/%s", base_of(req), e.id),
-                      "timeout_ms", (json_int_t)CHALLENGE_TTL * 1000);
-        json_object_set_new(o, "token", json_string(v[0].str));
+        o = as_view_enrol_options(m, challenge, rp->id, &e, keys, n,
+                                  as_printf(m, "%s/enrol/%s", base_of(req), e.id), v[0].str,
+                                  (int64_t)CHALLENGE_TTL * 1000);
     }
     if (wants_html(req)) {
         const char *options = script_json(m, o);
@@ -232,9 +216,7 @@ void as_api_enrol_get(as_ctx *ctx, const as_request *req, const char *id, const 
         as_respond_error(resp, 503, "SERVICE_UNAVAILABLE", NULL, problem);
         return;
     }
-    as_respond_json(resp, 200, json_pack("{s:s, s:s, s:I, s:o}", "enrolment_id", e.id, "user",
-                                         e.user_id, "expires_at_unix", (json_int_t)e.expires_at,
-                                         "publicKey", o));
+    as_respond_json(resp, 200, as_view_enrolment(&e, o));
 }
 
 enum { N_TOKEN, N_CLIENT_DATA, N_ATTESTATION, N_N };
@@ -267,8 +249,8 @@ void as_api_enrol_post(as_ctx *ctx, const as_request *req, const char *id, as_re
         return;
     }
     const char *challenge = challenge_in(m, v[N_CLIENT_DATA].str);
-    int used = challenge ? as_store_challenge_use(s, challenge, "enrol", e.id, ctx->now)
-                         : AS_ECONFLICT;
+    int used =
+        challenge ? as_store_challenge_use(s, challenge, "enrol", e.id, ctx->now) : AS_ECONFLICT;
     const char *why = NULL;
     as_passkey key;
     if (used == AS_OK && !as_webauthn_register(m, rp, challenge, v[N_CLIENT_DATA].str,
@@ -296,14 +278,9 @@ void as_api_enrol_post(as_ctx *ctx, const as_request *req, const char *id, as_re
                                    why ? why : "the enrolment changed meanwhile"));
         return;
     }
-    as_log(ctx, AS_LOG_INFO, "passkey %s registered for user %s (enrolment %s)", key.id,
-           e.user_id, e.id);
-    as_respond_json(resp, 201,
-                    json_pack("{s:s, s:{s:s, s:I, s:s}, s:s}", "user", e.user_id, "passkey", "id",
-                              key.id, "alg", (json_int_t)key.alg, "created_at",
-                              as_time_format(m, key.created_at), "message",
-                              "Passkey registered. Purchases above the threshold now wait for "
-                              "your approval with it."));
+    as_log(ctx, AS_LOG_INFO, "passkey %s registered for user %s (enrolment %s)", key.id, e.user_id,
+           e.id);
+    as_respond_json(resp, 201, as_view_passkey_registered(m, &key));
 }
 
 void as_api_enrol(as_ctx *ctx, const as_request *req, const char *id, const as_query *q,

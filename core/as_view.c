@@ -374,8 +374,8 @@ const char *as_view_evidence_text(as_mem *m, const char *evidence, size_t *len)
 }
 
 const char *as_view_compat_rest(as_mem *m, const char *fit_status, const char *summary,
-                                const char *checked_at, const char *evidence,
-                                size_t evidence_len, size_t *len)
+                                const char *checked_at, const char *evidence, size_t evidence_len,
+                                size_t *len)
 {
     if (!fit_status || !summary || !evidence) return NULL;
     as_jw jw, *w = &jw;
@@ -528,4 +528,14 @@ json_t *as_view_excluded(as_mem *m, const as_product *p, const char *reason)
 void as_view_weights_write(as_jw *w, const char *key, const as_weights *weights)
 {
     jw_components(w, key, weights->w, 6);
+}
+
+json_t *as_view_api_index(const as_endpoint *eps, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(
+            a, json_pack("{s:s, s:s}", "path", eps[i].path, "methods", eps[i].methods));
+    return json_pack("{s:s, s:s, s:o}", "name", "Agent Shopping API", "version", "1.0.0",
+                     "endpoints", a);
 }

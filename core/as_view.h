@@ -73,4 +73,10 @@ json_t *as_view_evidence_item(as_mem *m, const json_t *e);
 /* JSON text from storage to a value; invalid or NULL text gives `fallback`. */
 json_t *as_json_parse_or(const char *text, json_t *fallback);
 
+/* GET / (the API's index): its name, version and endpoints. */
+typedef struct as_endpoint {
+    const char *path, *methods; /* "/orders/{id}", "GET, HEAD" */
+} as_endpoint;
+json_t *as_view_api_index(const as_endpoint *eps, size_t n);
+
 #endif
