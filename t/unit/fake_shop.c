@@ -8,7 +8,6 @@
 #include "as_crypto.h"
 #include "as_util.h"
 
-
 /* Two agent keys: u1's mandate allows hand soap and vacuum parts, u2's hand
  * soap only (the category case). */
 static const struct {
@@ -46,7 +45,8 @@ static int shop_stock_row(void *baton, const as_index_offer *o)
 }
 
 /* The catalogue's product with the stock as orders left it. */
-static int shop_product_by_sku(void *h, as_mem *m, const char *sku, int64_t device_id, as_product *out)
+static int shop_product_by_sku(void *h, as_mem *m, const char *sku, int64_t device_id,
+                               as_product *out)
 {
     fake_shop *g = h;
     int rc = as_store_product_by_sku(&g->catalogue, m, sku, device_id, out);
@@ -97,7 +97,9 @@ static int shop_key_by_hash(void *h, as_mem *m, const char *hash, as_key_row *ou
 
 static int shop_mandate_current(void *h, as_mem *m, const char *user_id, bool lock, as_mandate *out)
 {
-    (void)h; (void)m; (void)lock;
+    (void)h;
+    (void)m;
+    (void)lock;
     for (size_t i = 0; i < N_ROWS(shop_mandates); i++)
         if (strcmp(shop_mandates[i].user_id, user_id) == 0) {
             *out = shop_mandates[i];
@@ -108,7 +110,9 @@ static int shop_mandate_current(void *h, as_mem *m, const char *user_id, bool lo
 
 static int shop_mandate_get(void *h, as_mem *m, const char *id, bool lock, as_mandate *out)
 {
-    (void)h; (void)m; (void)lock;
+    (void)h;
+    (void)m;
+    (void)lock;
     for (size_t i = 0; i < N_ROWS(shop_mandates); i++)
         if (strcmp(shop_mandates[i].id, id) == 0) {
             *out = shop_mandates[i];
@@ -135,7 +139,8 @@ static int shop_quote_insert(void *h, const as_quote *q)
     if (g->t.n_quotes == FAKE_SHOP_MAX) return AS_EDB;
     as_quote *c = &g->t.quotes[g->t.n_quotes++];
     *c = *q;
-    c->id = shop_dup(g, q->id), c->user_id = shop_dup(g, q->user_id), c->offer_id = shop_dup(g, q->offer_id);
+    c->id = shop_dup(g, q->id), c->user_id = shop_dup(g, q->user_id),
+    c->offer_id = shop_dup(g, q->offer_id);
     c->delivery_by = shop_dup(g, q->delivery_by), c->device_slug = shop_dup(g, q->device_slug);
     c->fit_status = shop_dup(g, q->fit_status), c->sku = shop_dup(g, q->sku);
     c->product_name = shop_dup(g, q->product_name), c->category = shop_dup(g, q->category);
@@ -217,7 +222,7 @@ static int shop_order_get(void *h, as_mem *m, const char *id, as_order *out)
 }
 
 static int shop_order_move(void *h, const char *id, as_order_state from, as_order_state to,
-                        int64_t budget_cents, int64_t at)
+                           int64_t budget_cents, int64_t at)
 {
     fake_shop *g = h;
     assert_true(g->in_tx);
@@ -230,7 +235,7 @@ static int shop_order_move(void *h, const char *id, as_order_state from, as_orde
 }
 
 static int shop_event_add(void *h, const char *order_id, as_order_state status, int64_t at,
-                       const char *note)
+                          const char *note)
 {
     fake_shop *g = h;
     assert_true(g->in_tx);
@@ -240,8 +245,8 @@ static int shop_event_add(void *h, const char *order_id, as_order_state status, 
     return AS_OK;
 }
 
-static int shop_orders_expired(void *h, as_mem *m, const char *mandate_id, int64_t now, as_order **out,
-                            size_t *n)
+static int shop_orders_expired(void *h, as_mem *m, const char *mandate_id, int64_t now,
+                               as_order **out, size_t *n)
 {
     fake_shop *g = h;
     *out = as_alloc(m, (g->t.n_orders + 1) * sizeof(as_order));
@@ -314,7 +319,8 @@ static int shop_conf_decide(void *h, const char *id, const char *to, int64_t at)
     return AS_OK;
 }
 
-static fake_shop_idem *shop_idem_find(fake_shop *g, const char *user, const char *scope, const char *key)
+static fake_shop_idem *shop_idem_find(fake_shop *g, const char *user, const char *scope,
+                                      const char *key)
 {
     for (size_t i = 0; i < g->t.n_idem; i++) {
         fake_shop_idem *r = &g->t.idem[i];
@@ -326,7 +332,7 @@ static fake_shop_idem *shop_idem_find(fake_shop *g, const char *user, const char
 /* As the SQL store: a record found answers (AS_ECONFLICT), unless it is a
  * claim in flight whose lease ran out, which is taken over. */
 static int shop_idem_claim(void *h, as_mem *m, const char *user, const char *scope, const char *key,
-                        const char *hash, int64_t now, int64_t lease_until, as_idem *existing)
+                           const char *hash, int64_t now, int64_t lease_until, as_idem *existing)
 {
     (void)m;
     fake_shop *g = h;
@@ -345,8 +351,8 @@ static int shop_idem_claim(void *h, as_mem *m, const char *user, const char *sco
     return AS_OK;
 }
 
-static int shop_idem_finish(void *h, const char *user, const char *scope, const char *key, int status,
-                         const char *response)
+static int shop_idem_finish(void *h, const char *user, const char *scope, const char *key,
+                            int status, const char *response)
 {
     fake_shop *g = h;
     assert_true(g->in_tx);
@@ -367,7 +373,8 @@ static int shop_return_insert(void *h, const as_return *r)
     if (g->t.n_returns == FAKE_SHOP_MAX) return AS_EDB;
     as_return *c = &g->t.returns[g->t.n_returns++];
     *c = *r;
-    c->id = shop_dup(g, r->id), c->order_id = shop_dup(g, r->order_id), c->user_id = shop_dup(g, r->user_id);
+    c->id = shop_dup(g, r->id), c->order_id = shop_dup(g, r->order_id),
+    c->user_id = shop_dup(g, r->user_id);
     c->reason_code = shop_dup(g, r->reason_code), c->note = shop_dup(g, r->note);
     c->refund_status = shop_dup(g, r->refund_status), c->carrier = shop_dup(g, r->carrier);
     c->tracking_code = shop_dup(g, r->tracking_code);
@@ -401,7 +408,9 @@ static int shop_return_by_order(void *h, as_mem *m, const char *order_id, as_ret
  * approval by the link alone. */
 static int shop_passkeys_of(void *h, as_mem *m, const char *user_id, as_passkey **out, size_t *n)
 {
-    (void)h; (void)m; (void)user_id;
+    (void)h;
+    (void)m;
+    (void)user_id;
     *out = NULL;
     *n = 0;
     return AS_OK;
@@ -409,7 +418,10 @@ static int shop_passkeys_of(void *h, as_mem *m, const char *user_id, as_passkey 
 
 static int shop_passkey_get(void *h, as_mem *m, const char *id, as_passkey *out)
 {
-    (void)h; (void)m; (void)id; (void)out;
+    (void)h;
+    (void)m;
+    (void)id;
+    (void)out;
     return AS_ENOTFOUND;
 }
 
@@ -436,8 +448,8 @@ static int shop_idem_forget(void *h, const char *user, const char *scope, const 
 }
 
 static int shop_idem_takeover(void *h, as_mem *m, const char *user, const char *scope,
-                              const char *key, const char *hash, int64_t now,
-                              int64_t lease_until, as_idem *existing)
+                              const char *key, const char *hash, int64_t now, int64_t lease_until,
+                              as_idem *existing)
 {
     (void)m;
     fake_shop *g = h;
@@ -587,7 +599,8 @@ static const as_store_buy_ops shop_buy = {
 
 /* The search index's sources are the catalogue's own: the shop's handle
  * starts with its fake_db. */
-static const as_store_ops shop_ops = {.catalog = &shop_catalog, .feed = &fake_feed, .buy = &shop_buy};
+static const as_store_ops shop_ops = {
+    .catalog = &shop_catalog, .feed = &fake_feed, .buy = &shop_buy};
 
 as_store fake_shop_store(fake_shop *g)
 {

@@ -85,6 +85,23 @@ static bool g_match_text(g_case *c, const char *pat, const char *s)
     return false;
 }
 
+/* A copy of v with each member and element given by f (and a value that is
+ * neither an object nor an array copied as it is). */
+typedef json_t *(*g_leaf_fn)(g_case *c, const json_t *v, const char *file);
+static json_t *g_map(g_case *c, const json_t *v, g_leaf_fn f, const char *file)
+{
+    json_t *out = json_is_object(v) ? json_object() : json_is_array(v) ? json_array() : NULL;
+    if (!out) return json_deep_copy(v);
+    const char *k;
+    json_t *e;
+    size_t i;
+    if (json_is_object(v))
+        json_object_foreach((json_t *)v, k, e) json_object_set_new(out, k, f(c, e, file));
+    else
+        json_array_foreach(v, i, e) json_array_append_new(out, f(c, e, file));
+    return out;
+}
+
 /* A copy of v with every {{name}} in its strings replaced by its value. */
 static json_t *g_substitute(g_case *c, const json_t *v, const char *file)
 {
@@ -103,17 +120,7 @@ static json_t *g_substitute(g_case *c, const json_t *v, const char *file)
         as_buf_puts(&b, s);
         return json_string(as_buf_str(&b));
     }
-    json_t *out = json_is_object(v) ? json_object() : json_is_array(v) ? json_array() : NULL;
-    if (!out) return json_deep_copy(v);
-    const char *k;
-    json_t *e;
-    size_t i;
-    if (json_is_object(v))
-        json_object_foreach((json_t *)v, k, e)
-            json_object_set_new(out, k, g_substitute(c, e, file));
-    else
-        json_array_foreach(v, i, e) json_array_append_new(out, g_substitute(c, e, file));
-    return out;
+    return g_map(c, v, g_substitute, file);
 }
 
 /* Expected against actual, as JSON; each difference a line in c->why. */
@@ -160,8 +167,9 @@ static void g_compare(g_case *c, const json_t *exp, const json_t *act, const cha
 
 /* For GOLDEN_UPDATE: the captured values in v's strings turned back into
  * their placeholders, longest value first. */
-static json_t *g_placeholders(g_case *c, const json_t *v)
+static json_t *g_placeholders(g_case *c, const json_t *v, const char *unused)
 {
+    (void)unused;
     if (json_is_string(v)) {
         const char *s = json_string_value(v);
         for (bool again = true; again;) {
@@ -179,16 +187,7 @@ static json_t *g_placeholders(g_case *c, const json_t *v)
         }
         return json_string(s);
     }
-    json_t *out = json_is_object(v) ? json_object() : json_is_array(v) ? json_array() : NULL;
-    if (!out) return json_deep_copy(v);
-    const char *k;
-    json_t *e;
-    size_t i;
-    if (json_is_object(v))
-        json_object_foreach((json_t *)v, k, e) json_object_set_new(out, k, g_placeholders(c, e));
-    else
-        json_array_foreach(v, i, e) json_array_append_new(out, g_placeholders(c, e));
-    return out;
+    return g_map(c, v, g_placeholders, NULL);
 }
 
 /* ------------------------------------------------------------------ */
@@ -249,7 +248,8 @@ static void g_request(g_case *c, const json_t *r, const char *file, as_request *
  * only, as a claim still in flight (a lease of 30 s from now): what the
  * first request holds while it is being processed. Returns the record to put
  * back after the request, or NULL. */
-static fake_shop_idem *g_hold_in_flight(g_case *c, const json_t *r, const char *file, as_idem *saved)
+static fake_shop_idem *g_hold_in_flight(g_case *c, const json_t *r, const char *file,
+                                        as_idem *saved)
 {
     const char *key = json_string_value(json_object_get(r, "in_flight"));
     if (!key) return NULL;
@@ -334,7 +334,7 @@ static bool g_step(g_case *c, const char *name)
     as_buf_init(&c->why, m);
     if (exp) g_compare(c, exp, got, "response");
     if (g_updating()) {
-        json_t *fresh = g_placeholders(c, got);
+        json_t *fresh = g_placeholders(c, got, NULL);
         g_write(exp_file, fresh);
         json_decref(fresh);
     } else if (!exp) {
