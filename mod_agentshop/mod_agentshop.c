@@ -172,13 +172,6 @@ typedef struct index_conn {
 
 static apr_status_t conn_attach(as_db *db, const ap_dbd_t *conn, const char **err);
 
-/* The store core reads and writes through, over one of our connections (a
- * request's, or a search index build's). */
-static as_store store_of(as_db *db)
-{
-    return as_db_store(db);
-}
-
 static void index_db_log(void *baton, const char *msg)
 {
     ap_log_error(APLOG_MARK, APLOG_ERR, 0, baton, "database (search index build): %s", msg);
@@ -213,7 +206,7 @@ static int index_store_open(void *baton, as_store *st, void **out)
     ic->db.pool = p;
     ic->db.log = index_db_log;
     ic->db.log_baton = s; /* reads only: no writer lock */
-    *st = store_of(&ic->db);
+    *st = as_db_store(&ic->db);
     *out = ic;
     return AS_OK;
 }
@@ -542,7 +535,7 @@ static as_store request_store(req_ctx *rc, const dir_cfg *c, const srv_cfg *sc)
     rc->db.versions = sc->versions;
     rc->db.versions_max_age =
         sc->versions_max_age != UNSET ? sc->versions_max_age : AS_VERSIONS_MAX_AGE_MS;
-    return store_of(&rc->db);
+    return as_db_store(&rc->db);
 }
 
 static int agentshop_handler(request_rec *r)

@@ -77,7 +77,7 @@ if [ -z "$port" ]; then
     exit 1
 fi
 echo "apache-test: port $port"
-$runas env HOME="$HOME" perl t/TEST.PL -apxs /usr/bin/apxs -httpd_conf "$top/t/conf/base.conf" \
+$runas env HOME="$HOME" HARNESS_TIMER=1 perl t/TEST.PL -apxs /usr/bin/apxs -httpd_conf "$top/t/conf/base.conf" \
     -port "$port" "$@" >"$log" 2>&1
 harness=$?
 cat "$log"

@@ -155,15 +155,17 @@ is(spent(), $held - $price, 'after expiry the mandate no longer counts it');
                                     max_cents => 15000);
     ok($p2, "a printer supply with little stock ($p2->{sku}, $off2->{stock} left)");
     my $all = $off2->{stock};
+    # Both users exist before the order: the confirmation lives 2 seconds,
+    # and agentshopctl under the sanitizers takes about as long.
     my ($holder, $hkey) = new_agent();
     new_mandate($holder, categories => 'printer-ink', confirm_above => '0.01');
+    my ($other, $okey) = new_agent();
+    new_mandate($other, categories => 'printer-ink');
     my (undef, $q) = post_json('/quotes', agent_headers($hkey),
                                { sku => $p2->{sku}, offer_id => $off2->{offer_id}, quantity => $all });
     my ($r) = post_json('/orders', agent_headers($hkey, 'Idempotency-Key' => "f$$-4"),
                         { quote_id => $q->{id}, reason => $reason });
     is($r->code, 202, 'an order for every unit of the offer waits for a human');
-    my ($other, $okey) = new_agent();
-    new_mandate($other, categories => 'printer-ink');
     my @ask = ('/quotes', agent_headers($okey), { sku => $p2->{sku}, offer_id => $off2->{offer_id} });
     my ($r2, $v2) = post_json(@ask);
     is_json_error($r2, $v2, 409, 'OUT_OF_STOCK', 'meanwhile another user cannot quote the offer');
