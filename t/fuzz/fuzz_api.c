@@ -1,5 +1,7 @@
-/* libFuzzer harness: the whole router, as_handle, against the in-memory store
- * of fuzz_store.h.
+/* libFuzzer harness: the whole router, as_handle, against the fake store of
+ * the unit tests (t/unit/fake_shop.h), as the trading shop: the wide
+ * catalogue and a shop that has been trading (fake_shop_init_trading), reset
+ * for every input.
  *
  * Input: four control bytes, then text.
  *   byte 0  bits 0-2 method: GET HEAD POST PUT DELETE POST GET POST
@@ -14,7 +16,8 @@
  *           bit 4    no signing key configured
  *           bit 5    no base URL
  *           bits 6-7 clock: now, +2 hours, +40 days, -1 day
- *   byte 2  store function to fail (fuzz_store.h FZ_OP_*; >= FZ_OP_N: none)
+ *   byte 2  store function to fail (t/unit/fake_faults.h FAKE_OP_*; >= FAKE_OP_N:
+ *           none)
  *   byte 3  bits 0-2 which call of it fails (0: every call)
  *           bits 3-4 code: AS_EDB, AS_ENOTFOUND, AS_ECONFLICT, AS_EDB (a code
  *                    the function may not return per as_store.h becomes AS_EDB)
@@ -26,11 +29,16 @@
  *           body becomes the valid signed token of /confirmations/<id> when the
  *           store has that confirmation, so the decision logic is reachable.
  *
+ * The trading shop's Idempotency-Key records k-replay, k-busy, k-other and
+ * k-badjson are kept for whoever claims them first (user and route), so one
+ * input reaches each; its passkey, enrolment (token "fz-enrol-token") and
+ * challenge are fake_shop.h's FAKE_SHOP_*.
+ *
  * Searches go through one search index kept for the process, as the glue keeps
  * one per child (see process_index below).
  *
  * Invariants (abort() when broken), besides the sanitizers and the store's own
- * checks (transactions, schema constraints: see fuzz_store.h):
+ * checks (transactions, schema constraints: see t/unit/fake_faults.h):
  *   - the status is 200..599; a 405 names the allowed methods;
  *   - a response that is not an HTML page has a JSON body that json_dumps can
  *     encode (the glue answers 500 "could not be encoded" otherwise); a JSON
@@ -53,7 +61,9 @@
 #include "as_crypto.h"
 #include "as_mem.h"
 #include "as_search.h"
-#include "fuzz_store.h"
+#include "fake_shop.h"
+
+#define FZ_ASSERT FAKE_ASSERT
 
 #define VALID_KEY "agentshop_sk_test_0123456789abcdefABCDEF0123456789"
 #define VALID_AGENT "shopbot/1.0"
@@ -79,12 +89,12 @@ static void process_index_destroy(void)
 
 static bool reads_for_index(int op)
 {
-    return op == FZ_OP_MERCHANTS || op == FZ_OP_DEVICES || op == FZ_OP_SEARCH_VERSION ||
-           op == FZ_OP_INDEX_ROWS || op == FZ_OP_INDEX_OFFERS || op == FZ_OP_INDEX_COMPAT ||
-           op == FZ_OP_RANK_CHANGES || op == FZ_OP_VIEW_ROWS;
+    return op == FAKE_OP_MERCHANTS || op == FAKE_OP_DEVICES || op == FAKE_OP_SEARCH_VERSION ||
+           op == FAKE_OP_INDEX_ROWS || op == FAKE_OP_INDEX_OFFERS || op == FAKE_OP_INDEX_COMPAT ||
+           op == FAKE_OP_RANK_CHANGES || op == FAKE_OP_VIEW_ROWS;
 }
 
-static as_search_index *index_for(const fz_db *db)
+static as_search_index *index_for(const fake_db *db)
 {
     static bool registered;
     if (reads_for_index(db->fail_op)) return as_search_index_create(NULL, NULL, NULL);
@@ -93,7 +103,7 @@ static as_search_index *index_for(const fz_db *db)
     return process_index;
 }
 
-static void index_done(const fz_db *db, as_search_index *index)
+static void index_done(const fake_db *db, as_search_index *index)
 {
     if (index != process_index)
         as_search_index_destroy(index);
@@ -165,18 +175,19 @@ static char *subst_token(char *s, size_t *n, const char *tok)
 }
 
 /* The token core signs for a stored confirmation (as_buy_api.c's formula). */
-static const char *token_for_path(as_mem *m, const char *path)
+static const char *token_for_path(as_mem *m, const fake_shop *shop, const char *path)
 {
     static const char pre[] = "/confirmations/";
     if (!path || strncmp(path, pre, sizeof(pre) - 1) != 0) return NULL;
     const char *id = path + sizeof(pre) - 1;
-    for (size_t i = 0; i < FZ_N_CONFS; i++)
-        if (strcmp(fz_confs[i].id, id) == 0) {
-            const char *msg =
-                as_printf(m, "agentshop-confirmation:v1:%s:%s:%lld", fz_confs[i].id,
-                          fz_confs[i].order_id, (long long)fz_confs[i].expires_at);
+    for (size_t i = 0; i < shop->t.n_confs; i++) {
+        const as_confirmation *c = &shop->t.confs[i];
+        if (strcmp(c->id, id) == 0) {
+            const char *msg = as_printf(m, "agentshop-confirmation:v1:%s:%s:%lld", c->id,
+                                        c->order_id, (long long)c->expires_at);
             return as_hmac_b64url(m, signing_key, sizeof(signing_key), msg);
         }
+    }
     return NULL;
 }
 
@@ -206,8 +217,9 @@ static void check_response(const as_response *resp, const char *method, const ch
         json_decref(v);
     }
     if (!resp->html && !resp->raw && !resp->no_body) {
-        FZ_ASSERT(resp->body != NULL, "%s: status %d without a JSON body (the glue would answer 500)",
-                  method, resp->status);
+        FZ_ASSERT(resp->body != NULL,
+                  "%s: status %d without a JSON body (the glue would answer 500)", method,
+                  resp->status);
         char *s = json_dumps(resp->body, JSON_COMPACT | JSON_REAL_PRECISION(12));
         FZ_ASSERT(s != NULL, "status %d: the body cannot be encoded", resp->status);
         free(s);
@@ -233,8 +245,8 @@ static void check_response(const as_response *resp, const char *method, const ch
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static const char *const methods[8] = {"GET", "HEAD", "POST", "PUT",
-                                           "DELETE", "POST", "GET", "POST"};
+    static const char *const methods[8] = {"GET",    "HEAD", "POST", "PUT",
+                                           "DELETE", "POST", "GET",  "POST"};
     static const char *const idem_keys[8] = {"k-fresh", NULL,        "k-replay", "k-busy",
                                              "k-other", "k-badjson", "",         "a b"};
     static const int64_t clock_offsets[4] = {0, 2 * 3600, 40 * 86400, -86400};
@@ -243,15 +255,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const uint8_t b0 = data[0], b1 = data[1], b2 = data[2], b3 = data[3];
     cursor cur = {(const char *)data + 4, (const char *)data + size, false};
 
-    static fz_db db; /* large: keep it off the stack */
-    fz_db_reset(&db);
+    static fake_shop shop; /* large: keep it off the stack */
+    fake_shop_init_trading(&shop);
     static const char *const users[4] = {"u1", "u2", "u3", "u4"};
-    db.key_mode = (b1 >> 2) & 3;
-    db.user = users[(b3 >> 5) & 3];
-    db.fail_op = b2 < FZ_OP_N ? b2 : FZ_OP_NONE;
-    db.fail_nth = b3 & 7;
-    db.fail_rc = fail_codes[(b3 >> 3) & 3];
-    as_store store = fz_store_make(&db);
+    shop.key_mode = (b1 >> 2) & 3;
+    shop.key_user = users[(b3 >> 5) & 3];
+    fake_db *db = &shop.db;
+    db->fail_op = b2 < FAKE_OP_N ? b2 : FAKE_OP_NONE;
+    db->fail_nth = b3 & 7;
+    db->fail_rc = fail_codes[(b3 >> 3) & 3];
+    as_store store = fake_shop_store(&shop);
 
     as_arena *arena = as_arena_create();
     as_mem mem = as_arena_mem(arena);
@@ -261,10 +274,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         cfg.signing_key = signing_key;
         cfg.signing_key_len = sizeof(signing_key);
     }
-    as_search_index *index = index_for(&db);
+    as_search_index *index = index_for(db);
     if (!index) abort();
-    as_ctx ctx = {&mem, &store, &cfg, FZ_NOW + clock_offsets[b1 >> 6], fz_log, NULL, index,
-                  (b3 & 0x80) != 0 /* the sweep of expired confirmations first */, NULL, NULL};
+    const int64_t now = FAKE_SHOP_NOW + clock_offsets[b1 >> 6];
+    const bool sweep = (b3 & 0x80) != 0; /* the sweep of expired confirmations first */
+    as_ctx ctx = {&mem, &store, &cfg, now, fz_log, NULL, index, sweep, NULL, NULL};
 
     char *path = next_line(&cur), *query = next_line(&cur);
     char *auth = NULL, *agent = NULL;
@@ -279,7 +293,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         free(query);
         query = NULL;
     }
-    const char *tok = token_for_path(&mem, path);
+    const char *tok = token_for_path(&mem, &shop, path);
     size_t qn = query ? strlen(query) : 0;
     query = subst_token(query, &qn, tok);
     body = subst_token(body, &body_len, tok);
@@ -292,8 +306,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         .body_len = body_len,
         .content_type = (b0 & 0x80) ? "application/x-www-form-urlencoded" : "application/json",
         .accept = (b0 & 0x40) ? "text/html,application/xhtml+xml" : "application/json",
-        .authorization = identity == 1 ? NULL : identity == 2 ? auth : "Bearer " VALID_KEY,
-        .service_agent = identity == 1 ? NULL : identity == 2 ? agent : VALID_AGENT,
+        .authorization = identity == 1   ? NULL
+                         : identity == 2 ? auth
+                                         : "Bearer " VALID_KEY,
+        .service_agent = identity == 1   ? NULL
+                         : identity == 2 ? agent
+                                         : VALID_AGENT,
         .idempotency_key = idem_keys[(b0 >> 3) & 7],
         .base_url = (b1 & 0x20) ? NULL : "https://shop.example/v1",
     };
@@ -309,12 +327,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         free(s);
     }
     check_response(&resp, req.method, req.path);
-    fz_check_end(&db);
-    index_done(&db, index);
+    fake_shop_check_end(&shop);
+    index_done(db, index);
     as_response_clear(&resp);
     FZ_ASSERT(resp.body == NULL, "as_response_clear left a body");
 
     as_arena_destroy(arena);
+    fake_shop_free(&shop);
     free(path);
     free(query);
     free(auth);

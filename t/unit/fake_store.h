@@ -66,9 +66,9 @@ typedef struct fake_db {
     int op_calls[FAKE_OP_N];
 } fake_db;
 
-/* Catalogue reads and the search index's sources; no buying, no view
- * versions, no live sequence. A test that needs another table copies these
- * and changes what it needs. */
+/* Catalogue reads and the search index's sources; no buying (fake_shop.h
+ * adds it), no view versions, no live sequence. A test that needs another
+ * table copies these and changes what it needs. */
 extern const as_store_catalog_ops fake_catalog;
 extern const as_store_feed_ops fake_feed;
 extern const as_store_ops fake_ops;
