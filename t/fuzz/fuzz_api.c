@@ -62,8 +62,7 @@
 #include "as_mem.h"
 #include "as_search.h"
 #include "fake_shop.h"
-
-#define FZ_ASSERT FAKE_ASSERT
+#include "fuzz_check.h"
 
 #define VALID_KEY "agentshop_sk_test_0123456789abcdefABCDEF0123456789"
 #define VALID_AGENT "shopbot/1.0"
@@ -114,7 +113,7 @@ static void index_done(const fake_db *db, as_search_index *index)
 static void fz_log(void *baton, int level, const char *msg)
 {
     (void)baton;
-    FZ_ASSERT(msg != NULL && level >= 0 && level <= 7, "log: bad message or level");
+    CHECK(msg != NULL && level >= 0 && level <= 7, "log: bad message or level");
 }
 
 /* A NUL-terminated malloc'd copy of [s, s+n): exact size, so ASan sees overreads. */
@@ -193,53 +192,52 @@ static const char *token_for_path(as_mem *m, const fake_shop *shop, const char *
 
 static void check_response(const as_response *resp, const char *method, const char *path)
 {
-    FZ_ASSERT(resp->status >= 200 && resp->status <= 599, "status %d", resp->status);
-    FZ_ASSERT(resp->retry_after >= 0, "retry_after %d", resp->retry_after);
-    if (resp->status == 405) FZ_ASSERT(resp->allow && *resp->allow, "405 without Allow");
-    if (resp->no_body) FZ_ASSERT(resp->status == 202, "no body with status %d", resp->status);
+    CHECK(resp->status >= 200 && resp->status <= 599, "status %d", resp->status);
+    CHECK(resp->retry_after >= 0, "retry_after %d", resp->retry_after);
+    if (resp->status == 405) CHECK(resp->allow && *resp->allow, "405 without Allow");
+    if (resp->no_body) CHECK(resp->status == 202, "no body with status %d", resp->status);
     if (resp->raw)
-        FZ_ASSERT(resp->raw_len > 0 && resp->content_type && strlen(resp->raw) == resp->raw_len,
-                  "status %d: a ready-made body without length or type", resp->status);
+        CHECK(resp->raw_len > 0 && resp->content_type && strlen(resp->raw) == resp->raw_len,
+              "status %d: a ready-made body without length or type", resp->status);
     if (resp->raw && strcmp(resp->content_type, "application/json") == 0) {
         /* written without jansson (the product view, the search page): still JSON, and in the
          * form jansson itself writes */
         json_t *v = json_loadb(resp->raw, resp->raw_len, JSON_REJECT_DUPLICATES, NULL);
-        FZ_ASSERT(v != NULL, "status %d: a ready-made JSON body that is not JSON", resp->status);
+        CHECK(v != NULL, "status %d: a ready-made JSON body that is not JSON", resp->status);
         /* The OpenAPI document is docs/openapi.json as it was written (indented), not
          * written by core: only the bodies core writes must be jansson's bytes. */
         if (strncmp(path, "/openapi.json", 13) != 0) {
             char *s = json_dumps(v, JSON_COMPACT | JSON_REAL_PRECISION(12));
-            FZ_ASSERT(s && strlen(s) + 1 == resp->raw_len &&
-                          memcmp(s, resp->raw, resp->raw_len - 1) == 0,
-                      "status %d: a ready-made JSON body not as jansson writes it", resp->status);
+            CHECK(s && strlen(s) + 1 == resp->raw_len &&
+                      memcmp(s, resp->raw, resp->raw_len - 1) == 0,
+                  "status %d: a ready-made JSON body not as jansson writes it", resp->status);
             free(s);
         }
         json_decref(v);
     }
     if (!resp->html && !resp->raw && !resp->no_body) {
-        FZ_ASSERT(resp->body != NULL,
-                  "%s: status %d without a JSON body (the glue would answer 500)", method,
-                  resp->status);
+        CHECK(resp->body != NULL, "%s: status %d without a JSON body (the glue would answer 500)",
+              method, resp->status);
         char *s = json_dumps(resp->body, JSON_COMPACT | JSON_REAL_PRECISION(12));
-        FZ_ASSERT(s != NULL, "status %d: the body cannot be encoded", resp->status);
+        CHECK(s != NULL, "status %d: the body cannot be encoded", resp->status);
         free(s);
     }
     if (resp->body && resp->status >= 400 && json_object_get(resp->body, "jsonrpc")) {
         /* /mcp answers in JSON-RPC 2.0: an error object with an integer code and a
          * message; an HTTP-level refusal may leave the id out (MCP's transport). */
         json_t *err = json_object_get(resp->body, "error");
-        FZ_ASSERT(json_is_object(err) && json_is_integer(json_object_get(err, "code")) &&
-                      json_is_string(json_object_get(err, "message")),
-                  "status %d: a JSON-RPC error without code and message", resp->status);
-        FZ_ASSERT(json_object_get(resp->body, "result") == NULL,
-                  "status %d: a JSON-RPC error with a result", resp->status);
+        CHECK(json_is_object(err) && json_is_integer(json_object_get(err, "code")) &&
+                  json_is_string(json_object_get(err, "message")),
+              "status %d: a JSON-RPC error without code and message", resp->status);
+        CHECK(json_object_get(resp->body, "result") == NULL,
+              "status %d: a JSON-RPC error with a result", resp->status);
     } else if (resp->body && resp->status >= 400) {
-        FZ_ASSERT(json_is_object(resp->body), "status %d: the error body is not an object",
-                  resp->status);
-        FZ_ASSERT(json_is_string(json_object_get(resp->body, "error")),
-                  "status %d: no string 'error'", resp->status);
-        FZ_ASSERT(json_is_string(json_object_get(resp->body, "message")),
-                  "status %d: no string 'message'", resp->status);
+        CHECK(json_is_object(resp->body), "status %d: the error body is not an object",
+              resp->status);
+        CHECK(json_is_string(json_object_get(resp->body, "error")), "status %d: no string 'error'",
+              resp->status);
+        CHECK(json_is_string(json_object_get(resp->body, "message")),
+              "status %d: no string 'message'", resp->status);
     }
 }
 
@@ -330,7 +328,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fake_shop_check_end(&shop);
     index_done(db, index);
     as_response_clear(&resp);
-    FZ_ASSERT(resp.body == NULL, "as_response_clear left a body");
+    CHECK(resp.body == NULL, "as_response_clear left a body");
 
     as_arena_destroy(arena);
     fake_shop_free(&shop);

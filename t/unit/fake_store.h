@@ -51,9 +51,9 @@ typedef struct fake_db {
     size_t n_products;
     const fake_compat *compat;
     size_t n_compat;
-    /* search_version: {1, 0} by default. Nothing here changes stock, so a test
-     * that does (products pointing at its own offers) raises rank itself;
-     * rank_changes then reports every product. */
+    /* search_version: {1, 0} by default. Without live (below) nothing here
+     * changes stock, so a test that does (products pointing at its own
+     * offers) raises rank itself; rank_changes then reports every product. */
     as_search_version version;
     /* When set: the stock as writes left it and the rank versions they raised
      * (fake_shop.c); the offers' own stock and version.rank otherwise. */
