@@ -1005,18 +1005,20 @@ void fake_shop_init_trading(fake_shop *g)
     g->key_user = "u1";
     g->mandates = trading_mandates;
     g->n_mandates = N_ROWS(trading_mandates);
+    /* the rows as they are: their strings are static (no copies for each
+     * input of a fuzzer) */
     for (size_t i = 0; i < N_ROWS(trading_quotes); i++)
-        shop_quote_put(g, &trading_quotes[i]);
+        g->t.quotes[g->t.n_quotes++] = trading_quotes[i];
     for (size_t i = 0; i < N_ROWS(trading_orders); i++) {
-        fake_shop_order *r = &g->t.orders[g->t.n_orders];
-        shop_order_put(g, &trading_orders[i].o);
+        fake_shop_order *r = &g->t.orders[g->t.n_orders++];
+        r->o = trading_orders[i].o;
         memcpy(r->events, trading_orders[i].events, sizeof(trading_orders[i].events));
         r->o.n_events = trading_orders[i].n_events;
     }
     for (size_t i = 0; i < N_ROWS(trading_confs); i++)
-        shop_conf_put(g, &trading_confs[i]);
+        g->t.confs[g->t.n_confs++] = trading_confs[i];
     for (size_t i = 0; i < N_ROWS(trading_returns); i++)
-        shop_return_put(g, &trading_returns[i]);
+        g->t.returns[g->t.n_returns++] = trading_returns[i];
     memcpy(g->t.idem, trading_idem, sizeof(trading_idem));
     g->t.n_idem = N_ROWS(trading_idem);
     g->t.passkeys[g->t.n_passkeys++] =
