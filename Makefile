@@ -68,6 +68,10 @@ EMBED_INC := build/openapi_json.inc build/mcp_tools_json.inc
 SCHEMA_INC := build/schema_sqlite.inc build/schema_pgsql.inc
 UNIT_SRC  := $(wildcard t/unit/*_test.c)
 UNIT_BIN  := $(patsubst t/unit/%.c,build/unit/%,$(UNIT_SRC))
+# the one fake store: catalogue, buying tables, failure injection and checks
+# (linked by the unit tests and by t/fuzz/fuzz_api.c)
+FAKE_STORE_SRC := t/unit/fake_store.c t/unit/fake_shop.c t/unit/fake_faults.c
+FAKE_STORE_HDR := $(FAKE_STORE_SRC:.c=.h)
 
 .PHONY: all deps deps-test run test test-unit test-apache test-asan test-pg test-scale bench install \
         uninstall deb test-fresh test-fresh-run clean check-exports
@@ -165,10 +169,9 @@ run: all
 deps-test:
 	@scripts/deps.sh test
 
-# every unit test links the one fake store (t/unit/fake_store.c, with its
-# buying tables in t/unit/fake_shop.c)
-build/unit/%: t/unit/%.c t/unit/fake_store.c t/unit/fake_shop.c $(CORE_LIB) build/flags | build/unit $(EMBED_INC)
-	$(CC) $(BUILD_CFLAGS) $(CORE_CPP) $(CFLAGS) $(CPPFLAGS) $(LDFLAGS) $< t/unit/fake_store.c t/unit/fake_shop.c \
+# every unit test links the one fake store (FAKE_STORE_SRC)
+build/unit/%: t/unit/%.c $(FAKE_STORE_SRC) $(FAKE_STORE_HDR) $(CORE_LIB) build/flags | build/unit $(EMBED_INC)
+	$(CC) $(BUILD_CFLAGS) $(CORE_CPP) $(CFLAGS) $(CPPFLAGS) $(LDFLAGS) $< $(FAKE_STORE_SRC) \
 	  $(CORE_LIB) -lcmocka $(LIBS) -pthread -o $@
 
 # The module exports agentshop_module and nothing else (nm): another exported

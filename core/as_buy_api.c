@@ -124,11 +124,9 @@ void as_api_mandate_current(as_ctx *ctx, const as_request *req, as_response *res
     rc = as_store_orders_expired(s, ctx->mem, md.id, ctx->now, &due, &n_due);
     if (rc == AS_OK && n_due && (rc = as_store_begin(s)) == AS_OK) {
         rc = release_expired(ctx, md.id);
-        if (rc == AS_OK) {
-            rc = as_store_commit(s);
-        } else {
-            as_store_rollback(s);
-        }
+        if (rc == AS_OK) rc = as_store_commit(s);
+        /* a failed commit leaves the transaction open (SQLite's busy) */
+        if (rc != AS_OK) as_store_rollback(s);
     }
     if (rc == AS_OK) rc = as_store_mandate_spent(s, md.id, month_of(ctx), &spent);
     if (rc != AS_OK) {

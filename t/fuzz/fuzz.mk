@@ -8,7 +8,9 @@
 #   make fuzz-run-fuzz_api FUZZ_SECONDS=600    one harness
 #
 # Core's sources are compiled again here with clang and the sanitizers (not the
-# gcc-built build/libascore.a), so libFuzzer sees core's coverage. New inputs a
+# gcc-built build/libascore.a), so libFuzzer sees core's coverage; so is the
+# unit tests' fake store (FAKE_STORE_SRC, the Makefile), which fuzz_api runs
+# against (without cmocka). New inputs a
 # run finds go to build/fuzz/corpus/<harness>/ (the seeds under
 # t/fuzz/corpus/ stay as they are); a crash, leak or hang is written to
 # build/fuzz/artifacts/<harness>/: move the input to t/fuzz/regressions/<harness>/
@@ -27,7 +29,10 @@ FUZZ_HARNESSES := fuzz_query fuzz_body fuzz_api fuzz_question fuzz_feed
 FUZZ_BINS      := $(addprefix build/fuzz/,$(FUZZ_HARNESSES))
 FUZZ_CORE_SRC  := $(wildcard core/*.c core/search/*.c)
 FUZZ_CORE_OBJ  := $(patsubst core/%.c,build/fuzz/core/%.o,$(FUZZ_CORE_SRC))
-FUZZ_HEADERS   := $(wildcard core/*.h core/search/*.h t/fuzz/*.h)
+FUZZ_HEADERS   := $(wildcard core/*.h core/search/*.h t/fuzz/*.h) $(FAKE_STORE_HDR)
+FUZZ_FAKE_OBJ  := $(patsubst t/unit/%.c,build/fuzz/fake/%.o,$(FAKE_STORE_SRC))
+# what a harness links besides core: fuzz_api the fake store
+FUZZ_LINK_fuzz_api := $(FUZZ_FAKE_OBJ)
 # libFuzzer options for every run: the seeds' size limit, a hang is >10 s for
 # one input, leaks are reported (ASan's LeakSanitizer, on by default).
 FUZZ_RUN_OPTS  := -max_len=$(FUZZ_MAX_LEN) -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
@@ -37,13 +42,13 @@ FUZZ_ENV       := ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
 .PHONY: fuzz-deps fuzz-build fuzz fuzz-ci fuzz-regress $(addprefix fuzz-run-,$(FUZZ_HARNESSES)) \
         $(addprefix fuzz-ci-run-,$(FUZZ_HARNESSES)) $(addprefix fuzz-regress-,$(FUZZ_HARNESSES))
 
-# the core objects are intermediate files of the pattern rules: keep them
-.SECONDARY: $(FUZZ_CORE_OBJ)
+# the core and fake store objects are intermediate files of the pattern rules: keep them
+.SECONDARY: $(FUZZ_CORE_OBJ) $(FUZZ_FAKE_OBJ)
 
 fuzz-deps:
 	@t/fuzz/deps.sh
 
-build/fuzz/core build/fuzz/core/search:
+build/fuzz/core build/fuzz/core/search build/fuzz/fake:
 	@mkdir -p $@
 
 # fuzz-deps is order-only: it runs first but never forces a rebuild. Each
@@ -51,10 +56,15 @@ build/fuzz/core build/fuzz/core/search:
 build/fuzz/core/%.o: core/%.c | build/fuzz/core/search fuzz-deps $(EMBED_INC)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_CPPFLAGS) -MMD -MP -c $< -o $@
 
--include $(wildcard build/fuzz/core/*.d build/fuzz/core/search/*.d)
+build/fuzz/fake/%.o: t/unit/%.c | build/fuzz/fake fuzz-deps $(EMBED_INC)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_CPPFLAGS) -MMD -MP -c $< -o $@
+
+-include $(wildcard build/fuzz/core/*.d build/fuzz/core/search/*.d build/fuzz/fake/*.d)
+
+build/fuzz/fuzz_api: $(FUZZ_FAKE_OBJ)
 
 build/fuzz/%: t/fuzz/%.c $(FUZZ_HEADERS) $(FUZZ_CORE_OBJ) | fuzz-deps
-	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_CPPFLAGS) $< $(FUZZ_CORE_OBJ) $(FUZZ_LIBS) -o $@
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_CPPFLAGS) $< $(FUZZ_CORE_OBJ) $(FUZZ_LINK_$*) $(FUZZ_LIBS) -o $@
 
 fuzz-build: $(FUZZ_BINS)
 

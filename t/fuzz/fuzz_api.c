@@ -1,5 +1,7 @@
-/* libFuzzer harness: the whole router, as_handle, against the in-memory store
- * of fuzz_store.h.
+/* libFuzzer harness: the whole router, as_handle, against the fake store of
+ * the unit tests (t/unit/fake_shop.h), as the trading shop: the wide
+ * catalogue and a shop that has been trading (fake_shop_init_trading), reset
+ * for every input.
  *
  * Input: four control bytes, then text.
  *   byte 0  bits 0-2 method: GET HEAD POST PUT DELETE POST GET POST
@@ -14,7 +16,8 @@
  *           bit 4    no signing key configured
  *           bit 5    no base URL
  *           bits 6-7 clock: now, +2 hours, +40 days, -1 day
- *   byte 2  store function to fail (fuzz_store.h FZ_OP_*; >= FZ_OP_N: none)
+ *   byte 2  store function to fail (t/unit/fake_faults.h FAKE_OP_*; >= FAKE_OP_N:
+ *           none)
  *   byte 3  bits 0-2 which call of it fails (0: every call)
  *           bits 3-4 code: AS_EDB, AS_ENOTFOUND, AS_ECONFLICT, AS_EDB (a code
  *                    the function may not return per as_store.h becomes AS_EDB)
@@ -26,11 +29,16 @@
  *           body becomes the valid signed token of /confirmations/<id> when the
  *           store has that confirmation, so the decision logic is reachable.
  *
+ * The trading shop's Idempotency-Key records k-replay, k-busy, k-other and
+ * k-badjson are kept for whoever claims them first (user and route), so one
+ * input reaches each; its passkey, enrolment (token "fz-enrol-token") and
+ * challenge are fake_shop.h's FAKE_SHOP_*.
+ *
  * Searches go through one search index kept for the process, as the glue keeps
  * one per child (see process_index below).
  *
  * Invariants (abort() when broken), besides the sanitizers and the store's own
- * checks (transactions, schema constraints: see fuzz_store.h):
+ * checks (transactions, schema constraints: see t/unit/fake_faults.h):
  *   - the status is 200..599; a 405 names the allowed methods;
  *   - a response that is not an HTML page has a JSON body that json_dumps can
  *     encode (the glue answers 500 "could not be encoded" otherwise); a JSON
@@ -53,7 +61,8 @@
 #include "as_crypto.h"
 #include "as_mem.h"
 #include "as_search.h"
-#include "fuzz_store.h"
+#include "fake_shop.h"
+#include "fuzz_check.h"
 
 #define VALID_KEY "agentshop_sk_test_0123456789abcdefABCDEF0123456789"
 #define VALID_AGENT "shopbot/1.0"
@@ -79,12 +88,12 @@ static void process_index_destroy(void)
 
 static bool reads_for_index(int op)
 {
-    return op == FZ_OP_MERCHANTS || op == FZ_OP_DEVICES || op == FZ_OP_SEARCH_VERSION ||
-           op == FZ_OP_INDEX_ROWS || op == FZ_OP_INDEX_OFFERS || op == FZ_OP_INDEX_COMPAT ||
-           op == FZ_OP_RANK_CHANGES || op == FZ_OP_VIEW_ROWS;
+    return op == FAKE_OP_MERCHANTS || op == FAKE_OP_DEVICES || op == FAKE_OP_SEARCH_VERSION ||
+           op == FAKE_OP_INDEX_ROWS || op == FAKE_OP_INDEX_OFFERS || op == FAKE_OP_INDEX_COMPAT ||
+           op == FAKE_OP_RANK_CHANGES || op == FAKE_OP_VIEW_ROWS;
 }
 
-static as_search_index *index_for(const fz_db *db)
+static as_search_index *index_for(const fake_db *db)
 {
     static bool registered;
     if (reads_for_index(db->fail_op)) return as_search_index_create(NULL, NULL, NULL);
@@ -93,7 +102,7 @@ static as_search_index *index_for(const fz_db *db)
     return process_index;
 }
 
-static void index_done(const fz_db *db, as_search_index *index)
+static void index_done(const fake_db *db, as_search_index *index)
 {
     if (index != process_index)
         as_search_index_destroy(index);
@@ -104,7 +113,7 @@ static void index_done(const fz_db *db, as_search_index *index)
 static void fz_log(void *baton, int level, const char *msg)
 {
     (void)baton;
-    FZ_ASSERT(msg != NULL && level >= 0 && level <= 7, "log: bad message or level");
+    CHECK(msg != NULL && level >= 0 && level <= 7, "log: bad message or level");
 }
 
 /* A NUL-terminated malloc'd copy of [s, s+n): exact size, so ASan sees overreads. */
@@ -165,76 +174,77 @@ static char *subst_token(char *s, size_t *n, const char *tok)
 }
 
 /* The token core signs for a stored confirmation (as_buy_api.c's formula). */
-static const char *token_for_path(as_mem *m, const char *path)
+static const char *token_for_path(as_mem *m, const fake_shop *shop, const char *path)
 {
     static const char pre[] = "/confirmations/";
     if (!path || strncmp(path, pre, sizeof(pre) - 1) != 0) return NULL;
     const char *id = path + sizeof(pre) - 1;
-    for (size_t i = 0; i < FZ_N_CONFS; i++)
-        if (strcmp(fz_confs[i].id, id) == 0) {
-            const char *msg =
-                as_printf(m, "agentshop-confirmation:v1:%s:%s:%lld", fz_confs[i].id,
-                          fz_confs[i].order_id, (long long)fz_confs[i].expires_at);
+    for (size_t i = 0; i < shop->t.n_confs; i++) {
+        const as_confirmation *c = &shop->t.confs[i];
+        if (strcmp(c->id, id) == 0) {
+            const char *msg = as_printf(m, "agentshop-confirmation:v1:%s:%s:%lld", c->id,
+                                        c->order_id, (long long)c->expires_at);
             return as_hmac_b64url(m, signing_key, sizeof(signing_key), msg);
         }
+    }
     return NULL;
 }
 
 static void check_response(const as_response *resp, const char *method, const char *path)
 {
-    FZ_ASSERT(resp->status >= 200 && resp->status <= 599, "status %d", resp->status);
-    FZ_ASSERT(resp->retry_after >= 0, "retry_after %d", resp->retry_after);
-    if (resp->status == 405) FZ_ASSERT(resp->allow && *resp->allow, "405 without Allow");
-    if (resp->no_body) FZ_ASSERT(resp->status == 202, "no body with status %d", resp->status);
+    CHECK(resp->status >= 200 && resp->status <= 599, "status %d", resp->status);
+    CHECK(resp->retry_after >= 0, "retry_after %d", resp->retry_after);
+    if (resp->status == 405) CHECK(resp->allow && *resp->allow, "405 without Allow");
+    if (resp->no_body) CHECK(resp->status == 202, "no body with status %d", resp->status);
     if (resp->raw)
-        FZ_ASSERT(resp->raw_len > 0 && resp->content_type && strlen(resp->raw) == resp->raw_len,
-                  "status %d: a ready-made body without length or type", resp->status);
+        CHECK(resp->raw_len > 0 && resp->content_type && strlen(resp->raw) == resp->raw_len,
+              "status %d: a ready-made body without length or type", resp->status);
     if (resp->raw && strcmp(resp->content_type, "application/json") == 0) {
         /* written without jansson (the product view, the search page): still JSON, and in the
          * form jansson itself writes */
         json_t *v = json_loadb(resp->raw, resp->raw_len, JSON_REJECT_DUPLICATES, NULL);
-        FZ_ASSERT(v != NULL, "status %d: a ready-made JSON body that is not JSON", resp->status);
+        CHECK(v != NULL, "status %d: a ready-made JSON body that is not JSON", resp->status);
         /* The OpenAPI document is docs/openapi.json as it was written (indented), not
          * written by core: only the bodies core writes must be jansson's bytes. */
         if (strncmp(path, "/openapi.json", 13) != 0) {
             char *s = json_dumps(v, JSON_COMPACT | JSON_REAL_PRECISION(12));
-            FZ_ASSERT(s && strlen(s) + 1 == resp->raw_len &&
-                          memcmp(s, resp->raw, resp->raw_len - 1) == 0,
-                      "status %d: a ready-made JSON body not as jansson writes it", resp->status);
+            CHECK(s && strlen(s) + 1 == resp->raw_len &&
+                      memcmp(s, resp->raw, resp->raw_len - 1) == 0,
+                  "status %d: a ready-made JSON body not as jansson writes it", resp->status);
             free(s);
         }
         json_decref(v);
     }
     if (!resp->html && !resp->raw && !resp->no_body) {
-        FZ_ASSERT(resp->body != NULL, "%s: status %d without a JSON body (the glue would answer 500)",
-                  method, resp->status);
+        CHECK(resp->body != NULL, "%s: status %d without a JSON body (the glue would answer 500)",
+              method, resp->status);
         char *s = json_dumps(resp->body, JSON_COMPACT | JSON_REAL_PRECISION(12));
-        FZ_ASSERT(s != NULL, "status %d: the body cannot be encoded", resp->status);
+        CHECK(s != NULL, "status %d: the body cannot be encoded", resp->status);
         free(s);
     }
     if (resp->body && resp->status >= 400 && json_object_get(resp->body, "jsonrpc")) {
         /* /mcp answers in JSON-RPC 2.0: an error object with an integer code and a
          * message; an HTTP-level refusal may leave the id out (MCP's transport). */
         json_t *err = json_object_get(resp->body, "error");
-        FZ_ASSERT(json_is_object(err) && json_is_integer(json_object_get(err, "code")) &&
-                      json_is_string(json_object_get(err, "message")),
-                  "status %d: a JSON-RPC error without code and message", resp->status);
-        FZ_ASSERT(json_object_get(resp->body, "result") == NULL,
-                  "status %d: a JSON-RPC error with a result", resp->status);
+        CHECK(json_is_object(err) && json_is_integer(json_object_get(err, "code")) &&
+                  json_is_string(json_object_get(err, "message")),
+              "status %d: a JSON-RPC error without code and message", resp->status);
+        CHECK(json_object_get(resp->body, "result") == NULL,
+              "status %d: a JSON-RPC error with a result", resp->status);
     } else if (resp->body && resp->status >= 400) {
-        FZ_ASSERT(json_is_object(resp->body), "status %d: the error body is not an object",
-                  resp->status);
-        FZ_ASSERT(json_is_string(json_object_get(resp->body, "error")),
-                  "status %d: no string 'error'", resp->status);
-        FZ_ASSERT(json_is_string(json_object_get(resp->body, "message")),
-                  "status %d: no string 'message'", resp->status);
+        CHECK(json_is_object(resp->body), "status %d: the error body is not an object",
+              resp->status);
+        CHECK(json_is_string(json_object_get(resp->body, "error")), "status %d: no string 'error'",
+              resp->status);
+        CHECK(json_is_string(json_object_get(resp->body, "message")),
+              "status %d: no string 'message'", resp->status);
     }
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static const char *const methods[8] = {"GET", "HEAD", "POST", "PUT",
-                                           "DELETE", "POST", "GET", "POST"};
+    static const char *const methods[8] = {"GET",    "HEAD", "POST", "PUT",
+                                           "DELETE", "POST", "GET",  "POST"};
     static const char *const idem_keys[8] = {"k-fresh", NULL,        "k-replay", "k-busy",
                                              "k-other", "k-badjson", "",         "a b"};
     static const int64_t clock_offsets[4] = {0, 2 * 3600, 40 * 86400, -86400};
@@ -243,15 +253,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const uint8_t b0 = data[0], b1 = data[1], b2 = data[2], b3 = data[3];
     cursor cur = {(const char *)data + 4, (const char *)data + size, false};
 
-    static fz_db db; /* large: keep it off the stack */
-    fz_db_reset(&db);
+    static fake_shop shop; /* large: keep it off the stack */
+    fake_shop_init_trading(&shop);
     static const char *const users[4] = {"u1", "u2", "u3", "u4"};
-    db.key_mode = (b1 >> 2) & 3;
-    db.user = users[(b3 >> 5) & 3];
-    db.fail_op = b2 < FZ_OP_N ? b2 : FZ_OP_NONE;
-    db.fail_nth = b3 & 7;
-    db.fail_rc = fail_codes[(b3 >> 3) & 3];
-    as_store store = fz_store_make(&db);
+    shop.key_mode = (b1 >> 2) & 3;
+    shop.key_user = users[(b3 >> 5) & 3];
+    fake_db *db = &shop.db;
+    db->fail_op = b2 < FAKE_OP_N ? b2 : FAKE_OP_NONE;
+    db->fail_nth = b3 & 7;
+    db->fail_rc = fail_codes[(b3 >> 3) & 3];
+    as_store store = fake_shop_store(&shop);
 
     as_arena *arena = as_arena_create();
     as_mem mem = as_arena_mem(arena);
@@ -261,10 +272,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         cfg.signing_key = signing_key;
         cfg.signing_key_len = sizeof(signing_key);
     }
-    as_search_index *index = index_for(&db);
+    as_search_index *index = index_for(db);
     if (!index) abort();
-    as_ctx ctx = {&mem, &store, &cfg, FZ_NOW + clock_offsets[b1 >> 6], fz_log, NULL, index,
-                  (b3 & 0x80) != 0 /* the sweep of expired confirmations first */, NULL, NULL};
+    const int64_t now = FAKE_SHOP_NOW + clock_offsets[b1 >> 6];
+    const bool sweep = (b3 & 0x80) != 0; /* the sweep of expired confirmations first */
+    as_ctx ctx = {&mem, &store, &cfg, now, fz_log, NULL, index, sweep, NULL, NULL};
 
     char *path = next_line(&cur), *query = next_line(&cur);
     char *auth = NULL, *agent = NULL;
@@ -279,7 +291,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         free(query);
         query = NULL;
     }
-    const char *tok = token_for_path(&mem, path);
+    const char *tok = token_for_path(&mem, &shop, path);
     size_t qn = query ? strlen(query) : 0;
     query = subst_token(query, &qn, tok);
     body = subst_token(body, &body_len, tok);
@@ -292,8 +304,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         .body_len = body_len,
         .content_type = (b0 & 0x80) ? "application/x-www-form-urlencoded" : "application/json",
         .accept = (b0 & 0x40) ? "text/html,application/xhtml+xml" : "application/json",
-        .authorization = identity == 1 ? NULL : identity == 2 ? auth : "Bearer " VALID_KEY,
-        .service_agent = identity == 1 ? NULL : identity == 2 ? agent : VALID_AGENT,
+        .authorization = identity == 1   ? NULL
+                         : identity == 2 ? auth
+                                         : "Bearer " VALID_KEY,
+        .service_agent = identity == 1   ? NULL
+                         : identity == 2 ? agent
+                                         : VALID_AGENT,
         .idempotency_key = idem_keys[(b0 >> 3) & 7],
         .base_url = (b1 & 0x20) ? NULL : "https://shop.example/v1",
     };
@@ -309,12 +325,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         free(s);
     }
     check_response(&resp, req.method, req.path);
-    fz_check_end(&db);
-    index_done(&db, index);
+    fake_shop_check_end(&shop);
+    index_done(db, index);
     as_response_clear(&resp);
-    FZ_ASSERT(resp.body == NULL, "as_response_clear left a body");
+    CHECK(resp.body == NULL, "as_response_clear left a body");
 
     as_arena_destroy(arena);
+    fake_shop_free(&shop);
     free(path);
     free(query);
     free(auth);

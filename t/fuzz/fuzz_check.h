@@ -1,5 +1,6 @@
 /* Checks shared by fuzz_query.c and fuzz_body.c: what a validated value must
- * satisfy, and that a refusal becomes a JSON error object. */
+ * satisfy, and that a refusal becomes a JSON error object; FAIL and CHECK for
+ * every harness's own invariants (the fake store has FAKE_ASSERT). */
 #ifndef FUZZ_CHECK_H
 #define FUZZ_CHECK_H
 
@@ -87,7 +88,8 @@ static inline void check_value(as_mem *m, const as_param_rule *r, const as_param
     case AS_V_ENUM:
         CHECK((int64_t)len >= r->min && (int64_t)len <= r->max, "%s: length %zu", r->name, len);
         if (r->type == AS_V_SLUG)
-            CHECK(strspn(v->str, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") ==
+            CHECK(strspn(v->str,
+                         "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") ==
                       strlen(v->str),
                   "%s: slug '%s'", r->name, v->str);
         if (r->type == AS_V_ENUM) {

@@ -121,13 +121,14 @@ IDEM = {"k-fresh": 0, None: 1, "k-replay": 2, "k-busy": 3, "k-other": 4, "k-badj
 
 
 def store_ops():
-    """The FZ_OP_* names of fuzz_store.h in enum order (byte 2 of an input is an
-    index into it), read from the header so the two cannot drift apart."""
-    with open(os.path.join(HERE, "fuzz_store.h")) as f:
+    """The FAKE_OP_* names of the fake store (t/unit/fake_faults.h) in enum
+    order (byte 2 of an input is an index into it), read from the header so the
+    two cannot drift apart."""
+    with open(os.path.join(HERE, "..", "unit", "fake_faults.h")) as f:
         header = f.read()
-    body = re.search(r"enum\s*{([^}]*FZ_OP_N\b[^}]*)}", header).group(1)
+    body = re.search(r"enum\s*{([^}]*FAKE_OP_N\b[^}]*)}", header).group(1)
     body = re.sub(r"/\*.*?\*/", "", body, flags=re.S)
-    names = re.findall(r"\bFZ_OP_(\w+)", body)
+    names = re.findall(r"\bFAKE_OP_(\w+)", body)
     assert names[0] == "NONE" and names[-1] == "N", names
     return names[:-1]
 

@@ -84,8 +84,7 @@ static void test_status_table(void **state)
         {"GET", "/products/SOAP%20001", NULL, 400, "VALIDATION_ERROR", "sku", NULL},
         {"GET", "/products/SOAP-001", "colour=red", 400, "VALIDATION_ERROR", "colour", NULL},
         {"GET", "/products/SOAP-001", "device=dyson", 400, "VALIDATION_ERROR", "device", NULL},
-        {"GET", "/products/SOAP-001", "weights=price:2", 400, "VALIDATION_ERROR", "weights",
-         NULL},
+        {"GET", "/products/SOAP-001", "weights=price:2", 400, "VALIDATION_ERROR", "weights", NULL},
         /* search parameters */
         {"GET", "/search", "colour=red", 400, "VALIDATION_ERROR", "colour", NULL},
         {"GET", "/search", "q=soap&q=soap", 400, "VALIDATION_ERROR", "q", NULL},
@@ -94,10 +93,8 @@ static void test_status_table(void **state)
         {"GET", "/search", "q=!!!", 400, "VALIDATION_ERROR", "q", NULL},
         {"GET", "/search", "max_price=0", 400, "VALIDATION_ERROR", "max_price", NULL},
         {"GET", "/search", "max_price=1e3", 400, "VALIDATION_ERROR", "max_price", NULL},
-        {"GET", "/search", "deliver_by=2026-01-14", 400, "VALIDATION_ERROR", "deliver_by",
-         NULL},
-        {"GET", "/search", "deliver_by=2026-02-29", 400, "VALIDATION_ERROR", "deliver_by",
-         NULL},
+        {"GET", "/search", "deliver_by=2026-01-14", 400, "VALIDATION_ERROR", "deliver_by", NULL},
+        {"GET", "/search", "deliver_by=2026-02-29", 400, "VALIDATION_ERROR", "deliver_by", NULL},
         {"GET", "/search", "verified_only=yes", 400, "VALIDATION_ERROR", "verified_only", NULL},
         {"GET", "/search", "limit=0", 400, "VALIDATION_ERROR", "limit", NULL},
         {"GET", "/search", "limit=101", 400, "VALIDATION_ERROR", "limit", NULL},
@@ -159,8 +156,7 @@ static void test_search_fields(void **state)
     assert_true(json_is_array(json_object_get(b, "excluded")));
     assert_true(json_is_integer(json_object_get(b, "count")));
     assert_true(json_is_string(json_object_get(b, "ranking_policy")));
-    assert_string_equal(json_string_value(json_object_get(b, "ranking_policy")),
-                        as_ranking_policy);
+    assert_string_equal(json_string_value(json_object_get(b, "ranking_policy")), as_ranking_policy);
     json_t *w = json_object_get(b, "weights");
     assert_true(json_is_object(w));
     const double def[AS_W_N] = {0.35, 0.25, 0.25, 0.15};
@@ -339,6 +335,29 @@ static void test_search_storage_failure(void **state)
     as_response_clear(&resp);
 }
 
+/* One store function failing as told (fake_faults.h): its second call with a
+ * code it may return, then every call with one it may not (AS_EDB instead). */
+static void test_product_one_call_fails(void **state)
+{
+    api_fx *fx = *state;
+    fx->db.fail_op = FAKE_OP_PRODUCT_BY_SKU;
+    fx->db.fail_nth = 2;
+    fx->db.fail_rc = AS_ENOTFOUND;
+    static const int want[] = {200, 404, 200};
+    as_response resp;
+    for (size_t i = 0; i < N_ROWS(want); i++) {
+        request(state, "GET", "/products/SOAP-001", NULL, &resp);
+        assert_int_equal(resp.status, want[i]);
+        as_response_clear(&resp);
+    }
+    assert_int_equal(fx->db.op_calls[FAKE_OP_PRODUCT_BY_SKU], 3);
+    fx->db.fail_nth = 0;
+    fx->db.fail_rc = AS_ECONFLICT;
+    request(state, "GET", "/products/SOAP-001", NULL, &resp);
+    assert_int_equal(resp.status, 503);
+    as_response_clear(&resp);
+}
+
 /* ---- GET /products/{sku} ---- */
 
 static void test_product(void **state)
@@ -378,8 +397,7 @@ static void test_product(void **state)
     /* A 2-character sku is a validation error on the path parameter. */
     request(state, "GET", "/products/ab", NULL, &resp);
     assert_int_equal(resp.status, 400);
-    assert_string_equal(json_string_value(json_object_get(resp.body, "error")),
-                        "VALIDATION_ERROR");
+    assert_string_equal(json_string_value(json_object_get(resp.body, "error")), "VALIDATION_ERROR");
     assert_string_equal(json_string_value(json_object_get(resp.body, "field")), "sku");
     assert_true(json_string_length(json_object_get(resp.body, "message")) > 0);
     as_response_clear(&resp);
@@ -401,8 +419,8 @@ static void test_method_not_allowed(void **state)
 static void test_http_status_errors(void **state)
 {
     (void)state;
-    const int statuses[] = {400, 403, 404, 405, 408, 411, 413, 414, 415, 429, 431, 501, 503, 500,
-                            418, 200, 999};
+    const int statuses[] = {400, 403, 404, 405, 408, 411, 413, 414, 415,
+                            429, 431, 501, 503, 500, 418, 200, 999};
     ROWS_BEGIN;
     for (size_t i = 0; i < N_ROWS(statuses); i++) {
         char label[16];
@@ -444,11 +462,11 @@ static void test_bearer_key(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_bearer_key),
-        API_TEST(test_status_table),        API_TEST(test_search_fields),
-        API_TEST(test_search_contradicted), API_TEST(test_search_filters),
-        API_TEST(test_search_storage_failure), API_TEST(test_product),
-        API_TEST(test_method_not_allowed),  API_TEST(test_http_status_errors),
+        cmocka_unit_test(test_bearer_key),     API_TEST(test_status_table),
+        API_TEST(test_search_fields),          API_TEST(test_search_contradicted),
+        API_TEST(test_search_filters),         API_TEST(test_search_storage_failure),
+        API_TEST(test_product_one_call_fails), API_TEST(test_product),
+        API_TEST(test_method_not_allowed),     API_TEST(test_http_status_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
