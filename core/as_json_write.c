@@ -32,6 +32,11 @@ void as_jw_init(as_jw *w, as_mem *m)
     as_buf_init(&w->b, m);
 }
 
+void as_jw_expect(as_jw *w, size_t n)
+{
+    as_buf_reserve(&w->b, n, n + 1);
+}
+
 const char *as_jw_text(as_jw *w, size_t *len)
 {
     if (w->bad || w->depth != 0) return NULL;

@@ -26,6 +26,9 @@ typedef struct as_jw {
 } as_jw;
 
 void as_jw_init(as_jw *w, as_mem *m);
+/* Room for about n bytes of text at once, so that a text whose size is known
+ * roughly is not copied as its buffer grows. */
+void as_jw_expect(as_jw *w, size_t n);
 /* The text so far, NUL-terminated; NULL when something could not be encoded
  * (a string that is not UTF-8, a real that is not finite, nesting too deep):
  * jansson refuses those too. */

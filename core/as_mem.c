@@ -9,9 +9,14 @@ void *as_alloc(as_mem *m, size_t size)
     return m->alloc(m->baton, size ? size : 1);
 }
 
+void *as_alloc_raw(as_mem *m, size_t size)
+{
+    return m->alloc_raw ? m->alloc_raw(m->baton, size ? size : 1) : as_alloc(m, size);
+}
+
 char *as_strndup(as_mem *m, const char *s, size_t n)
 {
-    char *d = as_alloc(m, n + 1);
+    char *d = as_alloc_raw(m, n + 1);
     memcpy(d, s, n);
     d[n] = '\0';
     return d;
@@ -33,7 +38,7 @@ char *as_vprintf(as_mem *m, const char *fmt, va_list ap)
     va_end(cp);
     if (n < 0) n = 0;
     if ((size_t)n < sizeof(tmp)) return as_strndup(m, tmp, (size_t)n);
-    char *d = as_alloc(m, (size_t)n + 1);
+    char *d = as_alloc_raw(m, (size_t)n + 1);
     vsnprintf(d, (size_t)n + 1, fmt, ap);
     return d;
 }
@@ -59,7 +64,7 @@ struct block {
 
 #define ARENA_BLOCK 8192
 
-static void *arena_alloc(void *baton, size_t size)
+static void *arena_alloc_raw(void *baton, size_t size)
 {
     as_arena *a = baton;
     size = (size + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
@@ -75,8 +80,12 @@ static void *arena_alloc(void *baton, size_t size)
     }
     void *p = (char *)b->data + b->used;
     b->used += size;
-    memset(p, 0, size);
     return p;
+}
+
+static void *arena_alloc(void *baton, size_t size)
+{
+    return memset(arena_alloc_raw(baton, size), 0, size);
 }
 
 as_arena *as_arena_create(void)
@@ -112,7 +121,7 @@ void as_arena_clear(as_arena *a)
 
 as_mem as_arena_mem(as_arena *a)
 {
-    as_mem m = {arena_alloc, a};
+    as_mem m = {arena_alloc, a, arena_alloc_raw};
     return m;
 }
 
@@ -125,7 +134,7 @@ struct as_scratch {
 
 #define SCRATCH_BLOCK (256 * 1024)
 
-static void *scratch_alloc(void *baton, size_t size)
+static void *scratch_alloc_raw(void *baton, size_t size)
 {
     as_scratch *s = baton;
     size = (size + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
@@ -154,8 +163,12 @@ static void *scratch_alloc(void *baton, size_t size)
     /* the current block, nearly full, is left behind: later allocations
      * try from the next one on */
     if (i == s->cur && b->cap - b->used < SCRATCH_BLOCK / 16) s->cur++;
-    memset(p, 0, size);
     return p;
+}
+
+static void *scratch_alloc(void *baton, size_t size)
+{
+    return memset(scratch_alloc_raw(baton, size), 0, size);
 }
 
 as_scratch *as_scratch_create(void)
@@ -194,7 +207,7 @@ size_t as_scratch_reset(as_scratch *s, size_t keep)
 
 as_mem as_scratch_mem(as_scratch *s)
 {
-    as_mem m = {scratch_alloc, s};
+    as_mem m = {scratch_alloc, s, scratch_alloc_raw};
     return m;
 }
 
@@ -211,7 +224,7 @@ char *as_buf_reserve(as_buf *b, size_t n, size_t first)
         size_t cap = b->cap ? b->cap * 2 : first ? first : 256;
         while (cap < b->len + n + 1)
             cap *= 2;
-        char *d = as_alloc(b->mem, cap);
+        char *d = as_alloc_raw(b->mem, cap);
         if (b->len) memcpy(d, b->data, b->len);
         b->data = d;
         b->cap = cap;

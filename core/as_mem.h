@@ -10,9 +10,14 @@
 typedef struct as_mem {
     void *(*alloc)(void *baton, size_t size); /* must return zeroed memory or abort */
     void *baton;
+    /* the same without the zeroing (NULL: alloc), for memory the caller
+     * writes before it reads: a buffer's text */
+    void *(*alloc_raw)(void *baton, size_t size);
 } as_mem;
 
 void *as_alloc(as_mem *m, size_t size);
+/* Memory whose content is undefined until the caller writes it. */
+void *as_alloc_raw(as_mem *m, size_t size);
 char *as_strdup(as_mem *m, const char *s);
 char *as_strndup(as_mem *m, const char *s, size_t n);
 char *as_printf(as_mem *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

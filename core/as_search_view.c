@@ -77,6 +77,8 @@ const char *as_search_body(as_mem *m, const as_search_ask *ask, const as_search_
 {
     as_jw jw, *w = &jw;
     as_jw_init(w, m);
+    /* a result is about 1.6 KB, an excluded entry 300 bytes */
+    as_jw_expect(w, 4096 + r->n * 2048 + r->n_excluded * 384);
     as_jw_obj(w);
     as_jw_key(w, "results");
     as_jw_arr(w);

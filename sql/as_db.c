@@ -649,9 +649,14 @@ static void *pool_alloc(void *baton, size_t n)
     return apr_pcalloc(baton, n);
 }
 
+static void *pool_alloc_raw(void *baton, size_t n)
+{
+    return apr_palloc(baton, n);
+}
+
 as_mem as_db_pool_mem(apr_pool_t *p)
 {
-    return (as_mem){pool_alloc, p};
+    return (as_mem){pool_alloc, p, pool_alloc_raw};
 }
 
 void as_db_close(as_db *db)
