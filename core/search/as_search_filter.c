@@ -59,6 +59,16 @@ void sx_filter_offer_mask(const as_search_snap *s, as_mem *tmp, sx_filter *f)
     const uint64_t *cheap = NULL, *soon = NULL;
     f->offer_mask = NULL;
     if (f->none) return;
+    if (f->dev) {
+        uint64_t *has = as_alloc(tmp, w * sizeof(uint64_t)), *unfit = as_alloc(tmp, w * 8);
+        for (size_t i = 0; i < f->n_dev_rows; i++) {
+            uint32_t d = f->dev_rows[i].doc;
+            has[d / 64] |= 1ull << (d % 64);
+            if (!f->dev_rows[i].fits) unfit[d / 64] |= 1ull << (d % 64);
+        }
+        f->dev_bits = has;
+        f->dev_unfit = unfit;
+    }
     if (f->of.max_price_cents > 0) {
         size_t j = 0;
         while (j < c->nprice_steps && c->price_step[j] < f->of.max_price_cents)

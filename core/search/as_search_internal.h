@@ -468,6 +468,11 @@ struct sx_filter {
      * an offer in stock the price cap and date keep, `words` long, or
      * NULL when either keeps every product; one outside it is excluded */
     const uint64_t *offer_mask;
+    /* with a device, set by sx_filter_offer_mask: the products it has a
+     * row for (fitting or not) and those whose row says they do not fit,
+     * `words` long, so that a product's row is looked up only to say why
+     * it does not fit */
+    const uint64_t *dev_bits, *dev_unfit;
     /* set by the caller: the default weights, no device and not none,
      * without offer filters or in the score's order; the page stage counts
      * and pages by bitsets (sx_match.bits), under offer filters ranking
@@ -484,6 +489,15 @@ static inline bool sx_filter_unmet(const sx_filter *f, uint32_t doc)
 {
     return f->offer_mask && !sx_bit(f->offer_mask, doc);
 }
+/* Has the device a row for product doc? *row: the row when it says the
+ * product does not fit, else NULL (every reader asks `row && !row->fits`). */
+static inline bool sx_filter_dev_row(const sx_filter *f, uint32_t doc, const sx_compat **row)
+{
+    *row = NULL;
+    if (!sx_bit(f->dev_bits, doc)) return false;
+    if (sx_bit(f->dev_unfit, doc)) *row = sx_compat_row(f->dev_rows, f->n_dev_rows, doc);
+    return true;
+}
 /* Does the product pass category, part type, merchant and device? (Cheap
  * checks first; inline, as the scan of every match calls it.) */
 static inline bool sx_filter_candidate(const as_search_snap *s, const sx_filter *f, uint32_t doc,
@@ -496,7 +510,7 @@ static inline bool sx_filter_candidate(const as_search_snap *s, const sx_filter 
     /* an offer of the merchant, in stock or not: its bitset (sx_catalog_private) */
     if (f->merchant >= 0 && !sx_bit(c->merchant_bits + (size_t)f->merchant * c->words, doc))
         return false;
-    if (f->dev && !(*row = sx_compat_row(f->dev_rows, f->n_dev_rows, doc))) return false;
+    if (f->dev && !sx_filter_dev_row(f, doc, row)) return false;
     return true;
 }
 /* Would a candidate be a result (not excluded)? What dropping words counts. */

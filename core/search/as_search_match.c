@@ -310,17 +310,18 @@ static void candidates(const sx_catalog *c, const unit *us, const bool *active, 
     }
 }
 
-/* The products of the category, the part type and the merchant (one with
- * an offer there) as a bitset, the intersection of those given; NULL for
- * every product. */
+/* The products of the category, the part type, the merchant (one with
+ * an offer there) and the device (one it has a row for) as a bitset, the
+ * intersection of those given; NULL for every product. */
 static const uint64_t *filter_mask(const sx_catalog *c, as_mem *tmp, const sx_filter *f)
 {
     if (f->none) return NULL;
-    const uint64_t *sets[3];
+    const uint64_t *sets[4];
     size_t n = 0;
     if (f->has_cat) sets[n++] = c->cat_bits + f->cat * c->words;
     if (f->has_pt) sets[n++] = c->pt_bits + f->pt * c->words;
     if (f->merchant >= 0) sets[n++] = c->merchant_bits + (size_t)f->merchant * c->words;
+    if (f->dev_bits) sets[n++] = f->dev_bits;
     if (n <= 1) return n ? sets[0] : NULL;
     uint64_t *all = as_alloc(tmp, (c->words ? c->words : 1) * 8);
     for (size_t w = 0; w < c->words; w++) {

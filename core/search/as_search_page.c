@@ -438,7 +438,7 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
         uint32_t d = list ? list[i] : (uint32_t)i;
         const sx_compat *row = NULL;
         if (!mt.any_text ? !sx_filter_candidate(s, &f, d, &row)
-                         : f.dev && !(row = sx_compat_row(f.dev_rows, f.n_dev_rows, d)))
+                         : f.dev && !sx_filter_dev_row(&f, d, &row))
             continue;
         uint8_t tier = mt.any_text ? mt.tiers[i] : 0;
         /* no offer of it in stock meets the cap and date: excluded */
@@ -594,7 +594,9 @@ void as_search_apply_stock(as_search_result *r, const as_offer_stock *st, size_t
             as_product *p = &r->page[k];
             if (p->id != st[i].product_id) continue;
             for (size_t o = 0; o < p->n_offers; o++)
-                if (strcmp(p->offers[o].id, st[i].offer_id) == 0) p->offers[o].stock = st[i].stock;
+                /* the index's rows name an offer by the page's own string */
+                if (p->offers[o].id == st[i].offer_id || strcmp(p->offers[o].id, st[i].offer_id) == 0)
+                    p->offers[o].stock = st[i].stock;
             break;
         }
 }
