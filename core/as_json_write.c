@@ -9,8 +9,9 @@
 #include <stdio.h>
 #include <string.h>
 
-static char *reserve(as_jw *w, size_t n)
+static inline char *reserve(as_jw *w, size_t n)
 {
+    if (w->b.len + n < w->b.cap) return w->b.data + w->b.len; /* nearly always */
     return as_buf_reserve(&w->b, n, 8192); /* a view or a page: kilobytes */
 }
 
