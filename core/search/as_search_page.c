@@ -117,7 +117,9 @@ void sx_page_product(const as_search_snap *s, as_mem *m, uint32_t d, const as_de
     p->category = c->cats[c->cat[d]];
     p->part_type = c->pts[c->pt[d]];
     p->image_urls = dup(m, c, c->img_at[d]);
-    p->availability = dup(m, c, c->avail_at[d]);
+    /* in stock: the literal, so that readers comparing it (as_rank) do not
+     * wait for the index's string */
+    p->availability = c->avail[d] ? "in_stock" : dup(m, c, c->avail_at[d]);
     p->verif_status = dup(m, c, c->status_at[d]);
     p->verif_note = dup(m, c, c->note_at[d]);
     p->return_rate = c->return_rate[d];
@@ -584,6 +586,22 @@ paged:
         out->match[i] = (as_match_kind)top.heap[first + i].tier;
     }
     out->n = n;
+    /* the strings the response reads, scattered in the index and mostly
+     * not in cache: asked for together, their misses overlap instead of
+     * coming one at a time as the page is written */
+    for (size_t i = 0; i < n; i++) {
+        const as_product *p = &out->page[i];
+        __builtin_prefetch(p->sku);
+        __builtin_prefetch(p->name);
+        __builtin_prefetch(p->brand);
+        __builtin_prefetch(p->image_urls);
+        for (size_t o = 0; o < p->n_offers; o++) {
+            __builtin_prefetch(p->offers[o].id);
+            __builtin_prefetch(p->offers[o].price_label);
+        }
+    }
+    for (size_t i = 0; i < nx; i++)
+        __builtin_prefetch(out->excluded_json[i] ? out->excluded_json[i] : out->excluded[i].name);
     sx_scratch_give(c, scratch);
 }
 
@@ -593,10 +611,17 @@ void as_search_apply_stock(as_search_result *r, const as_offer_stock *st, size_t
         for (size_t k = 0; k < r->n; k++) {
             as_product *p = &r->page[k];
             if (p->id != st[i].product_id) continue;
-            for (size_t o = 0; o < p->n_offers; o++)
-                /* the index's rows name an offer by the page's own string */
-                if (p->offers[o].id == st[i].offer_id || strcmp(p->offers[o].id, st[i].offer_id) == 0)
-                    p->offers[o].stock = st[i].stock;
+            /* the index's rows name an offer by the page's own string: by
+             * pointer first, by text for the store's rows */
+            size_t o = 0;
+            while (o < p->n_offers && p->offers[o].id != st[i].offer_id)
+                o++;
+            if (o < p->n_offers) {
+                p->offers[o].stock = st[i].stock;
+                break;
+            }
+            for (o = 0; o < p->n_offers; o++)
+                if (strcmp(p->offers[o].id, st[i].offer_id) == 0) p->offers[o].stock = st[i].stock;
             break;
         }
 }
