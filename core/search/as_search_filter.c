@@ -60,7 +60,8 @@ void sx_filter_offer_mask(const as_search_snap *s, as_mem *tmp, sx_filter *f)
     f->offer_mask = NULL;
     if (f->none) return;
     if (f->dev) {
-        uint64_t *has = as_alloc(tmp, w * sizeof(uint64_t)), *unfit = as_alloc(tmp, w * 8);
+        uint64_t *has = as_alloc(tmp, w * sizeof(uint64_t));
+        uint64_t *unfit = as_alloc(tmp, w * sizeof(uint64_t));
         for (size_t i = 0; i < f->n_dev_rows; i++) {
             uint32_t d = f->dev_rows[i].doc;
             has[d / 64] |= 1ull << (d % 64);
