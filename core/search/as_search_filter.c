@@ -52,7 +52,7 @@ bool sx_filter_prepare(const as_search_snap *s, const as_search_ask *ask, const 
     return !f->none;
 }
 
-void sx_filter_offer_mask(const as_search_snap *s, as_mem *tmp, sx_filter *f)
+void sx_filter_bitsets(const as_search_snap *s, as_mem *tmp, sx_filter *f)
 {
     const sx_catalog *c = s->c;
     size_t w = c->words ? c->words : 1;

@@ -469,11 +469,11 @@ struct sx_filter {
     bool verified_only;
     as_offer_filter of;
     int64_t today;
-    /* set by the caller (sx_filter_offer_mask): the products that may have
+    /* set by the caller (sx_filter_bitsets): the products that may have
      * an offer in stock the price cap and date keep, `words` long, or
      * NULL when either keeps every product; one outside it is excluded */
     const uint64_t *offer_mask;
-    /* with a device, set by sx_filter_offer_mask: the products it has a
+    /* with a device, set by sx_filter_bitsets: the products it has a
      * row for (fitting or not) and those whose row says they do not fit,
      * `words` long, so that a product's row is looked up only to say why
      * it does not fit */
@@ -487,8 +487,10 @@ struct sx_filter {
 
 bool sx_filter_prepare(const as_search_snap *s, const as_search_ask *ask, const as_device *dev,
                        const as_offer_filter *of, sx_filter *f);
-/* f->offer_mask from the catalogue's steps (in tmp when it takes two). */
-void sx_filter_offer_mask(const as_search_snap *s, as_mem *tmp, sx_filter *f);
+/* f's per-search bitsets, in tmp: offer_mask from the catalogue's steps
+ * (its own only when it takes two), and with a device dev_bits and
+ * dev_unfit from its rows. */
+void sx_filter_bitsets(const as_search_snap *s, as_mem *tmp, sx_filter *f);
 /* Has product doc no offer at all that f's price cap and date keep? */
 static inline bool sx_filter_unmet(const sx_filter *f, uint32_t doc)
 {

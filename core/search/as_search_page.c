@@ -359,7 +359,7 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
      * at the end) */
     as_scratch *scratch = sx_scratch_take(c);
     as_mem tmp = as_scratch_mem(scratch);
-    sx_filter_offer_mask(s, &tmp, &f);
+    sx_filter_bitsets(s, &tmp, &f);
     /* the default weights and no device: the matches as bitsets (page_bits);
      * without offer filters counted and paged by them, in the score's order
      * by rank_order, in another sort's by its order (sx_sort_order, made at

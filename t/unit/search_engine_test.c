@@ -641,7 +641,7 @@ static size_t check_steps(const as_search_snap *s, as_mem *m)
              * without a product an offer in stock meets the filter of;
              * exactly those under a date (a day per bitset) */
             sx_filter flt = {.merchant = -1, .of = f, .offer_filters = true, .today = today};
-            sx_filter_offer_mask(s, m, &flt);
+            sx_filter_bitsets(s, m, &flt);
             if (offers.n_eligible) assert_false(sx_filter_unmet(&flt, d));
             if (f.deliver_by) {
                 assert_non_null(flt.offer_mask);
