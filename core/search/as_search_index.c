@@ -869,8 +869,8 @@ static bool state_map(as_search_snap *s, sx_catalog *c)
     /* the 8-byte columns first, after the stock bytes rounded up to 8 */
     s->state_bytes =
         stock +
-        c->n * (3 * sizeof(int64_t) + 5 * sizeof(uint32_t) + 3 * sizeof(int32_t) +
-                3 * sizeof(uint16_t) + 1) +
+        c->n * (3 * sizeof(int64_t) + 6 * sizeof(uint32_t) + 3 * sizeof(int32_t) +
+                3 * sizeof(uint16_t) + 2) +
         (c->nmerchants + SX_PRICE_STEPS + SX_SOON_DAYS) * c->words * sizeof(uint64_t) +
         c->noffers * sizeof(sx_front) + 1;
     void *p = mmap(NULL, s->state_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -905,11 +905,13 @@ static bool state_map(as_search_snap *s, sx_catalog *c)
     s->sort_order[0] = s->rank_order + c->n;
     s->sort_order[1] = s->sort_order[0] + c->n;
     s->sort_order[2] = s->sort_order[1] + c->n;
-    s->max_del10 = (uint16_t *)(s->sort_order[2] + c->n);
+    s->bound_order = s->sort_order[2] + c->n;
+    s->max_del10 = (uint16_t *)(s->bound_order + c->n);
     s->best_q = s->max_del10 + c->n;
     s->best_r = s->best_q + c->n;
     s->def_score = (uint8_t *)(s->best_r + c->n);
-    for (size_t i = 0; i < 3; i++)
+    s->bound_score = s->def_score + c->n;
+    for (size_t i = 0; i < 4; i++)
         atomic_init(&s->order_state[i], 0);
     s->c = c;
     return true;

@@ -234,7 +234,15 @@ struct as_search_snap {
      * has made sort_order[i], 1 while a thread makes it, 2 when made, 3 when
      * it cannot be (a key outside what the order holds) */
     uint32_t *sort_order[3];
-    atomic_int order_state[3];
+    atomic_int order_state[4]; /* [3]: bound_order's */
+    /* c->n each, filled at the first search that needs them (sx_bound_order):
+     * the buyable products by the score no offer of theirs can exceed under
+     * the default weights (sx_rank_bound), highest first, then sku, and that
+     * bound of each (bound_score[i] of bound_order[i]); what a search under
+     * a date or a merchant pages by without ranking every match */
+    uint32_t *bound_order;
+    uint8_t *bound_score;
+    size_t n_bound; /* the buyable products: bound_order's length */
     /* c->n each, over the offers in stock (0 for none): the best delivery
      * component (as sx_offer.delivery10), and the merchants (into merchants)
      * of the best quality and of the best reliability: what bounds a
@@ -446,6 +454,9 @@ void sx_rank_order(as_search_snap *s);
  * makes it, in the snapshot's state); NULL while another thread makes it or
  * when it cannot be made: the caller ranks each match instead. */
 const uint32_t *sx_sort_order(const as_search_snap *s, as_sort_kind k);
+/* s's bound_order (and bound_score), made at the first use as sx_sort_order's
+ * orders are; NULL while another thread makes it or when it cannot be made. */
+const uint32_t *sx_bound_order(const as_search_snap *s);
 /* sx_rank_best under the default weights and no offer filters, from them;
  * price_cents and days only when price_days (else 0). */
 void sx_rank_best_default(const as_search_snap *s, uint32_t doc, bool price_days, sx_best *out);

@@ -442,6 +442,59 @@ const uint32_t *sx_sort_order(const as_search_snap *cs, as_sort_kind k)
     return ok ? s->sort_order[i] : NULL;
 }
 
+/* bound_order and bound_score: the buyable products of rank_order (the
+ * others have no offer any filter keeps) in sku order, then a stable
+ * counting sort by their bound under the default weights, highest first. */
+static bool make_bound_order(as_search_snap *s)
+{
+    const sx_catalog *c = s->c;
+    as_arena *a = as_arena_create();
+    if (!a) return false;
+    as_mem m = as_arena_mem(a);
+    as_weights w;
+    as_weights_default(&w);
+    sx_weights_tab t;
+    bool ok = sx_weights_tab_make(c, &m, &w, &t);
+    uint8_t *bound = ok ? malloc(c->n ? c->n : 1) : NULL;
+    if (!bound) {
+        as_arena_destroy(a);
+        return false;
+    }
+    uint32_t at[257] = {0};
+    size_t nb = 0;
+    for (size_t d = 0; d < c->n; d++) {
+        if (s->def_off[d] == UINT32_MAX) continue;
+        int b = sx_rank_bound(s, (uint32_t)d, &t, &w);
+        bound[d] = (uint8_t)(b < 0 ? 0 : b > 255 ? 255 : b);
+        at[255u - bound[d] + 1]++;
+        nb++;
+    }
+    for (size_t b = 0; b < 256; b++)
+        at[b + 1] += at[b];
+    for (size_t i = 0; i < c->n; i++) {
+        uint32_t d = c->sku_docs[i];
+        if (s->def_off[d] == UINT32_MAX) continue;
+        uint32_t k = at[255u - bound[d]]++;
+        s->bound_order[k] = d;
+        s->bound_score[k] = bound[d];
+    }
+    s->n_bound = nb;
+    free(bound);
+    as_arena_destroy(a);
+    return true;
+}
+
+const uint32_t *sx_bound_order(const as_search_snap *cs)
+{
+    as_search_snap *s = (as_search_snap *)cs; /* filled once, as sx_sort_order's */
+    int st = atomic_load_explicit(&s->order_state[3], memory_order_acquire);
+    if (st == 2) return s->bound_order;
+    if (st != 0 || !atomic_compare_exchange_strong(&s->order_state[3], &st, 1)) return NULL;
+    bool ok = make_bound_order(s);
+    atomic_store_explicit(&s->order_state[3], ok ? 2 : 3, memory_order_release);
+    return ok ? s->bound_order : NULL;
+}
+
 void sx_rank_best_default(const as_search_snap *s, uint32_t doc, bool price_days, sx_best *out)
 {
     if (s->def_off[doc] == UINT32_MAX) {

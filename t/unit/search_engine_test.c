@@ -376,6 +376,8 @@ typedef struct snap_shape {
 } snap_shape;
 static const snap_shape wide_prices = {4, 30, 4};
 static const snap_shape near_prices = {20, 6, 9};
+/* more prices than the index has price steps: a cap between two steps */
+static const snap_shape many_prices = {4, 400, 6};
 
 /* A random catalogue of n products for the engine's tests (seeded), in db:
  * 1 to 4 offers each from three merchants (m's memory: a test may change their
@@ -517,7 +519,7 @@ static int brute_cmp(const void *a, const void *b)
     return strcmp(x->sku, y->sku);
 }
 
-/* Every page of 1,440 searches (720 with verified_only, 720 without) on one random catalogue against brute force;
+/* Every page of 2,880 searches (half with verified_only, half without) on one random catalogue against brute force;
  * caps: three price caps within its prices. */
 static void brute_pages(as_mem *m, const snap_shape *shape, uint32_t seed, const int64_t caps[3])
 {
@@ -525,10 +527,30 @@ static void brute_pages(as_mem *m, const snap_shape *shape, uint32_t seed, const
     int *tier_of;
     as_search_snap *s = random_snap(m, N, seed, shape, &tier_of);
     const int64_t today = 20000;
-    const as_offer_filter filters[] = {{0, 0, NULL},             {0, caps[0], NULL},
-                                       {today + 2, 0, NULL},     {today + 3, caps[1], NULL},
-                                       {0, 0, "m-a"},            {0, caps[2], "m-b"}};
-    const int merchant_of[] = {-1, -1, -1, -1, 0, 1};
+    /* a cap at some product's cheapest price in stock that is no price step */
+    int64_t between = caps[0];
+    for (uint32_t d = 0; d < s->c->n && between == caps[0]; d++) {
+        bool step = false;
+        for (size_t j = 0; j < s->c->nprice_steps; j++)
+            step = step || s->c->price_step[j] == s->min_price[d];
+        if (s->def_off[d] != UINT32_MAX && !step) between = s->min_price[d];
+    }
+    /* each offer filter alone (a cap at a price step of the index's, and
+     * above every price; a date already past, and beyond the date steps;
+     * each merchant) and some together */
+    const as_offer_filter filters[] = {{0, 0, NULL},
+                                       {0, caps[0], NULL},
+                                       {today + 2, 0, NULL},
+                                       {today + 3, caps[1], NULL},
+                                       {0, 0, "m-a"},
+                                       {0, caps[2], "m-b"},
+                                       {0, s->c->price_step[s->c->nprice_steps / 2], NULL},
+                                       {0, between, NULL},
+                                       {0, 1000000, NULL},
+                                       {today - 1, 0, NULL},
+                                       {today + SX_SOON_DAYS + 4, 0, NULL},
+                                       {0, 0, "m-b"}};
+    const int merchant_of[] = {-1, -1, -1, -1, 0, 1, -1, -1, -1, -1, -1, 1};
     /* the default weights, and two others as the API gives them (summing to 1) */
     as_weights weights[3] = {{{0}}, {{0.5, 0.2, 0.2, 0.1}}, {{0.1, 0.6, 0.1, 0.2}}};
     as_weights_default(&weights[0]);
@@ -598,7 +620,7 @@ static void brute_pages(as_mem *m, const snap_shape *shape, uint32_t seed, const
                         compared++;
                         ranked_pages += want > 0;
                     }
-    assert_int_equal(compared, 2 * 2 * 4 * 6 * 3 * 5);
+    assert_int_equal(compared, 2 * 2 * 4 * N_ROWS(filters) * 3 * 5);
     assert_true(ranked_pages > compared / 2);
     as_search_snap_release(s);
 }
@@ -610,6 +632,10 @@ static void test_pages_are_brute_force(void **state)
     /* prices close together and deliveries far apart: the best offer is
      * often not the cheapest, and a cap or a date often leaves it out */
     brute_pages(unit_mem(state), &near_prices, 7654321u, near_caps);
+    /* prices in 400 steps of 25 cents: most products' cheapest price lies
+     * between two of the index's price steps, and so do the caps */
+    static const int64_t many_caps[3] = {2500, 5000, 7500};
+    brute_pages(unit_mem(state), &many_prices, 1029384u, many_caps);
 }
 
 /* A product's steps by delivery date and by price (sx_front) give, under
