@@ -86,7 +86,7 @@ void sx_filter_bitsets(const as_search_snap *s, as_mem *tmp, sx_filter *f)
         f->offer_mask = cheap ? cheap : soon;
         return;
     }
-    uint64_t *both = as_alloc(tmp, w * sizeof(uint64_t));
+    uint64_t *both = as_alloc_raw(tmp, w * sizeof(uint64_t));
     for (size_t i = 0; i < w; i++)
         both[i] = cheap[i] & soon[i];
     f->offer_mask = both;

@@ -219,47 +219,61 @@ static const uint64_t *tok_bits(const sx_catalog *cat, uint32_t tok)
     return out;
 }
 
+/* Word tok's products or-ed into bits (words long): from its bitset when it
+ * is a frequent word (tok_bits), else from its postings. */
+static void or_tok(const sx_catalog *c, uint32_t tok, uint64_t *bits, size_t words)
+{
+    const uint64_t *dense = tok_bits(c, tok);
+    if (dense) {
+        for (size_t w = 0; w < words; w++)
+            bits[w] |= dense[w];
+        return;
+    }
+    for (uint32_t p = c->post_at[tok]; p < c->post_at[tok + 1]; p++)
+        bits[c->post[p] >> 6] |= 1ull << (c->post[p] & 63);
+}
+
 /* Per kind t, the products with a word of the list that matches with kind t
- * or better (le[t], zeroed, words long): from the postings of the words that
- * match (or a frequent word's bitset), not from every product's words. */
+ * or better (le[t], words long): from the postings of the words that match
+ * (or a frequent word's bitset), not from every product's words. le[0]
+ * comes zeroed; le[t] after it is either le[t - 1] itself (a kind the list
+ * has no word of adds nothing: unit_bits gives it no memory of its own) or
+ * memory of its own, written here as le[t - 1] and its own words. */
 static void kind_bits(const sx_catalog *c, const tok_list *kind, uint64_t **le, size_t words)
 {
-    for (size_t t = 0; t < kind->n; t++) {
-        uint64_t *bits = le[kind->kind[t]];
-        uint32_t i = kind->tok[t];
-        const uint64_t *dense = tok_bits(c, i);
-        if (dense) {
-            for (size_t w = 0; w < words; w++)
-                bits[w] |= dense[w];
-            continue;
-        }
-        for (uint32_t p = c->post_at[i]; p < c->post_at[i + 1]; p++)
-            bits[c->post[p] >> 6] |= 1ull << (c->post[p] & 63);
+    for (size_t k = 0; k < NKINDS; k++) {
+        if (k && le[k] == le[k - 1]) continue;
+        if (k) memcpy(le[k], le[k - 1], words * 8);
+        for (size_t t = 0; t < kind->n; t++)
+            if (kind->kind[t] == k) or_tok(c, kind->tok[t], le[k], words);
     }
-    for (size_t t = 1; t < NKINDS; t++)
-        for (size_t w = 0; w < words; w++)
-            le[t][w] |= le[t - 1][w];
 }
 
 /* How each product matches unit u (u->le): the word's own best kind, or, when
  * it has every part ("2m": "2" and "m"), the worst of its parts' best kinds,
- * whichever is better. */
+ * whichever is better. A word without parts whose list has no word of some
+ * kind shares the kind before's set (most words have no corrections, many no
+ * longer words: at 1,000,000 products each set is 125 KB to zero and pass
+ * over, in this and every later stage). */
 static void unit_bits(const sx_catalog *c, as_mem *tmp, unit *u)
 {
     size_t words = (c->n + 63) / 64, bytes = (words ? words : 1) * 8;
+    bool has[NKINDS] = {false};
+    for (size_t t = 0; t < u->kind.n; t++)
+        has[u->kind.kind[t]] = true;
     for (size_t t = 0; t < NKINDS; t++)
-        u->le[t] = as_alloc(tmp, bytes);
+        u->le[t] = t == 0 ? as_alloc(tmp, bytes)
+                   : has[t] || u->n_parts ? as_alloc_raw(tmp, bytes)
+                                          : u->le[t - 1];
     kind_bits(c, &u->kind, u->le, words);
     if (!u->n_parts) return;
     uint64_t *all[NKINDS], *part[NKINDS];
     for (size_t t = 0; t < NKINDS; t++) {
-        all[t] = as_alloc(tmp, bytes);
-        part[t] = as_alloc(tmp, bytes);
+        all[t] = t ? as_alloc_raw(tmp, bytes) : as_alloc(tmp, bytes);
+        part[t] = t ? as_alloc_raw(tmp, bytes) : as_alloc(tmp, bytes);
     }
     for (size_t p = 0; p < u->n_parts; p++) {
-        if (p)
-            for (size_t t = 0; t < NKINDS; t++)
-                memset(part[t], 0, words * 8);
+        if (p) memset(part[0], 0, words * 8);
         kind_bits(c, &u->part_kind[p], p ? part : all, words);
         if (p)
             for (size_t t = 0; t < NKINDS; t++)
@@ -323,7 +337,7 @@ static const uint64_t *filter_mask(const sx_catalog *c, as_mem *tmp, const sx_fi
     if (f->merchant >= 0) sets[n++] = c->merchant_bits + (size_t)f->merchant * c->words;
     if (f->dev_bits) sets[n++] = f->dev_bits;
     if (n <= 1) return n ? sets[0] : NULL;
-    uint64_t *all = as_alloc(tmp, (c->words ? c->words : 1) * 8);
+    uint64_t *all = as_alloc_raw(tmp, (c->words ? c->words : 1) * 8);
     for (size_t w = 0; w < c->words; w++) {
         uint64_t x = sets[0][w];
         for (size_t i = 1; i < n; i++)
@@ -387,8 +401,9 @@ static size_t evaluate_bits(const as_search_snap *s, const sx_filter *f, const u
     size_t words = c->words, n = 0;
     if (mask)
         for (size_t t = 0; t < NKINDS; t++)
-            for (size_t w = 0; w < words; w++)
-                tr->le[t][w] &= mask[w];
+            if (!t || tr->le[t] != tr->le[t - 1]) /* a set shared with the kind before */
+                for (size_t w = 0; w < words; w++)
+                    tr->le[t][w] &= mask[w];
     const uint64_t *any = tr->le[NKINDS - 1];
     if (f->offer_filters) {
         /* the matches an offer meets the filters of: each looked at (with
@@ -507,8 +522,8 @@ void sx_match_run(const as_search_snap *s, as_mem *m, as_mem *tmp, const as_quer
      * of zeroing */
     tiers tr;
     for (size_t t = 0; t < NKINDS; t++)
-        tr.le[t] = nu == 1 ? us[0].le[t]
-                           : as_alloc(tmp, ((c->n + 63) / 64 ? (c->n + 63) / 64 : 1) * 8);
+        tr.le[t] = nu == 1 ? us[0].le[t] /* candidates writes the others whole */
+                           : as_alloc_raw(tmp, ((c->n + 63) / 64 ? (c->n + 63) / 64 : 1) * 8);
     /* with f->bits, evaluate_bits instead of evaluate: the same answers */
     const uint64_t *mask = filter_mask(c, tmp, f);
 #define EVALUATE(o)                                                                                \

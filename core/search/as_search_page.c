@@ -281,6 +281,7 @@ static void filtered_one(const as_search_snap *s, as_mem *m, as_mem *tmp,
     out->excluded_count += ex_count;
     uint64_t *set = as_alloc_raw(tmp, (words ? words : 1) * 8);
     for (size_t t = 0; t < ntiers && top->n < top->k; t++) {
+        if (t && tier[t] == tier[t - 1]) continue; /* no product of its own */
         size_t in = 0, need = top->k - top->n;
         for (size_t w = 0; w < words; w++) {
             uint64_t x = res[w] & tier[t][w] & ~(t ? tier[t - 1][w] : 0);
@@ -431,7 +432,7 @@ static void page_bits(const as_search_snap *s, as_mem *m, as_mem *tmp, const as_
         for (size_t t = 0; t < NTIERS; t++)
             tier[t] = mt->bits[t];
     } else { /* the category's, part type's and merchant's products, or every one: tier 0 */
-        all = as_alloc(tmp, (words ? words : 1) * 8);
+        all = as_alloc_raw(tmp, (words ? words : 1) * 8);
         for (size_t w = 0; w < words; w++) {
             uint64_t x = ~0ull;
             if (f->has_cat) x &= c->cat_bits[f->cat * words + w];
@@ -459,9 +460,11 @@ static void page_bits(const as_search_snap *s, as_mem *m, as_mem *tmp, const as_
             why_of[(*nx)++] = sx_filter_exclusion(s, m, f, ask, &ask->of, d, NULL, &b, true);
         }
     }
-    uint64_t *set = as_alloc(tmp, (words ? words : 1) * 8);
+    uint64_t *set = as_alloc_raw(tmp, (words ? words : 1) * 8);
     for (size_t t = 0; t < ntiers && top->n < top->k; t++) {
-        /* this tier's results: in tier[t], not in the tier before, not out of it */
+        /* this tier's results: in tier[t], not in the tier before, not out of
+         * it (none when the tier's set is the one before's) */
+        if (t && tier[t] == tier[t - 1]) continue;
         size_t in = 0, need = top->k - top->n;
         for (size_t w = 0; w < words; w++) {
             uint64_t x = tier[t][w] & ~(t ? tier[t - 1][w] : 0);
