@@ -490,9 +490,10 @@ struct sx_filter {
      * it does not fit */
     const uint64_t *dev_bits, *dev_unfit;
     /* set by the caller: the default weights, no device and not none,
-     * without offer filters or in the score's order; the page stage counts
-     * and pages by bitsets (sx_match.bits), under offer filters ranking
-     * each match that one meets (page_bits) */
+     * without offer filters, or in the score's order, or with one offer
+     * filter alone in any order; the page stage counts and pages by bitsets
+     * (sx_match.bits), under offer filters ranking the matches that one
+     * meets (page_bits) */
     bool bits;
 };
 

@@ -262,7 +262,7 @@ static void unit_bits(const sx_catalog *c, as_mem *tmp, unit *u)
     for (size_t t = 0; t < u->kind.n; t++)
         has[u->kind.kind[t]] = true;
     for (size_t t = 0; t < NKINDS; t++)
-        u->le[t] = t == 0 ? as_alloc(tmp, bytes)
+        u->le[t] = t == 0                 ? as_alloc(tmp, bytes)
                    : has[t] || u->n_parts ? as_alloc_raw(tmp, bytes)
                                           : u->le[t - 1];
     kind_bits(c, &u->kind, u->le, words);

@@ -4,6 +4,7 @@
  * (every word exact, then with prefixes, then with corrections), then buyable
  * before not, then the chosen sort (the spec's score by default), then the
  * score, then sku: never by an opaque text score. */
+#include <math.h>
 #include <string.h>
 
 #include "as_search_internal.h"
@@ -234,25 +235,94 @@ static inline void offer_kept(const as_search_snap *s, const sx_filter *f, uint3
     if (got->n == got->k && key >= *worst) return;
     hit h = {d, s->c->sku_rk[d], 0, b.score, t, 0};
     top_offer(got, &h);
-    if (got->n == got->k)
-        *worst = (uint64_t)(255 - got->heap[0].score) << 32 | got->heap[0].sku_rk;
+    if (got->n == got->k) *worst = (uint64_t)(255 - got->heap[0].score) << 32 | got->heap[0].sku_rk;
+}
+
+/* Product d, kept by the offer filters, ranked and offered to got (tier t)
+ * by sort's key (the price or days of its best offer they keep, or its
+ * return rate), as the loop of as_search_run keys it. */
+static inline void offer_sorted(const as_search_snap *s, const sx_filter *f, as_sort_kind sort,
+                                uint32_t d, uint8_t t, top_k *got)
+{
+    sx_best b;
+    sx_rank_best_default_filtered(s, d, &f->of, f->merchant, f->today,
+                                  sort == AS_SORT_PRICE || sort == AS_SORT_DELIVERY, &b);
+    if (!b.n_eligible) return; /* not reached: the kept have an offer it keeps */
+    hit h = {d, s->c->sku_rk[d], sort_key(sort, s->c, d, &b), b.score, t, 0};
+    top_offer(got, &h);
+}
+
+/* One tier's results (set, `in` of them) under sort=price, delivery or
+ * return_rate and one offer filter, into got. A tier with few results ranks
+ * each. Else: by return rate, the products in sort_order (the rate, a key of
+ * the product's own) until the next one's rate is above the page's last;
+ * by price or delivery, step by step of the offer filters' bitsets
+ * (cheap_bits, soon_bits: the products whose cheapest price in stock, or
+ * soonest delivery, is within each step and not the one before), since the
+ * key of a product's best offer is at least its cheapest price (its soonest
+ * delivery), until a step's least key is above the page's last; within a
+ * step, a product whose own cheapest price (soonest delivery) is above the
+ * page's last key is passed over unranked. */
+static void sorted_tier(const as_search_snap *s, const sx_filter *f, as_sort_kind sort,
+                        const uint32_t *sort_order, const uint64_t *set, size_t in, uint8_t t,
+                        top_k *got)
+{
+    const sx_catalog *c = s->c;
+    size_t words = c->words, n = c->n;
+    if (16.0 * (double)in * (double)in <= (double)got->k * (double)n ||
+        (sort == AS_SORT_RETURN_RATE && !sort_order)) {
+        for (size_t w = 0; w < words; w++)
+            for (uint64_t cur = set[w]; cur; cur &= cur - 1)
+                offer_sorted(s, f, sort, (uint32_t)(w * 64 + (size_t)__builtin_ctzll(cur)), t, got);
+        return;
+    }
+    if (sort == AS_SORT_RETURN_RATE) {
+        for (size_t i = 0; i < n; i++) {
+            uint32_t d = sort_order[i];
+            if (!sx_bit(set, d)) continue;
+            if (got->n == got->k && c->return_rate[d] > got->heap[0].key) break;
+            offer_sorted(s, f, sort, d, t, got);
+        }
+        return;
+    }
+    bool price = sort == AS_SORT_PRICE;
+    size_t nsteps = price ? c->nprice_steps : SX_SOON_DAYS;
+    const uint64_t *steps = price ? s->cheap_bits : s->soon_bits;
+    for (size_t j = 0; j <= nsteps; j++) {
+        /* the least key of this step's products: above the step before */
+        double least = !j ? -HUGE_VAL : price ? (double)c->price_step[j - 1] + 1 : (double)j;
+        if (got->n == got->k && got->heap[0].key < least) break;
+        const uint64_t *within = j < nsteps ? steps + j * words : NULL;
+        const uint64_t *before = j ? steps + (j - 1) * words : NULL;
+        for (size_t w = 0; w < words; w++) {
+            uint64_t x = set[w] & (within ? within[w] : ~0ull) & (before ? ~before[w] : ~0ull);
+            for (; x; x &= x - 1) {
+                uint32_t d = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(x));
+                /* its own least key, one column, before its offers */
+                if (got->n == got->k &&
+                    (price ? (double)s->min_price[d] : (double)s->min_days[d]) > got->heap[0].key)
+                    continue;
+                offer_sorted(s, f, sort, d, t, got);
+            }
+        }
+    }
 }
 
 /* filtered_bits under one offer filter (a price cap, a date within
  * SX_SOON_DAYS days, or a merchant): the results are the matches with an
  * offer it keeps (kept_word), so counted by popcount and the excluded found
  * word by word; only the results that may reach the page are ranked, tier by
- * tier. A tier with few products ranks each; else its products are taken in
- * an order whose key bounds their score from above (a price cap: rank_order,
- * as the cap keeps the cheapest price and so scores no offer higher than
- * without it; a date or a merchant: bound_order, by sx_rank_bound) until
- * the next one's bound cannot enter the page (ranking each while another
- * thread makes bound_order). */
-static void filtered_one(const as_search_snap *s, as_mem *m, as_mem *tmp,
-                         const as_search_ask *ask, const sx_filter *f, const kept_set *k,
-                         const uint64_t *const *tier, size_t ntiers, top_k *top,
-                         uint32_t *excluded, const char **why_of, size_t *nx,
-                         as_search_result *out)
+ * tier: under another sort than the score's by sorted_tier (sort_order:
+ * that sort's, for the return rate). A tier with few products ranks each;
+ * else its products are taken in an order whose key bounds their score from
+ * above (a price cap: rank_order, as the cap keeps the cheapest price and so
+ * scores no offer higher than without it; a date or a merchant:
+ * bound_order, by sx_rank_bound) until the next one's bound cannot enter
+ * the page (ranking each while another thread makes bound_order). */
+static void filtered_one(const as_search_snap *s, as_mem *m, as_mem *tmp, const as_search_ask *ask,
+                         const sx_filter *f, const kept_set *k, const uint32_t *sort_order,
+                         const uint64_t *const *tier, size_t ntiers, top_k *top, uint32_t *excluded,
+                         const char **why_of, size_t *nx, as_search_result *out)
 {
     const sx_catalog *c = s->c;
     size_t words = c->words, n = c->n;
@@ -291,24 +361,29 @@ static void filtered_one(const as_search_snap *s, as_mem *m, as_mem *tmp,
         if (!in) continue;
         top_k got = {as_alloc(m, need * sizeof(hit)), 0, need};
         uint64_t worst = UINT64_MAX; /* the need-th best key so far, tier aside */
-        if (!order && 16.0 * (double)in * (double)in > (double)need * (double)n) {
-            order = sx_bound_order(s);
-            norder = s->n_bound;
-        }
-        if (!order || 16.0 * (double)in * (double)in <= (double)need * (double)n) {
-            for (size_t w = 0; w < words; w++) /* few: each ranked */
-                for (uint64_t cur = set[w]; cur; cur &= cur - 1)
-                    offer_kept(s, f, (uint32_t)(w * 64 + (size_t)__builtin_ctzll(cur)),
-                               (uint8_t)t, &got, &worst);
+        if (ask->sort != AS_SORT_SCORE) {
+            sorted_tier(s, f, ask->sort, sort_order, set, in, (uint8_t)t, &got);
         } else {
-            for (size_t i = 0; i < norder; i++) {
-                uint32_t d = order[i];
-                if (!sx_bit(set, d)) continue;
-                /* the best score it can have; past it, none can enter */
-                uint8_t most = k->by_price ? s->def_score[d] : s->bound_score[i];
-                if (got.n == got.k && ((uint64_t)(255 - most) << 32 | c->sku_rk[d]) >= worst)
-                    break;
-                offer_kept(s, f, d, (uint8_t)t, &got, &worst);
+            bool few = 16.0 * (double)in * (double)in <= (double)need * (double)n;
+            if (!order && !few) {
+                order = sx_bound_order(s);
+                norder = s->n_bound;
+            }
+            if (few || !order) {
+                for (size_t w = 0; w < words; w++) /* each ranked */
+                    for (uint64_t cur = set[w]; cur; cur &= cur - 1)
+                        offer_kept(s, f, (uint32_t)(w * 64 + (size_t)__builtin_ctzll(cur)),
+                                   (uint8_t)t, &got, &worst);
+            } else {
+                for (size_t i = 0; i < norder; i++) {
+                    uint32_t d = order[i];
+                    if (!sx_bit(set, d)) continue;
+                    /* the best score it can have; past it, none can enter */
+                    uint8_t most = k->by_price ? s->def_score[d] : s->bound_score[i];
+                    if (got.n == got.k && ((uint64_t)(255 - most) << 32 | c->sku_rk[d]) >= worst)
+                        break;
+                    offer_kept(s, f, d, (uint8_t)t, &got, &worst);
+                }
             }
         }
         top_sort(&got);
@@ -317,24 +392,26 @@ static void filtered_one(const as_search_snap *s, as_mem *m, as_mem *tmp,
     }
 }
 
-/* page_bits under offer filters (the default weights, the score's order):
- * each match in turn from the bitsets, the lowest doc first (the loop's
- * order, so the same excluded list), its tier the first whose set has it;
- * ranked by its best offer that the filters keep
- * (sx_rank_best_default_filtered, from the columns and steps), excluded
- * when none, and placed by one integer, as the loop does for the default
- * weights without filters. No bound to test first: the exact score costs
- * about what a bound does. Into top (sorted) and the excluded list. */
-static void filtered_bits(const as_search_snap *s, as_mem *m, as_mem *tmp,
-                          const as_search_ask *ask,
-                          const sx_filter *f, const uint64_t *const *tier, size_t ntiers,
-                          top_k *top, uint32_t *excluded, const char **why_of, size_t *nx,
+/* page_bits under offer filters (the default weights; the score's order
+ * unless one filter alone, filtered_one, takes them): each match in turn
+ * from the bitsets, the lowest doc first (the loop's order, so the same
+ * excluded list), its tier the first whose set has it; ranked by its best
+ * offer that the filters keep (sx_rank_best_default_filtered, from the
+ * columns and steps), excluded when none, and placed by one integer, as the
+ * loop does for the default weights without filters. No bound to test
+ * first: the exact score costs about what a bound does. Into top (sorted)
+ * and the excluded list. */
+static void filtered_bits(const as_search_snap *s, as_mem *m, as_mem *tmp, const as_search_ask *ask,
+                          const uint32_t *sort_order, const sx_filter *f,
+                          const uint64_t *const *tier, size_t ntiers, top_k *top,
+                          uint32_t *excluded, const char **why_of, size_t *nx,
                           as_search_result *out)
 {
     const sx_catalog *c = s->c;
     kept_set one;
     if (one_filter(s, f, &one)) {
-        filtered_one(s, m, tmp, ask, f, &one, tier, ntiers, top, excluded, why_of, nx, out);
+        filtered_one(s, m, tmp, ask, f, &one, sort_order, tier, ntiers, top, excluded, why_of, nx,
+                     out);
         return;
     }
     const uint64_t *any = tier[ntiers - 1];
@@ -445,7 +522,7 @@ static void page_bits(const as_search_snap *s, as_mem *m, as_mem *tmp, const as_
     }
     const uint64_t *any = tier[ntiers - 1], *hidden = c->hidden_bits;
     if (f->offer_filters) {
-        filtered_bits(s, m, tmp, ask, f, tier, ntiers, top, excluded, why_of, nx, out);
+        filtered_bits(s, m, tmp, ask, order, f, tier, ntiers, top, excluded, why_of, nx, out);
         return;
     }
     for (size_t w = 0; w < words; w++) {
@@ -483,8 +560,9 @@ static void page_bits(const as_search_snap *s, as_mem *m, as_mem *tmp, const as_
             for (size_t w = 0; w < words; w++)
                 for (uint64_t cur = set[w]; cur; cur &= cur - 1) {
                     uint32_t d = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(cur));
-                    hit h = {d, c->sku_rk[d], 0, s->def_score[d], (uint8_t)t,
-                             (uint8_t)(s->def_off[d] == UINT32_MAX)};
+                    hit h = {d,          c->sku_rk[d],
+                             0,          s->def_score[d],
+                             (uint8_t)t, (uint8_t)(s->def_off[d] == UINT32_MAX)};
                     if (ask->sort != AS_SORT_SCORE) {
                         sx_best b;
                         sx_rank_best_default(s, d, true, &b);
@@ -501,8 +579,9 @@ static void page_bits(const as_search_snap *s, as_mem *m, as_mem *tmp, const as_
         for (size_t i = 0; i < n && top->n < top->k; i++) {
             uint32_t d = order[i];
             if (!sx_bit(set, d)) continue;
-            top->heap[top->n++] = (hit){d, c->sku_rk[d], 0, s->def_score[d], (uint8_t)t,
-                                        (uint8_t)(s->def_off[d] == UINT32_MAX)};
+            top->heap[top->n++] = (hit){d,          c->sku_rk[d],
+                                        0,          s->def_score[d],
+                                        (uint8_t)t, (uint8_t)(s->def_off[d] == UINT32_MAX)};
         }
     }
 }
@@ -536,9 +615,12 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
      * without offer filters counted and paged by them, in the score's order
      * by rank_order, in another sort's by its order (sx_sort_order, made at
      * its first use); under offer filters (a price cap, a date, a merchant),
-     * in the score's order, each match ranked from them (filtered_bits) */
+     * in the score's order, each match ranked from them (filtered_bits), and
+     * under one of them alone, in any order, only the results that may
+     * reach the page (filtered_one) */
+    kept_set one;
     f.bits = as_weights_is_default(&ask->w) && !f.dev && !f.none &&
-             (!f.offer_filters || ask->sort == AS_SORT_SCORE);
+             (!f.offer_filters || ask->sort == AS_SORT_SCORE || one_filter(s, &f, &one));
     const uint32_t *order = s->rank_order;
     if (f.bits && ask->sort != AS_SORT_SCORE)
         f.bits = (order = sx_sort_order(s, ask->sort)) != NULL;
@@ -562,8 +644,8 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
     /* the same under the default weights with a price cap or a date (no
      * merchant), for the products whose best offer the filters keep; the
      * others are ranked, and their hits (sort key 0) keep the packed order */
-    bool kept_filtered = default_w && f.offer_filters && f.merchant < 0 &&
-                         ask->sort == AS_SORT_SCORE;
+    bool kept_filtered =
+        default_w && f.offer_filters && f.merchant < 0 && ask->sort == AS_SORT_SCORE;
     /* custom weights: the formula's parts as integers, once per search */
     sx_weights_tab *tab = NULL;
     if (!default_w) {
@@ -625,10 +707,9 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
              * sx_rank_best_default_filtered decides, merchant aside) */
             kept = s->def_off[d] != UINT32_MAX &&
                    (of.max_price_cents <= 0 || s->def_price[d] <= of.max_price_cents) &&
-                   (of.deliver_by <= 0 ||
-                    (ask->today + s->def_days[d] <= of.deliver_by &&
-                     (s->min_price[d] == s->def_price[d] ||
-                      ask->today + s->cheap_days[d] <= of.deliver_by)));
+                   (of.deliver_by <= 0 || (ask->today + s->def_days[d] <= of.deliver_by &&
+                                           (s->min_price[d] == s->def_price[d] ||
+                                            ask->today + s->cheap_days[d] <= of.deliver_by)));
         }
         if (kept) {
             /* a result, in the default order: one key decides its place */
@@ -636,8 +717,8 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
             uint64_t key = (uint64_t)tier << 48 | (uint64_t)(s->def_off[d] == UINT32_MAX) << 40 |
                            (uint64_t)(255 - s->def_score[d]) << 32 | c->sku_rk[d];
             if (top.n == top.k && key >= worst) continue;
-            hit h = {d, (uint32_t)key, 0, 255 - (int32_t)(key >> 32 & 0xFF), tier,
-                     (uint8_t)(key >> 40 & 1)};
+            hit h = {d,    (uint32_t)key,           0, 255 - (int32_t)(key >> 32 & 0xFF),
+                     tier, (uint8_t)(key >> 40 & 1)};
             top_offer(&top, &h);
             if (top.n == top.k && top.n) worst = packed_key(&top.heap[0]);
             continue;
@@ -665,12 +746,9 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
         if (bounded && top.n == top.k && top.k &&
             !((ask->verified_only && c->hidden[d]) || (f.dev && row && !row->fits)) &&
             (!f.offer_filters || sx_filter_viable(s, &f, d, row))) {
-            hit most = {d,
-                        c->sku_rk[d],
-                        0,
-                        sx_rank_bound(s, d, btab, &ask->w),
-                        tier,
-                        s->def_off[d] == UINT32_MAX ? 1 : 0};
+            hit most = {d,    c->sku_rk[d],
+                        0,    sx_rank_bound(s, d, btab, &ask->w),
+                        tier, s->def_off[d] == UINT32_MAX ? 1 : 0};
             if (hit_cmp(&most, &top.heap[0]) >= 0) { /* a result, not on the page */
                 out->count++;
                 continue;
@@ -691,8 +769,9 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
             double least = ask->sort == AS_SORT_PRICE      ? (double)s->min_price[d]
                            : ask->sort == AS_SORT_DELIVERY ? (double)s->min_days[d]
                                                            : c->return_rate[d];
-            hit most = {d, c->sku_rk[d], least, tab ? sx_rank_bound(s, d, tab, &ask->w) : INT32_MAX,
-                        tier, 0};
+            hit most = {d,     c->sku_rk[d],
+                        least, tab ? sx_rank_bound(s, d, tab, &ask->w) : INT32_MAX,
+                        tier,  0};
             if (hit_cmp(&most, &top.heap[0]) >= 0) {
                 out->count++;
                 continue;
@@ -717,12 +796,8 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
             continue;
         }
         out->count++;
-        hit h = {d,
-                 c->sku_rk[d],
-                 sort_key(ask->sort, c, d, &b),
-                 b.score,
-                 tier,
-                 b.n_eligible ? 0 : 1};
+        hit h = {d,       c->sku_rk[d], sort_key(ask->sort, c, d, &b),
+                 b.score, tier,         b.n_eligible ? 0 : 1};
         top_offer(&top, &h);
         if (kept_filtered && top.n == top.k && top.n) worst = packed_key(&top.heap[0]);
     }

@@ -519,8 +519,8 @@ static int brute_cmp(const void *a, const void *b)
     return strcmp(x->sku, y->sku);
 }
 
-/* Every page of 2,880 searches (half with verified_only, half without) on one random catalogue against brute force;
- * caps: three price caps within its prices. */
+/* Every page of 2,880 searches (half with verified_only, half without) on one random catalogue
+ * against brute force; caps: three price caps within its prices. */
 static void brute_pages(as_mem *m, const snap_shape *shape, uint32_t seed, const int64_t caps[3])
 {
     enum { N = 300 };
