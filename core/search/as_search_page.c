@@ -560,9 +560,8 @@ static void page_bits(const as_search_snap *s, as_mem *m, as_mem *tmp, const as_
             for (size_t w = 0; w < words; w++)
                 for (uint64_t cur = set[w]; cur; cur &= cur - 1) {
                     uint32_t d = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(cur));
-                    hit h = {d,          c->sku_rk[d],
-                             0,          s->def_score[d],
-                             (uint8_t)t, (uint8_t)(s->def_off[d] == UINT32_MAX)};
+                    hit h = {d, c->sku_rk[d], 0, s->def_score[d], (uint8_t)t,
+                             (uint8_t)(s->def_off[d] == UINT32_MAX)};
                     if (ask->sort != AS_SORT_SCORE) {
                         sx_best b;
                         sx_rank_best_default(s, d, true, &b);
@@ -579,9 +578,8 @@ static void page_bits(const as_search_snap *s, as_mem *m, as_mem *tmp, const as_
         for (size_t i = 0; i < n && top->n < top->k; i++) {
             uint32_t d = order[i];
             if (!sx_bit(set, d)) continue;
-            top->heap[top->n++] = (hit){d,          c->sku_rk[d],
-                                        0,          s->def_score[d],
-                                        (uint8_t)t, (uint8_t)(s->def_off[d] == UINT32_MAX)};
+            top->heap[top->n++] = (hit){d, c->sku_rk[d], 0, s->def_score[d], (uint8_t)t,
+                                        (uint8_t)(s->def_off[d] == UINT32_MAX)};
         }
     }
 }
@@ -644,8 +642,8 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
     /* the same under the default weights with a price cap or a date (no
      * merchant), for the products whose best offer the filters keep; the
      * others are ranked, and their hits (sort key 0) keep the packed order */
-    bool kept_filtered =
-        default_w && f.offer_filters && f.merchant < 0 && ask->sort == AS_SORT_SCORE;
+    bool kept_filtered = default_w && f.offer_filters && f.merchant < 0 &&
+                         ask->sort == AS_SORT_SCORE;
     /* custom weights: the formula's parts as integers, once per search */
     sx_weights_tab *tab = NULL;
     if (!default_w) {
@@ -707,9 +705,10 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
              * sx_rank_best_default_filtered decides, merchant aside) */
             kept = s->def_off[d] != UINT32_MAX &&
                    (of.max_price_cents <= 0 || s->def_price[d] <= of.max_price_cents) &&
-                   (of.deliver_by <= 0 || (ask->today + s->def_days[d] <= of.deliver_by &&
-                                           (s->min_price[d] == s->def_price[d] ||
-                                            ask->today + s->cheap_days[d] <= of.deliver_by)));
+                   (of.deliver_by <= 0 ||
+                    (ask->today + s->def_days[d] <= of.deliver_by &&
+                     (s->min_price[d] == s->def_price[d] ||
+                      ask->today + s->cheap_days[d] <= of.deliver_by)));
         }
         if (kept) {
             /* a result, in the default order: one key decides its place */
@@ -717,8 +716,8 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
             uint64_t key = (uint64_t)tier << 48 | (uint64_t)(s->def_off[d] == UINT32_MAX) << 40 |
                            (uint64_t)(255 - s->def_score[d]) << 32 | c->sku_rk[d];
             if (top.n == top.k && key >= worst) continue;
-            hit h = {d,    (uint32_t)key,           0, 255 - (int32_t)(key >> 32 & 0xFF),
-                     tier, (uint8_t)(key >> 40 & 1)};
+            hit h = {d, (uint32_t)key, 0, 255 - (int32_t)(key >> 32 & 0xFF), tier,
+                     (uint8_t)(key >> 40 & 1)};
             top_offer(&top, &h);
             if (top.n == top.k && top.n) worst = packed_key(&top.heap[0]);
             continue;
@@ -746,9 +745,12 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
         if (bounded && top.n == top.k && top.k &&
             !((ask->verified_only && c->hidden[d]) || (f.dev && row && !row->fits)) &&
             (!f.offer_filters || sx_filter_viable(s, &f, d, row))) {
-            hit most = {d,    c->sku_rk[d],
-                        0,    sx_rank_bound(s, d, btab, &ask->w),
-                        tier, s->def_off[d] == UINT32_MAX ? 1 : 0};
+            hit most = {d,
+                        c->sku_rk[d],
+                        0,
+                        sx_rank_bound(s, d, btab, &ask->w),
+                        tier,
+                        s->def_off[d] == UINT32_MAX ? 1 : 0};
             if (hit_cmp(&most, &top.heap[0]) >= 0) { /* a result, not on the page */
                 out->count++;
                 continue;
@@ -769,9 +771,8 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
             double least = ask->sort == AS_SORT_PRICE      ? (double)s->min_price[d]
                            : ask->sort == AS_SORT_DELIVERY ? (double)s->min_days[d]
                                                            : c->return_rate[d];
-            hit most = {d,     c->sku_rk[d],
-                        least, tab ? sx_rank_bound(s, d, tab, &ask->w) : INT32_MAX,
-                        tier,  0};
+            hit most = {d, c->sku_rk[d], least, tab ? sx_rank_bound(s, d, tab, &ask->w) : INT32_MAX,
+                        tier, 0};
             if (hit_cmp(&most, &top.heap[0]) >= 0) {
                 out->count++;
                 continue;
@@ -796,8 +797,12 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
             continue;
         }
         out->count++;
-        hit h = {d,       c->sku_rk[d], sort_key(ask->sort, c, d, &b),
-                 b.score, tier,         b.n_eligible ? 0 : 1};
+        hit h = {d,
+                 c->sku_rk[d],
+                 sort_key(ask->sort, c, d, &b),
+                 b.score,
+                 tier,
+                 b.n_eligible ? 0 : 1};
         top_offer(&top, &h);
         if (kept_filtered && top.n == top.k && top.n) worst = packed_key(&top.heap[0]);
     }
