@@ -57,7 +57,10 @@ void sx_filter_bitsets(const as_search_snap *s, as_mem *tmp, sx_filter *f)
     const sx_catalog *c = s->c;
     size_t w = c->words ? c->words : 1;
     const uint64_t *cheap = NULL, *soon = NULL;
-    f->offer_mask = NULL;
+    f->offer_mask = f->kept_sure = f->kept_maybe = NULL;
+    f->kept_rest = false;
+    bool price = f->of.max_price_cents > 0, date = f->of.deliver_by > 0, mer = f->merchant >= 0;
+    f->one = !f->none && price + date + mer == 1; /* a date too far: below */
     if (f->none) return;
     if (f->dev) {
         uint64_t *has = as_alloc(tmp, w * sizeof(uint64_t));
@@ -70,18 +73,30 @@ void sx_filter_bitsets(const as_search_snap *s, as_mem *tmp, sx_filter *f)
         f->dev_bits = has;
         f->dev_unfit = unfit;
     }
-    if (f->of.max_price_cents > 0) {
+    if (mer) f->kept_sure = s->merchant_stock + (size_t)f->merchant * c->words;
+    if (price) {
         size_t j = 0;
         while (j < c->nprice_steps && c->price_step[j] < f->of.max_price_cents)
             j++;
         if (j < c->nprice_steps) cheap = s->cheap_bits + j * w;
+        if (cheap && c->price_step[j] == f->of.max_price_cents) {
+            f->kept_sure = cheap; /* the cap is a step */
+        } else {
+            f->kept_sure = j ? s->cheap_bits + (j - 1) * w : NULL;
+            f->kept_maybe = cheap;
+            f->kept_rest = !cheap; /* above every step */
+        }
     }
-    int64_t within = f->of.deliver_by > 0 ? f->of.deliver_by - f->today : INT64_MAX;
+    int64_t within = date ? f->of.deliver_by - f->today : INT64_MAX;
     if (within < 0) { /* a date already past: no offer arrives by it */
         f->offer_mask = as_alloc(tmp, w * sizeof(uint64_t)); /* zeroed */
         return;
     }
     if (within < SX_SOON_DAYS) soon = s->soon_bits + (size_t)within * w;
+    if (date) {
+        f->kept_sure = soon; /* exact */
+        if (!soon) f->one = false;
+    }
     if (!cheap || !soon) {
         f->offer_mask = cheap ? cheap : soon;
         return;

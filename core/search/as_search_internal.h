@@ -489,6 +489,17 @@ struct sx_filter {
      * `words` long, so that a product's row is looked up only to say why
      * it does not fit */
     const uint64_t *dev_bits, *dev_unfit;
+    /* set by sx_filter_bitsets: one offer filter alone (a price cap, a date
+     * within SX_SOON_DAYS days, or a merchant), whose kept products are known
+     * from the stock state's bitsets (sx_filter_kept): every product in
+     * kept_sure (none when NULL) has an offer in stock it keeps; of the
+     * others, those in kept_maybe (every one with kept_rest) are each looked
+     * at, their cheapest price in stock against the cap. A merchant is its
+     * merchant_stock, a date its step of soon_bits; a cap the step below it,
+     * then the step at or above it (above every step: the rest). */
+    bool one;
+    const uint64_t *kept_sure, *kept_maybe;
+    bool kept_rest;
     /* set by the caller: the default weights, no device and not none,
      * without offer filters, or in the score's order, or with one offer
      * filter alone in any order; the page stage counts and pages by bitsets
@@ -500,9 +511,33 @@ struct sx_filter {
 bool sx_filter_prepare(const as_search_snap *s, const as_search_ask *ask, const as_device *dev,
                        const as_offer_filter *of, sx_filter *f);
 /* f's per-search bitsets, in tmp: offer_mask from the catalogue's steps
- * (its own only when it takes two), and with a device dev_bits and
- * dev_unfit from its rows. */
+ * (its own only when it takes two), with one offer filter alone its kept
+ * sets (f->one), and with a device dev_bits and dev_unfit from its rows. */
 void sx_filter_bitsets(const as_search_snap *s, as_mem *tmp, sx_filter *f);
+/* With f->one: of the products in cand (bitset word w), those with an offer
+ * in stock the filter keeps. */
+static inline uint64_t sx_filter_kept(const as_search_snap *s, const sx_filter *f, size_t w,
+                                      uint64_t cand)
+{
+    uint64_t x = f->kept_sure ? cand & f->kept_sure[w] : 0;
+    int64_t cap = f->of.max_price_cents;
+    if (f->kept_maybe) {
+        /* in a step: available, with a cheapest price in stock; without a
+         * branch on it, so that the reads of one word's products (cache
+         * misses on a large catalogue) overlap */
+        for (uint64_t look = cand & ~x & f->kept_maybe[w]; look; look &= look - 1) {
+            unsigned b = (unsigned)__builtin_ctzll(look);
+            x |= (uint64_t)(s->min_price[w * 64 + b] <= cap) << b;
+        }
+    } else if (f->kept_rest) {
+        for (uint64_t look = cand & ~x; look; look &= look - 1) {
+            uint32_t d = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(look));
+            if (s->def_off[d] != UINT32_MAX && s->min_price[d] && s->min_price[d] <= cap)
+                x |= look & -look;
+        }
+    }
+    return x;
+}
 /* Has product doc no offer at all that f's price cap and date keep? */
 static inline bool sx_filter_unmet(const sx_filter *f, uint32_t doc)
 {

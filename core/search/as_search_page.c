@@ -154,75 +154,6 @@ void sx_page_product(const as_search_snap *s, as_mem *m, uint32_t d, const as_de
     }
 }
 
-/* What one offer filter alone keeps, as bitsets (sx_rank_columns): every
- * product in `sure` has an offer in stock it keeps; of the others, those in
- * `maybe` (or every one, with `rest`) are looked at one by one: the price
- * cap's step below the cap is sure, the products of the step at or above it
- * are each checked against their cheapest price in stock. A date within
- * SX_SOON_DAYS days is its step exactly, a merchant its merchant_stock. */
-typedef struct kept_set {
-    const uint64_t *sure, *maybe; /* sure NULL: none is */
-    bool rest;
-    int64_t cap;
-    bool by_price; /* page in rank_order (a cap keeps each product's cheapest) */
-} kept_set;
-
-static bool one_filter(const as_search_snap *s, const sx_filter *f, kept_set *k)
-{
-    const sx_catalog *c = s->c;
-    bool price = f->of.max_price_cents > 0, date = f->of.deliver_by > 0, mer = f->merchant >= 0;
-    memset(k, 0, sizeof(*k));
-    if (price + date + mer != 1) return false;
-    if (mer) {
-        k->sure = s->merchant_stock + (size_t)f->merchant * c->words;
-        return true;
-    }
-    if (date) {
-        int64_t within = f->of.deliver_by - f->today;
-        if (within >= SX_SOON_DAYS) return false;
-        if (within >= 0) k->sure = s->soon_bits + (size_t)within * c->words;
-        return true;
-    }
-    size_t j = 0, np = c->nprice_steps;
-    k->cap = f->of.max_price_cents;
-    k->by_price = true;
-    while (j < np && c->price_step[j] < k->cap)
-        j++;
-    if (j < np && c->price_step[j] == k->cap) {
-        k->sure = s->cheap_bits + j * c->words;
-    } else {
-        k->sure = j ? s->cheap_bits + (j - 1) * c->words : NULL;
-        if (j < np)
-            k->maybe = s->cheap_bits + j * c->words;
-        else
-            k->rest = true; /* above every step: a cheapest price in stock above the dearest */
-    }
-    return true;
-}
-
-/* Of the products in cand (word w), those with an offer k keeps. */
-static inline uint64_t kept_word(const as_search_snap *s, const kept_set *k, size_t w,
-                                 uint64_t cand)
-{
-    uint64_t x = k->sure ? cand & k->sure[w] : 0;
-    if (k->maybe) {
-        /* in a step: available, with a cheapest price in stock; without a
-         * branch on it, so that the reads of one word's products (cache
-         * misses on a large catalogue) overlap */
-        for (uint64_t look = cand & ~x & k->maybe[w]; look; look &= look - 1) {
-            unsigned b = (unsigned)__builtin_ctzll(look);
-            x |= (uint64_t)(s->min_price[w * 64 + b] <= k->cap) << b;
-        }
-    } else if (k->rest) {
-        for (uint64_t look = cand & ~x; look; look &= look - 1) {
-            uint32_t d = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(look));
-            if (s->def_off[d] != UINT32_MAX && s->min_price[d] && s->min_price[d] <= k->cap)
-                x |= look & -look;
-        }
-    }
-    return x;
-}
-
 /* Product d, kept by the offer filters, ranked and offered to got (tier t):
  * *worst the key of got's last once it is full (tier aside). */
 static inline void offer_kept(const as_search_snap *s, const sx_filter *f, uint32_t d, uint8_t t,
@@ -310,7 +241,7 @@ static void sorted_tier(const as_search_snap *s, const sx_filter *f, as_sort_kin
 
 /* filtered_bits under one offer filter (a price cap, a date within
  * SX_SOON_DAYS days, or a merchant): the results are the matches with an
- * offer it keeps (kept_word), so counted by popcount and the excluded found
+ * offer it keeps (sx_filter_kept), so counted by popcount and the excluded found
  * word by word; only the results that may reach the page are ranked, tier by
  * tier: under another sort than the score's by sorted_tier (sort_order:
  * that sort's, for the return rate). A tier with few products ranks each;
@@ -320,7 +251,7 @@ static void sorted_tier(const as_search_snap *s, const sx_filter *f, as_sort_kin
  * bound_order, by sx_rank_bound) until the next one's bound cannot enter
  * the page (ranking each while another thread makes bound_order). */
 static void filtered_one(const as_search_snap *s, as_mem *m, as_mem *tmp, const as_search_ask *ask,
-                         const sx_filter *f, const kept_set *k, const uint32_t *sort_order,
+                         const sx_filter *f, const uint32_t *sort_order,
                          const uint64_t *const *tier, size_t ntiers, top_k *top, uint32_t *excluded,
                          const char **why_of, size_t *nx, as_search_result *out)
 {
@@ -328,14 +259,16 @@ static void filtered_one(const as_search_snap *s, as_mem *m, as_mem *tmp, const 
     size_t words = c->words, n = c->n;
     const uint64_t *any = tier[ntiers - 1];
     const uint64_t *hid = f->verified_only ? c->hidden_bits : NULL;
-    /* the order to walk, made (bound_order) at the first tier that walks */
-    const uint32_t *order = k->by_price ? s->rank_order : NULL;
+    /* the order to walk, made (bound_order) at the first tier that walks:
+     * under a cap rank_order, whose score bounds the filtered one */
+    bool by_price = f->of.max_price_cents > 0;
+    const uint32_t *order = by_price ? s->rank_order : NULL;
     size_t norder = n;
     uint64_t *res = as_alloc_raw(tmp, (words ? words : 1) * 8);
     size_t count = 0, ex_count = 0;
     for (size_t w = 0; w < words; w++) {
         uint64_t a = any[w];
-        uint64_t r = kept_word(s, k, w, hid ? a & ~hid[w] : a);
+        uint64_t r = sx_filter_kept(s, f, w, hid ? a & ~hid[w] : a);
         res[w] = r;
         count += (size_t)sx_pop64(r);
         uint64_t x = a & ~r;
@@ -379,7 +312,7 @@ static void filtered_one(const as_search_snap *s, as_mem *m, as_mem *tmp, const 
                     uint32_t d = order[i];
                     if (!sx_bit(set, d)) continue;
                     /* the best score it can have; past it, none can enter */
-                    uint8_t most = k->by_price ? s->def_score[d] : s->bound_score[i];
+                    uint8_t most = by_price ? s->def_score[d] : s->bound_score[i];
                     if (got.n == got.k && ((uint64_t)(255 - most) << 32 | c->sku_rk[d]) >= worst)
                         break;
                     offer_kept(s, f, d, (uint8_t)t, &got, &worst);
@@ -408,10 +341,8 @@ static void filtered_bits(const as_search_snap *s, as_mem *m, as_mem *tmp, const
                           as_search_result *out)
 {
     const sx_catalog *c = s->c;
-    kept_set one;
-    if (one_filter(s, f, &one)) {
-        filtered_one(s, m, tmp, ask, f, &one, sort_order, tier, ntiers, top, excluded, why_of, nx,
-                     out);
+    if (f->one) {
+        filtered_one(s, m, tmp, ask, f, sort_order, tier, ntiers, top, excluded, why_of, nx, out);
         return;
     }
     const uint64_t *any = tier[ntiers - 1];
@@ -616,9 +547,8 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
      * in the score's order, each match ranked from them (filtered_bits), and
      * under one of them alone, in any order, only the results that may
      * reach the page (filtered_one) */
-    kept_set one;
     f.bits = as_weights_is_default(&ask->w) && !f.dev && !f.none &&
-             (!f.offer_filters || ask->sort == AS_SORT_SCORE || one_filter(s, &f, &one));
+             (!f.offer_filters || ask->sort == AS_SORT_SCORE || f.one);
     const uint32_t *order = s->rank_order;
     if (f.bits && ask->sort != AS_SORT_SCORE)
         f.bits = (order = sx_sort_order(s, ask->sort)) != NULL;

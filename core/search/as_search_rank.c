@@ -427,19 +427,29 @@ static bool make_order(const as_search_snap *s, as_sort_kind k, uint32_t *out)
     return ok;
 }
 
-const uint32_t *sx_sort_order(const as_search_snap *cs, as_sort_kind k)
+static bool make_bound_order(as_search_snap *s);
+
+/* Order i of the snapshot (order_state[i]: sort_order[0..2] by sort k, 3
+ * bound_order), made by the first thread to ask (make_order or
+ * make_bound_order): true once it is made; false while another thread makes
+ * it or when it cannot be made. The orders live in the snapshot's state,
+ * filled once: the snapshot is otherwise read-only to searches. */
+static bool order_made(const as_search_snap *cs, size_t i, as_sort_kind k)
+{
+    as_search_snap *s = (as_search_snap *)cs;
+    int st = atomic_load_explicit(&s->order_state[i], memory_order_acquire);
+    if (st == 2) return true;
+    if (st != 0 || !atomic_compare_exchange_strong(&s->order_state[i], &st, 1)) return false;
+    bool ok = i == 3 ? make_bound_order(s) : make_order(s, k, s->sort_order[i]);
+    atomic_store_explicit(&s->order_state[i], ok ? 2 : 3, memory_order_release);
+    return ok;
+}
+
+const uint32_t *sx_sort_order(const as_search_snap *s, as_sort_kind k)
 {
     if (k != AS_SORT_PRICE && k != AS_SORT_DELIVERY && k != AS_SORT_RETURN_RATE) return NULL;
-    /* the orders live in the snapshot's state, filled once: the snapshot is
-     * otherwise read-only to searches */
-    as_search_snap *s = (as_search_snap *)cs;
     size_t i = k == AS_SORT_PRICE ? 0 : k == AS_SORT_DELIVERY ? 1 : 2;
-    int st = atomic_load_explicit(&s->order_state[i], memory_order_acquire);
-    if (st == 2) return s->sort_order[i];
-    if (st != 0 || !atomic_compare_exchange_strong(&s->order_state[i], &st, 1)) return NULL;
-    bool ok = make_order(s, k, s->sort_order[i]);
-    atomic_store_explicit(&s->order_state[i], ok ? 2 : 3, memory_order_release);
-    return ok ? s->sort_order[i] : NULL;
+    return order_made(s, i, k) ? s->sort_order[i] : NULL;
 }
 
 /* bound_order and bound_score: the buyable products of rank_order (the
@@ -484,15 +494,9 @@ static bool make_bound_order(as_search_snap *s)
     return true;
 }
 
-const uint32_t *sx_bound_order(const as_search_snap *cs)
+const uint32_t *sx_bound_order(const as_search_snap *s)
 {
-    as_search_snap *s = (as_search_snap *)cs; /* filled once, as sx_sort_order's */
-    int st = atomic_load_explicit(&s->order_state[3], memory_order_acquire);
-    if (st == 2) return s->bound_order;
-    if (st != 0 || !atomic_compare_exchange_strong(&s->order_state[3], &st, 1)) return NULL;
-    bool ok = make_bound_order(s);
-    atomic_store_explicit(&s->order_state[3], ok ? 2 : 3, memory_order_release);
-    return ok ? s->bound_order : NULL;
+    return order_made(s, 3, AS_SORT_SCORE) ? s->bound_order : NULL;
 }
 
 void sx_rank_best_default(const as_search_snap *s, uint32_t doc, bool price_days, sx_best *out)
