@@ -5,8 +5,10 @@
  * counts; the few parts that hold pointers (merchants, devices, the category
  * and part-type tables) are rebuilt in private memory when the file is mapped.
  * The stock state at the build (which offers were in stock, each product's
- * best offer under the default weights) is a section too: a child copies it
- * into its snapshot and reads the changes since from the store.
+ * best offer under the default weights, and every column, bitset and order
+ * made from them) is a section too, the snapshot's state mapping as it was:
+ * a child copies it into its snapshot and reads the changes since from the
+ * store.
  *
  * A file is written under a temporary name and renamed, so it is whole or
  * absent; it is mapped only when this process's user owns it, nobody else can
@@ -31,8 +33,9 @@ static const char magic[8] = {'A', 'S', 'I', 'D', 'X', 0, 0, 0};
  * format-4 file's would be written after the device's members again); 6: the
  * offers' stock as read and the live sequence it was read at; 7: contradicted
  * products' entries of `excluded` (xj_at); 8: which words are only ever
- * joined ones (tok_join) */
-#define FORMAT 8
+ * joined ones (tok_join); 9: the whole stock state, not only in_stock,
+ * def_off and def_score to rank every product from again */
+#define FORMAT 9
 
 enum {
     SEC_IDS,
@@ -84,10 +87,8 @@ enum {
     SEC_DEVICES,   /* file_device */
     SEC_CATS,      /* NUL-terminated strings, one after another */
     SEC_PTS,
-    /* the stock state at the build */
-    SEC_IN_STOCK,
-    SEC_DEF_OFF,
-    SEC_DEF_SCORE,
+    /* the stock state at the build: the snapshot's state mapping, whole */
+    SEC_STATE,
     SEC_N
 };
 
@@ -189,7 +190,6 @@ static uint64_t expected_len(const file_head *h, const sx_catalog *c, int sec)
     case SEC_XJ_AT:
     case SEC_STATUS_AT:
     case SEC_AVAIL_AT:
-    case SEC_DEF_OFF:
     case SEC_CAT_DOCS:
     case SEC_PT_DOCS:
         return n * 4;
@@ -203,15 +203,14 @@ static uint64_t expected_len(const file_head *h, const sx_catalog *c, int sec)
     case SEC_HIDDEN:
     case SEC_AVAIL:
     case SEC_GUARANTEE:
-    case SEC_DEF_SCORE:
         return n;
     case SEC_OFF_AT:
     case SEC_FWD_AT:
         return (n + 1) * 4;
     case SEC_OFFERS:
         return h->noffers * sizeof(sx_offer);
-    case SEC_IN_STOCK:
-        return h->noffers;
+    case SEC_STATE:
+        return sx_state_bytes(n, h->noffers, h->nmerchants);
     case SEC_TOK_JOIN:
         return h->ntok;
     case SEC_STOCK:
@@ -380,12 +379,8 @@ bool sx_file_commit(const as_search_snap *s, sx_file_out *out, const char *path)
     len[SEC_CATS] = cats_len;
     data[SEC_PTS] = pts;
     len[SEC_PTS] = pts_len;
-    data[SEC_IN_STOCK] = s->in_stock;
-    len[SEC_IN_STOCK] = c->noffers;
-    data[SEC_DEF_OFF] = s->def_off;
-    len[SEC_DEF_OFF] = c->n * 4;
-    data[SEC_DEF_SCORE] = s->def_score;
-    len[SEC_DEF_SCORE] = c->n;
+    data[SEC_STATE] = s->state;
+    len[SEC_STATE] = s->state_bytes;
 
     /* the views' text first, where sx_vtext_room maps it; the rest after it */
     h.sec[SEC_VTEXT].off = SX_VTEXT_OFF;
@@ -567,13 +562,22 @@ fail:
     return NULL;
 }
 
-void sx_file_state(const sx_catalog *c, const uint8_t *base, as_search_snap *s)
+bool sx_file_state(const sx_catalog *c, const uint8_t *base, as_search_snap *s)
 {
     const file_head *h = (const file_head *)base;
-    memcpy(s->in_stock, base + h->sec[SEC_IN_STOCK].off, c->noffers);
-    memcpy(s->def_off, base + h->sec[SEC_DEF_OFF].off, c->n * 4);
-    memcpy(s->def_score, base + h->sec[SEC_DEF_SCORE].off, c->n);
-    for (size_t d = 0; d < c->n; d++)
-        sx_rank_columns(s, (uint32_t)d);
-    sx_rank_order(s);
+    if (h->sec[SEC_STATE].len != s->state_bytes) return false;
+    memcpy(s->state, base + h->sec[SEC_STATE].off, s->state_bytes);
+    /* what the state says that indexes something else: the best offer
+     * among the product's own, the products in the order, the merchants */
+    size_t nm = c->nmerchants;
+    for (size_t d = 0; d < c->n; d++) {
+        uint32_t o = s->def_off[d];
+        if ((o != UINT32_MAX && (o < c->off_at[d] || o >= c->off_at[d + 1])) ||
+            s->rank_order[d] >= c->n || (nm && (s->best_q[d] >= nm || s->best_r[d] >= nm)) ||
+            (nm < 64 && s->merchants_in[d] >> nm))
+            return false;
+    }
+    for (size_t o = 0; o < c->noffers; o++)
+        if (s->front[o].merchant >= (nm ? nm : 1)) return false;
+    return true;
 }

@@ -863,16 +863,21 @@ static bool str_table(char **s, const uint32_t *order, uint32_t n, uint32_t **at
 
 /* The snapshot's stock state (struct as_search_snap), in one private
  * mapping: given back to the system whole when the snapshot goes. */
+size_t sx_state_bytes(size_t n, size_t noffers, size_t nmerchants)
+{
+    size_t stock = (noffers + 7) & ~(size_t)7, words = (n + 63) / 64;
+    /* the 8-byte columns first, after the stock bytes rounded up to 8 */
+    return stock +
+           n * (3 * sizeof(int64_t) + 6 * sizeof(uint32_t) + 3 * sizeof(int32_t) +
+                3 * sizeof(uint16_t) + 2) +
+           (nmerchants + SX_PRICE_STEPS + SX_SOON_DAYS) * words * sizeof(uint64_t) +
+           noffers * sizeof(sx_front) + 1;
+}
+
 static bool state_map(as_search_snap *s, sx_catalog *c)
 {
     size_t stock = (c->noffers + 7) & ~(size_t)7;
-    /* the 8-byte columns first, after the stock bytes rounded up to 8 */
-    s->state_bytes =
-        stock +
-        c->n * (3 * sizeof(int64_t) + 6 * sizeof(uint32_t) + 3 * sizeof(int32_t) +
-                3 * sizeof(uint16_t) + 2) +
-        (c->nmerchants + SX_PRICE_STEPS + SX_SOON_DAYS) * c->words * sizeof(uint64_t) +
-        c->noffers * sizeof(sx_front) + 1;
+    s->state_bytes = sx_state_bytes(c->n, c->noffers, c->nmerchants);
     void *p = mmap(NULL, s->state_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) {
         s->state = NULL;
@@ -1418,12 +1423,12 @@ static as_search_snap *map_file(const as_search_index *si, int64_t catalogue)
     free(path);
     if (!c) return NULL;
     as_search_snap *s = calloc(1, sizeof(*s));
-    if (!s || !state_map(s, c)) {
+    if (!s || !state_map(s, c) || !sx_file_state(c, state, s)) {
+        if (s) state_unmap(s);
         free(s);
         catalog_free(c);
         return NULL;
     }
-    sx_file_state(c, state, s);
     atomic_init(&s->refs, 1);
     s->v = at;
     return s;

@@ -979,6 +979,10 @@ static void test_index_file(void **state)
     index_pair x;
     index_pair_open(m, &x);
     assert_int_equal(as_search_snap_products(x.mapped), as_search_snap_products(x.mem));
+    /* the stock state is the build's, copied from the file, not made again:
+     * byte for byte a build's in memory (before any search makes an order) */
+    assert_int_equal(x.mapped->state_bytes, x.mem->state_bytes);
+    assert_memory_equal(x.mapped->state, x.mem->state, x.mem->state_bytes);
 
     struct {
         const char *q;
@@ -1012,8 +1016,31 @@ static void test_index_file(void **state)
     assert_memory_equal(bytes, want, n_file);
     unlink(whole);
 
-    /* a damaged file is not mapped: the next process builds it again */
+    /* a file whose stock state names an offer of another product as a
+     * product's best is damaged: not mapped, built again */
     struct stat sb;
+    size_t image = 0; /* where the file holds the state */
+    while (image + x.mem->state_bytes <= n_file &&
+           memcmp(bytes + image, x.mem->state, x.mem->state_bytes) != 0)
+        image += 8; /* sections are 8-byte aligned */
+    assert_true(image + x.mem->state_bytes <= n_file);
+    size_t at = image + (size_t)((const char *)x.mem->def_off - (const char *)x.mem->state);
+    uint32_t other = x.mem->c->off_at[x.mem->c->n]; /* past the last product's offers */
+    FILE *f = fopen(file, "r+b");
+    assert_non_null(f);
+    assert_int_equal(fseek(f, (long)at, SEEK_SET), 0);
+    assert_int_equal(fwrite(&other, sizeof(other), 1, f), 1);
+    assert_int_equal(fclose(f), 0);
+    as_search_index *poked = as_search_index_create(x.prefix, keep_log, m);
+    as_search_snap *rebuilt = as_search_index_get(poked, &x.st);
+    assert_non_null(rebuilt);
+    assert_non_null(strstr(last_log, "built in"));
+    assert_string_equal(answer(m, rebuilt, "aa batteries", NULL),
+                        answer(m, x.mem, "aa batteries", NULL));
+    as_search_snap_release(rebuilt);
+    as_search_index_destroy(poked);
+
+    /* a damaged file is not mapped: the next process builds it again */
     assert_int_equal(stat(file, &sb), 0);
     assert_int_equal(truncate(file, sb.st_size / 2), 0);
     as_search_index *three = as_search_index_create(x.prefix, keep_log, m);
