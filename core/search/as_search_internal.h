@@ -350,6 +350,10 @@ static inline const sx_compat *sx_compat_row(const sx_compat *rows, size_t n, ui
     return lo < n && rows[lo].doc == doc ? &rows[lo] : NULL;
 }
 
+/* A stable LSD radix sort of v[0, n) by key[v[i]], 11 bits a pass, as many
+ * passes as the largest key needs; tmp holds n (as_search_rank.c). */
+void sx_radix_by(uint32_t *v, uint32_t *tmp, const uint64_t *key, size_t n);
+
 /* ---- the index file (as_search_file.c) ---- */
 
 /* What each process makes for itself of a catalogue, built or mapped: c's

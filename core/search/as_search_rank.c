@@ -355,9 +355,7 @@ void sx_rank_order(as_search_snap *s)
 
 #define RADIX_BUCKETS (1u << 11)
 
-/* A stable LSD radix sort of v[0, n) by key[v[i]], 11 bits a pass, as many
- * passes as the largest key needs; tmp holds n. */
-static void radix_by(uint32_t *v, uint32_t *tmp, const uint64_t *key, size_t n)
+void sx_radix_by(uint32_t *v, uint32_t *tmp, const uint64_t *key, size_t n)
 {
     uint64_t most = 0;
     for (size_t i = 0; i < n; i++)
@@ -419,8 +417,8 @@ static bool make_order(const as_search_snap *s, as_sort_kind k, uint32_t *out)
         ok = order_key(s, k, (uint32_t)d, &key[d]);
     if (ok) {
         memcpy(out, s->rank_order, n * sizeof(*out));
-        radix_by(out, tmp, key, nb);
-        if (k == AS_SORT_RETURN_RATE) radix_by(out + nb, tmp, key, n - nb);
+        sx_radix_by(out, tmp, key, nb);
+        if (k == AS_SORT_RETURN_RATE) sx_radix_by(out + nb, tmp, key, n - nb);
     }
     free(key);
     free(tmp);
