@@ -6,7 +6,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <jansson.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -255,27 +254,21 @@ static const char *num_text(as_mem *m, double v)
  * claimed one. */
 static bool add_specs(sx_builder *b, as_mem *m, const char *specs)
 {
-    if (!specs) return true;
-    json_t *arr = json_loads(specs, JSON_DECODE_ANY, NULL);
-    if (!json_is_array(arr)) {
-        json_decref(arr);
-        return true; /* not the store's format: no spec words */
-    }
+    sx_spec *rows;
+    size_t n;
+    if (!specs || !sx_specs_read(m, specs, &rows, &n)) return true; /* no spec words */
     bool ok = true;
-    size_t i;
-    json_t *row;
-    json_array_foreach(arr, i, row)
-    {
-        const char *label = json_string_value(json_array_get(row, 0));
-        const char *unit = json_string_value(json_array_get(row, 1));
-        json_t *v = json_array_get(row, 3);
-        if (!v || json_is_null(v)) v = json_array_get(row, 2);
-        if (!v || json_is_null(v) || json_is_false(v)) continue;
+    for (size_t i = 0; ok && i < n; i++) {
+        const sx_spec_value *col = rows[i].member; /* label, unit, claimed, measured */
+        const char *label = col[0].kind == SX_SPEC_STRING ? col[0].text : NULL;
+        const char *unit = col[1].kind == SX_SPEC_STRING ? col[1].text : NULL;
+        const sx_spec_value *v = col[3].kind > SX_SPEC_NULL ? &col[3] : &col[2];
+        if (v->kind <= SX_SPEC_FALSE) continue;
         if (label && !(ok = add_text(b, m, label, true))) break;
-        if (json_is_string(v)) {
-            ok = add_text(b, m, json_string_value(v), true);
-        } else if (json_is_number(v)) {
-            double x = json_number_value(v);
+        if (v->kind == SX_SPEC_STRING) {
+            ok = add_text(b, m, v->text, true);
+        } else if (v->kind == SX_SPEC_NUMBER) {
+            double x = v->number;
             ok = add_text(b, m, as_printf(m, "%s %s", num_text(m, x), unit ? unit : ""), false);
             static const struct {
                 const char *from, *to;
@@ -289,9 +282,7 @@ static bool add_specs(sx_builder *b, as_mem *m, const char *specs)
                     ok = add_text(b, m, as_printf(m, "%s %s", num_text(m, y), bigger[k].to), false);
             }
         }
-        if (!ok) break;
     }
-    json_decref(arr);
     return ok;
 }
 

@@ -350,6 +350,31 @@ static inline const sx_compat *sx_compat_row(const sx_compat *rows, size_t n, ui
     return lo < n && rows[lo].doc == doc ? &rows[lo] : NULL;
 }
 
+/* A product's specifications as the store writes them for the index build
+ * (as_index_row.specs), read (as_search_specs.c): per row of the array, its
+ * first four members (label, unit, claimed, measured; kind 0 for a member
+ * the row has not), and whether it is an array at all. false, and no rows,
+ * when the text is not valid UTF-8, not JSON, or not an array. */
+typedef enum {
+    SX_SPEC_ABSENT,
+    SX_SPEC_NULL,
+    SX_SPEC_FALSE,
+    SX_SPEC_TRUE,
+    SX_SPEC_NUMBER,
+    SX_SPEC_STRING,
+    SX_SPEC_OTHER /* an array or an object */
+} sx_spec_kind;
+typedef struct sx_spec_value {
+    sx_spec_kind kind;
+    double number;
+    const char *text; /* a string's, decoded */
+} sx_spec_value;
+typedef struct sx_spec {
+    bool is_row;
+    sx_spec_value member[4];
+} sx_spec;
+bool sx_specs_read(as_mem *m, const char *json, sx_spec **out, size_t *n);
+
 /* A stable LSD radix sort of v[0, n) by key[v[i]], 11 bits a pass, as many
  * passes as the largest key needs; tmp holds n (as_search_rank.c). */
 void sx_radix_by(uint32_t *v, uint32_t *tmp, const uint64_t *key, size_t n);

@@ -1,0 +1,301 @@
+/* A product's specifications as the store gives them to the index build
+ * (as_index_row.specs): a JSON array of [label, unit, claimed, measured] per
+ * spec row, claimed and measured JSON values. Read here without a JSON
+ * library: jansson made a json_t of every member of every product's array,
+ * 15% of the build's main thread while it read the products (1,000,000
+ * products: about 2 s). The reading is JSON's, for this shape: a text that
+ * is not valid UTF-8, not an array or not JSON gives no specification at all
+ * (as json_loads refusing it did), a row that is not an array gives none of
+ * its own, and members after the fourth are read past. */
+#include <locale.h>
+#include <stdlib.h>
+#include <string.h>
+#include <threads.h>
+
+#include "as_search_internal.h"
+#include "as_util.h"
+
+typedef struct reader {
+    as_mem *m;
+    const char *p;
+} reader;
+
+static void ws(reader *r)
+{
+    while (*r->p == ' ' || *r->p == '\t' || *r->p == '\n' || *r->p == '\r')
+        r->p++;
+}
+
+static int hex4(const char *s)
+{
+    int v = 0;
+    for (int i = 0; i < 4; i++) {
+        char c = s[i];
+        int d = c >= '0' && c <= '9'   ? c - '0'
+                : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                       : -1;
+        if (d < 0) return -1;
+        v = v * 16 + d;
+    }
+    return v;
+}
+
+static char *put_utf8(char *o, unsigned cp)
+{
+    if (cp < 0x80) {
+        *o++ = (char)cp;
+    } else if (cp < 0x800) {
+        *o++ = (char)(0xC0 | cp >> 6);
+        *o++ = (char)(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+        *o++ = (char)(0xE0 | cp >> 12);
+        *o++ = (char)(0x80 | (cp >> 6 & 0x3F));
+        *o++ = (char)(0x80 | (cp & 0x3F));
+    } else {
+        *o++ = (char)(0xF0 | cp >> 18);
+        *o++ = (char)(0x80 | (cp >> 12 & 0x3F));
+        *o++ = (char)(0x80 | (cp >> 6 & 0x3F));
+        *o++ = (char)(0x80 | (cp & 0x3F));
+    }
+    return o;
+}
+
+/* A string at r->p (its '"'), decoded: its text on r->m; NULL when malformed
+ * (an escape JSON has not, a lone surrogate, \u0000, a control character). */
+static const char *string(reader *r)
+{
+    const char *s = ++r->p, *e = s;
+    bool escaped = false;
+    for (; *e != '"'; e++) {
+        if ((unsigned char)*e < 0x20) return NULL; /* the end too */
+        if (*e == '\\') {
+            escaped = true;
+            if (!*++e) return NULL;
+        }
+    }
+    r->p = e + 1;
+    if (!escaped) return as_strndup(r->m, s, (size_t)(e - s));
+    char *out = as_alloc_raw(r->m, (size_t)(e - s) + 1), *o = out; /* escapes only shrink */
+    for (const char *q = s; q < e; q++) {
+        if (*q != '\\') {
+            *o++ = *q;
+            continue;
+        }
+        switch (*++q) {
+        case '"':
+            *o++ = '"';
+            break;
+        case '\\':
+            *o++ = '\\';
+            break;
+        case '/':
+            *o++ = '/';
+            break;
+        case 'b':
+            *o++ = '\b';
+            break;
+        case 'f':
+            *o++ = '\f';
+            break;
+        case 'n':
+            *o++ = '\n';
+            break;
+        case 'r':
+            *o++ = '\r';
+            break;
+        case 't':
+            *o++ = '\t';
+            break;
+        case 'u': {
+            if (e - q < 5) return NULL;
+            int cp = hex4(q + 1);
+            q += 4;
+            if (cp <= 0 || (cp >= 0xDC00 && cp <= 0xDFFF)) return NULL;
+            if (cp >= 0xD800 && cp <= 0xDBFF) { /* a pair, or nothing */
+                int lo = e - q >= 7 && q[1] == '\\' && q[2] == 'u' ? hex4(q + 3) : -1;
+                if (lo < 0xDC00 || lo > 0xDFFF) return NULL;
+                cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+                q += 6;
+            }
+            o = put_utf8(o, (unsigned)cp);
+            break;
+        }
+        default:
+            return NULL;
+        }
+    }
+    *o = '\0';
+    return out;
+}
+
+/* The C locale's numbers, made once: strtod in it reads JSON's '.' whatever
+ * locale the process set (another module of httpd may set one that writes
+ * a decimal comma); NULL when it could not be made (then the process's). */
+static locale_t c_numbers;
+static once_flag c_numbers_once = ONCE_FLAG_INIT;
+
+static void c_numbers_make(void)
+{
+    c_numbers = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+}
+
+/* A number at r->p, as strtod reads it in the C locale. */
+static bool number(reader *r, double *out)
+{
+    const char *s = r->p, *e = s;
+    if (*e == '-') e++;
+    if (*e < '0' || *e > '9') return false;
+    while ((*e >= '0' && *e <= '9') || *e == '.' || *e == 'e' || *e == 'E' || *e == '+' ||
+           *e == '-')
+        e++;
+    char text[64];
+    size_t n = (size_t)(e - s);
+    if (n >= sizeof(text)) return false;
+    memcpy(text, s, n);
+    text[n] = '\0';
+    call_once(&c_numbers_once, c_numbers_make);
+    locale_t was = c_numbers ? uselocale(c_numbers) : (locale_t)0;
+    char *end;
+    *out = strtod(text, &end);
+    if (c_numbers) uselocale(was);
+    if (end != text + n) return false;
+    r->p = e;
+    return true;
+}
+
+static bool word(reader *r, const char *w)
+{
+    size_t n = strlen(w);
+    if (strncmp(r->p, w, n) != 0) return false;
+    r->p += n;
+    return true;
+}
+
+static bool value(reader *r, sx_spec_value *v, int depth);
+
+/* An array or object: read past, to the depth JSON texts are nested here. */
+static bool composite(reader *r, int depth)
+{
+    if (depth > 32) return false;
+    char close = *r->p == '[' ? ']' : '}';
+    r->p++;
+    ws(r);
+    if (*r->p == close) {
+        r->p++;
+        return true;
+    }
+    for (;;) {
+        sx_spec_value ignored;
+        if (close == '}') {
+            if (*r->p != '"' || !string(r)) return false;
+            ws(r);
+            if (*r->p++ != ':') return false;
+            ws(r);
+        }
+        if (!value(r, &ignored, depth + 1)) return false;
+        ws(r);
+        if (*r->p == ',') {
+            r->p++;
+            ws(r);
+            continue;
+        }
+        if (*r->p++ != close) return false;
+        return true;
+    }
+}
+
+static bool value(reader *r, sx_spec_value *v, int depth)
+{
+    memset(v, 0, sizeof(*v));
+    switch (*r->p) {
+    case '"':
+        v->kind = SX_SPEC_STRING;
+        return (v->text = string(r)) != NULL;
+    case 't':
+        v->kind = SX_SPEC_TRUE;
+        return word(r, "true");
+    case 'f':
+        v->kind = SX_SPEC_FALSE;
+        return word(r, "false");
+    case 'n':
+        v->kind = SX_SPEC_NULL;
+        return word(r, "null");
+    case '[':
+    case '{':
+        v->kind = SX_SPEC_OTHER;
+        return composite(r, depth);
+    default:
+        v->kind = SX_SPEC_NUMBER;
+        return number(r, &v->number);
+    }
+}
+
+static bool rows_read(as_mem *m, const char *json, sx_spec **out, size_t *n)
+{
+    if (!json || !as_utf8_valid(json, strlen(json))) return false;
+    reader r = {m, json};
+    ws(&r);
+    if (*r.p != '[') return false;
+    r.p++;
+    size_t cap = 0;
+    sx_spec *rows = NULL;
+    ws(&r);
+    bool empty = *r.p == ']';
+    if (empty) r.p++;
+    while (!empty) {
+        sx_spec row = {0};
+        if (*r.p == '[') { /* a row: its first four members */
+            r.p++;
+            ws(&r);
+            bool none = *r.p == ']';
+            if (none) r.p++;
+            for (int i = 0; !none; i++) {
+                sx_spec_value v;
+                if (!value(&r, &v, 1)) return false;
+                if (i < 4) row.member[i] = v;
+                ws(&r);
+                if (*r.p == ',') {
+                    r.p++;
+                    ws(&r);
+                    continue;
+                }
+                if (*r.p++ != ']') return false;
+                break;
+            }
+            row.is_row = true;
+        } else {
+            sx_spec_value ignored;
+            if (!value(&r, &ignored, 1)) return false;
+        }
+        if (*n == cap) {
+            sx_spec *more = as_alloc(m, (cap ? 2 * cap : 8) * sizeof(*more));
+            if (*n) memcpy(more, rows, *n * sizeof(*more));
+            rows = more;
+            cap = cap ? 2 * cap : 8;
+        }
+        rows[(*n)++] = row;
+        ws(&r);
+        if (*r.p == ',') {
+            r.p++;
+            ws(&r);
+            continue;
+        }
+        if (*r.p++ != ']') return false;
+        break;
+    }
+    ws(&r);
+    if (*r.p) return false;
+    *out = rows;
+    return true;
+}
+
+bool sx_specs_read(as_mem *m, const char *json, sx_spec **out, size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    if (rows_read(m, json, out, n)) return true;
+    *out = NULL;
+    *n = 0;
+    return false;
+}
