@@ -978,6 +978,36 @@ static bool group_docs(const uint16_t *code, size_t n, size_t ncodes, uint32_t *
     return ok;
 }
 
+/* Products [from, to) ranked under the default weights (sx_rank_default). */
+typedef struct rank_span {
+    as_search_snap *s;
+    uint32_t from, to;
+} rank_span;
+
+static int rank_span_run(void *arg)
+{
+    const rank_span *r = arg;
+    for (uint32_t d = r->from; d < r->to; d++)
+        sx_rank_default(r->s, d);
+    return 0;
+}
+
+/* Every product of a new snapshot ranked, the second half on a thread of its
+ * own: a product's ranking writes its own columns and offer slots, and bits
+ * of bitsets whose words it shares with the 63 products beside it, so the
+ * halves split at a word's first product (1,000,000 products: about 1.5 s of
+ * the build on one core). On one thread when none can be made. */
+static void rank_all(as_search_snap *s)
+{
+    uint32_t n = (uint32_t)s->c->n;
+    rank_span first = {s, 0, (n / 2) & ~63u}, second = {s, first.to, n};
+    thrd_t t;
+    bool two = first.to > 0 && thrd_create(&t, rank_span_run, &second) == thrd_success;
+    if (!two) first.to = n;
+    rank_span_run(&first);
+    if (two) thrd_join(t, NULL);
+}
+
 static as_search_snap *finish(sx_builder *b, const as_search_version *v)
 {
     sx_catalog *c = b->c;
@@ -1136,8 +1166,7 @@ static as_search_snap *finish(sx_builder *b, const as_search_version *v)
     s = calloc(1, sizeof(*s));
     if (!s || !state_map(s, c)) goto fail;
     if (c->noffers) memcpy(s->in_stock, b->in_stock, c->noffers);
-    for (uint32_t d = 0; d < n; d++)
-        sx_rank_default(s, d);
+    rank_all(s);
     sx_rank_order(s);
     atomic_init(&s->refs, 1);
     s->c = c;
