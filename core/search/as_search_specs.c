@@ -172,6 +172,21 @@ static bool word(reader *r, const char *w)
     return true;
 }
 
+/* After a member of a list that `close` ends: 1 when a ',' says another
+ * follows, 0 when the list ended, -1 when neither. */
+static int after_member(reader *r, char close)
+{
+    ws(r);
+    if (*r->p == ',') {
+        r->p++;
+        ws(r);
+        return 1;
+    }
+    if (*r->p != close) return -1;
+    r->p++;
+    return 0;
+}
+
 static bool value(reader *r, sx_spec_value *v, int depth);
 
 /* An array or object: read past, to the depth JSON texts are nested here. */
@@ -194,14 +209,8 @@ static bool composite(reader *r, int depth)
             ws(r);
         }
         if (!value(r, &ignored, depth + 1)) return false;
-        ws(r);
-        if (*r->p == ',') {
-            r->p++;
-            ws(r);
-            continue;
-        }
-        if (*r->p++ != close) return false;
-        return true;
+        int more = after_member(r, close);
+        if (more <= 0) return more == 0;
     }
 }
 
@@ -254,14 +263,9 @@ static bool rows_read(as_mem *m, const char *json, sx_spec **out, size_t *n)
                 sx_spec_value v;
                 if (!value(&r, &v, 1)) return false;
                 if (i < 4) row.member[i] = v;
-                ws(&r);
-                if (*r.p == ',') {
-                    r.p++;
-                    ws(&r);
-                    continue;
-                }
-                if (*r.p++ != ']') return false;
-                break;
+                int more = after_member(&r, ']');
+                if (more < 0) return false;
+                if (!more) break;
             }
             row.is_row = true;
         } else {
@@ -275,14 +279,9 @@ static bool rows_read(as_mem *m, const char *json, sx_spec **out, size_t *n)
             cap = cap ? 2 * cap : 8;
         }
         rows[(*n)++] = row;
-        ws(&r);
-        if (*r.p == ',') {
-            r.p++;
-            ws(&r);
-            continue;
-        }
-        if (*r.p++ != ']') return false;
-        break;
+        int more = after_member(&r, ']');
+        if (more < 0) return false;
+        if (!more) break;
     }
     ws(&r);
     if (*r.p) return false;
