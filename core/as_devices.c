@@ -1,6 +1,5 @@
 #include "as_devices.h"
 
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,8 +24,8 @@ static bool separator_cp(unsigned cp)
 size_t as_text_char(const char *s, bool *word)
 {
     const unsigned char *p = (const unsigned char *)s;
-    if (p[0] < 0x80) {
-        *word = isalnum(p[0]) != 0;
+    if (p[0] < 0x80) { /* isalnum of the C locale, whatever locale the process set */
+        *word = (unsigned)((p[0] | 0x20) - 'a') < 26 || (unsigned)(p[0] - '0') < 10;
         return 1;
     }
     size_t n = p[0] >= 0xF0 ? 4 : p[0] >= 0xE0 ? 3 : p[0] >= 0xC0 ? 2 : 1;
@@ -79,7 +78,8 @@ size_t as_text_fold(const char *s, size_t n, char *out)
                 continue;
             }
         }
-        out[k++] = (char)(*p < 0x80 ? tolower(*p) : *p);
+        /* tolower of the C locale (a Turkish one would make 'I' a dotless ı) */
+        out[k++] = (char)(*p >= 'A' && *p <= 'Z' ? *p + ('a' - 'A') : *p);
         p++;
     }
     out[k] = '\0';
