@@ -51,8 +51,9 @@ typedef struct as_index_row {
     const char *image_urls, *availability, *verif_status;
     bool guarantee;
     /* The specifications, for words such as "vegan" or "65 W": a JSON array
-     * of [label, unit, claimed, measured] per spec row in its order, claimed
-     * and measured as JSON values (null when absent); NULL when none. */
+     * of [label, unit, claimed, measured] per spec row, in any order (they
+     * give a set of words), claimed and measured as JSON values (null when
+     * absent); NULL when none. */
     const char *specs;
 } as_index_row;
 
