@@ -24,8 +24,8 @@ static bool separator_cp(unsigned cp)
 size_t as_text_char(const char *s, bool *word)
 {
     const unsigned char *p = (const unsigned char *)s;
-    if (p[0] < 0x80) { /* isalnum of the C locale, whatever locale the process set */
-        *word = (unsigned)((p[0] | 0x20) - 'a') < 26 || (unsigned)(p[0] - '0') < 10;
+    if (p[0] < 0x80) {
+        *word = as_text_ascii_word(p[0]);
         return 1;
     }
     size_t n = p[0] >= 0xF0 ? 4 : p[0] >= 0xE0 ? 3 : p[0] >= 0xC0 ? 2 : 1;

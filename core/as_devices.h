@@ -46,6 +46,13 @@ as_dev_resolution as_device_resolve_words(as_mem *m, const as_device *devs,
 size_t as_text_terms(as_mem *m, const char *s, const char ***out);
 /* The character at s: its length in bytes, and whether it belongs to a word. */
 size_t as_text_char(const char *s, bool *word);
+/* Whether ASCII character c belongs to a word: the C locale's isalnum,
+ * whatever locale the process set (as_text_char's, for callers that test
+ * ASCII before calling it). */
+static inline bool as_text_ascii_word(unsigned char c)
+{
+    return (unsigned)((c | 0x20) - 'a') < 26 || (unsigned)(c - '0') < 10;
+}
 /* n bytes of a word, lowercased with Latin diacritics folded, into out (at
  * least n + 1 bytes; the result is never longer); returns its length. */
 size_t as_text_fold(const char *s, size_t n, char *out);

@@ -134,7 +134,7 @@ bool sx_filter_viable(const as_search_snap *s, const sx_filter *f, uint32_t doc,
     if (!f->offer_filters) return true;
     if (sx_filter_unmet(f, doc) || !c->avail[doc]) return false;
     if (f->merchant >= 0 && !f->of.max_price_cents && !f->of.deliver_by) {
-        /* a merchant alone: its bit of the snapshot's (sx_rank_columns) */
+        /* a merchant alone: its bit of the snapshot's (sx_rank_default) */
         return sx_bit(s->merchant_stock + (size_t)f->merchant * c->words, doc);
     }
     if (f->merchant < 0) {

@@ -179,7 +179,7 @@ as_scratch *sx_scratch_take(const sx_catalog *c);
 void sx_scratch_give(const sx_catalog *c, as_scratch *s);
 
 /* A product's best offer under the default weights in steps, by delivery
- * date and by price (sx_rank_columns), in its offers' slots (off_at): slot
+ * date and by price (sx_rank_default), in its offers' slots (off_at): slot
  * i holds its i-th step of each. The date steps, ascending by `days`: over
  * its offers in stock that arrive within `days` days, the best one scores
  * `dscore`; `days` 0 after the last. The price steps, ascending by `price`:
@@ -210,7 +210,7 @@ struct as_search_snap {
     uint8_t *in_stock;  /* c->noffers: stock above zero at version v.rank */
     uint32_t *def_off;  /* c->n: the best offer (into offers), UINT32_MAX for none */
     uint8_t *def_score; /* c->n: its score */
-    /* c->n each, from def_off and in_stock (sx_rank_columns), so that ranking
+    /* c->n each, from def_off and in_stock (sx_rank_default), so that ranking
      * under offer filters or a price or delivery sort reads no offer row in
      * the common case: def_off's price and delivery days (0 for none), and
      * the cheapest price in stock (0 for none) */
@@ -254,7 +254,7 @@ struct as_search_snap {
      * best quality of one and the best reliability of another */
     uint64_t *merchants_in;
     /* For offer filters, over the available products' offers in stock
-     * (sx_rank_columns): those with one at c->price_step[j] cents or less
+     * (sx_rank_default): those with one at c->price_step[j] cents or less
      * (cheap_bits, j * c->words on, j < c->nprice_steps), and those with
      * one arriving within k days (soon_bits, k * c->words on, k <
      * SX_SOON_DAYS). A product outside the step at or above a price cap, or
@@ -475,12 +475,9 @@ void sx_rank_best(const as_search_snap *s, uint32_t doc, const as_weights *w,
  * the snapshot's columns. */
 int sx_rank_bound(const as_search_snap *s, uint32_t doc, const sx_weights_tab *t,
                   const as_weights *w);
-/* The snapshot's def_off and def_score of one product, from its in_stock
- * (and its columns, as sx_rank_columns). */
+/* The snapshot's def_off and def_score of one product, from its in_stock,
+ * and its other columns and bits from them. */
 void sx_rank_default(as_search_snap *s, uint32_t doc);
-/* The snapshot's def_price, def_days and min_price of one product, from its
- * def_off and in_stock. */
-void sx_rank_columns(as_search_snap *s, uint32_t doc);
 /* s's rank_order, from its def_off and def_score and the catalogue's sku order. */
 void sx_rank_order(as_search_snap *s);
 /* The order of sort k (price, delivery or return_rate) in s under the

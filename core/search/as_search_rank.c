@@ -185,6 +185,8 @@ void sx_rank_best(const as_search_snap *s, uint32_t doc, const as_weights *w,
     best_offer(s, doc, w, tab, f, merchant, today, out);
 }
 
+static void rank_columns(as_search_snap *s, uint32_t doc);
+
 void sx_rank_default(as_search_snap *s, uint32_t doc)
 {
     as_weights w;
@@ -193,7 +195,7 @@ void sx_rank_default(as_search_snap *s, uint32_t doc)
     sx_best b;
     s->def_off[doc] = best_offer(s, doc, &w, NULL, &none, -1, 0, &b);
     s->def_score[doc] = (uint8_t)b.score;
-    sx_rank_columns(s, doc);
+    rank_columns(s, doc);
 }
 
 /* One list of a product's steps (sx_front): for each value of the key its
@@ -285,7 +287,9 @@ static void rank_front(as_search_snap *s, uint32_t doc)
     }
 }
 
-void sx_rank_columns(as_search_snap *s, uint32_t doc)
+/* The snapshot's def_price, def_days and min_price of one product, and the
+ * rest of its columns and bits, from its def_off and in_stock. */
+static void rank_columns(as_search_snap *s, uint32_t doc)
 {
     const sx_catalog *c = s->c;
     uint32_t d = s->def_off[doc];

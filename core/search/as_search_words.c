@@ -380,7 +380,7 @@ static inline size_t text_char(const char *s, bool *word)
 {
     unsigned char c = (unsigned char)*s;
     if (c >= 0x80) return as_text_char(s, word);
-    *word = (unsigned)((c | 0x20) - 'a') < 26 || (unsigned)(c - '0') < 10;
+    *word = as_text_ascii_word(c);
     return 1;
 }
 
