@@ -242,14 +242,79 @@ static void test_texts(void **state)
     ROWS_DONE();
 }
 
+/* The scalars as_spec_eval reads itself (numbers, plain strings, true,
+ * false, null) give what jansson's reading gives: the same text with spaces
+ * around it is read by jansson (the fast reading takes no spaces), and every
+ * pair of values, in every kind of row, evaluates alike. */
+static void test_scalars_as_jansson(void **state)
+{
+    as_mem *m = unit_mem(state);
+    static const char *const vals[] = {
+        "0",
+        "-0",
+        "5",
+        "5.0",
+        "-0.0",
+        "0.1",
+        "12.345",
+        "-3.75",
+        "499.5",
+        "500",
+        "999999999999999",
+        "1234567.8901234",
+        "0.000000000000001",
+        "1000000000000000",
+        "0.30000000000000004",
+        "\"foam\"",
+        "\"\"",
+        "\"a b\"",
+        "\"Foam\"",
+        "true",
+        "false",
+        "null",
+        "1e3",
+        "01",
+        "5.",
+        "-",
+        "[1,2]",
+        "\"caf\\u00e9\"",
+        "\"x\\\"y\"",
+    };
+    static const char *const kinds[] = {"performance", "categorical", "info"};
+    int numeric = 0, same = 0;
+    ROWS_BEGIN;
+    for (size_t k = 0; k < N_ROWS(kinds); k++)
+        for (size_t i = 0; i < N_ROWS(vals); i++)
+            for (size_t j = 0; j < N_ROWS(vals); j++) {
+                as_spec_row fast = {"x", "X", kinds[k], k == 1 ? NULL : "ml", vals[i], vals[j], 2};
+                as_spec_row slow = fast;
+                slow.claimed = as_printf(m, " %s\n", vals[i]);
+                slow.measured = as_printf(m, "\t%s ", vals[j]);
+                as_row_eval a, b;
+                as_spec_eval(m, &fast, true, &a);
+                as_spec_eval(m, &slow, true, &b);
+                const char *name = as_printf(m, "%s %s vs %s", kinds[k], vals[i], vals[j]);
+                CHECK(name, a.ok == b.ok && a.unclaimed == b.unclaimed &&
+                                a.measured == b.measured && a.numeric == b.numeric);
+                CHECK(name, memcmp(&a.claimed_num, &b.claimed_num, sizeof(double)) == 0 &&
+                                memcmp(&a.measured_num, &b.measured_num, sizeof(double)) == 0 &&
+                                a.delta_num == b.delta_num && a.delta_pct == b.delta_pct);
+                CHECK_STR(name, a.delta ? a.delta : "NULL", b.delta ? b.delta : "NULL");
+                CHECK_STR(name, a.detail, b.detail);
+                numeric += a.numeric;
+                same += a.ok && k == 1;
+            }
+    CHECK("numbers were compared", numeric > 100);
+    CHECK("equal categorical values were found", same > 10);
+    ROWS_DONE();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        UNIT_TEST(test_spec_eval),
-        UNIT_TEST(test_arrays_as_sets),
-        UNIT_TEST(test_numeric_fields),
-        UNIT_TEST(test_verification_status),
-        UNIT_TEST(test_texts),
+        UNIT_TEST(test_spec_eval),      UNIT_TEST(test_arrays_as_sets),
+        UNIT_TEST(test_numeric_fields), UNIT_TEST(test_verification_status),
+        UNIT_TEST(test_texts),          UNIT_TEST(test_scalars_as_jansson),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
