@@ -49,7 +49,8 @@ typedef struct as_index_row {
     const char *verif_note;                 /* why, when contradicted; else NULL */
     as_rank_row rank;
     const char *image_urls, *availability, *verif_status;
-    bool guarantee;
+    /* (the guarantee, some device known to fit, the index has from its
+     * compat rows: as_index_compat.fits) */
     /* The specifications, for words such as "vegan" or "65 W": a JSON array
      * of [label, unit, claimed, measured] per spec row, in any order (they
      * give a set of words), claimed and measured as JSON values (null when
@@ -152,8 +153,9 @@ typedef struct as_store_feed_ops {
     int (*rank_changes)(void *h, int64_t since, as_rank_row_fn each, void *baton);
     int (*index_compat)(void *h, as_index_compat_fn each, void *baton); /* by product, device */
     /* Every product as product_by_sku reads it, with its spec rows but no
-     * offers, questions or compat, by id: the parts of each view that only a
-     * catalogue load changes, which the search index keeps. */
+     * offers, questions or compat and without its guarantee (false), by id:
+     * the parts of each view that only a catalogue load changes, which the
+     * search index keeps. */
     int (*view_rows)(void *h, as_view_row_fn each, void *baton);
 } as_store_feed_ops;
 

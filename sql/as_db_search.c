@@ -27,15 +27,21 @@
 
 /* ---- statements ---- */
 
-/* A text index row (st_index_rows): these columns, the specs, then INDEX_ROW_FROM. */
+/* A text index row (st_index_rows): these columns, the specs, then INDEX_ROW_FROM,
+ * whose id range is given twice (lo, hi, lo, hi: INDEX_ROW_ARGS): for the
+ * products and for their product_rank rows. With the range on products
+ * alone PostgreSQL joined product_rank by a hash of the whole table, read
+ * again for each batch of products. (The guarantee is not read here: the
+ * index has it from the compat rows, as_index_compat.) */
 #define INDEX_ROW_COLS                                                                             \
     "SELECT p.id, p.sku, p.category, p.part_type, p.name, p.brand, p.description, r.hidden, "      \
     "p.verif_note, r.buyable, r.score, r.price_cents, r.days, r.return_rate, p.image_urls, "       \
-    "p.availability, p.verif_status, CASE WHEN EXISTS (SELECT 1 FROM compat g WHERE "              \
-    "g.product_id = p.id AND g.fit_status = 'fits') THEN 1 ELSE 0 END"
+    "p.availability, p.verif_status"
 #define INDEX_ROW_FROM                                                                             \
     " FROM products p JOIN product_rank r ON r.product_id = p.id WHERE p.id > %lld AND p.id <= "   \
-    "%lld AND p.withdrawn_at IS NULL ORDER BY p.id"
+    "%lld AND r.product_id > %lld AND r.product_id <= %lld AND p.withdrawn_at IS NULL ORDER BY "   \
+    "p.id"
+#define INDEX_ROW_ARGS 4
 
 const stmt_def as_db_search_stmts[] = {
     /* A device's compatible parts (of one part type when given), with their
@@ -431,6 +437,7 @@ typedef struct batch_pipe {
     /* how a batch is read: statement `label`, each row decoded into an item;
      * or, with fill (as_db_read_batches), however fill reads its items */
     const char *label;
+    int nargs; /* the statement's arguments: lo, hi (2) or lo, hi, lo, hi (4) */
     batch_decode_fn decode;
     as_batch_fill_fn fill;
     void *fill_ctx;
@@ -489,10 +496,10 @@ static batch *read_batch(batch_pipe *bp, int64_t lo)
         }
         return b;
     }
-    const int64_t args[] = {lo, lo + INDEX_BATCH};
+    const int64_t args[] = {lo, lo + INDEX_BATCH, lo, lo + INDEX_BATCH};
     as_mem m = as_db_pool_mem(pool);
     batch_fill f = {bp, b, &m, 0};
-    bool ok = as_db_each_row(db, &m, bp->label, args, 2, decode_row, &f) == AS_OK;
+    bool ok = as_db_each_row(db, &m, bp->label, args, bp->nargs, decode_row, &f) == AS_OK;
     db->pool = outer;
     if (!ok) {
         apr_pool_destroy(pool);
@@ -593,12 +600,13 @@ static int pipe_batches(batch_pipe bp, as_batch_give_fn give, void *ctx)
 /* Reads statement `label` (rows of products lo < id <= hi) for every
  * product, decoding each row into an item of item_size bytes on the reader's
  * side and giving it to give on the caller's. */
-static int read_batches(as_db *db, const char *label, batch_decode_fn decode, size_t item_size,
-                        as_batch_give_fn give, void *ctx)
+static int read_batches(as_db *db, const char *label, int nargs, batch_decode_fn decode,
+                        size_t item_size, as_batch_give_fn give, void *ctx)
 {
     return pipe_batches(
-        (batch_pipe){.db = db, .label = label, .decode = decode, .item_size = item_size}, give,
-        ctx);
+        (batch_pipe){
+            .db = db, .label = label, .nargs = nargs, .decode = decode, .item_size = item_size},
+        give, ctx);
 }
 
 int as_db_read_batches(as_db *db, as_batch_fill_fn fill, void *fill_ctx, size_t item_size,
@@ -616,9 +624,8 @@ int as_db_read_batches(as_db *db, as_batch_fill_fn fill, void *fill_ctx, size_t 
 static void index_row(const cells *x, void *item)
 {
     as_rank_row rank = {F(9), I(10), I(11), I(12), x->dbl(x->src, 13), NULL};
-    *(as_index_row *)item = (as_index_row){I(0),  T(1),  T(2),  T(3),  T(4),  T(5),
-                                           T(6),  F(7),  T(8),  rank,  T(14), T(15),
-                                           T(16), F(17), T(18)};
+    *(as_index_row *)item = (as_index_row){I(0), T(1), T(2), T(3),  T(4),  T(5),  T(6),
+                                           F(7), T(8), rank, T(14), T(15), T(16), T(17)};
 }
 
 typedef struct give_ctx {
@@ -637,7 +644,8 @@ static int give_row(const void *item, void *ctx)
 int st_index_rows(void *h, as_index_row_fn each, void *baton)
 {
     give_ctx g = {.row = each, .baton = baton};
-    return read_batches(h, L_AS_INDEX_ROWS, index_row, sizeof(as_index_row), give_row, &g);
+    return read_batches(h, L_AS_INDEX_ROWS, INDEX_ROW_ARGS, index_row, sizeof(as_index_row),
+                        give_row, &g);
 }
 
 int st_rank_changes(void *h, int64_t since, as_rank_row_fn each, void *baton)
@@ -671,7 +679,7 @@ static int give_offer(const void *item, void *ctx)
 int st_index_offers(void *h, as_index_offer_fn each, void *baton)
 {
     give_ctx g = {.offer = each, .baton = baton};
-    return read_batches(h, L_AS_INDEX_OFFERS, index_offer, sizeof(as_index_offer), give_offer,
+    return read_batches(h, L_AS_INDEX_OFFERS, 2, index_offer, sizeof(as_index_offer), give_offer,
                         &g);
 }
 
@@ -693,7 +701,7 @@ static int give_compat(const void *item, void *ctx)
 int st_index_compat(void *h, as_index_compat_fn each, void *baton)
 {
     give_ctx g = {.compat = each, .baton = baton};
-    return read_batches(h, L_AS_INDEX_COMPAT, index_compat, sizeof(as_index_compat), give_compat,
+    return read_batches(h, L_AS_INDEX_COMPAT, 2, index_compat, sizeof(as_index_compat), give_compat,
                         &g);
 }
 

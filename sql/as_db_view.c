@@ -28,15 +28,19 @@
 #define N10 N5 ", " N5
 #define SQLITE_COL(x) x
 #define PG_TEXT(x) "CAST(" x " AS TEXT)"
-/* the product's columns (4-29) and a spec row's */
-#define PRODUCT_COLS(C)                                                                            \
+/* the product's columns (4-29), with GUARANTEE (as_product.guarantee) in 15,
+ * and a spec row's */
+#define GUARANTEE                                                                                  \
+    "CASE WHEN EXISTS (SELECT 1 FROM compat g WHERE g.product_id = p.id AND g.fit_status = "       \
+    "'fits') THEN '1' ELSE '0' END"
+#define PRODUCT_COLS_WITH(C, GUARANTEE_COL)                                                        \
     C("p.id") ", p.sku, p.name, p.brand, p.category, p.part_type, p.image_urls, p.availability, "  \
-    "p.verif_status, p.verif_note, " C("p.return_rate") ", CASE WHEN EXISTS (SELECT 1 FROM "       \
-    "compat g WHERE g.product_id = p.id AND g.fit_status = 'fits') THEN '1' ELSE '0' END, "        \
+    "p.verif_status, p.verif_note, " C("p.return_rate") ", " GUARANTEE_COL ", "                    \
     "p.gtin, p.description, p.source_url, p.source_notes, p.source_checked_at, "                   \
     "p.source_product_id, " C("p.is_demo") ", p.measured_at, p.measured_node, "                    \
     C("p.sample_size") ", " C("p.on_time_rate_90d") ", " C("p.wrong_item_rate") ", "               \
     C("p.agent_orders_90d") ", p.orders_per_week"
+#define PRODUCT_COLS(C) PRODUCT_COLS_WITH(C, GUARANTEE)
 #define SPEC_COLS(C)                                                                               \
     "s.spec, s.label, s.kind, s.unit, s.claimed, s.measured, " C("s.tolerance_pct") ", " N10       \
     ", " N5 ", NULL, NULL, NULL, NULL"
@@ -66,13 +70,15 @@
 /* The catalogue part of every view, for the search index (st_view_rows): the
  * products of an id range (lo < id <= hi) with their spec rows, by product
  * (ORDER), the product's row first (its column 2 is NULL); the product's id in
- * column 3. SQLite merges the two parts in the order of their keys when ORDER
+ * column 3. The guarantee is not read ('0'): the index has it from the compat
+ * rows it reads, and on PostgreSQL its EXISTS was a hashed subplan that read
+ * every fitting compat row of the catalogue again for each batch of products. SQLite merges the two parts in the order of their keys when ORDER
  * is "4, 2" (product_specs' key is (product_id, pos)); "4, 1, 2" made it sort
  * every batch's spec rows in a temporary B-tree (1,000,000 products: 3,000,000
  * rows). PostgreSQL puts NULL last, so it orders by the row's kind too. */
 #define VIEW_ROWS(C, ORDER)                                                                        \
-    "SELECT 0, NULL, NULL, p.id, " PRODUCT_COLS(C) " FROM products p WHERE p.id > %lld AND "       \
-    "p.id <= %lld AND p.withdrawn_at IS NULL UNION ALL SELECT 1, s.pos, NULL, s.product_id, " SPEC_COLS(C) " FROM "           \
+    "SELECT 0, NULL, NULL, p.id, " PRODUCT_COLS_WITH(C, "'0'") " FROM products p WHERE p.id > "   \
+    "%lld AND p.id <= %lld AND p.withdrawn_at IS NULL UNION ALL SELECT 1, s.pos, NULL, s.product_id, " SPEC_COLS(C) " FROM "           \
     "product_specs s WHERE s.product_id > %lld AND s.product_id <= %lld ORDER BY " ORDER
 /* The live part of a view, by sku (st_product_live): the search index's
  * versions (as as_version_get), the product's id, its offers' stock, its

@@ -357,7 +357,7 @@ static bool add_row(sx_builder *b, const as_index_row *r)
     }
     c->hidden[d] = r->hidden ? 1 : 0;
     c->avail[d] = r->availability && strcmp(r->availability, "in_stock") == 0;
-    c->guarantee[d] = r->guarantee ? 1 : 0;
+    c->guarantee[d] = 0; /* until a compat row says a device fits it (on_compat) */
     c->return_rate[d] = r->rank.return_rate;
     c->sku_at[d] = add_str(b, r->sku);
     c->name_at[d] = add_str(b, r->name ? r->name : "");
@@ -505,6 +505,7 @@ static int on_compat(void *baton, const as_index_compat *x)
     as_mem m = as_arena_mem(a);
     bcompat *bc = &b->cr[b->ncr];
     *bc = (bcompat){x->device_id, d, AS_NO_STR, x->fits ? 1 : 0, 0, 0};
+    if (x->fits) b->c->guarantee[d] = 1; /* the right-item guarantee: a device fits it */
     if (!compat_parts(b, &m, ev, x->fits, x->checked_at, &bc->why_at, &bc->text_at,
                       &bc->text_end))
         b->failed = true;

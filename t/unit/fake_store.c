@@ -279,21 +279,20 @@ static int fake_walk(void *h, int op, fake_product_fn one, const fake_sink *to)
 
 static int fake_index_row(const fake_db *db, as_mem *m, const as_product *p, const fake_sink *to)
 {
-    as_index_row r = {p->id,
-                      p->sku,
-                      p->category,
-                      p->part_type,
-                      p->name,
-                      p->brand,
-                      p->description,
-                      p->verif_status && strcmp(p->verif_status, "contradicted") == 0,
-                      p->verif_note,
-                      fake_rank_row(m, p),
-                      p->image_urls,
-                      p->availability,
-                      p->verif_status,
-                      fake_guarantee(db, p->sku),
-                      NULL};
+    (void)db; /* the guarantee comes from the compat rows (as_store.h) */
+    as_index_row r = {.id = p->id,
+                      .sku = p->sku,
+                      .category = p->category,
+                      .part_type = p->part_type,
+                      .name = p->name,
+                      .brand = p->brand,
+                      .description = p->description,
+                      .hidden = p->verif_status && strcmp(p->verif_status, "contradicted") == 0,
+                      .verif_note = p->verif_note,
+                      .rank = fake_rank_row(m, p),
+                      .image_urls = p->image_urls,
+                      .availability = p->availability,
+                      .verif_status = p->verif_status};
     return fake_specs_json(m, p, &r.specs) && to->row(to->baton, &r) == 0 ? AS_OK : AS_EDB;
 }
 
@@ -453,6 +452,7 @@ static int fake_view_row(const fake_db *db, as_mem *m, const as_product *p, cons
     (void)db, (void)m;
     as_product v = *p;
     v.offers = NULL, v.n_offers = 0, v.questions = NULL, v.n_questions = 0;
+    v.guarantee = false; /* as view_rows gives it (as_store.h) */
     return to->view(to->baton, &v) == 0 ? AS_OK : AS_EDB;
 }
 
