@@ -49,8 +49,8 @@ typedef struct as_index_row {
     const char *verif_note;                 /* why, when contradicted; else NULL */
     as_rank_row rank;
     const char *image_urls, *availability, *verif_status;
-    /* (the guarantee, some device known to fit, the index has from its
-     * compat rows: as_index_compat.fits) */
+    /* (no guarantee: the index sets it from the compat rows that say a
+     * device fits, as_index_compat.fits) */
     /* The specifications, for words such as "vegan" or "65 W": a JSON array
      * of [label, unit, claimed, measured] per spec row, in any order (they
      * give a set of words), claimed and measured as JSON values (null when

@@ -70,12 +70,13 @@
 /* The catalogue part of every view, for the search index (st_view_rows): the
  * products of an id range (lo < id <= hi) with their spec rows, by product
  * (ORDER), the product's row first (its column 2 is NULL); the product's id in
- * column 3. The guarantee is not read ('0'): the index has it from the compat
- * rows it reads, and on PostgreSQL its EXISTS was a hashed subplan that read
- * every fitting compat row of the catalogue again for each batch of products. SQLite merges the two parts in the order of their keys when ORDER
+ * column 3. SQLite merges the two parts in the order of their keys when ORDER
  * is "4, 2" (product_specs' key is (product_id, pos)); "4, 1, 2" made it sort
  * every batch's spec rows in a temporary B-tree (1,000,000 products: 3,000,000
- * rows). PostgreSQL puts NULL last, so it orders by the row's kind too. */
+ * rows). PostgreSQL puts NULL last, so it orders by the row's kind too. The
+ * guarantee is not read ('0'): the index has it from the compat rows it reads,
+ * and on PostgreSQL its EXISTS was a hashed subplan that read every fitting
+ * compat row of the catalogue again for each batch of products. */
 #define VIEW_ROWS(C, ORDER)                                                                        \
     "SELECT 0, NULL, NULL, p.id, " PRODUCT_COLS_WITH(C, "'0'") " FROM products p WHERE p.id > "   \
     "%lld AND p.id <= %lld AND p.withdrawn_at IS NULL UNION ALL SELECT 1, s.pos, NULL, s.product_id, " SPEC_COLS(C) " FROM "           \
