@@ -51,11 +51,11 @@ typedef struct as_index_row {
     const char *image_urls, *availability, *verif_status;
     /* (no guarantee: the index sets it from the compat rows that say a
      * device fits, as_index_compat.fits) */
-    /* The specifications, for words such as "vegan" or "65 W": a JSON array
-     * of [label, unit, claimed, measured] per spec row, in any order (they
-     * give a set of words), claimed and measured as JSON values (null when
-     * absent); NULL when none. */
-    const char *specs;
+    /* The specification rows, for words such as "vegan" or "65 W", in any
+     * order (they give a set of words): of each only label, unit, claimed
+     * and measured (JSON text, NULL when absent) are read. */
+    const as_spec_row *specs;
+    size_t n_specs;
 } as_index_row;
 
 /* An offer as the text index holds it: all but its stock. */

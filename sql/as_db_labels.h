@@ -131,6 +131,7 @@
 #define L_AS_RANK_CHANGES "as_rank_changes"
 #define L_AS_INDEX_OFFERS "as_index_offers"
 #define L_AS_INDEX_COMPAT "as_index_compat"
+#define L_AS_INDEX_SPECS "as_index_specs"
 #define L_AS_OFFERS_STOCK "as_offers_stock"
 /* sql/as_db_view.c */
 #define L_AS_PRODUCT_VIEW "as_product_view"
@@ -263,6 +264,7 @@
     X(L_AS_RANK_CHANGES) \
     X(L_AS_INDEX_OFFERS) \
     X(L_AS_INDEX_COMPAT) \
+    X(L_AS_INDEX_SPECS) \
     X(L_AS_OFFERS_STOCK) \
     X(L_AS_PRODUCT_VIEW) \
     X(L_AS_PRODUCT_VIEW_DEVICE) \

@@ -27,8 +27,8 @@
 
 /* ---- statements ---- */
 
-/* A text index row (st_index_rows): these columns, the specs, then INDEX_ROW_FROM,
- * whose id range is given twice (lo, hi, lo, hi: INDEX_ROW_ARGS): for the
+/* A text index row (st_index_rows): these columns, then INDEX_ROW_FROM,
+ * whose id range is given twice (lo, hi, lo, hi): for the
  * products and for their product_rank rows. With the range on products
  * alone PostgreSQL joined product_rank by a hash of the whole table, read
  * again for each batch of products. (The guarantee is not read here: the
@@ -41,7 +41,6 @@
     " FROM products p JOIN product_rank r ON r.product_id = p.id WHERE p.id > %lld AND p.id <= "   \
     "%lld AND r.product_id > %lld AND r.product_id <= %lld AND p.withdrawn_at IS NULL ORDER BY "   \
     "p.id"
-#define INDEX_ROW_ARGS 4
 
 const stmt_def as_db_search_stmts[] = {
     /* A device's compatible parts (of one part type when given), with their
@@ -121,23 +120,19 @@ const stmt_def as_db_search_stmts[] = {
      "INSERT INTO meta (key, value) VALUES (%s, '1') ON CONFLICT (key) DO UPDATE SET value = "
      "CAST(CAST(meta.value AS BIGINT) + 1 AS TEXT)",
      NULL},
-    /* The text index's rows, by id ranges, each with its spec rows as a JSON
-     * array of [label, unit, claimed, measured] (NULL when none). The columns
-     * hold JSON text (as_load.c, as_generate.c), so json() keeps 99.97 a
-     * number and false a boolean; json(NULL) is NULL, a JSON null in the
-     * array. The rows come in no promised order (on SQLite the primary key's,
-     * pos): a product's spec words are a set, and the ordered subquery that
-     * fed the aggregate before (SQLite 3.40 has no ORDER BY inside one) took
-     * a third of the read's time more (300,000 products: 2.4 -> 3.4 s). */
-    {L_AS_INDEX_ROWS,
-     INDEX_ROW_COLS
-     ", (SELECT NULLIF(json_group_array(json_array(s.label, s.unit, "
-     "json(s.claimed), json(s.measured))), '[]') FROM product_specs s WHERE "
-     "s.product_id = p.id)" INDEX_ROW_FROM,
-     INDEX_ROW_COLS
-     ", (SELECT CAST(json_agg(json_build_array(s.label, s.unit, CAST(s.claimed AS "
-     "json), CAST(s.measured AS json)) ORDER BY s.pos) AS text) FROM product_specs s WHERE "
-     "s.product_id = p.id)" INDEX_ROW_FROM},
+    /* The text index's rows, by id ranges; their spec rows by the next
+     * statement. */
+    {L_AS_INDEX_ROWS, INDEX_ROW_COLS INDEX_ROW_FROM, NULL},
+    /* The spec rows of the text index's rows (st_index_rows), by id ranges, in
+     * the order of product_specs' key: what a product's words need of each.
+     * They were one JSON array per product, made by the database: on
+     * PostgreSQL a json_agg per product, 20-60 ms of each batch's 25-70 ms,
+     * and a stored claimed or measured value that was not JSON stopped the
+     * whole read. */
+    {L_AS_INDEX_SPECS,
+     "SELECT product_id, label, unit, claimed, measured FROM product_specs WHERE product_id > "
+     "%lld AND product_id <= %lld ORDER BY product_id, pos",
+     NULL},
     /* The rank rows changed since a version, each with the ids of its
      * product's offers in stock now, by id, space-separated ("" for none). */
     {L_AS_RANK_CHANGES,
@@ -159,7 +154,8 @@ const stmt_def as_db_search_stmts[] = {
     /* The compat rows of the text index (device filters), by product id ranges. */
     {L_AS_INDEX_COMPAT,
      "SELECT product_id, device_id, CASE WHEN fit_status = 'fits' THEN 1 ELSE 0 END, evidence, "
-     "checked_at FROM compat WHERE product_id > %lld AND product_id <= %lld ORDER BY product_id, device_id",
+     "checked_at FROM compat WHERE product_id > %lld AND product_id <= %lld ORDER BY product_id, "
+     "device_id",
      NULL},
     {L_AS_OFFERS_STOCK,
      "SELECT o.product_id, o.id, o.stock FROM json_each(%s) j CROSS JOIN offers o ON "
@@ -437,7 +433,6 @@ typedef struct batch_pipe {
     /* how a batch is read: statement `label`, each row decoded into an item;
      * or, with fill (as_db_read_batches), however fill reads its items */
     const char *label;
-    int nargs; /* the statement's arguments: lo, hi (2) or lo, hi, lo, hi (4) */
     batch_decode_fn decode;
     as_batch_fill_fn fill;
     void *fill_ctx;
@@ -496,10 +491,10 @@ static batch *read_batch(batch_pipe *bp, int64_t lo)
         }
         return b;
     }
-    const int64_t args[] = {lo, lo + INDEX_BATCH, lo, lo + INDEX_BATCH};
+    const int64_t args[] = {lo, lo + INDEX_BATCH};
     as_mem m = as_db_pool_mem(pool);
     batch_fill f = {bp, b, &m, 0};
-    bool ok = as_db_each_row(db, &m, bp->label, args, bp->nargs, decode_row, &f) == AS_OK;
+    bool ok = as_db_each_row(db, &m, bp->label, args, 2, decode_row, &f) == AS_OK;
     db->pool = outer;
     if (!ok) {
         apr_pool_destroy(pool);
@@ -600,13 +595,12 @@ static int pipe_batches(batch_pipe bp, as_batch_give_fn give, void *ctx)
 /* Reads statement `label` (rows of products lo < id <= hi) for every
  * product, decoding each row into an item of item_size bytes on the reader's
  * side and giving it to give on the caller's. */
-static int read_batches(as_db *db, const char *label, int nargs, batch_decode_fn decode,
-                        size_t item_size, as_batch_give_fn give, void *ctx)
+static int read_batches(as_db *db, const char *label, batch_decode_fn decode, size_t item_size,
+                        as_batch_give_fn give, void *ctx)
 {
     return pipe_batches(
-        (batch_pipe){
-            .db = db, .label = label, .nargs = nargs, .decode = decode, .item_size = item_size},
-        give, ctx);
+        (batch_pipe){.db = db, .label = label, .decode = decode, .item_size = item_size}, give,
+        ctx);
 }
 
 int as_db_read_batches(as_db *db, as_batch_fill_fn fill, void *fill_ctx, size_t item_size,
@@ -624,8 +618,64 @@ int as_db_read_batches(as_db *db, as_batch_fill_fn fill, void *fill_ctx, size_t 
 static void index_row(const cells *x, void *item)
 {
     as_rank_row rank = {F(9), I(10), I(11), I(12), x->dbl(x->src, 13), NULL};
-    *(as_index_row *)item = (as_index_row){I(0), T(1), T(2), T(3),  T(4),  T(5),  T(6),
-                                           F(7), T(8), rank, T(14), T(15), T(16), T(17)};
+    *(as_index_row *)item = (as_index_row){I(0), T(1), T(2),  T(3),  T(4),  T(5), T(6), F(7),
+                                           T(8), rank, T(14), T(15), T(16), NULL, 0};
+}
+
+/* A batch of index rows being read, and the spec rows of its products (the
+ * product's id of each in spec_of). */
+typedef struct rows_fill {
+    as_mem *m;
+    as_index_row *rows;
+    size_t n, cap;
+    as_spec_row *specs;
+    int64_t *spec_of;
+    size_t nspecs, cap_specs, cap_of;
+} rows_fill;
+
+static void fill_row(void *baton, const cells *row)
+{
+    rows_fill *f = baton;
+    f->rows = as_db_grow(f->m, f->rows, &f->cap, f->n, sizeof(*f->rows));
+    index_row(row, &f->rows[f->n++]);
+}
+
+static void fill_spec(void *baton, const cells *x)
+{
+    rows_fill *f = baton;
+    f->specs = as_db_grow(f->m, f->specs, &f->cap_specs, f->nspecs, sizeof(*f->specs));
+    f->spec_of = as_db_grow(f->m, f->spec_of, &f->cap_of, f->nspecs, sizeof(*f->spec_of));
+    f->specs[f->nspecs] =
+        (as_spec_row){.label = T(1), .unit = T(2), .claimed = T(3), .measured = T(4)};
+    f->spec_of[f->nspecs++] = I(0);
+}
+
+/* One batch of index rows (lo < id <= hi) with their spec rows, both read by
+ * product id and matched here, on pool: on the reader thread of
+ * as_db_read_batches. */
+static bool rows_batch(as_db *db, apr_pool_t *pool, int64_t lo, int64_t hi, void **items, size_t *n,
+                       void *ctx)
+{
+    (void)ctx;
+    as_mem m = as_db_pool_mem(pool);
+    rows_fill f = {.m = &m};
+    const int64_t ids[] = {lo, hi, lo, hi};
+    if (as_db_each_row(db, &m, L_AS_INDEX_ROWS, ids, 4, fill_row, &f) != AS_OK ||
+        as_db_each_row(db, &m, L_AS_INDEX_SPECS, ids, 2, fill_spec, &f) != AS_OK)
+        return false;
+    size_t k = 0;
+    for (size_t i = 0; i < f.n; i++) {
+        as_index_row *r = &f.rows[i];
+        while (k < f.nspecs && f.spec_of[k] < r->id) /* a product the rows left out */
+            k++;
+        r->specs = f.specs + k;
+        while (k < f.nspecs && f.spec_of[k] == r->id)
+            k++;
+        r->n_specs = (size_t)(f.specs + k - r->specs);
+    }
+    *items = f.rows;
+    *n = f.n;
+    return true;
 }
 
 typedef struct give_ctx {
@@ -644,8 +694,7 @@ static int give_row(const void *item, void *ctx)
 int st_index_rows(void *h, as_index_row_fn each, void *baton)
 {
     give_ctx g = {.row = each, .baton = baton};
-    return read_batches(h, L_AS_INDEX_ROWS, INDEX_ROW_ARGS, index_row, sizeof(as_index_row),
-                        give_row, &g);
+    return as_db_read_batches(h, rows_batch, NULL, sizeof(as_index_row), give_row, &g);
 }
 
 int st_rank_changes(void *h, int64_t since, as_rank_row_fn each, void *baton)
@@ -679,8 +728,7 @@ static int give_offer(const void *item, void *ctx)
 int st_index_offers(void *h, as_index_offer_fn each, void *baton)
 {
     give_ctx g = {.offer = each, .baton = baton};
-    return read_batches(h, L_AS_INDEX_OFFERS, 2, index_offer, sizeof(as_index_offer), give_offer,
-                        &g);
+    return read_batches(h, L_AS_INDEX_OFFERS, index_offer, sizeof(as_index_offer), give_offer, &g);
 }
 
 static void index_compat(const cells *x, void *item)
@@ -701,7 +749,7 @@ static int give_compat(const void *item, void *ctx)
 int st_index_compat(void *h, as_index_compat_fn each, void *baton)
 {
     give_ctx g = {.compat = each, .baton = baton};
-    return read_batches(h, L_AS_INDEX_COMPAT, 2, index_compat, sizeof(as_index_compat), give_compat,
+    return read_batches(h, L_AS_INDEX_COMPAT, index_compat, sizeof(as_index_compat), give_compat,
                         &g);
 }
 

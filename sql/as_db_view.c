@@ -311,9 +311,9 @@ static bool dbd_flag(void *s, int c)
 /* The index's reads (as_db_search.c), run through as_db_each_row: millions of
  * rows each, which apr_dbd's driver would copy column by column as text; and
  * the reads of every search (the versions, the live changes). */
-static const char *const native_reads[] = {L_AS_INDEX_ROWS,   L_AS_INDEX_OFFERS,
-                                           L_AS_INDEX_COMPAT, L_AS_VERSION_GET,
-                                           L_AS_LIVE_CHANGES, L_AS_LIVE_ASKED};
+static const char *const native_reads[] = {L_AS_INDEX_ROWS,   L_AS_INDEX_SPECS, L_AS_INDEX_OFFERS,
+                                           L_AS_INDEX_COMPAT, L_AS_VERSION_GET, L_AS_LIVE_CHANGES,
+                                           L_AS_LIVE_ASKED};
 #define N_READS (sizeof(native_reads) / sizeof(native_reads[0]))
 
 typedef struct native_view {

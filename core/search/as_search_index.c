@@ -252,23 +252,20 @@ static const char *num_text(as_mem *m, double v)
  * (1000 ml → 1 l). A false flag or no value gives nothing: "vegan" must not
  * find a product measured not to be vegan. The measured value wins over the
  * claimed one. */
-static bool add_specs(sx_builder *b, as_mem *m, const char *specs)
+static bool add_specs(sx_builder *b, as_mem *m, const as_spec_row *rows, size_t n)
 {
-    sx_spec *rows;
-    size_t n;
-    if (!specs || !sx_specs_read(m, specs, &rows, &n)) return true; /* no spec words */
     bool ok = true;
     for (size_t i = 0; ok && i < n; i++) {
-        const sx_spec_value *col = rows[i].member; /* label, unit, claimed, measured */
-        const char *label = col[0].kind == SX_SPEC_STRING ? col[0].text : NULL;
-        const char *unit = col[1].kind == SX_SPEC_STRING ? col[1].text : NULL;
-        const sx_spec_value *v = col[3].kind > SX_SPEC_NULL ? &col[3] : &col[2];
-        if (v->kind <= SX_SPEC_FALSE) continue;
+        const char *label = rows[i].label, *unit = rows[i].unit;
+        sx_spec_value measured = sx_spec_value_read(m, rows[i].measured);
+        sx_spec_value v =
+            measured.kind > SX_SPEC_NULL ? measured : sx_spec_value_read(m, rows[i].claimed);
+        if (v.kind <= SX_SPEC_FALSE) continue;
         if (label && !(ok = add_text(b, m, label, true))) break;
-        if (v->kind == SX_SPEC_STRING) {
-            ok = add_text(b, m, v->text, true);
-        } else if (v->kind == SX_SPEC_NUMBER) {
-            double x = v->number;
+        if (v.kind == SX_SPEC_STRING) {
+            ok = add_text(b, m, v.text, true);
+        } else if (v.kind == SX_SPEC_NUMBER) {
+            double x = v.number;
             ok = add_text(b, m, as_printf(m, "%s %s", num_text(m, x), unit ? unit : ""), false);
             static const struct {
                 const char *from, *to;
@@ -342,7 +339,7 @@ static bool add_row(sx_builder *b, const as_index_row *r)
               add_text(b, &m, r->description, false) &&
               add_text(b, &m, cat_label ? cat_label : r->category, true) &&
               add_text(b, &m, r->part_type ? part_type_label(r->part_type) : NULL, true) &&
-              add_specs(b, &m, r->specs);
+              add_specs(b, &m, r->specs, r->n_specs);
     as_arena_clear(a);
     if (!ok) return false;
     /* distinct words, ascending (renumbered at finish) */

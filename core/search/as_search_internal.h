@@ -350,11 +350,10 @@ static inline const sx_compat *sx_compat_row(const sx_compat *rows, size_t n, ui
     return lo < n && rows[lo].doc == doc ? &rows[lo] : NULL;
 }
 
-/* A product's specifications as the store writes them for the index build
- * (as_index_row.specs), read (as_search_specs.c): per row of the array, its
- * first four members (label, unit, claimed, measured; kind 0 for a member
- * the row has not), and whether it is an array at all. false, and no rows,
- * when the text is not valid UTF-8, not JSON, or not an array. */
+/* A spec row's claimed or measured value as the store keeps it (JSON text),
+ * read for the index build's words (as_search_specs.c): its kind, and its
+ * number or its string, decoded. SX_SPEC_ABSENT when the text is NULL, not
+ * valid UTF-8, or not one JSON value. */
 typedef enum {
     SX_SPEC_ABSENT,
     SX_SPEC_NULL,
@@ -369,11 +368,7 @@ typedef struct sx_spec_value {
     double number;
     const char *text; /* a string's, decoded */
 } sx_spec_value;
-typedef struct sx_spec {
-    bool is_row;
-    sx_spec_value member[4];
-} sx_spec;
-bool sx_specs_read(as_mem *m, const char *json, sx_spec **out, size_t *n);
+sx_spec_value sx_spec_value_read(as_mem *m, const char *json);
 
 /* A stable LSD radix sort of v[0, n) by key[v[i]], 11 bits a pass, as many
  * passes as the largest key needs; tmp holds n (as_search_rank.c). */

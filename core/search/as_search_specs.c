@@ -1,12 +1,11 @@
-/* A product's specifications as the store gives them to the index build
- * (as_index_row.specs): a JSON array of [label, unit, claimed, measured] per
- * spec row, claimed and measured JSON values. Read here without a JSON
- * library: jansson made a json_t of every member of every product's array,
- * 15% of the build's main thread while it read the products (1,000,000
- * products: about 2 s). The reading is JSON's, for this shape: a text that
- * is not valid UTF-8, not an array or not JSON gives no specification at all
- * (as json_loads refusing it did), a row that is not an array gives none of
- * its own, and members after the fourth are read past. */
+/* A spec row's claimed or measured value as the store gives it to the index
+ * build (as_index_row.specs: JSON text), read without a JSON library:
+ * jansson made a json_t of every value (and, when the store gave each
+ * product's rows as one JSON array, of every member: 15% of the build's main
+ * thread while it read the products, about 2 s at 1,000,000 products). The
+ * reading is JSON's: a text that is not valid UTF-8, not JSON, or more than
+ * one value is read as no value (as json_loads refusing it did); arrays and
+ * objects are read past, to a depth. */
 #include <locale.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,14 +140,31 @@ static void c_numbers_make(void)
 }
 
 /* A number at r->p, as strtod reads it in the C locale. */
+static const char *digits(const char *e)
+{
+    while (*e >= '0' && *e <= '9')
+        e++;
+    return e;
+}
+
+/* JSON's number: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?, which strtod
+ * reads in the C locale (it would take "01" and "1." too). */
 static bool number(reader *r, double *out)
 {
     const char *s = r->p, *e = s;
     if (*e == '-') e++;
     if (*e < '0' || *e > '9') return false;
-    while ((*e >= '0' && *e <= '9') || *e == '.' || *e == 'e' || *e == 'E' || *e == '+' ||
-           *e == '-')
+    e = *e == '0' ? e + 1 : digits(e);
+    if (*e == '.') {
+        if (e[1] < '0' || e[1] > '9') return false;
+        e = digits(e + 1);
+    }
+    if (*e == 'e' || *e == 'E') {
         e++;
+        if (*e == '+' || *e == '-') e++;
+        if (*e < '0' || *e > '9') return false;
+        e = digits(e);
+    }
     char text[64];
     size_t n = (size_t)(e - s);
     if (n >= sizeof(text)) return false;
@@ -240,61 +256,14 @@ static bool value(reader *r, sx_spec_value *v, int depth)
     }
 }
 
-static bool rows_read(as_mem *m, const char *json, sx_spec **out, size_t *n)
+sx_spec_value sx_spec_value_read(as_mem *m, const char *json)
 {
-    if (!json || !as_utf8_valid(json, strlen(json))) return false;
+    static const sx_spec_value absent = {SX_SPEC_ABSENT, 0, NULL};
+    if (!json || !as_utf8_valid(json, strlen(json))) return absent;
     reader r = {m, json};
+    sx_spec_value v;
     ws(&r);
-    if (*r.p != '[') return false;
-    r.p++;
-    size_t cap = 0;
-    sx_spec *rows = NULL;
+    if (!value(&r, &v, 0)) return absent;
     ws(&r);
-    bool empty = *r.p == ']';
-    if (empty) r.p++;
-    while (!empty) {
-        sx_spec row = {0};
-        if (*r.p == '[') { /* a row: its first four members */
-            r.p++;
-            ws(&r);
-            bool none = *r.p == ']';
-            if (none) r.p++;
-            for (int i = 0; !none; i++) {
-                sx_spec_value v;
-                if (!value(&r, &v, 1)) return false;
-                if (i < 4) row.member[i] = v;
-                int more = after_member(&r, ']');
-                if (more < 0) return false;
-                if (!more) break;
-            }
-            row.is_row = true;
-        } else {
-            sx_spec_value ignored;
-            if (!value(&r, &ignored, 1)) return false;
-        }
-        if (*n == cap) {
-            sx_spec *more = as_alloc(m, (cap ? 2 * cap : 8) * sizeof(*more));
-            if (*n) memcpy(more, rows, *n * sizeof(*more));
-            rows = more;
-            cap = cap ? 2 * cap : 8;
-        }
-        rows[(*n)++] = row;
-        int more = after_member(&r, ']');
-        if (more < 0) return false;
-        if (!more) break;
-    }
-    ws(&r);
-    if (*r.p) return false;
-    *out = rows;
-    return true;
-}
-
-bool sx_specs_read(as_mem *m, const char *json, sx_spec **out, size_t *n)
-{
-    *out = NULL;
-    *n = 0;
-    if (rows_read(m, json, out, n)) return true;
-    *out = NULL;
-    *n = 0;
-    return false;
+    return *r.p ? absent : v;
 }

@@ -168,48 +168,6 @@ static const as_offer **fake_offers_by_id(as_mem *m, const as_product *p)
     return os;
 }
 
-/* A JSON string, or null for NULL. */
-static void fake_json_str(as_buf *b, const char *s)
-{
-    json_t *v = s ? json_string(s) : NULL;
-    char *t = v ? json_dumps(v, JSON_ENCODE_ANY) : NULL;
-    as_buf_puts(b, t ? t : "null");
-    free(t);
-    json_decref(v);
-}
-
-/* The spec rows as the SQL store gives them: [[label, unit, claimed, measured],
- * ...] with claimed and measured as the JSON they hold (null when NULL), or
- * NULL without rows. False when a value is not JSON (SQL fails on it too). */
-static bool fake_specs_json(as_mem *m, const as_product *p, const char **out)
-{
-    *out = NULL;
-    if (!p->n_specs) return true;
-    as_buf b;
-    as_buf_init(&b, m);
-    as_buf_puts(&b, "[");
-    for (size_t i = 0; i < p->n_specs; i++) {
-        const as_spec_row *r = &p->specs[i];
-        FAKE_ASSERT(r->label, "product_specs.label is NULL");
-        as_buf_puts(&b, i ? ",[" : "[");
-        fake_json_str(&b, r->label);
-        as_buf_puts(&b, ",");
-        fake_json_str(&b, r->unit);
-        const char *vals[2] = {r->claimed, r->measured};
-        for (int k = 0; k < 2; k++) {
-            json_t *v = vals[k] ? json_loads(vals[k], JSON_DECODE_ANY, NULL) : NULL;
-            if (vals[k] && !v) return false;
-            json_decref(v);
-            as_buf_puts(&b, ",");
-            as_buf_puts(&b, vals[k] ? vals[k] : "null");
-        }
-        as_buf_puts(&b, "]");
-    }
-    as_buf_puts(&b, "]");
-    *out = as_buf_str(&b);
-    return true;
-}
-
 /* As rank_store in sql/as_db_search.c: default weights, no filter, day 0; p
  * as the store has it now (fake_copy_product). */
 static as_rank_row fake_rank_row(as_mem *m, const as_product *p)
@@ -293,7 +251,11 @@ static int fake_index_row(const fake_db *db, as_mem *m, const as_product *p, con
                       .image_urls = p->image_urls,
                       .availability = p->availability,
                       .verif_status = p->verif_status};
-    return fake_specs_json(m, p, &r.specs) && to->row(to->baton, &r) == 0 ? AS_OK : AS_EDB;
+    for (size_t i = 0; i < p->n_specs; i++)
+        FAKE_ASSERT(p->specs[i].label, "product_specs.label is NULL");
+    r.specs = p->specs; /* as the SQL store gives them, in the product's order */
+    r.n_specs = p->n_specs;
+    return to->row(to->baton, &r) == 0 ? AS_OK : AS_EDB;
 }
 
 int fake_index_rows(void *h, as_index_row_fn each, void *baton)
