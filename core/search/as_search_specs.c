@@ -139,7 +139,6 @@ static void c_numbers_make(void)
     c_numbers = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
 }
 
-/* A number at r->p, as strtod reads it in the C locale. */
 static const char *digits(const char *e)
 {
     while (*e >= '0' && *e <= '9')
@@ -147,8 +146,8 @@ static const char *digits(const char *e)
     return e;
 }
 
-/* JSON's number: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?, which strtod
- * reads in the C locale (it would take "01" and "1." too). */
+/* A number at r->p: JSON's, -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?,
+ * read by strtod in the C locale (which alone would take "01" and "1." too). */
 static bool number(reader *r, double *out)
 {
     const char *s = r->p, *e = s;
