@@ -137,7 +137,8 @@
 #define L_AS_PRODUCT_VIEW "as_product_view"
 #define L_AS_PRODUCT_VIEW_DEVICE "as_product_view_device"
 #define L_AS_PRODUCT_VERSION "as_product_version"
-#define L_AS_VIEW_ROWS "as_view_rows"
+#define L_AS_VIEW_PRODUCTS "as_view_products"
+#define L_AS_VIEW_SPECS "as_view_specs"
 #define L_AS_PRODUCT_LIVE "as_product_live"
 #define L_AS_PRODUCT_LIVE_ID "as_product_live_id"
 
@@ -269,7 +270,8 @@
     X(L_AS_PRODUCT_VIEW) \
     X(L_AS_PRODUCT_VIEW_DEVICE) \
     X(L_AS_PRODUCT_VERSION) \
-    X(L_AS_VIEW_ROWS) \
+    X(L_AS_VIEW_PRODUCTS) \
+    X(L_AS_VIEW_SPECS) \
     X(L_AS_PRODUCT_LIVE) \
     X(L_AS_PRODUCT_LIVE_ID)
 
