@@ -38,6 +38,24 @@ typedef struct as_rank_row {
     const char *in_stock;
 } as_rank_row;
 
+/* An offer as the text index holds it: all but its stock. */
+typedef struct as_index_offer {
+    int64_t product_id;
+    const char *id, *merchant_id, *price_label;
+    int64_t price_cents, retail_price_cents;
+    int64_t delivery_days;
+    bool in_stock; /* stock above zero when read */
+    int64_t stock; /* as read */
+} as_index_offer;
+
+/* A compat row as the search index holds it (device filters, `for my dyson v11`). */
+typedef struct as_index_compat {
+    int64_t product_id, device_id;
+    bool fits;            /* fit_status "fits"; else "does_not_fit" */
+    const char *evidence; /* JSON array text, as in as_compat */
+    const char *checked_at;
+} as_index_compat;
+
 /* What the text index holds of one product (core/search/as_search_index.c): its words,
  * what search filters and sorts by, and its summary (nothing of it changes
  * without a catalogue load). */
@@ -56,25 +74,15 @@ typedef struct as_index_row {
      * and measured (JSON text, NULL when absent) are read. */
     const as_spec_row *specs;
     size_t n_specs;
+    /* Its offers (not withdrawn), by offer id, and its compat rows, by
+     * device: read with it, so one pass over the products gives the index
+     * everything it keeps of each (three passes had the build wait on the
+     * database in two of them). */
+    const as_index_offer *offers;
+    size_t n_offers;
+    const as_index_compat *compat;
+    size_t n_compat;
 } as_index_row;
-
-/* An offer as the text index holds it: all but its stock. */
-typedef struct as_index_offer {
-    int64_t product_id;
-    const char *id, *merchant_id, *price_label;
-    int64_t price_cents, retail_price_cents;
-    int64_t delivery_days;
-    bool in_stock; /* stock above zero when read */
-    int64_t stock; /* as read */
-} as_index_offer;
-
-/* A compat row as the search index holds it (device filters, `for my dyson v11`). */
-typedef struct as_index_compat {
-    int64_t product_id, device_id;
-    bool fits;            /* fit_status "fits"; else "does_not_fit" */
-    const char *evidence; /* JSON array text, as in as_compat */
-    const char *checked_at;
-} as_index_compat;
 
 /* The stock of one offer of a page. */
 typedef struct as_offer_stock {
@@ -108,8 +116,6 @@ typedef struct as_product_live {
 
 typedef int (*as_index_row_fn)(void *baton, const as_index_row *row);
 typedef int (*as_rank_row_fn)(void *baton, int64_t product_id, const as_rank_row *row);
-typedef int (*as_index_offer_fn)(void *baton, const as_index_offer *offer);
-typedef int (*as_index_compat_fn)(void *baton, const as_index_compat *compat);
 typedef int (*as_view_row_fn)(void *baton, const as_product *p);
 typedef int (*as_live_fn)(void *baton, int64_t product_id);
 
@@ -148,10 +154,9 @@ typedef struct as_store_feed_ops {
     int (*merchants)(void *h, as_mem *m, as_merchant **out, size_t *n);
     int (*devices)(void *h, as_mem *m, as_device **out, size_t *n);
     int (*search_version)(void *h, as_search_version *out);
-    int (*index_rows)(void *h, as_index_row_fn each, void *baton);     /* every product, by id */
-    int (*index_offers)(void *h, as_index_offer_fn each, void *baton); /* by product, offer id */
+    /* every product, by id, with its spec rows, offers and compat rows */
+    int (*index_rows)(void *h, as_index_row_fn each, void *baton);
     int (*rank_changes)(void *h, int64_t since, as_rank_row_fn each, void *baton);
-    int (*index_compat)(void *h, as_index_compat_fn each, void *baton); /* by product, device */
     /* Every product as product_by_sku reads it, with its spec rows but no
      * offers, questions or compat and without its guarantee (false), by id:
      * the parts of each view that only a catalogue load changes, which the
@@ -345,20 +350,10 @@ static inline int as_store_index_rows(const as_store *s, as_index_row_fn each, v
     return s->ops->feed->index_rows(s->h, each, baton);
 }
 
-static inline int as_store_index_offers(const as_store *s, as_index_offer_fn each, void *baton)
-{
-    return s->ops->feed->index_offers(s->h, each, baton);
-}
-
 static inline int as_store_rank_changes(const as_store *s, int64_t since, as_rank_row_fn each,
                                         void *baton)
 {
     return s->ops->feed->rank_changes(s->h, since, each, baton);
-}
-
-static inline int as_store_index_compat(const as_store *s, as_index_compat_fn each, void *baton)
-{
-    return s->ops->feed->index_compat(s->h, each, baton);
 }
 
 static inline int as_store_view_rows(const as_store *s, as_view_row_fn each, void *baton)

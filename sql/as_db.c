@@ -1326,9 +1326,7 @@ static const as_store_feed_ops db_feed = {
     .devices = st_devices,
     .search_version = st_search_version,
     .index_rows = st_index_rows,
-    .index_offers = st_index_offers,
     .rank_changes = st_rank_changes,
-    .index_compat = st_index_compat,
     .view_rows = st_view_rows,
 };
 

@@ -36,8 +36,6 @@ int st_search(void *h, as_mem *m, const as_search_filter *f, as_product **out, s
 int st_search_version(void *h, as_search_version *out);
 int st_index_rows(void *h, as_index_row_fn each, void *baton);
 int st_rank_changes(void *h, int64_t since, as_rank_row_fn each, void *baton);
-int st_index_offers(void *h, as_index_offer_fn each, void *baton);
-int st_index_compat(void *h, as_index_compat_fn each, void *baton);
 int st_live_changes(void *h, int64_t since, bool asked, as_live_fn each, void *baton);
 int st_offers_stock(void *h, as_mem *m, const int64_t *ids, size_t n, as_offer_stock **out,
                     size_t *nout);

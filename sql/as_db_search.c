@@ -406,19 +406,16 @@ static as_rank_row read_rank(as_db *db, apr_dbd_row_t *row, int c, const char *i
 
 #define INDEX_BATCH 5000 /* product ids per read: what a read holds stays small */
 
-/* The index's reads (st_index_rows, st_index_offers, st_index_compat, and
- * st_view_rows through as_db_read_batches) go through the catalogue in
- * batches of product ids, on two threads: a reader that runs each batch's
- * statement (on SQLite on the connection's own handle, as_db_each_row: the
- * offers' read 3.1-3.9 s -> 1.9-2.4 s at 1,000,000 products) and decodes its
- * rows into items (in the batch's own pool), and
- * the caller, which gives the items of the batch before to core while the
- * next is read, so the database's work and the builder's overlap on two
- * cores (1,000,000 products on SQLite: the reads of the products 16.0 s →
- * 9.3 s). The caller's thread never touches the connection; the reader never
- * calls core. */
-typedef void (*batch_decode_fn)(const cells *row, void *item);
-
+/* The index's reads (st_index_rows and st_view_rows, through
+ * as_db_read_batches) go through the catalogue in batches of product ids, on
+ * two threads: a reader that runs each batch's statements (on SQLite on the
+ * connection's own handle, as_db_each_row: the offers' read 3.1-3.9 s ->
+ * 1.9-2.4 s at 1,000,000 products) and decodes their rows into items (in the
+ * batch's own pool), and the caller, which gives the items of the batch
+ * before to core while the next is read, so the database's work and the
+ * builder's overlap on two cores (1,000,000 products on SQLite: the reads of
+ * the products 16.0 s -> 9.3 s). The caller's thread never touches the
+ * connection; the reader never calls core. */
 typedef struct batch {
     apr_pool_t *pool; /* unmanaged; cleared by the caller and given back to the reader */
     char *items;
@@ -430,11 +427,7 @@ typedef struct batch {
 
 typedef struct batch_pipe {
     as_db *db;
-    /* how a batch is read: statement `label`, each row decoded into an item;
-     * or, with fill (as_db_read_batches), however fill reads its items */
-    const char *label;
-    batch_decode_fn decode;
-    as_batch_fill_fn fill;
+    as_batch_fill_fn fill; /* how a batch is read */
     void *fill_ctx;
     size_t item_size;
     apr_thread_mutex_t *mu;
@@ -450,23 +443,6 @@ typedef struct batch_pipe {
     size_t nspare;
 } batch_pipe;
 
-/* A batch being read: its items grow on m (b->pool), cap of them room. */
-typedef struct batch_fill {
-    const batch_pipe *bp;
-    batch *b;
-    as_mem *m;
-    size_t cap;
-} batch_fill;
-
-static void decode_row(void *baton, const cells *row)
-{
-    batch_fill *f = baton;
-    batch *b = f->b;
-    size_t size = f->bp->item_size;
-    b->items = as_db_grow(f->m, b->items, &f->cap, b->n, size);
-    f->bp->decode(row, b->items + b->n++ * size);
-}
-
 /* One batch, read and decoded on its own pool; NULL when the read failed. */
 static batch *read_batch(batch_pipe *bp, int64_t lo)
 {
@@ -480,23 +456,11 @@ static batch *read_batch(batch_pipe *bp, int64_t lo)
     db->pool = pool;
     batch *b = apr_pcalloc(pool, sizeof(*b));
     b->pool = pool;
-    if (bp->fill) {
-        void *items = NULL;
-        bool filled = bp->fill(db, pool, lo, lo + INDEX_BATCH, &items, &b->n, bp->fill_ctx);
-        b->items = items;
-        db->pool = outer;
-        if (!filled) {
-            apr_pool_destroy(pool);
-            return NULL;
-        }
-        return b;
-    }
-    const int64_t args[] = {lo, lo + INDEX_BATCH};
-    as_mem m = as_db_pool_mem(pool);
-    batch_fill f = {bp, b, &m, 0};
-    bool ok = as_db_each_row(db, &m, bp->label, args, 2, decode_row, &f) == AS_OK;
+    void *items = NULL;
+    bool filled = bp->fill(db, pool, lo, lo + INDEX_BATCH, &items, &b->n, bp->fill_ctx);
+    b->items = items;
     db->pool = outer;
-    if (!ok) {
+    if (!filled) {
         apr_pool_destroy(pool);
         return NULL;
     }
@@ -592,17 +556,6 @@ static int pipe_batches(batch_pipe bp, as_batch_give_fn give, void *ctx)
     return rc == AS_OK ? bp.rc : rc;
 }
 
-/* Reads statement `label` (rows of products lo < id <= hi) for every
- * product, decoding each row into an item of item_size bytes on the reader's
- * side and giving it to give on the caller's. */
-static int read_batches(as_db *db, const char *label, batch_decode_fn decode, size_t item_size,
-                        as_batch_give_fn give, void *ctx)
-{
-    return pipe_batches(
-        (batch_pipe){.db = db, .label = label, .decode = decode, .item_size = item_size}, give,
-        ctx);
-}
-
 int as_db_read_batches(as_db *db, as_batch_fill_fn fill, void *fill_ctx, size_t item_size,
                        as_batch_give_fn give, void *give_ctx)
 {
@@ -618,12 +571,13 @@ int as_db_read_batches(as_db *db, as_batch_fill_fn fill, void *fill_ctx, size_t 
 static void index_row(const cells *x, void *item)
 {
     as_rank_row rank = {F(9), I(10), I(11), I(12), x->dbl(x->src, 13), NULL};
-    *(as_index_row *)item = (as_index_row){I(0), T(1), T(2),  T(3),  T(4),  T(5), T(6), F(7),
-                                           T(8), rank, T(14), T(15), T(16), NULL, 0};
+    *(as_index_row *)item =
+        (as_index_row){I(0),  T(1),  T(2),  T(3), T(4), T(5), T(6), F(7), T(8), rank,
+                       T(14), T(15), T(16), NULL, 0,    NULL, 0,    NULL, 0};
 }
 
-/* A batch of index rows being read, and the spec rows of its products (the
- * product's id of each in spec_of). */
+/* A batch of index rows being read, and the spec rows, offers and compat
+ * rows of its products, each with its product's id (*_of). */
 typedef struct rows_fill {
     as_mem *m;
     as_index_row *rows;
@@ -631,6 +585,10 @@ typedef struct rows_fill {
     as_spec_row *specs;
     int64_t *spec_of;
     size_t nspecs, cap_specs, cap_of;
+    as_index_offer *offers;
+    size_t noffers, cap_offers;
+    as_index_compat *compat;
+    size_t ncompat, cap_compat;
 } rows_fill;
 
 static void fill_row(void *baton, const cells *row)
@@ -650,9 +608,41 @@ static void fill_spec(void *baton, const cells *x)
     f->spec_of[f->nspecs++] = I(0);
 }
 
-/* One batch of index rows (lo < id <= hi) with their spec rows, both read by
- * product id and matched here, on pool: on the reader thread of
- * as_db_read_batches. */
+static void fill_offer(void *baton, const cells *x)
+{
+    rows_fill *f = baton;
+    f->offers = as_db_grow(f->m, f->offers, &f->cap_offers, f->noffers, sizeof(*f->offers));
+    f->offers[f->noffers++] =
+        (as_index_offer){I(0), T(1), T(2), T(5), I(3), I(4), I(6), I(7) > 0, I(7)};
+}
+
+static void fill_compat(void *baton, const cells *x)
+{
+    rows_fill *f = baton;
+    f->compat = as_db_grow(f->m, f->compat, &f->cap_compat, f->ncompat, sizeof(*f->compat));
+    f->compat[f->ncompat++] = (as_index_compat){I(0), I(1), F(2), T(3), T(4)};
+}
+
+#undef T
+#undef I
+#undef F
+
+/* Items k, k + 1, ... of arr (n of them in all, by product_id) that are
+ * product id's, into *out and *nout; those of products the rows left out
+ * are passed over. */
+#define RUN_OF(id, arr, n, k, out, nout)                                                           \
+    do {                                                                                           \
+        while ((k) < (n) && (arr)[k].product_id < (id))                                            \
+            (k)++;                                                                                 \
+        *(out) = (arr) + (k);                                                                      \
+        while ((k) < (n) && (arr)[k].product_id == (id))                                           \
+            (k)++;                                                                                 \
+        *(nout) = (size_t)((arr) + (k) - *(out));                                                  \
+    } while (0)
+
+/* One batch of index rows (lo < id <= hi) with their spec rows, offers and
+ * compat rows, each read by product id in its table's key order and matched
+ * here, on pool: on the reader thread of as_db_read_batches. */
 static bool rows_batch(as_db *db, apr_pool_t *pool, int64_t lo, int64_t hi, void **items, size_t *n,
                        void *ctx)
 {
@@ -661,17 +651,21 @@ static bool rows_batch(as_db *db, apr_pool_t *pool, int64_t lo, int64_t hi, void
     rows_fill f = {.m = &m};
     const int64_t ids[] = {lo, hi, lo, hi};
     if (as_db_each_row(db, &m, L_AS_INDEX_ROWS, ids, 4, fill_row, &f) != AS_OK ||
-        as_db_each_row(db, &m, L_AS_INDEX_SPECS, ids, 2, fill_spec, &f) != AS_OK)
+        as_db_each_row(db, &m, L_AS_INDEX_SPECS, ids, 2, fill_spec, &f) != AS_OK ||
+        as_db_each_row(db, &m, L_AS_INDEX_OFFERS, ids, 2, fill_offer, &f) != AS_OK ||
+        as_db_each_row(db, &m, L_AS_INDEX_COMPAT, ids, 2, fill_compat, &f) != AS_OK)
         return false;
-    size_t k = 0;
+    size_t ks = 0, ko = 0, kc = 0;
     for (size_t i = 0; i < f.n; i++) {
         as_index_row *r = &f.rows[i];
-        while (k < f.nspecs && f.spec_of[k] < r->id) /* a product the rows left out */
-            k++;
-        r->specs = f.specs + k;
-        while (k < f.nspecs && f.spec_of[k] == r->id)
-            k++;
-        r->n_specs = (size_t)(f.specs + k - r->specs);
+        while (ks < f.nspecs && f.spec_of[ks] < r->id) /* a product the rows left out */
+            ks++;
+        r->specs = f.specs + ks;
+        while (ks < f.nspecs && f.spec_of[ks] == r->id)
+            ks++;
+        r->n_specs = (size_t)(f.specs + ks - r->specs);
+        RUN_OF(r->id, f.offers, f.noffers, ko, &r->offers, &r->n_offers);
+        RUN_OF(r->id, f.compat, f.ncompat, kc, &r->compat, &r->n_compat);
     }
     *items = f.rows;
     *n = f.n;
@@ -680,8 +674,6 @@ static bool rows_batch(as_db *db, apr_pool_t *pool, int64_t lo, int64_t hi, void
 
 typedef struct give_ctx {
     as_index_row_fn row;
-    as_index_offer_fn offer;
-    as_index_compat_fn compat;
     void *baton;
 } give_ctx;
 
@@ -711,46 +703,6 @@ int st_rank_changes(void *h, int64_t since, as_rank_row_fn each, void *baton)
         if (rc == AS_OK && each(baton, as_db_i64(as_db_col(db, row, 0)), &r) != 0) rc = AS_EDB;
     }
     return rc;
-}
-
-static void index_offer(const cells *x, void *item)
-{
-    *(as_index_offer *)item =
-        (as_index_offer){I(0), T(1), T(2), T(5), I(3), I(4), I(6), I(7) > 0, I(7)};
-}
-
-static int give_offer(const void *item, void *ctx)
-{
-    const give_ctx *g = ctx;
-    return g->offer(g->baton, item);
-}
-
-int st_index_offers(void *h, as_index_offer_fn each, void *baton)
-{
-    give_ctx g = {.offer = each, .baton = baton};
-    return read_batches(h, L_AS_INDEX_OFFERS, index_offer, sizeof(as_index_offer), give_offer, &g);
-}
-
-static void index_compat(const cells *x, void *item)
-{
-    *(as_index_compat *)item = (as_index_compat){I(0), I(1), F(2), T(3), T(4)};
-}
-
-#undef T
-#undef I
-#undef F
-
-static int give_compat(const void *item, void *ctx)
-{
-    const give_ctx *g = ctx;
-    return g->compat(g->baton, item);
-}
-
-int st_index_compat(void *h, as_index_compat_fn each, void *baton)
-{
-    give_ctx g = {.compat = each, .baton = baton};
-    return read_batches(h, L_AS_INDEX_COMPAT, index_compat, sizeof(as_index_compat), give_compat,
-                        &g);
 }
 
 typedef struct live_read {

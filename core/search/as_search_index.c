@@ -1,5 +1,6 @@
 /* The catalogue index of search: built from the store's streams (index_rows,
- * index_offers, index_compat), kept current by rank_changes (which offers are
+ * each product with its offers and compat rows, and view_rows), kept current
+ * by rank_changes (which offers are
  * in stock), swapped atomically. Memory comes from malloc (mmap for the stock
  * state), not from a request's as_mem: a snapshot lives as long as a reader
  * holds it, and the last release frees it. */
@@ -354,7 +355,7 @@ static bool add_row(sx_builder *b, const as_index_row *r)
     }
     c->hidden[d] = r->hidden ? 1 : 0;
     c->avail[d] = r->availability && strcmp(r->availability, "in_stock") == 0;
-    c->guarantee[d] = 0; /* until a compat row says a device fits it (on_compat) */
+    c->guarantee[d] = 0; /* until a compat row says a device fits it (add_compat) */
     c->return_rate[d] = r->rank.return_rate;
     c->sku_at[d] = add_str(b, r->sku);
     c->name_at[d] = add_str(b, r->name ? r->name : "");
@@ -373,16 +374,9 @@ static bool add_row(sx_builder *b, const as_index_row *r)
     if (b->failed || !intern(&c->cats, &c->ncats, r->category, &c->cat[d]) ||
         !intern(&c->pts, &c->npts, r->part_type, &c->pt[d]))
         return false;
-    c->off_at[d] = c->off_at[d + 1] = (uint32_t)c->noffers; /* offers come after the rows */
+    c->off_at[d] = c->off_at[d + 1] = (uint32_t)c->noffers; /* its offers come next (on_row) */
     c->n++;
     return true;
-}
-
-static int on_row(void *baton, const as_index_row *row)
-{
-    sx_builder *b = baton;
-    if (!b->failed && !add_row(b, row)) b->failed = true;
-    return b->failed ? -1 : 0;
 }
 
 /* The delivery component times ten, as the formula rounds it (one decimal). */
@@ -425,13 +419,6 @@ static bool add_offer(sx_builder *b, const as_index_offer *o)
     c->offers[c->noffers++] = x;
     c->off_at[d + 1] = (uint32_t)c->noffers;
     return true;
-}
-
-static int on_offer(void *baton, const as_index_offer *offer)
-{
-    sx_builder *b = baton;
-    if (!b->failed && !add_offer(b, offer)) b->failed = true;
-    return b->failed ? -1 : 0;
 }
 
 static bool same_str(const char *a, const char *b)
@@ -489,13 +476,10 @@ static bool compat_parts(sx_builder *b, as_mem *m, const char *evidence, bool fi
     return true;
 }
 
-static int on_compat(void *baton, const as_index_compat *x)
+/* A compat row of product d (the last row added). */
+static bool add_compat(sx_builder *b, uint32_t d, const as_index_compat *x)
 {
-    sx_builder *b = baton;
-    if (b->failed) return -1;
-    uint32_t d = sx_doc_of(b->c, x->product_id);
-    if (d == UINT32_MAX) return 0;
-    if (!grow((void **)&b->cr, &b->ccap, b->ncr + 1, sizeof(bcompat))) return b->failed = true, -1;
+    if (!grow((void **)&b->cr, &b->ccap, b->ncr + 1, sizeof(bcompat))) return false;
     /* no evidence reads as none recorded, "[]" (as as_json_parse_or reads it) */
     const char *ev = x->evidence ? x->evidence : "[]";
     as_arena *a = b->arena; /* cleared after each row */
@@ -503,12 +487,23 @@ static int on_compat(void *baton, const as_index_compat *x)
     bcompat *bc = &b->cr[b->ncr];
     *bc = (bcompat){x->device_id, d, AS_NO_STR, x->fits ? 1 : 0, 0, 0};
     if (x->fits) b->c->guarantee[d] = 1; /* the right-item guarantee: a device fits it */
-    if (!compat_parts(b, &m, ev, x->fits, x->checked_at, &bc->why_at, &bc->text_at,
-                      &bc->text_end))
-        b->failed = true;
-    else
-        b->ncr++;
+    bool ok =
+        compat_parts(b, &m, ev, x->fits, x->checked_at, &bc->why_at, &bc->text_at, &bc->text_end);
+    if (ok) b->ncr++;
     as_arena_clear(a);
+    return ok;
+}
+
+/* A product's row, then its offers and compat rows. */
+static int on_row(void *baton, const as_index_row *row)
+{
+    sx_builder *b = baton;
+    if (!b->failed && !add_row(b, row)) b->failed = true;
+    for (size_t i = 0; !b->failed && i < row->n_offers; i++)
+        if (!add_offer(b, &row->offers[i])) b->failed = true;
+    uint32_t d = (uint32_t)(b->c->n - 1);
+    for (size_t i = 0; !b->failed && i < row->n_compat; i++)
+        if (!add_compat(b, d, &row->compat[i])) b->failed = true;
     return b->failed ? -1 : 0;
 }
 
@@ -1267,8 +1262,6 @@ static as_search_snap *build(const as_store *st, as_search_version *v, const sx_
         if (rc == AS_OK && !set_devices(b, ds, nd)) rc = AS_EDB;
         as_arena_destroy(a);
         if (rc == AS_OK) rc = as_store_index_rows(st, on_row, b);
-        if (rc == AS_OK) rc = as_store_index_offers(st, on_offer, b);
-        if (rc == AS_OK) rc = as_store_index_compat(st, on_compat, b);
         if (rc == AS_OK) rc = as_store_view_rows(st, on_view, b);
         if (rc == AS_OK && b->failed) rc = AS_EDB;
         as_search_version after;
@@ -1711,8 +1704,6 @@ typedef struct bg_store {
     const atomic_bool *stop;
     union { /* the stream being read: its callback, and its baton */
         as_index_row_fn row;
-        as_index_offer_fn offer;
-        as_index_compat_fn compat;
         as_view_row_fn view;
     } each;
     void *baton;
@@ -1752,34 +1743,6 @@ static int bg_rows(void *h, as_index_row_fn each, void *baton)
     return BG_STOPPED(b) ? AS_EDB : as_store_index_rows(b->in, bg_row, b);
 }
 
-static int bg_offer(void *h, const as_index_offer *o)
-{
-    bg_store *b = h;
-    return BG_STOPPED(b) ? -1 : b->each.offer(b->baton, o);
-}
-
-static int bg_offers(void *h, as_index_offer_fn each, void *baton)
-{
-    bg_store *b = h;
-    b->each.offer = each;
-    b->baton = baton;
-    return BG_STOPPED(b) ? AS_EDB : as_store_index_offers(b->in, bg_offer, b);
-}
-
-static int bg_compat_row(void *h, const as_index_compat *x)
-{
-    bg_store *b = h;
-    return BG_STOPPED(b) ? -1 : b->each.compat(b->baton, x);
-}
-
-static int bg_compat(void *h, as_index_compat_fn each, void *baton)
-{
-    bg_store *b = h;
-    b->each.compat = each;
-    b->baton = baton;
-    return BG_STOPPED(b) ? AS_EDB : as_store_index_compat(b->in, bg_compat_row, b);
-}
-
 static int bg_view_row(void *h, const as_product *p)
 {
     bg_store *b = h;
@@ -1808,9 +1771,7 @@ static const as_store_feed_ops bg_feed = {
     .devices = bg_devices,
     .search_version = bg_version,
     .index_rows = bg_rows,
-    .index_offers = bg_offers,
     .rank_changes = bg_changes,
-    .index_compat = bg_compat,
     .view_rows = bg_views,
 };
 static const as_store_ops bg_ops = {.feed = &bg_feed};

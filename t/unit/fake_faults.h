@@ -59,9 +59,7 @@ enum {
     /* the text index's sources */
     FAKE_OP_SEARCH_VERSION,
     FAKE_OP_INDEX_ROWS,
-    FAKE_OP_INDEX_OFFERS,
     FAKE_OP_RANK_CHANGES,
-    FAKE_OP_INDEX_COMPAT,
     FAKE_OP_OFFERS_STOCK,
     /* product views from the index */
     FAKE_OP_VIEW_ROWS,

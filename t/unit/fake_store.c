@@ -200,7 +200,6 @@ bool fake_guarantee(const fake_db *db, const char *sku)
  * function walking (the one field its kind uses) and its baton. */
 typedef struct fake_sink {
     as_index_row_fn row;
-    as_index_offer_fn offer;
     as_view_row_fn view;
     void *baton;
 } fake_sink;
@@ -218,7 +217,7 @@ static int fake_walk(void *h, int op, fake_product_fn one, const fake_sink *to)
 {
     fake_db *db = h;
     FAKE_ENTER(db, op);
-    FAKE_ASSERT(to->row || to->offer || to->view, "index source: no callback");
+    FAKE_ASSERT(to->row || to->view, "index source: no callback");
     as_arena *order = as_arena_create();
     as_mem om = as_arena_mem(order);
     const as_product **ps = fake_by_id(&om, db);
@@ -235,9 +234,28 @@ static int fake_walk(void *h, int op, fake_product_fn one, const fake_sink *to)
     return rc;
 }
 
+static const as_product *fake_product_of(const fake_db *db, const char *sku)
+{
+    for (size_t i = 0; i < db->n_products; i++)
+        if (strcmp(db->products[i].sku, sku) == 0) return &db->products[i];
+    return NULL;
+}
+
+typedef struct fake_compat_ref {
+    int64_t product_id;
+    const fake_compat *c;
+} fake_compat_ref;
+
+static int fake_cmp_compat(const void *a, const void *b)
+{
+    const fake_compat_ref *x = a, *y = b;
+    if (x->product_id != y->product_id) return (x->product_id > y->product_id) ? 1 : -1;
+    return (x->c->device_id > y->c->device_id) - (x->c->device_id < y->c->device_id);
+}
+
 static int fake_index_row(const fake_db *db, as_mem *m, const as_product *p, const fake_sink *to)
 {
-    (void)db; /* the guarantee comes from the compat rows (as_store.h) */
+    /* the guarantee comes from the compat rows (as_store.h) */
     as_index_row r = {.id = p->id,
                       .sku = p->sku,
                       .category = p->category,
@@ -255,6 +273,39 @@ static int fake_index_row(const fake_db *db, as_mem *m, const as_product *p, con
         FAKE_ASSERT(p->specs[i].label, "product_specs.label is NULL");
     r.specs = p->specs; /* as the SQL store gives them, in the product's order */
     r.n_specs = p->n_specs;
+    /* its offers by id, and its compat rows by device, as the SQL store */
+    const as_offer **os = fake_offers_by_id(m, p);
+    as_index_offer *offers = as_alloc(m, (p->n_offers + 1) * sizeof(*offers));
+    for (size_t k = 0; k < p->n_offers; k++) {
+        const as_offer *o = os[k];
+        offers[k] = (as_index_offer){p->id,
+                                     o->id,
+                                     o->merchant.id,
+                                     o->price_label,
+                                     o->price_cents,
+                                     o->retail_price_cents,
+                                     o->delivery_days,
+                                     o->stock > 0,
+                                     o->stock};
+    }
+    r.offers = offers;
+    r.n_offers = p->n_offers;
+    fake_compat_ref *refs = as_alloc(m, (db->n_compat + 1) * sizeof(*refs));
+    size_t n = 0;
+    for (size_t i = 0; i < db->n_compat; i++) {
+        const as_product *of = fake_product_of(db, db->compat[i].sku);
+        if (of && of->id == p->id) refs[n++] = (fake_compat_ref){p->id, &db->compat[i]};
+    }
+    qsort(refs, n, sizeof(*refs), fake_cmp_compat);
+    as_index_compat *compat = as_alloc(m, (n + 1) * sizeof(*compat));
+    for (size_t i = 0; i < n; i++) {
+        const as_compat *c = &refs[i].c->row;
+        compat[i] =
+            (as_index_compat){p->id, refs[i].c->device_id, strcmp(c->fit_status, "fits") == 0,
+                              c->evidence, c->checked_at};
+    }
+    r.compat = compat;
+    r.n_compat = n;
     return to->row(to->baton, &r) == 0 ? AS_OK : AS_EDB;
 }
 
@@ -262,32 +313,6 @@ int fake_index_rows(void *h, as_index_row_fn each, void *baton)
 {
     return fake_walk(h, FAKE_OP_INDEX_ROWS, fake_index_row,
                      &(fake_sink){.row = each, .baton = baton});
-}
-
-static int fake_index_offer(const fake_db *db, as_mem *m, const as_product *p, const fake_sink *to)
-{
-    (void)db;
-    const as_offer **os = fake_offers_by_id(m, p);
-    for (size_t k = 0; k < p->n_offers; k++) {
-        const as_offer *o = os[k];
-        as_index_offer x = {p->id,
-                            o->id,
-                            o->merchant.id,
-                            o->price_label,
-                            o->price_cents,
-                            o->retail_price_cents,
-                            o->delivery_days,
-                            o->stock > 0,
-                            o->stock};
-        if (to->offer(to->baton, &x) != 0) return AS_EDB;
-    }
-    return AS_OK;
-}
-
-static int fake_index_offers(void *h, as_index_offer_fn each, void *baton)
-{
-    return fake_walk(h, FAKE_OP_INDEX_OFFERS, fake_index_offer,
-                     &(fake_sink){.offer = each, .baton = baton});
 }
 
 /* The ids of a product's offers in stock, by id, space-separated ("" for
@@ -337,49 +362,6 @@ static int fake_rank_changes(void *h, int64_t since, as_rank_row_fn each, void *
         as_arena_destroy(a);
     }
     as_arena_destroy(order);
-    return rc;
-}
-
-static const as_product *fake_product_of(const fake_db *db, const char *sku)
-{
-    for (size_t i = 0; i < db->n_products; i++)
-        if (strcmp(db->products[i].sku, sku) == 0) return &db->products[i];
-    return NULL;
-}
-
-typedef struct fake_compat_ref {
-    int64_t product_id;
-    const fake_compat *c;
-} fake_compat_ref;
-
-static int fake_cmp_compat(const void *a, const void *b)
-{
-    const fake_compat_ref *x = a, *y = b;
-    if (x->product_id != y->product_id) return (x->product_id > y->product_id) ? 1 : -1;
-    return (x->c->device_id > y->c->device_id) - (x->c->device_id < y->c->device_id);
-}
-
-static int fake_index_compat(void *h, as_index_compat_fn each, void *baton)
-{
-    fake_db *db = h;
-    FAKE_ENTER(db, FAKE_OP_INDEX_COMPAT);
-    FAKE_ASSERT(each, "index_compat: no callback");
-    fake_compat_ref *refs = calloc(db->n_compat + 1, sizeof(*refs));
-    if (!refs) return AS_EDB;
-    size_t n = 0;
-    for (size_t i = 0; i < db->n_compat; i++) {
-        const as_product *p = fake_product_of(db, db->compat[i].sku);
-        if (p) refs[n++] = (fake_compat_ref){p->id, &db->compat[i]};
-    }
-    qsort(refs, n, sizeof(*refs), fake_cmp_compat);
-    int rc = AS_OK;
-    for (size_t i = 0; rc == AS_OK && i < n; i++) {
-        const as_compat *c = &refs[i].c->row;
-        as_index_compat x = {refs[i].product_id, refs[i].c->device_id,
-                             strcmp(c->fit_status, "fits") == 0, c->evidence, c->checked_at};
-        if (each(baton, &x) != 0) rc = AS_EDB;
-    }
-    free(refs);
     return rc;
 }
 
@@ -461,9 +443,7 @@ const as_store_feed_ops fake_feed = {
     .devices = fake_devices,
     .search_version = fake_search_version,
     .index_rows = fake_index_rows,
-    .index_offers = fake_index_offers,
     .rank_changes = fake_rank_changes,
-    .index_compat = fake_index_compat,
     .view_rows = fake_view_rows,
 };
 const as_store_ops fake_ops = {.catalog = &fake_catalog, .feed = &fake_feed};
