@@ -22,6 +22,7 @@
 
 #include "as_api.h"
 #include "as_devices.h"
+#include "as_json_value.h"
 #include "as_rank.h"
 #include "as_search_internal.h"
 #include "as_util.h"
@@ -258,14 +259,14 @@ static bool add_specs(sx_builder *b, as_mem *m, const as_spec_row *rows, size_t 
     bool ok = true;
     for (size_t i = 0; ok && i < n; i++) {
         const char *label = rows[i].label, *unit = rows[i].unit;
-        sx_spec_value measured = sx_spec_value_read(m, rows[i].measured);
-        sx_spec_value v =
-            measured.kind > SX_SPEC_NULL ? measured : sx_spec_value_read(m, rows[i].claimed);
-        if (v.kind <= SX_SPEC_FALSE) continue;
+        as_json_value measured = as_json_value_read(m, rows[i].measured);
+        as_json_value v =
+            measured.kind > AS_JSON_NULL ? measured : as_json_value_read(m, rows[i].claimed);
+        if (v.kind <= AS_JSON_FALSE) continue;
         if (label && !(ok = add_text(b, m, label, true))) break;
-        if (v.kind == SX_SPEC_STRING) {
+        if (v.kind == AS_JSON_STRING) {
             ok = add_text(b, m, v.text, true);
-        } else if (v.kind == SX_SPEC_NUMBER) {
+        } else if (v.kind == AS_JSON_NUMBER) {
             double x = v.number;
             ok = add_text(b, m, as_printf(m, "%s %s", num_text(m, x), unit ? unit : ""), false);
             static const struct {

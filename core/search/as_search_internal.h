@@ -350,26 +350,6 @@ static inline const sx_compat *sx_compat_row(const sx_compat *rows, size_t n, ui
     return lo < n && rows[lo].doc == doc ? &rows[lo] : NULL;
 }
 
-/* A spec row's claimed or measured value as the store keeps it (JSON text),
- * read for the index build's words (as_search_specs.c): its kind, and its
- * number or its string, decoded. SX_SPEC_ABSENT when the text is NULL, not
- * valid UTF-8, or not one JSON value. */
-typedef enum {
-    SX_SPEC_ABSENT,
-    SX_SPEC_NULL,
-    SX_SPEC_FALSE,
-    SX_SPEC_TRUE,
-    SX_SPEC_NUMBER,
-    SX_SPEC_STRING,
-    SX_SPEC_OTHER /* an array or an object */
-} sx_spec_kind;
-typedef struct sx_spec_value {
-    sx_spec_kind kind;
-    double number;
-    const char *text; /* a string's, decoded */
-} sx_spec_value;
-sx_spec_value sx_spec_value_read(as_mem *m, const char *json);
-
 /* A stable LSD radix sort of v[0, n) by key[v[i]], 11 bits a pass, as many
  * passes as the largest key needs; tmp holds n (as_search_rank.c). */
 void sx_radix_by(uint32_t *v, uint32_t *tmp, const uint64_t *key, size_t n);

@@ -1,6 +1,8 @@
 /* as_spec_eval and as_verification_status: claimed versus measured. */
 #include "unit_check.h"
 
+#include <jansson.h>
+
 #include "as_verify.h"
 
 typedef struct eval_row {
@@ -242,10 +244,24 @@ static void test_texts(void **state)
     ROWS_DONE();
 }
 
-/* The scalars as_spec_eval reads itself (numbers, plain strings, true,
- * false, null) give what jansson's reading gives: the same text with spaces
- * around it is read by jansson (the fast reading takes no spaces), and every
- * pair of values, in every kind of row, evaluates alike. */
+/* The scalars as_spec_eval reads itself (null, true, false, numbers,
+ * strings) give what jansson's reading gives. The oracle is jansson's own
+ * text of each value (json_dumps, compact: "5.0" stays 5.0, "-0" becomes 0,
+ * "1e3" 1000.0, an escape its character), which names the same value;
+ * every pair of values, in every kind of row, evaluates alike given as
+ * written and as jansson writes it, and a categorical row matches exactly
+ * when jansson finds the two values equal (json_equal). */
+static const char *jansson_text(as_mem *m, const char *text)
+{
+    json_t *v = json_loads(text, JSON_DECODE_ANY, NULL);
+    if (!v) return text; /* refused: the same text */
+    char *out = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+    const char *kept = out ? as_strdup(m, out) : text;
+    free(out);
+    json_decref(v);
+    return kept;
+}
+
 static void test_scalars_as_jansson(void **state)
 {
     as_mem *m = unit_mem(state);
@@ -279,6 +295,13 @@ static void test_scalars_as_jansson(void **state)
         "[1,2]",
         "\"caf\\u00e9\"",
         "\"x\\\"y\"",
+        "\"caf\\u00e8\"",
+        "\"foam \"",
+        "\"foa\"",
+        " 5 ",
+        "9223372036854775808",
+        "1e400",
+        "{\"a\":1}",
     };
     static const char *const kinds[] = {"performance", "categorical", "info"};
     int numeric = 0, same = 0;
@@ -288,12 +311,18 @@ static void test_scalars_as_jansson(void **state)
             for (size_t j = 0; j < N_ROWS(vals); j++) {
                 as_spec_row fast = {"x", "X", kinds[k], k == 1 ? NULL : "ml", vals[i], vals[j], 2};
                 as_spec_row slow = fast;
-                slow.claimed = as_printf(m, " %s\n", vals[i]);
-                slow.measured = as_printf(m, "\t%s ", vals[j]);
+                slow.claimed = jansson_text(m, vals[i]);
+                slow.measured = jansson_text(m, vals[j]);
                 as_row_eval a, b;
                 as_spec_eval(m, &fast, true, &a);
                 as_spec_eval(m, &slow, true, &b);
                 const char *name = as_printf(m, "%s %s vs %s", kinds[k], vals[i], vals[j]);
+                json_t *cj = json_loads(vals[i], JSON_DECODE_ANY, NULL),
+                       *vj = json_loads(vals[j], JSON_DECODE_ANY, NULL);
+                if (k == 1 && cj && vj && !json_is_number(cj))
+                    CHECK(name, a.ok == (json_equal(cj, vj) != 0));
+                json_decref(cj);
+                json_decref(vj);
                 CHECK(name, a.ok == b.ok && a.unclaimed == b.unclaimed &&
                                 a.measured == b.measured && a.numeric == b.numeric);
                 CHECK(name, memcmp(&a.claimed_num, &b.claimed_num, sizeof(double)) == 0 &&

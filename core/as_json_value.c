@@ -1,17 +1,21 @@
-/* A spec row's claimed or measured value as the store gives it to the index
- * build (as_index_row.specs: JSON text), read without a JSON library:
- * jansson made a json_t of every value (and, when the store gave each
- * product's rows as one JSON array, of every member: 15% of the build's main
- * thread while it read the products, about 2 s at 1,000,000 products). The
- * reading is JSON's: a text that is not valid UTF-8, not JSON, or more than
- * one value is read as no value (as json_loads refusing it did); arrays and
- * objects are read past, to a depth. */
+/* One JSON value read from its text as jansson reads it, without a JSON
+ * library (as_json_value.h). jansson made a json_t of every value: in the
+ * search index's build (15% of its main thread while it read the products,
+ * about 2 s at 1,000,000 products), and a third of the evaluation of the
+ * verification rows, which the build does for 3,000,000 rows. The reading is
+ * jansson's: a text that is not valid UTF-8, not JSON, or more than one value
+ * is no value; an integer too large for a 64-bit one or a real that
+ * overflows is refused (jansson's "too big integer", "real number
+ * overflow"); an integer is read as the integer ("-0" is 0), a real by
+ * strtod; arrays and objects are read past, to a depth. */
+#include <errno.h>
 #include <locale.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <threads.h>
 
-#include "as_search_internal.h"
+#include "as_json_value.h"
 #include "as_util.h"
 
 typedef struct reader {
@@ -147,34 +151,50 @@ static const char *digits(const char *e)
 }
 
 /* A number at r->p: JSON's, -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?,
- * read by strtod in the C locale (which alone would take "01" and "1." too). */
+ * as jansson reads it: without a fraction or an exponent an integer (strtoll,
+ * refused when out of range), else a real (strtod in the C locale, which
+ * alone would take "01" and "1." too; refused when it overflows). */
 static bool number(reader *r, double *out)
 {
     const char *s = r->p, *e = s;
     if (*e == '-') e++;
     if (*e < '0' || *e > '9') return false;
     e = *e == '0' ? e + 1 : digits(e);
+    bool real = false;
     if (*e == '.') {
         if (e[1] < '0' || e[1] > '9') return false;
         e = digits(e + 1);
+        real = true;
     }
     if (*e == 'e' || *e == 'E') {
         e++;
         if (*e == '+' || *e == '-') e++;
         if (*e < '0' || *e > '9') return false;
         e = digits(e);
+        real = true;
     }
-    char text[64];
+    char buf[64], *text = buf;
     size_t n = (size_t)(e - s);
-    if (n >= sizeof(text)) return false;
-    memcpy(text, s, n);
-    text[n] = '\0';
-    call_once(&c_numbers_once, c_numbers_make);
-    locale_t was = c_numbers ? uselocale(c_numbers) : (locale_t)0;
+    if (n < sizeof(buf)) {
+        memcpy(buf, s, n);
+        buf[n] = '\0';
+    } else {
+        text = as_strndup(r->m, s, n);
+    }
     char *end;
-    *out = strtod(text, &end);
-    if (c_numbers) uselocale(was);
-    if (end != text + n) return false;
+    errno = 0;
+    if (!real) {
+        long long v = strtoll(text, &end, 10);
+        if (errno == ERANGE || end != text + n) return false;
+        *out = (double)v;
+    } else {
+        call_once(&c_numbers_once, c_numbers_make);
+        locale_t was = c_numbers ? uselocale(c_numbers) : (locale_t)0;
+        *out = strtod(text, &end);
+        bool overflow = errno == ERANGE && (*out == HUGE_VAL || *out == -HUGE_VAL);
+        if (c_numbers) uselocale(was);
+        if (overflow || end != text + n) return false;
+    }
     r->p = e;
     return true;
 }
@@ -202,7 +222,7 @@ static int after_member(reader *r, char close)
     return 0;
 }
 
-static bool value(reader *r, sx_spec_value *v, int depth);
+static bool value(reader *r, as_json_value *v, int depth);
 
 /* An array or object: read past, to the depth JSON texts are nested here. */
 static bool composite(reader *r, int depth)
@@ -216,7 +236,7 @@ static bool composite(reader *r, int depth)
         return true;
     }
     for (;;) {
-        sx_spec_value ignored;
+        as_json_value ignored;
         if (close == '}') {
             if (*r->p != '"' || !string(r)) return false;
             ws(r);
@@ -229,38 +249,38 @@ static bool composite(reader *r, int depth)
     }
 }
 
-static bool value(reader *r, sx_spec_value *v, int depth)
+static bool value(reader *r, as_json_value *v, int depth)
 {
     memset(v, 0, sizeof(*v));
     switch (*r->p) {
     case '"':
-        v->kind = SX_SPEC_STRING;
+        v->kind = AS_JSON_STRING;
         return (v->text = string(r)) != NULL;
     case 't':
-        v->kind = SX_SPEC_TRUE;
+        v->kind = AS_JSON_TRUE;
         return word(r, "true");
     case 'f':
-        v->kind = SX_SPEC_FALSE;
+        v->kind = AS_JSON_FALSE;
         return word(r, "false");
     case 'n':
-        v->kind = SX_SPEC_NULL;
+        v->kind = AS_JSON_NULL;
         return word(r, "null");
     case '[':
     case '{':
-        v->kind = SX_SPEC_OTHER;
+        v->kind = AS_JSON_OTHER;
         return composite(r, depth);
     default:
-        v->kind = SX_SPEC_NUMBER;
+        v->kind = AS_JSON_NUMBER;
         return number(r, &v->number);
     }
 }
 
-sx_spec_value sx_spec_value_read(as_mem *m, const char *json)
+as_json_value as_json_value_read(as_mem *m, const char *json)
 {
-    static const sx_spec_value absent = {SX_SPEC_ABSENT, 0, NULL};
+    static const as_json_value absent = {AS_JSON_ABSENT, 0, NULL};
     if (!json || !as_utf8_valid(json, strlen(json))) return absent;
     reader r = {m, json};
-    sx_spec_value v;
+    as_json_value v;
     ws(&r);
     if (!value(&r, &v, 0)) return absent;
     ws(&r);
