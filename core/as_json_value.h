@@ -19,9 +19,10 @@ typedef enum {
 
 typedef struct as_json_value {
     as_json_kind kind;
-    double
-        number; /* AS_JSON_NUMBER: an integer's is (double) of the integer, as json_number_value */
-    const char *text; /* AS_JSON_STRING: decoded, on the as_mem given (never with a NUL inside) */
+    /* AS_JSON_NUMBER: an integer's is (double) of the integer, as json_number_value */
+    double number;
+    /* AS_JSON_STRING: decoded, on the as_mem given (never with a NUL inside) */
+    const char *text;
 } as_json_value;
 
 as_json_value as_json_value_read(as_mem *m, const char *json);

@@ -627,17 +627,18 @@ static void fill_compat(void *baton, const cells *x)
 #undef I
 #undef F
 
-/* Items k, k + 1, ... of arr (n of them in all, by product_id) that are
- * product id's, into *out and *nout; those of products the rows left out
+/* The run of items k, k + 1, ... (n in all, ascending by their product's id,
+ * ID_AT: that id of item k) that are product id's: its first item into from
+ * and its length into len, k past it; items of products the rows left out
  * are passed over. */
-#define RUN_OF(id, arr, n, k, out, nout)                                                           \
+#define RUN_OF(id, n, k, ID_AT, from, len)                                                         \
     do {                                                                                           \
-        while ((k) < (n) && (arr)[k].product_id < (id))                                            \
+        while ((k) < (n) && (ID_AT) < (id))                                                        \
             (k)++;                                                                                 \
-        *(out) = (arr) + (k);                                                                      \
-        while ((k) < (n) && (arr)[k].product_id == (id))                                           \
+        (from) = (k);                                                                              \
+        while ((k) < (n) && (ID_AT) == (id))                                                       \
             (k)++;                                                                                 \
-        *(nout) = (size_t)((arr) + (k) - *(out));                                                  \
+        (len) = (k) - (from);                                                                      \
     } while (0)
 
 /* One batch of index rows (lo < id <= hi) with their spec rows, offers and
@@ -655,17 +656,15 @@ static bool rows_batch(as_db *db, apr_pool_t *pool, int64_t lo, int64_t hi, void
         as_db_each_row(db, &m, L_AS_INDEX_OFFERS, ids, 2, fill_offer, &f) != AS_OK ||
         as_db_each_row(db, &m, L_AS_INDEX_COMPAT, ids, 2, fill_compat, &f) != AS_OK)
         return false;
-    size_t ks = 0, ko = 0, kc = 0;
+    size_t ks = 0, ko = 0, kc = 0, from;
     for (size_t i = 0; i < f.n; i++) {
         as_index_row *r = &f.rows[i];
-        while (ks < f.nspecs && f.spec_of[ks] < r->id) /* a product the rows left out */
-            ks++;
-        r->specs = f.specs + ks;
-        while (ks < f.nspecs && f.spec_of[ks] == r->id)
-            ks++;
-        r->n_specs = (size_t)(f.specs + ks - r->specs);
-        RUN_OF(r->id, f.offers, f.noffers, ko, &r->offers, &r->n_offers);
-        RUN_OF(r->id, f.compat, f.ncompat, kc, &r->compat, &r->n_compat);
+        RUN_OF(r->id, f.nspecs, ks, f.spec_of[ks], from, r->n_specs);
+        r->specs = f.specs + from;
+        RUN_OF(r->id, f.noffers, ko, f.offers[ko].product_id, from, r->n_offers);
+        r->offers = f.offers + from;
+        RUN_OF(r->id, f.ncompat, kc, f.compat[kc].product_id, from, r->n_compat);
+        r->compat = f.compat + from;
     }
     *items = f.rows;
     *n = f.n;

@@ -1,9 +1,9 @@
 /* The catalogue index of search: built from the store's streams (index_rows,
  * each product with its offers and compat rows, and view_rows), kept current
- * by rank_changes (which offers are
- * in stock), swapped atomically. Memory comes from malloc (mmap for the stock
- * state), not from a request's as_mem: a snapshot lives as long as a reader
- * holds it, and the last release frees it. */
+ * by rank_changes (which offers are in stock), swapped atomically. Memory
+ * comes from malloc (mmap for the stock state), not from a request's as_mem:
+ * a snapshot lives as long as a reader holds it, and the last release frees
+ * it. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -88,7 +88,6 @@ typedef struct sx_builder {
     size_t nfwd;
     uint8_t *in_stock;
     size_t instockcap, stockcap;
-    size_t last_doc;
     bcompat *cr;
     size_t ncr;
     uint32_t *dev_str; /* per device: slug, name, brand, kind, aliases */
@@ -386,14 +385,10 @@ static uint16_t delivery10(int64_t days)
     return (uint16_t)lround(as_round(as_delivery_component((int)days), 1) * 10);
 }
 
-static bool add_offer(sx_builder *b, const as_index_offer *o)
+/* An offer of product d (the last row added: add_row began its offers). */
+static bool add_offer(sx_builder *b, uint32_t d, const as_index_offer *o)
 {
     sx_catalog *c = b->c;
-    size_t d = b->last_doc;
-    while (d < c->n && c->ids[d] < o->product_id)
-        c->off_at[++d] = (uint32_t)c->noffers;
-    if (d >= c->n || c->ids[d] != o->product_id) return true; /* no such product: skip */
-    b->last_doc = d;
     uint32_t mi = 0;
     while (mi < c->nmerchants && strcmp(c->strs + c->merchants[mi].id_at, o->merchant_id) != 0)
         mi++;
@@ -500,9 +495,9 @@ static int on_row(void *baton, const as_index_row *row)
 {
     sx_builder *b = baton;
     if (!b->failed && !add_row(b, row)) b->failed = true;
-    for (size_t i = 0; !b->failed && i < row->n_offers; i++)
-        if (!add_offer(b, &row->offers[i])) b->failed = true;
     uint32_t d = (uint32_t)(b->c->n - 1);
+    for (size_t i = 0; !b->failed && i < row->n_offers; i++)
+        if (!add_offer(b, d, &row->offers[i])) b->failed = true;
     for (size_t i = 0; !b->failed && i < row->n_compat; i++)
         if (!add_compat(b, d, &row->compat[i])) b->failed = true;
     return b->failed ? -1 : 0;
@@ -1013,9 +1008,7 @@ static as_search_snap *finish(sx_builder *b, const as_search_version *v)
     as_arena *a = NULL;
     if (b->failed || !reserve_rows(b, n)) goto fail;
     c->live_base = v->live;
-    for (size_t d = b->last_doc + 1; d <= n; d++) /* products after the last offer's */
-        c->off_at[d] = (uint32_t)c->noffers;
-    if (n == 0) c->off_at[0] = 0;
+    if (n == 0) c->off_at[0] = 0; /* else each add_row set its product's off_at, and the next's */
     c->fwd_at[n] = (uint32_t)b->nfwd;
     c->bytes = sizeof(*c) + n * (8 + 4 + 2 + 2 + 3 + 8 + 8 * 4 + 4 + 4) +
                c->noffers * (sizeof(sx_offer) + 4) + b->nfwd * 4 * 2 + c->nstrs;

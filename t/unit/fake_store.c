@@ -234,23 +234,10 @@ static int fake_walk(void *h, int op, fake_product_fn one, const fake_sink *to)
     return rc;
 }
 
-static const as_product *fake_product_of(const fake_db *db, const char *sku)
+static int fake_cmp_device(const void *a, const void *b)
 {
-    for (size_t i = 0; i < db->n_products; i++)
-        if (strcmp(db->products[i].sku, sku) == 0) return &db->products[i];
-    return NULL;
-}
-
-typedef struct fake_compat_ref {
-    int64_t product_id;
-    const fake_compat *c;
-} fake_compat_ref;
-
-static int fake_cmp_compat(const void *a, const void *b)
-{
-    const fake_compat_ref *x = a, *y = b;
-    if (x->product_id != y->product_id) return (x->product_id > y->product_id) ? 1 : -1;
-    return (x->c->device_id > y->c->device_id) - (x->c->device_id < y->c->device_id);
+    const as_index_compat *x = a, *y = b;
+    return (x->device_id > y->device_id) - (x->device_id < y->device_id);
 }
 
 static int fake_index_row(const fake_db *db, as_mem *m, const as_product *p, const fake_sink *to)
@@ -290,20 +277,16 @@ static int fake_index_row(const fake_db *db, as_mem *m, const as_product *p, con
     }
     r.offers = offers;
     r.n_offers = p->n_offers;
-    fake_compat_ref *refs = as_alloc(m, (db->n_compat + 1) * sizeof(*refs));
+    as_index_compat *compat = as_alloc(m, (db->n_compat + 1) * sizeof(*compat));
     size_t n = 0;
     for (size_t i = 0; i < db->n_compat; i++) {
-        const as_product *of = fake_product_of(db, db->compat[i].sku);
-        if (of && of->id == p->id) refs[n++] = (fake_compat_ref){p->id, &db->compat[i]};
+        const as_compat *c = &db->compat[i].row;
+        if (strcmp(db->compat[i].sku, p->sku) == 0)
+            compat[n++] =
+                (as_index_compat){p->id, db->compat[i].device_id,
+                                  strcmp(c->fit_status, "fits") == 0, c->evidence, c->checked_at};
     }
-    qsort(refs, n, sizeof(*refs), fake_cmp_compat);
-    as_index_compat *compat = as_alloc(m, (n + 1) * sizeof(*compat));
-    for (size_t i = 0; i < n; i++) {
-        const as_compat *c = &refs[i].c->row;
-        compat[i] =
-            (as_index_compat){p->id, refs[i].c->device_id, strcmp(c->fit_status, "fits") == 0,
-                              c->evidence, c->checked_at};
-    }
+    qsort(compat, n, sizeof(*compat), fake_cmp_device);
     r.compat = compat;
     r.n_compat = n;
     return to->row(to->baton, &r) == 0 ? AS_OK : AS_EDB;
