@@ -1,22 +1,54 @@
 #include "as_http.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "as_crypto.h"
 
-const char *as_etag_from_digest(as_mem *m, const unsigned char digest[32])
+/* XXH3 (xxHash, Debian's libxxhash-dev), compiled in from its header: no
+ * library to load at run time. */
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+struct as_etag_hash {
+    XXH3_state_t *st;
+    bool failed;
+};
+
+as_etag_hash *as_etag_begin(void)
 {
-    return as_printf(m, "\"%s\"", as_b64url_encode(m, digest, 16));
+    as_etag_hash *h = malloc(sizeof(*h));
+    if (!h) return NULL;
+    h->st = XXH3_createState(); /* aligned as XXH3 needs: not malloc's */
+    h->failed = !h->st || XXH3_128bits_reset(h->st) != XXH_OK;
+    return h;
+}
+
+void as_etag_add(as_etag_hash *h, const void *p, size_t n)
+{
+    if (h && !h->failed && n) h->failed = XXH3_128bits_update(h->st, p, n) != XXH_OK;
+}
+
+static const char *etag_of_hash(as_mem *m, XXH128_hash_t v)
+{
+    XXH128_canonical_t c; /* big-endian: the same tag on every machine */
+    XXH128_canonicalFromHash(&c, v);
+    return as_printf(m, "\"%s\"", as_b64url_encode(m, c.digest, sizeof(c.digest)));
+}
+
+const char *as_etag_end(as_etag_hash *h, as_mem *m)
+{
+    if (!h) return NULL;
+    const char *tag = h->failed ? NULL : etag_of_hash(m, XXH3_128bits_digest(h->st));
+    XXH3_freeState(h->st);
+    free(h);
+    return tag;
 }
 
 const char *as_etag_of(as_mem *m, const void *p, size_t n)
 {
-    unsigned char d[32];
-    as_sha256 *h = as_sha256_begin();
-    as_sha256_add(h, p, n);
-    if (!as_sha256_end(h, d)) return NULL;
-    return as_etag_from_digest(m, d);
+    return etag_of_hash(m, XXH3_128bits(p, n));
 }
 
 /* The opaque part of a tag (between its quotes) equals ours, or ours with a

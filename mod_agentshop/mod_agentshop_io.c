@@ -6,7 +6,6 @@
 #include "http_protocol.h"
 #include "http_request.h"
 
-#include "as_crypto.h"
 #include "as_db.h"
 #include "as_http.h"
 
@@ -59,13 +58,13 @@ typedef struct body_writer {
     apr_bucket *e; /* the heap bucket being filled, NULL before the first */
     char *buf;
     apr_size_t cap;
-    as_sha256 *hash; /* of what is written, for the ETag; NULL: none */
+    as_etag_hash *hash; /* of what is written, for the ETag; NULL: none */
 } body_writer;
 
 static int brigade_write(const char *buf, size_t n, void *ctx)
 {
     body_writer *w = ctx;
-    as_sha256_add(w->hash, buf, n);
+    as_etag_add(w->hash, buf, n);
     while (n > 0) {
         if (!w->e || w->e->length == w->cap) {
             apr_size_t cap = n > APR_BUCKET_BUFF_SIZE ? n : APR_BUCKET_BUFF_SIZE;
@@ -194,7 +193,7 @@ int agentshop_write_response(request_rec *r, as_response *resp)
     }
     ap_set_content_type(r, "application/json");
     apr_bucket_brigade *bb = apr_brigade_create(r->pool, r->connection->bucket_alloc);
-    body_writer w = {bb, NULL, NULL, 0, resp->cacheable ? as_sha256_begin() : NULL};
+    body_writer w = {bb, NULL, NULL, 0, resp->cacheable ? as_etag_begin() : NULL};
     bool failed_encoding = false;
     if (!resp->body || json_dump_callback(resp->body, brigade_write, &w, AS_JSON_DUMP_FLAGS) != 0) {
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r, "response could not be encoded");
@@ -207,13 +206,12 @@ int agentshop_write_response(request_rec *r, as_response *resp)
         failed_encoding = true;
     }
     int wrote = brigade_write("\n", 1, &w);
-    unsigned char digest[32];
-    bool hashed = as_sha256_end(w.hash, digest); /* and frees it */
+    const char *etag = as_etag_end(w.hash, &mem); /* and frees it */
     if (wrote != 0) {
         as_response_clear(resp);
         return HTTP_INTERNAL_SERVER_ERROR;
     }
-    if (hashed && !failed_encoding && not_modified(r, resp, as_etag_from_digest(&mem, digest))) {
+    if (etag && !failed_encoding && not_modified(r, resp, etag)) {
         apr_brigade_cleanup(bb);
         return OK;
     }

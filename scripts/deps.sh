@@ -10,7 +10,7 @@
 # browser driver) exactly as t/js/package-lock.json pins them.
 # usage: scripts/deps.sh build|test|pg|bench|fresh|fuzz
 set -eu
-build="gcc make pkg-config apache2 apache2-dev libaprutil1-dbd-sqlite3 libjansson-dev libssl-dev libcbor-dev libstemmer-dev libsqlite3-dev"
+build="gcc make pkg-config apache2 apache2-dev libaprutil1-dbd-sqlite3 libjansson-dev libssl-dev libcbor-dev libstemmer-dev libsqlite3-dev libxxhash-dev"
 test="$build libapache2-mod-perl2 libwww-perl libcmocka-dev curl sqlite3 nodejs npm chromium"
 npm_too=0
 case "${1:-build}" in
@@ -21,7 +21,7 @@ case "${1:-build}" in
     fresh) want="debootstrap curl" ;; # make test-fresh, on the host
     # the fuzz harnesses (t/fuzz): clang-14, and libclang-rt-14-dev carries
     # libFuzzer and the sanitizer runtimes
-    fuzz) want="make clang libclang-rt-14-dev libjansson-dev libssl-dev libcbor-dev libstemmer-dev" ;;
+    fuzz) want="make clang libclang-rt-14-dev libjansson-dev libssl-dev libcbor-dev libstemmer-dev libxxhash-dev" ;;
     *) echo "deps.sh: unknown set '$1'" >&2; exit 2 ;;
 esac
 

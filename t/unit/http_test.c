@@ -20,6 +20,37 @@ static void test_etag_shape(void **state)
     assert_string_not_equal(a, b);
 }
 
+/* The tag of a body hashed as it is written, in pieces of every size (the
+ * glue's streaming path: jansson's pieces are a few bytes), is the tag of the
+ * whole body; a changed byte anywhere changes it. */
+static void test_etag_in_pieces(void **state)
+{
+    as_mem *m = unit_mem(state);
+    char body[5000];
+    for (size_t i = 0; i < sizeof(body); i++)
+        body[i] = (char)('a' + (i * 7 + i / 13) % 26);
+    const size_t lens[] = {0, 1, 16, 17, 128, 129, 240, 241, 1024, 1025, 4999, 5000};
+    for (size_t k = 0; k < sizeof(lens) / sizeof(lens[0]); k++) {
+        size_t n = lens[k];
+        const char *whole = as_etag_of(m, body, n);
+        for (size_t step = 1; step <= 300; step = step * 3 + 1) {
+            as_etag_hash *h = as_etag_begin();
+            assert_non_null(h);
+            for (size_t at = 0; at < n; at += step)
+                as_etag_add(h, body + at, n - at < step ? n - at : step);
+            assert_string_equal(as_etag_end(h, m), whole);
+        }
+        for (size_t at = 0; at < n; at += 97) {
+            body[at] ^= 1;
+            assert_string_not_equal(as_etag_of(m, body, n), whole);
+            body[at] ^= 1;
+        }
+        if (n) assert_string_not_equal(as_etag_of(m, body, n - 1), whole);
+    }
+    assert_null(as_etag_end(NULL, m));
+    as_etag_add(NULL, body, 1); /* nothing, and no crash */
+}
+
 static void test_if_none_match(void **state)
 {
     as_mem *m = unit_mem(state);
@@ -60,6 +91,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         UNIT_TEST(test_etag_shape),
+        UNIT_TEST(test_etag_in_pieces),
         UNIT_TEST(test_if_none_match),
         UNIT_TEST(test_preflight_headers),
     };
