@@ -298,13 +298,16 @@ smaps() { # pid: "Rss Pss private" KiB, private = Private_Clean + Private_Dirty
 }
 # pid: what of it is the search index, from /proc/PID/smaps, KiB: "idx_rss
 # idx_pss idx_private_clean idx_private_dirty state_private": the index file's
-# mapping (shared: its pages are in the page cache once, however many children
-# map them; Private_Clean are pages no other child has touched yet), and the
-# process's own stock state: its anonymous mappings that asked for huge pages
-# (VmFlags "hg": only the state does, core/search/as_search_index.c), or a
-# memory file "agentshop search state" (modules before 2026-11-27).
+# mappings (shared: its pages are in the page cache once, however many children
+# map them; Private_Clean are pages no other child has touched yet; the stock
+# state of each snapshot is a private mapping of the file, its Private_Dirty
+# the pages stock changes wrote), and the process's own stock state besides:
+# the memory file a later state was written to ("agentshop-search-state",
+# core/search/as_search_file.c), its anonymous mappings that asked for huge
+# pages (VmFlags "hg": a state copied whole, core/search/as_search_index.c),
+# or a memory file "agentshop search state" (modules before 2026-11-27).
 smaps_index() {
-    awk '/^[0-9a-f]+-[0-9a-f]+ / { c = ($NF ~ /\.idx$/) ? "idx" : ($0 ~ /memfd:agentshop search state/) ? "state" : (NF == 5) ? "anon" : ""; ap = 0; next }
+    awk '/^[0-9a-f]+-[0-9a-f]+ / { c = ($NF ~ /\.idx$/) ? "idx" : ($0 ~ /memfd:agentshop search state|\/agentshop-search-state-/) ? "state" : (NF == 5) ? "anon" : ""; ap = 0; next }
         c == "idx" && /^Rss:/ { ir += $2 } c == "idx" && /^Pss:/ { ip += $2 }
         c == "idx" && /^Private_Clean:/ { ic += $2 } c == "idx" && /^Private_Dirty:/ { id += $2 }
         c == "state" && /^Private_(Clean|Dirty):/ { sp += $2 }

@@ -388,6 +388,9 @@ bool sx_file_commit(const as_search_snap *s, sx_file_out *out, const char *path)
     uint64_t at = (SX_VTEXT_OFF + len[SEC_VTEXT] + 63) & ~(uint64_t)63;
     for (int i = 0; i < SEC_N; i++) {
         if (i == SEC_VTEXT) continue;
+        /* the stock state at a page's offset: processes map it privately,
+         * copy-on-write, as the base of their snapshots' states */
+        if (i == SEC_STATE) at = (at + SX_PAGE - 1) & ~(uint64_t)(SX_PAGE - 1);
         h.sec[i].off = at;
         h.sec[i].len = len[i];
         at = (at + len[i] + 63) & ~(uint64_t)63;
@@ -479,8 +482,10 @@ sx_catalog *sx_file_map(const char *path, int64_t catalogue, as_search_version *
     if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
         !(st.st_mode & (S_IWGRP | S_IWOTH)) && (size_t)st.st_size >= sizeof(file_head))
         base = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
-    close(fd);
-    if (base == MAP_FAILED) return NULL;
+    if (base == MAP_FAILED) {
+        close(fd);
+        return NULL;
+    }
     size_t size = (size_t)st.st_size;
     const file_head *h = base;
     sx_catalog *c = NULL;
@@ -488,6 +493,7 @@ sx_catalog *sx_file_map(const char *path, int64_t catalogue, as_search_version *
     c = calloc(1, sizeof(*c));
     if (!c) goto fail;
     atomic_init(&c->refs, 1);
+    c->base_fd = -1;
     c->map = base;
     c->map_bytes = size;
     c->n = h->n;
@@ -547,6 +553,14 @@ sx_catalog *sx_file_map(const char *path, int64_t catalogue, as_search_version *
     at->rank = h->rank;
     at->live = h->live_base;
     *state = (const uint8_t *)base;
+    long page = sysconf(_SC_PAGESIZE);
+    if (page > 0 && h->sec[SEC_STATE].off % (uint64_t)page == 0) { /* the snapshots' base */
+        c->base_fd = fd;
+        c->base_off = h->sec[SEC_STATE].off;
+        c->base_rank = h->rank;
+    } else {
+        close(fd);
+    }
     return c;
 fail:
     if (c) {
@@ -559,6 +573,7 @@ fail:
         free(c);
     }
     munmap(base, size);
+    close(fd);
     return NULL;
 }
 
@@ -567,6 +582,40 @@ bool sx_file_state(const sx_catalog *c, const uint8_t *base, as_search_snap *s)
     const file_head *h = (const file_head *)base;
     if (h->sec[SEC_STATE].len != s->state_bytes) return false;
     memcpy(s->state, base + h->sec[SEC_STATE].off, s->state_bytes);
+    return sx_state_valid(c, s);
+}
+
+void *sx_base_map(const sx_catalog *c, size_t bytes)
+{
+    if (c->base_fd < 0 || !bytes) return NULL;
+    void *p =
+        mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE, c->base_fd, (off_t)c->base_off);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+bool sx_base_write(sx_catalog *c, const void *state, size_t bytes, int64_t rank)
+{
+    static atomic_uint serial;
+    char name[64];
+    snprintf(name, sizeof(name), "/agentshop-search-state-%ld-%u", (long)getpid(),
+             atomic_fetch_add(&serial, 1));
+    int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+    if (fd < 0) return false;
+    shm_unlink(name); /* this process's alone, gone with its last mapping */
+    if (ftruncate(fd, (off_t)bytes) != 0 || !write_all(fd, state, bytes, 0)) {
+        close(fd);
+        return false;
+    }
+    (void)fcntl(fd, F_SETFD, FD_CLOEXEC);
+    if (c->base_fd >= 0) close(c->base_fd); /* the snapshots that map it keep it */
+    c->base_fd = fd;
+    c->base_off = 0;
+    c->base_rank = rank;
+    return true;
+}
+
+bool sx_state_valid(const sx_catalog *c, const as_search_snap *s)
+{
     /* what the state says that indexes something else: the best offer
      * among the product's own, the products in the order, the merchants */
     size_t nm = c->nmerchants;

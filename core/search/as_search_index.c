@@ -584,6 +584,7 @@ static sx_builder *builder_new(void)
         return NULL;
     }
     atomic_init(&b->c->refs, 1);
+    b->c->base_fd = -1; /* built in memory: no base state (a file's, when mapped) */
     return b;
 }
 
@@ -688,6 +689,7 @@ bool sx_catalog_private(sx_catalog *c)
 static void catalog_free(sx_catalog *c)
 {
     if (!c) return;
+    if (c->base_fd >= 0) close(c->base_fd);
     if (c->dev_arena) as_arena_destroy(c->dev_arena);
     free(c->bits);
     free((void *)c->live_bits);
@@ -900,25 +902,10 @@ size_t sx_state_bytes(size_t n, size_t noffers, size_t nmerchants)
            noffers * sizeof(sx_front) + 1;
 }
 
-static bool state_map(as_search_snap *s, sx_catalog *c)
+/* s's columns in its state at p (sx_state_bytes of c's counts). */
+static void state_layout(as_search_snap *s, sx_catalog *c, void *p)
 {
     size_t stock = (c->noffers + 7) & ~(size_t)7;
-    s->state_bytes = sx_state_bytes(c->n, c->noffers, c->nmerchants);
-    void *p = mmap(NULL, s->state_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) {
-        s->state = NULL;
-        return false;
-    }
-#ifdef MADV_HUGEPAGE
-    /* Transparent huge pages where the system gives them on request: a stock
-     * change copies the whole state into a new mapping (update), and a
-     * search reads its columns at random; in 4 KiB pages that is a page
-     * fault per page copied (a quarter of a second for 100 MB on a virtual
-     * machine whose faults are dear) and a TLB miss per read. The flag also
-     * names the mapping in /proc/PID/smaps (VmFlags "hg"), so make bench
-     * tells what each process adds for the index apart from its caches. */
-    (void)madvise(p, s->state_bytes, MADV_HUGEPAGE);
-#endif
     s->state = p;
     s->in_stock = p;
     s->def_price = (int64_t *)((char *)p + stock);
@@ -945,6 +932,42 @@ static bool state_map(as_search_snap *s, sx_catalog *c)
     for (size_t i = 0; i < 4; i++)
         atomic_init(&s->order_state[i], 0);
     s->c = c;
+}
+
+/* A state of s's own, zeroed: for a build, or a copy of another snapshot's. */
+static bool state_map(as_search_snap *s, sx_catalog *c)
+{
+    s->state_bytes = sx_state_bytes(c->n, c->noffers, c->nmerchants);
+    void *p =
+        mmap(NULL, s->state_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+        s->state = NULL;
+        return false;
+    }
+#ifdef MADV_HUGEPAGE
+    /* Transparent huge pages where the system gives them on request: a copy
+     * of the whole state takes a page fault per page copied (a quarter of a
+     * second for 100 MB on a virtual machine whose faults are dear), and a
+     * search reads its columns at random (a TLB miss per read). The flag
+     * also names the mapping in /proc/PID/smaps (VmFlags "hg"), so make bench
+     * tells what each process adds for the index apart from its caches. */
+    (void)madvise(p, s->state_bytes, MADV_HUGEPAGE);
+#endif
+    state_layout(s, c, p);
+    return true;
+}
+
+/* A state of s's own that starts as c's base state (copy-on-write: the
+ * pages it writes become its own). */
+static bool state_map_base(as_search_snap *s, sx_catalog *c)
+{
+    s->state_bytes = sx_state_bytes(c->n, c->noffers, c->nmerchants);
+    void *p = sx_base_map(c, s->state_bytes);
+    if (!p) {
+        s->state = NULL;
+        return false;
+    }
+    state_layout(s, c, p);
     return true;
 }
 
@@ -1303,25 +1326,47 @@ static int apply_change(void *baton, int64_t id, const as_rank_row *r)
         nx->in_stock[o] = found ? 1 : 0;
     }
     sx_rank_default(nx, d);
+    if (nx->base_changes != SIZE_MAX) nx->base_changes++;
     return 0;
 }
 
+/* A new snapshot's state is its catalogue's base state with the products
+ * changed since applied (copy-on-write: it costs the pages the changes
+ * write), while they are at most this many; past it, applying them all
+ * again costs about what a copy of the whole state does (a change writes
+ * some of the columns' and bitsets' pages, up to about 64), and the new state
+ * becomes the base. */
+static size_t base_changes_max(const as_search_snap *s)
+{
+    return s->state_bytes / (256 * 1024) + 16;
+}
+
+/* s's catalogue at stock version v: the rows changed since, applied to the
+ * base state (or, without one, to a copy of s's). */
 static as_search_snap *update(as_search_snap *s, const as_store *st, const as_search_version *v)
 {
+    sx_catalog *c = s->c;
     as_search_snap *nx = calloc(1, sizeof(*nx));
-    if (!nx || !state_map(nx, s->c)) {
+    bool from_base = c->base_fd >= 0 && s->base_changes <= base_changes_max(s);
+    if (!nx || !(from_base ? state_map_base(nx, c) : state_map(nx, c))) {
         free(nx);
         return NULL;
     }
-    memcpy(nx->state, s->state, s->state_bytes);
-    if (as_store_rank_changes(st, s->v.rank, apply_change, nx) != AS_OK) {
+    if (!from_base) memcpy(nx->state, s->state, s->state_bytes);
+    nx->base_changes = from_base ? 0 : SIZE_MAX;
+    if (as_store_rank_changes(st, from_base ? c->base_rank : s->v.rank, apply_change, nx) !=
+        AS_OK) {
         state_unmap(nx);
         free(nx);
         return NULL;
     }
     sx_rank_order(nx);
+    /* every row above v.rank was read (and maybe newer ones: read again) */
+    if (c->base_fd >= 0 && nx->base_changes > base_changes_max(nx) &&
+        sx_base_write(c, nx->state, nx->state_bytes, v->rank))
+        nx->base_changes = 0;
     atomic_init(&nx->refs, 1);
-    atomic_fetch_add(&s->c->refs, 1);
+    atomic_fetch_add(&c->refs, 1);
     nx->v = *v;
     return nx;
 }
@@ -1474,7 +1519,11 @@ static as_search_snap *map_file(const as_search_index *si, int64_t catalogue)
     free(path);
     if (!c) return NULL;
     as_search_snap *s = calloc(1, sizeof(*s));
-    if (!s || !state_map(s, c) || !sx_file_state(c, state, s)) {
+    /* the file's stock state, as a private mapping of it when it can be:
+     * written pages only are this process's */
+    bool ok = s && (c->base_fd >= 0 ? state_map_base(s, c) && sx_state_valid(c, s)
+                                    : state_map(s, c) && sx_file_state(c, state, s));
+    if (!ok) {
         if (s) state_unmap(s);
         free(s);
         catalog_free(c);

@@ -137,6 +137,18 @@ typedef struct sx_catalog {
     const as_query_devices *qdevs;  /* devs' words, for a device named in a query */
     void *map; /* the index file when mapped (as_search_file.c), else NULL */
     size_t map_bytes;
+    /* The stock state a new snapshot starts from (update): a private,
+     * copy-on-write mapping of base_fd at base_off, with the products
+     * changed since base_rank applied to it, so that a stock change costs
+     * the pages it writes, not a copy of the whole state (218 MiB at
+     * 1,000,000 products). The index file's own state, then a memory file
+     * of a later state once the changes since have grown (sx_base_write).
+     * base_fd -1: none (a build in memory, or a file whose state is not at
+     * a page's offset): each update copies the snapshot before it. Read and
+     * moved by one thread at a time (the index's build lock). */
+    int base_fd;
+    uint64_t base_off;
+    int64_t base_rank;
     /* This process's (sx_catalog_private): the products whose offers' stock or
      * questions changed after live_base, or that have questions, a bit each
      * (set, never cleared), as read from the store up to live sequence
@@ -263,6 +275,9 @@ struct as_search_snap {
     uint64_t *cheap_bits, *soon_bits;
     void *state;
     size_t state_bytes;
+    /* the products applied to c's base state to make this one (update), or
+     * SIZE_MAX when it was copied from the snapshot before */
+    size_t base_changes;
     as_search_version v;
 };
 
@@ -369,6 +384,9 @@ typedef struct sx_file_out {
     char *tmp; /* the temporary name */
 } sx_file_out;
 #define SX_VTEXT_OFF 4096 /* where the views' text starts, a page into the file */
+/* The stock state's section starts at a multiple of this: a page's offset
+ * on every Linux (pages of 4 to 64 KiB), so that processes can map it. */
+#define SX_PAGE 65536
 /* Creates the temporary file for path; false when it cannot. */
 bool sx_file_create(const char *path, sx_file_out *out);
 /* Room for `need` bytes of c's view text in the file being written: its
@@ -388,11 +406,21 @@ bool sx_file_write(const as_search_snap *s, const char *path);
  * mapping (for sx_file_state). NULL when absent, foreign or damaged. */
 sx_catalog *sx_file_map(const char *path, int64_t catalogue, as_search_version *at,
                         const uint8_t **state);
-/* The stock state the file was built with, copied into s (mapped for c):
- * the build's image of it, so that no process that maps the file ranks
- * every product again (1,000,000 products: 1.5 s of CPU per process). false
- * when an index in it is out of range (a damaged file). */
+/* Whether the stock state in s (of catalogue c) indexes only what c has: the
+ * state a file was built with, mapped or copied, so that no process that
+ * maps the file ranks every product again (1,000,000 products: 1.5 s of CPU
+ * per process); false when an index in it is out of range (a damaged file). */
+bool sx_state_valid(const sx_catalog *c, const as_search_snap *s);
+/* The stock state the file was built with (at `state`, its mapping), copied
+ * into s: for a file whose state is not c's base (c->base_fd -1). */
 bool sx_file_state(const sx_catalog *c, const uint8_t *state, as_search_snap *s);
+/* c's base state (c->base_fd), `bytes` of it, mapped privately: writes to it
+ * are this mapping's alone. NULL when it cannot be. */
+void *sx_base_map(const sx_catalog *c, size_t bytes);
+/* `bytes` of state at rank version `rank` made c's base, in a memory file (a
+ * POSIX shared memory object, unlinked at once); false, c's base unchanged,
+ * when none can be made. */
+bool sx_base_write(sx_catalog *c, const void *state, size_t bytes, int64_t rank);
 /* The bytes of a snapshot's stock state (state_map) for these counts. */
 size_t sx_state_bytes(size_t n, size_t noffers, size_t nmerchants);
 

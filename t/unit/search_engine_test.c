@@ -1516,6 +1516,104 @@ static void test_live_stock(void **state)
     index_pair_close(m, &x);
 }
 
+/* The rank rows changed since a version, as a store that numbers each
+ * product's row reports them: only the products whose row_rank (by id) is
+ * above it (the fake reports every product once the version moved). */
+static int64_t row_rank[301];
+static const as_store_feed_ops *every_row;
+typedef struct {
+    as_rank_row_fn each;
+    void *baton;
+    int64_t since;
+} rows_since;
+
+static int row_if_changed(void *baton, int64_t id, const as_rank_row *r)
+{
+    rows_since *w = baton;
+    assert_true(id >= 1 && id <= 300);
+    return row_rank[id] > w->since ? w->each(w->baton, id, r) : 0;
+}
+
+static int changed_rows(void *h, int64_t since, as_rank_row_fn each, void *baton)
+{
+    rows_since w = {each, baton, since};
+    return every_row->rank_changes(h, -1, row_if_changed, &w);
+}
+
+/* A process's snapshots after stock changes start from the index file's
+ * state, mapped copy-on-write, with the products changed since the build
+ * applied (a change costs the pages it writes, not a copy of the whole
+ * state); once those are many, the state of that moment becomes the base
+ * (a memory file) and the next changes apply to it. Every snapshot's state
+ * is byte for byte a build's from the store at that stock, and answers as
+ * it does. */
+static void test_state_from_base(void **state)
+{
+    as_mem *m = unit_mem(state);
+    char dir[] = "/tmp/as-base-test-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    const char *prefix = as_printf(m, "%s/db", dir);
+    int *tier_of;
+    fake_db db;
+    as_product *ps = random_catalogue(m, 300, 4242u, &near_prices, &tier_of, &db);
+    as_store plain = fake_store_make(&db);
+    every_row = plain.ops->feed;
+    as_store_feed_ops feed = *plain.ops->feed;
+    feed.rank_changes = changed_rows;
+    as_store_ops ops = *plain.ops;
+    ops.feed = &feed;
+    as_store st = {&ops, plain.h};
+    memset(row_rank, 0, sizeof(row_rank));
+
+    as_search_index *si = as_search_index_create(prefix, NULL, NULL);
+    as_search_snap *s = as_search_index_get(si, &st);
+    assert_non_null(s);
+    sx_catalog *c = s->c;
+    assert_true(c->base_fd >= 0); /* mapped from the file it wrote */
+    assert_int_equal(c->base_rank, db.version.rank);
+    size_t max = s->state_bytes / (256 * 1024) + 16;
+    /* products changed per round: a few, then more than the limit (the
+     * state becomes the base), then a few again, on the new base */
+    const size_t per_round[] = {2, 3, 1, max + 5, 2, 4};
+    size_t since_base = 0, next = 0;
+    for (size_t round = 0; round < sizeof(per_round) / sizeof(per_round[0]); round++) {
+        db.version.rank++;
+        for (size_t k = 0; k < per_round[round]; k++, next = (next + 37) % 300) {
+            as_offer *o = &ps[next].offers[0];
+            o->stock = o->stock ? 0 : 4; /* sold out, or back */
+            row_rank[ps[next].id] = db.version.rank;
+        }
+        since_base += per_round[round];
+        as_search_snap *nx = as_search_index_get(si, &st);
+        assert_non_null(nx);
+        assert_ptr_not_equal(nx, s);
+        assert_ptr_equal(nx->c, c);
+        if (since_base > max) { /* this state is the base from now on */
+            assert_int_equal(nx->base_changes, 0);
+            assert_int_equal(c->base_rank, db.version.rank);
+            since_base = 0;
+        } else { /* at most the products changed since the base (a product
+                    may change twice) */
+            assert_true(nx->base_changes > 0 && nx->base_changes <= since_base);
+        }
+        as_search_snap *want = as_search_snap_build(&plain);
+        assert_non_null(want);
+        assert_int_equal(nx->state_bytes, want->state_bytes);
+        assert_memory_equal(nx->state, want->state, want->state_bytes);
+        assert_string_equal(answer(m, nx, "thing", cap_price), answer(m, want, "thing", cap_price));
+        assert_string_equal(answer(m, nx, "", NULL), answer(m, want, "", NULL));
+        as_search_snap_release(want);
+        as_search_snap_release(s);
+        s = nx;
+    }
+    assert_true(c->base_rank > 1); /* rebased once */
+    as_search_snap_release(s);
+    as_search_index_destroy(si);
+    unlink(as_printf(m, "%s-1.idx", prefix));
+    unlink(as_printf(m, "%s.lock", prefix));
+    assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1539,6 +1637,7 @@ int main(void)
         UNIT_TEST(test_first_build_bound),
         UNIT_TEST(test_product_views),
         UNIT_TEST(test_live_stock),
+        UNIT_TEST(test_state_from_base),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
