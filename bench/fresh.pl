@@ -13,8 +13,10 @@
 #       agent KEY on BASE): the product is then out of stock, and the search,
 #       with its offer filter, must exclude it ("Out of stock") instead of
 #       listing it. From the order's 201, four pollers send PATH again and
-#       again, each time on a new connection (so every child answers some),
-#       taking the POLL_BASEs in turn, with a header X-Bench-Poll: TAG-K-N that
+#       again on connections each opened before the order and kept alive
+#       (so every child is asked from the first moment, not only when it
+#       wins a new connection), taking the POLL_BASEs in turn, with a header
+#       X-Bench-Poll: TAG-K-N that
 #       the bench's access log records beside the child's pid (%P). They go
 #       on in rounds of 2 s until every child of CHILDREN (pids, space-
 #       separated) has answered on every base and its last answer showed the
@@ -33,14 +35,18 @@ use IO::Handle;
 use JSON::PP qw(decode_json encode_json);
 use Time::HiRes qw(time sleep);
 
+use constant POLLERS => 4; # pollers at once
+use constant CONNS => 2;   # connections of a poller to each base
+
 my $http = HTTP::Tiny->new(keep_alive => 0, timeout => 30, agent => 'agentshop-bench/1.0');
 
 sub esc { my $s = shift; $s =~ s/([^A-Za-z0-9._~-])/sprintf('%%%02X', ord $1)/ge; $s }
 
 # 1 when the page lists SKU among its results, 0 when not; dies on an error.
+# With UA (an HTTP::Tiny), on its connection.
 sub listed {
-    my ($url, $sku, $headers) = @_;
-    my $r = $http->get($url, {headers => $headers // {}});
+    my ($url, $sku, $headers, $ua) = @_;
+    my $r = ($ua // $http)->get($url, {headers => $headers // {}});
     die "GET $url: $r->{status} $r->{content}\n" unless $r->{status} == 200;
     my $page = decode_json($r->{content});
     return (grep { $_->{sku} eq $sku } @{$page->{results}}) ? 1 : 0;
@@ -79,11 +85,17 @@ sub watch {
     for my $base (@polls) {
         die "fresh: $base$path does not list $sku before the change\n" unless listed("$base$path", $sku);
     }
-    # Rounds of 2 s, four pollers at once (a search under load takes tens of
-    # ms: one poller alone would reach each child only now and then), until
-    # every child of every base has answered and its last answer showed the
-    # change; 10 s at most. The first round's pollers are started before the
-    # order and wait for its time: they start asking as soon as it is placed.
+    # Rounds of 2 s, four pollers at once, each on two connections to each
+    # base that it opens (with a first search) before the order and keeps
+    # alive, until every child of every base has answered and its last
+    # answer showed the change; 10 s at most. A connection stays with the
+    # child that accepted it: with new connections, a child busy with the
+    # load accepts few (the other child's listener takes them first), and a
+    # child not asked for a second says nothing of when it had the change.
+    # With eight connections per base, both children have one unless 8
+    # accepts in a row went to the same child (1 in 128). The first round's
+    # pollers have their connections before the order and wait for its
+    # time: they start asking as soon as it is placed.
     my @kids = pollers($tag, 2, $path, $sku, @polls);
     my ($st, $body) = post("$base/v1/quotes", $key, {sku => $sku, quantity => $stock + 0});
     die "fresh: POST /quotes: $st $body\n" unless $st == 201;
@@ -156,49 +168,74 @@ sub report {
         }
     }
     my @took = sort { $a <=> $b } map { $_->[4] } @$answers;
-    printf "  %d answers in %d s, each on a new connection; one took %.0f ms at the median, %.0f ms\n"
-        . "  at most (from the poller's sending to its reading the answer)\n",
-        scalar @$answers, $secs, $took[$#took / 2], $took[-1];
+    printf "  %d answers in %d s, on %d connections per base opened before the order (a round's\n"
+        . "  first search) and kept alive; one took %.0f ms at the median, %.0f ms at most (from\n"
+        . "  the poller's sending to its reading the answer)\n",
+        scalar @$answers, $secs, POLLERS * CONNS, $took[$#took / 2], $took[-1];
     printf "  %d answers not found in the access log\n", $unlogged if $unlogged;
     printf "fresh_ms %s\n", $never ? 'none' : sprintf('%.0f', $known);
     printf "fresh_stale_ms %s\n", $stale < 0 ? '-' : sprintf('%.0f', $stale);
     printf "fresh_verdict %s\n", !$never && $known < 1000 ? 'met' : $stale >= 1000 ? 'MISSED' : 'unknown';
 }
 
-# Four pollers, each waiting for the time of the order on a pipe: [its
-# answers (a pipe from it), the pipe to give it the time].
+# The pollers of a round, each with its connections open (CONNS to each base,
+# made by a first search, tagged TAG-R-0..., not counted as an answer) and
+# waiting for the time of the order on a pipe: [its answers (a pipe from it),
+# the pipe to give it the time]. Returns when every poller has its
+# connections.
 sub pollers {
-    my ($tag, $round_end, @args) = @_;
+    my ($tag, $round_end, $path, $sku, @polls) = @_;
     my @kids;
-    for my $k (1 .. 4) {
+    for my $k (1 .. POLLERS) {
         pipe(my $go_r, my $go_w) or die "pipe: $!\n";
         my $pid = open(my $out, '-|') // die "fork: $!\n";
         if (!$pid) {
             close $go_w;
+            $| = 1;
+            my %ua;
+            for my $i (0 .. $#polls) {
+                my $base = $polls[$i];
+                for my $j (0 .. CONNS - 1) {
+                    my $ua = HTTP::Tiny->new(keep_alive => 1, timeout => 30,
+                                             agent => 'agentshop-bench/1.0');
+                    my $t = "$tag-" . ($round_end * 10 + $k) . "-0$i$j";
+                    listed("$base$path", $sku, {'X-Bench-Poll' => $t}, $ua);
+                    push @{$ua{$base}}, $ua;
+                }
+            }
+            print "ready\n";
             my $t0 = <$go_r>;
             close $go_r;
-            poll($tag, $k, $round_end, $t0 + 0, @args);
+            poll($tag, $k, $round_end, $t0 + 0, \%ua, $path, $sku, @polls);
             exit 0;
         }
         close $go_r;
         $go_w->autoflush(1);
         push @kids, [$out, $go_w];
     }
+    for my $kid (@kids) {
+        my $out = $kid->[0];
+        my $line = <$out> // '';
+        die "fresh: a poller could not search before the order\n" unless $line eq "ready\n";
+    }
     return @kids;
 }
 
-# One poller: PATH on the bases in turn until ROUND_END s after T0; prints
-# "tag base ms changed ms-it-took" per answer.
+# One poller: PATH on the bases in turn, each time on the next of the
+# poller's own connections to it (UA: base => [HTTP::Tiny...]), until
+# ROUND_END s after T0; prints "tag base ms changed ms-it-took" per answer.
 sub poll {
-    my ($tag, $k, $round_end, $t0, $path, $sku, @polls) = @_;
+    my ($tag, $k, $round_end, $t0, $ua, $path, $sku, @polls) = @_;
     my $n = 0;
-    $| = 1;
     while (time - $t0 < $round_end) {
         my $base = $polls[($n + $k) % @polls];
         $n++;
         my $t = "$tag-" . ($round_end * 10 + $k) . "-$n";
         my $sent = time;
-        my $changed = listed("$base$path", $sku, {'X-Bench-Poll' => $t}) ? 0 : 1;
+        my $conns = $ua->{$base};
+        my $changed =
+            listed("$base$path", $sku, {'X-Bench-Poll' => $t}, $conns->[int($n / @polls) % @$conns])
+            ? 0 : 1;
         printf "%s %s %.1f %d %.1f\n", $t, $base, 1000 * (time - $t0), $changed, 1000 * (time - $sent);
     }
 }
