@@ -13,14 +13,13 @@
 #       agent KEY on BASE): the product is then out of stock, and the search,
 #       with its offer filter, must exclude it ("Out of stock") instead of
 #       listing it. From the order's 201, four pollers send PATH again and
-#       again on connections each opened before the order and kept alive
-#       (so every child is asked from the first moment, not only when it
-#       wins a new connection), taking the POLL_BASEs in turn, with a header
-#       X-Bench-Poll: TAG-K-N that
-#       the bench's access log records beside the child's pid (%P). They go
-#       on in rounds of 2 s until every child of CHILDREN (pids, space-
-#       separated) has answered on every base and its last answer showed the
-#       change, at most 10 s. Then, per base and child, by the time each
+#       again on connections each opened before the order and kept alive (so
+#       every child is asked from the first moment, not only when it wins a new
+#       connection), taking the POLL_BASEs in turn, with a header X-Bench-Poll:
+#       TAG-K-N that the bench's access log records beside the child's pid
+#       (%P). They go on in rounds of 2 s until every child of CHILDREN (pids,
+#       space-separated) has answered on every base and its last answer showed
+#       the change, at most 10 s. Then, per base and child, by the time each
 #       request began in the child (%{begin:usec}t and %D of the access log):
 #       its answers, the last one without the change and the first after it
 #       with it. The last lines: "fresh_ms MS", when the last child's first
