@@ -1,6 +1,5 @@
 #include "as_http.h"
 
-#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -11,23 +10,22 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-struct as_etag_hash {
-    XXH3_state_t *st;
-    bool failed;
-};
-
+/* as_etag_hash is XXH3's own streaming state (made aligned as it needs by
+ * XXH3_createState, not by malloc). */
 as_etag_hash *as_etag_begin(void)
 {
-    as_etag_hash *h = malloc(sizeof(*h));
-    if (!h) return NULL;
-    h->st = XXH3_createState(); /* aligned as XXH3 needs: not malloc's */
-    h->failed = !h->st || XXH3_128bits_reset(h->st) != XXH_OK;
-    return h;
+    XXH3_state_t *st = XXH3_createState();
+    if (st && XXH3_128bits_reset(st) != XXH_OK) {
+        XXH3_freeState(st);
+        st = NULL;
+    }
+    return (as_etag_hash *)st;
 }
 
 void as_etag_add(as_etag_hash *h, const void *p, size_t n)
 {
-    if (h && !h->failed && n) h->failed = XXH3_128bits_update(h->st, p, n) != XXH_OK;
+    /* XXH3 fails only on a NULL input of non-zero length */
+    if (h && n) (void)XXH3_128bits_update((XXH3_state_t *)h, p, n);
 }
 
 static const char *etag_of_hash(as_mem *m, XXH128_hash_t v)
@@ -40,9 +38,8 @@ static const char *etag_of_hash(as_mem *m, XXH128_hash_t v)
 const char *as_etag_end(as_etag_hash *h, as_mem *m)
 {
     if (!h) return NULL;
-    const char *tag = h->failed ? NULL : etag_of_hash(m, XXH3_128bits_digest(h->st));
-    XXH3_freeState(h->st);
-    free(h);
+    const char *tag = etag_of_hash(m, XXH3_128bits_digest((XXH3_state_t *)h));
+    XXH3_freeState((XXH3_state_t *)h);
     return tag;
 }
 

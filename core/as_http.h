@@ -21,7 +21,7 @@ typedef struct as_etag_hash as_etag_hash;
 as_etag_hash *as_etag_begin(void);
 /* Adds n bytes (h may be NULL: nothing). */
 void as_etag_add(as_etag_hash *h, const void *p, size_t n);
-/* The tag of what was added, on m; frees h. NULL when h is NULL or failed. */
+/* The tag of what was added, on m; frees h. NULL when h is NULL. */
 const char *as_etag_end(as_etag_hash *h, as_mem *m);
 /* The entity tag of n bytes at p. */
 const char *as_etag_of(as_mem *m, const void *p, size_t n);

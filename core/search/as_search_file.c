@@ -601,12 +601,12 @@ bool sx_base_write(sx_catalog *c, const void *state, size_t bytes, int64_t rank)
              atomic_fetch_add(&serial, 1));
     int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
     if (fd < 0) return false;
-    shm_unlink(name); /* this process's alone, gone with its last mapping */
+    shm_unlink(name); /* this process's alone, gone with its last mapping (and
+                       * shm_open's descriptor is close-on-exec) */
     if (ftruncate(fd, (off_t)bytes) != 0 || !write_all(fd, state, bytes, 0)) {
         close(fd);
         return false;
     }
-    (void)fcntl(fd, F_SETFD, FD_CLOEXEC);
     if (c->base_fd >= 0) close(c->base_fd); /* the snapshots that map it keep it */
     c->base_fd = fd;
     c->base_off = 0;
