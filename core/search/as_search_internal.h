@@ -478,6 +478,43 @@ void sx_rank_best(const as_search_snap *s, uint32_t doc, const as_weights *w,
  * the snapshot's columns. */
 int sx_rank_bound(const as_search_snap *s, uint32_t doc, const sx_weights_tab *t,
                   const as_weights *w);
+/* sx_rank_bound against a score without its loop over the product's
+ * merchants: per value of the delivery component (max_del10), the merchants
+ * whose part brings the bound to the score, and above it, as two masks
+ * tested against the product's merchants_in; filled for one score at a
+ * time, when a value is first met at that score. A search's own (on its
+ * memory): the masks change as the page's last score rises. */
+typedef struct sx_bound_gate {
+    const sx_weights_tab *t;
+    const as_weights *w;
+    bool masks;                 /* merchants_in names every merchant (64 at most) */
+    size_t nm;                  /* merchants */
+    int32_t part[64];           /* the merchants' parts, highest first */
+    uint64_t cum[65];           /* cum[j]: the merchants of the j highest parts */
+    int32_t *stamp;             /* per value: 1 + the score its masks are for, 0 none */
+    uint64_t *at_least, *above; /* per value: bound >= score, > score */
+} sx_bound_gate;
+void sx_bound_gate_init(const sx_catalog *c, as_mem *m, const sx_weights_tab *t,
+                        const as_weights *w, sx_bound_gate *g);
+void sx_bound_gate_fill(sx_bound_gate *g, uint16_t dl, int score);
+/* The merchants (g->masks) one of which, in stock, a product needs for its
+ * bound to reach score at any delivery component (a delivery component is
+ * at most 100: max_del10 at most SX_TAB_MAX). */
+uint64_t sx_bound_gate_any(const sx_bound_gate *g, int score);
+/* -1, 0 or 1 as sx_rank_bound(s, doc, g->t, g->w) is below, at or above
+ * score (at least 0), for a product with an offer in stock. */
+static inline int sx_bound_cmp(const as_search_snap *s, sx_bound_gate *g, uint32_t doc, int score)
+{
+    uint16_t dl = s->max_del10[doc];
+    uint64_t in = s->merchants_in[doc];
+    if (!g->masks || !in || dl > SX_TAB_MAX) {
+        int b = sx_rank_bound(s, doc, g->t, g->w);
+        return b < score ? -1 : b > score;
+    }
+    if (g->stamp[dl] != score + 1) sx_bound_gate_fill(g, dl, score);
+    if (!(in & g->at_least[dl])) return -1;
+    return (in & g->above[dl]) != 0;
+}
 /* The snapshot's def_off and def_score of one product, from its in_stock,
  * and its other columns and bits from them. */
 void sx_rank_default(as_search_snap *s, uint32_t doc);
@@ -536,9 +573,10 @@ struct sx_filter {
     bool kept_rest;
     /* set by the caller: the default weights, no device and not none,
      * without offer filters, or in the score's order, or with one offer
-     * filter alone in any order; the page stage counts and pages by bitsets
-     * (sx_match.bits), under offer filters ranking the matches that one
-     * meets (page_bits) */
+     * filter alone in any order; or custom weights, no device and not
+     * none, without offer filters, in the score's order; the page stage
+     * counts and pages by bitsets (sx_match.bits), under offer filters
+     * ranking the matches that one meets (page_bits) */
     bool bits;
 };
 

@@ -418,18 +418,81 @@ static void filtered_bits(const as_search_snap *s, as_mem *m, as_mem *tmp, const
     top_sort(top);
 }
 
-/* The page under sx_filter.bits (default weights, no device, merchant or
- * offer filters: those are filtered_bits'), by bitsets instead of each match: the count and the
- * excluded (contradicted, under verified_only) by popcount; the first k
- * results, tier by tier, either walking `order` (the snapshot's rank_order,
- * the default order without text, or the sort's, sx_sort_order) until the
- * tier has given what is missing, or, for a tier with few products, ordering
- * its products by their keys: whichever costs less (below). Into top
- * (sorted) and the excluded list; the same answers as the loop of
- * as_search_run. */
+/* One tier's results (set) under custom weights (tab) without offer filters,
+ * a device or another sort than the score's, into got: hit_cmp's order, as
+ * the loop of as_search_run ranks them (buyable first, then the score under
+ * the weights, then sku). Once got is full, a product that cannot enter it
+ * even at its bound (sx_rank_bound, told by sx_bound_cmp) is passed over
+ * unranked, and an unbuyable one (no offer in stock: score 0, after every
+ * buyable one) is placed by its sku alone. Without offer filters a product
+ * has an offer under the weights exactly when it has one under the default
+ * weights (which offers are eligible does not depend on the weights), so
+ * def_off tells the unbuyable. */
+static void weighted_tier(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
+                          const sx_weights_tab *tab, const uint64_t *set, uint8_t t, top_k *got)
+{
+    const sx_catalog *c = s->c;
+    as_offer_filter none = {0};
+    sx_bound_gate gate;
+    sx_bound_gate_init(c, m, tab, &ask->w, &gate);
+    uint64_t all = gate.nm < 64 ? (1ull << gate.nm) - 1 : ~0ull, good = all;
+    int good_for = -1; /* the score `good` is for */
+    for (size_t w = 0; w < c->words; w++) {
+        uint64_t x = set[w];
+        if (x && gate.masks && got->n == got->k && got->k && !got->heap[0].unbuyable) {
+            /* once the page's last is buyable, a product enters only with
+             * an offer in stock at one of the merchants that can bring its
+             * bound to that score (merchant_stock: the buyable products'
+             * merchants in stock), 64 products a word at a time */
+            if (got->heap[0].score != good_for) {
+                good_for = got->heap[0].score;
+                good = sx_bound_gate_any(&gate, good_for);
+            }
+            if (good != all) {
+                uint64_t y = 0;
+                for (uint64_t g = good; g; g &= g - 1)
+                    y |= s->merchant_stock[(size_t)__builtin_ctzll(g) * c->words + w];
+                x &= y;
+            }
+        }
+        for (uint64_t cur = x; cur; cur &= cur - 1) {
+            uint32_t d = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(cur));
+            bool unbuyable = s->def_off[d] == UINT32_MAX;
+            if (got->n == got->k) {
+                if (!got->k) return;
+                const hit *last = &got->heap[0];
+                if (unbuyable) {
+                    if (!last->unbuyable || c->sku_rk[d] > last->sku_rk) continue;
+                } else if (!last->unbuyable) {
+                    int vs = sx_bound_cmp(s, &gate, d, last->score);
+                    if (vs < 0 || (vs == 0 && c->sku_rk[d] > last->sku_rk)) continue;
+                }
+            }
+            sx_best b;
+            if (unbuyable)
+                memset(&b, 0, sizeof(b));
+            else
+                sx_rank_best(s, d, &ask->w, tab, &none, -1, ask->today, &b);
+            hit h = {d, c->sku_rk[d], 0, b.score, t, b.n_eligible ? 0 : 1};
+            top_offer(got, &h);
+        }
+    }
+}
+
+/* The page under sx_filter.bits (no device, merchant or offer filters:
+ * those are filtered_bits'; the default weights, or with tab custom ones
+ * in the score's order), by bitsets instead of each match: the count and
+ * the excluded (contradicted, under verified_only) by popcount; the first k
+ * results, tier by tier: under custom weights by weighted_tier; else either
+ * walking `order` (the snapshot's rank_order, the default order without
+ * text, or the sort's, sx_sort_order) until the tier has given what is
+ * missing, or, for a tier with few products, ordering its products by their
+ * keys: whichever costs less (below). Into top (sorted) and the excluded
+ * list; the same answers as the loop of as_search_run. */
 static void page_bits(const as_search_snap *s, as_mem *m, as_mem *tmp, const as_search_ask *ask,
-                      const sx_filter *f, const sx_match *mt, const uint32_t *order, top_k *top,
-                      uint32_t *excluded, const char **why_of, size_t *nx, as_search_result *out)
+                      const sx_filter *f, const sx_match *mt, const uint32_t *order,
+                      const sx_weights_tab *tab, top_k *top, uint32_t *excluded,
+                      const char **why_of, size_t *nx, as_search_result *out)
 {
     const sx_catalog *c = s->c;
     size_t words = c->words, n = c->n;
@@ -481,6 +544,14 @@ static void page_bits(const as_search_snap *s, as_mem *m, as_mem *tmp, const as_
             in += (size_t)sx_pop64(x);
         }
         if (!in) continue;
+        if (tab) {
+            top_k got = {as_alloc(m, need * sizeof(hit)), 0, need};
+            weighted_tier(s, m, ask, tab, set, (uint8_t)t, &got);
+            top_sort(&got);
+            memcpy(top->heap + top->n, got.heap, got.n * sizeof(hit));
+            top->n += got.n;
+            continue;
+        }
         /* ordering the tier's products reads three columns at random per
          * product, a cache miss each on a large catalogue; the walk reads
          * order in turn and the set (words, in cache): n * need / in
@@ -540,15 +611,24 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
     as_scratch *scratch = sx_scratch_take(c);
     as_mem tmp = as_scratch_mem(scratch);
     sx_filter_bitsets(s, &tmp, &f);
-    /* the default weights and no device: the matches as bitsets (page_bits);
+    /* no device: the matches as bitsets (page_bits); under the default weights
      * without offer filters counted and paged by them, in the score's order
      * by rank_order, in another sort's by its order (sx_sort_order, made at
      * its first use); under offer filters (a price cap, a date, a merchant),
      * in the score's order, each match ranked from them (filtered_bits), and
      * under one of them alone, in any order, only the results that may
-     * reach the page (filtered_one) */
-    f.bits = as_weights_is_default(&ask->w) && !f.dev && !f.none &&
-             (!f.offer_filters || ask->sort == AS_SORT_SCORE || f.one);
+     * reach the page (filtered_one); under custom weights, without offer
+     * filters in the score's order (weighted_tier) */
+    bool default_w = as_weights_is_default(&ask->w);
+    /* custom weights: the formula's parts as integers, once per search */
+    sx_weights_tab *tab = NULL;
+    if (!default_w) {
+        tab = as_alloc(m, sizeof(*tab));
+        if (!sx_weights_tab_make(c, m, &ask->w, tab)) tab = NULL;
+    }
+    f.bits = !f.dev && !f.none &&
+             (default_w ? !f.offer_filters || ask->sort == AS_SORT_SCORE || f.one
+                        : tab && !f.offer_filters && ask->sort == AS_SORT_SCORE);
     const uint32_t *order = s->rank_order;
     if (f.bits && ask->sort != AS_SORT_SCORE)
         f.bits = (order = sx_sort_order(s, ask->sort)) != NULL;
@@ -562,7 +642,6 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
 
     /* the default weights and no offer filters: each product's best offer is
      * the snapshot's (most searches) */
-    bool default_w = as_weights_is_default(&ask->w);
     bool defaults = default_w && !f.offer_filters;
     bool price_days = ask->sort == AS_SORT_PRICE || ask->sort == AS_SORT_DELIVERY;
     /* the default weights, no offer filters and the score's order: a
@@ -572,14 +651,8 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
     /* the same under the default weights with a price cap or a date (no
      * merchant), for the products whose best offer the filters keep; the
      * others are ranked, and their hits (sort key 0) keep the packed order */
-    bool kept_filtered = default_w && f.offer_filters && f.merchant < 0 &&
-                         ask->sort == AS_SORT_SCORE;
-    /* custom weights: the formula's parts as integers, once per search */
-    sx_weights_tab *tab = NULL;
-    if (!default_w) {
-        tab = as_alloc(m, sizeof(*tab));
-        if (!sx_weights_tab_make(c, m, &ask->w, tab)) tab = NULL;
-    }
+    bool kept_filtered =
+        default_w && f.offer_filters && f.merchant < 0 && ask->sort == AS_SORT_SCORE;
     /* the score's order under custom weights, or under the default weights
      * with offer filters: once the page is full, a result that cannot enter
      * it even at its bound (sx_rank_bound, over its offers in stock, so
@@ -598,7 +671,8 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
     const char *why_of[MAX_EXCLUDED];
     size_t nx = 0;
     if (f.bits) {
-        page_bits(s, m, &tmp, ask, &f, &mt, order, &top, excluded, why_of, &nx, out);
+        page_bits(s, m, &tmp, ask, &f, &mt, order, default_w ? NULL : tab, &top, excluded, why_of,
+                  &nx, out);
         goto paged;
     }
     /* the products to consider: those the text matched (and the category,

@@ -119,6 +119,58 @@ int sx_rank_bound(const as_search_snap *s, uint32_t doc, const sx_weights_tab *t
     return (int)((h + 50) / 100);
 }
 
+void sx_bound_gate_init(const sx_catalog *c, as_mem *m, const sx_weights_tab *t,
+                        const as_weights *w, sx_bound_gate *g)
+{
+    memset(g, 0, sizeof(*g));
+    g->t = t;
+    g->w = w;
+    g->masks = c->nmerchants <= 64;
+    if (!g->masks) return;
+    g->nm = c->nmerchants;
+    uint8_t idx[64];
+    for (size_t i = 0; i < g->nm; i++) { /* by part, highest first (insertion) */
+        size_t j = i;
+        for (; j && t->merchant[idx[j - 1]] < t->merchant[i]; j--)
+            idx[j] = idx[j - 1];
+        idx[j] = (uint8_t)i;
+    }
+    for (size_t j = 0; j < g->nm; j++) {
+        g->part[j] = t->merchant[idx[j]];
+        g->cum[j + 1] = g->cum[j] | 1ull << idx[j];
+    }
+    g->stamp = as_alloc(m, (SX_TAB_MAX + 1) * sizeof(*g->stamp));
+    g->at_least = as_alloc_raw(m, (SX_TAB_MAX + 1) * sizeof(*g->at_least));
+    g->above = as_alloc_raw(m, (SX_TAB_MAX + 1) * sizeof(*g->above));
+}
+
+/* The merchants whose part is at least x. */
+static uint64_t parts_at_least(const sx_bound_gate *g, int64_t x)
+{
+    size_t j = 0;
+    while (j < g->nm && g->part[j] >= x)
+        j++;
+    return g->cum[j];
+}
+
+void sx_bound_gate_fill(sx_bound_gate *g, uint16_t dl, int score)
+{
+    /* sx_rank_bound is (h + 50) / 100 for h = price part + delivery part +
+     * the best merchant's part, all at least 0: at least score exactly when
+     * the merchant's part is at least 100 * score - 50 - the others */
+    int64_t need = 100 * (int64_t)score - 50 - g->t->price[SX_TAB_MAX] - g->t->delivery[dl];
+    g->at_least[dl] = parts_at_least(g, need);
+    g->above[dl] = parts_at_least(g, need + 100);
+    g->stamp[dl] = score + 1;
+}
+
+uint64_t sx_bound_gate_any(const sx_bound_gate *g, int score)
+{
+    /* the delivery table does not decrease: its last value is its most */
+    return parts_at_least(g, 100 * (int64_t)score - 50 - g->t->price[SX_TAB_MAX] -
+                                 g->t->delivery[SX_TAB_MAX]);
+}
+
 /* The best offer's index, or UINT32_MAX when none is eligible; scored from
  * tab when given (same scores). */
 static uint32_t best_offer(const as_search_snap *s, uint32_t doc, const as_weights *w,

@@ -739,7 +739,8 @@ static void test_steps_follow_stock(void **state)
  * offer's score, for every product of a catalogue of several merchants per
  * product; under quality and reliability alone it is that score (the best
  * merchant's parts together), where the best quality of one merchant and
- * the best reliability of another would be above it for some. */
+ * the best reliability of another would be above it for some. The gate's
+ * masks (sx_bound_cmp) place it against a score as it does. */
 static void test_bound_is_a_bound(void **state)
 {
     as_mem *m = unit_mem(state);
@@ -748,7 +749,7 @@ static void test_bound_is_a_bound(void **state)
     const as_weights ws[] = {{{0.35, 0.25, 0.25, 0.15}}, {{0, 0, 0.4, 0.6}}, {{1, 0, 0, 0}},
                              {{0.2, 0.5, 0, 0.2}}, {{0, 0, 1, 0.1}}};
     as_offer_filter none = {0};
-    size_t ranked = 0, tighter = 0;
+    size_t ranked = 0, tighter = 0, compared[3] = {0};
     for (size_t i = 0; i < sizeof(ws) / sizeof(ws[0]); i++) {
         sx_weights_tab t;
         assert_true(sx_weights_tab_make(s->c, m, &ws[i], &t));
@@ -768,9 +769,29 @@ static void test_bound_is_a_bound(void **state)
                             t.quality[s->best_q[d]] + t.reliability[s->best_r[d]];
             tighter += bound < (int)((apart + 50) / 100);
         }
+        /* sx_bound_cmp tells the same, at scores around each bound and at
+         * every score, one gate over all of them (its masks refilled as
+         * the score changes, and kept while it does not) */
+        sx_bound_gate g;
+        sx_bound_gate_init(s->c, m, &t, &ws[i], &g);
+        assert_true(g.masks);
+        for (int score = 0; score <= 110; score += score < 40 ? 13 : 1)
+            for (uint32_t d = 0; d < s->c->n; d++) {
+                if (s->def_off[d] == UINT32_MAX) continue;
+                int bound = sx_rank_bound(s, d, &t, &ws[i]);
+                const int at[] = {score, bound - 1, bound, bound + 1, score};
+                for (size_t k = 0; k < N_ROWS(at); k++) {
+                    if (at[k] < 0) continue;
+                    int want = bound < at[k] ? -1 : bound > at[k];
+                    assert_int_equal(sx_bound_cmp(s, &g, d, at[k]), want);
+                    compared[want + 1]++;
+                }
+            }
     }
     assert_true(ranked > 1000);
     assert_true(tighter > 0);
+    for (size_t k = 0; k < 3; k++)
+        assert_true(compared[k] > 1000);
     as_search_snap_release(s);
 }
 
