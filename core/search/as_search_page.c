@@ -664,6 +664,7 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
     bool bounded = ask->sort == AS_SORT_SCORE && !defaults && (tab || default_w);
     sx_weights_tab *btab = tab;
     bool btab_made = tab != NULL;
+    sx_bound_gate gate = {0};    /* made with btab's bound, when first needed */
     uint64_t worst = UINT64_MAX; /* the packed key of the k-th best so far */
     size_t k = (size_t)(ask->offset + ask->limit);
     top_k top = {as_alloc(m, (k ? k : 1) * sizeof(hit)), 0, k};
@@ -746,16 +747,26 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
             if (!sx_weights_tab_make(c, m, &ask->w, btab)) bounded = false;
             btab_made = true;
         }
+        if (bounded && top.n == top.k && top.k && !gate.t)
+            sx_bound_gate_init(c, m, btab, &ask->w, &gate);
         if (bounded && top.n == top.k && top.k &&
             !((ask->verified_only && c->hidden[d]) || (f.dev && row && !row->fits)) &&
             (!f.offer_filters || sx_filter_viable(s, &f, d, row))) {
-            hit most = {d,
-                        c->sku_rk[d],
-                        0,
-                        sx_rank_bound(s, d, btab, &ask->w),
-                        tier,
-                        s->def_off[d] == UINT32_MAX ? 1 : 0};
-            if (hit_cmp(&most, &top.heap[0]) >= 0) { /* a result, not on the page */
+            /* its hit at its bound against the page's last, as hit_cmp
+             * places them: by the gate's masks when only the score and the
+             * sku can tell them apart (the score's order: keys are 0) */
+            const hit *last = &top.heap[0];
+            bool unbuyable = s->def_off[d] == UINT32_MAX;
+            int vs;
+            if (tier == last->tier && !unbuyable && !last->unbuyable) {
+                int b = sx_bound_cmp(s, &gate, d, last->score);
+                vs = b ? -b : (c->sku_rk[d] > last->sku_rk) - (c->sku_rk[d] < last->sku_rk);
+            } else {
+                hit most = {d,    c->sku_rk[d], 0, sx_rank_bound(s, d, btab, &ask->w),
+                            tier, unbuyable};
+                vs = hit_cmp(&most, last);
+            }
+            if (vs >= 0) { /* a result, not on the page */
                 out->count++;
                 continue;
             }
