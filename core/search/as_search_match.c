@@ -351,9 +351,9 @@ static const uint64_t *filter_mask(const sx_catalog *c, as_mem *tmp, const sx_fi
  * returns how many of them would be results (not excluded), or with out, 0
  * or 1: whether any would be (the page stage counts them anyway). With out,
  * the matches (ascending), their tiers and each unit's best kind. */
-static size_t evaluate(const as_search_snap *s, as_mem *tmp, const sx_filter *f,
-                       const uint64_t *mask, unit *us, const bool *active, size_t nu,
-                       const tiers *tr, sx_match *out)
+SX_POPCNT static size_t evaluate(const as_search_snap *s, as_mem *tmp, const sx_filter *f,
+                                 const uint64_t *mask, unit *us, const bool *active, size_t nu,
+                                 const tiers *tr, sx_match *out)
 {
     const sx_catalog *c = s->c;
     size_t words = (c->n + 63) / 64, n = 0;
@@ -392,10 +392,11 @@ static size_t evaluate(const as_search_snap *s, as_mem *tmp, const sx_filter *f,
 
 /* evaluate with sx_filter.bits, on bitsets instead of each product: the
  * tiers' sets narrowed to the mask (category, part type, merchant), the
- * count of those that would be results (under offer filters, with out,
- * 0 or 1), and with out, the sets and each unit's best kind. */
-static size_t evaluate_bits(const as_search_snap *s, const sx_filter *f, const uint64_t *mask,
-                            unit *us, const bool *active, size_t nu, tiers *tr, sx_match *out)
+ * count of those that would be results (with out, 0 or 1), and with out,
+ * the sets and each unit's best kind. */
+SX_POPCNT static size_t evaluate_bits(const as_search_snap *s, const sx_filter *f,
+                                      const uint64_t *mask, unit *us, const bool *active, size_t nu,
+                                      tiers *tr, sx_match *out)
 {
     const sx_catalog *c = s->c;
     size_t words = c->words, n = 0;
@@ -413,6 +414,9 @@ static size_t evaluate_bits(const as_search_snap *s, const sx_filter *f, const u
             for (uint64_t cur = om ? any[w] & om[w] : any[w]; cur && !(out && n); cur &= cur - 1)
                 n += sx_filter_viable(s, f, (uint32_t)(w * 64 + (size_t)__builtin_ctzll(cur)),
                                       NULL);
+    } else if (out) { /* whether any: the page stage counts them */
+        for (size_t w = 0; w < words && !n; w++)
+            n = (f->verified_only ? any[w] & ~c->hidden_bits[w] : any[w]) != 0;
     } else {
         for (size_t w = 0; w < words; w++)
             n += (size_t)sx_pop64(f->verified_only ? any[w] & ~c->hidden_bits[w] : any[w]);
@@ -433,7 +437,7 @@ static size_t evaluate_bits(const as_search_snap *s, const sx_filter *f, const u
 }
 
 /* Products (among those the filters let through) that match unit u alone. */
-static int64_t unit_docs(const as_search_snap *s, const sx_filter *f, const unit *u)
+SX_POPCNT static int64_t unit_docs(const as_search_snap *s, const sx_filter *f, const unit *u)
 {
     const sx_catalog *c = s->c;
     if (f->bits && !f->offer_filters) { /* the mask's work, word by word */

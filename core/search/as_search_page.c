@@ -250,10 +250,11 @@ static void sorted_tier(const as_search_snap *s, const sx_filter *f, as_sort_kin
  * scores no offer higher than without it; a date or a merchant:
  * bound_order, by sx_rank_bound) until the next one's bound cannot enter
  * the page (ranking each while another thread makes bound_order). */
-static void filtered_one(const as_search_snap *s, as_mem *m, as_mem *tmp, const as_search_ask *ask,
-                         const sx_filter *f, const uint32_t *sort_order,
-                         const uint64_t *const *tier, size_t ntiers, top_k *top, uint32_t *excluded,
-                         const char **why_of, size_t *nx, as_search_result *out)
+SX_POPCNT static void filtered_one(const as_search_snap *s, as_mem *m, as_mem *tmp,
+                                   const as_search_ask *ask, const sx_filter *f,
+                                   const uint32_t *sort_order, const uint64_t *const *tier,
+                                   size_t ntiers, top_k *top, uint32_t *excluded,
+                                   const char **why_of, size_t *nx, as_search_result *out)
 {
     const sx_catalog *c = s->c;
     size_t words = c->words, n = c->n;
@@ -334,11 +335,11 @@ static void filtered_one(const as_search_snap *s, as_mem *m, as_mem *tmp, const 
  * loop does for the default weights without filters. No bound to test
  * first: the exact score costs about what a bound does. Into top (sorted)
  * and the excluded list. */
-static void filtered_bits(const as_search_snap *s, as_mem *m, as_mem *tmp, const as_search_ask *ask,
-                          const uint32_t *sort_order, const sx_filter *f,
-                          const uint64_t *const *tier, size_t ntiers, top_k *top,
-                          uint32_t *excluded, const char **why_of, size_t *nx,
-                          as_search_result *out)
+SX_POPCNT static void filtered_bits(const as_search_snap *s, as_mem *m, as_mem *tmp,
+                                    const as_search_ask *ask, const uint32_t *sort_order,
+                                    const sx_filter *f, const uint64_t *const *tier, size_t ntiers,
+                                    top_k *top, uint32_t *excluded, const char **why_of, size_t *nx,
+                                    as_search_result *out)
 {
     const sx_catalog *c = s->c;
     if (f->one) {
@@ -489,10 +490,11 @@ static void weighted_tier(const as_search_snap *s, as_mem *m, const as_search_as
  * missing, or, for a tier with few products, ordering its products by their
  * keys: whichever costs less (below). Into top (sorted) and the excluded
  * list; the same answers as the loop of as_search_run. */
-static void page_bits(const as_search_snap *s, as_mem *m, as_mem *tmp, const as_search_ask *ask,
-                      const sx_filter *f, const sx_match *mt, const uint32_t *order,
-                      const sx_weights_tab *tab, top_k *top, uint32_t *excluded,
-                      const char **why_of, size_t *nx, as_search_result *out)
+SX_POPCNT static void page_bits(const as_search_snap *s, as_mem *m, as_mem *tmp,
+                                const as_search_ask *ask, const sx_filter *f, const sx_match *mt,
+                                const uint32_t *order, const sx_weights_tab *tab, top_k *top,
+                                uint32_t *excluded, const char **why_of, size_t *nx,
+                                as_search_result *out)
 {
     const sx_catalog *c = s->c;
     size_t words = c->words, n = c->n;
