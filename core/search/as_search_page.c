@@ -332,9 +332,9 @@ SX_POPCNT static void filtered_one(const as_search_snap *s, as_mem *m, as_mem *t
  * excluded list), its tier the first whose set has it; ranked by its best
  * offer that the filters keep (sx_rank_best_default_filtered, from the
  * columns and steps), excluded when none, and placed by one integer, as the
- * loop does for the default weights without filters. No bound to test
- * first: the exact score costs about what a bound does. Into top (sorted)
- * and the excluded list. */
+ * loop does for the default weights without filters; once the page is
+ * full, a result that cannot enter it is counted unranked. Into top
+ * (sorted) and the excluded list. */
 SX_POPCNT static void filtered_bits(const as_search_snap *s, as_mem *m, as_mem *tmp,
                                     const as_search_ask *ask, const uint32_t *sort_order,
                                     const sx_filter *f, const uint64_t *const *tier, size_t ntiers,
@@ -357,6 +357,9 @@ SX_POPCNT static void filtered_bits(const as_search_snap *s, as_mem *m, as_mem *
               : f->of.max_price_cents > 0 ? COLUMNS
                                           : STEPS;
     const uint64_t *mask = f->offer_mask;
+    as_weights dw;
+    sx_weights_tab dtab;
+    sx_bound_gate gate = {0};
     for (size_t w = 0; w < c->words; w++) {
         uint64_t walk = any[w];
         if (mask && *nx == MAX_EXCLUDED) {
@@ -398,6 +401,29 @@ SX_POPCNT static void filtered_bits(const as_search_snap *s, as_mem *m, as_mem *
                 t++;
             sx_best b = {0};
             bool hidden = f->verified_only && c->hidden[d];
+            if (!hidden && !sx_filter_unmet(f, d) && top->n == top->k && top->k &&
+                sx_filter_viable(s, f, d, NULL)) {
+                /* a result (an offer the filters keep: sx_filter_viable, as
+                 * n_eligible of its ranking would say), and the page is
+                 * full: counted without ranking when it cannot enter it,
+                 * in a later tier or even at its bound (sx_rank_bound under
+                 * the default weights, by the gate's masks) */
+                const hit *last = &top->heap[0];
+                if (t > last->tier) {
+                    out->count++;
+                    continue;
+                }
+                if (t == last->tier && !gate.t) {
+                    as_weights_default(&dw);
+                    if (sx_weights_tab_make(c, m, &dw, &dtab))
+                        sx_bound_gate_init(c, m, &dtab, &dw, &gate);
+                }
+                int vs = t == last->tier && gate.t ? sx_bound_cmp(s, &gate, d, last->score) : 1;
+                if (vs < 0 || (vs == 0 && c->sku_rk[d] > last->sku_rk)) {
+                    out->count++;
+                    continue;
+                }
+            }
             if (!hidden && !sx_filter_unmet(f, d))
                 sx_rank_best_default_filtered(s, d, &f->of, f->merchant, f->today, false, &b);
             if (hidden || !b.n_eligible) {
