@@ -496,8 +496,8 @@ int sx_rank_bound(const as_search_snap *s, uint32_t doc, const sx_weights_tab *t
  * merchants: per value of the delivery component (max_del10), the merchants
  * whose part brings the bound to the score, and above it, as two masks
  * tested against the product's merchants_in; filled for one score at a
- * time, when a value is first met at that score. A search's own (on its
- * memory): the masks change as the page's last score rises. */
+ * time, when a value is first met at that score. A search's own (in its
+ * scratch memory): the masks change as the page's last score rises. */
 typedef struct sx_bound_gate {
     const sx_weights_tab *t;
     const as_weights *w;

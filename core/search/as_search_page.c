@@ -415,8 +415,8 @@ SX_POPCNT static void filtered_bits(const as_search_snap *s, as_mem *m, as_mem *
                 }
                 if (t == last->tier && !gate.t) {
                     as_weights_default(&dw);
-                    if (sx_weights_tab_make(c, m, &dw, &dtab))
-                        sx_bound_gate_init(c, m, &dtab, &dw, &gate);
+                    if (sx_weights_tab_make(c, tmp, &dw, &dtab))
+                        sx_bound_gate_init(c, tmp, &dtab, &dw, &gate);
                 }
                 int vs = t == last->tier && gate.t ? sx_bound_cmp(s, &gate, d, last->score) : 1;
                 if (vs < 0 || (vs == 0 && c->sku_rk[d] > last->sku_rk)) {
@@ -445,7 +445,7 @@ SX_POPCNT static void filtered_bits(const as_search_snap *s, as_mem *m, as_mem *
     top_sort(top);
 }
 
-/* One tier's results (set) under custom weights (tab) without offer filters,
+/* One tier's results (set) under custom weights (gate->t) without offer filters,
  * a device or another sort than the score's, into got: hit_cmp's order, as
  * the loop of as_search_run ranks them (buyable first, then the score under
  * the weights, then sku). Once got is full, a product that cannot enter it
@@ -455,25 +455,23 @@ SX_POPCNT static void filtered_bits(const as_search_snap *s, as_mem *m, as_mem *
  * has an offer under the weights exactly when it has one under the default
  * weights (which offers are eligible does not depend on the weights), so
  * def_off tells the unbuyable. */
-static void weighted_tier(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
-                          const sx_weights_tab *tab, const uint64_t *set, uint8_t t, top_k *got)
+static void weighted_tier(const as_search_snap *s, const as_search_ask *ask, sx_bound_gate *gate,
+                          const uint64_t *set, uint8_t t, top_k *got)
 {
     const sx_catalog *c = s->c;
     as_offer_filter none = {0};
-    sx_bound_gate gate;
-    sx_bound_gate_init(c, m, tab, &ask->w, &gate);
-    uint64_t all = gate.nm < 64 ? (1ull << gate.nm) - 1 : ~0ull, good = all;
+    uint64_t all = gate->nm < 64 ? (1ull << gate->nm) - 1 : ~0ull, good = all;
     int good_for = -1; /* the score `good` is for */
     for (size_t w = 0; w < c->words; w++) {
         uint64_t x = set[w];
-        if (x && gate.masks && got->n == got->k && got->k && !got->heap[0].unbuyable) {
+        if (x && gate->masks && got->n == got->k && got->k && !got->heap[0].unbuyable) {
             /* once the page's last is buyable, a product enters only with
              * an offer in stock at one of the merchants that can bring its
              * bound to that score (merchant_stock: the buyable products'
              * merchants in stock), 64 products a word at a time */
             if (got->heap[0].score != good_for) {
                 good_for = got->heap[0].score;
-                good = sx_bound_gate_any(&gate, good_for);
+                good = sx_bound_gate_any(gate, good_for);
             }
             if (good != all) {
                 uint64_t y = 0;
@@ -491,7 +489,7 @@ static void weighted_tier(const as_search_snap *s, as_mem *m, const as_search_as
                 if (unbuyable) {
                     if (!last->unbuyable || c->sku_rk[d] > last->sku_rk) continue;
                 } else if (!last->unbuyable) {
-                    int vs = sx_bound_cmp(s, &gate, d, last->score);
+                    int vs = sx_bound_cmp(s, gate, d, last->score);
                     if (vs < 0 || (vs == 0 && c->sku_rk[d] > last->sku_rk)) continue;
                 }
             }
@@ -499,7 +497,7 @@ static void weighted_tier(const as_search_snap *s, as_mem *m, const as_search_as
             if (unbuyable)
                 memset(&b, 0, sizeof(b));
             else
-                sx_rank_best(s, d, &ask->w, tab, &none, -1, ask->today, &b);
+                sx_rank_best(s, d, &ask->w, gate->t, &none, -1, ask->today, &b);
             hit h = {d, c->sku_rk[d], 0, b.score, t, b.n_eligible ? 0 : 1};
             top_offer(got, &h);
         }
@@ -560,6 +558,7 @@ SX_POPCNT static void page_bits(const as_search_snap *s, as_mem *m, as_mem *tmp,
         }
     }
     uint64_t *set = as_alloc_raw(tmp, (words ? words : 1) * 8);
+    sx_bound_gate gate = {0}; /* under custom weights: made at the first tier */
     for (size_t t = 0; t < ntiers && top->n < top->k; t++) {
         /* this tier's results: in tier[t], not in the tier before, not out of
          * it (none when the tier's set is the one before's) */
@@ -573,8 +572,9 @@ SX_POPCNT static void page_bits(const as_search_snap *s, as_mem *m, as_mem *tmp,
         }
         if (!in) continue;
         if (tab) {
+            if (!gate.t) sx_bound_gate_init(c, tmp, tab, &ask->w, &gate);
             top_k got = {as_alloc(m, need * sizeof(hit)), 0, need};
-            weighted_tier(s, m, ask, tab, set, (uint8_t)t, &got);
+            weighted_tier(s, ask, &gate, set, (uint8_t)t, &got);
             top_sort(&got);
             memcpy(top->heap + top->n, got.heap, got.n * sizeof(hit));
             top->n += got.n;
@@ -776,7 +776,7 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
             btab_made = true;
         }
         if (bounded && top.n == top.k && top.k && !gate.t)
-            sx_bound_gate_init(c, m, btab, &ask->w, &gate);
+            sx_bound_gate_init(c, &tmp, btab, &ask->w, &gate);
         if (bounded && top.n == top.k && top.k &&
             !((ask->verified_only && c->hidden[d]) || (f.dev && row && !row->fits)) &&
             (!f.offer_filters || sx_filter_viable(s, &f, d, row))) {
