@@ -154,6 +154,17 @@ void sx_page_product(const as_search_snap *s, as_mem *m, uint32_t d, const as_de
     }
 }
 
+/* Whether buyable product d, in the tier of last (a buyable hit in the
+ * score's order), stays out of the page even at its bound (sx_rank_bound,
+ * told by the gate's masks): hit_cmp's place of its bound's hit at or after
+ * last (a lower score, or the same and a later sku). */
+static inline bool bound_stays_out(const as_search_snap *s, sx_bound_gate *g, uint32_t d,
+                                   const hit *last)
+{
+    int vs = sx_bound_cmp(s, g, d, last->score);
+    return vs < 0 || (vs == 0 && s->c->sku_rk[d] > last->sku_rk);
+}
+
 /* Product d, kept by the offer filters, ranked and offered to got (tier t):
  * *worst the key of got's last once it is full (tier aside). */
 static inline void offer_kept(const as_search_snap *s, const sx_filter *f, uint32_t d, uint8_t t,
@@ -401,8 +412,8 @@ SX_POPCNT static void filtered_bits(const as_search_snap *s, as_mem *m, as_mem *
                 t++;
             sx_best b = {0};
             bool hidden = f->verified_only && c->hidden[d];
-            if (!hidden && !sx_filter_unmet(f, d) && top->n == top->k && top->k &&
-                sx_filter_viable(s, f, d, NULL)) {
+            bool met = !hidden && !sx_filter_unmet(f, d); /* may have an offer they keep */
+            if (met && top->n == top->k && top->k && sx_filter_viable(s, f, d, NULL)) {
                 /* a result (an offer the filters keep: sx_filter_viable, as
                  * n_eligible of its ranking would say), and the page is
                  * full: counted without ranking when it cannot enter it,
@@ -418,14 +429,12 @@ SX_POPCNT static void filtered_bits(const as_search_snap *s, as_mem *m, as_mem *
                     if (sx_weights_tab_make(c, tmp, &dw, &dtab))
                         sx_bound_gate_init(c, tmp, &dtab, &dw, &gate);
                 }
-                int vs = t == last->tier && gate.t ? sx_bound_cmp(s, &gate, d, last->score) : 1;
-                if (vs < 0 || (vs == 0 && c->sku_rk[d] > last->sku_rk)) {
+                if (t == last->tier && gate.t && bound_stays_out(s, &gate, d, last)) {
                     out->count++;
                     continue;
                 }
             }
-            if (!hidden && !sx_filter_unmet(f, d))
-                sx_rank_best_default_filtered(s, d, &f->of, f->merchant, f->today, false, &b);
+            if (met) sx_rank_best_default_filtered(s, d, &f->of, f->merchant, f->today, false, &b);
             if (hidden || !b.n_eligible) {
                 if (*nx < MAX_EXCLUDED) {
                     excluded[*nx] = d;
@@ -488,9 +497,8 @@ static void weighted_tier(const as_search_snap *s, const as_search_ask *ask, sx_
                 const hit *last = &got->heap[0];
                 if (unbuyable) {
                     if (!last->unbuyable || c->sku_rk[d] > last->sku_rk) continue;
-                } else if (!last->unbuyable) {
-                    int vs = sx_bound_cmp(s, gate, d, last->score);
-                    if (vs < 0 || (vs == 0 && c->sku_rk[d] > last->sku_rk)) continue;
+                } else if (!last->unbuyable && bound_stays_out(s, gate, d, last)) {
+                    continue;
                 }
             }
             sx_best b;
@@ -784,17 +792,15 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
              * places them: by the gate's masks when only the score and the
              * sku can tell them apart (the score's order: keys are 0) */
             const hit *last = &top.heap[0];
-            bool unbuyable = s->def_off[d] == UINT32_MAX;
-            int vs;
+            bool unbuyable = s->def_off[d] == UINT32_MAX, out_of_page;
             if (tier == last->tier && !unbuyable && !last->unbuyable) {
-                int b = sx_bound_cmp(s, &gate, d, last->score);
-                vs = b ? -b : (c->sku_rk[d] > last->sku_rk) - (c->sku_rk[d] < last->sku_rk);
+                out_of_page = bound_stays_out(s, &gate, d, last);
             } else {
                 hit most = {d,    c->sku_rk[d], 0, sx_rank_bound(s, d, btab, &ask->w),
                             tier, unbuyable};
-                vs = hit_cmp(&most, last);
+                out_of_page = hit_cmp(&most, last) >= 0;
             }
-            if (vs >= 0) { /* a result, not on the page */
+            if (out_of_page) { /* a result, not on the page */
                 out->count++;
                 continue;
             }
