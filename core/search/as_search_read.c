@@ -573,18 +573,46 @@ static size_t brand_span(const reader *r, size_t k, size_t nw, const device_term
 typedef struct brand_key {
     const char *key;
     size_t dev;
+    /* what brand_kind_at reads of the device: its brand's words and its
+     * kind; the keys sort by them after the key, so that the devices of one
+     * brand and kind are one run, of `run` entries from its first */
+    const device_terms *dt;
+    const char *kind;
+    size_t run;
 } brand_key;
 
+/* Whether two devices' brands are the same words. */
+static int brand_terms_cmp(const device_terms *x, const device_terms *y)
+{
+    int c = strcmp(x->brand, y->brand);
+    if (c || x->n_brand != y->n_brand) return c ? c : x->n_brand < y->n_brand ? -1 : 1;
+    for (size_t j = 0; j < x->n_brand; j++)
+        if ((c = strcmp(x->brand_t[j], y->brand_t[j])) != 0) return c;
+    return 0;
+}
+
+/* By key, then brand and kind (brand_kind_at reads one device of each),
+ * then device. */
 static int brand_key_cmp(const void *a, const void *b)
 {
     const brand_key *x = a, *y = b;
     int c = strcmp(x->key, y->key);
+    if (!c) c = brand_terms_cmp(x->dt, y->dt);
+    if (!c && x->kind != y->kind) c = !x->kind ? -1 : !y->kind ? 1 : strcmp(x->kind, y->kind);
     return c ? c : x->dev < y->dev ? -1 : x->dev > y->dev;
+}
+
+static bool brand_key_same(const brand_key *x, const brand_key *y)
+{
+    return strcmp(x->key, y->key) == 0 && brand_terms_cmp(x->dt, y->dt) == 0 &&
+           (x->kind == y->kind || (x->kind && y->kind && strcmp(x->kind, y->kind) == 0));
 }
 
 /* The device that words from k name by brand and kind, when exactly one
  * device has that brand and kind; *len its words. Only the devices whose
- * brand can start at word k are tried (brands, sorted by key). */
+ * brand can start at word k are tried (brands, sorted by key), one of each
+ * run of one brand and kind (a brand has a hundred devices and a few kinds):
+ * the others of a run match as far as it does. */
 static const as_device *brand_kind_at(const reader *r, size_t k, size_t nw, const as_device *devs,
                                       const brand_key *brands, size_t n_brands,
                                       const device_terms *dt, const char **folded, size_t *len)
@@ -607,7 +635,7 @@ static const as_device *brand_kind_at(const reader *r, size_t k, size_t nw, cons
         size_t b, span;
     } seen[16];
     size_t nseen = 0;
-    for (size_t i = lo; i < n_brands && strcmp(brands[i].key, folded[k]) == 0; i++) {
+    for (size_t i = lo; i < n_brands && strcmp(brands[i].key, folded[k]) == 0; i += brands[i].run) {
         size_t d = brands[i].dev;
         size_t b = brand_span(r, k, nw, &dt[d], folded);
         if (!b || !devs[d].kind) continue;
@@ -621,7 +649,7 @@ static const as_device *brand_kind_at(const reader *r, size_t k, size_t nw, cons
         if (b + kl > best) {
             found = &devs[d];
             best = b + kl;
-            two = false;
+            two = brands[i].run > 1; /* the run's next matches as far */
         } else if (b + kl == best) {
             two = true;
         }
@@ -788,10 +816,15 @@ const as_query_devices *as_query_devices_make(as_mem *m, const as_device *devs, 
     qd->brands = as_alloc(m, (n ? 2 * n : 1) * sizeof(*qd->brands));
     for (size_t d = 0; d < n; d++) {
         if (!*qd->dt[d].brand) continue;
-        qd->brands[qd->n_brands++] = (brand_key){qd->dt[d].brand, d};
-        if (qd->dt[d].n_brand >= 2) qd->brands[qd->n_brands++] = (brand_key){qd->dt[d].brand_t[0], d};
+        qd->brands[qd->n_brands++] = (brand_key){qd->dt[d].brand, d, &qd->dt[d], devs[d].kind, 1};
+        if (qd->dt[d].n_brand >= 2)
+            qd->brands[qd->n_brands++] =
+                (brand_key){qd->dt[d].brand_t[0], d, &qd->dt[d], devs[d].kind, 1};
     }
     qsort(qd->brands, qd->n_brands, sizeof(*qd->brands), brand_key_cmp);
+    for (size_t i = qd->n_brands; i-- > 1;)
+        if (brand_key_same(&qd->brands[i - 1], &qd->brands[i]))
+            qd->brands[i - 1].run = qd->brands[i].run + 1;
     qd->w = as_device_words_make(m, devs, n);
     resolve_tables(m, qd);
     return qd;
