@@ -553,10 +553,20 @@ SX_POPCNT static void page_bits(const as_search_snap *s, as_mem *m, as_mem *tmp,
         filtered_bits(s, m, tmp, ask, order, f, tier, ntiers, top, excluded, why_of, nx, out);
         return;
     }
+    /* counted in locals (out's fields, written each word, are stores the
+     * compiler cannot keep in registers); with one tier (every set the
+     * same), its results are the set the tier's loop would make */
+    size_t count = 0, ex_count = 0;
+    bool one_tier = true;
+    for (size_t t = 1; t < ntiers; t++)
+        if (tier[t] != tier[0]) one_tier = false;
+    uint64_t *set = as_alloc_raw(tmp, (words ? words : 1) * 8);
     for (size_t w = 0; w < words; w++) {
-        uint64_t out_of_it = f->verified_only ? any[w] & hidden[w] : 0;
-        out->count += (size_t)sx_pop64(any[w] & ~out_of_it);
-        out->excluded_count += (size_t)sx_pop64(out_of_it);
+        uint64_t out_of_it = f->verified_only ? any[w] & hidden[w] : 0, r = any[w] & ~out_of_it;
+        count += (size_t)sx_pop64(r);
+        set[w] = r;
+        if (!out_of_it) continue;
+        ex_count += (size_t)sx_pop64(out_of_it);
         for (uint64_t cur = out_of_it; cur && *nx < MAX_EXCLUDED; cur &= cur - 1) {
             uint32_t d = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(cur));
             sx_best b;
@@ -565,14 +575,15 @@ SX_POPCNT static void page_bits(const as_search_snap *s, as_mem *m, as_mem *tmp,
             why_of[(*nx)++] = sx_filter_exclusion(s, m, f, ask, &ask->of, d, NULL, &b, true);
         }
     }
-    uint64_t *set = as_alloc_raw(tmp, (words ? words : 1) * 8);
+    out->count += count;
+    out->excluded_count += ex_count;
     sx_bound_gate gate = {0}; /* under custom weights: made at the first tier */
     for (size_t t = 0; t < ntiers && top->n < top->k; t++) {
         /* this tier's results: in tier[t], not in the tier before, not out of
          * it (none when the tier's set is the one before's) */
         if (t && tier[t] == tier[t - 1]) continue;
-        size_t in = 0, need = top->k - top->n;
-        for (size_t w = 0; w < words; w++) {
+        size_t in = one_tier ? count : 0, need = top->k - top->n;
+        for (size_t w = 0; w < words && !one_tier; w++) {
             uint64_t x = tier[t][w] & ~(t ? tier[t - 1][w] : 0);
             if (f->verified_only) x &= ~hidden[w];
             set[w] = x;
