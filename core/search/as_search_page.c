@@ -633,6 +633,9 @@ SX_POPCNT static void page_bits(const as_search_snap *s, as_mem *m, as_mem *tmp,
     }
 }
 
+/* How many products ahead as_search_run's loop asks for the columns. */
+#define LOOP_AHEAD 8
+
 void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
                    as_search_result *out)
 {
@@ -742,6 +745,22 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
     }
     for (size_t i = 0; i < nlist; i++) {
         uint32_t d = list ? list[i] : (uint32_t)i;
+        if (i + LOOP_AHEAD < nlist) {
+            /* the columns this product's turn reads are cache misses at
+             * random in a large catalogue: asked for LOOP_AHEAD products
+             * ahead, the misses overlap instead of following each other */
+            uint32_t a = list ? list[i + LOOP_AHEAD] : (uint32_t)(i + LOOP_AHEAD);
+            __builtin_prefetch(s->def_off + a);
+            __builtin_prefetch(c->sku_rk + a);
+            if (f.offer_filters) {
+                __builtin_prefetch(s->min_price + a);
+                __builtin_prefetch(s->min_days + a);
+            }
+            if (bounded) {
+                __builtin_prefetch(s->max_del10 + a);
+                if (s->merchants_in) __builtin_prefetch(s->merchants_in + a);
+            }
+        }
         const sx_compat *row = NULL;
         if (!mt.any_text ? !sx_filter_candidate(s, &f, d, &row)
                          : f.dev && !sx_filter_dev_row(&f, d, &row))
