@@ -395,13 +395,16 @@ SX_POPCNT static void filtered_bits(const as_search_snap *s, as_mem *m, as_mem *
                 __builtin_prefetch(s->def_score + d);
                 __builtin_prefetch(c->sku_rk + d);
                 if (ahead == COLUMNS) continue;
-                uint32_t o = c->off_at[d];
+                __builtin_prefetch(s->def_days + d);
                 if (ahead == STEPS) {
-                    __builtin_prefetch(s->def_days + d);
-                    __builtin_prefetch(s->front + o);
+                    __builtin_prefetch(s->front + c->off_at[d]);
                 } else {
-                    __builtin_prefetch(c->offers + o);
-                    __builtin_prefetch(s->in_stock + o);
+                    /* sx_filter_viable's columns, which mostly decide
+                     * without the offers' rows (whose place, off_at, would
+                     * be a load to wait for here) */
+                    __builtin_prefetch(s->min_days + d);
+                    __builtin_prefetch(s->cheap_days + d);
+                    __builtin_prefetch(c->off_at + d);
                 }
             }
         for (uint64_t cur = walk; cur; cur &= cur - 1) {
