@@ -320,7 +320,6 @@ static inline uint8_t unit_kind(const unit *u, uint32_t doc)
 typedef struct tiers {
     uint64_t *le[NKINDS];
     uint64_t *own[NKINDS]; /* each kind's own memory */
-    bool masked;           /* le holds mask's products only */
 } tiers;
 
 static void candidates(const sx_catalog *c, const unit *us, const bool *active, size_t nu,
@@ -360,7 +359,6 @@ static void candidates(const sx_catalog *c, const unit *us, const bool *active, 
             }
         }
     }
-    tr->masked = mask != NULL;
 }
 
 /* The products of the category, the part type, the merchant (one with
@@ -439,7 +437,7 @@ SX_POPCNT static size_t evaluate_bits(const as_search_snap *s, const sx_filter *
 {
     const sx_catalog *c = s->c;
     size_t words = c->words, n = 0;
-    if (mask && !tr->masked) /* one word: its own sets */
+    if (mask && nu == 1) /* one word: its own sets (candidates masks the others) */
         for (size_t t = 0; t < NKINDS; t++)
             if (!t || tr->le[t] != tr->le[t - 1]) /* a set shared with the kind before */
                 for (size_t w = 0; w < words; w++)
@@ -563,7 +561,7 @@ void sx_match_run(const as_search_snap *s, as_mem *m, as_mem *tmp, const as_quer
      * no word is dropped, so nothing reads them apart afterwards); at
      * 1,000,000 products that is four passes of 125 KB saved, and four more
      * of zeroing */
-    tiers tr = {.masked = false};
+    tiers tr;
     for (size_t t = 0; t < NKINDS; t++)
         tr.le[t] = tr.own[t] = nu == 1 ? us[0].le[t] /* candidates writes the others whole */
                                        : as_alloc_raw(tmp, (c->words ? c->words : 1) * 8);

@@ -591,21 +591,21 @@ static int brand_terms_cmp(const device_terms *x, const device_terms *y)
     return 0;
 }
 
-/* By key, then brand and kind (brand_kind_at reads one device of each),
- * then device. */
-static int brand_key_cmp(const void *a, const void *b)
+/* By key, then brand and kind: 0 for two devices of one run. */
+static int brand_run_cmp(const brand_key *x, const brand_key *y)
 {
-    const brand_key *x = a, *y = b;
     int c = strcmp(x->key, y->key);
     if (!c) c = brand_terms_cmp(x->dt, y->dt);
     if (!c && x->kind != y->kind) c = !x->kind ? -1 : !y->kind ? 1 : strcmp(x->kind, y->kind);
-    return c ? c : x->dev < y->dev ? -1 : x->dev > y->dev;
+    return c;
 }
 
-static bool brand_key_same(const brand_key *x, const brand_key *y)
+/* By run (brand_kind_at reads one device of each), then device. */
+static int brand_key_cmp(const void *a, const void *b)
 {
-    return strcmp(x->key, y->key) == 0 && brand_terms_cmp(x->dt, y->dt) == 0 &&
-           (x->kind == y->kind || (x->kind && y->kind && strcmp(x->kind, y->kind) == 0));
+    const brand_key *x = a, *y = b;
+    int c = brand_run_cmp(x, y);
+    return c ? c : x->dev < y->dev ? -1 : x->dev > y->dev;
 }
 
 /* The device that words from k name by brand and kind, when exactly one
@@ -823,7 +823,7 @@ const as_query_devices *as_query_devices_make(as_mem *m, const as_device *devs, 
     }
     qsort(qd->brands, qd->n_brands, sizeof(*qd->brands), brand_key_cmp);
     for (size_t i = qd->n_brands; i-- > 1;)
-        if (brand_key_same(&qd->brands[i - 1], &qd->brands[i]))
+        if (brand_run_cmp(&qd->brands[i - 1], &qd->brands[i]) == 0)
             qd->brands[i - 1].run = qd->brands[i].run + 1;
     qd->w = as_device_words_make(m, devs, n);
     resolve_tables(m, qd);
