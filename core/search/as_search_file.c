@@ -35,7 +35,7 @@ static const char magic[8] = {'A', 'S', 'I', 'D', 'X', 0, 0, 0};
  * products' entries of `excluded` (xj_at); 8: which words are only ever
  * joined ones (tok_join); 9: the whole stock state, not only in_stock,
  * def_off and def_score to rank every product from again */
-#define FORMAT 9
+#define FORMAT 10
 
 enum {
     SEC_IDS,
@@ -80,6 +80,8 @@ enum {
     SEC_PERF_AT,
     SEC_CV_AT,
     SEC_SKU_DOCS,
+    SEC_ID_DOCS,
+    SEC_ID_RK,
     SEC_VTEXT,
     SEC_STRS,
     /* not mapped in place */
@@ -154,6 +156,8 @@ static const size_t in_place[SEC_STRS + 1] = {
     [SEC_PERF_AT] = offsetof(sx_catalog, perf_at),
     [SEC_CV_AT] = offsetof(sx_catalog, cv_at),
     [SEC_SKU_DOCS] = offsetof(sx_catalog, sku_docs),
+    [SEC_ID_DOCS] = offsetof(sx_catalog, id_docs),
+    [SEC_ID_RK] = offsetof(sx_catalog, id_rk),
     [SEC_VTEXT] = offsetof(sx_catalog, vtext),
     [SEC_STRS] = offsetof(sx_catalog, strs),
 };
@@ -178,6 +182,8 @@ static uint64_t expected_len(const file_head *h, const sx_catalog *c, int sec)
     case SEC_CV_AT:
         return h->ncompat * 16;
     case SEC_SKU_DOCS:
+    case SEC_ID_DOCS:
+    case SEC_ID_RK:
         return n * 4;
     case SEC_VTEXT:
         return h->nvtext;
@@ -459,13 +465,14 @@ static bool sections_ok(const file_head *h, size_t size)
 }
 
 /* The product views' offsets stay inside their text, in order; every sku
- * place names a product. */
+ * place names a product; id order and the docs' places in it are one
+ * permutation and its inverse. */
 static bool views_ok(const sx_catalog *c)
 {
     if (c->view_at[c->n] != c->nvtext) return false;
     for (size_t d = 0; d < c->n; d++)
         if (c->view_at[d] > c->perf_at[d] || c->perf_at[d] > c->view_at[d + 1] ||
-            c->sku_docs[d] >= c->n)
+            c->sku_docs[d] >= c->n || c->id_rk[d] >= c->n || c->id_docs[c->id_rk[d]] != d)
             return false;
     for (size_t i = 0; i < c->ncompat; i++)
         if (c->cv_at[2 * i] > c->cv_at[2 * i + 1] || c->cv_at[2 * i + 1] > c->nvtext) return false;

@@ -37,8 +37,14 @@ typedef struct sx_compat {
  * one catalogue version. */
 typedef struct sx_catalog {
     atomic_int refs;
-    size_t n;          /* products, by id */
-    int64_t *ids;      /* ascending */
+    size_t n;     /* products, in the index's order (docs: order_docs) */
+    int64_t *ids; /* each doc's product id */
+    /* The docs in id order (id_docs) and each doc's place in it (id_rk): the
+     * builder reads the products by id and then orders them by category,
+     * part type and brand (order_docs, as_search_index.c); both NULL until
+     * then, while a doc is its place in id order. The product views' parts
+     * (view_at, perf_at) stay by id: a doc's are at its id_rk. */
+    uint32_t *id_docs, *id_rk;
     uint32_t *sku_rk;  /* the product's place in sku (byte) order */
     uint16_t *cat, *pt; /* into cats, pts */
     uint8_t *hidden;   /* contradicted */
@@ -337,16 +343,38 @@ static inline size_t sx_lower_id(const int64_t *ids, size_t n, int64_t id)
     return lo;
 }
 
+/* The doc of the product at place r of id order in c. */
+static inline uint32_t sx_id_doc(const sx_catalog *c, size_t r)
+{
+    return c->id_docs ? c->id_docs[r] : (uint32_t)r;
+}
+
+/* Doc d's place in id order in c: where its view's parts are. */
+static inline size_t sx_id_rk(const sx_catalog *c, uint32_t d)
+{
+    return c->id_rk ? c->id_rk[d] : d;
+}
+
 /* The product of that id in c (its doc), UINT32_MAX when c has none. */
 static inline uint32_t sx_doc_of(const sx_catalog *c, int64_t id)
 {
+    if (!c->n) return UINT32_MAX;
     /* ids given in sequence with none deleted between: id's place is its
      * distance from the first (one read, not a search of cold memory) */
-    if (c->n && id >= c->ids[0] && (uint64_t)(id - c->ids[0]) < c->n &&
-        c->ids[id - c->ids[0]] == id)
-        return (uint32_t)(id - c->ids[0]);
-    size_t lo = sx_lower_id(c->ids, c->n, id);
-    return lo < c->n && c->ids[lo] == id ? (uint32_t)lo : UINT32_MAX;
+    int64_t first = c->ids[sx_id_doc(c, 0)];
+    if (id >= first && (uint64_t)(id - first) < c->n) {
+        uint32_t d = sx_id_doc(c, (size_t)(id - first));
+        if (c->ids[d] == id) return d;
+    }
+    size_t lo = 0, hi = c->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (c->ids[sx_id_doc(c, mid)] < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < c->n && c->ids[sx_id_doc(c, lo)] == id ? sx_id_doc(c, lo) : UINT32_MAX;
 }
 
 /* Device id's compat rows in c (by doc) as *rows and *n; false, and none,

@@ -38,12 +38,14 @@ bool as_search_view_find(const as_search_snap *s, as_mem *m, const char *sku,
     const sx_catalog *c = s->c;
     memset(out, 0, sizeof(*out));
     uint32_t d = c->sku_docs ? doc_of_sku(c, sku) : UINT32_MAX;
-    if (d == UINT32_MAX || c->perf_at[d] == c->view_at[d]) return false;
+    if (d == UINT32_MAX) return false;
+    size_t r = sx_id_rk(c, d); /* the views' parts are by id */
+    if (c->perf_at[r] == c->view_at[r]) return false;
     as_view_kept *k = &out->kept;
-    k->head = c->vtext + c->view_at[d];
-    k->head_len = c->perf_at[d] - c->view_at[d];
-    k->perf = c->vtext + c->perf_at[d];
-    k->perf_len = c->view_at[d + 1] - c->perf_at[d];
+    k->head = c->vtext + c->view_at[r];
+    k->head_len = c->perf_at[r] - c->view_at[r];
+    k->perf = c->vtext + c->perf_at[r];
+    k->perf_len = c->view_at[r + 1] - c->perf_at[r];
 
     as_product *p = &out->p;
     p->id = c->ids[d];
