@@ -161,7 +161,7 @@ typedef struct as_search_result {
     bool *matched_all; /* per page product: it has every required word of the query */
     as_match_kind *match; /* per page product: its tier (the worst of its words' matches) */
     size_t n;
-    as_product *excluded; /* left out, by product id, at most 100: sku, name set */
+    as_product *excluded; /* left out, in the index's order, at most 100: sku, name set */
     const char **excluded_why;
     const char **excluded_json; /* per entry: the whole entry's JSON written at the
                                    index's build, or NULL: from excluded and
