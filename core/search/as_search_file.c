@@ -35,7 +35,7 @@ static const char magic[8] = {'A', 'S', 'I', 'D', 'X', 0, 0, 0};
  * products' entries of `excluded` (xj_at); 8: which words are only ever
  * joined ones (tok_join); 9: the whole stock state, not only in_stock,
  * def_off and def_score to rank every product from again */
-#define FORMAT 10
+#define FORMAT 11
 
 enum {
     SEC_IDS,
@@ -65,8 +65,6 @@ enum {
     SEC_STEM_TEXT,
     SEC_STEM_TOKS_AT,
     SEC_STEM_TOKS,
-    SEC_FWD_AT,
-    SEC_FWD,
     SEC_POST_AT,
     SEC_POST,
     SEC_DEV_IDS,
@@ -141,8 +139,6 @@ static const size_t in_place[SEC_STRS + 1] = {
     [SEC_STEM_TEXT] = offsetof(sx_catalog, stem_text),
     [SEC_STEM_TOKS_AT] = offsetof(sx_catalog, stem_toks_at),
     [SEC_STEM_TOKS] = offsetof(sx_catalog, stem_toks),
-    [SEC_FWD_AT] = offsetof(sx_catalog, fwd_at),
-    [SEC_FWD] = offsetof(sx_catalog, fwd),
     [SEC_POST_AT] = offsetof(sx_catalog, post_at),
     [SEC_POST] = offsetof(sx_catalog, post),
     [SEC_DEV_IDS] = offsetof(sx_catalog, dev_ids),
@@ -211,7 +207,6 @@ static uint64_t expected_len(const file_head *h, const sx_catalog *c, int sec)
     case SEC_GUARANTEE:
         return n;
     case SEC_OFF_AT:
-    case SEC_FWD_AT:
         return (n + 1) * 4;
     case SEC_OFFERS:
         return h->noffers * sizeof(sx_offer);
@@ -234,7 +229,6 @@ static uint64_t expected_len(const file_head *h, const sx_catalog *c, int sec)
         return (h->nstems + 1) * 4;
     case SEC_STEM_TEXT:
         return c->stem_at ? c->stem_at[h->nstems] : UINT64_MAX;
-    case SEC_FWD:
     case SEC_POST:
         return h->nfwd * 4;
     case SEC_DEV_IDS:
@@ -344,7 +338,7 @@ bool sx_file_commit(const as_search_snap *s, sx_file_out *out, const char *path)
     h.nmerchants = c->nmerchants;
     h.ntok = c->ntok;
     h.nstems = c->nstems;
-    h.nfwd = c->fwd_at[c->n];
+    h.nfwd = c->post_at[c->ntok];
     h.ndev = c->ndev;
     h.ncompat = c->ncompat;
     h.ndevs = c->ndevs;
@@ -519,7 +513,7 @@ sx_catalog *sx_file_map(const char *path, int64_t catalogue, as_search_version *
         uint64_t want = expected_len(h, c, i);
         if (h->sec[i].len != want) goto fail;
     }
-    if (c->off_at[c->n] != c->noffers || c->fwd_at[c->n] != h->nfwd ||
+    if (c->off_at[c->n] != c->noffers ||
         ((uint32_t *)((char *)base + h->sec[SEC_CAT_AT].off))[h->ncats] != c->n ||
         ((uint32_t *)((char *)base + h->sec[SEC_PT_AT].off))[h->npts] != c->n ||
         c->post_at[c->ntok] != h->nfwd || c->dev_at[c->ndev] != c->ncompat ||

@@ -1096,43 +1096,34 @@ static bool order_docs(sx_builder *b)
     MOVE(status_at);
     MOVE(avail_at);
 #undef MOVE
-    /* each product's words and offers, in the new order */
-    size_t nfwd = c->fwd_at[n], noff = c->noffers;
-    uint32_t *fwd_at = malloc((n + 1) * sizeof(uint32_t));
-    uint32_t *fwd = malloc((nfwd ? nfwd : 1) * sizeof(uint32_t));
+    /* each product's offers, in the new order (its words stay by id: finish
+     * makes the postings from them, in the new order, and frees them) */
+    size_t noff = c->noffers;
     uint32_t *off_at = malloc((n + 1) * sizeof(uint32_t));
     sx_offer *offers = malloc((noff ? noff : 1) * sizeof(sx_offer));
     int32_t *stock = malloc((noff ? noff : 1) * sizeof(int32_t));
     uint8_t *in_stock = malloc(noff ? noff : 1);
-    ok = ok && fwd_at && fwd && off_at && offers && stock && in_stock;
-    for (size_t d = 0, k = 0, o = 0; ok && d <= n; d++) {
-        fwd_at[d] = (uint32_t)k;
+    ok = ok && off_at && offers && stock && in_stock;
+    for (size_t d = 0, o = 0; ok && d <= n; d++) {
         off_at[d] = (uint32_t)o;
         if (d == n) break;
         uint32_t p = old_of[d];
-        size_t nw = c->fwd_at[p + 1] - c->fwd_at[p], no = c->off_at[p + 1] - c->off_at[p];
-        memcpy(fwd + k, c->fwd + c->fwd_at[p], nw * sizeof(uint32_t));
+        size_t no = c->off_at[p + 1] - c->off_at[p];
         memcpy(offers + o, c->offers + c->off_at[p], no * sizeof(sx_offer));
         memcpy(stock + o, c->stock + c->off_at[p], no * sizeof(int32_t));
         memcpy(in_stock + o, b->in_stock + c->off_at[p], no);
-        k += nw;
         o += no;
     }
     if (ok) {
 #define SWAP(dst, src) (free(dst), (dst) = (src), (src) = NULL)
-        SWAP(c->fwd_at, fwd_at);
-        SWAP(c->fwd, fwd);
         SWAP(c->off_at, off_at);
         SWAP(c->offers, offers);
         SWAP(c->stock, stock);
         SWAP(b->in_stock, in_stock);
 #undef SWAP
         b->cap = n + 1;
-        b->fwdcap = nfwd ? nfwd : 1;
         b->offcap = b->stockcap = b->instockcap = noff ? noff : 1;
     }
-    free(fwd_at);
-    free(fwd);
     free(off_at);
     free(offers);
     free(stock);
@@ -1185,7 +1176,7 @@ static as_search_snap *finish(sx_builder *b, const as_search_version *v)
     if (n == 0) c->off_at[0] = 0; /* else each add_row set its product's off_at, and the next's */
     c->fwd_at[n] = (uint32_t)b->nfwd;
     c->bytes = sizeof(*c) + n * (8 + 4 + 2 + 2 + 3 + 8 + 8 * 4 + 4 + 4) +
-               c->noffers * (sizeof(sx_offer) + 4) + b->nfwd * 4 * 2 + c->nstrs;
+               c->noffers * (sizeof(sx_offer) + 4) + b->nfwd * 4 + c->nstrs;
 
     /* sku order */
     c->sku_rk = malloc((n ? n : 1) * sizeof(uint32_t));
@@ -1267,26 +1258,28 @@ static as_search_snap *finish(sx_builder *b, const as_search_version *v)
     as_arena_destroy(a);
     a = NULL;
 
-    /* each product's words renumbered and sorted; postings by counting */
+    /* each product's words renumbered; postings by counting, each word's
+     * products in the docs' order (the words are still by id: the builder's
+     * only, freed once the postings are made) */
     c->post_at = calloc((size_t)nt + 1, sizeof(uint32_t));
     c->post = malloc((b->nfwd ? b->nfwd : 1) * sizeof(uint32_t));
     if (!c->post_at || !c->post) goto fail;
-    for (size_t d = 0; d < n; d++) {
-        uint32_t *f = c->fwd + c->fwd_at[d];
-        size_t k = c->fwd_at[d + 1] - c->fwd_at[d];
-        for (size_t i = 0; i < k; i++) {
-            f[i] = new_id[f[i]];
-            c->post_at[f[i] + 1]++;
-        }
-        sort_u32(f, k);
+    for (size_t i = 0; i < b->nfwd; i++) {
+        c->fwd[i] = new_id[c->fwd[i]];
+        c->post_at[c->fwd[i] + 1]++;
     }
     for (uint32_t i = 0; i < nt; i++)
         c->post_at[i + 1] += c->post_at[i];
     uint32_t *fill = new_id; /* reused: the next free slot of each word */
     memcpy(fill, c->post_at, (size_t)nt * sizeof(uint32_t));
-    for (size_t d = 0; d < n; d++)
-        for (uint32_t i = c->fwd_at[d]; i < c->fwd_at[d + 1]; i++)
+    for (size_t d = 0; d < n; d++) {
+        size_t r = sx_id_rk(c, (uint32_t)d);
+        for (uint32_t i = c->fwd_at[r]; i < c->fwd_at[r + 1]; i++)
             c->post[fill[c->fwd[i]]++] = (uint32_t)d;
+    }
+    free(c->fwd);
+    free(c->fwd_at);
+    c->fwd = c->fwd_at = NULL;
 
     /* the products of each category and part type */
     if (!group_docs(c->cat, n, c->ncats, &c->cat_at, &c->cat_docs) ||

@@ -68,8 +68,7 @@ typedef struct sx_catalog {
     int64_t live_base;
     sx_merchant *merchants;
     size_t nmerchants;
-    /* words: the vocabulary in byte order; each product's words ascending;
-     * each word's products ascending */
+    /* words: the vocabulary in byte order; each word's products ascending */
     uint32_t ntok;
     uint32_t *tok_at; /* ntok + 1, into tok_text */
     /* ntok: 0 for a word some product has on its own; for a word only ever
@@ -87,6 +86,8 @@ typedef struct sx_catalog {
     char *stem_text;
     uint32_t *stem_toks_at; /* nstems + 1, into stem_toks: the words of each stem */
     uint32_t *stem_toks;
+    /* each product's words, the builder's only (by id: add_row), freed once
+     * finish has made the postings from them; NULL in a built catalogue */
     uint32_t *fwd_at; /* n + 1 */
     uint32_t *fwd;
     uint32_t *post_at; /* ntok + 1 */

@@ -399,6 +399,9 @@ static as_product *random_catalogue(as_mem *m, int n, uint32_t seed, const snap_
         {9, "dyson-v8", "Dyson V8 Animal", "Dyson", "vacuum-cleaner", "v8"}};
     static const double rates[] = {0.0, 0.01, 0.02, 0.05, 0.125};
     static const char *const names[] = {"Thing", "Things", "Thingamajig"};
+    /* three brands in turn: the index orders its products by brand within
+     * a part type, so its docs are not in the ids' order */
+    static const char *const brands[] = {"Brand", "Marque", "Marke"};
     as_product *ps = as_alloc(m, (size_t)n * sizeof(*ps));
     *tier_of = as_alloc(m, (size_t)n * sizeof(int));
     uint32_t x = seed;
@@ -415,13 +418,20 @@ static as_product *random_catalogue(as_mem *m, int n, uint32_t seed, const snap_
         }
         int nm = (int)(rnd_next(&x) % 3);
         (*tier_of)[i] = nm == 2 ? 1 : 0;
-        ps[i] = (as_product){.id = i + 1, .sku = as_printf(m, "R-%03d", (i * 7919) % n),
-                             .name = names[nm], .brand = "Brand", .category = "batteries",
-                             .part_type = "battery", .description = "", .image_urls = "[]",
+        ps[i] = (as_product){.id = i + 1,
+                             .sku = as_printf(m, "R-%03d", (i * 7919) % n),
+                             .name = names[nm],
+                             .brand = brands[i % 3],
+                             .category = "batteries",
+                             .part_type = "battery",
+                             .description = "",
+                             .image_urls = "[]",
                              .availability = "in_stock",
                              .verif_status = rnd_next(&x) % 10 ? "verified" : "contradicted",
-                             .orders_per_week = "[]", .return_rate = rates[rnd_next(&x) % 5],
-                             .offers = os, .n_offers = k_n};
+                             .orders_per_week = "[]",
+                             .return_rate = rates[rnd_next(&x) % 5],
+                             .offers = os,
+                             .n_offers = k_n};
     }
     fixture_catalogue(db, merchants, N_ROWS(merchants), devices, ps, (size_t)n);
     return ps;
@@ -636,6 +646,54 @@ static void test_pages_are_brute_force(void **state)
      * between two of the index's price steps, and so do the caps */
     static const int64_t many_caps[3] = {2500, 5000, 7500};
     brute_pages(unit_mem(state), &many_prices, 1029384u, many_caps);
+}
+
+/* The index orders its products by category, part type and brand, each
+ * group by id (order_docs): the random catalogue's three brands in turn come
+ * out as three runs, each in id order; every product keeps its own id, sku,
+ * offers and words, and id_docs and id_rk lead from ids to docs and back. */
+static void test_docs_order(void **state)
+{
+    as_mem *m = unit_mem(state);
+    int *tier_of;
+    as_search_snap *s = random_snap(m, 300, 2718u, &wide_prices, &tier_of);
+    const sx_catalog *c = s->c;
+    assert_int_equal(c->n, 300);
+    assert_non_null(c->id_docs);
+    size_t runs = 1, moved = 0;
+    for (uint32_t d = 0; d < c->n; d++) {
+        int64_t id = c->ids[d];
+        moved += id != (int64_t)d + 1;
+        if (d && strcmp(sx_str(c, c->brand_at[d]), sx_str(c, c->brand_at[d - 1])) != 0)
+            runs++;
+        else if (d)
+            assert_true(c->ids[d - 1] < id); /* by id within a run */
+        assert_int_equal(sx_doc_of(c, id), d);
+        assert_int_equal(c->id_docs[c->id_rk[d]], d);
+        assert_int_equal(c->ids[c->id_docs[id - 1]], id); /* ids 1 to 300: place id - 1 */
+        static const char *const brands[] = {"Brand", "Marque", "Marke"};
+        assert_string_equal(sx_str(c, c->brand_at[d]), brands[(id - 1) % 3]);
+        assert_string_equal(sx_str(c, c->sku_at[d]),
+                            as_printf(m, "R-%03d", (int)((id - 1) * 7919 % 300)));
+        for (uint32_t o = c->off_at[d]; o < c->off_at[d + 1]; o++)
+            assert_true(strncmp(sx_str(c, c->offers[o].id_at),
+                                as_printf(m, "r-%03d-", (int)(id - 1)), 6) == 0);
+        /* its match tier for "thing": its name's word is among its words */
+        bool thing = false, thingamajig = false;
+        for (uint32_t t = 0; t < c->ntok; t++)
+            for (uint32_t p = c->post_at[t]; p < c->post_at[t + 1]; p++) {
+                if (p > c->post_at[t]) assert_true(c->post[p - 1] < c->post[p]);
+                if (c->post[p] != d) continue;
+                thing |= strcmp(sx_tok(c, t), "thing") == 0 || strcmp(sx_tok(c, t), "things") == 0;
+                thingamajig |= strcmp(sx_tok(c, t), "thingamajig") == 0;
+            }
+        assert_true(tier_of[id - 1] == 1 ? thingamajig && !thing : thing && !thingamajig);
+    }
+    assert_int_equal(runs, 3);
+    assert_true(moved > 250);
+    assert_int_equal(sx_doc_of(c, 301), UINT32_MAX);
+    assert_int_equal(sx_doc_of(c, 0), UINT32_MAX);
+    as_search_snap_release(s);
 }
 
 /* A product's steps by delivery date and by price (sx_front) give, under
@@ -890,10 +948,12 @@ static void test_joined_words(void **state)
         for (uint32_t p = c->post_at[i]; p < c->post_at[i + 1]; p++) {
             uint32_t d = c->post[p];
             bool first = false;
-            for (uint32_t f = c->fwd_at[d]; f < c->fwd_at[d + 1] && !first; f++) {
-                const char *w = sx_tok(c, c->fwd[f]);
+            for (uint32_t j = 0; j < c->ntok && !first; j++) {
+                const char *w = sx_tok(c, j);
                 size_t lw = strlen(w);
-                first = lw >= c->tok_join[i] && lw < strlen(t) && strncmp(w, t, lw) == 0;
+                if (lw < c->tok_join[i] || lw >= strlen(t) || strncmp(w, t, lw) != 0) continue;
+                for (uint32_t q = c->post_at[j]; q < c->post_at[j + 1] && !first; q++)
+                    first = c->post[q] == d; /* the product has w */
             }
             assert_true(first);
         }
@@ -1647,6 +1707,7 @@ int main(void)
         UNIT_TEST(test_filtered_best_is_ranked_best),
         UNIT_TEST(test_sort_orders),
         UNIT_TEST(test_pages_are_brute_force),
+        UNIT_TEST(test_docs_order),
         UNIT_TEST(test_joined_words),
         UNIT_TEST(test_steps_are_best_offer),
         UNIT_TEST(test_steps_follow_stock),
