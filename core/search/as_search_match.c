@@ -37,7 +37,9 @@ typedef struct unit {
     tok_list part_kind[4];
     size_t n_parts;
     /* per kind t (as_match_kind up to AS_MATCH_CORRECTED): the products that
-     * match the unit with kind t or better, a bit each (unit_bits) */
+     * match the unit with kind t or better, a bit each (unit_bits); read
+     * only once made: le[0] may be a frequent word's own bitset, shared by
+     * the process's searches (tok_bits) */
     uint64_t *le[NKINDS];
     int64_t docs; /* products (among the candidates) that match it */
     uint8_t best; /* the best kind of any matching product */
@@ -249,9 +251,10 @@ static void tok_into(const sx_catalog *c, uint32_t tok, uint64_t *bits, const ui
  * unit_bits gives it no memory of its own) or memory of its own, written
  * here whole (uninitialised before), as le[t - 1] and its own words: the
  * first word's set written in, not or-ed into a zeroed one. */
-static void kind_bits(const sx_catalog *c, const tok_list *kind, uint64_t **le, size_t words)
+static void kind_bits(const sx_catalog *c, const tok_list *kind, uint64_t **le, size_t words,
+                      size_t from)
 {
-    for (size_t k = 0; k < NKINDS; k++) {
+    for (size_t k = from; k < NKINDS; k++) {
         if (k && le[k] == le[k - 1]) continue;
         const uint64_t *base = k ? le[k - 1] : NULL;
         for (size_t t = 0; t < kind->n; t++)
@@ -276,12 +279,19 @@ static void kind_bits(const sx_catalog *c, const tok_list *kind, uint64_t **le, 
 static void unit_bits(const sx_catalog *c, as_mem *tmp, unit *u)
 {
     size_t words = (c->n + 63) / 64, bytes = (words ? words : 1) * 8;
-    bool has[NKINDS] = {false};
+    size_t has[NKINDS] = {0};
+    uint32_t exact = 0; /* the word that matches exactly, when one does */
     for (size_t t = 0; t < u->kind.n; t++)
-        has[u->kind.kind[t]] = true;
+        if (!has[u->kind.kind[t]]++ && u->kind.kind[t] == 0) exact = u->kind.tok[t];
+    /* one word that matches exactly, a frequent one, and no parts: its own
+     * bitset is the exact kind's set, not a copy of it (a pass of 125 KB at
+     * 1,000,000 products; nothing writes a unit's sets once made) */
+    const uint64_t *shared = !u->n_parts && has[0] == 1 ? tok_bits(c, exact) : NULL;
     for (size_t t = 0; t < NKINDS; t++)
-        u->le[t] = t == 0 || has[t] || u->n_parts ? as_alloc_raw(tmp, bytes) : u->le[t - 1];
-    kind_bits(c, &u->kind, u->le, words);
+        u->le[t] = t == 0 && shared                 ? (uint64_t *)shared
+                   : t == 0 || has[t] || u->n_parts ? as_alloc_raw(tmp, bytes)
+                                                    : u->le[t - 1];
+    kind_bits(c, &u->kind, u->le, words, shared ? 1 : 0);
     if (!u->n_parts) return;
     uint64_t *all[NKINDS], *part[NKINDS];
     for (size_t t = 0; t < NKINDS; t++) {
@@ -289,7 +299,7 @@ static void unit_bits(const sx_catalog *c, as_mem *tmp, unit *u)
         part[t] = as_alloc_raw(tmp, bytes);
     }
     for (size_t p = 0; p < u->n_parts; p++) {
-        kind_bits(c, &u->part_kind[p], p ? part : all, words);
+        kind_bits(c, &u->part_kind[p], p ? part : all, words, 0);
         if (p)
             for (size_t t = 0; t < NKINDS; t++)
                 for (size_t w = 0; w < words; w++)
@@ -437,11 +447,17 @@ SX_POPCNT static size_t evaluate_bits(const as_search_snap *s, const sx_filter *
 {
     const sx_catalog *c = s->c;
     size_t words = c->words, n = 0;
-    if (mask && nu == 1) /* one word: its own sets (candidates masks the others) */
-        for (size_t t = 0; t < NKINDS; t++)
-            if (!t || tr->le[t] != tr->le[t - 1]) /* a set shared with the kind before */
-                for (size_t w = 0; w < words; w++)
-                    tr->le[t][w] &= mask[w];
+    if (mask && nu == 1) /* one word: its sets masked (candidates masks the others) */
+        for (size_t t = 0; t < NKINDS; t++) {
+            if (t && tr->le[t] == tr->le[t - 1]) { /* a set shared with the kind before */
+                tr->le[t] = tr->le[t - 1];
+                continue;
+            }
+            const uint64_t *from = tr->le[t];
+            tr->le[t] = tr->own[t];
+            for (size_t w = 0; w < words; w++)
+                tr->le[t][w] = from[w] & mask[w];
+        }
     const uint64_t *any = tr->le[NKINDS - 1];
     if (f->offer_filters) {
         /* the matches an offer meets the filters of: each looked at (with
@@ -560,13 +576,17 @@ void sx_match_run(const as_search_snap *s, as_mem *m, as_mem *tmp, const as_quer
     /* one word: its own sets are the tiers' (candidates would copy them, and
      * no word is dropped, so nothing reads them apart afterwards); at
      * 1,000,000 products that is four passes of 125 KB saved, and four more
-     * of zeroing */
-    tiers tr;
-    for (size_t t = 0; t < NKINDS; t++)
-        tr.le[t] = tr.own[t] = nu == 1 ? us[0].le[t] /* candidates writes the others whole */
-                                       : as_alloc_raw(tmp, (c->words ? c->words : 1) * 8);
-    /* with f->bits, evaluate_bits instead of evaluate: the same answers */
+     * of zeroing. Under a mask evaluate_bits writes them masked into memory
+     * of their own (a unit's sets are read only) */
     const uint64_t *mask = filter_mask(c, tmp, f);
+    tiers tr;
+    for (size_t t = 0; t < NKINDS; t++) {
+        tr.own[t] = nu == 1 && !(mask && f->bits)
+                        ? us[0].le[t]
+                        : as_alloc_raw(tmp, (c->words ? c->words : 1) * 8);
+        tr.le[t] = nu == 1 ? us[0].le[t] : tr.own[t]; /* candidates writes the others whole */
+    }
+    /* with f->bits, evaluate_bits instead of evaluate: the same answers */
 #define EVALUATE(o)                                                                                \
     (f->bits ? evaluate_bits(s, f, mask, us, active, nu, &tr, (o))                                \
              : evaluate(s, tmp, f, mask, us, active, nu, &tr, (o)))
