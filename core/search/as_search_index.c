@@ -1055,8 +1055,9 @@ static bool permute(void **arr, size_t es, const uint32_t *old_of, size_t n)
  * and pages and their bitsets' words are full or empty, where in id order
  * each was a cache miss at random (at 1,000,000 products the long tail took
  * a third less CPU). The builder reads the products by id, their docs until
- * here; every column by product, its offers, words and compat rows move with
- * it; the views' parts stay by id (id_rk leads to them), and sku order is
+ * here; every column by product, its offers and its compat rows move with
+ * it; its words and the views' parts stay by id (id_rk leads to them: finish
+ * makes the postings from the words in the new order), and sku order is
  * made before (skus mostly follow ids: no sort). The brand's part of the key
  * is its name's hash: it groups, the groups' order does not matter. */
 static bool order_docs(sx_builder *b)
