@@ -34,7 +34,9 @@ static const char magic[8] = {'A', 'S', 'I', 'D', 'X', 0, 0, 0};
  * offers' stock as read and the live sequence it was read at; 7: contradicted
  * products' entries of `excluded` (xj_at); 8: which words are only ever
  * joined ones (tok_join); 9: the whole stock state, not only in_stock,
- * def_off and def_score to rank every product from again */
+ * def_off and def_score to rank every product from again; 10: the products
+ * ordered by category, part type and brand (id_docs, id_rk); 11: without
+ * each product's words (fwd_at, fwd) */
 #define FORMAT 11
 
 enum {
