@@ -379,6 +379,11 @@ static const snap_shape near_prices = {20, 6, 9};
 /* more prices than the index has price steps: a cap between two steps */
 static const snap_shape many_prices = {4, 400, 6};
 
+/* random_catalogue's brands, product id i + 1's the (i % 3)-th: the index
+ * orders its products by brand within a part type, so its docs are not in
+ * the ids' order */
+static const char *const random_brands[] = {"Brand", "Marque", "Marke"};
+
 /* A random catalogue of n products for the engine's tests (seeded), in db:
  * 1 to 4 offers each from three merchants (m's memory: a test may change their
  * stock), prices with ties and spread, a quarter of the offers out of stock,
@@ -399,9 +404,6 @@ static as_product *random_catalogue(as_mem *m, int n, uint32_t seed, const snap_
         {9, "dyson-v8", "Dyson V8 Animal", "Dyson", "vacuum-cleaner", "v8"}};
     static const double rates[] = {0.0, 0.01, 0.02, 0.05, 0.125};
     static const char *const names[] = {"Thing", "Things", "Thingamajig"};
-    /* three brands in turn: the index orders its products by brand within
-     * a part type, so its docs are not in the ids' order */
-    static const char *const brands[] = {"Brand", "Marque", "Marke"};
     as_product *ps = as_alloc(m, (size_t)n * sizeof(*ps));
     *tier_of = as_alloc(m, (size_t)n * sizeof(int));
     uint32_t x = seed;
@@ -421,7 +423,7 @@ static as_product *random_catalogue(as_mem *m, int n, uint32_t seed, const snap_
         ps[i] = (as_product){.id = i + 1,
                              .sku = as_printf(m, "R-%03d", (i * 7919) % n),
                              .name = names[nm],
-                             .brand = brands[i % 3],
+                             .brand = random_brands[i % 3],
                              .category = "batteries",
                              .part_type = "battery",
                              .description = "",
@@ -671,8 +673,7 @@ static void test_docs_order(void **state)
         assert_int_equal(sx_doc_of(c, id), d);
         assert_int_equal(c->id_docs[c->id_rk[d]], d);
         assert_int_equal(c->ids[c->id_docs[id - 1]], id); /* ids 1 to 300: place id - 1 */
-        static const char *const brands[] = {"Brand", "Marque", "Marke"};
-        assert_string_equal(sx_str(c, c->brand_at[d]), brands[(id - 1) % 3]);
+        assert_string_equal(sx_str(c, c->brand_at[d]), random_brands[(id - 1) % 3]);
         assert_string_equal(sx_str(c, c->sku_at[d]),
                             as_printf(m, "R-%03d", (int)((id - 1) * 7919 % 300)));
         for (uint32_t o = c->off_at[d]; o < c->off_at[d + 1]; o++)
