@@ -20,6 +20,15 @@ static bool code_of(char *const *tab, size_t n, const char *s, uint16_t *out)
     return false;
 }
 
+/* The words of the products of one category or part type (code), from its
+ * docs (ascending): one run in the index's order for a category, a few for a
+ * part type (in several categories), spanned from the first to the last. */
+static sx_span group_span(const uint32_t *at, const uint32_t *docs, uint16_t code)
+{
+    if (at[code] == at[code + 1]) return (sx_span){0, 0};
+    return sx_span_docs(docs[at[code]], docs[at[code + 1] - 1]);
+}
+
 bool sx_filter_prepare(const as_search_snap *s, const as_search_ask *ask, const as_device *dev,
                        const as_offer_filter *of, sx_filter *f)
 {
@@ -45,6 +54,12 @@ bool sx_filter_prepare(const as_search_snap *s, const as_search_ask *ask, const 
         /* no product is known to fit it or not */
         if (!sx_device_rows(c, dev->id, &f->dev_rows, &f->n_dev_rows)) f->none = true;
     }
+    f->span = (sx_span){0, c->words};
+    if (f->has_cat && !f->none)
+        f->span = sx_span_and(f->span, group_span(c->cat_at, c->cat_docs, f->cat));
+    if (f->has_pt && !f->none)
+        f->span = sx_span_and(f->span, group_span(c->pt_at, c->pt_docs, f->pt));
+    if (f->none) f->span = (sx_span){0, 0};
     f->offer_filters = of->max_price_cents || of->deliver_by || of->merchant;
     f->verified_only = ask->verified_only;
     f->of = *of;
@@ -72,6 +87,11 @@ void sx_filter_bitsets(const as_search_snap *s, as_mem *tmp, sx_filter *f)
         }
         f->dev_bits = has;
         f->dev_unfit = unfit;
+        /* its rows are by doc */
+        f->span =
+            sx_span_and(f->span, f->n_dev_rows ? sx_span_docs(f->dev_rows[0].doc,
+                                                              f->dev_rows[f->n_dev_rows - 1].doc)
+                                               : (sx_span){0, 0});
     }
     if (mer) f->kept_sure = s->merchant_stock + (size_t)f->merchant * c->words;
     if (price) {

@@ -294,6 +294,37 @@ static inline bool sx_bit(const uint64_t *bits, uint32_t d)
     return bits[d >> 6] >> (d & 63) & 1;
 }
 
+/* A search's word range: the words [lo, hi) of its bitsets (64 products
+ * each) that can hold a product. The index orders its products by category,
+ * part type and brand (order_docs), so a category's products, a part type's
+ * and most words' lie in a run of the catalogue: passes over a search's
+ * bitsets stop at its range, and their words outside it are never written
+ * (nor read). */
+typedef struct sx_span {
+    size_t lo, hi;
+} sx_span;
+
+/* x and y's common words (empty: lo == hi). */
+static inline sx_span sx_span_and(sx_span x, sx_span y)
+{
+    sx_span r = {x.lo > y.lo ? x.lo : y.lo, x.hi < y.hi ? x.hi : y.hi};
+    if (r.hi < r.lo) r.hi = r.lo;
+    return r;
+}
+
+/* The words of products [first, last] (an empty span when last < first). */
+static inline sx_span sx_span_docs(uint32_t first, uint32_t last)
+{
+    return last < first ? (sx_span){0, 0} : (sx_span){first >> 6, (size_t)(last >> 6) + 1};
+}
+
+/* sx_bit for a set written only within span sp. */
+static inline bool sx_bit_in(const uint64_t *bits, sx_span sp, uint32_t d)
+{
+    size_t w = d >> 6;
+    return w - sp.lo < sp.hi - sp.lo && (bits[w] >> (d & 63) & 1);
+}
+
 /* The bits set in x. Debian's x86-64 baseline has no popcnt instruction
  * (every x86-64 processor since 2008 has it): with GCC, each function that
  * counts bitsets is built twice, with the instruction and without, and the
@@ -480,6 +511,9 @@ typedef struct sx_match {
      * with tier t or better and pass category and part type, a bit each
      * (sx_catalog.words long) */
     const uint64_t *bits[AS_MATCH_CORRECTED + 1];
+    /* the words of bits that are written: no match lies outside them (with
+     * sx_filter.bits; without text, the filter's span) */
+    sx_span span;
     as_search_understood u;
     bool dropped_any;
 } sx_match;
@@ -586,6 +620,10 @@ void sx_rank_best_default_filtered(const as_search_snap *s, uint32_t doc,
 struct sx_filter {
     uint16_t cat, pt;
     bool has_cat, has_pt, none; /* none: an unknown category or part type: nothing */
+    /* the words of the catalogue's bitsets that hold the category's, the
+     * part type's and (set by sx_filter_bitsets) the device's products: a
+     * candidate lies within them */
+    sx_span span;
     int merchant;               /* into merchants, -1 for any */
     const as_device *dev;
     const sx_compat *dev_rows;  /* the device's compat rows, by doc */

@@ -41,6 +41,9 @@ typedef struct unit {
      * only once made: le[0] may be a frequent word's own bitset, shared by
      * the process's searches (tok_bits) */
     uint64_t *le[NKINDS];
+    /* the words of le written (the others hold none of its products): from
+     * its words' first and last products, within the filter's span */
+    sx_span span;
     int64_t docs; /* products (among the candidates) that match it */
     uint8_t best; /* the best kind of any matching product */
     const char *corrected;
@@ -221,37 +224,53 @@ static const uint64_t *tok_bits(const sx_catalog *cat, uint32_t tok)
     return out;
 }
 
-/* bits (words long) made base's products (none when base is NULL) and word
+/* bits' words in sp made base's products (none when base is NULL) and word
  * tok's, in one pass: from its bitset when it is a frequent word
- * (tok_bits), else from its postings. bits may be base. */
+ * (tok_bits), else from its postings (ascending: those within sp). bits may
+ * be base. */
 static void tok_into(const sx_catalog *c, uint32_t tok, uint64_t *bits, const uint64_t *base,
-                     size_t words)
+                     sx_span sp)
 {
+    if (sp.hi == sp.lo) return;
+    size_t nw = sp.hi - sp.lo;
     const uint64_t *dense = tok_bits(c, tok);
     if (dense) {
         if (!base)
-            memcpy(bits, dense, words * 8);
+            memcpy(bits + sp.lo, dense + sp.lo, nw * 8);
         else
-            for (size_t w = 0; w < words; w++)
+            for (size_t w = sp.lo; w < sp.hi; w++)
                 bits[w] = base[w] | dense[w];
         return;
     }
     if (!base)
-        memset(bits, 0, words * 8);
+        memset(bits + sp.lo, 0, nw * 8);
     else if (base != bits)
-        memcpy(bits, base, words * 8);
-    for (uint32_t p = c->post_at[tok]; p < c->post_at[tok + 1]; p++)
+        memcpy(bits + sp.lo, base + sp.lo, nw * 8);
+    uint32_t p = c->post_at[tok], end = c->post_at[tok + 1];
+    uint64_t first = (uint64_t)sp.lo * 64, past = (uint64_t)sp.hi * 64;
+    if (p < end && c->post[p] < first) { /* the first posting within sp */
+        uint32_t lo = p, hi = end;
+        while (lo < hi) {
+            uint32_t mid = lo + (hi - lo) / 2;
+            if (c->post[mid] < first)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        p = lo;
+    }
+    for (; p < end && c->post[p] < past; p++)
         bits[c->post[p] >> 6] |= 1ull << (c->post[p] & 63);
 }
 
 /* Per kind t, the products with a word of the list that matches with kind t
- * or better (le[t], words long): from the postings of the words that match
- * (or a frequent word's bitset), not from every product's words. le[t] is
- * either le[t - 1] itself (a kind the list has no word of adds nothing:
- * unit_bits gives it no memory of its own) or memory of its own, written
- * here whole (uninitialised before), as le[t - 1] and its own words: the
- * first word's set written in, not or-ed into a zeroed one. */
-static void kind_bits(const sx_catalog *c, const tok_list *kind, uint64_t **le, size_t words,
+ * or better (le[t], its words in sp): from the postings of the words that
+ * match (or a frequent word's bitset), not from every product's words. le[t]
+ * is either le[t - 1] itself (a kind the list has no word of adds nothing:
+ * unit_bits gives it no memory of its own) or memory of its own, its words
+ * in sp written here (uninitialised before), as le[t - 1] and its own words:
+ * the first word's set written in, not or-ed into a zeroed one. */
+static void kind_bits(const sx_catalog *c, const tok_list *kind, uint64_t **le, sx_span sp,
                       size_t from)
 {
     for (size_t k = from; k < NKINDS; k++) {
@@ -259,15 +278,37 @@ static void kind_bits(const sx_catalog *c, const tok_list *kind, uint64_t **le, 
         const uint64_t *base = k ? le[k - 1] : NULL;
         for (size_t t = 0; t < kind->n; t++)
             if (kind->kind[t] == k) {
-                tok_into(c, kind->tok[t], le[k], base, words);
+                tok_into(c, kind->tok[t], le[k], base, sp);
                 base = le[k];
             }
-        if (base == le[k]) continue;
+        if (base == le[k] || sp.hi == sp.lo) continue;
         if (base)
-            memcpy(le[k], base, words * 8);
+            memcpy(le[k] + sp.lo, base + sp.lo, (sp.hi - sp.lo) * 8);
         else
-            memset(le[k], 0, words * 8);
+            memset(le[k] + sp.lo, 0, (sp.hi - sp.lo) * 8);
     }
+}
+
+/* The words of the products of the words in l: from the first product of
+ * any to the last (each word's postings are ascending). */
+static sx_span list_span(const sx_catalog *c, const tok_list *l)
+{
+    uint32_t first = UINT32_MAX, last = 0;
+    for (size_t t = 0; t < l->n; t++) {
+        uint32_t p = c->post_at[l->tok[t]], end = c->post_at[l->tok[t] + 1];
+        if (p == end) continue;
+        if (c->post[p] < first) first = c->post[p];
+        if (c->post[end - 1] > last) last = c->post[end - 1];
+    }
+    return sx_span_docs(first, last);
+}
+
+/* The span of x's words and y's together (from the first to the last). */
+static sx_span span_or(sx_span x, sx_span y)
+{
+    if (x.hi == x.lo) return y;
+    if (y.hi == y.lo) return x;
+    return (sx_span){x.lo < y.lo ? x.lo : y.lo, x.hi > y.hi ? x.hi : y.hi};
 }
 
 /* How each product matches unit u (u->le): the word's own best kind, or, when
@@ -276,9 +317,18 @@ static void kind_bits(const sx_catalog *c, const tok_list *kind, uint64_t **le, 
  * kind shares the kind before's set (most words have no corrections, many no
  * longer words: at 1,000,000 products each set is 125 KB to zero and pass
  * over, in this and every later stage). */
-static void unit_bits(const sx_catalog *c, as_mem *tmp, unit *u)
+static void unit_bits(const sx_catalog *c, as_mem *tmp, unit *u, sx_span within)
 {
     size_t words = (c->n + 63) / 64, bytes = (words ? words : 1) * 8;
+    /* its own words' products, or those with every part: within the first
+     * and last of either */
+    sx_span parts = {0, 0};
+    for (size_t p = 0; p < u->n_parts; p++) {
+        sx_span one = list_span(c, &u->part_kind[p]);
+        parts = p ? sx_span_and(parts, one) : one;
+    }
+    sx_span sp = sx_span_and(span_or(list_span(c, &u->kind), parts), within);
+    u->span = sp;
     size_t has[NKINDS] = {0};
     uint32_t exact = 0; /* the word that matches exactly, when one does */
     for (size_t t = 0; t < u->kind.n; t++)
@@ -291,7 +341,7 @@ static void unit_bits(const sx_catalog *c, as_mem *tmp, unit *u)
         u->le[t] = t == 0 && shared                 ? (uint64_t *)shared
                    : t == 0 || has[t] || u->n_parts ? as_alloc_raw(tmp, bytes)
                                                     : u->le[t - 1];
-    kind_bits(c, &u->kind, u->le, words, shared ? 1 : 0);
+    kind_bits(c, &u->kind, u->le, sp, shared ? 1 : 0);
     if (!u->n_parts) return;
     uint64_t *all[NKINDS], *part[NKINDS];
     for (size_t t = 0; t < NKINDS; t++) {
@@ -299,14 +349,14 @@ static void unit_bits(const sx_catalog *c, as_mem *tmp, unit *u)
         part[t] = as_alloc_raw(tmp, bytes);
     }
     for (size_t p = 0; p < u->n_parts; p++) {
-        kind_bits(c, &u->part_kind[p], p ? part : all, words, 0);
+        kind_bits(c, &u->part_kind[p], p ? part : all, sp, 0);
         if (p)
             for (size_t t = 0; t < NKINDS; t++)
-                for (size_t w = 0; w < words; w++)
+                for (size_t w = sp.lo; w < sp.hi; w++)
                     all[t][w] &= part[t][w];
     }
     for (size_t t = 0; t < NKINDS; t++)
-        for (size_t w = 0; w < words; w++)
+        for (size_t w = sp.lo; w < sp.hi; w++)
             u->le[t][w] |= all[t][w];
 }
 
@@ -319,8 +369,9 @@ static inline uint8_t unit_kind(const unit *u, uint32_t doc)
 }
 
 /* The products that match every active unit with kind t or better, for each
- * t from `from` (tr->le[t], words long; every product when no unit is
- * active), and, from `mask` (NULL for none), of the category, part type,
+ * t from `from` (tr->le[t], its words in tr->span: the filter's span and
+ * the active units'; every product when no unit is active), and, from
+ * `mask` (NULL for none), of the category, part type,
  * merchant and device: one pass per kind, the units' sets and-ed together.
  * A kind where no active unit has a set of its own shares the set of the
  * kind before (most words match no product by a prefix or a correction
@@ -330,12 +381,19 @@ static inline uint8_t unit_kind(const unit *u, uint32_t doc)
 typedef struct tiers {
     uint64_t *le[NKINDS];
     uint64_t *own[NKINDS]; /* each kind's own memory */
+    /* the words of le written: the filter's span (within) and the active
+     * units' */
+    sx_span span, within;
 } tiers;
 
 static void candidates(const sx_catalog *c, const unit *us, const bool *active, size_t nu,
                        size_t from, const uint64_t *mask, tiers *tr)
 {
-    size_t words = c->words;
+    sx_span sp = tr->within;
+    for (size_t i = 0; i < nu; i++)
+        if (active[i]) sp = sx_span_and(sp, us[i].span);
+    tr->span = sp;
+    size_t nw = sp.hi - sp.lo;
     for (size_t t = from; t < NKINDS; t++) {
         const uint64_t *src[MAX_UNITS + 1];
         size_t ns = 0;
@@ -351,17 +409,18 @@ static void candidates(const sx_catalog *c, const unit *us, const bool *active, 
         }
         uint64_t *bits = tr->le[t] = tr->own[t];
         if (mask) src[ns++] = mask;
+        if (!nw) continue;
         if (!ns) {
-            memset(bits, 0xFF, words * 8);
-            if (c->n & 63) bits[words - 1] = (1ull << (c->n & 63)) - 1;
+            memset(bits + sp.lo, 0xFF, nw * 8);
+            if (sp.hi == c->words && (c->n & 63)) bits[sp.hi - 1] = (1ull << (c->n & 63)) - 1;
         } else if (ns == 1) {
-            memcpy(bits, src[0], words * 8);
+            memcpy(bits + sp.lo, src[0] + sp.lo, nw * 8);
         } else if (ns == 2) {
             const uint64_t *x = src[0], *y = src[1];
-            for (size_t w = 0; w < words; w++)
+            for (size_t w = sp.lo; w < sp.hi; w++)
                 bits[w] = x[w] & y[w];
         } else {
-            for (size_t w = 0; w < words; w++) {
+            for (size_t w = sp.lo; w < sp.hi; w++) {
                 uint64_t x = src[0][w];
                 for (size_t i = 1; i < ns; i++)
                     x &= src[i][w];
@@ -373,7 +432,8 @@ static void candidates(const sx_catalog *c, const unit *us, const bool *active, 
 
 /* The products of the category, the part type, the merchant (one with
  * an offer there) and the device (one it has a row for) as a bitset, the
- * intersection of those given; NULL for every product. */
+ * intersection of those given (written within f's span); NULL for every
+ * product. */
 static const uint64_t *filter_mask(const sx_catalog *c, as_mem *tmp, const sx_filter *f)
 {
     if (f->none) return NULL;
@@ -385,7 +445,7 @@ static const uint64_t *filter_mask(const sx_catalog *c, as_mem *tmp, const sx_fi
     if (f->dev_bits) sets[n++] = f->dev_bits;
     if (n <= 1) return n ? sets[0] : NULL;
     uint64_t *all = as_alloc_raw(tmp, (c->words ? c->words : 1) * 8);
-    for (size_t w = 0; w < c->words; w++) {
+    for (size_t w = f->span.lo; w < f->span.hi; w++) {
         uint64_t x = sets[0][w];
         for (size_t i = 1; i < n; i++)
             x &= sets[i][w];
@@ -402,21 +462,21 @@ SX_POPCNT static size_t evaluate(const as_search_snap *s, as_mem *tmp, const sx_
                                  const uint64_t *mask, unit *us, const bool *active, size_t nu,
                                  const tiers *tr, sx_match *out)
 {
-    const sx_catalog *c = s->c;
-    size_t words = (c->n + 63) / 64, n = 0;
+    size_t n = 0;
+    sx_span sp = tr->span;
     const uint64_t *any = tr->le[NKINDS - 1];
     /* the category, part type and merchant by the mask, a word at a time;
      * the device per product */
     bool each = f->none || f->dev;
     if (out) {
         size_t most = 0;
-        for (size_t w = 0; w < words; w++)
+        for (size_t w = sp.lo; w < sp.hi; w++)
             most += (size_t)sx_pop64(mask ? any[w] & mask[w] : any[w]);
         out->docs = as_alloc(tmp, (most ? most : 1) * sizeof(uint32_t));
         out->tiers = as_alloc(tmp, most ? most : 1);
         out->ndocs = 0;
     }
-    for (size_t bw = 0; bw < words; bw++)
+    for (size_t bw = sp.lo; bw < sp.hi; bw++)
         for (uint64_t cur = mask ? any[bw] & mask[bw] : any[bw]; cur; cur &= cur - 1) {
             uint32_t d = (uint32_t)(bw * 64 + (size_t)__builtin_ctzll(cur));
             const sx_compat *row = NULL;
@@ -446,7 +506,8 @@ SX_POPCNT static size_t evaluate_bits(const as_search_snap *s, const sx_filter *
                                       tiers *tr, sx_match *out)
 {
     const sx_catalog *c = s->c;
-    size_t words = c->words, n = 0;
+    size_t n = 0;
+    sx_span sp = tr->span;
     if (mask && nu == 1) /* one word: its sets masked (candidates masks the others) */
         for (size_t t = 0; t < NKINDS; t++) {
             if (t && tr->le[t] == tr->le[t - 1]) { /* a set shared with the kind before */
@@ -455,7 +516,7 @@ SX_POPCNT static size_t evaluate_bits(const as_search_snap *s, const sx_filter *
             }
             const uint64_t *from = tr->le[t];
             tr->le[t] = tr->own[t];
-            for (size_t w = 0; w < words; w++)
+            for (size_t w = sp.lo; w < sp.hi; w++)
                 tr->le[t][w] = from[w] & mask[w];
         }
     const uint64_t *any = tr->le[NKINDS - 1];
@@ -463,15 +524,15 @@ SX_POPCNT static size_t evaluate_bits(const as_search_snap *s, const sx_filter *
         /* the matches an offer meets the filters of: each looked at (with
          * out, until the first) */
         const uint64_t *om = f->offer_mask; /* the others have no offer they keep */
-        for (size_t w = 0; w < words && !(out && n); w++)
+        for (size_t w = sp.lo; w < sp.hi && !(out && n); w++)
             for (uint64_t cur = om ? any[w] & om[w] : any[w]; cur && !(out && n); cur &= cur - 1)
                 n += sx_filter_viable(s, f, (uint32_t)(w * 64 + (size_t)__builtin_ctzll(cur)),
                                       NULL);
     } else if (out) { /* whether any: the page stage counts them */
-        for (size_t w = 0; w < words && !n; w++)
+        for (size_t w = sp.lo; w < sp.hi && !n; w++)
             n = (f->verified_only ? any[w] & ~c->hidden_bits[w] : any[w]) != 0;
     } else {
-        for (size_t w = 0; w < words; w++)
+        for (size_t w = sp.lo; w < sp.hi; w++)
             n += (size_t)sx_pop64(f->verified_only ? any[w] & ~c->hidden_bits[w] : any[w]);
     }
     if (!out) return n;
@@ -480,7 +541,7 @@ SX_POPCNT static size_t evaluate_bits(const as_search_snap *s, const sx_filter *
     for (size_t i = 0; i < nu; i++) {
         if (!active[i]) continue;
         for (uint8_t t = 0; t < NKINDS && us[i].best == NO_MATCH; t++)
-            for (size_t w = 0; w < words; w++)
+            for (size_t w = sp.lo; w < sp.hi; w++)
                 if (us[i].le[t][w] & any[w]) {
                     us[i].best = t;
                     break;
@@ -498,7 +559,7 @@ SX_POPCNT static int64_t unit_docs(const as_search_snap *s, const sx_filter *f, 
         const uint64_t *bits = u->le[NKINDS - 1];
         const uint64_t *cat = f->has_cat ? c->cat_bits + f->cat * c->words : NULL;
         const uint64_t *pt = f->has_pt ? c->pt_bits + f->pt * c->words : NULL;
-        for (size_t w = 0; w < c->words; w++) {
+        for (size_t w = u->span.lo; w < u->span.hi; w++) {
             uint64_t x = bits[w];
             if (cat) x &= cat[w];
             if (pt) x &= pt[w];
@@ -507,10 +568,9 @@ SX_POPCNT static int64_t unit_docs(const as_search_snap *s, const sx_filter *f, 
         }
         return n;
     }
-    size_t words = (c->n + 63) / 64;
     const uint64_t *bits = u->le[NKINDS - 1];
     int64_t n = 0;
-    for (size_t bw = 0; bw < words; bw++)
+    for (size_t bw = u->span.lo; bw < u->span.hi; bw++)
         for (uint64_t cur = bits[bw]; cur; cur &= cur - 1) {
             uint32_t d = (uint32_t)(bw * 64 + (size_t)__builtin_ctzll(cur));
             const sx_compat *row;
@@ -558,6 +618,7 @@ void sx_match_run(const as_search_snap *s, as_mem *m, as_mem *tmp, const as_quer
         us[nu].best = NO_MATCH;
         nu++;
     }
+    out->span = f->span;
     if (nu == 0) return; /* no words: every product, tier 0 */
     out->any_text = true;
     for (size_t i = 0; i < nu; i++) {
@@ -568,7 +629,7 @@ void sx_match_run(const as_search_snap *s, as_mem *m, as_mem *tmp, const as_quer
             const char *ignored = NULL;
             u->part_kind[p] = word_kinds(c, m, u->parts[p], &pp, &ignored);
         }
-        unit_bits(c, tmp, u);
+        unit_bits(c, tmp, u, f->span);
     }
     bool active[MAX_UNITS];
     for (size_t i = 0; i < nu; i++)
@@ -584,8 +645,10 @@ void sx_match_run(const as_search_snap *s, as_mem *m, as_mem *tmp, const as_quer
         tr.own[t] = nu == 1 && !(mask && f->bits)
                         ? us[0].le[t]
                         : as_alloc_raw(tmp, (c->words ? c->words : 1) * 8);
-        tr.le[t] = nu == 1 ? us[0].le[t] : tr.own[t]; /* candidates writes the others whole */
+        tr.le[t] = nu == 1 ? us[0].le[t] : tr.own[t]; /* candidates writes the others */
     }
+    tr.within = f->span;
+    tr.span = nu == 1 ? us[0].span : f->span;
     /* with f->bits, evaluate_bits instead of evaluate: the same answers */
 #define EVALUATE(o)                                                                                \
     (f->bits ? evaluate_bits(s, f, mask, us, active, nu, &tr, (o))                                \
@@ -637,6 +700,7 @@ void sx_match_run(const as_search_snap *s, as_mem *m, as_mem *tmp, const as_quer
         out->dropped_any = out->u.n_dropped > 0;
     }
 #undef EVALUATE
+    out->span = tr.span;
     out->u.words = as_alloc(m, nu * sizeof(as_search_word));
     for (size_t i = 0; i < nu; i++) {
         if (!active[i]) continue;

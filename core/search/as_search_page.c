@@ -206,14 +206,14 @@ static inline void offer_sorted(const as_search_snap *s, const sx_filter *f, as_
  * step, a product whose own cheapest price (soonest delivery) is above the
  * page's last key is passed over unranked. */
 static void sorted_tier(const as_search_snap *s, const sx_filter *f, as_sort_kind sort,
-                        const uint32_t *sort_order, const uint64_t *set, size_t in, uint8_t t,
-                        top_k *got)
+                        const uint32_t *sort_order, const uint64_t *set, sx_span sp, size_t in,
+                        uint8_t t, top_k *got)
 {
     const sx_catalog *c = s->c;
     size_t words = c->words, n = c->n;
     if (16.0 * (double)in * (double)in <= (double)got->k * (double)n ||
         (sort == AS_SORT_RETURN_RATE && !sort_order)) {
-        for (size_t w = 0; w < words; w++)
+        for (size_t w = sp.lo; w < sp.hi; w++)
             for (uint64_t cur = set[w]; cur; cur &= cur - 1)
                 offer_sorted(s, f, sort, (uint32_t)(w * 64 + (size_t)__builtin_ctzll(cur)), t, got);
         return;
@@ -221,7 +221,7 @@ static void sorted_tier(const as_search_snap *s, const sx_filter *f, as_sort_kin
     if (sort == AS_SORT_RETURN_RATE) {
         for (size_t i = 0; i < n; i++) {
             uint32_t d = sort_order[i];
-            if (!sx_bit(set, d)) continue;
+            if (!sx_bit_in(set, sp, d)) continue;
             if (got->n == got->k && c->return_rate[d] > got->heap[0].key) break;
             offer_sorted(s, f, sort, d, t, got);
         }
@@ -236,7 +236,7 @@ static void sorted_tier(const as_search_snap *s, const sx_filter *f, as_sort_kin
         if (got->n == got->k && got->heap[0].key < least) break;
         const uint64_t *within = j < nsteps ? steps + j * words : NULL;
         const uint64_t *before = j ? steps + (j - 1) * words : NULL;
-        for (size_t w = 0; w < words; w++) {
+        for (size_t w = sp.lo; w < sp.hi; w++) {
             uint64_t x = set[w] & (within ? within[w] : ~0ull) & (before ? ~before[w] : ~0ull);
             for (; x; x &= x - 1) {
                 uint32_t d = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(x));
@@ -264,7 +264,7 @@ static void sorted_tier(const as_search_snap *s, const sx_filter *f, as_sort_kin
 SX_POPCNT static void filtered_one(const as_search_snap *s, as_mem *m, as_mem *tmp,
                                    const as_search_ask *ask, const sx_filter *f,
                                    const uint32_t *sort_order, const uint64_t *const *tier,
-                                   size_t ntiers, top_k *top, uint32_t *excluded,
+                                   size_t ntiers, sx_span sp, top_k *top, uint32_t *excluded,
                                    const char **why_of, size_t *nx, as_search_result *out)
 {
     const sx_catalog *c = s->c;
@@ -278,7 +278,7 @@ SX_POPCNT static void filtered_one(const as_search_snap *s, as_mem *m, as_mem *t
     size_t norder = n;
     uint64_t *res = as_alloc_raw(tmp, (words ? words : 1) * 8);
     size_t count = 0, ex_count = 0;
-    for (size_t w = 0; w < words; w++) {
+    for (size_t w = sp.lo; w < sp.hi; w++) {
         uint64_t a = any[w];
         uint64_t r = sx_filter_kept(s, f, w, hid ? a & ~hid[w] : a);
         res[w] = r;
@@ -298,7 +298,7 @@ SX_POPCNT static void filtered_one(const as_search_snap *s, as_mem *m, as_mem *t
     for (size_t t = 0; t < ntiers && top->n < top->k; t++) {
         if (t && tier[t] == tier[t - 1]) continue; /* no product of its own */
         size_t in = 0, need = top->k - top->n;
-        for (size_t w = 0; w < words; w++) {
+        for (size_t w = sp.lo; w < sp.hi; w++) {
             uint64_t x = res[w] & tier[t][w] & ~(t ? tier[t - 1][w] : 0);
             set[w] = x;
             in += (size_t)sx_pop64(x);
@@ -307,7 +307,7 @@ SX_POPCNT static void filtered_one(const as_search_snap *s, as_mem *m, as_mem *t
         top_k got = {as_alloc(m, need * sizeof(hit)), 0, need};
         uint64_t worst = UINT64_MAX; /* the need-th best key so far, tier aside */
         if (ask->sort != AS_SORT_SCORE) {
-            sorted_tier(s, f, ask->sort, sort_order, set, in, (uint8_t)t, &got);
+            sorted_tier(s, f, ask->sort, sort_order, set, sp, in, (uint8_t)t, &got);
         } else {
             bool few = 16.0 * (double)in * (double)in <= (double)need * (double)n;
             if (!order && !few) {
@@ -315,14 +315,14 @@ SX_POPCNT static void filtered_one(const as_search_snap *s, as_mem *m, as_mem *t
                 norder = s->n_bound;
             }
             if (few || !order) {
-                for (size_t w = 0; w < words; w++) /* each ranked */
+                for (size_t w = sp.lo; w < sp.hi; w++) /* each ranked */
                     for (uint64_t cur = set[w]; cur; cur &= cur - 1)
                         offer_kept(s, f, (uint32_t)(w * 64 + (size_t)__builtin_ctzll(cur)),
                                    (uint8_t)t, &got, &worst);
             } else {
                 for (size_t i = 0; i < norder; i++) {
                     uint32_t d = order[i];
-                    if (!sx_bit(set, d)) continue;
+                    if (!sx_bit_in(set, sp, d)) continue;
                     /* the best score it can have; past it, none can enter */
                     uint8_t most = by_price ? s->def_score[d] : s->bound_score[i];
                     if (got.n == got.k && ((uint64_t)(255 - most) << 32 | c->sku_rk[d]) >= worst)
@@ -349,12 +349,13 @@ SX_POPCNT static void filtered_one(const as_search_snap *s, as_mem *m, as_mem *t
 SX_POPCNT static void filtered_bits(const as_search_snap *s, as_mem *m, as_mem *tmp,
                                     const as_search_ask *ask, const uint32_t *sort_order,
                                     const sx_filter *f, const uint64_t *const *tier, size_t ntiers,
-                                    top_k *top, uint32_t *excluded, const char **why_of, size_t *nx,
-                                    as_search_result *out)
+                                    sx_span sp, top_k *top, uint32_t *excluded, const char **why_of,
+                                    size_t *nx, as_search_result *out)
 {
     const sx_catalog *c = s->c;
     if (f->one) {
-        filtered_one(s, m, tmp, ask, f, sort_order, tier, ntiers, top, excluded, why_of, nx, out);
+        filtered_one(s, m, tmp, ask, f, sort_order, tier, ntiers, sp, top, excluded, why_of, nx,
+                     out);
         return;
     }
     const uint64_t *any = tier[ntiers - 1];
@@ -371,7 +372,7 @@ SX_POPCNT static void filtered_bits(const as_search_snap *s, as_mem *m, as_mem *
     as_weights dw;
     sx_weights_tab dtab;
     sx_bound_gate gate = {0};
-    for (size_t w = 0; w < c->words; w++) {
+    for (size_t w = sp.lo; w < sp.hi; w++) {
         uint64_t walk = any[w];
         if (mask && *nx == MAX_EXCLUDED) {
             /* the listed exclusions are all found: the matches no offer of
@@ -386,7 +387,7 @@ SX_POPCNT static void filtered_bits(const as_search_snap *s, as_mem *m, as_mem *
          * catalogue: asked for two words ahead, the misses of a word's
          * products overlap instead of following each other (a price cap
          * alone mostly keeps the best offer, read from the columns) */
-        if (w + 2 < c->words)
+        if (w + 2 < sp.hi)
             for (uint64_t cur = any[w + 2] & (mask ? mask[w + 2] : ~0ull); cur; cur &= cur - 1) {
                 uint32_t d = (uint32_t)((w + 2) * 64 + (size_t)__builtin_ctzll(cur));
                 __builtin_prefetch(s->def_off + d);
@@ -468,13 +469,13 @@ SX_POPCNT static void filtered_bits(const as_search_snap *s, as_mem *m, as_mem *
  * weights (which offers are eligible does not depend on the weights), so
  * def_off tells the unbuyable. */
 static void weighted_tier(const as_search_snap *s, const as_search_ask *ask, sx_bound_gate *gate,
-                          const uint64_t *set, uint8_t t, top_k *got)
+                          const uint64_t *set, sx_span sp, uint8_t t, top_k *got)
 {
     const sx_catalog *c = s->c;
     as_offer_filter none = {0};
     uint64_t all = gate->nm < 64 ? (1ull << gate->nm) - 1 : ~0ull, good = all;
     int good_for = -1; /* the score `good` is for */
-    for (size_t w = 0; w < c->words; w++) {
+    for (size_t w = sp.lo; w < sp.hi; w++) {
         uint64_t x = set[w];
         if (x && gate->masks && got->n == got->k && got->k && !got->heap[0].unbuyable) {
             /* once the page's last is buyable, a product enters only with
@@ -533,6 +534,7 @@ SX_POPCNT static void page_bits(const as_search_snap *s, as_mem *m, as_mem *tmp,
 {
     const sx_catalog *c = s->c;
     size_t words = c->words, n = c->n;
+    sx_span sp = mt->span;
     uint64_t *all = NULL;
     const uint64_t *tier[NTIERS];
     size_t ntiers = mt->any_text ? NTIERS : 1;
@@ -541,19 +543,19 @@ SX_POPCNT static void page_bits(const as_search_snap *s, as_mem *m, as_mem *tmp,
             tier[t] = mt->bits[t];
     } else { /* the category's, part type's and merchant's products, or every one: tier 0 */
         all = as_alloc_raw(tmp, (words ? words : 1) * 8);
-        for (size_t w = 0; w < words; w++) {
+        for (size_t w = sp.lo; w < sp.hi; w++) {
             uint64_t x = ~0ull;
             if (f->has_cat) x &= c->cat_bits[f->cat * words + w];
             if (f->has_pt) x &= c->pt_bits[f->pt * words + w];
             if (f->merchant >= 0) x &= c->merchant_bits[(size_t)f->merchant * words + w];
             all[w] = x;
         }
-        if (words && (n & 63)) all[words - 1] &= (1ull << (n & 63)) - 1;
+        if (sp.hi == words && sp.hi > sp.lo && (n & 63)) all[words - 1] &= (1ull << (n & 63)) - 1;
         tier[0] = all;
     }
     const uint64_t *any = tier[ntiers - 1], *hidden = c->hidden_bits;
     if (f->offer_filters) {
-        filtered_bits(s, m, tmp, ask, order, f, tier, ntiers, top, excluded, why_of, nx, out);
+        filtered_bits(s, m, tmp, ask, order, f, tier, ntiers, sp, top, excluded, why_of, nx, out);
         return;
     }
     /* counted in locals (out's fields, written each word, are stores the
@@ -564,7 +566,7 @@ SX_POPCNT static void page_bits(const as_search_snap *s, as_mem *m, as_mem *tmp,
     for (size_t t = 1; t < ntiers; t++)
         if (tier[t] != tier[0]) one_tier = false;
     uint64_t *set = as_alloc_raw(tmp, (words ? words : 1) * 8);
-    for (size_t w = 0; w < words; w++) {
+    for (size_t w = sp.lo; w < sp.hi; w++) {
         uint64_t out_of_it = f->verified_only ? any[w] & hidden[w] : 0, r = any[w] & ~out_of_it;
         count += (size_t)sx_pop64(r);
         set[w] = r;
@@ -586,7 +588,7 @@ SX_POPCNT static void page_bits(const as_search_snap *s, as_mem *m, as_mem *tmp,
          * it (none when the tier's set is the one before's) */
         if (t && tier[t] == tier[t - 1]) continue;
         size_t in = one_tier ? count : 0, need = top->k - top->n;
-        for (size_t w = 0; w < words && !one_tier; w++) {
+        for (size_t w = sp.lo; w < sp.hi && !one_tier; w++) {
             uint64_t x = tier[t][w] & ~(t ? tier[t - 1][w] : 0);
             if (f->verified_only) x &= ~hidden[w];
             set[w] = x;
@@ -596,7 +598,7 @@ SX_POPCNT static void page_bits(const as_search_snap *s, as_mem *m, as_mem *tmp,
         if (tab) {
             if (!gate.t) sx_bound_gate_init(c, tmp, tab, &ask->w, &gate);
             top_k got = {as_alloc(m, need * sizeof(hit)), 0, need};
-            weighted_tier(s, ask, &gate, set, (uint8_t)t, &got);
+            weighted_tier(s, ask, &gate, set, sp, (uint8_t)t, &got);
             top_sort(&got);
             memcpy(top->heap + top->n, got.heap, got.n * sizeof(hit));
             top->n += got.n;
@@ -609,7 +611,7 @@ SX_POPCNT static void page_bits(const as_search_snap *s, as_mem *m, as_mem *tmp,
         if (16.0 * (double)in * (double)in <= (double)need * (double)n) {
             /* few: each by its key (as the loop does) */
             top_k few = {as_alloc(m, need * sizeof(hit)), 0, need};
-            for (size_t w = 0; w < words; w++)
+            for (size_t w = sp.lo; w < sp.hi; w++)
                 for (uint64_t cur = set[w]; cur; cur &= cur - 1) {
                     uint32_t d = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(cur));
                     hit h = {d, c->sku_rk[d], 0, s->def_score[d], (uint8_t)t,
@@ -629,7 +631,7 @@ SX_POPCNT static void page_bits(const as_search_snap *s, as_mem *m, as_mem *tmp,
         /* many: the sort's order, until the tier has given what is missing */
         for (size_t i = 0; i < n && top->n < top->k; i++) {
             uint32_t d = order[i];
-            if (!sx_bit(set, d)) continue;
+            if (!sx_bit_in(set, sp, d)) continue;
             top->heap[top->n++] = (hit){d, c->sku_rk[d], 0, s->def_score[d], (uint8_t)t,
                                         (uint8_t)(s->def_off[d] == UINT32_MAX)};
         }
