@@ -180,34 +180,58 @@ static inline void offer_kept(const as_search_snap *s, const sx_filter *f, uint3
     if (got->n == got->k) *worst = (uint64_t)(255 - got->heap[0].score) << 32 | got->heap[0].sku_rk;
 }
 
-/* Product d, kept by the offer filters, ranked and offered to got (tier t)
- * by sort's key (the price or days of its best offer they keep, or its
- * return rate), as the loop of as_search_run keys it. */
-static inline void offer_sorted(const as_search_snap *s, const sx_filter *f, as_sort_kind sort,
-                                uint32_t d, uint8_t t, top_k *got)
+/* The weights a search ranks by: custom ones (w, with tab their table) or,
+ * with w NULL, the default weights. */
+typedef struct ranker {
+    const as_weights *w;
+    const sx_weights_tab *tab;
+} ranker;
+
+/* Product d ranked by rk under the offer filters, and offered to got (tier
+ * t) by sort's key (the price or days of its best offer they keep, or its
+ * return rate), as the loop of as_search_run keys it. Under offer filters
+ * it is one they keep; without them, one with no offer in stock is a hit
+ * after the buyable ones (its score 0). */
+static inline void offer_sorted(const as_search_snap *s, const sx_filter *f, const ranker *rk,
+                                as_sort_kind sort, uint32_t d, uint8_t t, top_k *got)
 {
     sx_best b;
-    sx_rank_best_default_filtered(s, d, &f->of, f->merchant, f->today,
-                                  sort == AS_SORT_PRICE || sort == AS_SORT_DELIVERY, &b);
-    if (!b.n_eligible) return; /* not reached: the kept have an offer it keeps */
-    hit h = {d, s->c->sku_rk[d], sort_key(sort, s->c, d, &b), b.score, t, 0};
+    if (rk->w)
+        sx_rank_best(s, d, rk->w, rk->tab, &f->of, f->merchant, f->today, &b);
+    else
+        sx_rank_best_default_filtered(s, d, &f->of, f->merchant, f->today,
+                                      sort == AS_SORT_PRICE || sort == AS_SORT_DELIVERY, &b);
+    if (!b.n_eligible && f->offer_filters)
+        return; /* not reached: the kept have an offer it keeps */
+    hit h = {d, s->c->sku_rk[d], sort_key(sort, s->c, d, &b), b.score, t, b.n_eligible ? 0 : 1};
     top_offer(got, &h);
 }
 
+/* Whether got is full and its last is buyable: a product with no offer in
+ * stock cannot enter it, nor one whose key is above the last's. */
+static inline bool full_of_buyable(const top_k *got)
+{
+    return got->n == got->k && got->k && !got->heap[0].unbuyable;
+}
+
 /* One tier's results (set, `in` of them) under sort=price, delivery or
- * return_rate and one offer filter, into got. A tier with few results ranks
- * each. Else: by return rate, the products in sort_order (the rate, a key of
- * the product's own) until the next one's rate is above the page's last;
- * by price or delivery, step by step of the offer filters' bitsets
- * (cheap_bits, soon_bits: the products whose cheapest price in stock, or
- * soonest delivery, is within each step and not the one before), since the
- * key of a product's best offer is at least its cheapest price (its soonest
- * delivery), until a step's least key is above the page's last; within a
- * step, a product whose own cheapest price (soonest delivery) is above the
- * page's last key is passed over unranked. */
-static void sorted_tier(const as_search_snap *s, const sx_filter *f, as_sort_kind sort,
-                        const uint32_t *sort_order, const uint64_t *set, sx_span sp, size_t in,
-                        uint8_t t, top_k *got)
+ * return_rate, and one offer filter or (custom weights) none, ranked by rk,
+ * into got. A tier with few results ranks each. Else: by return rate, the
+ * products in sort_order (the default weights' order of that sort: the
+ * buyable first, each part by rate, a key of the product's own) until the
+ * next one cannot enter; by price or delivery, step by step of the offer
+ * filters' bitsets (cheap_bits, soon_bits: the products whose cheapest price
+ * in stock, or soonest delivery, is within each step and not the one
+ * before), since the key of a product's best offer under any weights is at
+ * least its cheapest price (its soonest delivery), until a step's least key
+ * is above the page's last; within a step, a product whose own cheapest
+ * price (soonest delivery) is above the page's last key is passed over
+ * unranked. Without offer filters the products with no offer in stock are
+ * results after the buyable ones (in the last step), so these shortcuts
+ * wait until got's last is buyable. */
+static void sorted_tier(const as_search_snap *s, const sx_filter *f, const ranker *rk,
+                        as_sort_kind sort, const uint32_t *sort_order, const uint64_t *set,
+                        sx_span sp, size_t in, uint8_t t, top_k *got)
 {
     const sx_catalog *c = s->c;
     size_t words = c->words, n = c->n;
@@ -215,15 +239,21 @@ static void sorted_tier(const as_search_snap *s, const sx_filter *f, as_sort_kin
         (sort == AS_SORT_RETURN_RATE && !sort_order)) {
         for (size_t w = sp.lo; w < sp.hi; w++)
             for (uint64_t cur = set[w]; cur; cur &= cur - 1)
-                offer_sorted(s, f, sort, (uint32_t)(w * 64 + (size_t)__builtin_ctzll(cur)), t, got);
+                offer_sorted(s, f, rk, sort, (uint32_t)(w * 64 + (size_t)__builtin_ctzll(cur)), t,
+                             got);
         return;
     }
     if (sort == AS_SORT_RETURN_RATE) {
         for (size_t i = 0; i < n; i++) {
             uint32_t d = sort_order[i];
             if (!sx_bit_in(set, sp, d)) continue;
-            if (got->n == got->k && c->return_rate[d] > got->heap[0].key) break;
-            offer_sorted(s, f, sort, d, t, got);
+            if (got->n == got->k && got->k) {
+                /* sort_order: the buyable by rate, then the others by rate */
+                bool none = s->def_off[d] == UINT32_MAX, last_none = got->heap[0].unbuyable;
+                if (none && !last_none) break;
+                if (none == last_none && c->return_rate[d] > got->heap[0].key) break;
+            }
+            offer_sorted(s, f, rk, sort, d, t, got);
         }
         return;
     }
@@ -233,7 +263,7 @@ static void sorted_tier(const as_search_snap *s, const sx_filter *f, as_sort_kin
     for (size_t j = 0; j <= nsteps; j++) {
         /* the least key of this step's products: above the step before */
         double least = !j ? -HUGE_VAL : price ? (double)c->price_step[j - 1] + 1 : (double)j;
-        if (got->n == got->k && got->heap[0].key < least) break;
+        if (full_of_buyable(got) && got->heap[0].key < least) break;
         const uint64_t *within = j < nsteps ? steps + j * words : NULL;
         const uint64_t *before = j ? steps + (j - 1) * words : NULL;
         for (size_t w = sp.lo; w < sp.hi; w++) {
@@ -241,10 +271,11 @@ static void sorted_tier(const as_search_snap *s, const sx_filter *f, as_sort_kin
             for (; x; x &= x - 1) {
                 uint32_t d = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(x));
                 /* its own least key, one column, before its offers */
-                if (got->n == got->k &&
-                    (price ? (double)s->min_price[d] : (double)s->min_days[d]) > got->heap[0].key)
+                if (full_of_buyable(got) &&
+                    (s->def_off[d] == UINT32_MAX ||
+                     (price ? (double)s->min_price[d] : (double)s->min_days[d]) > got->heap[0].key))
                     continue;
-                offer_sorted(s, f, sort, d, t, got);
+                offer_sorted(s, f, rk, sort, d, t, got);
             }
         }
     }
@@ -261,8 +292,12 @@ static void sorted_tier(const as_search_snap *s, const sx_filter *f, as_sort_kin
  * scores no offer higher than without it; a date or a merchant:
  * bound_order, by sx_rank_bound) until the next one's bound cannot enter
  * the page (ranking each while another thread makes bound_order). */
+static void weighted_tier(const as_search_snap *s, const as_search_ask *ask, const sx_filter *f,
+                          sx_bound_gate *gate, const uint64_t *set, sx_span sp, uint8_t t,
+                          top_k *got);
+
 SX_POPCNT static void filtered_one(const as_search_snap *s, as_mem *m, as_mem *tmp,
-                                   const as_search_ask *ask, const sx_filter *f,
+                                   const as_search_ask *ask, const sx_filter *f, const ranker *rk,
                                    const uint32_t *sort_order, const uint64_t *const *tier,
                                    size_t ntiers, sx_span sp, top_k *top, uint32_t *excluded,
                                    const char **why_of, size_t *nx, as_search_result *out)
@@ -295,6 +330,7 @@ SX_POPCNT static void filtered_one(const as_search_snap *s, as_mem *m, as_mem *t
     out->count += count;
     out->excluded_count += ex_count;
     uint64_t *set = as_alloc_raw(tmp, (words ? words : 1) * 8);
+    sx_bound_gate gate = {0}; /* under custom weights: made at the first tier */
     for (size_t t = 0; t < ntiers && top->n < top->k; t++) {
         if (t && tier[t] == tier[t - 1]) continue; /* no product of its own */
         size_t in = 0, need = top->k - top->n;
@@ -307,7 +343,10 @@ SX_POPCNT static void filtered_one(const as_search_snap *s, as_mem *m, as_mem *t
         top_k got = {as_alloc(m, need * sizeof(hit)), 0, need};
         uint64_t worst = UINT64_MAX; /* the need-th best key so far, tier aside */
         if (ask->sort != AS_SORT_SCORE) {
-            sorted_tier(s, f, ask->sort, sort_order, set, sp, in, (uint8_t)t, &got);
+            sorted_tier(s, f, rk, ask->sort, sort_order, set, sp, in, (uint8_t)t, &got);
+        } else if (rk->w) {
+            if (!gate.t) sx_bound_gate_init(c, tmp, rk->tab, rk->w, &gate);
+            weighted_tier(s, ask, f, &gate, set, sp, (uint8_t)t, &got);
         } else {
             bool few = 16.0 * (double)in * (double)in <= (double)need * (double)n;
             if (!order && !few) {
@@ -348,13 +387,14 @@ SX_POPCNT static void filtered_one(const as_search_snap *s, as_mem *m, as_mem *t
  * (sorted) and the excluded list. */
 SX_POPCNT static void filtered_bits(const as_search_snap *s, as_mem *m, as_mem *tmp,
                                     const as_search_ask *ask, const uint32_t *sort_order,
-                                    const sx_filter *f, const uint64_t *const *tier, size_t ntiers,
-                                    sx_span sp, top_k *top, uint32_t *excluded, const char **why_of,
-                                    size_t *nx, as_search_result *out)
+                                    const sx_filter *f, const ranker *rk,
+                                    const uint64_t *const *tier, size_t ntiers, sx_span sp,
+                                    top_k *top, uint32_t *excluded, const char **why_of, size_t *nx,
+                                    as_search_result *out)
 {
     const sx_catalog *c = s->c;
     if (f->one) {
-        filtered_one(s, m, tmp, ask, f, sort_order, tier, ntiers, sp, top, excluded, why_of, nx,
+        filtered_one(s, m, tmp, ask, f, rk, sort_order, tier, ntiers, sp, top, excluded, why_of, nx,
                      out);
         return;
     }
@@ -468,11 +508,11 @@ SX_POPCNT static void filtered_bits(const as_search_snap *s, as_mem *m, as_mem *
  * has an offer under the weights exactly when it has one under the default
  * weights (which offers are eligible does not depend on the weights), so
  * def_off tells the unbuyable. */
-static void weighted_tier(const as_search_snap *s, const as_search_ask *ask, sx_bound_gate *gate,
-                          const uint64_t *set, sx_span sp, uint8_t t, top_k *got)
+static void weighted_tier(const as_search_snap *s, const as_search_ask *ask, const sx_filter *f,
+                          sx_bound_gate *gate, const uint64_t *set, sx_span sp, uint8_t t,
+                          top_k *got)
 {
     const sx_catalog *c = s->c;
-    as_offer_filter none = {0};
     uint64_t all = gate->nm < 64 ? (1ull << gate->nm) - 1 : ~0ull, good = all;
     int good_for = -1; /* the score `good` is for */
     for (size_t w = sp.lo; w < sp.hi; w++) {
@@ -509,7 +549,7 @@ static void weighted_tier(const as_search_snap *s, const as_search_ask *ask, sx_
             if (unbuyable)
                 memset(&b, 0, sizeof(b));
             else
-                sx_rank_best(s, d, &ask->w, gate->t, &none, -1, ask->today, &b);
+                sx_rank_best(s, d, &ask->w, gate->t, &f->of, f->merchant, ask->today, &b);
             hit h = {d, c->sku_rk[d], 0, b.score, t, b.n_eligible ? 0 : 1};
             top_offer(got, &h);
         }
@@ -554,8 +594,10 @@ SX_POPCNT static void page_bits(const as_search_snap *s, as_mem *m, as_mem *tmp,
         tier[0] = all;
     }
     const uint64_t *any = tier[ntiers - 1], *hidden = c->hidden_bits;
+    ranker rk = {tab ? &ask->w : NULL, tab};
     if (f->offer_filters) {
-        filtered_bits(s, m, tmp, ask, order, f, tier, ntiers, sp, top, excluded, why_of, nx, out);
+        filtered_bits(s, m, tmp, ask, order, f, &rk, tier, ntiers, sp, top, excluded, why_of, nx,
+                      out);
         return;
     }
     /* counted in locals (out's fields, written each word, are stores the
@@ -596,9 +638,13 @@ SX_POPCNT static void page_bits(const as_search_snap *s, as_mem *m, as_mem *tmp,
         }
         if (!in) continue;
         if (tab) {
-            if (!gate.t) sx_bound_gate_init(c, tmp, tab, &ask->w, &gate);
             top_k got = {as_alloc(m, need * sizeof(hit)), 0, need};
-            weighted_tier(s, ask, &gate, set, sp, (uint8_t)t, &got);
+            if (ask->sort != AS_SORT_SCORE) {
+                sorted_tier(s, f, &rk, ask->sort, order, set, sp, in, (uint8_t)t, &got);
+            } else {
+                if (!gate.t) sx_bound_gate_init(c, tmp, tab, &ask->w, &gate);
+                weighted_tier(s, ask, f, &gate, set, sp, (uint8_t)t, &got);
+            }
             top_sort(&got);
             memcpy(top->heap + top->n, got.heap, got.n * sizeof(hit));
             top->n += got.n;
@@ -683,9 +729,12 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
     }
     f.bits = !f.dev && !f.none &&
              (default_w ? !f.offer_filters || ask->sort == AS_SORT_SCORE || f.one
-                        : tab && !f.offer_filters && ask->sort == AS_SORT_SCORE);
+                        : tab && (!f.offer_filters || f.one));
+    /* another sort's order (the default weights'): what page_bits walks
+     * under the default weights; under custom weights sorted_tier walks it
+     * for the return rate alone (a price or delivery by the steps) */
     const uint32_t *order = s->rank_order;
-    if (f.bits && ask->sort != AS_SORT_SCORE)
+    if (f.bits && ask->sort != AS_SORT_SCORE && (default_w || ask->sort == AS_SORT_RETURN_RATE))
         f.bits = (order = sx_sort_order(s, ask->sort)) != NULL;
     sx_match mt;
     sx_match_run(s, m, &tmp, &qt, ask->q, &f, &mt);
