@@ -565,6 +565,10 @@ typedef struct sx_bound_gate {
     const sx_weights_tab *t;
     const as_weights *w;
     bool masks;                 /* merchants_in names every merchant (64 at most) */
+    /* with masks, the merchants a result's offers can be at: every one
+     * (sx_bound_gate_init), or a merchant filter's alone (set by the caller):
+     * the bound is then that merchant's */
+    uint64_t only;
     size_t nm;                  /* merchants */
     int32_t part[64];           /* the merchants' parts, highest first */
     uint64_t cum[65];           /* cum[j]: the merchants of the j highest parts */
@@ -583,7 +587,7 @@ uint64_t sx_bound_gate_any(const sx_bound_gate *g, int score);
 static inline int sx_bound_cmp(const as_search_snap *s, sx_bound_gate *g, uint32_t doc, int score)
 {
     uint16_t dl = s->max_del10[doc];
-    uint64_t in = s->merchants_in[doc];
+    uint64_t in = s->merchants_in[doc] & g->only;
     if (!g->masks || !in || dl > SX_TAB_MAX) {
         int b = sx_rank_bound(s, doc, g->t, g->w);
         return b < score ? -1 : b > score;

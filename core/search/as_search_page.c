@@ -214,6 +214,21 @@ static inline bool full_of_buyable(const top_k *got)
     return got->n == got->k && got->k && !got->heap[0].unbuyable;
 }
 
+/* Whether buyable product d, whose sort key is at least `least`, stays out
+ * of a page whose last (buyable) is `last`: a key above the last's, or the
+ * same key and a bound on its score (the gate's, sx_rank_bound: its score
+ * without offer filters is none, as a filter can raise the price part of
+ * the offers it keeps) that cannot pass the last's. Keys tie often (a
+ * delivery in days, a return rate), and then this spares ranking most of
+ * the tied. */
+static inline bool sorted_out(const as_search_snap *s, sx_bound_gate *gate, uint32_t d,
+                              double least, const hit *last)
+{
+    if (least != last->key || !gate) return least > last->key;
+    int vs = sx_bound_cmp(s, gate, d, last->score);
+    return vs < 0 || (vs == 0 && s->c->sku_rk[d] > last->sku_rk);
+}
+
 /* One tier's results (set, `in` of them) under sort=price, delivery or
  * return_rate, and one offer filter or (custom weights) none, ranked by rk,
  * into got. A tier with few results ranks each. Else: by return rate, the
@@ -230,8 +245,8 @@ static inline bool full_of_buyable(const top_k *got)
  * results after the buyable ones (in the last step), so these shortcuts
  * wait until got's last is buyable. */
 static void sorted_tier(const as_search_snap *s, const sx_filter *f, const ranker *rk,
-                        as_sort_kind sort, const uint32_t *sort_order, const uint64_t *set,
-                        sx_span sp, size_t in, uint8_t t, top_k *got)
+                        sx_bound_gate *gate, as_sort_kind sort, const uint32_t *sort_order,
+                        const uint64_t *set, sx_span sp, size_t in, uint8_t t, top_k *got)
 {
     const sx_catalog *c = s->c;
     size_t words = c->words, n = c->n;
@@ -252,6 +267,8 @@ static void sorted_tier(const as_search_snap *s, const sx_filter *f, const ranke
                 bool none = s->def_off[d] == UINT32_MAX, last_none = got->heap[0].unbuyable;
                 if (none && !last_none) break;
                 if (none == last_none && c->return_rate[d] > got->heap[0].key) break;
+                if (!none && !last_none && sorted_out(s, gate, d, c->return_rate[d], &got->heap[0]))
+                    continue;
             }
             offer_sorted(s, f, rk, sort, d, t, got);
         }
@@ -273,7 +290,9 @@ static void sorted_tier(const as_search_snap *s, const sx_filter *f, const ranke
                 /* its own least key, one column, before its offers */
                 if (full_of_buyable(got) &&
                     (s->def_off[d] == UINT32_MAX ||
-                     (price ? (double)s->min_price[d] : (double)s->min_days[d]) > got->heap[0].key))
+                     sorted_out(s, gate, d,
+                                price ? (double)s->min_price[d] : (double)s->min_days[d],
+                                &got->heap[0])))
                     continue;
                 offer_sorted(s, f, rk, sort, d, t, got);
             }
@@ -295,6 +314,22 @@ static void sorted_tier(const as_search_snap *s, const sx_filter *f, const ranke
 static void weighted_tier(const as_search_snap *s, const as_search_ask *ask, const sx_filter *f,
                           sx_bound_gate *gate, const uint64_t *set, sx_span sp, uint8_t t,
                           top_k *got);
+
+/* A bound gate for the weights rk ranks by (the default weights' table made
+ * in dtab), told a merchant filter's merchant when there is one; false, and
+ * none, when no table can be made (weights that are negative). */
+static bool bits_gate(const sx_catalog *c, as_mem *tmp, const as_search_ask *ask, const ranker *rk,
+                      const sx_filter *f, sx_weights_tab *dtab, sx_bound_gate *gate)
+{
+    const sx_weights_tab *tab = rk->tab;
+    if (!tab) {
+        if (!sx_weights_tab_make(c, tmp, &ask->w, dtab)) return false;
+        tab = dtab;
+    }
+    sx_bound_gate_init(c, tmp, tab, &ask->w, gate);
+    if (f->merchant >= 0 && gate->masks) gate->only = 1ull << f->merchant;
+    return true;
+}
 
 SX_POPCNT static void filtered_one(const as_search_snap *s, as_mem *m, as_mem *tmp,
                                    const as_search_ask *ask, const sx_filter *f, const ranker *rk,
@@ -330,7 +365,8 @@ SX_POPCNT static void filtered_one(const as_search_snap *s, as_mem *m, as_mem *t
     out->count += count;
     out->excluded_count += ex_count;
     uint64_t *set = as_alloc_raw(tmp, (words ? words : 1) * 8);
-    sx_bound_gate gate = {0}; /* under custom weights: made at the first tier */
+    sx_bound_gate gate = {0}; /* made at the first tier that needs it */
+    sx_weights_tab dtab;
     for (size_t t = 0; t < ntiers && top->n < top->k; t++) {
         if (t && tier[t] == tier[t - 1]) continue; /* no product of its own */
         size_t in = 0, need = top->k - top->n;
@@ -343,9 +379,16 @@ SX_POPCNT static void filtered_one(const as_search_snap *s, as_mem *m, as_mem *t
         top_k got = {as_alloc(m, need * sizeof(hit)), 0, need};
         uint64_t worst = UINT64_MAX; /* the need-th best key so far, tier aside */
         if (ask->sort != AS_SORT_SCORE) {
-            sorted_tier(s, f, rk, ask->sort, sort_order, set, sp, in, (uint8_t)t, &got);
-        } else if (rk->w) {
-            if (!gate.t) sx_bound_gate_init(c, tmp, rk->tab, rk->w, &gate);
+            /* the bound of tied keys */
+            bool gated = gate.t || bits_gate(c, tmp, ask, rk, f, &dtab, &gate);
+            sorted_tier(s, f, rk, gated ? &gate : NULL, ask->sort, sort_order, set, sp, in,
+                        (uint8_t)t, &got);
+        } else if ((rk->w || f->merchant >= 0) &&
+                   (gate.t || bits_gate(c, tmp, ask, rk, f, &dtab, &gate))) {
+            /* custom weights, or a merchant (whose results' bound in
+             * bound_order, over every merchant, is far above their score
+             * there): each result word by word, past those that cannot
+             * enter at their bound, that merchant's (gate.only) */
             weighted_tier(s, ask, f, &gate, set, sp, (uint8_t)t, &got);
         } else {
             bool few = 16.0 * (double)in * (double)in <= (double)need * (double)n;
@@ -524,7 +567,7 @@ static void weighted_tier(const as_search_snap *s, const as_search_ask *ask, con
              * merchants in stock), 64 products a word at a time */
             if (got->heap[0].score != good_for) {
                 good_for = got->heap[0].score;
-                good = sx_bound_gate_any(gate, good_for);
+                good = sx_bound_gate_any(gate, good_for) & gate->only;
             }
             if (good != all) {
                 uint64_t y = 0;
@@ -639,12 +682,11 @@ SX_POPCNT static void page_bits(const as_search_snap *s, as_mem *m, as_mem *tmp,
         if (!in) continue;
         if (tab) {
             top_k got = {as_alloc(m, need * sizeof(hit)), 0, need};
-            if (ask->sort != AS_SORT_SCORE) {
-                sorted_tier(s, f, &rk, ask->sort, order, set, sp, in, (uint8_t)t, &got);
-            } else {
-                if (!gate.t) sx_bound_gate_init(c, tmp, tab, &ask->w, &gate);
+            if (!gate.t) sx_bound_gate_init(c, tmp, tab, &ask->w, &gate);
+            if (ask->sort != AS_SORT_SCORE)
+                sorted_tier(s, f, &rk, &gate, ask->sort, order, set, sp, in, (uint8_t)t, &got);
+            else
                 weighted_tier(s, ask, f, &gate, set, sp, (uint8_t)t, &got);
-            }
             top_sort(&got);
             memcpy(top->heap + top->n, got.heap, got.n * sizeof(hit));
             top->n += got.n;

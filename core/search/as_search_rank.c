@@ -126,6 +126,7 @@ void sx_bound_gate_init(const sx_catalog *c, as_mem *m, const sx_weights_tab *t,
     g->t = t;
     g->w = w;
     g->masks = c->nmerchants <= 64;
+    g->only = ~0ull;
     if (!g->masks) return;
     g->nm = c->nmerchants;
     uint8_t idx[64];
