@@ -117,14 +117,24 @@ void sx_filter_bitsets(const as_search_snap *s, as_mem *tmp, sx_filter *f)
         f->kept_sure = soon; /* exact */
         if (!soon) f->one = false;
     }
-    if (!cheap || !soon) {
-        f->offer_mask = cheap ? cheap : soon;
+    /* with a cap or a date, a merchant's products with an offer in stock
+     * there (merchant_stock): the others have none that meets them all */
+    const uint64_t *sets[3];
+    size_t n = 0;
+    if (cheap) sets[n++] = cheap;
+    if (soon) sets[n++] = soon;
+    if (mer && (price || date)) sets[n++] = s->merchant_stock + (size_t)f->merchant * c->words;
+    if (n <= 1) {
+        f->offer_mask = n ? sets[0] : NULL;
         return;
     }
-    uint64_t *both = as_alloc_raw(tmp, w * sizeof(uint64_t));
-    for (size_t i = 0; i < w; i++)
-        both[i] = cheap[i] & soon[i];
-    f->offer_mask = both;
+    /* their products in common, within the span (where every candidate is) */
+    uint64_t *all = as_alloc_raw(tmp, w * sizeof(uint64_t));
+    for (size_t i = f->span.lo; i < f->span.hi; i++) {
+        uint64_t x = sets[0][i] & sets[1][i];
+        all[i] = n == 3 ? x & sets[2][i] : x;
+    }
+    f->offer_mask = all;
 }
 
 const char sx_contradicted[] = "Measurements contradict the merchant's claims";

@@ -637,8 +637,10 @@ struct sx_filter {
     as_offer_filter of;
     int64_t today;
     /* set by the caller (sx_filter_bitsets): the products that may have
-     * an offer in stock the price cap and date keep, `words` long, or
-     * NULL when either keeps every product; one outside it is excluded */
+     * an offer in stock the price cap, the date and (with either) the
+     * merchant keep, written within span (a snapshot's bitset when one
+     * alone), or NULL when they keep every product; one outside it is
+     * excluded */
     const uint64_t *offer_mask;
     /* with a device, set by sx_filter_bitsets: the products it has a
      * row for (fitting or not) and those whose row says they do not fit,

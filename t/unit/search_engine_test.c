@@ -531,7 +531,7 @@ static int brute_cmp(const void *a, const void *b)
     return strcmp(x->sku, y->sku);
 }
 
-/* Every page of 5,760 searches (half with verified_only, half without) on one random catalogue
+/* Every page of 6,720 searches (half with verified_only, half without) on one random catalogue
  * against brute force; caps: three price caps within its prices. */
 static void brute_pages(as_mem *m, const snap_shape *shape, uint32_t seed, const int64_t caps[3])
 {
@@ -561,8 +561,10 @@ static void brute_pages(as_mem *m, const snap_shape *shape, uint32_t seed, const
                                        {0, 1000000, NULL},
                                        {today - 1, 0, NULL},
                                        {today + SX_SOON_DAYS + 4, 0, NULL},
-                                       {0, 0, "m-b"}};
-    const int merchant_of[] = {-1, -1, -1, -1, 0, 1, -1, -1, -1, -1, -1, 1};
+                                       {0, 0, "m-b"},
+                                       {today + 2, 0, "m-c"},
+                                       {today + 3, caps[1], "m-a"}};
+    const int merchant_of[] = {-1, -1, -1, -1, 0, 1, -1, -1, -1, -1, -1, 1, 2, 0};
     /* the default weights, and two others as the API gives them (summing to 1) */
     as_weights weights[3] = {{{0}}, {{0.5, 0.2, 0.2, 0.1}}, {{0.1, 0.6, 0.1, 0.2}}};
     as_weights_default(&weights[0]);
@@ -739,7 +741,11 @@ static size_t check_steps(const as_search_snap *s, as_mem *m)
             /* the offer filters' bitsets (cheap_bits, soon_bits): never
              * without a product an offer in stock meets the filter of;
              * exactly those under a date (a day per bitset) */
-            sx_filter flt = {.merchant = -1, .of = f, .offer_filters = true, .today = today};
+            sx_filter flt = {.merchant = -1,
+                             .of = f,
+                             .offer_filters = true,
+                             .today = today,
+                             .span = {0, s->c->words}};
             sx_filter_bitsets(s, m, &flt);
             if (offers.n_eligible) assert_false(sx_filter_unmet(&flt, d));
             if (f.deliver_by) {
