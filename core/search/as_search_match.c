@@ -520,7 +520,14 @@ SX_POPCNT static size_t evaluate_bits(const as_search_snap *s, const sx_filter *
                 tr->le[t][w] = from[w] & mask[w];
         }
     const uint64_t *any = tr->le[NKINDS - 1];
-    if (f->offer_filters) {
+    if (f->one) {
+        /* one offer filter alone: the matches it keeps, a word at a time
+         * (sx_filter_kept, as filtered_one counts them) */
+        for (size_t w = sp.lo; w < sp.hi && !(out && n); w++) {
+            uint64_t x = f->verified_only ? any[w] & ~c->hidden_bits[w] : any[w];
+            if (x) n += (size_t)sx_pop64(sx_filter_kept(s, f, w, x));
+        }
+    } else if (f->offer_filters) {
         /* the matches an offer meets the filters of: each looked at (with
          * out, until the first) */
         const uint64_t *om = f->offer_mask; /* the others have no offer they keep */
@@ -554,7 +561,9 @@ SX_POPCNT static size_t evaluate_bits(const as_search_snap *s, const sx_filter *
 SX_POPCNT static int64_t unit_docs(const as_search_snap *s, const sx_filter *f, const unit *u)
 {
     const sx_catalog *c = s->c;
-    if (f->bits && !f->offer_filters) { /* the mask's work, word by word */
+    if (f->bits && (!f->offer_filters || f->one)) {
+        /* the mask's work, word by word; one offer filter alone by the
+         * products it keeps (sx_filter_kept, as filtered_one counts) */
         int64_t n = 0;
         const uint64_t *bits = u->le[NKINDS - 1];
         const uint64_t *cat = f->has_cat ? c->cat_bits + f->cat * c->words : NULL;
@@ -564,6 +573,7 @@ SX_POPCNT static int64_t unit_docs(const as_search_snap *s, const sx_filter *f, 
             if (cat) x &= cat[w];
             if (pt) x &= pt[w];
             if (f->verified_only) x &= ~c->hidden_bits[w];
+            if (f->one && x) x = sx_filter_kept(s, f, w, x);
             n += sx_pop64(x);
         }
         return n;

@@ -312,8 +312,8 @@ static void sorted_tier(const as_search_snap *s, const sx_filter *f, const ranke
  * bound_order, by sx_rank_bound) until the next one's bound cannot enter
  * the page (ranking each while another thread makes bound_order). */
 static void weighted_tier(const as_search_snap *s, const as_search_ask *ask, const sx_filter *f,
-                          sx_bound_gate *gate, const uint64_t *set, sx_span sp, uint8_t t,
-                          top_k *got);
+                          const ranker *rk, sx_bound_gate *gate, const uint64_t *set, sx_span sp,
+                          uint8_t t, top_k *got);
 
 /* A bound gate for the weights rk ranks by (the default weights' table made
  * in dtab), told a merchant filter's merchant when there is one; false, and
@@ -389,7 +389,7 @@ SX_POPCNT static void filtered_one(const as_search_snap *s, as_mem *m, as_mem *t
              * bound_order, over every merchant, is far above their score
              * there): each result word by word, past those that cannot
              * enter at their bound, that merchant's (gate.only) */
-            weighted_tier(s, ask, f, &gate, set, sp, (uint8_t)t, &got);
+            weighted_tier(s, ask, f, rk, &gate, set, sp, (uint8_t)t, &got);
         } else {
             bool few = 16.0 * (double)in * (double)in <= (double)need * (double)n;
             if (!order && !few) {
@@ -552,8 +552,8 @@ SX_POPCNT static void filtered_bits(const as_search_snap *s, as_mem *m, as_mem *
  * weights (which offers are eligible does not depend on the weights), so
  * def_off tells the unbuyable. */
 static void weighted_tier(const as_search_snap *s, const as_search_ask *ask, const sx_filter *f,
-                          sx_bound_gate *gate, const uint64_t *set, sx_span sp, uint8_t t,
-                          top_k *got)
+                          const ranker *rk, sx_bound_gate *gate, const uint64_t *set, sx_span sp,
+                          uint8_t t, top_k *got)
 {
     const sx_catalog *c = s->c;
     uint64_t all = gate->nm < 64 ? (1ull << gate->nm) - 1 : ~0ull, good = all;
@@ -591,8 +591,10 @@ static void weighted_tier(const as_search_snap *s, const as_search_ask *ask, con
             sx_best b;
             if (unbuyable)
                 memset(&b, 0, sizeof(b));
-            else
-                sx_rank_best(s, d, &ask->w, gate->t, &f->of, f->merchant, ask->today, &b);
+            else if (rk->w)
+                sx_rank_best(s, d, rk->w, gate->t, &f->of, f->merchant, ask->today, &b);
+            else /* from the columns and steps (a merchant's slot) */
+                sx_rank_best_default_filtered(s, d, &f->of, f->merchant, ask->today, false, &b);
             hit h = {d, c->sku_rk[d], 0, b.score, t, b.n_eligible ? 0 : 1};
             top_offer(got, &h);
         }
@@ -686,7 +688,7 @@ SX_POPCNT static void page_bits(const as_search_snap *s, as_mem *m, as_mem *tmp,
             if (ask->sort != AS_SORT_SCORE)
                 sorted_tier(s, f, &rk, &gate, ask->sort, order, set, sp, in, (uint8_t)t, &got);
             else
-                weighted_tier(s, ask, f, &gate, set, sp, (uint8_t)t, &got);
+                weighted_tier(s, ask, f, &rk, &gate, set, sp, (uint8_t)t, &got);
             top_sort(&got);
             memcpy(top->heap + top->n, got.heap, got.n * sizeof(hit));
             top->n += got.n;
