@@ -216,10 +216,10 @@ static inline bool full_of_buyable(const top_k *got)
 
 /* Whether buyable product d, whose sort key is at least `least`, stays out
  * of a page whose last (buyable) is `last`: a key above the last's, or the
- * same key and a bound on its score (the gate's, sx_rank_bound: its score
- * without offer filters is none, as a filter can raise the price part of
- * the offers it keeps) that cannot pass the last's. Keys tie often (a
- * delivery in days, a return rate), and then this spares ranking most of
+ * same key and a bound on its score that cannot pass the last's (the
+ * gate's, sx_rank_bound; not its score without offer filters, def_score, as
+ * a filter can raise the price part of the offers it keeps). Keys tie often
+ * (a delivery in days, a return rate), and then this spares ranking most of
  * the tied. */
 static inline bool sorted_out(const as_search_snap *s, sx_bound_gate *gate, uint32_t d,
                               double least, const hit *last)
@@ -300,17 +300,6 @@ static void sorted_tier(const as_search_snap *s, const sx_filter *f, const ranke
     }
 }
 
-/* filtered_bits under one offer filter (a price cap, a date within
- * SX_SOON_DAYS days, or a merchant): the results are the matches with an
- * offer it keeps (sx_filter_kept), so counted by popcount and the excluded found
- * word by word; only the results that may reach the page are ranked, tier by
- * tier: under another sort than the score's by sorted_tier (sort_order:
- * that sort's, for the return rate). A tier with few products ranks each;
- * else its products are taken in an order whose key bounds their score from
- * above (a price cap: rank_order, as the cap keeps the cheapest price and so
- * scores no offer higher than without it; a date or a merchant:
- * bound_order, by sx_rank_bound) until the next one's bound cannot enter
- * the page (ranking each while another thread makes bound_order). */
 static void weighted_tier(const as_search_snap *s, const as_search_ask *ask, const sx_filter *f,
                           const ranker *rk, sx_bound_gate *gate, const uint64_t *set, sx_span sp,
                           uint8_t t, top_k *got);
@@ -331,6 +320,20 @@ static bool bits_gate(const sx_catalog *c, as_mem *tmp, const as_search_ask *ask
     return true;
 }
 
+/* filtered_bits under one offer filter (a price cap, a date within
+ * SX_SOON_DAYS days, or a merchant), under the default weights or custom
+ * ones (rk): the results are the matches with an offer it keeps
+ * (sx_filter_kept, whatever the weights), so counted by popcount and the
+ * excluded found word by word; only the results that may reach the page are
+ * ranked, tier by tier: under another sort than the score's by sorted_tier
+ * (sort_order: that sort's, for the return rate). In the score's order,
+ * under custom weights or a merchant, by weighted_tier (the gate told the
+ * merchant). Else a tier with few products ranks each; otherwise its
+ * products are taken in an order whose key bounds their score from above
+ * (a price cap: rank_order, as the cap keeps the cheapest price and so
+ * scores no offer higher than without it; a date: bound_order, by
+ * sx_rank_bound) until the next one's bound cannot enter the page (ranking
+ * each while another thread makes bound_order). */
 SX_POPCNT static void filtered_one(const as_search_snap *s, as_mem *m, as_mem *tmp,
                                    const as_search_ask *ask, const sx_filter *f, const ranker *rk,
                                    const uint32_t *sort_order, const uint64_t *const *tier,
@@ -541,16 +544,18 @@ SX_POPCNT static void filtered_bits(const as_search_snap *s, as_mem *m, as_mem *
     top_sort(top);
 }
 
-/* One tier's results (set) under custom weights (gate->t) without offer filters,
- * a device or another sort than the score's, into got: hit_cmp's order, as
- * the loop of as_search_run ranks them (buyable first, then the score under
- * the weights, then sku). Once got is full, a product that cannot enter it
- * even at its bound (sx_rank_bound, told by sx_bound_cmp) is passed over
- * unranked, and an unbuyable one (no offer in stock: score 0, after every
- * buyable one) is placed by its sku alone. Without offer filters a product
- * has an offer under the weights exactly when it has one under the default
- * weights (which offers are eligible does not depend on the weights), so
- * def_off tells the unbuyable. */
+/* One tier's results (set) in the score's order, without a device, under
+ * the weights rk ranks by (gate->t their table) and no offer filter or one
+ * alone (f's; its results, those it keeps, are all buyable), into got:
+ * hit_cmp's order, as the loop of as_search_run ranks them (buyable first,
+ * then the score under the weights, then sku). Once got is full, a product
+ * that cannot enter it even at its bound (sx_rank_bound, told by
+ * sx_bound_cmp; under a merchant that merchant's, gate->only) is passed
+ * over unranked, and an unbuyable one (no offer in stock: score 0, after
+ * every buyable one) is placed by its sku alone. Without offer filters a
+ * product has an offer under the weights exactly when it has one under the
+ * default weights (which offers are eligible does not depend on the
+ * weights), so def_off tells the unbuyable. */
 static void weighted_tier(const as_search_snap *s, const as_search_ask *ask, const sx_filter *f,
                           const ranker *rk, sx_bound_gate *gate, const uint64_t *set, sx_span sp,
                           uint8_t t, top_k *got)
