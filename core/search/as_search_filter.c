@@ -75,7 +75,8 @@ void sx_filter_bitsets(const as_search_snap *s, as_mem *tmp, sx_filter *f)
     f->offer_mask = f->kept_sure = f->kept_maybe = NULL;
     f->kept_rest = false;
     bool price = f->of.max_price_cents > 0, date = f->of.deliver_by > 0, mer = f->merchant >= 0;
-    f->one = !f->none && price + date + mer == 1; /* a date too far: below */
+    f->kept = !f->none && price + date + mer > 0;
+    f->kept_each = f->kept && price + date + mer > 1; /* a date too far alone: below */
     if (f->none) return;
     if (f->dev) {
         uint64_t *has = as_alloc(tmp, w * sizeof(uint64_t));
@@ -115,7 +116,7 @@ void sx_filter_bitsets(const as_search_snap *s, as_mem *tmp, sx_filter *f)
     if (within < SX_SOON_DAYS) soon = s->soon_bits + (size_t)within * w;
     if (date) {
         f->kept_sure = soon; /* exact */
-        if (!soon) f->one = false;
+        if (!soon) f->kept_each = true;
     }
     /* with a cap or a date, a merchant's products with an offer in stock
      * there (merchant_stock): the others have none that meets them all */
@@ -155,14 +156,11 @@ const char *sx_excluded_json(as_mem *m, const char *sku, const char *name, const
     return as_jw_text(&w, &len);
 }
 
-bool sx_filter_viable(const as_search_snap *s, const sx_filter *f, uint32_t doc,
-                      const sx_compat *row)
+/* Whether available product doc has an offer in stock that every offer
+ * filter keeps. */
+static inline bool offer_met(const as_search_snap *s, const sx_filter *f, uint32_t doc)
 {
     const sx_catalog *c = s->c;
-    if (f->verified_only && c->hidden[doc]) return false;
-    if (row && !row->fits) return false;
-    if (!f->offer_filters) return true;
-    if (sx_filter_unmet(f, doc) || !c->avail[doc]) return false;
     if (f->merchant >= 0 && !f->of.max_price_cents && !f->of.deliver_by) {
         /* a merchant alone: its bit of the snapshot's (sx_rank_default) */
         return sx_bit(s->merchant_stock + (size_t)f->merchant * c->words, doc);
@@ -191,6 +189,52 @@ bool sx_filter_viable(const as_search_snap *s, const sx_filter *f, uint32_t doc,
             return true;
     }
     return false;
+}
+
+bool sx_filter_viable(const as_search_snap *s, const sx_filter *f, uint32_t doc,
+                      const sx_compat *row)
+{
+    const sx_catalog *c = s->c;
+    if (f->verified_only && c->hidden[doc]) return false;
+    if (row && !row->fits) return false;
+    if (!f->offer_filters) return true;
+    if (sx_filter_unmet(f, doc) || !c->avail[doc]) return false;
+    return offer_met(s, f, doc);
+}
+
+uint64_t sx_filter_kept_each(const as_search_snap *s, const sx_filter *f, size_t w, uint64_t cand)
+{
+    const sx_catalog *c = s->c;
+    uint64_t look = f->offer_mask ? cand & f->offer_mask[w] : cand, x = 0;
+    /* what offer_met reads of the word's products, cache misses at random
+     * in a large catalogue, asked for together so that they overlap: with
+     * a merchant its offers' rows (their place first), else the columns,
+     * which mostly decide */
+    bool rows = f->merchant >= 0;
+    for (uint64_t cur = look; cur; cur &= cur - 1) {
+        uint32_t d = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(cur));
+        if (rows) {
+            __builtin_prefetch(c->off_at + d);
+            continue;
+        }
+        __builtin_prefetch(s->min_price + d);
+        __builtin_prefetch(s->min_days + d);
+        __builtin_prefetch(s->cheap_days + d);
+        __builtin_prefetch(s->def_off + d);
+        __builtin_prefetch(s->def_price + d);
+        __builtin_prefetch(s->def_days + d);
+    }
+    if (rows)
+        for (uint64_t cur = look; cur; cur &= cur - 1) {
+            uint32_t o = c->off_at[w * 64 + (size_t)__builtin_ctzll(cur)];
+            __builtin_prefetch(c->offers + o);
+            __builtin_prefetch(s->in_stock + o);
+        }
+    for (uint64_t cur = look; cur; cur &= cur - 1) {
+        uint32_t d = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(cur));
+        if (c->avail[d] && offer_met(s, f, d)) x |= cur & -cur;
+    }
+    return x;
 }
 
 const char *sx_filter_exclusion(const as_search_snap *s, as_mem *m, const sx_filter *f,

@@ -647,37 +647,44 @@ struct sx_filter {
      * `words` long, so that a product's row is looked up only to say why
      * it does not fit */
     const uint64_t *dev_bits, *dev_unfit;
-    /* set by sx_filter_bitsets: one offer filter alone (a price cap, a date
-     * within SX_SOON_DAYS days, or a merchant), whose kept products are known
-     * from the stock state's bitsets (sx_filter_kept): every product in
-     * kept_sure (none when NULL) has an offer in stock it keeps; of the
-     * others, those in kept_maybe (every one with kept_rest) are each looked
-     * at, their cheapest price in stock against the cap. A merchant is its
-     * merchant_stock, a date its step of soon_bits; a cap the step below it,
-     * then the step at or above it (above every step: the rest). */
-    bool one;
+    /* set by sx_filter_bitsets: offer filters and no device, whose kept
+     * products (those with an offer in stock that every filter keeps) are
+     * told a bitset word at a time (sx_filter_kept). One offer filter alone
+     * (a price cap, a date within SX_SOON_DAYS days, or a merchant) from
+     * the stock state's bitsets: every product in kept_sure (none when
+     * NULL) has an offer in stock it keeps; of the others, those in
+     * kept_maybe (every one with kept_rest) are each looked at, their
+     * cheapest price in stock against the cap. A merchant is its
+     * merchant_stock, a date its step of soon_bits; a cap the step below
+     * it, then the step at or above it (above every step: the rest). Two
+     * or three filters, or a date too far for the steps (kept_each): each
+     * product of offer_mask looked at (sx_filter_kept_each). */
+    bool kept, kept_each;
     const uint64_t *kept_sure, *kept_maybe;
     bool kept_rest;
-    /* set by the caller: the default weights, no device and not none,
-     * without offer filters, or in the score's order, or with one offer
-     * filter alone in any order; or custom weights, no device and not
-     * none, without offer filters, in the score's order; the page stage
+    /* set by the caller: no device and not none, under the default
+     * weights or custom ones with a table (sx_weights_tab); the page stage
      * counts and pages by bitsets (sx_match.bits), under offer filters
-     * ranking the matches that one meets (page_bits) */
+     * ranking only the kept matches that may reach the page (page_bits) */
     bool bits;
 };
 
 bool sx_filter_prepare(const as_search_snap *s, const as_search_ask *ask, const as_device *dev,
                        const as_offer_filter *of, sx_filter *f);
 /* f's per-search bitsets, in tmp: offer_mask from the catalogue's steps
- * (its own only when it takes two), with one offer filter alone its kept
- * sets (f->one), and with a device dev_bits and dev_unfit from its rows. */
+ * (its own only when it takes two), how the products the offer filters
+ * keep are told (f->kept; with one alone its sets, else f->kept_each), and
+ * with a device dev_bits and dev_unfit from its rows. */
 void sx_filter_bitsets(const as_search_snap *s, as_mem *tmp, sx_filter *f);
-/* With f->one: of the products in cand (bitset word w), those with an offer
- * in stock the filter keeps. */
+/* sx_filter_kept under two or three offer filters, or a date too far for
+ * the steps (f->kept_each). */
+uint64_t sx_filter_kept_each(const as_search_snap *s, const sx_filter *f, size_t w, uint64_t cand);
+/* With f->kept: of the products in cand (bitset word w), those with an offer
+ * in stock every offer filter keeps. */
 static inline uint64_t sx_filter_kept(const as_search_snap *s, const sx_filter *f, size_t w,
                                       uint64_t cand)
 {
+    if (f->kept_each) return sx_filter_kept_each(s, f, w, cand);
     uint64_t x = f->kept_sure ? cand & f->kept_sure[w] : 0;
     int64_t cap = f->of.max_price_cents;
     if (f->kept_maybe) {

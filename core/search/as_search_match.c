@@ -520,21 +520,13 @@ SX_POPCNT static size_t evaluate_bits(const as_search_snap *s, const sx_filter *
                 tr->le[t][w] = from[w] & mask[w];
         }
     const uint64_t *any = tr->le[NKINDS - 1];
-    if (f->one) {
-        /* one offer filter alone: the matches it keeps, a word at a time
-         * (sx_filter_kept, as filtered_one counts them) */
+    if (f->kept) {
+        /* offer filters: the matches they keep, a word at a time
+         * (sx_filter_kept, as filtered_kept counts them) */
         for (size_t w = sp.lo; w < sp.hi && !(out && n); w++) {
             uint64_t x = f->verified_only ? any[w] & ~c->hidden_bits[w] : any[w];
             if (x) n += (size_t)sx_pop64(sx_filter_kept(s, f, w, x));
         }
-    } else if (f->offer_filters) {
-        /* the matches an offer meets the filters of: each looked at (with
-         * out, until the first) */
-        const uint64_t *om = f->offer_mask; /* the others have no offer they keep */
-        for (size_t w = sp.lo; w < sp.hi && !(out && n); w++)
-            for (uint64_t cur = om ? any[w] & om[w] : any[w]; cur && !(out && n); cur &= cur - 1)
-                n += sx_filter_viable(s, f, (uint32_t)(w * 64 + (size_t)__builtin_ctzll(cur)),
-                                      NULL);
     } else if (out) { /* whether any: the page stage counts them */
         for (size_t w = sp.lo; w < sp.hi && !n; w++)
             n = (f->verified_only ? any[w] & ~c->hidden_bits[w] : any[w]) != 0;
@@ -561,9 +553,9 @@ SX_POPCNT static size_t evaluate_bits(const as_search_snap *s, const sx_filter *
 SX_POPCNT static int64_t unit_docs(const as_search_snap *s, const sx_filter *f, const unit *u)
 {
     const sx_catalog *c = s->c;
-    if (f->bits && (!f->offer_filters || f->one)) {
-        /* the mask's work, word by word; one offer filter alone by the
-         * products it keeps (sx_filter_kept, as filtered_one counts) */
+    if (f->bits) {
+        /* the mask's work, word by word; offer filters by the products
+         * they keep (sx_filter_kept, as filtered_kept counts) */
         int64_t n = 0;
         const uint64_t *bits = u->le[NKINDS - 1];
         const uint64_t *cat = f->has_cat ? c->cat_bits + f->cat * c->words : NULL;
@@ -573,7 +565,7 @@ SX_POPCNT static int64_t unit_docs(const as_search_snap *s, const sx_filter *f, 
             if (cat) x &= cat[w];
             if (pt) x &= pt[w];
             if (f->verified_only) x &= ~c->hidden_bits[w];
-            if (f->one && x) x = sx_filter_kept(s, f, w, x);
+            if (f->kept && x) x = sx_filter_kept(s, f, w, x);
             n += sx_pop64(x);
         }
         return n;

@@ -320,25 +320,26 @@ static bool bits_gate(const sx_catalog *c, as_mem *tmp, const as_search_ask *ask
     return true;
 }
 
-/* filtered_bits under one offer filter (a price cap, a date within
- * SX_SOON_DAYS days, or a merchant), under the default weights or custom
- * ones (rk): the results are the matches with an offer it keeps
- * (sx_filter_kept, whatever the weights), so counted by popcount and the
- * excluded found word by word; only the results that may reach the page are
+/* page_bits under offer filters (a price cap, a date, a merchant, alone or
+ * together), under the default weights or custom ones (rk): the results are
+ * the matches with an offer in stock they all keep (sx_filter_kept, whatever
+ * the weights), so counted by popcount and the excluded found word by word,
+ * the lowest doc first; only the results that may reach the page are
  * ranked, tier by tier: under another sort than the score's by sorted_tier
  * (sort_order: that sort's, for the return rate). In the score's order,
  * under custom weights or a merchant, by weighted_tier (the gate told the
  * merchant). Else a tier with few products ranks each; otherwise its
  * products are taken in an order whose key bounds their score from above
- * (a price cap: rank_order, as the cap keeps the cheapest price and so
- * scores no offer higher than without it; a date: bound_order, by
- * sx_rank_bound) until the next one's bound cannot enter the page (ranking
- * each while another thread makes bound_order). */
-SX_POPCNT static void filtered_one(const as_search_snap *s, as_mem *m, as_mem *tmp,
-                                   const as_search_ask *ask, const sx_filter *f, const ranker *rk,
-                                   const uint32_t *sort_order, const uint64_t *const *tier,
-                                   size_t ntiers, sx_span sp, top_k *top, uint32_t *excluded,
-                                   const char **why_of, size_t *nx, as_search_result *out)
+ * (a price cap alone: rank_order, as the cap keeps the cheapest price and
+ * so scores no offer higher than without it; a date, or a cap with a date:
+ * bound_order, by sx_rank_bound, since the cheapest may come too late)
+ * until the next one's bound cannot enter the page (ranking each while
+ * another thread makes bound_order). */
+SX_POPCNT static void filtered_kept(const as_search_snap *s, as_mem *m, as_mem *tmp,
+                                    const as_search_ask *ask, const sx_filter *f, const ranker *rk,
+                                    const uint32_t *sort_order, const uint64_t *const *tier,
+                                    size_t ntiers, sx_span sp, top_k *top, uint32_t *excluded,
+                                    const char **why_of, size_t *nx, as_search_result *out)
 {
     const sx_catalog *c = s->c;
     size_t words = c->words, n = c->n;
@@ -346,7 +347,7 @@ SX_POPCNT static void filtered_one(const as_search_snap *s, as_mem *m, as_mem *t
     const uint64_t *hid = f->verified_only ? c->hidden_bits : NULL;
     /* the order to walk, made (bound_order) at the first tier that walks:
      * under a cap rank_order, whose score bounds the filtered one */
-    bool by_price = f->of.max_price_cents > 0;
+    bool by_price = f->of.max_price_cents > 0 && !f->of.deliver_by && f->merchant < 0;
     const uint32_t *order = by_price ? s->rank_order : NULL;
     size_t norder = n;
     uint64_t *res = as_alloc_raw(tmp, (words ? words : 1) * 8);
@@ -422,128 +423,6 @@ SX_POPCNT static void filtered_one(const as_search_snap *s, as_mem *m, as_mem *t
     }
 }
 
-/* page_bits under offer filters (the default weights; the score's order
- * unless one filter alone, filtered_one, takes them): each match in turn
- * from the bitsets, the lowest doc first (the loop's order, so the same
- * excluded list), its tier the first whose set has it; ranked by its best
- * offer that the filters keep (sx_rank_best_default_filtered, from the
- * columns and steps), excluded when none, and placed by one integer, as the
- * loop does for the default weights without filters; once the page is
- * full, a result that cannot enter it is counted unranked. Into top
- * (sorted) and the excluded list. */
-SX_POPCNT static void filtered_bits(const as_search_snap *s, as_mem *m, as_mem *tmp,
-                                    const as_search_ask *ask, const uint32_t *sort_order,
-                                    const sx_filter *f, const ranker *rk,
-                                    const uint64_t *const *tier, size_t ntiers, sx_span sp,
-                                    top_k *top, uint32_t *excluded, const char **why_of, size_t *nx,
-                                    as_search_result *out)
-{
-    const sx_catalog *c = s->c;
-    if (f->one) {
-        filtered_one(s, m, tmp, ask, f, rk, sort_order, tier, ntiers, sp, top, excluded, why_of, nx,
-                     out);
-        return;
-    }
-    const uint64_t *any = tier[ntiers - 1];
-    uint64_t worst = UINT64_MAX; /* the packed key of the k-th best so far */
-    int filters = (f->of.max_price_cents > 0) + (f->of.deliver_by > 0) + (f->merchant >= 0);
-    enum {
-        COLUMNS,
-        STEPS,
-        ROWS
-    } ahead = filters > 1                 ? ROWS
-              : f->of.max_price_cents > 0 ? COLUMNS
-                                          : STEPS;
-    const uint64_t *mask = f->offer_mask;
-    as_weights dw;
-    sx_weights_tab dtab;
-    sx_bound_gate gate = {0};
-    for (size_t w = sp.lo; w < sp.hi; w++) {
-        uint64_t walk = any[w];
-        if (mask && *nx == MAX_EXCLUDED) {
-            /* the listed exclusions are all found: the matches no offer of
-             * can meet the cap and date (as_search_snap.cheap_bits, soon_bits)
-             * are counted, not looked at */
-            out->excluded_count += (size_t)sx_pop64(walk & ~mask[w]);
-            walk &= mask[w];
-        }
-        /* a product's columns (its best offer, price, score, sku's place),
-         * its steps (a date alone, a merchant alone) or its offers' rows
-         * (two filters) are cache misses away, at random in a large
-         * catalogue: asked for two words ahead, the misses of a word's
-         * products overlap instead of following each other (a price cap
-         * alone mostly keeps the best offer, read from the columns) */
-        if (w + 2 < sp.hi)
-            for (uint64_t cur = any[w + 2] & (mask ? mask[w + 2] : ~0ull); cur; cur &= cur - 1) {
-                uint32_t d = (uint32_t)((w + 2) * 64 + (size_t)__builtin_ctzll(cur));
-                __builtin_prefetch(s->def_off + d);
-                __builtin_prefetch(s->def_price + d);
-                __builtin_prefetch(s->min_price + d);
-                __builtin_prefetch(s->def_score + d);
-                __builtin_prefetch(c->sku_rk + d);
-                if (ahead == COLUMNS) continue;
-                __builtin_prefetch(s->def_days + d);
-                if (ahead == STEPS) {
-                    __builtin_prefetch(s->front + c->off_at[d]);
-                } else {
-                    /* sx_filter_viable's columns, which mostly decide
-                     * without the offers' rows (whose place, off_at, would
-                     * be a load to wait for here) */
-                    __builtin_prefetch(s->min_days + d);
-                    __builtin_prefetch(s->cheap_days + d);
-                    __builtin_prefetch(c->off_at + d);
-                }
-            }
-        for (uint64_t cur = walk; cur; cur &= cur - 1) {
-            uint32_t d = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(cur));
-            uint64_t bit = cur & -cur;
-            uint8_t t = 0;
-            while (t < ntiers - 1 && !(tier[t][w] & bit))
-                t++;
-            sx_best b = {0};
-            bool hidden = f->verified_only && c->hidden[d];
-            bool met = !hidden && !sx_filter_unmet(f, d); /* may have an offer they keep */
-            if (met && top->n == top->k && top->k && sx_filter_viable(s, f, d, NULL)) {
-                /* a result (an offer the filters keep: sx_filter_viable, as
-                 * n_eligible of its ranking would say), and the page is
-                 * full: counted without ranking when it cannot enter it,
-                 * in a later tier or even at its bound (sx_rank_bound under
-                 * the default weights, by the gate's masks) */
-                const hit *last = &top->heap[0];
-                if (t > last->tier) {
-                    out->count++;
-                    continue;
-                }
-                if (t == last->tier && !gate.t) {
-                    as_weights_default(&dw);
-                    if (sx_weights_tab_make(c, tmp, &dw, &dtab))
-                        sx_bound_gate_init(c, tmp, &dtab, &dw, &gate);
-                }
-                if (t == last->tier && gate.t && bound_stays_out(s, &gate, d, last)) {
-                    out->count++;
-                    continue;
-                }
-            }
-            if (met) sx_rank_best_default_filtered(s, d, &f->of, f->merchant, f->today, false, &b);
-            if (hidden || !b.n_eligible) {
-                if (*nx < MAX_EXCLUDED) {
-                    excluded[*nx] = d;
-                    why_of[(*nx)++] = sx_filter_exclusion(s, m, f, ask, &f->of, d, NULL, &b, true);
-                }
-                out->excluded_count++;
-                continue;
-            }
-            out->count++;
-            uint64_t key = (uint64_t)t << 48 | (uint64_t)(255 - b.score) << 32 | c->sku_rk[d];
-            if (top->n == top->k && key >= worst) continue;
-            hit h = {d, c->sku_rk[d], 0, b.score, t, 0};
-            top_offer(top, &h);
-            if (top->n == top->k && top->n) worst = packed_key(&top->heap[0]);
-        }
-    }
-    top_sort(top);
-}
-
 /* One tier's results (set) in the score's order, without a device, under
  * the weights rk ranks by (gate->t their table) and no offer filter or one
  * alone (f's; its results, those it keeps, are all buyable), into got:
@@ -606,9 +485,9 @@ static void weighted_tier(const as_search_snap *s, const as_search_ask *ask, con
     }
 }
 
-/* The page under sx_filter.bits (no device, merchant or offer filters:
- * those are filtered_bits'; the default weights, or with tab custom ones
- * in the score's order), by bitsets instead of each match: the count and
+/* The page under sx_filter.bits (no device; merchant and offer filters
+ * are filtered_kept's; the default weights, or with tab custom ones), by
+ * bitsets instead of each match: the count and
  * the excluded (contradicted, under verified_only) by popcount; the first k
  * results, tier by tier: under custom weights by weighted_tier; else either
  * walking `order` (the snapshot's rank_order, the default order without
@@ -646,7 +525,7 @@ SX_POPCNT static void page_bits(const as_search_snap *s, as_mem *m, as_mem *tmp,
     const uint64_t *any = tier[ntiers - 1], *hidden = c->hidden_bits;
     ranker rk = {tab ? &ask->w : NULL, tab};
     if (f->offer_filters) {
-        filtered_bits(s, m, tmp, ask, order, f, &rk, tier, ntiers, sp, top, excluded, why_of, nx,
+        filtered_kept(s, m, tmp, ask, f, &rk, order, tier, ntiers, sp, top, excluded, why_of, nx,
                       out);
         return;
     }
@@ -764,11 +643,12 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
     /* no device: the matches as bitsets (page_bits); under the default weights
      * without offer filters counted and paged by them, in the score's order
      * by rank_order, in another sort's by its order (sx_sort_order, made at
-     * its first use); under offer filters (a price cap, a date, a merchant),
-     * in the score's order, each match ranked from them (filtered_bits), and
-     * under one of them alone, in any order, only the results that may
-     * reach the page (filtered_one); under custom weights, without offer
-     * filters in the score's order (weighted_tier) */
+     * its first use); under offer filters (a price cap, a date, a merchant,
+     * alone or together), in any order, the matches they keep counted a
+     * word at a time and only the results that may reach the page ranked
+     * (filtered_kept); under custom weights likewise, and without offer
+     * filters in the score's order by weighted_tier. The per-match loop
+     * below is left for a device, or weights with no table */
     bool default_w = as_weights_is_default(&ask->w);
     /* custom weights: the formula's parts as integers, once per search */
     sx_weights_tab *tab = NULL;
@@ -776,9 +656,7 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
         tab = as_alloc(m, sizeof(*tab));
         if (!sx_weights_tab_make(c, m, &ask->w, tab)) tab = NULL;
     }
-    f.bits = !f.dev && !f.none &&
-             (default_w ? !f.offer_filters || ask->sort == AS_SORT_SCORE || f.one
-                        : tab && (!f.offer_filters || f.one));
+    f.bits = !f.dev && !f.none && (default_w || tab);
     /* another sort's order (the default weights'): what page_bits walks
      * under the default weights; under custom weights sorted_tier walks it
      * for the return rate alone (a price or delivery by the steps) */
@@ -846,6 +724,11 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
     } else if (f.none) {
         nlist = 0;
     }
+    /* the offers' rows are read for most products ranked: under custom
+     * weights (sx_rank_best), and under several offer filters, where the
+     * columns seldom decide (sx_filter_viable) */
+    int n_filters = (of.max_price_cents > 0) + (of.deliver_by > 0) + (f.merchant >= 0);
+    bool rows_ahead = !default_w || n_filters > 1;
     for (size_t i = 0; i < nlist; i++) {
         uint32_t d = list ? list[i] : (uint32_t)i;
         if (i + LOOP_AHEAD < nlist) {
@@ -863,6 +746,16 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
                 __builtin_prefetch(s->max_del10 + a);
                 if (s->merchants_in) __builtin_prefetch(s->merchants_in + a);
             }
+            if (rows_ahead) __builtin_prefetch(c->off_at + a);
+        }
+        if (rows_ahead && i + LOOP_AHEAD / 2 < nlist) {
+            /* several offer filters: the offers' rows and stock that
+             * sx_filter_viable and the ranking read, at the place asked for
+             * LOOP_AHEAD / 2 products ago */
+            uint32_t a = list ? list[i + LOOP_AHEAD / 2] : (uint32_t)(i + LOOP_AHEAD / 2);
+            uint32_t o = c->off_at[a];
+            __builtin_prefetch(c->offers + o);
+            __builtin_prefetch(s->in_stock + o);
         }
         const sx_compat *row = NULL;
         if (!mt.any_text ? !sx_filter_candidate(s, &f, d, &row)
