@@ -523,9 +523,16 @@ static const struct kind_names {
       "screwdriver"}},
 };
 
-/* How many whole words from k say what kind a device is ("drill", "coffee
- * machine"), compared by stem ("drills"); the longest name wins; 0 for none. */
-static size_t kind_span(const reader *r, size_t k, size_t nw, const char *kind)
+/* A kind's names as words (stemmed), made once per set of devices
+ * (as_query_devices_make): what kind_span compares a query's words with. */
+typedef struct kind_words {
+    const char *kind;
+    size_t n_names;
+    as_sword *w[8];
+    size_t n[8];
+} kind_words;
+
+static void kind_words_make(as_mem *m, const char *kind, kind_words *out)
 {
     const char *own[2] = {NULL, NULL};
     const char *const *names = own;
@@ -537,17 +544,26 @@ static size_t kind_span(const reader *r, size_t k, size_t nw, const char *kind)
                 ;
         }
     if (names == own) {
-        char *k2 = as_strdup(r->m, kind);
+        char *k2 = as_strdup(m, kind);
         for (char *p = k2; *p; p++)
             if (*p == '-') *p = ' ';
         own[0] = k2;
     }
+    out->kind = kind;
+    out->n_names = n_names;
+    for (size_t i = 0; i < n_names; i++)
+        out->n[i] = as_search_words(m, names[i], &out->w[i]);
+}
+
+/* How many whole words from k say what kind a device is ("drill", "coffee
+ * machine"), compared by stem ("drills"); the longest name wins; 0 for none. */
+static size_t kind_span(const reader *r, size_t k, size_t nw, const kind_words *kw)
+{
     size_t best = 0;
-    for (size_t i = 0; i < n_names; i++) {
-        as_sword *kw;
-        size_t n = as_search_words(r->m, names[i], &kw), j = 0;
+    for (size_t i = 0; kw && i < kw->n_names; i++) {
+        size_t n = kw->n[i], j = 0;
         while (j < n && k + j < nw && !r->gone[r->whole[k + j]] &&
-               strcmp(r->w[r->whole[k + j]].stem, kw[j].stem) == 0)
+               strcmp(r->w[r->whole[k + j]].stem, kw->w[i][j].stem) == 0)
             j++;
         if (j == n && n > best) best = n;
     }
@@ -615,7 +631,8 @@ static int brand_key_cmp(const void *a, const void *b)
  * the others of a run match as far as it does. */
 static const as_device *brand_kind_at(const reader *r, size_t k, size_t nw, const as_device *devs,
                                       const brand_key *brands, size_t n_brands,
-                                      const device_terms *dt, const char **folded, size_t *len)
+                                      const device_terms *dt, const kind_words *const *dev_kind,
+                                      const char **folded, size_t *len)
 {
     const as_device *found = NULL;
     size_t best = 0;
@@ -629,7 +646,7 @@ static const as_device *brand_kind_at(const reader *r, size_t k, size_t nw, cons
             hi = mid;
     }
     /* a brand has many devices and few kinds: each kind's span after each
-     * brand length is read once (kind_span stems the kind's names) */
+     * brand length is read once */
     struct kind_seen {
         const char *kind;
         size_t b, span;
@@ -642,7 +659,7 @@ static const as_device *brand_kind_at(const reader *r, size_t k, size_t nw, cons
         size_t j = 0;
         while (j < nseen && (seen[j].b != b || strcmp(seen[j].kind, devs[d].kind) != 0))
             j++;
-        size_t kl = j < nseen ? seen[j].span : kind_span(r, k + b, nw, devs[d].kind);
+        size_t kl = j < nseen ? seen[j].span : kind_span(r, k + b, nw, dev_kind[d]);
         if (j == nseen && nseen < sizeof(seen) / sizeof(seen[0]))
             seen[nseen++] = (struct kind_seen){devs[d].kind, b, kl};
         if (!kl) continue;
@@ -684,6 +701,8 @@ struct as_query_devices {
     const as_device **by_slug;
     brand_key *brands; /* brand_kind_at's */
     size_t n_brands;
+    /* each device's kind's names as words (NULL: no kind), one per kind */
+    const kind_words **dev_kind;
 };
 
 static int term_cmp(const void *a, const void *b)
@@ -825,6 +844,17 @@ const as_query_devices *as_query_devices_make(as_mem *m, const as_device *devs, 
     for (size_t i = qd->n_brands; i-- > 1;)
         if (brand_run_cmp(&qd->brands[i - 1], &qd->brands[i]) == 0)
             qd->brands[i - 1].run = qd->brands[i].run + 1;
+    qd->dev_kind = as_alloc(m, (n ? n : 1) * sizeof(*qd->dev_kind));
+    kind_words *kinds = as_alloc(m, (n ? n : 1) * sizeof(*kinds));
+    size_t n_kinds = 0;
+    for (size_t d = 0; d < n; d++) {
+        if (!devs[d].kind) continue;
+        size_t i = 0;
+        while (i < n_kinds && strcmp(kinds[i].kind, devs[d].kind) != 0)
+            i++;
+        if (i == n_kinds) kind_words_make(m, devs[d].kind, &kinds[n_kinds++]);
+        qd->dev_kind[d] = &kinds[i];
+    }
     qd->w = as_device_words_make(m, devs, n);
     resolve_tables(m, qd);
     return qd;
@@ -882,7 +912,7 @@ static void read_device(reader *r, const as_query_devices *qd, as_query_text *ou
     for (size_t k = 0; k < nw; k++) {
         size_t bl;
         const as_device *dev =
-            brand_kind_at(r, k, nw, devs, qd->brands, qd->n_brands, dt, folded, &bl);
+            brand_kind_at(r, k, nw, devs, qd->brands, qd->n_brands, dt, qd->dev_kind, folded, &bl);
         if (!dev || (found && (dev != found || k > at + len || k + bl < at))) continue;
         if (found) {
             size_t end = k + bl > at + len ? k + bl : at + len;
@@ -897,7 +927,7 @@ static void read_device(reader *r, const as_query_devices *qd, as_query_text *ou
     }
     if (!found) return;
     /* the kind right after the device's own name is part of it ("jura e8 coffee machine") */
-    if (found->kind && at + len < nw) len += kind_span(r, at + len, nw, found->kind);
+    if (found->kind && at + len < nw) len += kind_span(r, at + len, nw, qd->dev_kind[found - devs]);
     device_found(r, found, at, len, out);
 }
 
