@@ -647,9 +647,10 @@ struct sx_filter {
      * `words` long, so that a product's row is looked up only to say why
      * it does not fit */
     const uint64_t *dev_bits, *dev_unfit;
-    /* set by sx_filter_bitsets: offer filters and no device, whose kept
-     * products (those with an offer in stock that every filter keeps) are
-     * told a bitset word at a time (sx_filter_kept). One offer filter alone
+    /* set by sx_filter_bitsets: offer filters (read on the bitsets' road,
+     * without a device), whose kept products (those with an offer in stock
+     * that every filter keeps) are told a bitset word at a time
+     * (sx_filter_kept). One offer filter alone
      * (a price cap, a date within SX_SOON_DAYS days, or a merchant) from
      * the stock state's bitsets: every product in kept_sure (none when
      * NULL) has an offer in stock it keeps; of the others, those in

@@ -346,7 +346,7 @@ SX_POPCNT static void filtered_kept(const as_search_snap *s, as_mem *m, as_mem *
     const uint64_t *any = tier[ntiers - 1];
     const uint64_t *hid = f->verified_only ? c->hidden_bits : NULL;
     /* the order to walk, made (bound_order) at the first tier that walks:
-     * under a cap rank_order, whose score bounds the filtered one */
+     * under a cap alone rank_order, whose score bounds the filtered one */
     bool by_price = f->of.max_price_cents > 0 && !f->of.deliver_by && f->merchant < 0;
     const uint32_t *order = by_price ? s->rank_order : NULL;
     size_t norder = n;
