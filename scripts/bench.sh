@@ -838,8 +838,11 @@ p99_cap=10
         # (random SKUs of a large catalogue), which are the page cache's
         growth=$(grew "$anon_before" "$anon_after")
         rss_growth=$(grew "$rss_before" "$rss_after")
-        printf '    memory growth < 1 MB per child over 200,000 requests: anonymous memory up to %+d KiB (VmRSS up to %+d KiB, with the shared index file'"'"'s pages first read): %s\n' \
-            "${growth:-0}" "${rss_growth:-0}" "$(verdict "$([ "${growth:-0}" -lt 1024 ] && echo 1)")"
+        # the target is a rate: over a measured round of more requests than
+        # 200,000 (a fast machine's), the growth per 200,000 of them
+        per=$(( ${growth:-0} * 200000 / (api_requests > 200000 ? api_requests : 200000) ))
+        printf '    memory growth < 1 MB per child over 200,000 requests: anonymous memory up to %+d KiB over %d requests, %+d KiB per 200,000 (VmRSS up to %+d KiB, with the shared index file'"'"'s pages first read): %s\n' \
+            "${growth:-0}" "$api_requests" "$per" "${rss_growth:-0}" "$(verdict "$([ "$per" -lt 1024 ] && echo 1)")"
     fi
     a="$dir/agents.run"
     if [ -f "$a" ]; then
