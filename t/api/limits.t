@@ -7,9 +7,9 @@ use lib "$FindBin::Bin/../lib";
 use Test::More;
 use AgentShop::Test;
 
-# ---- AgentShopRateLimit 5 60 on /limited/v1 ----
+# ---- AgentShopRateLimit 5 60 on /limits/v1 (this file's alone) ----
 {
-    local $AgentShop::Test::BASE = '/limited/v1';
+    local $AgentShop::Test::BASE = '/limits/v1';
     my @codes = map { (api_get('/search?limit=1'))[0]->code } 1 .. 5;
     is_deeply(\@codes, [ (200) x 5 ], 'five requests from one address are allowed');
     my ($res, $v) = api_get('/search?limit=1');
@@ -44,8 +44,9 @@ use AgentShop::Test;
 
     # Made-up keys cannot escape the address: every request also counts against
     # the address, at ten times the limit (50 here). The address's window is
-    # 60 s from its first request above; when it ends during this loop (a slow
-    # run: ASan), the count starts again, so the loop goes to twice the ceiling.
+    # 60 s from this file's first request above (the location is its own);
+    # when it ends during this loop (a slow run: ASan), the count starts
+    # again, so the loop goes to twice the ceiling.
     my ($limited_at, $msg);
     for my $i (1 .. 110) {
         my $fake = 'agentshop_sk_test_' . join '', map { ('a' .. 'z')[ int rand 26 ] } 1 .. 32;
@@ -57,7 +58,7 @@ use AgentShop::Test;
     like($msg // '', qr/client address/, '... which the message names');
 }
 my ($res, $v) = api_get('/search?limit=1');
-is($res->code, 200, 'the limits of /limited/v1 do not touch /v1');
+is($res->code, 200, 'the limits of /limits/v1 do not touch /v1');
 
 # ---- counted exactly under concurrency: AgentShopRateLimit 15 60 on /burst/v1 ----
 # The counters live in shared memory and change by compare-and-swap, without
