@@ -844,16 +844,23 @@ const as_query_devices *as_query_devices_make(as_mem *m, const as_device *devs, 
     for (size_t i = qd->n_brands; i-- > 1;)
         if (brand_run_cmp(&qd->brands[i - 1], &qd->brands[i]) == 0)
             qd->brands[i - 1].run = qd->brands[i].run + 1;
+    /* each kind's words once (a catalogue has thousands of devices and a
+     * few kinds): the kinds first, then each device's */
     qd->dev_kind = as_alloc(m, (n ? n : 1) * sizeof(*qd->dev_kind));
-    kind_words *kinds = as_alloc(m, (n ? n : 1) * sizeof(*kinds));
-    size_t n_kinds = 0;
+    size_t *kind_of = as_alloc(m, (n ? n : 1) * sizeof(*kind_of)), n_kinds = 0;
     for (size_t d = 0; d < n; d++) {
         if (!devs[d].kind) continue;
-        size_t i = 0;
-        while (i < n_kinds && strcmp(kinds[i].kind, devs[d].kind) != 0)
+        size_t i = 0; /* the first device of its kind */
+        while (i < d && !(devs[i].kind && strcmp(devs[i].kind, devs[d].kind) == 0))
             i++;
-        if (i == n_kinds) kind_words_make(m, devs[d].kind, &kinds[n_kinds++]);
-        qd->dev_kind[d] = &kinds[i];
+        kind_of[d] = i == d ? n_kinds++ : kind_of[i];
+    }
+    kind_words *kinds = as_alloc(m, (n_kinds ? n_kinds : 1) * sizeof(*kinds));
+    for (size_t d = 0; d < n; d++) {
+        if (!devs[d].kind) continue;
+        kind_words *k = &kinds[kind_of[d]];
+        if (!k->kind) kind_words_make(m, devs[d].kind, k);
+        qd->dev_kind[d] = k;
     }
     qd->w = as_device_words_make(m, devs, n);
     resolve_tables(m, qd);
