@@ -49,33 +49,14 @@ void as_respond_json(as_response *resp, int status, json_t *body)
     resp->body = body;
 }
 
-/* A copy of s that is valid UTF-8: bytes that do not start a valid sequence
- * become '?'. Messages can quote input (jansson's parse errors quote the
- * text, and may cut a character in half); the error object must still be
- * JSON. Caller frees. */
+/* A copy of s that is valid UTF-8 (as_utf8_repair): messages can quote
+ * input (jansson's parse errors quote the text, and may cut a character in
+ * half); the error object must still be JSON. Caller frees. */
 static char *utf8_repaired(const char *s)
 {
     size_t n = strlen(s);
     char *out = malloc(n + 1);
-    if (!out) return NULL;
-    size_t i = 0, o = 0;
-    while (i < n) {
-        unsigned char c = (unsigned char)s[i];
-        size_t len = c < 0x80             ? 1
-                     : (c & 0xE0) == 0xC0 ? 2
-                     : (c & 0xF0) == 0xE0 ? 3
-                     : (c & 0xF8) == 0xF0 ? 4
-                                          : 0;
-        if (len && i + len <= n && as_utf8_valid(s + i, len)) {
-            memcpy(out + o, s + i, len);
-            o += len;
-            i += len;
-        } else {
-            out[o++] = '?';
-            i++;
-        }
-    }
-    out[o] = '\0';
+    if (out) as_utf8_repair(out, s, n);
     return out;
 }
 

@@ -469,7 +469,7 @@ bool as_feed_read(as_mem *m, const char *text, size_t len, size_t line, as_feed_
     json_error_t e;
     json_t *o = json_loadb(text, len, JSON_REJECT_DUPLICATES, &e);
     if (!o) {
-        bad(&k, NULL, "not JSON: %s (column %d)", e.text, e.column);
+        bad(&k, NULL, "not JSON: %s (column %d)", as_utf8_clean(m, e.text), e.column);
         return false;
     }
     if (!json_is_object(o)) {

@@ -6,41 +6,65 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The length of the valid UTF-8 sequence at s[0..n) (no NUL, no overlong,
+ * no surrogate, nothing above U+10FFFF), 0 when there is none. */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+    unsigned c = s[0];
+    size_t extra;
+    uint32_t cp;
+    if (c == 0) return 0;
+    if (c < 0x80) return 1;
+    if ((c & 0xE0) == 0xC0) {
+        extra = 1;
+        cp = c & 0x1F;
+    } else if ((c & 0xF0) == 0xE0) {
+        extra = 2;
+        cp = c & 0x0F;
+    } else if ((c & 0xF8) == 0xF0) {
+        extra = 3;
+        cp = c & 0x07;
+    } else {
+        return 0;
+    }
+    if (extra >= n) return 0;
+    for (size_t k = 1; k <= extra; k++) {
+        if ((s[k] & 0xC0) != 0x80) return 0;
+        cp = (cp << 6) | (s[k] & 0x3F);
+    }
+    if ((extra == 1 && cp < 0x80) || (extra == 2 && cp < 0x800) || (extra == 3 && cp < 0x10000) ||
+        cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+        return 0;
+    return extra + 1;
+}
+
 bool as_utf8_valid(const char *str, size_t n)
 {
     const unsigned char *s = (const unsigned char *)str;
-    size_t i = 0;
-    while (i < n) {
-        unsigned c = s[i];
-        size_t extra;
-        uint32_t cp;
-        if (c == 0) return false;
-        if (c < 0x80) {
-            i++;
-            continue;
-        } else if ((c & 0xE0) == 0xC0) {
-            extra = 1;
-            cp = c & 0x1F;
-        } else if ((c & 0xF0) == 0xE0) {
-            extra = 2;
-            cp = c & 0x0F;
-        } else if ((c & 0xF8) == 0xF0) {
-            extra = 3;
-            cp = c & 0x07;
-        } else {
-            return false;
-        }
-        if (i + extra >= n) return false;
-        for (size_t k = 1; k <= extra; k++) {
-            if ((s[i + k] & 0xC0) != 0x80) return false;
-            cp = (cp << 6) | (s[i + k] & 0x3F);
-        }
-        if ((extra == 1 && cp < 0x80) || (extra == 2 && cp < 0x800) ||
-            (extra == 3 && cp < 0x10000) || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-            return false;
-        i += extra + 1;
-    }
+    for (size_t i = 0, k; i < n; i += k)
+        if (!(k = utf8_seq(s + i, n - i))) return false;
     return true;
+}
+
+void as_utf8_repair(char *out, const char *str, size_t n)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    for (size_t i = 0, k; i < n; i += k) {
+        k = utf8_seq(s + i, n - i);
+        if (k)
+            memcpy(out + i, s + i, k);
+        else
+            out[i] = '?', k = 1;
+    }
+    out[n] = '\0';
+}
+
+char *as_utf8_clean(as_mem *m, const char *s)
+{
+    size_t n = strlen(s);
+    char *d = as_alloc_raw(m, n + 1);
+    as_utf8_repair(d, s, n);
+    return d;
 }
 
 size_t as_utf8_len(const char *s)

@@ -12,6 +12,13 @@
 /* UTF-8: validity (no NUL, no overlongs, no surrogates) and length in code points. */
 bool as_utf8_valid(const char *s, size_t n);
 size_t as_utf8_len(const char *s);
+/* s[0..n) into out (n + 1 bytes, NUL-terminated) with each byte that begins
+ * no valid UTF-8 sequence written '?': for text that quotes a client's bytes
+ * (jansson's parse errors quote the text near the error, and may cut a
+ * character in half) into a message that must be UTF-8. as_utf8_clean: the
+ * same on m. */
+void as_utf8_repair(char *out, const char *s, size_t n);
+char *as_utf8_clean(as_mem *m, const char *s);
 
 /* Dates are days since 1970-01-01 (UTC); times are Unix seconds. */
 bool as_date_parse(const char *s, int64_t *days);
