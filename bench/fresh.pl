@@ -15,7 +15,8 @@
 #       listing it. From the order's 201, four pollers send PATH again and
 #       again on connections each opened before the order and kept alive (so
 #       every child is asked from the first moment, not only when it wins a new
-#       connection), taking the POLL_BASEs in turn, with a header X-Bench-Poll:
+#       connection; each poller opens them until the access log says they
+#       reach every child), taking the POLL_BASEs in turn, with a header X-Bench-Poll:
 #       TAG-K-N that the bench's access log records beside the child's pid
 #       (%P). They go on in rounds of 2 s until every child of CHILDREN (pids,
 #       space-separated) has answered on every base and its last answer showed
@@ -84,18 +85,18 @@ sub watch {
     for my $base (@polls) {
         die "fresh: $base$path does not list $sku before the change\n" unless listed("$base$path", $sku);
     }
-    # Rounds of 2 s, four pollers at once, each on two connections to each
-    # base that it opens (with a first search) before the order and keeps
-    # alive, until every child of every base has answered and its last
-    # answer showed the change; 10 s at most. A connection stays with the
-    # child that accepted it: with new connections, a child busy with the
-    # load accepts few (the other child's listener takes them first), and a
-    # child not asked for a second says nothing of when it had the change.
-    # With eight connections per base, both children have one unless 8
-    # accepts in a row went to the same child (1 in 128). The first round's
-    # pollers have their connections before the order and wait for its
-    # time: they start asking as soon as it is placed.
-    my @kids = pollers($tag, 2, $path, $sku, @polls);
+    # Rounds of 2 s, four pollers at once, each on two connections or more
+    # to each base that it opens (with a first search) before the order and
+    # keeps alive, until every child of every base has answered and its
+    # last answer showed the change; 10 s at most. A connection stays with
+    # the child that accepted it: with new connections, a child busy with
+    # the load accepts few (the other child's listener takes them first),
+    # and a child not asked for a second says nothing of when it had the
+    # change; so each poller opens connections until they reach every child
+    # (the access log says which child answered each one's first search).
+    # The first round's pollers have their connections before the order and
+    # wait for its time: they start asking as soon as it is placed.
+    my @kids = pollers($tag, 2, $path, $sku, $log, \@children, @polls);
     my ($st, $body) = post("$base/v1/quotes", $key, {sku => $sku, quantity => $stock + 0});
     die "fresh: POST /quotes: $st $body\n" unless $st == 201;
     my $quote = decode_json($body)->{id};
@@ -127,7 +128,7 @@ sub watch {
         close $fh;
         last if $round_end >= 10 || all_new(\@answers, \%srv, \@polls, \@children);
         $round_end += 2;
-        @kids = pollers($tag, $round_end, $path, $sku, @polls);
+        @kids = pollers($tag, $round_end, $path, $sku, $log, \@children, @polls);
     }
     report(\@answers, \%srv, \@polls, \@children, $round_end);
     return 0;
@@ -167,9 +168,10 @@ sub report {
         }
     }
     my @took = sort { $a <=> $b } map { $_->[4] } @$answers;
-    printf "  %d answers in %d s, on %d connections per base opened before the order (a round's\n"
-        . "  first search) and kept alive; one took %.0f ms at the median, %.0f ms at most (from\n"
-        . "  the poller's sending to its reading the answer)\n",
+    printf "  %d answers in %d s, on at least %d connections per base opened before the order (a\n"
+        . "  round's first search; more until they reach every child) and kept alive; one took\n"
+        . "  %.0f ms at the median, %.0f ms at most (from the poller's sending to its reading the\n"
+        . "  answer)\n",
         scalar @$answers, $secs, POLLERS * CONNS, $took[$#took / 2], $took[-1];
     printf "  %d answers not found in the access log\n", $unlogged if $unlogged;
     printf "fresh_ms %s\n", $never ? 'none' : sprintf('%.0f', $known);
@@ -177,13 +179,32 @@ sub report {
     printf "fresh_verdict %s\n", !$never && $known < 1000 ? 'met' : $stale >= 1000 ? 'MISSED' : 'unknown';
 }
 
+# The child (pid) that answered the request tagged TAG, from the lines the
+# access log LOG (a handle, read on from where it was) has gained; undef when
+# none in half a second. Lines of other tags are passed over.
+sub served_by {
+    my ($log, $tag) = @_;
+    for (1 .. 50) {
+        while (my $line = <$log>) {
+            return $1 if $line =~ / \d+us (\d+) \d+ \Q$tag\E$/;
+        }
+        seek($log, 0, 1); # clear EOF, to read what is written next
+        sleep 0.01;
+    }
+    return undef;
+}
+
 # The pollers of a round, each with its connections open (CONNS to each base,
 # made by a first search, tagged TAG-R-0..., not counted as an answer) and
 # waiting for the time of the order on a pipe: [its answers (a pipe from it),
 # the pipe to give it the time]. Returns when every poller has its
-# connections.
+# connections. A connection stays with the child that accepted it, and
+# under load one child may accept every new one for seconds: a poller opens
+# more (up to CONN_TRIES to a base) until the access log LOG says that its
+# connections reach every child of CHILDREN, so each child is asked.
+use constant CONN_TRIES => 16;
 sub pollers {
-    my ($tag, $round_end, $path, $sku, @polls) = @_;
+    my ($tag, $round_end, $path, $sku, $log, $children, @polls) = @_;
     my @kids;
     for my $k (1 .. POLLERS) {
         pipe(my $go_r, my $go_w) or die "pipe: $!\n";
@@ -191,17 +212,25 @@ sub pollers {
         if (!$pid) {
             close $go_w;
             $| = 1;
+            open(my $lf, '<', $log) or die "$log: $!\n";
+            seek($lf, 0, 2); # from now on
             my %ua;
             for my $i (0 .. $#polls) {
                 my $base = $polls[$i];
-                for my $j (0 .. CONNS - 1) {
+                my %reached;
+                for (my $j = 0; $j < CONN_TRIES; $j++) {
+                    last if $j >= CONNS && !grep { !$reached{$_} } @$children;
                     my $ua = HTTP::Tiny->new(keep_alive => 1, timeout => 30,
                                              agent => 'agentshop-bench/1.0');
-                    my $t = "$tag-" . ($round_end * 10 + $k) . "-0$i$j";
+                    my $t = "$tag-" . ($round_end * 10 + $k) . sprintf('-0%d%02d', $i, $j);
                     listed("$base$path", $sku, {'X-Bench-Poll' => $t}, $ua);
+                    my $child = served_by($lf, $t);
+                    next if $j >= CONNS && defined $child && $reached{$child}; # one more to the same child
+                    $reached{$child} = 1 if defined $child;
                     push @{$ua{$base}}, $ua;
                 }
             }
+            close $lf;
             print "ready\n";
             my $t0 = <$go_r>;
             close $go_r;
