@@ -16,9 +16,9 @@
 #       again on connections each opened before the order and kept alive (so
 #       every child is asked from the first moment, not only when it wins a new
 #       connection; each poller opens them until the access log says they
-#       reach every child), taking the POLL_BASEs in turn, with a header X-Bench-Poll:
-#       TAG-K-N that the bench's access log records beside the child's pid
-#       (%P). They go on in rounds of 2 s until every child of CHILDREN (pids,
+#       reach every child), taking the POLL_BASEs in turn, with a header
+#       X-Bench-Poll: TAG-K-N that the bench's access log records beside the
+#       child's pid (%P). They go on in rounds of 2 s until every child of CHILDREN (pids,
 #       space-separated) has answered on every base and its last answer showed
 #       the change, at most 10 s. Then, per base and child, by the time each
 #       request began in the child (%{begin:usec}t and %D of the access log):
