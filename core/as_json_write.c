@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "as_util.h"
+
 static inline char *reserve(as_jw *w, size_t n)
 {
     if (w->b.len + n < w->b.cap) return w->b.data + w->b.len; /* nearly always */
@@ -94,38 +96,6 @@ void as_jw_arr_end(as_jw *w)
     jw_close(w, ']');
 }
 
-/* Length of the UTF-8 sequence at s (jansson's utf8_check_first and
- * utf8_check_full: no overlongs, no surrogates, nothing above U+10FFFF), 0
- * when it is not one. */
-static size_t utf8_seq(const unsigned char *s, const unsigned char *end)
-{
-    unsigned c = s[0];
-    size_t n;
-    uint32_t v;
-    if (c < 0x80) return 1;
-    if (c >= 0xC2 && c <= 0xDF) {
-        n = 2;
-        v = c & 0x1F;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        n = 3;
-        v = c & 0x0F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        n = 4;
-        v = c & 0x07;
-    } else {
-        return 0;
-    }
-    if ((size_t)(end - s) < n) return 0;
-    for (size_t i = 1; i < n; i++) {
-        if ((s[i] & 0xC0) != 0x80) return 0;
-        v = (v << 6) | (s[i] & 0x3F);
-    }
-    if ((n == 3 && v < 0x800) || (n == 4 && v < 0x10000) || v > 0x10FFFF ||
-        (v >= 0xD800 && v <= 0xDFFF))
-        return 0;
-    return n;
-}
-
 /* Whether none of the 8 bytes at s needs a look: no control character, '"',
  * '\\' or byte of a multibyte sequence (bit tricks on a word at a time). */
 static bool plain8(const unsigned char *s)
@@ -155,7 +125,7 @@ static bool put_string(as_jw *w, const char *str, size_t n)
             continue;
         }
         if (c >= 0x80) {
-            size_t k = utf8_seq(s, end);
+            size_t k = as_utf8_seq((const char *)s, (size_t)(end - s));
             if (!k) return false;
             s += k;
             continue;

@@ -6,10 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The length of the valid UTF-8 sequence at s[0..n) (no NUL, no overlong,
- * no surrogate, nothing above U+10FFFF), 0 when there is none. */
-static size_t utf8_seq(const unsigned char *s, size_t n)
+size_t as_utf8_seq(const char *str, size_t n)
 {
+    const unsigned char *s = (const unsigned char *)str;
     unsigned c = s[0];
     size_t extra;
     uint32_t cp;
@@ -38,19 +37,17 @@ static size_t utf8_seq(const unsigned char *s, size_t n)
     return extra + 1;
 }
 
-bool as_utf8_valid(const char *str, size_t n)
+bool as_utf8_valid(const char *s, size_t n)
 {
-    const unsigned char *s = (const unsigned char *)str;
     for (size_t i = 0, k; i < n; i += k)
-        if (!(k = utf8_seq(s + i, n - i))) return false;
+        if (!(k = as_utf8_seq(s + i, n - i))) return false;
     return true;
 }
 
-void as_utf8_repair(char *out, const char *str, size_t n)
+void as_utf8_repair(char *out, const char *s, size_t n)
 {
-    const unsigned char *s = (const unsigned char *)str;
     for (size_t i = 0, k; i < n; i += k) {
-        k = utf8_seq(s + i, n - i);
+        k = as_utf8_seq(s + i, n - i);
         if (k)
             memcpy(out + i, s + i, k);
         else

@@ -11,6 +11,10 @@
 
 /* UTF-8: validity (no NUL, no overlongs, no surrogates) and length in code points. */
 bool as_utf8_valid(const char *s, size_t n);
+/* The length of the valid UTF-8 sequence that begins s[0..n), n > 0 (no
+ * NUL, no overlong, no surrogate, nothing above U+10FFFF: jansson's rules);
+ * 0 when none begins there. */
+size_t as_utf8_seq(const char *s, size_t n);
 size_t as_utf8_len(const char *s);
 /* s[0..n) into out (n + 1 bytes, NUL-terminated) with each byte that begins
  * no valid UTF-8 sequence written '?': for text that quotes a client's bytes
