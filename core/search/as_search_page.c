@@ -749,9 +749,9 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
             if (rows_ahead) __builtin_prefetch(c->off_at + a);
         }
         if (rows_ahead && i + LOOP_AHEAD / 2 < nlist) {
-            /* several offer filters: the offers' rows and stock that
-             * sx_filter_viable and the ranking read, at the place asked for
-             * LOOP_AHEAD / 2 products ago */
+            /* custom weights or several offer filters: the offers' rows
+             * and stock that sx_filter_viable and the ranking read, at the
+             * place asked for LOOP_AHEAD / 2 products ago */
             uint32_t a = list ? list[i + LOOP_AHEAD / 2] : (uint32_t)(i + LOOP_AHEAD / 2);
             uint32_t o = c->off_at[a];
             __builtin_prefetch(c->offers + o);
