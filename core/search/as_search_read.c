@@ -2,6 +2,7 @@
  * (as_query_read, as_search_words.h). */
 #include "as_search_words.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -455,19 +456,27 @@ static size_t first_not_below(const char *const *terms, size_t n, const char *s)
 /* The device word that typed, matching none, was meant to be: the closest by
  * the rule that corrects the catalogue's words (as_search_typo: "macbok" →
  * "macbook"); NULL when there is none or two different words are as close.
- * Among terms (every device word, sorted, each once), those with typed's
- * first letter: as_search_typo keeps the first letter as typed. */
-static const char *device_correction(const char *typed, const char *const *terms, size_t n_terms)
+ * Among terms (every device word, sorted, each once; term_len their lengths,
+ * first_at where those of each first byte start), those with typed's first
+ * letter: as_search_typo keeps the first letter as typed. A term whose length
+ * is further from typed's than the edits allowed is passed over unread, as
+ * as_search_distance would refuse it (and one of 255 bytes or more, which it
+ * refuses from 64). */
+static const char *device_correction(const char *typed, const char *const *terms,
+                                     const uint8_t *term_len, const size_t *first_at)
 {
-    if (!as_search_typo_max(typed)) return NULL;
-    const char first[2] = {typed[0], '\0'};
-    size_t lo = first_not_below(terms, n_terms, first);
+    int max = as_search_typo_max(typed);
+    if (!max) return NULL;
+    size_t tl = strlen(typed);
+    unsigned char c0 = (unsigned char)typed[0];
     const char *best = NULL;
     int best_d = -1;
     bool tie = false;
-    for (size_t i = lo; i < n_terms && terms[i][0] == typed[0]; i++) {
-        int e = as_search_typo(typed, terms[i]);
-        if (e < 0 || (best && e > best_d)) continue;
+    for (size_t i = first_at[c0]; i < first_at[c0 + 1]; i++) {
+        size_t l = term_len[i];
+        if ((l > tl ? l - tl : tl - l) > (size_t)max) continue;
+        int e = as_search_distance(typed, tl, terms[i], l, max);
+        if (e > max || (best && e > best_d)) continue;
         if (best && e == best_d) {
             tie = true; /* the terms are each once: another word as close */
             continue;
@@ -692,6 +701,8 @@ struct as_query_devices {
     as_device_words *w;
     const char **terms; /* every device's `all` terms, sorted, each once */
     size_t n_terms;
+    uint8_t *term_len;              /* each term's length, UINT8_MAX from 255 bytes */
+    size_t first_at[UCHAR_MAX + 2]; /* the terms from each first byte on */
     /* as_query_devices_resolve's: every distinct word of the devices' as_device_words
      * all_t, sorted, each with the devices that have it (a bit each, dwords
      * 64-bit words per word); and the devices by slug */
@@ -832,6 +843,16 @@ const as_query_devices *as_query_devices_make(as_mem *m, const as_device *devs, 
         if (!kept || strcmp(qd->terms[kept - 1], qd->terms[i]) != 0)
             qd->terms[kept++] = qd->terms[i];
     qd->n_terms = kept;
+    qd->term_len = as_alloc(m, (kept ? kept : 1));
+    for (size_t i = 0; i < kept; i++) {
+        size_t l = strlen(qd->terms[i]);
+        qd->term_len[i] = (uint8_t)(l < UINT8_MAX ? l : UINT8_MAX);
+    }
+    for (size_t b = 0, i = 0; b <= UCHAR_MAX + 1; b++) {
+        while (i < kept && (unsigned char)qd->terms[i][0] < b)
+            i++;
+        qd->first_at[b] = i;
+    }
     qd->brands = as_alloc(m, (n ? 2 * n : 1) * sizeof(*qd->brands));
     for (size_t d = 0; d < n; d++) {
         if (!*qd->dt[d].brand) continue;
@@ -889,7 +910,7 @@ static void read_device(reader *r, const as_query_devices *qd, as_query_text *ou
         usable[k] = !r->gone[r->whole[k]];
         bool any = usable[k] && some_device_has(qd, f);
         if (!any && usable[k] && !filler[k]) {
-            const char *to = device_correction(f, qd->terms, qd->n_terms);
+            const char *to = device_correction(f, qd->terms, qd->term_len, qd->first_at);
             if (to) {
                 folded[k] = to;
                 fixed[k] = any = true;
