@@ -928,8 +928,10 @@ static void state_layout(as_search_snap *s, sx_catalog *c, void *p)
     s->best_r = s->best_q + c->n;
     s->def_score = (uint8_t *)(s->best_r + c->n);
     s->bound_score = s->def_score + c->n;
-    for (size_t i = 0; i < 4; i++)
+    for (size_t i = 0; i < 5; i++)
         atomic_init(&s->order_state[i], 0);
+    for (size_t i = 0; i < 4; i++)
+        s->order_pos[i] = NULL;
     s->c = c;
 }
 
@@ -1352,6 +1354,10 @@ static void state_unmap(as_search_snap *s)
 {
     if (s->state) munmap(s->state, s->state_bytes);
     s->state = NULL;
+    for (size_t i = 0; i < 4; i++) { /* the places in its orders */
+        free(s->order_pos[i]);
+        s->order_pos[i] = NULL;
+    }
 }
 
 void as_search_snap_release(as_search_snap *s)

@@ -253,7 +253,11 @@ struct as_search_snap {
      * has made sort_order[i], 1 while a thread makes it, 2 when made, 3 when
      * it cannot be (a key outside what the order holds) */
     uint32_t *sort_order[3];
-    atomic_int order_state[4]; /* [3]: bound_order's */
+    atomic_int order_state[5]; /* [3]: bound_order's, [4]: order_pos[3]'s */
+    /* each product's place in sort_order[i] (i < 3, made with it) and in
+     * rank_order ([3], made at its first use): malloc'd, NULL until made or
+     * when it could not be (sx_order_pos) */
+    uint32_t *order_pos[4];
     /* c->n each, filled at the first search that needs them (sx_bound_order):
      * the buyable products by the score no offer of theirs can exceed under
      * the default weights (sx_rank_bound), highest first, then sku, and that
@@ -609,6 +613,10 @@ const uint32_t *sx_sort_order(const as_search_snap *s, as_sort_kind k);
 /* s's bound_order (and bound_score), made at the first use as sx_sort_order's
  * orders are; NULL while another thread makes it or when it cannot be made. */
 const uint32_t *sx_bound_order(const as_search_snap *s);
+/* Each product's place in order (the snapshot's rank_order or one of its
+ * sort orders, as sx_sort_order gave it): made at the first use like the
+ * orders; NULL while another thread makes it or when it cannot be made. */
+const uint32_t *sx_order_pos(const as_search_snap *s, const uint32_t *order);
 /* sx_rank_best under the default weights and no offer filters, from them;
  * price_cents and days only when price_days (else 0). */
 void sx_rank_best_default(const as_search_snap *s, uint32_t doc, bool price_days, sx_best *out);

@@ -485,6 +485,59 @@ static void weighted_tier(const as_search_snap *s, const as_search_ask *ask, con
     }
 }
 
+/* The products of set (the tier t's) whose place in an order (pos) is at
+ * least `from`, the first top->k - top->n of them by that place, appended to
+ * top in that order: what walking the order on from `from` gives, from the
+ * set's products instead of the order's. A max-heap of places keeps the
+ * first ones; one comparison passes most products over. */
+static void by_place(const as_search_snap *s, as_mem *tmp, const uint32_t *pos, uint32_t from,
+                     const uint64_t *set, sx_span sp, uint8_t t, top_k *top)
+{
+    const sx_catalog *c = s->c;
+    size_t need = top->k - top->n, got = 0;
+    uint64_t *heap = as_alloc_raw(tmp, need * sizeof(*heap)); /* place << 32 | doc */
+    for (size_t w = sp.lo; w < sp.hi; w++)
+        for (uint64_t cur = set[w]; cur; cur &= cur - 1) {
+            uint32_t d = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(cur));
+            uint32_t p = pos[d];
+            if (p < from) continue; /* walked: taken */
+            uint64_t x = (uint64_t)p << 32 | d;
+            size_t i;
+            if (got < need) { /* sift up */
+                for (i = got++; i > 0 && heap[(i - 1) / 2] < x; i = (i - 1) / 2)
+                    heap[i] = heap[(i - 1) / 2];
+            } else if (x < heap[0]) { /* sift down from the root */
+                for (i = 0;;) {
+                    size_t l = 2 * i + 1, m = l + 1 < got && heap[l + 1] > heap[l] ? l + 1 : l;
+                    if (l >= got || heap[m] <= x) break;
+                    heap[i] = heap[m];
+                    i = m;
+                }
+            } else {
+                continue;
+            }
+            heap[i] = x;
+        }
+    /* the heap sorted in place, ascending */
+    for (size_t e = got; e > 1; e--) {
+        uint64_t x = heap[e - 1];
+        size_t i = 0;
+        heap[e - 1] = heap[0];
+        for (;;) {
+            size_t l = 2 * i + 1, m = l + 1 < e - 1 && heap[l + 1] > heap[l] ? l + 1 : l;
+            if (l >= e - 1 || heap[m] <= x) break;
+            heap[i] = heap[m];
+            i = m;
+        }
+        heap[i] = x;
+    }
+    for (size_t j = 0; j < got; j++) {
+        uint32_t d = (uint32_t)heap[j];
+        top->heap[top->n++] =
+            (hit){d, c->sku_rk[d], 0, s->def_score[d], t, (uint8_t)(s->def_off[d] == UINT32_MAX)};
+    }
+}
+
 /* The page under sx_filter.bits (no device; merchant and offer filters
  * are filtered_kept's; the default weights, or with tab custom ones), by
  * bitsets instead of each match: the count and
@@ -578,11 +631,16 @@ SX_POPCNT static void page_bits(const as_search_snap *s, as_mem *m, as_mem *tmp,
             top->n += got.n;
             continue;
         }
-        /* ordering the tier's products reads three columns at random per
-         * product, a cache miss each on a large catalogue; the walk reads
-         * order in turn and the set (words, in cache): n * need / in
-         * products walked against in ordered, weighed 1 to 16 */
-        if (16.0 * (double)in * (double)in <= (double)need * (double)n) {
+        /* the places of the products in order: with them, a walk of the
+         * order (in turn: the order and the set, in cache) stops at a budget
+         * of about the tier's size, and the rest is found from the places of
+         * the tier's products (one column, in the set's order); without them,
+         * the walk goes on to the end, or, for a tier with few products,
+         * each is ranked by its key: three columns at random per product
+         * and its offers under another sort, n * need / in products walked
+         * against in ranked, weighed 1 to 16 */
+        const uint32_t *pos = sx_order_pos(s, order);
+        if (!pos && 16.0 * (double)in * (double)in <= (double)need * (double)n) {
             /* few: each by its key (as the loop does) */
             top_k few = {as_alloc(m, need * sizeof(hit)), 0, need};
             for (size_t w = sp.lo; w < sp.hi; w++)
@@ -602,13 +660,18 @@ SX_POPCNT static void page_bits(const as_search_snap *s, as_mem *m, as_mem *tmp,
             top->n += few.n;
             continue;
         }
-        /* many: the sort's order, until the tier has given what is missing */
-        for (size_t i = 0; i < n && top->n < top->k; i++) {
+        /* the sort's order, until the tier has given what is missing; past
+         * the budget (a tier's products may come late in the order: a sort
+         * by price meets every cheaper kind first), by the places of its
+         * products not yet walked (by_place) */
+        size_t i = 0, budget = pos ? in + 64 : n;
+        for (; i < n && top->n < top->k && i < budget; i++) {
             uint32_t d = order[i];
             if (!sx_bit_in(set, sp, d)) continue;
             top->heap[top->n++] = (hit){d, c->sku_rk[d], 0, s->def_score[d], (uint8_t)t,
                                         (uint8_t)(s->def_off[d] == UINT32_MAX)};
         }
+        if (i < n && top->n < top->k) by_place(s, tmp, pos, (uint32_t)i, set, sp, (uint8_t)t, top);
     }
 }
 

@@ -484,20 +484,52 @@ static bool make_order(const as_search_snap *s, as_sort_kind k, uint32_t *out)
 
 static bool make_bound_order(as_search_snap *s);
 
-/* Order i of the snapshot (order_state[i]: sort_order[0..2] by sort k, 3
- * bound_order), made by the first thread to ask (make_order or
- * make_bound_order): true once it is made; false while another thread makes
- * it or when it cannot be made. The orders live in the snapshot's state,
- * filled once: the snapshot is otherwise read-only to searches. */
+/* Each product's place in order (c->n products), malloc'd; NULL when
+ * there is no memory (the callers walk the order instead). */
+static uint32_t *order_places(const uint32_t *order, size_t n)
+{
+    uint32_t *pos = malloc((n ? n : 1) * sizeof(*pos));
+    if (pos)
+        for (size_t i = 0; i < n; i++)
+            pos[order[i]] = (uint32_t)i;
+    return pos;
+}
+
+/* Order i of the snapshot (order_state[i]: sort_order[0..2] by sort k, with
+ * their places; 3 bound_order; 4 the places in rank_order), made by the
+ * first thread to ask (make_order, make_bound_order or order_places): true
+ * once it is made; false while another thread makes it or when it cannot be
+ * made. The orders live in the snapshot's state, filled once, and the
+ * places beside it: the snapshot is otherwise read-only to searches. */
 static bool order_made(const as_search_snap *cs, size_t i, as_sort_kind k)
 {
     as_search_snap *s = (as_search_snap *)cs;
     int st = atomic_load_explicit(&s->order_state[i], memory_order_acquire);
     if (st == 2) return true;
     if (st != 0 || !atomic_compare_exchange_strong(&s->order_state[i], &st, 1)) return false;
-    bool ok = i == 3 ? make_bound_order(s) : make_order(s, k, s->sort_order[i]);
+    bool ok;
+    if (i == 4) {
+        ok = (s->order_pos[3] = order_places(s->rank_order, s->c->n)) != NULL;
+    } else if (i == 3) {
+        ok = make_bound_order(s);
+    } else {
+        ok = make_order(s, k, s->sort_order[i]);
+        /* without places the order is still walked */
+        if (ok) s->order_pos[i] = order_places(s->sort_order[i], s->c->n);
+    }
     atomic_store_explicit(&s->order_state[i], ok ? 2 : 3, memory_order_release);
     return ok;
+}
+
+const uint32_t *sx_order_pos(const as_search_snap *s, const uint32_t *order)
+{
+    if (order == s->rank_order) return order_made(s, 4, AS_SORT_SCORE) ? s->order_pos[3] : NULL;
+    for (size_t i = 0; i < 3; i++) /* made with the order the caller has */
+        if (order == s->sort_order[i])
+            return atomic_load_explicit(&s->order_state[i], memory_order_acquire) == 2
+                       ? s->order_pos[i]
+                       : NULL;
+    return NULL;
 }
 
 const uint32_t *sx_sort_order(const as_search_snap *s, as_sort_kind k)
