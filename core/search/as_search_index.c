@@ -693,6 +693,7 @@ static void catalog_free(sx_catalog *c)
     if (c->base_fd >= 0) close(c->base_fd);
     if (c->dev_arena) as_arena_destroy(c->dev_arena);
     free(c->bits);
+    free(c->sku_below);
     free((void *)c->live_bits);
     if (c->live_lock_made) mtx_destroy(&c->live_lock);
     for (size_t i = 0; c->tok_slots && i < SX_TOK_SLOTS; i++)

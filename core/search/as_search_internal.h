@@ -131,6 +131,12 @@ typedef struct sx_catalog {
      * words' products by. */
     size_t words;
     uint64_t *bits; /* one block: hidden_bits, cat_bits, pt_bits, merchant_bits */
+    /* SX_SKU_STEPS bitsets of words words, made at the first search that
+     * needs them (sx_sku_below): the products whose sku_rk is below
+     * (j + 1) * sku_step, j * words on; sku_below_state as order_state */
+    uint64_t *sku_below;
+    size_t sku_step;
+    atomic_int sku_below_state;
     const uint64_t *hidden_bits, *cat_bits, *pt_bits, *merchant_bits;
     /* The price steps of offer filters' bitsets (as_search_snap.cheap_bits;
      * sx_catalog_private, price_steps): ascending, at the quantiles of the
@@ -613,6 +619,10 @@ const uint32_t *sx_sort_order(const as_search_snap *s, as_sort_kind k);
 /* s's bound_order (and bound_score), made at the first use as sx_sort_order's
  * orders are; NULL while another thread makes it or when it cannot be made. */
 const uint32_t *sx_bound_order(const as_search_snap *s);
+#define SX_SKU_STEPS 32
+/* c's sku_below, made by the first thread to ask; NULL while another thread
+ * makes it or when it cannot be made (no memory). */
+const uint64_t *sx_sku_below(const sx_catalog *c);
 /* Each product's place in order (the snapshot's rank_order or one of its
  * sort orders, as sx_sort_order gave it): made at the first use like the
  * orders; NULL while another thread makes it or when it cannot be made. */

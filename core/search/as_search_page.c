@@ -440,25 +440,48 @@ static void weighted_tier(const as_search_snap *s, const as_search_ask *ask, con
                           uint8_t t, top_k *got)
 {
     const sx_catalog *c = s->c;
-    uint64_t all = gate->nm < 64 ? (1ull << gate->nm) - 1 : ~0ull, good = all;
-    int good_for = -1; /* the score `good` is for */
+    uint64_t all = gate->nm < 64 ? (1ull << gate->nm) - 1 : ~0ull, good = all, better = all;
+    int good_for = -1; /* the score `good` and `better` are for */
+    const uint64_t *below = gate->masks ? sx_sku_below(c) : NULL, *lt = NULL;
+    uint32_t lt_for = UINT32_MAX; /* the sku_rk `lt` is for */
+    bool none_lower = false;      /* the last's sku is the first: no tie enters */
     for (size_t w = sp.lo; w < sp.hi; w++) {
         uint64_t x = set[w];
         if (x && gate->masks && got->n == got->k && got->k && !got->heap[0].unbuyable) {
             /* once the page's last is buyable, a product enters only with
              * an offer in stock at one of the merchants that can bring its
              * bound to that score (merchant_stock: the buyable products'
-             * merchants in stock), 64 products a word at a time */
-            if (got->heap[0].score != good_for) {
-                good_for = got->heap[0].score;
+             * merchants in stock), and then either above it (`better`'s
+             * merchants) or at it with a lower sku (sku_below: the step of
+             * skus under the last's), 64 products a word at a time. Scores
+             * tie often at the top (100 is the most, and then nothing is
+             * better): the sku step passes over most of a large tier. */
+            const hit *last = &got->heap[0];
+            if (last->score != good_for) {
+                good_for = last->score;
                 good = sx_bound_gate_any(gate, good_for) & gate->only;
+                better = sx_bound_gate_any(gate, good_for + 1) & gate->only;
             }
-            if (good != all) {
+            if (below && last->sku_rk != lt_for) {
+                lt_for = last->sku_rk;
+                size_t j = ((size_t)lt_for + c->sku_step - 1) / c->sku_step; /* steps to cover */
+                none_lower = j == 0;
+                lt = j && j < SX_SKU_STEPS ? below + (j - 1) * c->words : NULL;
+            }
+            uint64_t tie = none_lower ? 0 : lt ? x & lt[w] : x, up = x & ~tie;
+            if (tie && good != all) {
                 uint64_t y = 0;
                 for (uint64_t g = good; g; g &= g - 1)
                     y |= s->merchant_stock[(size_t)__builtin_ctzll(g) * c->words + w];
-                x &= y;
+                tie &= y;
             }
+            if (up && better != all) {
+                uint64_t y = 0;
+                for (uint64_t g = better; g; g &= g - 1)
+                    y |= s->merchant_stock[(size_t)__builtin_ctzll(g) * c->words + w];
+                up &= y;
+            }
+            x = tie | up;
         }
         for (uint64_t cur = x; cur; cur &= cur - 1) {
             uint32_t d = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(cur));

@@ -521,6 +521,29 @@ static bool order_made(const as_search_snap *cs, size_t i, as_sort_kind k)
     return ok;
 }
 
+const uint64_t *sx_sku_below(const sx_catalog *cc)
+{
+    sx_catalog *c = (sx_catalog *)cc;
+    int st = atomic_load_explicit(&c->sku_below_state, memory_order_acquire);
+    if (st == 2) return c->sku_below;
+    if (st != 0 || !atomic_compare_exchange_strong(&c->sku_below_state, &st, 1)) return NULL;
+    size_t words = c->words, step = (c->n + SX_SKU_STEPS - 1) / SX_SKU_STEPS;
+    uint64_t *b = calloc(SX_SKU_STEPS * (words ? words : 1), sizeof(*b));
+    if (b && step) {
+        /* each product in the step of its sku_rk, then each step with the
+         * ones below it */
+        for (size_t d = 0; d < c->n; d++)
+            b[(size_t)(c->sku_rk[d] / step) * words + d / 64] |= 1ull << (d % 64);
+        for (size_t j = 1; j < SX_SKU_STEPS; j++)
+            for (size_t w = 0; w < words; w++)
+                b[j * words + w] |= b[(j - 1) * words + w];
+    }
+    c->sku_below = b;
+    c->sku_step = step ? step : 1;
+    atomic_store_explicit(&c->sku_below_state, b ? 2 : 3, memory_order_release);
+    return b;
+}
+
 const uint32_t *sx_order_pos(const as_search_snap *s, const uint32_t *order)
 {
     if (order == s->rank_order) return order_made(s, 4, AS_SORT_SCORE) ? s->order_pos[3] : NULL;
