@@ -207,6 +207,68 @@ static inline void offer_sorted(const as_search_snap *s, const sx_filter *f, con
     top_offer(got, &h);
 }
 
+/* What tie_mask_word keeps of a word's products once a page is full and
+ * its last buyable: the merchants the gate's masks name (gate->nm of them),
+ * made for the last's score and sku as they change. */
+typedef struct tie_mask {
+    uint64_t all, good, better; /* good: to the last's score; better: above it */
+    int good_for;               /* the score good and better are for */
+    const uint64_t *below, *lt; /* sx_sku_below, and its step under lt_for */
+    uint32_t lt_for;            /* the sku_rk lt is for */
+    bool none_lower;            /* the last's sku is the first: no tie enters */
+} tie_mask;
+
+static void tie_mask_init(const sx_catalog *c, const sx_bound_gate *gate, tie_mask *tm)
+{
+    tm->all = tm->good = tm->better = gate->nm < 64 ? (1ull << gate->nm) - 1 : ~0ull;
+    tm->good_for = -1;
+    tm->below = gate->masks ? sx_sku_below(c) : NULL;
+    tm->lt = NULL;
+    tm->lt_for = UINT32_MAX;
+    tm->none_lower = false;
+}
+
+/* Of x, the products of word w that may enter a full page whose last is
+ * `last` (buyable), when nothing before the score can put them ahead of it
+ * (the tier and, under another sort, the key tie with the last's): those
+ * with an offer in stock at one of the merchants that can bring their bound
+ * (sx_rank_bound, the gate's masks) above the last's score (`better`), or
+ * to it (`good`) with a lower sku (sku_below: the step of skus under the
+ * last's), 64 products a word at a time (merchant_stock: the buyable
+ * products' merchants in stock). Scores tie often at the top (100 is the
+ * most, and then nothing is better): the sku step passes over most of a
+ * large tier. A superset: each product's bound is told after. */
+static uint64_t tie_mask_word(const as_search_snap *s, const sx_bound_gate *gate, tie_mask *tm,
+                              const hit *last, size_t w, uint64_t x)
+{
+    const sx_catalog *c = s->c;
+    if (last->score != tm->good_for) {
+        tm->good_for = last->score;
+        tm->good = sx_bound_gate_any(gate, tm->good_for) & gate->only;
+        tm->better = sx_bound_gate_any(gate, tm->good_for + 1) & gate->only;
+    }
+    if (tm->below && last->sku_rk != tm->lt_for) {
+        tm->lt_for = last->sku_rk;
+        size_t j = ((size_t)tm->lt_for + c->sku_step - 1) / c->sku_step; /* steps to cover */
+        tm->none_lower = j == 0;
+        tm->lt = j && j < SX_SKU_STEPS ? tm->below + (j - 1) * c->words : NULL;
+    }
+    uint64_t tie = tm->none_lower ? 0 : tm->lt ? x & tm->lt[w] : x, up = x & ~tie;
+    if (tie && tm->good != tm->all) {
+        uint64_t y = 0;
+        for (uint64_t g = tm->good; g; g &= g - 1)
+            y |= s->merchant_stock[(size_t)__builtin_ctzll(g) * c->words + w];
+        tie &= y;
+    }
+    if (up && tm->better != tm->all) {
+        uint64_t y = 0;
+        for (uint64_t g = tm->better; g; g &= g - 1)
+            y |= s->merchant_stock[(size_t)__builtin_ctzll(g) * c->words + w];
+        up &= y;
+    }
+    return tie | up;
+}
+
 /* Whether got is full and its last is buyable: a product with no offer in
  * stock cannot enter it, nor one whose key is above the last's. */
 static inline bool full_of_buyable(const top_k *got)
@@ -276,6 +338,8 @@ static void sorted_tier(const as_search_snap *s, const sx_filter *f, const ranke
     }
     bool price = sort == AS_SORT_PRICE;
     size_t nsteps = price ? c->nprice_steps : SX_SOON_DAYS;
+    tie_mask tm;
+    if (gate) tie_mask_init(c, gate, &tm);
     const uint64_t *steps = price ? s->cheap_bits : s->soon_bits;
     for (size_t j = 0; j <= nsteps; j++) {
         /* the least key of this step's products: above the step before */
@@ -285,6 +349,11 @@ static void sorted_tier(const as_search_snap *s, const sx_filter *f, const ranke
         const uint64_t *before = j ? steps + (j - 1) * words : NULL;
         for (size_t w = sp.lo; w < sp.hi; w++) {
             uint64_t x = set[w] & (within ? within[w] : ~0ull) & (before ? ~before[w] : ~0ull);
+            /* a day's step whose days are the last's: its products tie with
+             * the last on the key or come after it */
+            if (x && !price && within && gate && gate->masks && full_of_buyable(got) &&
+                got->heap[0].key == least)
+                x = tie_mask_word(s, gate, &tm, &got->heap[0], w, x);
             for (; x; x &= x - 1) {
                 uint32_t d = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(x));
                 /* its own least key, one column, before its offers */
@@ -440,49 +509,12 @@ static void weighted_tier(const as_search_snap *s, const as_search_ask *ask, con
                           uint8_t t, top_k *got)
 {
     const sx_catalog *c = s->c;
-    uint64_t all = gate->nm < 64 ? (1ull << gate->nm) - 1 : ~0ull, good = all, better = all;
-    int good_for = -1; /* the score `good` and `better` are for */
-    const uint64_t *below = gate->masks ? sx_sku_below(c) : NULL, *lt = NULL;
-    uint32_t lt_for = UINT32_MAX; /* the sku_rk `lt` is for */
-    bool none_lower = false;      /* the last's sku is the first: no tie enters */
+    tie_mask tm;
+    tie_mask_init(c, gate, &tm);
     for (size_t w = sp.lo; w < sp.hi; w++) {
         uint64_t x = set[w];
-        if (x && gate->masks && got->n == got->k && got->k && !got->heap[0].unbuyable) {
-            /* once the page's last is buyable, a product enters only with
-             * an offer in stock at one of the merchants that can bring its
-             * bound to that score (merchant_stock: the buyable products'
-             * merchants in stock), and then either above it (`better`'s
-             * merchants) or at it with a lower sku (sku_below: the step of
-             * skus under the last's), 64 products a word at a time. Scores
-             * tie often at the top (100 is the most, and then nothing is
-             * better): the sku step passes over most of a large tier. */
-            const hit *last = &got->heap[0];
-            if (last->score != good_for) {
-                good_for = last->score;
-                good = sx_bound_gate_any(gate, good_for) & gate->only;
-                better = sx_bound_gate_any(gate, good_for + 1) & gate->only;
-            }
-            if (below && last->sku_rk != lt_for) {
-                lt_for = last->sku_rk;
-                size_t j = ((size_t)lt_for + c->sku_step - 1) / c->sku_step; /* steps to cover */
-                none_lower = j == 0;
-                lt = j && j < SX_SKU_STEPS ? below + (j - 1) * c->words : NULL;
-            }
-            uint64_t tie = none_lower ? 0 : lt ? x & lt[w] : x, up = x & ~tie;
-            if (tie && good != all) {
-                uint64_t y = 0;
-                for (uint64_t g = good; g; g &= g - 1)
-                    y |= s->merchant_stock[(size_t)__builtin_ctzll(g) * c->words + w];
-                tie &= y;
-            }
-            if (up && better != all) {
-                uint64_t y = 0;
-                for (uint64_t g = better; g; g &= g - 1)
-                    y |= s->merchant_stock[(size_t)__builtin_ctzll(g) * c->words + w];
-                up &= y;
-            }
-            x = tie | up;
-        }
+        if (x && gate->masks && got->n == got->k && got->k && !got->heap[0].unbuyable)
+            x = tie_mask_word(s, gate, &tm, &got->heap[0], w, x);
         for (uint64_t cur = x; cur; cur &= cur - 1) {
             uint32_t d = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(cur));
             bool unbuyable = s->def_off[d] == UINT32_MAX;
