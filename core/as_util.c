@@ -199,12 +199,31 @@ bool as_eur_parse_cents(const char *s, int64_t max_cents, int64_t *cents)
     return true;
 }
 
+size_t as_eur_text(char out[AS_EUR_TEXT], int64_t cents)
+{
+    uint64_t a = cents < 0 ? 0 - (uint64_t)cents : (uint64_t)cents, units = a / 100;
+    char d[24];
+    size_t i = sizeof(d), n = 0;
+    do {
+        d[--i] = (char)('0' + units % 10);
+        units /= 10;
+    } while (units);
+    if (cents < 0) out[n++] = '-';
+    memcpy(out + n, "\xE2\x82\xAC", 3);
+    n += 3;
+    memcpy(out + n, d + i, sizeof(d) - i);
+    n += sizeof(d) - i;
+    out[n++] = '.';
+    out[n++] = (char)('0' + a % 100 / 10);
+    out[n++] = (char)('0' + a % 10);
+    return n;
+}
+
 char *as_eur_format(as_mem *m, int64_t cents)
 {
-    const char *sign = cents < 0 ? "-" : "";
-    int64_t a = cents < 0 ? -cents : cents;
-    return as_printf(m, "%s\xE2\x82\xAC%lld.%02lld", sign, (long long)(a / 100),
-                     (long long)(a % 100));
+    char s[AS_EUR_TEXT];
+    size_t n = as_eur_text(s, cents);
+    return as_strndup(m, s, n);
 }
 
 bool as_int_parse(const char *s, int64_t min, int64_t max, int64_t *out)

@@ -49,6 +49,9 @@ bool as_accept_html(const char *accept);
  * exponents or values above max_cents are rejected. */
 bool as_eur_parse_cents(const char *s, int64_t max_cents, int64_t *cents);
 char *as_eur_format(as_mem *m, int64_t cents); /* "€12.50" */
+/* as_eur_format's text into out, without a terminator; its length. */
+#define AS_EUR_TEXT 32
+size_t as_eur_text(char out[AS_EUR_TEXT], int64_t cents);
 
 /* Strict integer parse: optional '-', digits only, within [min, max]. */
 bool as_int_parse(const char *s, int64_t min, int64_t max, int64_t *out);

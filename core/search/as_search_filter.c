@@ -237,6 +237,21 @@ uint64_t sx_filter_kept_each(const as_search_snap *s, const sx_filter *f, size_t
     return x;
 }
 
+/* a, then x (nx bytes), b, y (ny bytes) and c, on m. */
+static const char *reason(as_mem *m, const char *a, const char *x, size_t nx, const char *b,
+                          const char *y, size_t ny, const char *c)
+{
+    size_t na = strlen(a), nb = strlen(b), nc = strlen(c);
+    char *r = as_alloc_raw(m, na + nx + nb + ny + nc + 1), *p = r;
+    memcpy(p, a, na);
+    memcpy(p += na, x, nx);
+    memcpy(p += nx, b, nb);
+    memcpy(p += nb, y, ny);
+    memcpy(p += ny, c, nc);
+    p[nc] = '\0';
+    return r;
+}
+
 const char *sx_filter_exclusion(const as_search_snap *s, as_mem *m, const sx_filter *f,
                                 const as_search_ask *ask, const as_offer_filter *of, uint32_t doc,
                                 const sx_compat *row, const sx_best *best, bool want_reason)
@@ -257,21 +272,34 @@ const char *sx_filter_exclusion(const as_search_snap *s, as_mem *m, const sx_fil
     /* nothing meets the offer filters: say which one stops it */
     int64_t cheapest = 0, soonest = 0;
     bool stock = false;
-    for (uint32_t o = c->off_at[doc]; o < c->off_at[doc + 1]; o++) {
-        const sx_offer *x = &c->offers[o];
-        if (!s->in_stock[o] || (f->merchant >= 0 && x->merchant != f->merchant)) continue;
+    if (f->merchant < 0 && s->min_price[doc] > 0) {
+        /* the columns over its offers in stock, made by the same rules */
         stock = true;
-        if (!cheapest || x->price_cents < cheapest) cheapest = x->price_cents;
-        int64_t day = ask->today + x->days;
-        if (!soonest || day < soonest) soonest = day;
+        cheapest = s->min_price[doc];
+        soonest = ask->today + s->min_days[doc];
+    } else {
+        for (uint32_t o = c->off_at[doc]; o < c->off_at[doc + 1]; o++) {
+            const sx_offer *x = &c->offers[o];
+            if (!s->in_stock[o] || (f->merchant >= 0 && x->merchant != f->merchant)) continue;
+            stock = true;
+            if (!cheapest || x->price_cents < cheapest) cheapest = x->price_cents;
+            int64_t day = ask->today + x->days;
+            if (!soonest || day < soonest) soonest = day;
+        }
     }
     if (!stock || !c->avail[doc])
         return of->merchant ? "Out of stock at the requested merchant" : "Out of stock";
-    if (of->max_price_cents && cheapest > of->max_price_cents)
-        return as_printf(m, "Every offer is above max_price %s (cheapest in stock: %s)",
-                         as_eur_format(m, of->max_price_cents), as_eur_format(m, cheapest));
-    if (of->deliver_by && soonest > of->deliver_by)
-        return as_printf(m, "No offer delivers by %s (earliest: %s)",
-                         as_date_format(m, of->deliver_by), as_date_format(m, soonest));
+    /* written in place (a hundred entries a page; as_printf twice as slow) */
+    if (of->max_price_cents && cheapest > of->max_price_cents) {
+        char cap[AS_EUR_TEXT], low[AS_EUR_TEXT];
+        size_t nc = as_eur_text(cap, of->max_price_cents), nl = as_eur_text(low, cheapest);
+        return reason(m, "Every offer is above max_price ", cap, nc, " (cheapest in stock: ", low,
+                      nl, ")");
+    }
+    if (of->deliver_by && soonest > of->deliver_by) {
+        char by[AS_DATE_TEXT], first[AS_DATE_TEXT];
+        size_t nb = as_date_text(by, of->deliver_by), nf = as_date_text(first, soonest);
+        return reason(m, "No offer delivers by ", by, nb, " (earliest: ", first, nf, ")");
+    }
     return "No offer meets the requested filters together";
 }

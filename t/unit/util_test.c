@@ -172,6 +172,8 @@ static void test_eur_format(void **state)
         {-1250, "-\xE2\x82\xAC" "12.50"},
         {-5, "-\xE2\x82\xAC" "0.05"},
         {-100, "-\xE2\x82\xAC" "1.00"},
+        {INT64_MAX, "\xE2\x82\xAC" "92233720368547758.07"},
+        {-INT64_MAX, "-\xE2\x82\xAC" "92233720368547758.07"},
     };
     ROWS_BEGIN;
     for (size_t i = 0; i < N_ROWS(rows); i++)
