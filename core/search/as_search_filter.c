@@ -118,6 +118,27 @@ void sx_filter_bitsets(const as_search_snap *s, as_mem *tmp, sx_filter *f)
         f->kept_sure = soon; /* exact */
         if (!soon) f->kept_each = true;
     }
+    if (f->kept_each && price + date + mer == 2) {
+        /* two filters: the products with one offer that meets both (a
+         * price step at or under the cap, the date's step), once every
+         * offer of theirs is in stock, are kept without a look */
+        int ps = -1;
+        if (price) {
+            size_t j = 0;
+            while (j < c->nprice_steps && c->price_step[j] <= f->of.max_price_cents)
+                j++;
+            ps = (int)j - 1; /* the last step at or under the cap */
+        }
+        int slot = (price && ps < 0) || (date && within >= SX_SOON_DAYS)
+                       ? -1
+                       : sx_pair_slot(f->merchant, ps, date ? (int)within : -1);
+        const uint64_t *pair = slot >= 0 ? sx_pair_bits(c, slot) : NULL;
+        const uint64_t *all = pair ? sx_all_stock(s) : NULL;
+        if (all) {
+            f->pair_sure = pair;
+            f->all_stock = all;
+        }
+    }
     /* with a cap or a date, a merchant's products with an offer in stock
      * there (merchant_stock): the others have none that meets them all */
     const uint64_t *sets[3];
@@ -206,6 +227,10 @@ uint64_t sx_filter_kept_each(const as_search_snap *s, const sx_filter *f, size_t
 {
     const sx_catalog *c = s->c;
     uint64_t look = f->offer_mask ? cand & f->offer_mask[w] : cand, x = 0;
+    if (f->pair_sure) { /* kept without a look */
+        x = look & f->pair_sure[w] & f->all_stock[w];
+        look &= ~x;
+    }
     /* what offer_met reads of the word's products, cache misses at random
      * in a large catalogue, asked for together so that they overlap: with
      * a merchant its offers' rows (their place first), else the columns,

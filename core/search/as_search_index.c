@@ -694,6 +694,8 @@ static void catalog_free(sx_catalog *c)
     if (c->dev_arena) as_arena_destroy(c->dev_arena);
     free(c->bits);
     free(c->sku_below);
+    for (size_t i = 0; i < SX_PAIR_SLOTS; i++)
+        free(c->pair_bits[i]);
     free((void *)c->live_bits);
     if (c->live_lock_made) mtx_destroy(&c->live_lock);
     for (size_t i = 0; c->tok_slots && i < SX_TOK_SLOTS; i++)
@@ -933,6 +935,8 @@ static void state_layout(as_search_snap *s, sx_catalog *c, void *p)
         atomic_init(&s->order_state[i], 0);
     for (size_t i = 0; i < 4; i++)
         s->order_pos[i] = NULL;
+    s->all_stock = NULL;
+    atomic_init(&s->all_stock_state, 0);
     s->c = c;
 }
 
@@ -1359,6 +1363,8 @@ static void state_unmap(as_search_snap *s)
         free(s->order_pos[i]);
         s->order_pos[i] = NULL;
     }
+    free(s->all_stock);
+    s->all_stock = NULL;
 }
 
 void as_search_snap_release(as_search_snap *s)

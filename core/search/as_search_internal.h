@@ -144,8 +144,22 @@ typedef struct sx_catalog {
      * dearest of those. */
 #define SX_PRICE_STEPS 32
 #define SX_SOON_DAYS 16
+#define SX_PAIR_MERCHANTS 64 /* merchants with pair bitsets: those the masks name */
+#define SX_PAIR_MAX 128      /* pair bitsets made: 16 bytes a product */
+#define SX_PAIR_SLOTS                                                                              \
+    (SX_PAIR_MERCHANTS * SX_SOON_DAYS + SX_PRICE_STEPS * SX_SOON_DAYS +                            \
+     SX_PAIR_MERCHANTS * SX_PRICE_STEPS)
     int64_t price_step[SX_PRICE_STEPS];
     size_t nprice_steps;
+    /* For two offer filters together, made at the first search that needs
+     * each (sx_pair_bits): the products with one offer that meets both,
+     * stock aside. Slot (sx_pair_slot) per merchant and date step, per
+     * price step and date step, and per merchant and price step; each
+     * state as order_state. At most SX_PAIR_MAX are made (pairs_made), a
+     * bit per product each: the first asked for. */
+    uint64_t *pair_bits[SX_PAIR_SLOTS];
+    atomic_int pair_state[SX_PAIR_SLOTS];
+    atomic_int pairs_made;
     as_arena *dev_arena;            /* qdevs' memory */
     const as_query_devices *qdevs;  /* devs' words, for a device named in a query */
     void *map; /* the index file when mapped (as_search_file.c), else NULL */
@@ -264,6 +278,11 @@ struct as_search_snap {
      * rank_order ([3], made at its first use): malloc'd, NULL until made or
      * when it could not be (sx_order_pos) */
     uint32_t *order_pos[4];
+    /* c->words, made at the first search that needs it (sx_all_stock): the
+     * available products with every offer in stock; all_stock_state as
+     * order_state */
+    uint64_t *all_stock;
+    atomic_int all_stock_state;
     /* c->n each, filled at the first search that needs them (sx_bound_order):
      * the buyable products by the score no offer of theirs can exceed under
      * the default weights (sx_rank_bound), highest first, then sku, and that
@@ -619,6 +638,16 @@ const uint32_t *sx_sort_order(const as_search_snap *s, as_sort_kind k);
 /* s's bound_order (and bound_score), made at the first use as sx_sort_order's
  * orders are; NULL while another thread makes it or when it cannot be made. */
 const uint32_t *sx_bound_order(const as_search_snap *s);
+/* The pair bitsets' slot of a merchant (or -1) with a price step (or -1)
+ * and a date step (or -1), two of the three given: -1 when there is none
+ * (a merchant from SX_PAIR_MERCHANTS on). */
+int sx_pair_slot(int merchant, int price_step, int day_step);
+/* c's pair bitset of slot i, made by the first thread to ask; NULL while
+ * another thread makes it or when it cannot be made (no memory, or
+ * SX_PAIR_MAX made already). */
+const uint64_t *sx_pair_bits(const sx_catalog *c, int slot);
+/* s's all_stock, likewise. */
+const uint64_t *sx_all_stock(const as_search_snap *s);
 #define SX_SKU_STEPS 32
 /* c's sku_below, made by the first thread to ask; NULL while another thread
  * makes it or when it cannot be made (no memory). */
@@ -681,6 +710,10 @@ struct sx_filter {
     bool kept, kept_each;
     const uint64_t *kept_sure, *kept_maybe;
     bool kept_rest;
+    /* with kept_each and two filters: the products sure to be kept once
+     * they have every offer in stock (a pair bitset, and all_stock), or
+     * NULL */
+    const uint64_t *pair_sure, *all_stock;
     /* set by the caller: no device and not none, under the default
      * weights or custom ones with a table (sx_weights_tab); the page stage
      * counts and pages by bitsets (sx_match.bits), under offer filters

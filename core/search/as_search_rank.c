@@ -544,6 +544,76 @@ const uint64_t *sx_sku_below(const sx_catalog *cc)
     return b;
 }
 
+int sx_pair_slot(int merchant, int price_step, int day_step)
+{
+    if (merchant >= SX_PAIR_MERCHANTS || price_step >= SX_PRICE_STEPS || day_step >= SX_SOON_DAYS)
+        return -1;
+    if (merchant >= 0 && day_step >= 0 && price_step < 0) return merchant * SX_SOON_DAYS + day_step;
+    if (merchant < 0 && price_step >= 0 && day_step >= 0)
+        return SX_PAIR_MERCHANTS * SX_SOON_DAYS + price_step * SX_SOON_DAYS + day_step;
+    if (merchant >= 0 && price_step >= 0 && day_step < 0)
+        return SX_PAIR_MERCHANTS * SX_SOON_DAYS + SX_PRICE_STEPS * SX_SOON_DAYS +
+               merchant * SX_PRICE_STEPS + price_step;
+    return -1;
+}
+
+/* Whether offer x meets the two filters of pair slot i (sx_pair_slot). */
+static bool pair_meets(const sx_catalog *c, int i, const sx_offer *x)
+{
+    const int md = SX_PAIR_MERCHANTS * SX_SOON_DAYS, pd = SX_PRICE_STEPS * SX_SOON_DAYS;
+    if (i < md) return x->merchant == i / SX_SOON_DAYS && x->days <= i % SX_SOON_DAYS;
+    if (i < md + pd) {
+        i -= md;
+        return x->price_cents <= c->price_step[i / SX_SOON_DAYS] && x->days <= i % SX_SOON_DAYS;
+    }
+    i -= md + pd;
+    return x->merchant == i / SX_PRICE_STEPS && x->price_cents <= c->price_step[i % SX_PRICE_STEPS];
+}
+
+const uint64_t *sx_pair_bits(const sx_catalog *cc, int i)
+{
+    sx_catalog *c = (sx_catalog *)cc;
+    if (i < 0 || i >= SX_PAIR_SLOTS) return NULL;
+    int st = atomic_load_explicit(&c->pair_state[i], memory_order_acquire);
+    if (st == 2) return c->pair_bits[i];
+    if (st != 0 || atomic_load_explicit(&c->pairs_made, memory_order_relaxed) >= SX_PAIR_MAX ||
+        !atomic_compare_exchange_strong(&c->pair_state[i], &st, 1))
+        return NULL;
+    if (atomic_fetch_add(&c->pairs_made, 1) >= SX_PAIR_MAX) { /* others took the last */
+        atomic_store_explicit(&c->pair_state[i], 0, memory_order_release);
+        return NULL;
+    }
+    uint64_t *b = calloc(c->words ? c->words : 1, sizeof(*b));
+    for (size_t d = 0; b && d < c->n; d++)
+        for (uint32_t o = c->off_at[d]; o < c->off_at[d + 1]; o++)
+            if (pair_meets(c, i, &c->offers[o])) {
+                b[d / 64] |= 1ull << (d % 64);
+                break;
+            }
+    c->pair_bits[i] = b;
+    atomic_store_explicit(&c->pair_state[i], b ? 2 : 3, memory_order_release);
+    return b;
+}
+
+const uint64_t *sx_all_stock(const as_search_snap *cs)
+{
+    as_search_snap *s = (as_search_snap *)cs;
+    const sx_catalog *c = s->c;
+    int st = atomic_load_explicit(&s->all_stock_state, memory_order_acquire);
+    if (st == 2) return s->all_stock;
+    if (st != 0 || !atomic_compare_exchange_strong(&s->all_stock_state, &st, 1)) return NULL;
+    uint64_t *b = calloc(c->words ? c->words : 1, sizeof(*b));
+    for (size_t d = 0; b && d < c->n; d++) {
+        bool all = c->avail[d] && c->off_at[d] < c->off_at[d + 1];
+        for (uint32_t o = c->off_at[d]; all && o < c->off_at[d + 1]; o++)
+            all = s->in_stock[o] != 0;
+        if (all) b[d / 64] |= 1ull << (d % 64);
+    }
+    s->all_stock = b;
+    atomic_store_explicit(&s->all_stock_state, b ? 2 : 3, memory_order_release);
+    return b;
+}
+
 const uint32_t *sx_order_pos(const as_search_snap *s, const uint32_t *order)
 {
     if (order == s->rank_order) return order_made(s, 4, AS_SORT_SCORE) ? s->order_pos[3] : NULL;
