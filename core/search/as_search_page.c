@@ -540,6 +540,18 @@ static void weighted_tier(const as_search_snap *s, const as_search_ask *ask, con
     }
 }
 
+/* x into the max-heap heap[0, n) at i: the larger children move up. */
+static inline void place_sift(uint64_t *heap, size_t n, size_t i, uint64_t x)
+{
+    for (size_t l; (l = 2 * i + 1) < n;) {
+        size_t m = l + 1 < n && heap[l + 1] > heap[l] ? l + 1 : l;
+        if (heap[m] <= x) break;
+        heap[i] = heap[m];
+        i = m;
+    }
+    heap[i] = x;
+}
+
 /* The products of set (the tier t's) whose place in an order (pos) is at
  * least `from`, the first top->k - top->n of them by that place, appended to
  * top in that order: what walking the order on from `from` gives, from the
@@ -557,34 +569,20 @@ static void by_place(const as_search_snap *s, as_mem *tmp, const uint32_t *pos, 
             uint32_t p = pos[d];
             if (p < from) continue; /* walked: taken */
             uint64_t x = (uint64_t)p << 32 | d;
-            size_t i;
             if (got < need) { /* sift up */
-                for (i = got++; i > 0 && heap[(i - 1) / 2] < x; i = (i - 1) / 2)
+                size_t i = got++;
+                for (; i > 0 && heap[(i - 1) / 2] < x; i = (i - 1) / 2)
                     heap[i] = heap[(i - 1) / 2];
-            } else if (x < heap[0]) { /* sift down from the root */
-                for (i = 0;;) {
-                    size_t l = 2 * i + 1, m = l + 1 < got && heap[l + 1] > heap[l] ? l + 1 : l;
-                    if (l >= got || heap[m] <= x) break;
-                    heap[i] = heap[m];
-                    i = m;
-                }
-            } else {
-                continue;
+                heap[i] = x;
+            } else if (x < heap[0]) {
+                place_sift(heap, got, 0, x);
             }
-            heap[i] = x;
         }
     /* the heap sorted in place, ascending */
     for (size_t e = got; e > 1; e--) {
         uint64_t x = heap[e - 1];
-        size_t i = 0;
         heap[e - 1] = heap[0];
-        for (;;) {
-            size_t l = 2 * i + 1, m = l + 1 < e - 1 && heap[l + 1] > heap[l] ? l + 1 : l;
-            if (l >= e - 1 || heap[m] <= x) break;
-            heap[i] = heap[m];
-            i = m;
-        }
-        heap[i] = x;
+        place_sift(heap, e - 1, 0, x);
     }
     for (size_t j = 0; j < got; j++) {
         uint32_t d = (uint32_t)heap[j];

@@ -495,6 +495,21 @@ static uint32_t *order_places(const uint32_t *order, size_t n)
     return pos;
 }
 
+/* Something made once, by the first thread to ask, told by its state st
+ * (0 not made, 1 being made, 2 made, 3 cannot be made): whether it is made;
+ * else *mine when this thread is to make it now (and then once_done). */
+static bool once_made(atomic_int *st, bool *mine)
+{
+    int v = atomic_load_explicit(st, memory_order_acquire);
+    *mine = v == 0 && atomic_compare_exchange_strong(st, &v, 1);
+    return v == 2;
+}
+
+static void once_done(atomic_int *st, bool ok)
+{
+    atomic_store_explicit(st, ok ? 2 : 3, memory_order_release);
+}
+
 /* Order i of the snapshot (order_state[i]: sort_order[0..2] by sort k, with
  * their places; 3 bound_order; 4 the places in rank_order), made by the
  * first thread to ask (make_order, make_bound_order or order_places): true
@@ -504,10 +519,9 @@ static uint32_t *order_places(const uint32_t *order, size_t n)
 static bool order_made(const as_search_snap *cs, size_t i, as_sort_kind k)
 {
     as_search_snap *s = (as_search_snap *)cs;
-    int st = atomic_load_explicit(&s->order_state[i], memory_order_acquire);
-    if (st == 2) return true;
-    if (st != 0 || !atomic_compare_exchange_strong(&s->order_state[i], &st, 1)) return false;
-    bool ok;
+    bool mine, ok;
+    if (once_made(&s->order_state[i], &mine)) return true;
+    if (!mine) return false;
     if (i == 4) {
         ok = (s->order_pos[3] = order_places(s->rank_order, s->c->n)) != NULL;
     } else if (i == 3) {
@@ -517,16 +531,16 @@ static bool order_made(const as_search_snap *cs, size_t i, as_sort_kind k)
         /* without places the order is still walked */
         if (ok) s->order_pos[i] = order_places(s->sort_order[i], s->c->n);
     }
-    atomic_store_explicit(&s->order_state[i], ok ? 2 : 3, memory_order_release);
+    once_done(&s->order_state[i], ok);
     return ok;
 }
 
 const uint64_t *sx_sku_below(const sx_catalog *cc)
 {
     sx_catalog *c = (sx_catalog *)cc;
-    int st = atomic_load_explicit(&c->sku_below_state, memory_order_acquire);
-    if (st == 2) return c->sku_below;
-    if (st != 0 || !atomic_compare_exchange_strong(&c->sku_below_state, &st, 1)) return NULL;
+    bool mine;
+    if (once_made(&c->sku_below_state, &mine)) return c->sku_below;
+    if (!mine) return NULL;
     size_t words = c->words, step = (c->n + SX_SKU_STEPS - 1) / SX_SKU_STEPS;
     uint64_t *b = calloc(SX_SKU_STEPS * (words ? words : 1), sizeof(*b));
     if (b && step) {
@@ -540,7 +554,7 @@ const uint64_t *sx_sku_below(const sx_catalog *cc)
     }
     c->sku_below = b;
     c->sku_step = step ? step : 1;
-    atomic_store_explicit(&c->sku_below_state, b ? 2 : 3, memory_order_release);
+    once_done(&c->sku_below_state, b != NULL);
     return b;
 }
 
@@ -574,11 +588,12 @@ const uint64_t *sx_pair_bits(const sx_catalog *cc, int i)
 {
     sx_catalog *c = (sx_catalog *)cc;
     if (i < 0 || i >= SX_PAIR_SLOTS) return NULL;
-    int st = atomic_load_explicit(&c->pair_state[i], memory_order_acquire);
-    if (st == 2) return c->pair_bits[i];
-    if (st != 0 || atomic_load_explicit(&c->pairs_made, memory_order_relaxed) >= SX_PAIR_MAX ||
-        !atomic_compare_exchange_strong(&c->pair_state[i], &st, 1))
-        return NULL;
+    bool mine;
+    if (atomic_load_explicit(&c->pair_state[i], memory_order_acquire) != 2 &&
+        atomic_load_explicit(&c->pairs_made, memory_order_relaxed) >= SX_PAIR_MAX)
+        return NULL; /* not made, and no more will be */
+    if (once_made(&c->pair_state[i], &mine)) return c->pair_bits[i];
+    if (!mine) return NULL;
     if (atomic_fetch_add(&c->pairs_made, 1) >= SX_PAIR_MAX) { /* others took the last */
         atomic_store_explicit(&c->pair_state[i], 0, memory_order_release);
         return NULL;
@@ -591,7 +606,7 @@ const uint64_t *sx_pair_bits(const sx_catalog *cc, int i)
                 break;
             }
     c->pair_bits[i] = b;
-    atomic_store_explicit(&c->pair_state[i], b ? 2 : 3, memory_order_release);
+    once_done(&c->pair_state[i], b != NULL);
     return b;
 }
 
@@ -599,9 +614,9 @@ const uint64_t *sx_all_stock(const as_search_snap *cs)
 {
     as_search_snap *s = (as_search_snap *)cs;
     const sx_catalog *c = s->c;
-    int st = atomic_load_explicit(&s->all_stock_state, memory_order_acquire);
-    if (st == 2) return s->all_stock;
-    if (st != 0 || !atomic_compare_exchange_strong(&s->all_stock_state, &st, 1)) return NULL;
+    bool mine;
+    if (once_made(&s->all_stock_state, &mine)) return s->all_stock;
+    if (!mine) return NULL;
     uint64_t *b = calloc(c->words ? c->words : 1, sizeof(*b));
     for (size_t d = 0; b && d < c->n; d++) {
         bool all = c->avail[d] && c->off_at[d] < c->off_at[d + 1];
@@ -610,7 +625,7 @@ const uint64_t *sx_all_stock(const as_search_snap *cs)
         if (all) b[d / 64] |= 1ull << (d % 64);
     }
     s->all_stock = b;
-    atomic_store_explicit(&s->all_stock_state, b ? 2 : 3, memory_order_release);
+    once_done(&s->all_stock_state, b != NULL);
     return b;
 }
 
