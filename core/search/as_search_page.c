@@ -49,6 +49,16 @@ typedef struct top_k {
     size_t n, k;
 } top_k;
 
+/* The words of a span that hold a result (the others are empty in every
+ * tier's set), ascending: a tier's passes go over these alone. A match
+ * spread over the catalogue (a brand's products in each category it sells
+ * in) has a wide span and few such words: at 1,000,000 products a brand of
+ * 3,000 products spans 14,600 words and fills 640. */
+typedef struct sx_words {
+    uint32_t *at;
+    size_t n;
+} sx_words;
+
 static void top_offer(top_k *t, const hit *h)
 {
     if (t->n < t->k) {
@@ -308,14 +318,15 @@ static inline bool sorted_out(const as_search_snap *s, sx_bound_gate *gate, uint
  * wait until got's last is buyable. */
 static void sorted_tier(const as_search_snap *s, const sx_filter *f, const ranker *rk,
                         sx_bound_gate *gate, as_sort_kind sort, const uint32_t *sort_order,
-                        const uint64_t *set, sx_span sp, size_t in, uint8_t t, top_k *got)
+                        const uint64_t *set, sx_span sp, const sx_words *ws, size_t in,
+                        uint8_t t, top_k *got)
 {
     const sx_catalog *c = s->c;
     size_t words = c->words, n = c->n;
     if (16.0 * (double)in * (double)in <= (double)got->k * (double)n ||
         (sort == AS_SORT_RETURN_RATE && !sort_order)) {
-        for (size_t w = sp.lo; w < sp.hi; w++)
-            for (uint64_t cur = set[w]; cur; cur &= cur - 1)
+        for (size_t i = 0; i < ws->n; i++)
+            for (uint64_t cur = set[ws->at[i]], w = ws->at[i]; cur; cur &= cur - 1)
                 offer_sorted(s, f, rk, sort, (uint32_t)(w * 64 + (size_t)__builtin_ctzll(cur)), t,
                              got);
         return;
@@ -347,7 +358,8 @@ static void sorted_tier(const as_search_snap *s, const sx_filter *f, const ranke
         if (full_of_buyable(got) && got->heap[0].key < least) break;
         const uint64_t *within = j < nsteps ? steps + j * words : NULL;
         const uint64_t *before = j ? steps + (j - 1) * words : NULL;
-        for (size_t w = sp.lo; w < sp.hi; w++) {
+        for (size_t i = 0; i < ws->n; i++) {
+            size_t w = ws->at[i];
             uint64_t x = set[w] & (within ? within[w] : ~0ull) & (before ? ~before[w] : ~0ull);
             /* a day's step whose days are the last's: its products tie with
              * the last on the key or come after it */
@@ -370,8 +382,8 @@ static void sorted_tier(const as_search_snap *s, const sx_filter *f, const ranke
 }
 
 static void weighted_tier(const as_search_snap *s, const as_search_ask *ask, const sx_filter *f,
-                          const ranker *rk, sx_bound_gate *gate, const uint64_t *set, sx_span sp,
-                          uint8_t t, top_k *got);
+                          const ranker *rk, sx_bound_gate *gate, const uint64_t *set,
+                          const sx_words *ws, uint8_t t, top_k *got);
 
 /* A bound gate for the weights rk ranks by (the default weights' table made
  * in dtab), told a merchant filter's merchant when there is one; false, and
@@ -420,11 +432,18 @@ SX_POPCNT static void filtered_kept(const as_search_snap *s, as_mem *m, as_mem *
     const uint32_t *order = by_price ? s->rank_order : NULL;
     size_t norder = n;
     uint64_t *res = as_alloc_raw(tmp, (words ? words : 1) * 8);
+    /* the tiers' sets: zero where no result is (read at random by the
+     * walks), the others written per tier */
+    uint64_t *set = as_alloc_raw(tmp, (words ? words : 1) * 8);
+    sx_words ws = {as_alloc_raw(tmp, (sp.hi - sp.lo + 1) * sizeof(uint32_t)), 0};
     size_t count = 0, ex_count = 0;
     for (size_t w = sp.lo; w < sp.hi; w++) {
         uint64_t a = any[w];
         uint64_t r = sx_filter_kept(s, f, w, hid ? a & ~hid[w] : a);
         res[w] = r;
+        set[w] = 0;
+        ws.at[ws.n] = (uint32_t)w;
+        ws.n += r != 0;
         count += (size_t)sx_pop64(r);
         uint64_t x = a & ~r;
         ex_count += (size_t)sx_pop64(x);
@@ -437,13 +456,13 @@ SX_POPCNT static void filtered_kept(const as_search_snap *s, as_mem *m, as_mem *
     }
     out->count += count;
     out->excluded_count += ex_count;
-    uint64_t *set = as_alloc_raw(tmp, (words ? words : 1) * 8);
     sx_bound_gate gate = {0}; /* made at the first tier that needs it */
     sx_weights_tab dtab;
     for (size_t t = 0; t < ntiers && top->n < top->k; t++) {
         if (t && tier[t] == tier[t - 1]) continue; /* no product of its own */
         size_t in = 0, need = top->k - top->n;
-        for (size_t w = sp.lo; w < sp.hi; w++) {
+        for (size_t i = 0; i < ws.n; i++) {
+            size_t w = ws.at[i];
             uint64_t x = res[w] & tier[t][w] & ~(t ? tier[t - 1][w] : 0);
             set[w] = x;
             in += (size_t)sx_pop64(x);
@@ -454,7 +473,7 @@ SX_POPCNT static void filtered_kept(const as_search_snap *s, as_mem *m, as_mem *
         if (ask->sort != AS_SORT_SCORE) {
             /* the bound of tied keys */
             bool gated = gate.t || bits_gate(c, tmp, ask, rk, f, &dtab, &gate);
-            sorted_tier(s, f, rk, gated ? &gate : NULL, ask->sort, sort_order, set, sp, in,
+            sorted_tier(s, f, rk, gated ? &gate : NULL, ask->sort, sort_order, set, sp, &ws, in,
                         (uint8_t)t, &got);
         } else if ((rk->w || f->merchant >= 0) &&
                    (gate.t || bits_gate(c, tmp, ask, rk, f, &dtab, &gate))) {
@@ -462,7 +481,7 @@ SX_POPCNT static void filtered_kept(const as_search_snap *s, as_mem *m, as_mem *
              * bound_order, over every merchant, is far above their score
              * there): each result word by word, past those that cannot
              * enter at their bound, that merchant's (gate.only) */
-            weighted_tier(s, ask, f, rk, &gate, set, sp, (uint8_t)t, &got);
+            weighted_tier(s, ask, f, rk, &gate, set, &ws, (uint8_t)t, &got);
         } else {
             bool few = 16.0 * (double)in * (double)in <= (double)need * (double)n;
             if (!order && !few) {
@@ -470,8 +489,8 @@ SX_POPCNT static void filtered_kept(const as_search_snap *s, as_mem *m, as_mem *
                 norder = s->n_bound;
             }
             if (few || !order) {
-                for (size_t w = sp.lo; w < sp.hi; w++) /* each ranked */
-                    for (uint64_t cur = set[w]; cur; cur &= cur - 1)
+                for (size_t i = 0; i < ws.n; i++) /* each ranked */
+                    for (uint64_t cur = set[ws.at[i]], w = ws.at[i]; cur; cur &= cur - 1)
                         offer_kept(s, f, (uint32_t)(w * 64 + (size_t)__builtin_ctzll(cur)),
                                    (uint8_t)t, &got, &worst);
             } else {
@@ -505,13 +524,14 @@ SX_POPCNT static void filtered_kept(const as_search_snap *s, as_mem *m, as_mem *
  * default weights (which offers are eligible does not depend on the
  * weights), so def_off tells the unbuyable. */
 static void weighted_tier(const as_search_snap *s, const as_search_ask *ask, const sx_filter *f,
-                          const ranker *rk, sx_bound_gate *gate, const uint64_t *set, sx_span sp,
-                          uint8_t t, top_k *got)
+                          const ranker *rk, sx_bound_gate *gate, const uint64_t *set,
+                          const sx_words *ws, uint8_t t, top_k *got)
 {
     const sx_catalog *c = s->c;
     tie_mask tm;
     tie_mask_init(c, gate, &tm);
-    for (size_t w = sp.lo; w < sp.hi; w++) {
+    for (size_t i = 0; i < ws->n; i++) {
+        size_t w = ws->at[i];
         uint64_t x = set[w];
         if (x && gate->masks && got->n == got->k && got->k && !got->heap[0].unbuyable)
             x = tie_mask_word(s, gate, &tm, &got->heap[0], w, x);
@@ -558,13 +578,13 @@ static inline void place_sift(uint64_t *heap, size_t n, size_t i, uint64_t x)
  * set's products instead of the order's. A max-heap of places keeps the
  * first ones; one comparison passes most products over. */
 static void by_place(const as_search_snap *s, as_mem *tmp, const uint32_t *pos, uint32_t from,
-                     const uint64_t *set, sx_span sp, uint8_t t, top_k *top)
+                     const uint64_t *set, const sx_words *ws, uint8_t t, top_k *top)
 {
     const sx_catalog *c = s->c;
     size_t need = top->k - top->n, got = 0;
     uint64_t *heap = as_alloc_raw(tmp, need * sizeof(*heap)); /* place << 32 | doc */
-    for (size_t w = sp.lo; w < sp.hi; w++)
-        for (uint64_t cur = set[w]; cur; cur &= cur - 1) {
+    for (size_t j = 0; j < ws->n; j++)
+        for (uint64_t cur = set[ws->at[j]], w = ws->at[j]; cur; cur &= cur - 1) {
             uint32_t d = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(cur));
             uint32_t p = pos[d];
             if (p < from) continue; /* walked: taken */
@@ -642,11 +662,16 @@ SX_POPCNT static void page_bits(const as_search_snap *s, as_mem *m, as_mem *tmp,
     bool one_tier = true;
     for (size_t t = 1; t < ntiers; t++)
         if (tier[t] != tier[0]) one_tier = false;
+    /* the tiers' sets: zero where no result is (as here), the others
+     * written per tier */
     uint64_t *set = as_alloc_raw(tmp, (words ? words : 1) * 8);
+    sx_words ws = {as_alloc_raw(tmp, (sp.hi - sp.lo + 1) * sizeof(uint32_t)), 0};
     for (size_t w = sp.lo; w < sp.hi; w++) {
         uint64_t out_of_it = f->verified_only ? any[w] & hidden[w] : 0, r = any[w] & ~out_of_it;
         count += (size_t)sx_pop64(r);
         set[w] = r;
+        ws.at[ws.n] = (uint32_t)w;
+        ws.n += r != 0;
         if (!out_of_it) continue;
         ex_count += (size_t)sx_pop64(out_of_it);
         for (uint64_t cur = out_of_it; cur && *nx < MAX_EXCLUDED; cur &= cur - 1) {
@@ -665,7 +690,8 @@ SX_POPCNT static void page_bits(const as_search_snap *s, as_mem *m, as_mem *tmp,
          * it (none when the tier's set is the one before's) */
         if (t && tier[t] == tier[t - 1]) continue;
         size_t in = one_tier ? count : 0, need = top->k - top->n;
-        for (size_t w = sp.lo; w < sp.hi && !one_tier; w++) {
+        for (size_t i = 0; i < ws.n && !one_tier; i++) {
+            size_t w = ws.at[i];
             uint64_t x = tier[t][w] & ~(t ? tier[t - 1][w] : 0);
             if (f->verified_only) x &= ~hidden[w];
             set[w] = x;
@@ -676,9 +702,10 @@ SX_POPCNT static void page_bits(const as_search_snap *s, as_mem *m, as_mem *tmp,
             top_k got = {as_alloc(m, need * sizeof(hit)), 0, need};
             if (!gate.t) sx_bound_gate_init(c, tmp, tab, &ask->w, &gate);
             if (ask->sort != AS_SORT_SCORE)
-                sorted_tier(s, f, &rk, &gate, ask->sort, order, set, sp, in, (uint8_t)t, &got);
+                sorted_tier(s, f, &rk, &gate, ask->sort, order, set, sp, &ws, in, (uint8_t)t,
+                            &got);
             else
-                weighted_tier(s, ask, f, &rk, &gate, set, sp, (uint8_t)t, &got);
+                weighted_tier(s, ask, f, &rk, &gate, set, &ws, (uint8_t)t, &got);
             top_sort(&got);
             memcpy(top->heap + top->n, got.heap, got.n * sizeof(hit));
             top->n += got.n;
@@ -696,8 +723,8 @@ SX_POPCNT static void page_bits(const as_search_snap *s, as_mem *m, as_mem *tmp,
         if (!pos && 16.0 * (double)in * (double)in <= (double)need * (double)n) {
             /* few: each by its key (as the loop does) */
             top_k few = {as_alloc(m, need * sizeof(hit)), 0, need};
-            for (size_t w = sp.lo; w < sp.hi; w++)
-                for (uint64_t cur = set[w]; cur; cur &= cur - 1) {
+            for (size_t j = 0; j < ws.n; j++)
+                for (uint64_t cur = set[ws.at[j]], w = ws.at[j]; cur; cur &= cur - 1) {
                     uint32_t d = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(cur));
                     hit h = {d, c->sku_rk[d], 0, s->def_score[d], (uint8_t)t,
                              (uint8_t)(s->def_off[d] == UINT32_MAX)};
@@ -724,7 +751,7 @@ SX_POPCNT static void page_bits(const as_search_snap *s, as_mem *m, as_mem *tmp,
             top->heap[top->n++] = (hit){d, c->sku_rk[d], 0, s->def_score[d], (uint8_t)t,
                                         (uint8_t)(s->def_off[d] == UINT32_MAX)};
         }
-        if (i < n && top->n < top->k) by_place(s, tmp, pos, (uint32_t)i, set, sp, (uint8_t)t, top);
+        if (i < n && top->n < top->k) by_place(s, tmp, pos, (uint32_t)i, set, &ws, (uint8_t)t, top);
     }
 }
 
