@@ -101,7 +101,7 @@ const char *as_search_body(as_mem *m, const as_search_ask *ask, const as_search_
     as_jw_arr(w);
     for (size_t i = 0; i < r->n_excluded; i++)
         if (r->excluded_json && r->excluded_json[i])
-            as_jw_raw(w, r->excluded_json[i], strlen(r->excluded_json[i]));
+            as_jw_raw(w, r->excluded_json[i], r->excluded_json_len[i]);
         else
             as_view_excluded_write(w, &r->excluded[i], r->excluded_why[i]);
     as_jw_arr_end(w);

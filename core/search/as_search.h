@@ -166,6 +166,7 @@ typedef struct as_search_result {
     const char **excluded_json; /* per entry: the whole entry's JSON written at the
                                    index's build, or NULL: from excluded and
                                    excluded_why */
+    size_t *excluded_json_len;  /* their lengths */
     size_t n_excluded;
     int64_t excluded_count;
     as_search_understood understood;

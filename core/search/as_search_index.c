@@ -106,6 +106,10 @@ typedef struct sx_builder {
     size_t next_view; /* the first product whose view parts are not set yet */
     ev_memo *memo;    /* MEMO_SLOTS, open addressing by the evidence's hash */
     size_t nmemo;
+    /* the contradicted products' entries of `excluded` until the products
+     * are in their docs' order (xj_at: offsets here), then into strs */
+    char *xj;
+    size_t nxj, xjcap;
 } sx_builder;
 
 static uint32_t add_str(sx_builder *b, const char *s)
@@ -120,6 +124,27 @@ static uint32_t add_str(sx_builder *b, const char *s)
     memcpy(c->strs + c->nstrs, s, n);
     uint32_t at = (uint32_t)c->nstrs;
     c->nstrs += n;
+    return at;
+}
+
+/* s (n bytes) into strs after its length in two bytes (little-endian;
+ * 0xFFFF from 65,535 bytes on: sx_str_len counts them), with a NUL after
+ * it; its offset, or AS_NO_STR when out of room. */
+static uint32_t add_len_str(sx_builder *b, const char *s, size_t n)
+{
+    sx_catalog *c = b->c;
+    if (c->nstrs + n + 3 >= AS_NO_STR ||
+        !grow((void **)&c->strs, &b->strscap, c->nstrs + n + 3, 1)) {
+        b->failed = true;
+        return AS_NO_STR;
+    }
+    size_t l = n < 0xFFFF ? n : 0xFFFF;
+    c->strs[c->nstrs] = (char)(l & 0xFF);
+    c->strs[c->nstrs + 1] = (char)(l >> 8);
+    memcpy(c->strs + c->nstrs + 2, s, n);
+    c->strs[c->nstrs + 2 + n] = '\0';
+    uint32_t at = (uint32_t)(c->nstrs + 2);
+    c->nstrs += n + 3;
     return at;
 }
 
@@ -366,7 +391,14 @@ static bool add_row(sx_builder *b, const as_index_row *r)
     if (r->hidden) {
         as_mem em = as_arena_mem(b->arena);
         const char *xj = sx_excluded_json(&em, r->sku, r->name ? r->name : "", r->verif_note);
-        if (xj) c->xj_at[d] = add_str(b, xj);
+        size_t n = xj ? strlen(xj) + 1 : 0;
+        if (xj && b->nxj + n < AS_NO_STR && grow((void **)&b->xj, &b->xjcap, b->nxj + n, 1)) {
+            memcpy(b->xj + b->nxj, xj, n);
+            c->xj_at[d] = (uint32_t)b->nxj;
+            b->nxj += n;
+        } else if (xj) {
+            b->failed = true;
+        }
         as_arena_clear(b->arena);
     }
     c->status_at[d] = add_str(b, r->verif_status ? r->verif_status : "pending");
@@ -764,6 +796,7 @@ static void builder_free(sx_builder *b)
             free(b->memo[i].checked_at);
         }
     free(b->memo);
+    free(b->xj);
     free(b);
 }
 
@@ -1216,6 +1249,18 @@ static as_search_snap *finish(sx_builder *b, const as_search_version *v)
     c->bytes += (2 * n + 1) * sizeof(uint64_t) + c->nvtext;
 
     if (!order_docs(b)) goto fail;
+    /* the contradicted products' entries, in the docs' order and each after
+     * its length: a search's excluded list is of neighbouring docs (the
+     * lowest first), so its entries are read from a few runs of strs, not
+     * from a page each, and copied without a strlen */
+    for (size_t d = 0; d < n; d++)
+        if (c->xj_at[d] != AS_NO_STR) {
+            const char *x = b->xj + c->xj_at[d];
+            c->xj_at[d] = add_len_str(b, x, strlen(x));
+        }
+    if (b->failed) goto fail;
+    free(b->xj);
+    b->xj = NULL;
 
     /* the vocabulary in byte order, and each word's stem */
     order = malloc(((size_t)nt + 1) * sizeof(uint32_t));

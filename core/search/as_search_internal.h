@@ -5,6 +5,7 @@
 #define AS_SEARCH_INTERNAL_H
 
 #include <stdatomic.h>
+#include <string.h>
 #include <threads.h>
 
 #include "as_search.h"
@@ -55,7 +56,8 @@ typedef struct sx_catalog {
     uint32_t *sku_at, *name_at, *brand_at, *img_at, *note_at, *status_at, *avail_at;
     /* a contradicted product's entry of `excluded` under verified_only, its
      * JSON written at the build (sx_excluded_json), AS_NO_STR for the others:
-     * the entries most searches list, copied instead of formatted */
+     * the entries most searches list, copied instead of formatted; in the
+     * docs' order, each after its length (sx_str_len) */
     uint32_t *xj_at;
     /* offers, by product then offer id */
     uint32_t *off_at; /* n + 1 */
@@ -382,6 +384,15 @@ static inline unsigned sx_pop64(uint64_t x)
 static inline const char *sx_str(const sx_catalog *c, uint32_t at)
 {
     return at == AS_NO_STR ? NULL : c->strs + at;
+}
+
+/* The length of a string of strs written after its length (add_len_str:
+ * the contradicted products' entries, xj_at). */
+static inline size_t sx_str_len(const sx_catalog *c, uint32_t at)
+{
+    const unsigned char *p = (const unsigned char *)c->strs + at;
+    size_t l = (size_t)p[-2] | (size_t)p[-1] << 8;
+    return l < 0xFFFF ? l : strlen((const char *)p);
 }
 
 static inline const char *sx_tok(const sx_catalog *c, uint32_t i)

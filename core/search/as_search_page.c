@@ -1030,6 +1030,7 @@ paged:
     out->excluded = as_alloc(m, (nx ? nx : 1) * sizeof(as_product));
     out->excluded_why = as_alloc(m, (nx ? nx : 1) * sizeof(char *));
     out->excluded_json = as_alloc(m, (nx ? nx : 1) * sizeof(char *));
+    out->excluded_json_len = as_alloc(m, (nx ? nx : 1) * sizeof(size_t));
     for (size_t i = 0; i < nx; i++) {
         as_product *x = &out->excluded[i];
         uint32_t d = excluded[i];
@@ -1038,7 +1039,10 @@ paged:
         x->name = sx_str(c, c->name_at[d]);
         out->excluded_why[i] = why_of[i];
         /* a contradicted product's entry, as the build wrote it */
-        out->excluded_json[i] = why_of[i] == sx_contradicted ? sx_str(c, c->xj_at[d]) : NULL;
+        if (why_of[i] == sx_contradicted) {
+            out->excluded_json[i] = sx_str(c, c->xj_at[d]);
+            out->excluded_json_len[i] = sx_str_len(c, c->xj_at[d]);
+        }
     }
     out->n_excluded = nx;
 

@@ -136,6 +136,8 @@ static json_t *old_body(as_mem *m, const as_search_ask *ask, const as_search_res
             /* written at the index's build: the same product, a contradiction */
             json_t *x = json_loads(r->excluded_json[i], 0, NULL);
             assert_non_null(x);
+            /* the length the index keeps before it, which the body copies */
+            assert_int_equal(r->excluded_json_len[i], strlen(r->excluded_json[i]));
             assert_string_equal(json_string_value(json_object_get(x, "sku")), r->excluded[i].sku);
             assert_string_equal(json_string_value(json_object_get(x, "name")),
                                 r->excluded[i].name);
