@@ -67,6 +67,40 @@ bool sx_filter_prepare(const as_search_snap *s, const as_search_ask *ask, const 
     return !f->none;
 }
 
+/* sx_filter.one_each and what goes with it, for a merchant with a price
+ * cap, a date within the steps (day >= 0), or both: each of the merchant's
+ * pair bitsets is about its one offer of a product of one_each, so that
+ * offer is kept when it is in stock and meets both, or all three, and only
+ * a cap between two steps leaves some to look at. Nothing when a bitset
+ * cannot be had (the pairs made already, no memory): each is looked at. */
+static void one_each_filter(const as_search_snap *s, sx_filter *f, bool price, int day)
+{
+    const sx_catalog *c = s->c;
+    const uint64_t *one_day = NULL, *one_cap = NULL, *one_up = NULL;
+    bool between = false;
+    if (day >= 0 && !(one_day = sx_pair_bits(c, sx_pair_slot(f->merchant, -1, day)))) return;
+    if (price) {
+        size_t j = 0;
+        while (j < c->nprice_steps && c->price_step[j] <= f->of.max_price_cents)
+            j++;
+        /* j: the steps at or under the cap; none: no offer is under it at
+         * a step, so each below the first step is looked at */
+        between = !j || c->price_step[j - 1] != f->of.max_price_cents;
+        if (j && !(one_cap = sx_pair_bits(c, sx_pair_slot(f->merchant, (int)j - 1, -1)))) return;
+        if (between && j < c->nprice_steps &&
+            !(one_up = sx_pair_bits(c, sx_pair_slot(f->merchant, (int)j, -1))))
+            return;
+    }
+    const uint64_t *one = sx_one_each(c);
+    if (!one) return;
+    f->one_each = one;
+    f->one_day = one_day;
+    f->one_price = price;
+    f->one_cap = one_cap;
+    f->one_up = one_up;
+    f->one_between = between;
+}
+
 void sx_filter_bitsets(const as_search_snap *s, as_mem *tmp, sx_filter *f)
 {
     const sx_catalog *c = s->c;
@@ -139,6 +173,8 @@ void sx_filter_bitsets(const as_search_snap *s, as_mem *tmp, sx_filter *f)
             f->all_stock = all;
         }
     }
+    if (f->kept_each && mer && f->merchant < SX_PAIR_MERCHANTS && (!date || within < SX_SOON_DAYS))
+        one_each_filter(s, f, price, date ? (int)within : -1);
     /* with a cap or a date, a merchant's products with an offer in stock
      * there (merchant_stock): the others have none that meets them all */
     const uint64_t *sets[3];
@@ -230,6 +266,18 @@ uint64_t sx_filter_kept_each(const as_search_snap *s, const sx_filter *f, size_t
     if (f->pair_sure) { /* kept without a look */
         x = look & f->pair_sure[w] & f->all_stock[w];
         look &= ~x;
+    }
+    if (f->one_each) {
+        /* one offer of the merchant, in stock (look is within offer_mask,
+         * and so merchant_stock): kept when it meets the date and the cap
+         * (a step at or under it), looked at when the cap is between steps
+         * and it may meet it, else left out */
+        uint64_t one = look & f->one_each[w], ok = one;
+        if (f->one_day) ok &= f->one_day[w];
+        uint64_t sure = !f->one_price ? ok : f->one_cap ? ok & f->one_cap[w] : 0;
+        uint64_t may = f->one_between ? (f->one_up ? ok & f->one_up[w] : ok) & ~sure : 0;
+        x |= sure;
+        look = (look & ~one) | may;
     }
     /* what offer_met reads of the word's products, cache misses at random
      * in a large catalogue, asked for together so that they overlap: with

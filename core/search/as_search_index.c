@@ -728,6 +728,7 @@ static void catalog_free(sx_catalog *c)
     free(c->sku_below);
     for (size_t i = 0; i < SX_PAIR_SLOTS; i++)
         free(c->pair_bits[i]);
+    free(c->one_each);
     free((void *)c->live_bits);
     if (c->live_lock_made) mtx_destroy(&c->live_lock);
     for (size_t i = 0; c->tok_slots && i < SX_TOK_SLOTS; i++)

@@ -162,6 +162,13 @@ typedef struct sx_catalog {
     uint64_t *pair_bits[SX_PAIR_SLOTS];
     atomic_int pair_state[SX_PAIR_SLOTS];
     atomic_int pairs_made;
+    /* words, made at the first search that needs it (sx_one_each): the
+     * products with at most one offer of each merchant (the store does not
+     * require it; a generated catalogue and the demo's have it), for whom
+     * a merchant's pair bitsets are about that one offer; one_each_state
+     * as order_state */
+    uint64_t *one_each;
+    atomic_int one_each_state;
     as_arena *dev_arena;            /* qdevs' memory */
     const as_query_devices *qdevs;  /* devs' words, for a device named in a query */
     void *map; /* the index file when mapped (as_search_file.c), else NULL */
@@ -659,6 +666,8 @@ int sx_pair_slot(int merchant, int price_step, int day_step);
 const uint64_t *sx_pair_bits(const sx_catalog *c, int slot);
 /* s's all_stock, likewise. */
 const uint64_t *sx_all_stock(const as_search_snap *s);
+/* c's one_each, likewise. */
+const uint64_t *sx_one_each(const sx_catalog *c);
 #define SX_SKU_STEPS 32
 /* c's sku_below, made by the first thread to ask; NULL while another thread
  * makes it or when it cannot be made (no memory). */
@@ -725,6 +734,15 @@ struct sx_filter {
      * they have every offer in stock (a pair bitset, and all_stock), or
      * NULL */
     const uint64_t *pair_sure, *all_stock;
+    /* with kept_each and a merchant (two or three filters): the products
+     * with one offer of each merchant (one_each), whose merchant's offer
+     * is the only one that can be kept, and the pair bitsets that tell it
+     * meets the date (one_day) and the cap (one_cap: its price is at or
+     * under the step at or under the cap; with one_between, the cap between
+     * two steps, one_up those at or under the step above it, NULL above
+     * every step: they are looked at); NULL one_each: each looked at */
+    const uint64_t *one_each, *one_day, *one_cap, *one_up;
+    bool one_price, one_between;
     /* set by the caller: no device and not none, under the default
      * weights or custom ones with a table (sx_weights_tab); the page stage
      * counts and pages by bitsets (sx_match.bits), under offer filters

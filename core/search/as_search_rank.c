@@ -629,6 +629,25 @@ const uint64_t *sx_all_stock(const as_search_snap *cs)
     return b;
 }
 
+const uint64_t *sx_one_each(const sx_catalog *cc)
+{
+    sx_catalog *c = (sx_catalog *)cc;
+    bool mine;
+    if (once_made(&c->one_each_state, &mine)) return c->one_each;
+    if (!mine) return NULL;
+    uint64_t *b = calloc(c->words ? c->words : 1, sizeof(*b));
+    for (size_t d = 0; b && d < c->n; d++) {
+        bool one = true; /* a product has a few offers: each pair compared */
+        for (uint32_t o = c->off_at[d]; one && o < c->off_at[d + 1]; o++)
+            for (uint32_t p = o + 1; one && p < c->off_at[d + 1]; p++)
+                one = c->offers[o].merchant != c->offers[p].merchant;
+        if (one) b[d / 64] |= 1ull << (d % 64);
+    }
+    c->one_each = b;
+    once_done(&c->one_each_state, b != NULL);
+    return b;
+}
+
 const uint32_t *sx_order_pos(const as_search_snap *s, const uint32_t *order)
 {
     if (order == s->rank_order) return order_made(s, 4, AS_SORT_SCORE) ? s->order_pos[3] : NULL;

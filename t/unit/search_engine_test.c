@@ -547,6 +547,23 @@ static void brute_pages(as_mem *m, const snap_shape *shape, uint32_t seed, const
             step = step || s->c->price_step[j] == s->min_price[d];
         if (s->def_off[d] != UINT32_MAX && !step) between = s->min_price[d];
     }
+    /* two filters with a cap between price steps: a cheapest price in stock
+     * that is no step, of an offer that delivers within 3 days (for a
+     * date), and a price of merchant m-b's offer in stock that is no step
+     * (for that merchant), so that the product is kept by that offer alone */
+    int64_t soon_between = caps[0], mb_between = caps[0];
+    for (uint32_t d = 0; d < s->c->n; d++) {
+        for (uint32_t o = s->c->off_at[d]; o < s->c->off_at[d + 1]; o++) {
+            const sx_offer *x = &s->c->offers[o];
+            bool step = false;
+            for (size_t j = 0; j < s->c->nprice_steps; j++)
+                step = step || s->c->price_step[j] == x->price_cents;
+            if (step || !s->in_stock[o] || !s->c->avail[d]) continue;
+            if (soon_between == caps[0] && x->days <= 3 && x->price_cents == s->min_price[d])
+                soon_between = x->price_cents;
+            if (mb_between == caps[0] && x->merchant == 1) mb_between = x->price_cents;
+        }
+    }
     /* each offer filter alone (a cap at a price step of the index's, and
      * above every price; a date already past, and beyond the date steps;
      * each merchant) and some together */
@@ -563,8 +580,13 @@ static void brute_pages(as_mem *m, const snap_shape *shape, uint32_t seed, const
                                        {today + SX_SOON_DAYS + 4, 0, NULL},
                                        {0, 0, "m-b"},
                                        {today + 2, 0, "m-c"},
-                                       {today + 3, caps[1], "m-a"}};
-    const int merchant_of[] = {-1, -1, -1, -1, 0, 1, -1, -1, -1, -1, -1, 1, 2, 0};
+                                       {today + 3, caps[1], "m-a"},
+                                       /* two filters, the cap between two
+                                        * price steps (pair_may: the step
+                                        * above it) */
+                                       {today + 3, soon_between, NULL},
+                                       {0, mb_between, "m-b"}};
+    const int merchant_of[] = {-1, -1, -1, -1, 0, 1, -1, -1, -1, -1, -1, 1, 2, 0, -1, 1};
     /* the default weights, and two others as the API gives them (summing to 1) */
     as_weights weights[3] = {{{0}}, {{0.5, 0.2, 0.2, 0.1}}, {{0.1, 0.6, 0.1, 0.2}}};
     as_weights_default(&weights[0]);
