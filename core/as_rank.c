@@ -188,6 +188,15 @@ static int scored_cmp(const void *a, const void *b)
     return strcmp(x->offer->id, y->offer->id);
 }
 
+/* Whether ineligible_reason has nothing to say of o: its tests, without the text. */
+static bool eligible(const as_product *p, const as_offer *o, const as_offer_filter *f, int64_t day)
+{
+    return strcmp(p->availability, "in_stock") == 0 && o->stock > 0 &&
+           (!f->merchant || strcmp(f->merchant, o->merchant.id) == 0) &&
+           !(f->max_price_cents > 0 && o->price_cents > f->max_price_cents) &&
+           !(f->deliver_by > 0 && day > f->deliver_by);
+}
+
 static const char *ineligible_reason(as_mem *m, const as_product *p, const as_offer *o,
                                      const as_offer_filter *f, int64_t day)
 {
@@ -266,8 +275,12 @@ static const char *explain(as_mem *m, const as_ranking *r, const as_product *p)
     return as_buf_str(&b);
 }
 
+/* What rank makes: everything and the explanation (RANK_FULL), all but the
+ * explanation (RANK_BRIEF), or the best offer alone (RANK_BEST). */
+typedef enum { RANK_FULL, RANK_BRIEF, RANK_BEST } rank_mode;
+
 static void rank(as_mem *m, const as_product *p, const as_weights *w, const as_offer_filter *f,
-                 int64_t today, bool explained, as_ranking *out)
+                 int64_t today, rank_mode mode, as_ranking *out)
 {
     static const as_offer_filter none = {0, 0, NULL};
     if (!f) f = &none;
@@ -280,10 +293,14 @@ static void rank(as_mem *m, const as_product *p, const as_weights *w, const as_o
     for (size_t i = 0; i < p->n_offers; i++) {
         const as_offer *o = &p->offers[i];
         int64_t day = today + o->delivery_days;
-        const char *why = ineligible_reason(m, p, o, f, day);
-        if (why) {
-            out->inel[out->n_inel++] = (as_ineligible){o, why, day};
-            continue;
+        if (mode == RANK_BEST) {
+            if (!eligible(p, o, f, day)) continue; /* not listed: no reason written */
+        } else {
+            const char *why = ineligible_reason(m, p, o, f, day);
+            if (why) {
+                out->inel[out->n_inel++] = (as_ineligible){o, why, day};
+                continue;
+            }
         }
         if (!cheapest || o->price_cents < cheapest) cheapest = o->price_cents;
         out->ranked[out->n_ranked++] = (as_scored){.offer = o, .delivery_day = day};
@@ -302,20 +319,38 @@ static void rank(as_mem *m, const as_product *p, const as_weights *w, const as_o
         }
         s->score = (int)lround(as_round(sum, 2));
     }
+    if (mode == RANK_BEST) { /* the first in qsort's order, in front */
+        size_t b = 0;
+        for (size_t i = 1; i < out->n_ranked; i++)
+            if (scored_cmp(&out->ranked[i], &out->ranked[b]) < 0) b = i;
+        if (out->n_ranked) {
+            as_scored x = out->ranked[0];
+            out->ranked[0] = out->ranked[b];
+            out->ranked[b] = x;
+            out->ranked[0].rank = 1;
+        }
+        return;
+    }
     qsort(out->ranked, out->n_ranked, sizeof(as_scored), scored_cmp);
     for (size_t i = 0; i < out->n_ranked; i++)
         out->ranked[i].rank = (int)i + 1;
-    out->explanation = explained ? explain(m, out, p) : NULL;
+    out->explanation = mode == RANK_FULL ? explain(m, out, p) : NULL;
 }
 
 void as_rank_offers(as_mem *m, const as_product *p, const as_weights *w, const as_offer_filter *f,
                     int64_t today, as_ranking *out)
 {
-    rank(m, p, w, f, today, true, out);
+    rank(m, p, w, f, today, RANK_FULL, out);
 }
 
 void as_rank_offers_brief(as_mem *m, const as_product *p, const as_weights *w,
                           const as_offer_filter *f, int64_t today, as_ranking *out)
 {
-    rank(m, p, w, f, today, false, out);
+    rank(m, p, w, f, today, RANK_BRIEF, out);
+}
+
+void as_rank_best_offer(as_mem *m, const as_product *p, const as_weights *w,
+                        const as_offer_filter *f, int64_t today, as_ranking *out)
+{
+    rank(m, p, w, f, today, RANK_BEST, out);
 }

@@ -66,6 +66,12 @@ void as_rank_offers(as_mem *m, const as_product *p, const as_weights *w, const a
  * (formatted text): for search summaries and the search order table. */
 void as_rank_offers_brief(as_mem *m, const as_product *p, const as_weights *w,
                           const as_offer_filter *f, int64_t today, as_ranking *out);
+/* Only what a summary shows: n_ranked, the eligible offers' count, and
+ * ranked[0], the best of them (rank 1, as as_rank_offers ranks it); the
+ * other entries of ranked are in no order and unranked, and inel is empty
+ * (no reason is written). For search pages, which show tens of summaries. */
+void as_rank_best_offer(as_mem *m, const as_product *p, const as_weights *w,
+                        const as_offer_filter *f, int64_t today, as_ranking *out);
 
 extern const char *const as_ranking_policy;
 

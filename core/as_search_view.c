@@ -84,7 +84,7 @@ const char *as_search_body(as_mem *m, const as_search_ask *ask, const as_search_
     as_jw_arr(w);
     for (size_t i = 0; i < r->n; i++) {
         as_ranking rk;
-        as_rank_offers_brief(m, &r->page[i], &ask->w, &r->of, ask->today, &rk);
+        as_rank_best_offer(m, &r->page[i], &ask->w, &r->of, ask->today, &rk);
         as_jw_obj(w);
         as_view_summary_members(w, &r->page[i], &rk, r->device);
         if (ask->q) {

@@ -7,8 +7,8 @@
 
 /* The body of result r of ask, and a newline, as bodies are sent: *len bytes
  * on m; NULL when something in it cannot be encoded. Each result's offers are
- * ranked here (as_rank_offers_brief); r's page carries its stock already.
- * postcode: as given, NULL when none. */
+ * ranked here (as_rank_best_offer: the best offer and the count); r's page
+ * carries its stock already. postcode: as given, NULL when none. */
 const char *as_search_body(as_mem *m, const as_search_ask *ask, const as_search_result *r,
                            const char *postcode, size_t *len);
 

@@ -510,6 +510,57 @@ static void test_brief_same_ranking(void **state)
     assert_string_equal(brief.inel[0].reason, full.inel[0].reason);
 }
 
+/* as_rank_best_offer: the count and the best of as_rank_offers, on random
+ * products (1 to 6 offers of four merchants, ties in price, days and
+ * punctuality, stock outs) under the default and custom weights and every
+ * offer filter, alone and together. */
+static void test_best_offer_is_first(void **state)
+{
+    as_mem *m = unit_mem(state);
+    const as_merchant ms[] = {merchant("ma", "Alpha", 0.95, 0.99), merchant("mb", "Beta", 0.90, 0.97),
+                              merchant("mc", "Gamma", 0.95, 0.93), merchant("md", "Delta", 0.80, 0.99)};
+    as_weights ws[3] = {{{0}}, {{0.1, 0.6, 0.1, 0.2}}, {{0.7, 0.1, 0.1, 0.1}}};
+    as_weights_default(&ws[0]);
+    const as_offer_filter fs[] = {{0, 0, NULL},       {0, 1200, NULL},         {TODAY + 2, 0, NULL},
+                                  {0, 0, "mb"},       {TODAY + 3, 1100, NULL}, {TODAY + 4, 1300, "mc"},
+                                  {TODAY - 1, 0, NULL}};
+    uint32_t x = 2463534242u;
+    size_t compared = 0, with_best = 0;
+    for (int round = 0; round < 3000; round++) {
+        as_offer os[6];
+        size_t n = 1 + (x = x * 1664525u + 1013904223u) % 6;
+        for (size_t i = 0; i < n; i++) {
+            x = x * 1664525u + 1013904223u;
+            os[i] = offer(as_printf(m, "o%zu", (size_t)(x % 7)), ms[(x >> 8) % 4],
+                          1000 + 50 * (int64_t)((x >> 12) % 6), 1 + (int)((x >> 16) % 5),
+                          (x >> 20) % 4 ? 3 : 0);
+        }
+        as_product p = product(os, n);
+        if (round % 10 == 0) p.availability = "out_of_stock";
+        for (size_t wi = 0; wi < 3; wi++)
+            for (size_t fi = 0; fi < sizeof(fs) / sizeof(fs[0]); fi++) {
+                as_ranking full, best;
+                as_rank_offers(m, &p, &ws[wi], &fs[fi], TODAY, &full);
+                as_rank_best_offer(m, &p, &ws[wi], &fs[fi], TODAY, &best);
+                assert_int_equal(best.n_ranked, full.n_ranked);
+                assert_int_equal(best.n_inel, 0);
+                assert_null(best.explanation);
+                compared++;
+                if (!full.n_ranked) continue;
+                with_best++;
+                assert_ptr_equal(best.ranked[0].offer, full.ranked[0].offer);
+                assert_int_equal(best.ranked[0].score, full.ranked[0].score);
+                assert_int_equal(best.ranked[0].rank, 1);
+                assert_int_equal(best.ranked[0].delivery_day, full.ranked[0].delivery_day);
+                for (int k = 0; k < AS_W_N; k++) {
+                    assert_true(best.ranked[0].comp[k] == full.ranked[0].comp[k]);
+                    assert_true(best.ranked[0].weighted[k] == full.ranked[0].weighted[k]);
+                }
+            }
+    }
+    assert_true(with_best > compared / 3 && with_best < compared); /* both kinds met */
+}
+
 /* ---- explanation ---- */
 
 static void test_explanation(void **state)
@@ -605,6 +656,7 @@ int main(void)
         UNIT_TEST(test_tie_breaks),
         UNIT_TEST(test_custom_weights),
         UNIT_TEST(test_brief_same_ranking),
+        UNIT_TEST(test_best_offer_is_first),
         UNIT_TEST(test_explanation),
         UNIT_TEST(test_policy),
         UNIT_TEST(test_demo_agent_price),
