@@ -12,6 +12,12 @@ typedef struct as_merchant {
     const char *id, *name, *country, *city;
     double on_time_rate;  /* share of orders delivered on the promised day, 90 days */
     double accuracy_rate; /* share of orders that arrive as the right item, undamaged */
+    /* Its object in an offer ("merchant": {...}) as as_view_merchant_json
+     * writes it, json_len bytes, when the catalogue's reader has it (the
+     * search index: written once per catalogue, not per result); NULL:
+     * written from the fields above. */
+    const char *json;
+    size_t json_len;
 } as_merchant;
 
 typedef struct as_offer {

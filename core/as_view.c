@@ -160,9 +160,8 @@ static void jw_date(as_jw *w, const char *key, int64_t day)
     as_jw_kstr(w, key, d);
 }
 
-static void jw_merchant(as_jw *w, const as_merchant *m)
+static void jw_merchant_object(as_jw *w, const as_merchant *m)
 {
-    as_jw_key(w, "merchant");
     as_jw_obj(w);
     as_jw_kstr(w, "id", m->id);
     as_jw_kstr(w, "name", m->name);
@@ -171,6 +170,23 @@ static void jw_merchant(as_jw *w, const as_merchant *m)
     as_jw_kround(w, "on_time_rate", m->on_time_rate, 3);
     as_jw_kround(w, "accuracy_rate", m->accuracy_rate, 3);
     as_jw_obj_end(w);
+}
+
+static void jw_merchant(as_jw *w, const as_merchant *m)
+{
+    as_jw_key(w, "merchant");
+    if (m->json)
+        as_jw_raw(w, m->json, m->json_len);
+    else
+        jw_merchant_object(w, m);
+}
+
+const char *as_view_merchant_json(as_mem *mem, const as_merchant *m, size_t *len)
+{
+    as_jw w;
+    as_jw_init(&w, mem);
+    jw_merchant_object(&w, m);
+    return as_jw_text(&w, len);
 }
 
 static void jw_components(as_jw *w, const char *key, const double v[AS_W_N], int decimals)

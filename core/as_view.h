@@ -11,6 +11,10 @@
 
 json_t *as_view_merchant(const as_merchant *m);
 json_t *as_view_offer(as_mem *m, const as_scored *s);
+/* A merchant's object as an offer shows it ({"id": ..., "accuracy_rate":
+ * ...}), *len bytes on mem (as_merchant.json); NULL when its text is not
+ * UTF-8. */
+const char *as_view_merchant_json(as_mem *mem, const as_merchant *m, size_t *len);
 json_t *as_view_offers(as_mem *m, const as_ranking *r);
 /* The product view (GET /products/{sku}) as JSON text and a newline, as
  * bodies are sent: *len bytes, written directly (as_json_write.h), the bytes

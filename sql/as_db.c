@@ -1199,6 +1199,8 @@ static void read_merchant(as_db *db, as_mem *m, apr_dbd_row_t *row, int c, as_me
     out->city = text_on(db, m, row, c + 3);
     out->on_time_rate = as_db_dbl(as_db_col(db, row, c + 4));
     out->accuracy_rate = as_db_dbl(as_db_col(db, row, c + 5));
+    out->json = NULL; /* written from the fields (only the search index keeps it) */
+    out->json_len = 0;
 }
 
 void as_db_read_offer(as_db *db, as_mem *m, apr_dbd_row_t *row, int c, as_offer *o)

@@ -37,8 +37,9 @@ static const char magic[8] = {'A', 'S', 'I', 'D', 'X', 0, 0, 0};
  * def_off and def_score to rank every product from again; 10: the products
  * ordered by category, part type and brand (id_docs, id_rk); 11: without
  * each product's words (fwd_at, fwd); 12: the contradicted
- * products' entries in the docs' order, each after its length (add_len_str) */
-#define FORMAT 12
+ * products' entries in the docs' order, each after its length (add_len_str);
+ * 13: each merchant's object in an offer (sx_merchant.json_at) */
+#define FORMAT 13
 
 enum {
     SEC_IDS,

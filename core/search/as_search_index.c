@@ -580,6 +580,19 @@ static bool set_merchants(sx_builder *b, const as_merchant *ms, size_t n)
         x->name_at = add_str(b, ms[i].name ? ms[i].name : "");
         x->country_at = add_str(b, ms[i].country ? ms[i].country : "");
         x->city_at = add_str(b, ms[i].city ? ms[i].city : "");
+        /* what every offer of it shows, written once (a page writes it per
+         * result): from the strings as the index keeps them */
+        as_merchant kept = ms[i];
+        kept.id = ms[i].id ? ms[i].id : "";
+        kept.name = ms[i].name ? ms[i].name : "";
+        kept.country = ms[i].country ? ms[i].country : "";
+        kept.city = ms[i].city ? ms[i].city : "";
+        kept.json = NULL;
+        as_mem em = as_arena_mem(b->arena);
+        size_t jn;
+        const char *j = as_view_merchant_json(&em, &kept, &jn);
+        x->json_at = j ? add_len_str(b, j, jn) : AS_NO_STR;
+        as_arena_clear(b->arena);
         x->quality = as_round(100.0 * ms[i].accuracy_rate, 1);
         x->reliability = as_round(100.0 * ms[i].on_time_rate, 1);
     }

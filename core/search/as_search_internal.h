@@ -24,6 +24,7 @@ typedef struct sx_offer {
 typedef struct sx_merchant {
     as_merchant m;              /* strings in strs: see merchant_at */
     uint32_t id_at, name_at, country_at, city_at;
+    uint32_t json_at; /* its object in an offer (as_view_merchant_json), after its length */
     double quality, reliability; /* the formula's components, one decimal */
 } sx_merchant;
 

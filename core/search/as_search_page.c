@@ -156,6 +156,10 @@ void sx_page_product(const as_search_snap *s, as_mem *m, uint32_t d, const as_de
         o->merchant.name = dup(m, c, mc->name_at);
         o->merchant.country = dup(m, c, mc->country_at);
         o->merchant.city = dup(m, c, mc->city_at);
+        if (mc->json_at != AS_NO_STR) {
+            o->merchant.json = sx_str(c, mc->json_at);
+            o->merchant.json_len = sx_str_len(c, mc->json_at);
+        }
         o->price_cents = x->price_cents;
         o->retail_price_cents = x->retail_price_cents;
         o->price_label = dup(m, c, x->label_at);

@@ -480,16 +480,16 @@ void fake_live_moved(fake_db *db, const char *offer_id, int64_t before)
  * the wide one all of them. */
 #define FAKE_MERCHANT_A                                                                            \
     {                                                                                              \
-        "m-alpha", "Alpha Parts", "NL", "Utrecht", 0.95, 0.99                                      \
+        "m-alpha", "Alpha Parts", "NL", "Utrecht", 0.95, 0.99, NULL, 0                             \
     }
 #define FAKE_MERCHANT_B                                                                            \
     {                                                                                              \
-        "m-beta", "Beta Supplies", "DE", "Köln", 0.90, 0.97                                        \
+        "m-beta", "Beta Supplies", "DE", "Köln", 0.90, 0.97, NULL, 0                               \
     }
 /* an ampersand and angle brackets to escape, no reliability at all */
 #define FAKE_MERCHANT_C                                                                            \
     {                                                                                              \
-        "m-gamma", "Gamma & Co <BE>", "BE", "Gent", 0.5, 0.0                                       \
+        "m-gamma", "Gamma & Co <BE>", "BE", "Gent", 0.5, 0.0, NULL, 0                              \
     }
 
 static const as_merchant fake_merchant_rows[] = {FAKE_MERCHANT_A, FAKE_MERCHANT_B, FAKE_MERCHANT_C};

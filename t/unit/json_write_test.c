@@ -355,9 +355,9 @@ static void test_structure(void **state)
 /* ---- the product view ---- */
 
 static const as_merchant merchants[] = {
-    {"m-a", "Alpha \"Shop\"", "NL", "Utrecht", 0.966, 0.952},
-    {"m-b", "Bravo", "BE", "Li\xc3\xa8ge", 0.82, 0.986},
-    {"m-c", "Charlie", "DE", "K\xc3\xb6ln", 0.5, 0.5},
+    {"m-a", "Alpha \"Shop\"", "NL", "Utrecht", 0.966, 0.952, NULL, 0},
+    {"m-b", "Bravo", "BE", "Li\xc3\xa8ge", 0.82, 0.986, NULL, 0},
+    {"m-c", "Charlie", "DE", "K\xc3\xb6ln", 0.5, 0.5, NULL, 0},
 };
 static as_offer offers[] = {
     {"P1-a", {0}, 2869, 3020, "Agent-only price (demo)", 4, 51},

@@ -11,7 +11,7 @@
 
 static as_merchant merchant(const char *id, const char *name, double on_time, double accuracy)
 {
-    as_merchant m = {id, name, "NL", "Utrecht", on_time, accuracy};
+    as_merchant m = {id, name, "NL", "Utrecht", on_time, accuracy, NULL, 0};
     return m;
 }
 

@@ -12,11 +12,11 @@
 
 #define M_A                                                                                        \
     {                                                                                              \
-        "m-a", "Alpha \"A\"", "NL", "Utrecht", 0.95, 0.1                                           \
+        "m-a", "Alpha \"A\"", "NL", "Utrecht", 0.95, 0.1, NULL, 0                                  \
     }
 #define M_B                                                                                        \
     {                                                                                              \
-        "m-b", "Beta", "DE", "Köln", 0.8, 0.123456                                                 \
+        "m-b", "Beta", "DE", "Köln", 0.8, 0.123456, NULL, 0                                        \
     }
 
 static as_offer aa_offers[] = {{"aa-a", M_A, 500, 520, "agent price", 1, 10},
@@ -122,6 +122,18 @@ static json_t *old_body(as_mem *m, const as_search_ask *ask, const as_search_res
 {
     json_t *results = json_array(), *excluded = json_array();
     for (size_t i = 0; i < r->n; i++) {
+        /* each offer's merchant as the index wrote it once (the body copies
+         * it): the object the fields make */
+        for (size_t o = 0; o < r->page[i].n_offers; o++) {
+            const as_merchant *mc = &r->page[i].offers[o].merchant;
+            assert_non_null(mc->json);
+            assert_int_equal(mc->json_len, strlen(mc->json));
+            json_t *kept = json_loads(mc->json, 0, NULL), *made = as_view_merchant(mc);
+            assert_non_null(kept);
+            assert_true(json_equal(kept, made));
+            json_decref(kept);
+            json_decref(made);
+        }
         as_ranking rk;
         as_rank_offers_brief(m, &r->page[i], &ask->w, &r->of, ask->today, &rk);
         json_t *o = old_summary(m, &r->page[i], &rk, r->device);

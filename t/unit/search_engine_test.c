@@ -15,11 +15,11 @@
 
 #define M_A                                                                                        \
     {                                                                                              \
-        "m-a", "Alpha", "NL", "Utrecht", 0.95, 0.99                                                \
+        "m-a", "Alpha", "NL", "Utrecht", 0.95, 0.99, NULL, 0                                       \
     }
 #define M_B                                                                                        \
     {                                                                                              \
-        "m-b", "Beta", "DE", "Köln", 0.80, 0.90                                                    \
+        "m-b", "Beta", "DE", "Köln", 0.80, 0.90, NULL, 0                                           \
     }
 
 static as_offer aa_offers[] = {{"aa-a", M_A, 500, 520, "agent price", 1, 10},
@@ -397,7 +397,7 @@ static as_product *random_catalogue(as_mem *m, int n, uint32_t seed, const snap_
 {
     /* Gamma: more punctual than Alpha, less accurate than either: neither
      * Alpha nor Gamma is the better merchant under every weighting */
-    static const as_merchant merchants[] = {M_A, M_B, {"m-c", "Gamma", "BE", "Gent", 0.99, 0.82}};
+    static const as_merchant merchants[] = {M_A, M_B, {"m-c", "Gamma", "BE", "Gent", 0.99, 0.82, NULL, 0}};
     static const as_device devices[] = {
         {7, "dyson-v11", "Dyson V11 Absolute", "Dyson", "vacuum-cleaner", "v11"},
         {8, "brita-marella", "Brita Marella", "Brita", "water-jug", ""},
