@@ -156,9 +156,31 @@ int as_search_typo_max(const char *typed)
     return n >= 9 ? 2 : 1;
 }
 
+/* as_search_distance with max 1: 0 when equal, 1 for one letter changed,
+ * added or removed or two neighbours swapped, else 2; the edit is at their
+ * first difference, and the rest must then be the same. One pass instead of
+ * the table (most corrections allow one edit: words of 5 to 8 bytes). */
+static int within_one(const char *a, size_t la, const char *b, size_t lb)
+{
+    size_t i = 0;
+    while (i < la && i < lb && a[i] == b[i])
+        i++;
+    if (i == la && i == lb) return 0;
+    if (la == lb) {
+        if (memcmp(a + i + 1, b + i + 1, la - i - 1) == 0) return 1; /* changed */
+        if (i + 1 < la && a[i] == b[i + 1] && a[i + 1] == b[i] &&
+            memcmp(a + i + 2, b + i + 2, la - i - 2) == 0)
+            return 1; /* swapped */
+        return 2;
+    }
+    if (la == lb + 1) return memcmp(a + i + 1, b + i, lb - i) == 0 ? 1 : 2; /* a's removed */
+    return memcmp(a + i, b + i + 1, la - i) == 0 ? 1 : 2;                  /* b's added */
+}
+
 int as_search_distance(const char *a, size_t la, const char *b, size_t lb, int max)
 {
     if ((la > lb ? la - lb : lb - la) > (size_t)max || la > 63 || lb > 63) return max + 1;
+    if (max == 1) return within_one(a, la, b, lb);
     int d[64][64];
     for (size_t i = 0; i <= la; i++)
         d[i][0] = (int)i;

@@ -285,6 +285,27 @@ static void test_typo_rule(void **state)
     assert_int_equal(as_search_typo_max("hands"), 1);
     assert_int_equal(as_search_typo_max("batteries"), 2);
     assert_int_equal(as_search_typo_max("18650cell"), 0);
+    /* one edit allowed (its own pass) against the table's answer with two
+     * allowed, over random words of a three-letter alphabet (near misses of
+     * every kind: changed, added, removed, swapped, and two of them) */
+    uint32_t x = 12345u;
+    for (int k = 0; k < 200000; k++) {
+        char a[12], b[12];
+        size_t la = 1 + (x = x * 1103515245u + 12345u) % 10, lb = la;
+        for (size_t i = 0; i < la; i++)
+            a[i] = b[i] = (char)('a' + (x = x * 1103515245u + 12345u) % 3);
+        for (int e = (int)((x >> 16) % 3); e > 0; e--) { /* up to two random edits */
+            size_t at = (x = x * 1103515245u + 12345u) % lb;
+            switch ((x >> 20) % 4) {
+            case 0: b[at] = (char)('a' + (x >> 24) % 3); break;
+            case 1: if (lb < 11) { memmove(b + at + 1, b + at, lb - at); b[at] = 'c'; lb++; } break;
+            case 2: if (lb > 1) { memmove(b + at, b + at + 1, lb - at - 1); lb--; } break;
+            default: if (at + 1 < lb) { char t = b[at]; b[at] = b[at + 1]; b[at + 1] = t; }
+            }
+        }
+        int two = as_search_distance(a, la, b, lb, 2);
+        assert_int_equal(as_search_distance(a, la, b, lb, 1), two > 1 ? 2 : two);
+    }
 }
 
 /* Devices of the demo catalogue (sql/demo/catalogue.jsonl), as the store gives them, but for
