@@ -216,6 +216,17 @@ build/bench-agents: bench/agents.c | build/core
 build/bench-rate: bench/rate.c | build/core
 	$(CC) $(STD) $(WARN) $(CFLAGS) $(CPPFLAGS) $(LDFLAGS) $< -o $@
 
+# In-process A/B of two builds of the search (scripts/ab.sh, docs/performance.md):
+# the driver, and this tree's core and store as one shared object for it.
+build/bench-ab: bench/ab.c | build/core
+	$(CC) $(STD) $(WARN) $(CFLAGS) $(CPPFLAGS) $(LDFLAGS) $< -ldl -Wl,--no-as-needed $(APR_LIB) \
+	  -ljansson -o $@
+
+build/bench-ab-search.so: bench/ab_search.c $(STORE_LIB) $(CORE_LIB)
+	$(CC) $(STD) $(WARN) $(CFLAGS) $(APR_CPPFLAGS) -D_DEFAULT_SOURCE $(LDFLAGS) -fPIC -shared \
+	  -fvisibility=hidden -Wl,-Bsymbolic $< -Wl,--whole-archive $(STORE_LIB) $(CORE_LIB) \
+	  -Wl,--no-whole-archive $(APR_LIB) $(LIBS) -o $@
+
 # The README's two commands on a pristine Debian 12 made with debootstrap, as
 # root and as an ordinary user with sudo (scripts/test-fresh.sh; needs root).
 # test-fresh-run: the make run half only (what .ci/run runs on every submission).
