@@ -67,6 +67,16 @@ bool sx_filter_prepare(const as_search_snap *s, const as_search_ask *ask, const 
     return !f->none;
 }
 
+/* How many of c's price steps are at or under cap (the last of them is
+ * step n - 1). */
+static size_t steps_at_or_under(const sx_catalog *c, int64_t cap)
+{
+    size_t j = 0;
+    while (j < c->nprice_steps && c->price_step[j] <= cap)
+        j++;
+    return j;
+}
+
 /* sx_filter.one_each and what goes with it, for a merchant with a price
  * cap, a date within the steps (day >= 0), or both: each of the merchant's
  * pair bitsets is about its one offer of a product of one_each, so that
@@ -80,11 +90,9 @@ static void one_each_filter(const as_search_snap *s, sx_filter *f, bool price, i
     bool between = false;
     if (day >= 0 && !(one_day = sx_pair_bits(c, sx_pair_slot(f->merchant, -1, day)))) return;
     if (price) {
-        size_t j = 0;
-        while (j < c->nprice_steps && c->price_step[j] <= f->of.max_price_cents)
-            j++;
         /* j: the steps at or under the cap; none: no offer is under it at
          * a step, so each below the first step is looked at */
+        size_t j = steps_at_or_under(c, f->of.max_price_cents);
         between = !j || c->price_step[j - 1] != f->of.max_price_cents;
         if (j && !(one_cap = sx_pair_bits(c, sx_pair_slot(f->merchant, (int)j - 1, -1)))) return;
         if (between && j < c->nprice_steps &&
@@ -156,13 +164,8 @@ void sx_filter_bitsets(const as_search_snap *s, as_mem *tmp, sx_filter *f)
         /* two filters: the products with one offer that meets both (a
          * price step at or under the cap, the date's step), once every
          * offer of theirs is in stock, are kept without a look */
-        int ps = -1;
-        if (price) {
-            size_t j = 0;
-            while (j < c->nprice_steps && c->price_step[j] <= f->of.max_price_cents)
-                j++;
-            ps = (int)j - 1; /* the last step at or under the cap */
-        }
+        /* the last step at or under the cap */
+        int ps = price ? (int)steps_at_or_under(c, f->of.max_price_cents) - 1 : -1;
         int slot = (price && ps < 0) || (date && within >= SX_SOON_DAYS)
                        ? -1
                        : sx_pair_slot(f->merchant, ps, date ? (int)within : -1);
