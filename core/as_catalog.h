@@ -82,6 +82,12 @@ typedef struct as_product {
      * read: the validator of a view built from it; NULL when the store cannot
      * tell. */
     const char *version;
+    /* Its members of a list's summary that only a catalogue load changes
+     * (as_view_summary_head: "sku" to "return_rate"), already written, and
+     * their length; NULL when they are to be written from the fields above
+     * (the search index keeps them, core/search/as_search_index.c). */
+    const char *summary_head;
+    size_t summary_head_len;
 } as_product;
 
 typedef struct as_device {

@@ -493,8 +493,7 @@ static json_t *jw_tree(as_jw *w)
     return text ? json_loadb(text, n, 0, NULL) : NULL;
 }
 
-void as_view_summary_members(as_jw *w, const as_product *p, const as_ranking *r,
-                             const as_device *device)
+void as_view_summary_head(as_jw *w, const as_product *p)
 {
     as_jw_kstr(w, "sku", p->sku);
     jw_names(w, p);
@@ -503,6 +502,15 @@ void as_view_summary_members(as_jw *w, const as_product *p, const as_ranking *r,
     as_jw_key(w, "image_url");
     as_jw_json_first(w, p->image_urls);
     as_jw_kround(w, "return_rate", p->return_rate, 3);
+}
+
+void as_view_summary_members(as_jw *w, const as_product *p, const as_ranking *r,
+                             const as_device *device)
+{
+    if (p->summary_head)
+        as_jw_raw(w, p->summary_head, p->summary_head_len);
+    else
+        as_view_summary_head(w, p);
     as_jw_kbool(w, "right_item_guarantee", guarantee(p, device));
     as_jw_key(w, "best_offer");
     if (r->n_ranked)

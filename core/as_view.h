@@ -54,11 +54,15 @@ const char *as_view_compat_with(as_mem *m, const char *device_slug, const char *
 const char *as_view_product_from(as_mem *m, const as_view_kept *k, const as_product *p,
                                  const as_ranking *r, const as_device *device, size_t *len);
 /* A product in a list (search results, compatible parts): its members
- * written into an open object, or the object as a jansson value. */
+ * written into an open object, or the object as a jansson value; the first
+ * of them p->summary_head when it has one. */
 void as_view_summary_members(as_jw *w, const as_product *p, const as_ranking *r,
                              const as_device *device);
 json_t *as_view_summary(as_mem *m, const as_product *p, const as_ranking *r,
                         const as_device *device);
+/* The first of those members, from "sku" to "return_rate": what only a
+ * catalogue load changes (p's fields, not p->summary_head). */
+void as_view_summary_head(as_jw *w, const as_product *p);
 /* A product left out of a list, and why. */
 void as_view_excluded_write(as_jw *w, const as_product *p, const char *reason);
 json_t *as_view_excluded(as_mem *m, const as_product *p, const char *reason);

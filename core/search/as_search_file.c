@@ -38,8 +38,9 @@ static const char magic[8] = {'A', 'S', 'I', 'D', 'X', 0, 0, 0};
  * ordered by category, part type and brand (id_docs, id_rk); 11: without
  * each product's words (fwd_at, fwd); 12: the contradicted
  * products' entries in the docs' order, each after its length (add_len_str);
- * 13: each merchant's object in an offer (sx_merchant.json_at) */
-#define FORMAT 13
+ * 13: each merchant's object in an offer (sx_merchant.json_at); 14: each
+ * product's summary head (head_at) */
+#define FORMAT 14
 
 enum {
     SEC_IDS,
@@ -56,6 +57,7 @@ enum {
     SEC_IMG_AT,
     SEC_NOTE_AT,
     SEC_XJ_AT,
+    SEC_HEAD_AT,
     SEC_STATUS_AT,
     SEC_AVAIL_AT,
     SEC_OFF_AT,
@@ -130,6 +132,7 @@ static const size_t in_place[SEC_STRS + 1] = {
     [SEC_IMG_AT] = offsetof(sx_catalog, img_at),
     [SEC_NOTE_AT] = offsetof(sx_catalog, note_at),
     [SEC_XJ_AT] = offsetof(sx_catalog, xj_at),
+    [SEC_HEAD_AT] = offsetof(sx_catalog, head_at),
     [SEC_STATUS_AT] = offsetof(sx_catalog, status_at),
     [SEC_AVAIL_AT] = offsetof(sx_catalog, avail_at),
     [SEC_OFF_AT] = offsetof(sx_catalog, off_at),
@@ -194,6 +197,7 @@ static uint64_t expected_len(const file_head *h, const sx_catalog *c, int sec)
     case SEC_IMG_AT:
     case SEC_NOTE_AT:
     case SEC_XJ_AT:
+    case SEC_HEAD_AT:
     case SEC_STATUS_AT:
     case SEC_AVAIL_AT:
     case SEC_CAT_DOCS:

@@ -763,7 +763,8 @@ static void catalog_free(sx_catalog *c)
     void *arrays[] = {
         c->ids,       c->sku_rk,      c->cat,          c->pt,        c->hidden,   c->avail,
         c->guarantee, c->return_rate, c->sku_at,       c->name_at,   c->brand_at, c->img_at,
-        c->note_at,   c->status_at,   c->avail_at,     c->xj_at,     c->off_at,   c->offers,
+        c->note_at,   c->status_at,   c->avail_at,     c->xj_at,     c->head_at,  c->off_at,
+        c->offers,
         c->merchants, c->tok_at,      c->tok_text,     c->tok_join,  c->stock,    c->stem_of,
         c->stem_at,   c->stem_text,   c->stem_toks_at, c->stem_toks, c->fwd_at,   c->fwd,
         c->post_at,   c->post,        c->dev_ids,      c->dev_at,    c->compat,   c->strs,
@@ -1275,6 +1276,24 @@ static as_search_snap *finish(sx_builder *b, const as_search_version *v)
     if (b->failed) goto fail;
     free(b->xj);
     b->xj = NULL;
+    /* each product's summary head, likewise: a page's results copy it
+     * instead of writing ten members from six strings */
+    if (!(c->head_at = malloc((n ? n : 1) * sizeof(uint32_t)))) goto fail;
+    size_t heads_from = c->nstrs;
+    for (size_t d = 0; d < n && !b->failed; d++) {
+        as_mem hm = as_arena_mem(b->arena);
+        as_product p = {0};
+        sx_summary_fields(c, (uint32_t)d, &p);
+        as_jw w;
+        as_jw_init(&w, &hm);
+        as_view_summary_head(&w, &p);
+        size_t hn;
+        const char *h = as_jw_text(&w, &hn); /* NULL: not UTF-8 (the page says so) */
+        c->head_at[d] = h ? add_len_str(b, h, hn) : AS_NO_STR;
+        as_arena_clear(b->arena);
+    }
+    if (b->failed) goto fail;
+    c->bytes += n * sizeof(uint32_t) + (c->nstrs - heads_from);
 
     /* the vocabulary in byte order, and each word's stem */
     order = malloc(((size_t)nt + 1) * sizeof(uint32_t));

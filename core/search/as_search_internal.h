@@ -60,6 +60,11 @@ typedef struct sx_catalog {
      * the entries most searches list, copied instead of formatted; in the
      * docs' order, each after its length (sx_str_len) */
     uint32_t *xj_at;
+    /* each product's members of a page's result that only a catalogue load
+     * changes (as_product.summary_head), written at the build from the
+     * columns above (sx_summary_fields), in the docs' order, each after its
+     * length (sx_str_len); AS_NO_STR when they could not be encoded */
+    uint32_t *head_at;
     /* offers, by product then offer id */
     uint32_t *off_at; /* n + 1 */
     sx_offer *offers;
@@ -393,6 +398,10 @@ static inline const char *sx_str(const sx_catalog *c, uint32_t at)
 {
     return at == AS_NO_STR ? NULL : c->strs + at;
 }
+
+/* Of p, the fields a page's summary reads of product d (as_view_summary_head
+ * and the guarantee), pointing into c's strings. */
+void sx_summary_fields(const sx_catalog *c, uint32_t d, as_product *p);
 
 /* The length of a string of strs written after its length (add_len_str:
  * the contradicted products' entries, xj_at). */

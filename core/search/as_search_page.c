@@ -116,25 +116,34 @@ static inline const char *dup(as_mem *m, const sx_catalog *c, uint32_t at)
     return sx_str(c, at);
 }
 
+void sx_summary_fields(const sx_catalog *c, uint32_t d, as_product *p)
+{
+    p->id = c->ids[d];
+    p->sku = sx_str(c, c->sku_at[d]);
+    p->name = sx_str(c, c->name_at[d]);
+    p->brand = sx_str(c, c->brand_at[d]);
+    p->category = c->cats[c->cat[d]];
+    p->part_type = c->pts[c->pt[d]];
+    p->image_urls = sx_str(c, c->img_at[d]);
+    /* in stock: the literal, so that readers comparing it (as_rank) do not
+     * wait for the index's string */
+    p->availability = c->avail[d] ? "in_stock" : sx_str(c, c->avail_at[d]);
+    p->verif_status = sx_str(c, c->status_at[d]);
+    p->verif_note = sx_str(c, c->note_at[d]);
+    p->return_rate = c->return_rate[d];
+    p->guarantee = c->guarantee[d] != 0;
+}
+
 void sx_page_product(const as_search_snap *s, as_mem *m, uint32_t d, const as_device *dev,
                      bool fits, as_product *p)
 {
     const sx_catalog *c = s->c;
     memset(p, 0, sizeof(*p));
-    p->id = c->ids[d];
-    p->sku = dup(m, c, c->sku_at[d]);
-    p->name = dup(m, c, c->name_at[d]);
-    p->brand = dup(m, c, c->brand_at[d]);
-    p->category = c->cats[c->cat[d]];
-    p->part_type = c->pts[c->pt[d]];
-    p->image_urls = dup(m, c, c->img_at[d]);
-    /* in stock: the literal, so that readers comparing it (as_rank) do not
-     * wait for the index's string */
-    p->availability = c->avail[d] ? "in_stock" : dup(m, c, c->avail_at[d]);
-    p->verif_status = dup(m, c, c->status_at[d]);
-    p->verif_note = dup(m, c, c->note_at[d]);
-    p->return_rate = c->return_rate[d];
-    p->guarantee = c->guarantee[d] != 0;
+    sx_summary_fields(c, d, p);
+    if (c->head_at[d] != AS_NO_STR) {
+        p->summary_head = sx_str(c, c->head_at[d]);
+        p->summary_head_len = sx_str_len(c, c->head_at[d]);
+    }
     p->is_demo = true;
     if (dev) {
         as_compat *k = as_alloc(m, sizeof(*k));
@@ -1069,10 +1078,15 @@ paged:
      * coming one at a time as the page is written */
     for (size_t i = 0; i < n; i++) {
         const as_product *p = &out->page[i];
-        __builtin_prefetch(p->sku);
-        __builtin_prefetch(p->name);
-        __builtin_prefetch(p->brand);
-        __builtin_prefetch(p->image_urls);
+        if (p->summary_head) { /* a few hundred bytes, read in order */
+            __builtin_prefetch(p->summary_head);
+            __builtin_prefetch(p->summary_head + 64);
+        } else {
+            __builtin_prefetch(p->sku);
+            __builtin_prefetch(p->name);
+            __builtin_prefetch(p->brand);
+            __builtin_prefetch(p->image_urls);
+        }
         for (size_t o = 0; o < p->n_offers; o++) {
             __builtin_prefetch(p->offers[o].id);
             __builtin_prefetch(p->offers[o].price_label);
