@@ -109,6 +109,26 @@ static void one_each_filter(const as_search_snap *s, sx_filter *f, bool price, i
     f->one_between = between;
 }
 
+/* sx_filter.stock_pairs and what goes with it, for a price cap and a date
+ * within the steps (`within` days) without a merchant: the products kept
+ * without a look are the stock pair of the step at or under the cap, and
+ * those that may be are the one of the step above it. Nothing when one
+ * cannot be had: each is looked at. */
+static void stock_pairs_filter(const as_search_snap *s, sx_filter *f, size_t within)
+{
+    const sx_catalog *c = s->c;
+    size_t j = steps_at_or_under(c, f->of.max_price_cents);
+    const uint64_t *sure = NULL, *may = NULL;
+    if (j && !(sure = sx_stock_pair(s, j - 1, within))) return;
+    if (j && c->price_step[j - 1] == f->of.max_price_cents)
+        may = sure; /* the cap a step: nothing else is kept */
+    else if (j < c->nprice_steps && !(may = sx_stock_pair(s, j, within)))
+        return;
+    f->stock_pairs = true;
+    f->stock_sure = sure;
+    f->stock_may = may;
+}
+
 void sx_filter_bitsets(const as_search_snap *s, as_mem *tmp, sx_filter *f)
 {
     const sx_catalog *c = s->c;
@@ -116,6 +136,8 @@ void sx_filter_bitsets(const as_search_snap *s, as_mem *tmp, sx_filter *f)
     const uint64_t *cheap = NULL, *soon = NULL;
     f->offer_mask = f->kept_sure = f->kept_maybe = NULL;
     f->kept_rest = false;
+    f->stock_pairs = false;
+    f->stock_sure = f->stock_may = NULL;
     bool price = f->of.max_price_cents > 0, date = f->of.deliver_by > 0, mer = f->merchant >= 0;
     f->kept = !f->none && price + date + mer > 0;
     f->kept_each = f->kept && price + date + mer > 1; /* a date too far alone: below */
@@ -160,7 +182,9 @@ void sx_filter_bitsets(const as_search_snap *s, as_mem *tmp, sx_filter *f)
         f->kept_sure = soon; /* exact */
         if (!soon) f->kept_each = true;
     }
-    if (f->kept_each && price + date + mer == 2) {
+    if (f->kept_each && price && date && !mer && within < SX_SOON_DAYS)
+        stock_pairs_filter(s, f, (size_t)within);
+    if (f->kept_each && price + date + mer == 2 && !f->stock_pairs) {
         /* two filters: the products with one offer that meets both (a
          * price step at or under the cap, the date's step), once every
          * offer of theirs is in stock, are kept without a look */
@@ -266,7 +290,13 @@ uint64_t sx_filter_kept_each(const as_search_snap *s, const sx_filter *f, size_t
 {
     const sx_catalog *c = s->c;
     uint64_t look = f->offer_mask ? cand & f->offer_mask[w] : cand, x = 0;
-    if (f->pair_sure) { /* kept without a look */
+    if (f->stock_pairs) {
+        /* those at a step at or under the cap kept, those not even at the
+         * step above it left out: only those between are looked at */
+        x = f->stock_sure ? look & f->stock_sure[w] : 0;
+        look &= ~x;
+        if (f->stock_may) look &= f->stock_may[w];
+    } else if (f->pair_sure) { /* kept without a look */
         x = look & f->pair_sure[w] & f->all_stock[w];
         look &= ~x;
     }

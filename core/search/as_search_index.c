@@ -985,6 +985,11 @@ static void state_layout(as_search_snap *s, sx_catalog *c, void *p)
         s->order_pos[i] = NULL;
     s->all_stock = NULL;
     atomic_init(&s->all_stock_state, 0);
+    for (size_t i = 0; i < SX_PRICE_STEPS * SX_SOON_DAYS; i++) {
+        s->stock_pair[i] = NULL;
+        atomic_init(&s->stock_pair_state[i], 0);
+    }
+    atomic_init(&s->stock_pairs_made, 0);
     s->c = c;
 }
 
@@ -1443,6 +1448,10 @@ static void state_unmap(as_search_snap *s)
     }
     free(s->all_stock);
     s->all_stock = NULL;
+    for (size_t i = 0; i < SX_PRICE_STEPS * SX_SOON_DAYS; i++) {
+        free(s->stock_pair[i]);
+        s->stock_pair[i] = NULL;
+    }
 }
 
 void as_search_snap_release(as_search_snap *s)

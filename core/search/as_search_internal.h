@@ -298,6 +298,18 @@ struct as_search_snap {
      * order_state */
     uint64_t *all_stock;
     atomic_int all_stock_state;
+    /* For a price cap with a date (no merchant), made at the first search
+     * that needs each (sx_stock_pair): slot j * SX_SOON_DAYS + k holds the
+     * available products with an offer in stock at or under price step j
+     * that delivers within k days, exactly what such a search keeps at a
+     * cap that is a step; at most SX_STOCK_PAIR_MAX made (stock_pairs_made),
+     * a bit per product each (every slot: 64 bytes a product, 2.4% of a
+     * 1,000,000-product index; a long tail's caps and dates are spread over
+     * them); states as order_state. Malloc'd, freed with the state. */
+#define SX_STOCK_PAIR_MAX (SX_PRICE_STEPS * SX_SOON_DAYS)
+    uint64_t *stock_pair[SX_PRICE_STEPS * SX_SOON_DAYS];
+    atomic_int stock_pair_state[SX_PRICE_STEPS * SX_SOON_DAYS];
+    atomic_int stock_pairs_made;
     /* c->n each, filled at the first search that needs them (sx_bound_order):
      * the buyable products by the score no offer of theirs can exceed under
      * the default weights (sx_rank_bound), highest first, then sku, and that
@@ -676,6 +688,10 @@ int sx_pair_slot(int merchant, int price_step, int day_step);
 const uint64_t *sx_pair_bits(const sx_catalog *c, int slot);
 /* s's all_stock, likewise. */
 const uint64_t *sx_all_stock(const as_search_snap *s);
+/* s's stock_pair of price step j and k days (under SX_SOON_DAYS), made now
+ * when it is not; NULL when another thread is making it, or it cannot be
+ * (the most made, no memory, no such step). */
+const uint64_t *sx_stock_pair(const as_search_snap *s, size_t j, size_t k);
 /* c's one_each, likewise. */
 const uint64_t *sx_one_each(const sx_catalog *c);
 #define SX_SKU_STEPS 32
@@ -744,6 +760,13 @@ struct sx_filter {
      * they have every offer in stock (a pair bitset, and all_stock), or
      * NULL */
     const uint64_t *pair_sure, *all_stock;
+    /* with kept_each, a cap and a date alone: stock pairs (sx_stock_pair)
+     * instead (stock_pairs). Kept without a look: those of stock_sure, the
+     * step at or under the cap (NULL: none is); left out without one: those
+     * not in stock_may, the step above it (NULL: none is, each looked at);
+     * the cap a step, no other look. */
+    bool stock_pairs;
+    const uint64_t *stock_sure, *stock_may;
     /* with kept_each and a merchant (two or three filters): the products
      * with one offer of each merchant (one_each), whose merchant's offer
      * is the only one that can be kept, and the pair bitsets that tell it

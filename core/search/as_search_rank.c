@@ -629,6 +629,42 @@ const uint64_t *sx_all_stock(const as_search_snap *cs)
     return b;
 }
 
+const uint64_t *sx_stock_pair(const as_search_snap *cs, size_t j, size_t k)
+{
+    as_search_snap *s = (as_search_snap *)cs;
+    const sx_catalog *c = s->c;
+    if (j >= c->nprice_steps || k >= SX_SOON_DAYS) return NULL;
+    size_t i = j * SX_SOON_DAYS + k;
+    bool mine;
+    if (atomic_load_explicit(&s->stock_pair_state[i], memory_order_acquire) != 2 &&
+        atomic_load_explicit(&s->stock_pairs_made, memory_order_relaxed) >= SX_STOCK_PAIR_MAX)
+        return NULL; /* not made, and no more will be */
+    if (once_made(&s->stock_pair_state[i], &mine)) return s->stock_pair[i];
+    if (!mine) return NULL;
+    if (atomic_fetch_add(&s->stock_pairs_made, 1) >= SX_STOCK_PAIR_MAX) {
+        atomic_store_explicit(&s->stock_pair_state[i], 0, memory_order_release);
+        return NULL;
+    }
+    uint64_t *b = calloc(c->words ? c->words : 1, sizeof(*b));
+    int64_t cap = c->price_step[j];
+    for (size_t d = 0; b && d < c->n; d++) {
+        /* the columns over its offers in stock first: most are decided */
+        if (!c->avail[d] || !s->min_price[d] || s->min_price[d] > cap ||
+            s->min_days[d] > (int32_t)k)
+            continue;
+        for (uint32_t o = c->off_at[d]; o < c->off_at[d + 1]; o++) {
+            const sx_offer *x = &c->offers[o];
+            if (s->in_stock[o] && x->price_cents <= cap && x->days <= (int64_t)k) {
+                b[d / 64] |= 1ull << (d % 64);
+                break;
+            }
+        }
+    }
+    s->stock_pair[i] = b;
+    once_done(&s->stock_pair_state[i], b != NULL);
+    return b;
+}
+
 const uint64_t *sx_one_each(const sx_catalog *cc)
 {
     sx_catalog *c = (sx_catalog *)cc;
