@@ -1038,8 +1038,28 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
         if (kept_filtered && top.n == top.k && top.n) worst = packed_key(&top.heap[0]);
     }
     top_sort(&top);
-paged:
-
+paged:;
+    size_t first = (size_t)ask->offset;
+    size_t n = top.n > first ? top.n - first : 0;
+    /* each result's head and offers, and the excluded entries, scattered in
+     * the index and mostly not in cache: their places asked for together,
+     * then what is there, so that the misses overlap instead of coming one
+     * at a time as each product is made (its head's length is read first) */
+    for (size_t i = 0; i < n; i++) {
+        uint32_t d = top.heap[first + i].doc;
+        __builtin_prefetch(c->head_at + d);
+        __builtin_prefetch(c->off_at + d);
+    }
+    for (size_t i = 0; i < nx; i++)
+        __builtin_prefetch(c->xj_at + excluded[i]);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t d = top.heap[first + i].doc;
+        if (c->head_at[d] != AS_NO_STR) __builtin_prefetch(c->strs + c->head_at[d] - 2);
+        __builtin_prefetch(c->offers + c->off_at[d]);
+    }
+    for (size_t i = 0; i < nx; i++)
+        if (c->xj_at[excluded[i]] != AS_NO_STR)
+            __builtin_prefetch(c->strs + c->xj_at[excluded[i]] - 2);
     out->excluded = as_alloc(m, (nx ? nx : 1) * sizeof(as_product));
     out->excluded_why = as_alloc(m, (nx ? nx : 1) * sizeof(char *));
     out->excluded_json = as_alloc(m, (nx ? nx : 1) * sizeof(char *));
@@ -1059,8 +1079,6 @@ paged:
     }
     out->n_excluded = nx;
 
-    size_t first = (size_t)ask->offset;
-    size_t n = top.n > first ? top.n - first : 0;
     out->ids = as_alloc(m, (n ? n : 1) * sizeof(int64_t));
     out->page = as_alloc(m, (n ? n : 1) * sizeof(as_product));
     out->matched_all = as_alloc(m, (n ? n : 1) * sizeof(bool));
