@@ -440,12 +440,47 @@ static void device_terms_make(as_mem *m, const as_device *d, device_terms *t)
 }
 
 /* The first of terms[0, n) (sorted, byte order) not below s; n when none. */
-static size_t first_not_below(const char *const *terms, size_t n, const char *s)
+/* The first 8 bytes of s as a number, the first byte highest and zeros past
+ * its end: keys in the order strcmp puts strings (one before those it
+ * begins), so that a sorted table is searched in an array of its keys, not
+ * string by string at random in memory. */
+static uint64_t key8(const char *s)
 {
+    uint64_t k = 0;
+    size_t i = 0;
+    for (; i < 8 && s[i]; i++)
+        k = k << 8 | (unsigned char)s[i];
+    return i ? k << (8 * (8 - i)) : 0;
+}
+
+/* Each of n strings' key8, for first_not_below. */
+static uint64_t *keys8(as_mem *m, const char *const *strs, size_t n)
+{
+    uint64_t *k = as_alloc(m, (n ? n : 1) * sizeof(*k));
+    for (size_t i = 0; i < n; i++)
+        k[i] = key8(strs[i]);
+    return k;
+}
+
+/* The first of n sorted strings strs (keys: their key8) not below s: by the
+ * keys, then, among those whose first 8 bytes are s's, by strcmp (a key
+ * with a zero byte is the whole string). */
+static size_t first_not_below(const uint64_t *keys, const char *const *strs, size_t n,
+                              const char *s)
+{
+    uint64_t k = key8(s);
     size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (strcmp(terms[mid], s) < 0)
+        if (keys[mid] < k)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == n || keys[lo] != k || (k & 0xFF) == 0) return lo;
+    for (hi = n; lo < hi;) { /* the string's first 8 bytes are s's */
+        size_t mid = lo + (hi - lo) / 2;
+        if (keys[mid] < k || (keys[mid] == k && strcmp(strs[mid], s) < 0))
             lo = mid + 1;
         else
             hi = mid;
@@ -639,21 +674,15 @@ static int brand_key_cmp(const void *a, const void *b)
  * run of one brand and kind (a brand has a hundred devices and a few kinds):
  * the others of a run match as far as it does. */
 static const as_device *brand_kind_at(const reader *r, size_t k, size_t nw, const as_device *devs,
-                                      const brand_key *brands, size_t n_brands,
+                                      const brand_key *brands, const uint64_t *brand_keys,
+                                      const char *const *brand_strs, size_t n_brands,
                                       const device_terms *dt, const kind_words *const *dev_kind,
                                       const char **folded, size_t *len)
 {
     const as_device *found = NULL;
     size_t best = 0;
     bool two = false;
-    size_t lo = 0, hi = n_brands;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (strcmp(brands[mid].key, folded[k]) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = first_not_below(brand_keys, brand_strs, n_brands, folded[k]);
     /* a brand has many devices and few kinds: each kind's span after each
      * brand length is read once */
     struct kind_seen {
@@ -661,7 +690,9 @@ static const as_device *brand_kind_at(const reader *r, size_t k, size_t nw, cons
         size_t b, span;
     } seen[16];
     size_t nseen = 0;
-    for (size_t i = lo; i < n_brands && strcmp(brands[i].key, folded[k]) == 0; i += brands[i].run) {
+    uint64_t key = key8(folded[k]);
+    for (size_t i = lo; i < n_brands && brand_keys[i] == key && strcmp(brands[i].key, folded[k]) == 0;
+         i += brands[i].run) {
         size_t d = brands[i].dev;
         size_t b = brand_span(r, k, nw, &dt[d], folded);
         if (!b || !devs[d].kind) continue;
@@ -700,6 +731,7 @@ struct as_query_devices {
     device_terms *dt;
     as_device_words *w;
     const char **terms; /* every device's `all` terms, sorted, each once */
+    uint64_t *term_keys; /* their key8 */
     size_t n_terms;
     uint8_t *term_len;              /* each term's length, UINT8_MAX from 255 bytes */
     size_t first_at[UCHAR_MAX + 2]; /* the terms from each first byte on */
@@ -707,10 +739,15 @@ struct as_query_devices {
      * all_t, sorted, each with the devices that have it (a bit each, dwords
      * 64-bit words per word); and the devices by slug */
     const char **rterms;
+    uint64_t *rterm_keys; /* their key8 */
     uint64_t *rbits;
     size_t n_rterms, dwords;
     const as_device **by_slug;
-    brand_key *brands; /* brand_kind_at's */
+    const char **slugs;  /* by_slug's slugs */
+    uint64_t *slug_keys; /* their key8 */
+    brand_key *brands;   /* brand_kind_at's */
+    const char **brand_strs; /* brands' keys */
+    uint64_t *brand_keys;    /* their key8 */
     size_t n_brands;
     /* each device's kind's names as words (NULL: no kind), one per kind */
     const kind_words **dev_kind;
@@ -725,8 +762,17 @@ static int term_cmp(const void *a, const void *b)
  * prefix of sort together, from the first term not below t. */
 static bool some_device_has(const as_query_devices *qd, const char *t)
 {
-    size_t lo = first_not_below(qd->terms, qd->n_terms, t);
-    return lo < qd->n_terms && word_matches(t, qd->terms[lo]);
+    size_t lo = first_not_below(qd->term_keys, qd->terms, qd->n_terms, t);
+    if (lo == qd->n_terms) return false;
+    /* told by the keys when t is shorter than 8 bytes: the term begins with
+     * t, and then equals it or t has 2 bytes or more (word_matches) */
+    size_t lt = strnlen(t, 8);
+    if (lt < 8) {
+        uint64_t mask = lt ? ~0ull << (8 * (8 - lt)) : 0;
+        uint64_t tk = key8(t), dk = qd->term_keys[lo];
+        return (dk & mask) == tk && (lt >= 2 || dk == tk);
+    }
+    return word_matches(t, qd->terms[lo]);
 }
 
 typedef struct term_dev {
@@ -771,6 +817,11 @@ static void resolve_tables(as_mem *m, as_query_devices *qd)
     for (size_t d = 0; d < n; d++)
         qd->by_slug[d] = &qd->devs[d];
     qsort(qd->by_slug, n, sizeof(*qd->by_slug), slug_cmp);
+    qd->slugs = as_alloc(m, (n ? n : 1) * sizeof(*qd->slugs));
+    for (size_t d = 0; d < n; d++)
+        qd->slugs[d] = qd->by_slug[d]->slug;
+    qd->slug_keys = keys8(m, qd->slugs, n);
+    qd->rterm_keys = keys8(m, qd->rterms, qd->n_rterms);
 }
 
 /* Without as_device_resolve_words's pass over every device: the slug looked
@@ -779,16 +830,8 @@ static void resolve_tables(as_mem *m, as_query_devices *qd)
  * bits. */
 const as_device *as_query_devices_resolve(as_mem *m, const as_query_devices *qd, const char *q)
 {
-    size_t lo = 0, hi = qd->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        int c = strcmp(qd->by_slug[mid]->slug, q);
-        if (c == 0) return qd->by_slug[mid];
-        if (c < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = first_not_below(qd->slug_keys, qd->slugs, qd->n, q);
+    if (lo < qd->n && strcmp(qd->slugs[lo], q) == 0) return qd->by_slug[lo];
     const char **qt;
     size_t nq = as_text_terms(m, q, &qt), dw = qd->dwords;
     if (!nq || !dw) return NULL;
@@ -796,15 +839,7 @@ const as_device *as_query_devices_resolve(as_mem *m, const as_query_devices *qd,
     for (size_t j = 0; j < nq; j++) {
         memset(one, 0, dw * sizeof(uint64_t));
         size_t len = strlen(qt[j]);
-        lo = 0;
-        hi = qd->n_rterms;
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (strcmp(qd->rterms[mid], qt[j]) < 0)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
+        lo = first_not_below(qd->rterm_keys, qd->rterms, qd->n_rterms, qt[j]);
         for (size_t i = lo; i < qd->n_rterms && strncmp(qd->rterms[i], qt[j], len) == 0; i++) {
             if (len < 2 && strcmp(qd->rterms[i], qt[j]) != 0) break; /* equal only */
             for (size_t w = 0; w < dw; w++)
@@ -843,6 +878,7 @@ const as_query_devices *as_query_devices_make(as_mem *m, const as_device *devs, 
         if (!kept || strcmp(qd->terms[kept - 1], qd->terms[i]) != 0)
             qd->terms[kept++] = qd->terms[i];
     qd->n_terms = kept;
+    qd->term_keys = keys8(m, qd->terms, kept);
     qd->term_len = as_alloc(m, (kept ? kept : 1));
     for (size_t i = 0; i < kept; i++) {
         size_t l = strlen(qd->terms[i]);
@@ -865,6 +901,10 @@ const as_query_devices *as_query_devices_make(as_mem *m, const as_device *devs, 
     for (size_t i = qd->n_brands; i-- > 1;)
         if (brand_run_cmp(&qd->brands[i - 1], &qd->brands[i]) == 0)
             qd->brands[i - 1].run = qd->brands[i].run + 1;
+    qd->brand_strs = as_alloc(m, (qd->n_brands ? qd->n_brands : 1) * sizeof(*qd->brand_strs));
+    for (size_t i = 0; i < qd->n_brands; i++)
+        qd->brand_strs[i] = qd->brands[i].key;
+    qd->brand_keys = keys8(m, qd->brand_strs, qd->n_brands);
     /* each kind's words once (a catalogue has thousands of devices and a
      * few kinds): the kinds first, then each device's */
     qd->dev_kind = as_alloc(m, (n ? n : 1) * sizeof(*qd->dev_kind));
@@ -940,7 +980,8 @@ static void read_device(reader *r, const as_query_devices *qd, as_query_text *ou
     for (size_t k = 0; k < nw; k++) {
         size_t bl;
         const as_device *dev =
-            brand_kind_at(r, k, nw, devs, qd->brands, qd->n_brands, dt, qd->dev_kind, folded, &bl);
+            brand_kind_at(r, k, nw, devs, qd->brands, qd->brand_keys, qd->brand_strs,
+                          qd->n_brands, dt, qd->dev_kind, folded, &bl);
         if (!dev || (found && (dev != found || k > at + len || k + bl < at))) continue;
         if (found) {
             size_t end = k + bl > at + len ? k + bl : at + len;
