@@ -156,7 +156,9 @@ typedef struct as_search_understood {
 typedef struct as_search_result {
     int64_t count;     /* every result, before paging */
     as_product *page;  /* the page in order: summaries and offers; stock 0 until the
-                          caller fills it in from the store (as_search_apply_stock) */
+                          caller fills it in from the store (as_search_apply_stock).
+                          A product with summary_head has of the fields it stands
+                          for only sku, availability and return_rate */
     int64_t *ids;      /* the page's product ids */
     bool *matched_all; /* per page product: it has every required word of the query */
     as_match_kind *match; /* per page product: its tier (the worst of its words' matches) */
