@@ -989,7 +989,9 @@ static void state_layout(as_search_snap *s, sx_catalog *c, void *p)
         s->stock_pair[i] = NULL;
         atomic_init(&s->stock_pair_state[i], 0);
     }
-    atomic_init(&s->stock_pairs_made, 0);
+    s->stock_area = NULL;
+    s->stock_area_bytes = 0;
+    atomic_init(&s->stock_area_state, 0);
     s->c = c;
 }
 
@@ -1448,10 +1450,10 @@ static void state_unmap(as_search_snap *s)
     }
     free(s->all_stock);
     s->all_stock = NULL;
-    for (size_t i = 0; i < SX_PRICE_STEPS * SX_SOON_DAYS; i++) {
-        free(s->stock_pair[i]);
+    if (s->stock_area) munmap(s->stock_area, s->stock_area_bytes);
+    s->stock_area = NULL;
+    for (size_t i = 0; i < SX_PRICE_STEPS * SX_SOON_DAYS; i++)
         s->stock_pair[i] = NULL;
-    }
 }
 
 void as_search_snap_release(as_search_snap *s)

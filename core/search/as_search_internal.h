@@ -302,14 +302,19 @@ struct as_search_snap {
      * that needs each (sx_stock_pair): slot j * SX_SOON_DAYS + k holds the
      * available products with an offer in stock at or under price step j
      * that delivers within k days, exactly what such a search keeps at a
-     * cap that is a step; at most SX_STOCK_PAIR_MAX made (stock_pairs_made),
-     * a bit per product each (every slot: 64 bytes a product, 2.4% of a
+     * cap that is a step; states as order_state. Every slot may be made, a
+     * bit per product each (64 bytes a product when all are: 2.4% of a
      * 1,000,000-product index; a long tail's caps and dates are spread over
-     * them); states as order_state. Malloc'd, freed with the state. */
-#define SX_STOCK_PAIR_MAX (SX_PRICE_STEPS * SX_SOON_DAYS)
+     * them), each at its place in one anonymous mapping reserved at the
+     * first (stock_area, stock_area_bytes; stock_area_state as
+     * order_state), whose pages are the system's until written and go back
+     * to it with the state: snapshots that come and go with stock changes
+     * leave no freed bitsets in the heap. */
     uint64_t *stock_pair[SX_PRICE_STEPS * SX_SOON_DAYS];
     atomic_int stock_pair_state[SX_PRICE_STEPS * SX_SOON_DAYS];
-    atomic_int stock_pairs_made;
+    uint64_t *stock_area;
+    size_t stock_area_bytes;
+    atomic_int stock_area_state;
     /* c->n each, filled at the first search that needs them (sx_bound_order):
      * the buyable products by the score no offer of theirs can exceed under
      * the default weights (sx_rank_bound), highest first, then sku, and that

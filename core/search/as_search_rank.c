@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "as_search_internal.h"
 #include "as_util.h"
@@ -629,6 +630,22 @@ const uint64_t *sx_all_stock(const as_search_snap *cs)
     return b;
 }
 
+/* s's stock_area, reserved by the first thread to ask; NULL while another
+ * reserves it, or when it cannot be. */
+static uint64_t *stock_area(as_search_snap *s)
+{
+    bool mine;
+    if (once_made(&s->stock_area_state, &mine)) return s->stock_area;
+    if (!mine) return NULL;
+    size_t bytes = (size_t)SX_PRICE_STEPS * SX_SOON_DAYS * (s->c->words ? s->c->words : 1) * 8;
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                   -1, 0);
+    s->stock_area = p == MAP_FAILED ? NULL : p;
+    s->stock_area_bytes = p == MAP_FAILED ? 0 : bytes;
+    once_done(&s->stock_area_state, s->stock_area != NULL);
+    return s->stock_area;
+}
+
 const uint64_t *sx_stock_pair(const as_search_snap *cs, size_t j, size_t k)
 {
     as_search_snap *s = (as_search_snap *)cs;
@@ -636,18 +653,20 @@ const uint64_t *sx_stock_pair(const as_search_snap *cs, size_t j, size_t k)
     if (j >= c->nprice_steps || k >= SX_SOON_DAYS) return NULL;
     size_t i = j * SX_SOON_DAYS + k;
     bool mine;
-    if (atomic_load_explicit(&s->stock_pair_state[i], memory_order_acquire) != 2 &&
-        atomic_load_explicit(&s->stock_pairs_made, memory_order_relaxed) >= SX_STOCK_PAIR_MAX)
-        return NULL; /* not made, and no more will be */
     if (once_made(&s->stock_pair_state[i], &mine)) return s->stock_pair[i];
     if (!mine) return NULL;
-    if (atomic_fetch_add(&s->stock_pairs_made, 1) >= SX_STOCK_PAIR_MAX) {
-        atomic_store_explicit(&s->stock_pair_state[i], 0, memory_order_release);
+    uint64_t *area = stock_area(s);
+    if (!area) { /* being reserved by another thread: asked again later */
+        atomic_store_explicit(&s->stock_pair_state[i],
+                              atomic_load_explicit(&s->stock_area_state, memory_order_acquire) == 3
+                                  ? 3
+                                  : 0,
+                              memory_order_release);
         return NULL;
     }
-    uint64_t *b = calloc(c->words ? c->words : 1, sizeof(*b));
+    uint64_t *b = area + i * (c->words ? c->words : 1); /* zeroed by the system */
     int64_t cap = c->price_step[j];
-    for (size_t d = 0; b && d < c->n; d++) {
+    for (size_t d = 0; d < c->n; d++) {
         /* the columns over its offers in stock first: most are decided */
         if (!c->avail[d] || !s->min_price[d] || s->min_price[d] > cap ||
             s->min_days[d] > (int32_t)k)
@@ -661,7 +680,7 @@ const uint64_t *sx_stock_pair(const as_search_snap *cs, size_t j, size_t k)
         }
     }
     s->stock_pair[i] = b;
-    once_done(&s->stock_pair_state[i], b != NULL);
+    once_done(&s->stock_pair_state[i], true);
     return b;
 }
 
