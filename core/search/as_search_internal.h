@@ -694,8 +694,8 @@ const uint64_t *sx_pair_bits(const sx_catalog *c, int slot);
 /* s's all_stock, likewise. */
 const uint64_t *sx_all_stock(const as_search_snap *s);
 /* s's stock_pair of price step j and k days (under SX_SOON_DAYS), made now
- * when it is not; NULL when another thread is making it, or it cannot be
- * (the most made, no memory, no such step). */
+ * when it is not; NULL when another thread is making it (or the mapping),
+ * or it cannot be (no mapping, no such step). */
 const uint64_t *sx_stock_pair(const as_search_snap *s, size_t j, size_t k);
 /* c's one_each, likewise. */
 const uint64_t *sx_one_each(const sx_catalog *c);

@@ -657,11 +657,10 @@ const uint64_t *sx_stock_pair(const as_search_snap *cs, size_t j, size_t k)
     if (!mine) return NULL;
     uint64_t *area = stock_area(s);
     if (!area) { /* being reserved by another thread: asked again later */
-        atomic_store_explicit(&s->stock_pair_state[i],
-                              atomic_load_explicit(&s->stock_area_state, memory_order_acquire) == 3
-                                  ? 3
-                                  : 0,
-                              memory_order_release);
+        atomic_store_explicit(
+            &s->stock_pair_state[i],
+            atomic_load_explicit(&s->stock_area_state, memory_order_acquire) == 3 ? 3 : 0,
+            memory_order_release);
         return NULL;
     }
     uint64_t *b = area + i * (c->words ? c->words : 1); /* zeroed by the system */

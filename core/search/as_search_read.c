@@ -439,7 +439,6 @@ static void device_terms_make(as_mem *m, const as_device *d, device_terms *t)
     t->brand = as_buf_str(&buf);
 }
 
-/* The first of terms[0, n) (sorted, byte order) not below s; n when none. */
 /* The first 8 bytes of s as a number, the first byte highest and zeros past
  * its end: keys in the order strcmp puts strings (one before those it
  * begins), so that a sorted table is searched in an array of its keys, not
@@ -691,7 +690,8 @@ static const as_device *brand_kind_at(const reader *r, size_t k, size_t nw, cons
     } seen[16];
     size_t nseen = 0;
     uint64_t key = key8(folded[k]);
-    for (size_t i = lo; i < n_brands && brand_keys[i] == key && strcmp(brands[i].key, folded[k]) == 0;
+    for (size_t i = lo;
+         i < n_brands && brand_keys[i] == key && strcmp(brands[i].key, folded[k]) == 0;
          i += brands[i].run) {
         size_t d = brands[i].dev;
         size_t b = brand_span(r, k, nw, &dt[d], folded);
@@ -730,7 +730,7 @@ struct as_query_devices {
     size_t n;
     device_terms *dt;
     as_device_words *w;
-    const char **terms; /* every device's `all` terms, sorted, each once */
+    const char **terms;  /* every device's `all` terms, sorted, each once */
     uint64_t *term_keys; /* their key8 */
     size_t n_terms;
     uint8_t *term_len;              /* each term's length, UINT8_MAX from 255 bytes */
@@ -743,9 +743,9 @@ struct as_query_devices {
     uint64_t *rbits;
     size_t n_rterms, dwords;
     const as_device **by_slug;
-    const char **slugs;  /* by_slug's slugs */
-    uint64_t *slug_keys; /* their key8 */
-    brand_key *brands;   /* brand_kind_at's */
+    const char **slugs;      /* by_slug's slugs */
+    uint64_t *slug_keys;     /* their key8 */
+    brand_key *brands;       /* brand_kind_at's */
     const char **brand_strs; /* brands' keys */
     uint64_t *brand_keys;    /* their key8 */
     size_t n_brands;
@@ -980,8 +980,8 @@ static void read_device(reader *r, const as_query_devices *qd, as_query_text *ou
     for (size_t k = 0; k < nw; k++) {
         size_t bl;
         const as_device *dev =
-            brand_kind_at(r, k, nw, devs, qd->brands, qd->brand_keys, qd->brand_strs,
-                          qd->n_brands, dt, qd->dev_kind, folded, &bl);
+            brand_kind_at(r, k, nw, devs, qd->brands, qd->brand_keys, qd->brand_strs, qd->n_brands,
+                          dt, qd->dev_kind, folded, &bl);
         if (!dev || (found && (dev != found || k > at + len || k + bl < at))) continue;
         if (found) {
             size_t end = k + bl > at + len ? k + bl : at + len;
