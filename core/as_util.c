@@ -332,13 +332,13 @@ static const double tens[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6};
 double as_round(double v, int decimals)
 {
     double f = decimals >= 0 && decimals < 7 ? tens[decimals] : pow(10.0, decimals);
-    return round(v * f) / f;
+    return as_round_half(v * f) / f;
 }
 
 bool as_fixed_text(char out[AS_FIXED_TEXT], double v, int decimals)
 {
     if (decimals < 0 || decimals > 6) return false;
-    double f = tens[decimals], k = round(v * f), r = k / f; /* r: as_round(v, decimals) */
+    double f = tens[decimals], k = as_round_half(v * f), r = k / f; /* r: as_round(v, decimals) */
     /* below 1e15, r is within a tenth of its last decimal of k / 10^decimals:
      * printf's digits are k's */
     if (!(fabs(k) < 1e15)) return false;

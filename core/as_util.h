@@ -81,6 +81,21 @@ bool as_pct_decode_segment(as_mem *m, const char *s, size_t n, char **out);
 #define AS_FIXED_TEXT 40
 bool as_fixed_text(char out[AS_FIXED_TEXT], double v, int decimals);
 
+/* round(x) (halves away from zero, the sign of a zero kept), the same
+ * double for every x, without libm's call: by the integer conversion
+ * (cvttsd2si) where |x| < 2^62, where x - trunc(x) is exact; round() itself
+ * beyond (and for NaN). A search page rounds about a dozen values a result
+ * (the offer's components and weighted parts), each a call otherwise:
+ * x86-64's baseline has no instruction for round(). */
+static inline double as_round_half(double x)
+{
+    if (!(x > -4611686018427387904.0 && x < 4611686018427387904.0)) return __builtin_round(x);
+    int64_t i = (int64_t)x;
+    double f = x - (double)i;
+    i += (f >= 0.5) - (f <= -0.5);
+    return i ? (double)i : __builtin_copysign(0.0, x);
+}
+
 /* A JSON real rounded to `decimals` places (so 0.35 prints as 0.35). */
 json_t *as_json_round(double v, int decimals);
 double as_round(double v, int decimals);

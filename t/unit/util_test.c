@@ -443,6 +443,44 @@ static void test_fixed_text(void **state)
     ROWS_DONE();
 }
 
+/* as_round_half is round(): the same double, bit for bit (a zero's sign
+ * too), at the halves, near the integer conversion's limit, beyond it, and
+ * over random doubles of every size. */
+static void test_round_half(void **state)
+{
+    as_mem *m = unit_mem(state);
+    ROWS_BEGIN;
+    static const double edge[] = {0, -0.0, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5,
+                                  0.49999999999999994, -0.49999999999999994, 0.1, -0.1,
+                                  4503599627370495.5, -4503599627370495.5, 4503599627370497.0,
+                                  9007199254740993.0, 4611686018427387904.0, -4611686018427387904.0,
+                                  4611686018427386880.0, 9.3e18, -9.3e18, 1e300, -1e300,
+                                  INFINITY, -INFINITY, 5e-324, -5e-324, 96.65 * 100, 0.035 * 100};
+    unsigned long long x = 11;
+    for (int i = 0; i < 400000 + (int)N_ROWS(edge); i++) {
+        double v;
+        if (i < (int)N_ROWS(edge)) {
+            v = edge[i];
+        } else {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            if (i & 1) { /* halves and near-halves of small sizes, as prices and scores are */
+                v = (double)(int64_t)(x % 2000001 - 1000000) / 2.0 + ((x >> 32) % 3 - 1.0) * 1e-9;
+            } else { /* any bit pattern that is a finite double */
+                memcpy(&v, &x, sizeof(v));
+                if (!isfinite(v)) continue;
+            }
+        }
+        double got = as_round_half(v), want = round(v);
+        if (memcmp(&got, &want, sizeof(got)) != 0)
+            CHECK(as_printf(m, "round(%.17g): %.17g, not %.17g", v, got, want), false);
+    }
+    double nan_got = as_round_half(NAN);
+    CHECK("round(NaN) is NaN", isnan(nan_got));
+    ROWS_DONE();
+}
+
 static void test_pct_decode_segment(void **state)
 {
     as_mem *m = unit_mem(state);
@@ -666,7 +704,8 @@ int main(void)
         UNIT_TEST(test_utf8_valid),         UNIT_TEST(test_utf8_len),
         UNIT_TEST(test_int_parse),          UNIT_TEST(test_int_parse_limits),
         UNIT_TEST(test_pct_decode_segment), UNIT_TEST(test_round),
-        UNIT_TEST(test_fixed_text),         UNIT_TEST(test_time_human),
+        UNIT_TEST(test_fixed_text),         UNIT_TEST(test_round_half),
+        UNIT_TEST(test_time_human),
         UNIT_TEST(test_time_relative),      UNIT_TEST(test_accept_html),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
