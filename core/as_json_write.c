@@ -266,7 +266,8 @@ void as_jw_round(as_jw *w, double v, int decimals)
         as_jw_real(w, v);
         return;
     }
-    double f = powers_of_ten[decimals], r = as_round_half(v * f), x = r / f; /* x: as_round(v, decimals) */
+    /* x: as_round(v, decimals) */
+    double f = powers_of_ten[decimals], r = as_round_half(v * f), x = r / f;
     /* With at most 12 digits and no exponent, "%.12g" of x is r's digits with
      * the point put back and trailing zeros dropped. */
     if (!(fabs(r) < 1e12) || (x != 0 && fabs(x) < 1e-4)) {

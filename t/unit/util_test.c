@@ -466,7 +466,7 @@ static void test_round_half(void **state)
             x ^= x >> 7;
             x ^= x << 17;
             if (i & 1) { /* halves and near-halves of small sizes, as prices and scores are */
-                v = (double)(int64_t)(x % 2000001 - 1000000) / 2.0 + ((x >> 32) % 3 - 1.0) * 1e-9;
+                v = (double)((int64_t)(x % 2000001) - 1000000) / 2.0 + ((x >> 32) % 3 - 1.0) * 1e-9;
             } else { /* any bit pattern that is a finite double */
                 memcpy(&v, &x, sizeof(v));
                 if (!isfinite(v)) continue;
