@@ -26,7 +26,9 @@ static as_config cfg;
 static void ab_log(void *baton, int level, const char *msg)
 {
     (void)baton;
-    if (level <= AS_LOG_ERR) fprintf(stderr, "ab: %s\n", msg);
+    /* and the index's build or mapping, with its time */
+    if (level <= AS_LOG_ERR || strncmp(msg, "search index ", 13) == 0)
+        fprintf(stderr, "ab: %s\n", msg);
 }
 
 AB_EXPORT int ab_init(const char *db_file, const char *index_prefix)
