@@ -1087,43 +1087,66 @@ static void rank_all(as_search_snap *s)
     if (two) thrd_join(t, NULL);
 }
 
+/* How much room each half of the heads gets in strs, against what a sample
+ * of them makes (a test sets less, to have them spill over). */
+double sx_heads_room = 1.03;
+
+/* One half of the docs' summary heads: written straight into strs (room
+ * bytes at dst, set aside before the threads start, so strs does not move
+ * while both read it), the heads that do not fit there into a buffer of its
+ * own (from the doc `spill` on). head_at holds offsets from dst, then from
+ * buf, until write_heads places them. */
 typedef struct {
     const sx_catalog *c;
-    uint32_t from, to;
-    char *buf; /* the span's heads, each after its length (put_len_str);
-                * head_at holds offsets in it until appended */
-    size_t n, cap;
+    uint32_t from, to, spill;
+    char *dst;
+    size_t room, n;
+    char *buf;
+    size_t nbuf, cap;
     bool failed;
 } head_span;
+
+/* Product d's summary head, as a page's result writes it (in m); NULL when
+ * it is not UTF-8 (the page says so). */
+static const char *summary_head(const sx_catalog *c, as_mem *m, uint32_t d, size_t *len)
+{
+    as_product p = {0};
+    sx_summary_fields(c, d, &p);
+    as_jw w;
+    as_jw_init(&w, m);
+    as_view_summary_head(&w, &p);
+    return as_jw_text(&w, len);
+}
 
 static int head_span_run(void *arg)
 {
     head_span *h = arg;
     const sx_catalog *c = h->c;
     as_arena *a = as_arena_create();
+    h->spill = h->to;
     if (!a) {
         h->failed = true;
         return 0;
     }
     for (uint32_t d = h->from; d < h->to; d++) {
         as_mem m = as_arena_mem(a);
-        as_product p = {0};
-        sx_summary_fields(c, d, &p);
-        as_jw w;
-        as_jw_init(&w, &m);
-        as_view_summary_head(&w, &p);
         size_t hn;
-        const char *t = as_jw_text(&w, &hn); /* NULL: not UTF-8 (the page says so) */
+        const char *t = summary_head(c, &m, d, &hn);
         if (!t) {
             c->head_at[d] = AS_NO_STR;
-        } else if (h->n + hn + 3 >= AS_NO_STR ||
-                   !grow((void **)&h->buf, &h->cap, h->n + hn + 3, 1)) {
+        } else if (h->spill == h->to && h->n + hn + 3 <= h->room) {
+            put_len_str(h->dst + h->n, t, hn);
+            c->head_at[d] = (uint32_t)(h->n + 2);
+            h->n += hn + 3;
+        } else if (h->nbuf + hn + 3 >= AS_NO_STR ||
+                   !grow((void **)&h->buf, &h->cap, h->nbuf + hn + 3, 1)) {
             h->failed = true;
             break;
         } else {
-            put_len_str(h->buf + h->n, t, hn);
-            c->head_at[d] = (uint32_t)(h->n + 2);
-            h->n += hn + 3;
+            if (h->spill == h->to) h->spill = d;
+            put_len_str(h->buf + h->nbuf, t, hn);
+            c->head_at[d] = (uint32_t)(h->nbuf + 2);
+            h->nbuf += hn + 3;
         }
         as_arena_clear(a);
     }
@@ -1131,32 +1154,76 @@ static int head_span_run(void *arg)
     return 0;
 }
 
+/* head_at of the docs [from, to) (offsets from some start) from `at` in
+ * strs. */
+static void heads_at(sx_catalog *c, uint32_t from, uint32_t to, size_t at)
+{
+    for (uint32_t d = from; d < to; d++)
+        if (c->head_at[d] != AS_NO_STR) c->head_at[d] += (uint32_t)at;
+}
+
 /* Every product's summary head into strs after the strings there, in the
- * docs' order; the second half written on a thread of its own (into a
- * buffer of its own, as the first: strs is only read while they run), then
- * both appended (1,000,000 products: about 1.2 s of the build on one core).
- * On one thread when none can be made. */
+ * docs' order (1,000,000 products: 310 MB, about 1.6-2.0 s of the build on
+ * one core, half of it the faults of fresh pages): the second half on a
+ * thread of its own. Each half goes straight into its room in strs, sized
+ * from a sample of the heads; the second is moved down to follow the first,
+ * and what did not fit in its room is appended after both (as written into
+ * a buffer, then copied: a slower build, the same heads). On one thread
+ * when none can be made. */
 static bool write_heads(sx_builder *b)
 {
     sx_catalog *c = b->c;
     uint32_t n = (uint32_t)c->n;
-    head_span h[2] = {{c, 0, n / 2, NULL, 0, 0, false}, {c, n / 2, n, NULL, 0, 0, false}};
+    size_t base = c->nstrs, sample = 0;
+    uint32_t step = n > 256 ? n / 256 : 1, taken = 0;
+    as_mem m = as_arena_mem(b->arena);
+    for (uint32_t d = 0; d < n; d += step, taken++) {
+        size_t hn;
+        if (summary_head(c, &m, d, &hn)) sample += hn + 3;
+        as_arena_clear(b->arena);
+    }
+    double each = taken ? (double)sample / taken * sx_heads_room : 0;
+    uint32_t half = n / 2;
+    size_t room0 = (size_t)(each * half), room1 = (size_t)(each * (n - half));
+    if (base + room0 + room1 >= AS_NO_STR ||
+        !grow((void **)&c->strs, &b->strscap, base + room0 + room1, 1)) {
+        room0 = room1 = 0; /* all of them in the buffers: appended, or failing there */
+    }
+    head_span h[2] = {{.c = c, .from = 0, .to = half, .room = room0},
+                      {.c = c, .from = half, .to = n, .room = room1}};
+    if (room0 + room1) {
+        h[0].dst = c->strs + base;
+        h[1].dst = h[0].dst + room0;
+    }
     thrd_t t;
     bool two = n > 1 && thrd_create(&t, head_span_run, &h[1]) == thrd_success;
-    if (!two) h[0].to = h[1].from = n;
+    if (!two) {
+        /* one span, all of the room */
+        h[0] = (head_span){.c = c, .from = 0, .to = n, .dst = h[0].dst, .room = room0 + room1};
+        h[1] = (head_span){.c = c, .from = n, .to = n, .spill = n};
+    }
     head_span_run(&h[0]);
     if (two) thrd_join(t, NULL);
     bool ok = !h[0].failed && !h[1].failed;
+    if (ok) {
+        /* the second's heads after the first's, then each's spilled ones */
+        if (h[1].n && h[1].dst != c->strs + base + h[0].n)
+            memmove(c->strs + base + h[0].n, h[1].dst, h[1].n);
+        heads_at(c, h[0].from, h[0].spill, base);
+        heads_at(c, h[1].from, h[1].spill, base + h[0].n);
+        c->nstrs = base + h[0].n + h[1].n;
+    }
     for (int i = 0; i < 2 && ok; i++) {
-        size_t base = c->nstrs;
-        if (base + h[i].n >= AS_NO_STR || !grow((void **)&c->strs, &b->strscap, base + h[i].n, 1)) {
+        size_t at = c->nstrs;
+        if (!h[i].nbuf) continue;
+        if (at + h[i].nbuf >= AS_NO_STR ||
+            !grow((void **)&c->strs, &b->strscap, at + h[i].nbuf, 1)) {
             ok = false;
             break;
         }
-        if (h[i].n) memcpy(c->strs + base, h[i].buf, h[i].n);
-        c->nstrs += h[i].n;
-        for (uint32_t d = h[i].from; d < h[i].to; d++)
-            if (c->head_at[d] != AS_NO_STR) c->head_at[d] += (uint32_t)base;
+        memcpy(c->strs + at, h[i].buf, h[i].nbuf);
+        heads_at(c, h[i].spill, h[i].to, at);
+        c->nstrs += h[i].nbuf;
     }
     free(h[0].buf);
     free(h[1].buf);

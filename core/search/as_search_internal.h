@@ -420,6 +420,11 @@ static inline const char *sx_str(const sx_catalog *c, uint32_t at)
  * and the guarantee), pointing into c's strings. */
 void sx_summary_fields(const sx_catalog *c, uint32_t d, as_product *p);
 
+/* The room a build sets aside in strs for each half of the summary heads,
+ * against what a sample of them makes (as_search_index.c, write_heads): a
+ * test sets less, to have them spill over into the copied buffers. */
+extern double sx_heads_room;
+
 /* The length of a string of strs written after its length (add_len_str:
  * the contradicted products' entries, xj_at). */
 static inline size_t sx_str_len(const sx_catalog *c, uint32_t at)

@@ -12,6 +12,7 @@
 
 #include "as_search.h"
 #include "as_search_internal.h"
+#include "as_view.h"
 
 #define M_A                                                                                        \
     {                                                                                              \
@@ -797,6 +798,47 @@ static size_t check_steps(const as_search_snap *s, as_mem *m)
 
 /* On a catalogue whose prices are close and deliveries far apart, so that
  * the best offer is often not the cheapest. */
+/* The summary heads: each product's the bytes as_view_summary_head writes
+ * of its fields, whether its half had room enough in strs (as a build
+ * sizes it), too little (heads past it spill over into a buffer, appended
+ * after both halves) or none (every head spilt). */
+static void test_heads_spill(void **state)
+{
+    as_mem *m = unit_mem(state);
+    static const double rooms[] = {1.03, 0.5, 0.0};
+    double kept = sx_heads_room;
+    for (size_t k = 0; k < sizeof(rooms) / sizeof(rooms[0]); k++) {
+        sx_heads_room = rooms[k];
+        int *tier_of;
+        as_search_snap *s = random_snap(m, 300, 2718u, &wide_prices, &tier_of);
+        const sx_catalog *c = s->c;
+        size_t backwards = 0;
+        for (uint32_t d = 0; d < c->n; d++) {
+            as_product p = {0};
+            sx_summary_fields(c, d, &p);
+            as_jw w;
+            as_jw_init(&w, m);
+            as_view_summary_head(&w, &p);
+            size_t want_len;
+            const char *want = as_jw_text(&w, &want_len);
+            assert_non_null(want);
+            assert_int_not_equal(c->head_at[d], AS_NO_STR);
+            assert_true(c->head_at[d] < c->nstrs);
+            assert_int_equal(sx_str_len(c, c->head_at[d]), want_len);
+            assert_memory_equal(sx_str(c, c->head_at[d]), want, want_len + 1);
+            backwards += d && c->head_at[d] < c->head_at[d - 1];
+        }
+        /* in the docs' order unless the first half spilt while the second
+         * had room for some */
+        if (rooms[k] == 0.5)
+            assert_true(backwards > 0);
+        else
+            assert_int_equal(backwards, 0);
+        as_search_snap_release(s);
+    }
+    sx_heads_room = kept;
+}
+
 static void test_steps_are_best_offer(void **state)
 {
     as_mem *m = unit_mem(state);
@@ -1753,6 +1795,7 @@ int main(void)
         UNIT_TEST(test_sort_orders),
         UNIT_TEST(test_pages_are_brute_force),
         UNIT_TEST(test_docs_order),
+        UNIT_TEST(test_heads_spill),
         UNIT_TEST(test_joined_words),
         UNIT_TEST(test_steps_are_best_offer),
         UNIT_TEST(test_steps_follow_stock),
