@@ -796,9 +796,7 @@ static size_t check_steps(const as_search_snap *s, as_mem *m)
     return dearer_best;
 }
 
-/* On a catalogue whose prices are close and deliveries far apart, so that
- * the best offer is often not the cheapest. */
-/* The summary heads: each product's the bytes as_view_summary_head writes
+/* The summary heads: each product's is the bytes as_view_summary_head writes
  * of its fields, whether its half had room enough in strs (as a build
  * sizes it), too little (heads past it spill over into a buffer, appended
  * after both halves) or none (every head spilt). */
@@ -839,6 +837,8 @@ static void test_heads_spill(void **state)
     sx_heads_room = kept;
 }
 
+/* On a catalogue whose prices are close and deliveries far apart, so that
+ * the best offer is often not the cheapest. */
 static void test_steps_are_best_offer(void **state)
 {
     as_mem *m = unit_mem(state);
