@@ -880,6 +880,15 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
     if (mt.any_text) {
         list = mt.docs;
         nlist = mt.ndocs;
+    } else if (!f.none && f.dev) {
+        /* the device's rows (by doc, as a category's products are): a few
+         * hundred instead of the category's tens of thousands, the same
+         * order, so the same page and excluded list */
+        uint32_t *docs = as_alloc_raw(&tmp, (f.n_dev_rows ? f.n_dev_rows : 1) * sizeof(uint32_t));
+        for (size_t i = 0; i < f.n_dev_rows; i++)
+            docs[i] = f.dev_rows[i].doc;
+        list = docs;
+        nlist = f.n_dev_rows;
     } else if (!f.none && f.has_cat) {
         list = c->cat_docs + c->cat_at[f.cat];
         nlist = c->cat_at[f.cat + 1] - c->cat_at[f.cat];

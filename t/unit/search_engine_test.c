@@ -238,6 +238,45 @@ static void test_filters_without_text(void **state)
     assert_string_equal(x.r.excluded_why[0], "Out of stock at the requested merchant");
 }
 
+static const as_device dyson_v11 = {7, "dyson-v11", "Dyson V11 Absolute", "Dyson",
+                                    "vacuum-cleaner", "v11 sv14"};
+static void v11(as_search_ask *a)
+{
+    a->device = &dyson_v11;
+}
+static void v11_vacuum_parts(as_search_ask *a)
+{
+    a->device = &dyson_v11;
+    a->category = "vacuum-parts";
+}
+static void v11_batteries(as_search_ask *a)
+{
+    a->device = &dyson_v11;
+    a->category = "batteries";
+}
+
+/* device= without text: the device's compatibility rows are the candidates
+ * (not the category's products): the filter that fits is a result, the one
+ * that does not is excluded with its reason, a category the device has no
+ * row in gives nothing. */
+static void test_device_without_text(void **state)
+{
+    run x;
+    search(state, &x, NULL, v11);
+    assert_string_equal(x.dev_slug, "dyson-v11");
+    assert_string_equal(skus(unit_mem(state), &x.r), "HEPA-5");
+    assert_int_equal(x.r.count, 1);
+    assert_int_equal(x.r.excluded_count, 1);
+    assert_string_equal(x.r.excluded[0].sku, "GEN-6");
+    assert_non_null(strstr(x.r.excluded_why[0], "Does not fit Dyson V11 Absolute: Diameter"));
+    search(state, &x, NULL, v11_vacuum_parts);
+    assert_string_equal(skus(unit_mem(state), &x.r), "HEPA-5");
+    assert_int_equal(x.r.excluded_count, 1);
+    search(state, &x, NULL, v11_batteries);
+    assert_int_equal(x.r.count, 0);
+    assert_int_equal(x.r.excluded_count, 0);
+}
+
 /* Within a tier and buyable group, results follow core's own score of the
  * page as shown (as_rank_offers_brief over the live stock). */
 static void test_order_is_the_formula(void **state)
@@ -1790,6 +1829,7 @@ int main(void)
         UNIT_TEST(test_typo),
         UNIT_TEST(test_device_and_price_in_text),
         UNIT_TEST(test_filters_without_text),
+        UNIT_TEST(test_device_without_text),
         UNIT_TEST(test_order_is_the_formula),
         UNIT_TEST(test_filtered_best_is_ranked_best),
         UNIT_TEST(test_sort_orders),
