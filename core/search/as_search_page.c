@@ -459,7 +459,9 @@ SX_POPCNT static void filtered_kept(const as_search_snap *s, as_mem *m, as_mem *
     uint64_t *set = as_alloc_raw(tmp, (words ? words : 1) * 8);
     sx_words ws = {as_alloc_raw(tmp, (sp.hi - sp.lo + 1) * sizeof(uint32_t)), 0};
     size_t count = 0, ex_count = 0;
-    for (size_t w = sp.lo; w < sp.hi; w++) {
+    size_t from = sp.lo;
+    for (; from < sp.hi && *nx < MAX_EXCLUDED; from++) {
+        size_t w = from;
         uint64_t a = any[w];
         uint64_t r = sx_filter_kept(s, f, w, hid ? a & ~hid[w] : a);
         res[w] = r;
@@ -475,6 +477,16 @@ SX_POPCNT static void filtered_kept(const as_search_snap *s, as_mem *m, as_mem *
             excluded[*nx] = d;
             why_of[(*nx)++] = sx_filter_exclusion(s, m, f, ask, &f->of, d, NULL, &b, true);
         }
+    }
+    for (size_t w = from; w < sp.hi; w++) { /* the excluded list full: counted only */
+        uint64_t a = any[w];
+        uint64_t r = sx_filter_kept(s, f, w, hid ? a & ~hid[w] : a);
+        res[w] = r;
+        set[w] = 0;
+        ws.at[ws.n] = (uint32_t)w;
+        ws.n += r != 0;
+        count += (size_t)sx_pop64(r);
+        ex_count += (size_t)sx_pop64(a & ~r);
     }
     out->count += count;
     out->excluded_count += ex_count;
@@ -688,7 +700,9 @@ SX_POPCNT static void page_bits(const as_search_snap *s, as_mem *m, as_mem *tmp,
      * written per tier */
     uint64_t *set = as_alloc_raw(tmp, (words ? words : 1) * 8);
     sx_words ws = {as_alloc_raw(tmp, (sp.hi - sp.lo + 1) * sizeof(uint32_t)), 0};
-    for (size_t w = sp.lo; w < sp.hi; w++) {
+    size_t from = sp.lo;
+    for (; from < sp.hi && *nx < MAX_EXCLUDED; from++) {
+        size_t w = from;
         uint64_t out_of_it = f->verified_only ? any[w] & hidden[w] : 0, r = any[w] & ~out_of_it;
         count += (size_t)sx_pop64(r);
         set[w] = r;
@@ -703,6 +717,17 @@ SX_POPCNT static void page_bits(const as_search_snap *s, as_mem *m, as_mem *tmp,
             excluded[*nx] = d;
             why_of[(*nx)++] = sx_filter_exclusion(s, m, f, ask, &ask->of, d, NULL, &b, true);
         }
+    }
+    /* the excluded list full (a large match, most searches): the rest
+     * counted without a branch on each word's excluded (contradicted
+     * products are a few at random: mispredicted) */
+    for (size_t w = from; w < sp.hi; w++) {
+        uint64_t a = any[w], out_of_it = f->verified_only ? a & hidden[w] : 0, r = a & ~out_of_it;
+        count += (size_t)sx_pop64(r);
+        ex_count += (size_t)sx_pop64(out_of_it);
+        set[w] = r;
+        ws.at[ws.n] = (uint32_t)w;
+        ws.n += r != 0;
     }
     out->count += count;
     out->excluded_count += ex_count;
