@@ -39,8 +39,9 @@ static const char magic[8] = {'A', 'S', 'I', 'D', 'X', 0, 0, 0};
  * each product's words (fwd_at, fwd); 12: the contradicted
  * products' entries in the docs' order, each after its length (add_len_str);
  * 13: each merchant's object in an offer (sx_merchant.json_at); 14: each
- * product's summary head (head_at) */
-#define FORMAT 14
+ * product's summary head (head_at); 15: each product's fine price step in
+ * the stock state (min_fine) */
+#define FORMAT 15
 
 enum {
     SEC_IDS,

@@ -700,6 +700,12 @@ static void price_steps(sx_catalog *c)
     }
     if (dearest && (!np || dearest > c->price_step[np - 1])) c->price_step[np++] = dearest;
     c->nprice_steps = np;
+    size_t nf = 0;
+    for (size_t j = 1; j <= SX_FINE_STEPS && ns; j++) {
+        int64_t p = sample[j * ns / (SX_FINE_STEPS + 1)];
+        if (!nf || p > c->fine_step[nf - 1]) c->fine_step[nf++] = p;
+    }
+    c->nfine_steps = nf;
 }
 
 bool sx_catalog_private(sx_catalog *c)
@@ -953,7 +959,7 @@ size_t sx_state_bytes(size_t n, size_t noffers, size_t nmerchants)
     /* the 8-byte columns first, after the stock bytes rounded up to 8 */
     return stock +
            n * (3 * sizeof(int64_t) + 6 * sizeof(uint32_t) + 3 * sizeof(int32_t) +
-                3 * sizeof(uint16_t) + 2) +
+                3 * sizeof(uint16_t) + 3) +
            (nmerchants + SX_PRICE_STEPS + SX_SOON_DAYS) * words * sizeof(uint64_t) +
            noffers * sizeof(sx_front) + 1;
 }
@@ -985,6 +991,7 @@ static void state_layout(as_search_snap *s, sx_catalog *c, void *p)
     s->best_r = s->best_q + c->n;
     s->def_score = (uint8_t *)(s->best_r + c->n);
     s->bound_score = s->def_score + c->n;
+    s->min_fine = s->bound_score + c->n;
     for (size_t i = 0; i < 5; i++)
         atomic_init(&s->order_state[i], 0);
     for (size_t i = 0; i < 4; i++)

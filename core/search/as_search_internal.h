@@ -159,6 +159,14 @@ typedef struct sx_catalog {
      SX_PAIR_MERCHANTS * SX_PRICE_STEPS)
     int64_t price_step[SX_PRICE_STEPS];
     size_t nprice_steps;
+    /* Finer steps at the quantiles of the same sample (about 1/256 of the
+     * products each), ascending: as_search_snap.min_fine places each
+     * product's cheapest price in stock among them, so that a cap between
+     * two price steps reads a byte per product of the step, and the price
+     * only for those whose fine step holds the cap (sx_filter_kept). */
+#define SX_FINE_STEPS 255
+    int64_t fine_step[SX_FINE_STEPS];
+    size_t nfine_steps;
     /* For two offer filters together, made at the first search that needs
      * each (sx_pair_bits): the products with one offer that meets both,
      * stock aside. Slot (sx_pair_slot) per merchant and date step, per
@@ -322,6 +330,10 @@ struct as_search_snap {
      * a date or a merchant pages by without ranking every match */
     uint32_t *bound_order;
     uint8_t *bound_score;
+    /* c->n: the first of c->fine_step at or above min_price (c->nfine_steps
+     * when it is above them all; 0 for none in stock), kept with min_price
+     * (rank_columns) */
+    uint8_t *min_fine;
     size_t n_bound; /* the buyable products: bound_order's length */
     /* c->n each, over the offers in stock (0 for none): the best delivery
      * component (as sx_offer.delivery10), and the merchants (into merchants)
@@ -766,6 +778,9 @@ struct sx_filter {
     bool kept, kept_each;
     const uint64_t *kept_sure, *kept_maybe;
     bool kept_rest;
+    /* with kept_maybe: how many of c->fine_step are at or under the cap
+     * (as_search_snap.min_fine below it: kept; at it: looked at) */
+    unsigned fine_cap;
     /* with kept_each and two filters: the products sure to be kept once
      * they have every offer in stock (a pair bitset, and all_stock), or
      * NULL */
@@ -812,11 +827,20 @@ static inline uint64_t sx_filter_kept(const as_search_snap *s, const sx_filter *
     uint64_t x = f->kept_sure ? cand & f->kept_sure[w] : 0;
     int64_t cap = f->of.max_price_cents;
     if (f->kept_maybe) {
-        /* in a step: available, with a cheapest price in stock; without a
-         * branch on it, so that the reads of one word's products (cache
-         * misses on a large catalogue) overlap */
+        /* in a step: available, with a cheapest price in stock; kept when
+         * its fine step is below the cap's (f->fine_cap: those at or under
+         * the cap), its price read only when its fine step holds the cap;
+         * without a branch on the first, so that the reads of one word's
+         * products (cache misses on a large catalogue) overlap */
+        uint64_t between = 0;
         for (uint64_t look = cand & ~x & f->kept_maybe[w]; look; look &= look - 1) {
             unsigned b = (unsigned)__builtin_ctzll(look);
+            unsigned k = s->min_fine[w * 64 + b];
+            x |= (uint64_t)(k < f->fine_cap) << b;
+            between |= (uint64_t)(k == f->fine_cap) << b;
+        }
+        for (; between; between &= between - 1) {
+            unsigned b = (unsigned)__builtin_ctzll(between);
             x |= (uint64_t)(s->min_price[w * 64 + b] <= cap) << b;
         }
     } else if (f->kept_rest) {

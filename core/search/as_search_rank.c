@@ -373,6 +373,15 @@ static void rank_columns(as_search_snap *s, uint32_t doc)
         any = true;
     }
     s->min_price[doc] = min;
+    size_t lo = 0, hi = c->nfine_steps; /* the first fine step at or above min */
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (c->fine_step[mid] < min)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    s->min_fine[doc] = min ? (uint8_t)lo : 0;
     s->min_days[doc] = soonest;
     s->cheap_days[doc] = cheap;
     s->max_del10[doc] = del;
