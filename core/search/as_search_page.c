@@ -423,6 +423,23 @@ static bool bits_gate(const sx_catalog *c, as_mem *tmp, const as_search_ask *ask
     return true;
 }
 
+/* filtered_kept's first pass over bitset word w: the matches the offer
+ * filters keep (not hidden, with hid) into res, the word listed in ws when
+ * it has one, their number added to *count; returns the word's excluded. */
+static inline uint64_t kept_word(const as_search_snap *s, const sx_filter *f,
+                                 const uint64_t *any, const uint64_t *hid, size_t w,
+                                 uint64_t *res, uint64_t *set, sx_words *ws, size_t *count)
+{
+    uint64_t a = any[w];
+    uint64_t r = sx_filter_kept(s, f, w, hid ? a & ~hid[w] : a);
+    res[w] = r;
+    set[w] = 0;
+    ws->at[ws->n] = (uint32_t)w;
+    ws->n += r != 0;
+    *count += (size_t)sx_pop64(r);
+    return a & ~r;
+}
+
 /* page_bits under offer filters (a price cap, a date, a merchant, alone or
  * together), under the default weights or custom ones (rk): the results are
  * the matches with an offer in stock they all keep (sx_filter_kept, whatever
@@ -462,14 +479,7 @@ SX_POPCNT static void filtered_kept(const as_search_snap *s, as_mem *m, as_mem *
     size_t from = sp.lo;
     for (; from < sp.hi && *nx < MAX_EXCLUDED; from++) {
         size_t w = from;
-        uint64_t a = any[w];
-        uint64_t r = sx_filter_kept(s, f, w, hid ? a & ~hid[w] : a);
-        res[w] = r;
-        set[w] = 0;
-        ws.at[ws.n] = (uint32_t)w;
-        ws.n += r != 0;
-        count += (size_t)sx_pop64(r);
-        uint64_t x = a & ~r;
+        uint64_t x = kept_word(s, f, any, hid, w, res, set, &ws, &count);
         ex_count += (size_t)sx_pop64(x);
         for (; x && *nx < MAX_EXCLUDED; x &= x - 1) {
             uint32_t d = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(x));
@@ -478,16 +488,8 @@ SX_POPCNT static void filtered_kept(const as_search_snap *s, as_mem *m, as_mem *
             why_of[(*nx)++] = sx_filter_exclusion(s, m, f, ask, &f->of, d, NULL, &b, true);
         }
     }
-    for (size_t w = from; w < sp.hi; w++) { /* the excluded list full: counted only */
-        uint64_t a = any[w];
-        uint64_t r = sx_filter_kept(s, f, w, hid ? a & ~hid[w] : a);
-        res[w] = r;
-        set[w] = 0;
-        ws.at[ws.n] = (uint32_t)w;
-        ws.n += r != 0;
-        count += (size_t)sx_pop64(r);
-        ex_count += (size_t)sx_pop64(a & ~r);
-    }
+    for (size_t w = from; w < sp.hi; w++) /* the excluded list full: counted only */
+        ex_count += (size_t)sx_pop64(kept_word(s, f, any, hid, w, res, set, &ws, &count));
     out->count += count;
     out->excluded_count += ex_count;
     sx_bound_gate gate = {0}; /* made at the first tier that needs it */
