@@ -171,7 +171,8 @@ void sx_filter_bitsets(const as_search_snap *s, as_mem *tmp, sx_filter *f)
             f->kept_maybe = cheap;
             f->kept_rest = !cheap; /* above every step */
             f->fine_cap = 0;
-            while (f->fine_cap < c->nfine_steps && c->fine_step[f->fine_cap] <= f->of.max_price_cents)
+            while (f->fine_cap < c->nfine_steps &&
+                   c->fine_step[f->fine_cap] <= f->of.max_price_cents)
                 f->fine_cap++;
         }
     }
