@@ -440,6 +440,21 @@ static inline uint64_t kept_word(const as_search_snap *s, const sx_filter *f,
     return a & ~r;
 }
 
+/* page_bits' first pass over bitset word w, kept_word's without offer
+ * filters: the matches not hidden (with hid) into set, the word listed in
+ * ws when it has one, their number added to *count; returns the word's
+ * excluded (hidden). */
+static inline uint64_t match_word(const uint64_t *any, const uint64_t *hid, size_t w,
+                                  uint64_t *set, sx_words *ws, size_t *count)
+{
+    uint64_t out_of_it = hid ? any[w] & hid[w] : 0, r = any[w] & ~out_of_it;
+    set[w] = r;
+    ws->at[ws->n] = (uint32_t)w;
+    ws->n += r != 0;
+    *count += (size_t)sx_pop64(r);
+    return out_of_it;
+}
+
 /* page_bits under offer filters (a price cap, a date, a merchant, alone or
  * together), under the default weights or custom ones (rk): the results are
  * the matches with an offer in stock they all keep (sx_filter_kept, whatever
@@ -702,15 +717,11 @@ SX_POPCNT static void page_bits(const as_search_snap *s, as_mem *m, as_mem *tmp,
      * written per tier */
     uint64_t *set = as_alloc_raw(tmp, (words ? words : 1) * 8);
     sx_words ws = {as_alloc_raw(tmp, (sp.hi - sp.lo + 1) * sizeof(uint32_t)), 0};
+    const uint64_t *hid = f->verified_only ? hidden : NULL;
     size_t from = sp.lo;
     for (; from < sp.hi && *nx < MAX_EXCLUDED; from++) {
         size_t w = from;
-        uint64_t out_of_it = f->verified_only ? any[w] & hidden[w] : 0, r = any[w] & ~out_of_it;
-        count += (size_t)sx_pop64(r);
-        set[w] = r;
-        ws.at[ws.n] = (uint32_t)w;
-        ws.n += r != 0;
-        if (!out_of_it) continue;
+        uint64_t out_of_it = match_word(any, hid, w, set, &ws, &count);
         ex_count += (size_t)sx_pop64(out_of_it);
         for (uint64_t cur = out_of_it; cur && *nx < MAX_EXCLUDED; cur &= cur - 1) {
             uint32_t d = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(cur));
@@ -723,14 +734,8 @@ SX_POPCNT static void page_bits(const as_search_snap *s, as_mem *m, as_mem *tmp,
     /* the excluded list full (a large match, most searches): the rest
      * counted without a branch on each word's excluded (contradicted
      * products are a few at random: mispredicted) */
-    for (size_t w = from; w < sp.hi; w++) {
-        uint64_t a = any[w], out_of_it = f->verified_only ? a & hidden[w] : 0, r = a & ~out_of_it;
-        count += (size_t)sx_pop64(r);
-        ex_count += (size_t)sx_pop64(out_of_it);
-        set[w] = r;
-        ws.at[ws.n] = (uint32_t)w;
-        ws.n += r != 0;
-    }
+    for (size_t w = from; w < sp.hi; w++)
+        ex_count += (size_t)sx_pop64(match_word(any, hid, w, set, &ws, &count));
     out->count += count;
     out->excluded_count += ex_count;
     sx_bound_gate gate = {0}; /* under custom weights: made at the first tier */

@@ -381,7 +381,7 @@ static void rank_columns(as_search_snap *s, uint32_t doc)
         else
             hi = mid;
     }
-    s->min_fine[doc] = min ? (uint8_t)lo : 0;
+    s->min_fine[doc] = (uint8_t)lo; /* 0 for none in stock: every step is above 0 */
     s->min_days[doc] = soonest;
     s->cheap_days[doc] = cheap;
     s->max_del10[doc] = del;
