@@ -41,7 +41,7 @@ static const char magic[8] = {'A', 'S', 'I', 'D', 'X', 0, 0, 0};
  * 13: each merchant's object in an offer (sx_merchant.json_at); 14: each
  * product's summary head (head_at); 15: each product's fine price step in
  * the stock state (min_fine) */
-#define FORMAT 15
+#define FORMAT 16
 
 enum {
     SEC_IDS,
@@ -630,7 +630,7 @@ bool sx_state_valid(const sx_catalog *c, const as_search_snap *s)
      * among the product's own, the products in the order, the merchants */
     size_t nm = c->nmerchants;
     for (size_t d = 0; d < c->n; d++) {
-        uint32_t o = s->def_off[d];
+        uint32_t o = s->prod[d].def_off;
         if ((o != UINT32_MAX && (o < c->off_at[d] || o >= c->off_at[d + 1])) ||
             s->rank_order[d] >= c->n || (nm && (s->best_q[d] >= nm || s->best_r[d] >= nm)) ||
             (nm < 64 && s->merchants_in[d] >> nm))

@@ -259,14 +259,14 @@ static inline bool offer_met(const as_search_snap *s, const sx_filter *f, uint32
          * a price cap, the soonest by a date; with both, the offer the
          * columns name that meets both, else each offer */
         int64_t cap = f->of.max_price_cents, by = f->of.deliver_by;
-        if (!s->min_price[doc]) return false;
-        bool price_ok = !cap || s->min_price[doc] <= cap;
-        bool date_ok = !by || f->today + s->min_days[doc] <= by;
+        if (!s->prod[doc].min_price) return false;
+        bool price_ok = !cap || s->prod[doc].min_price <= cap;
+        bool date_ok = !by || f->today + s->prod[doc].min_days <= by;
         if (!price_ok || !date_ok) return false;
         if (!cap || !by) return true;
-        if (f->today + s->cheap_days[doc] <= by) return true; /* the cheapest, in time */
-        if (s->def_off[doc] != UINT32_MAX && s->def_price[doc] <= cap &&
-            f->today + s->def_days[doc] <= by)
+        if (f->today + s->prod[doc].cheap_days <= by) return true; /* the cheapest, in time */
+        if (s->prod[doc].def_off != UINT32_MAX && s->prod[doc].def_price <= cap &&
+            f->today + s->prod[doc].def_days <= by)
             return true;
     }
     for (uint32_t o = c->off_at[doc]; o < c->off_at[doc + 1]; o++) {
@@ -327,12 +327,7 @@ uint64_t sx_filter_kept_each(const as_search_snap *s, const sx_filter *f, size_t
             __builtin_prefetch(c->off_at + d);
             continue;
         }
-        __builtin_prefetch(s->min_price + d);
-        __builtin_prefetch(s->min_days + d);
-        __builtin_prefetch(s->cheap_days + d);
-        __builtin_prefetch(s->def_off + d);
-        __builtin_prefetch(s->def_price + d);
-        __builtin_prefetch(s->def_days + d);
+        __builtin_prefetch(s->prod + d); /* its columns: one record */
     }
     if (rows)
         for (uint64_t cur = look; cur; cur &= cur - 1) {
@@ -382,11 +377,11 @@ const char *sx_filter_exclusion(const as_search_snap *s, as_mem *m, const sx_fil
     /* nothing meets the offer filters: say which one stops it */
     int64_t cheapest = 0, soonest = 0;
     bool stock = false;
-    if (f->merchant < 0 && s->min_price[doc] > 0) {
+    if (f->merchant < 0 && s->prod[doc].min_price > 0) {
         /* the columns over its offers in stock, made by the same rules */
         stock = true;
-        cheapest = s->min_price[doc];
-        soonest = ask->today + s->min_days[doc];
+        cheapest = s->prod[doc].min_price;
+        soonest = ask->today + s->prod[doc].min_days;
     } else {
         for (uint32_t o = c->off_at[doc]; o < c->off_at[doc + 1]; o++) {
             const sx_offer *x = &c->offers[o];

@@ -955,10 +955,11 @@ static bool str_table(char **s, const uint32_t *order, uint32_t n, uint32_t **at
  * mapping: given back to the system whole when the snapshot goes. */
 size_t sx_state_bytes(size_t n, size_t noffers, size_t nmerchants)
 {
-    size_t stock = (noffers + 7) & ~(size_t)7, words = (n + 63) / 64;
-    /* the 8-byte columns first, after the stock bytes rounded up to 8 */
+    size_t stock = (noffers + 63) & ~(size_t)63, words = (n + 63) / 64;
+    /* the products' records first, after the stock bytes rounded up to a
+     * cache line (the state starts on a page), then the 8-byte columns */
     return stock +
-           n * (3 * sizeof(int64_t) + 6 * sizeof(uint32_t) + 3 * sizeof(int32_t) +
+           n * (sizeof(sx_prod) + sizeof(uint64_t) + 5 * sizeof(uint32_t) +
                 3 * sizeof(uint16_t) + 3) +
            (nmerchants + SX_PRICE_STEPS + SX_SOON_DAYS) * words * sizeof(uint64_t) +
            noffers * sizeof(sx_front) + 1;
@@ -967,21 +968,16 @@ size_t sx_state_bytes(size_t n, size_t noffers, size_t nmerchants)
 /* s's columns in its state at p (sx_state_bytes of c's counts). */
 static void state_layout(as_search_snap *s, sx_catalog *c, void *p)
 {
-    size_t stock = (c->noffers + 7) & ~(size_t)7;
+    size_t stock = (c->noffers + 63) & ~(size_t)63;
     s->state = p;
     s->in_stock = p;
-    s->def_price = (int64_t *)((char *)p + stock);
-    s->min_price = s->def_price + c->n;
-    s->merchants_in = (uint64_t *)(s->min_price + c->n);
+    s->prod = (sx_prod *)((char *)p + stock);
+    s->merchants_in = (uint64_t *)(s->prod + c->n);
     s->merchant_stock = s->merchants_in + c->n;
     s->cheap_bits = s->merchant_stock + c->nmerchants * c->words;
     s->soon_bits = s->cheap_bits + SX_PRICE_STEPS * c->words;
     s->front = (sx_front *)(s->soon_bits + SX_SOON_DAYS * c->words);
-    s->def_off = (uint32_t *)(s->front + c->noffers);
-    s->def_days = (int32_t *)(s->def_off + c->n);
-    s->min_days = s->def_days + c->n;
-    s->cheap_days = s->min_days + c->n;
-    s->rank_order = (uint32_t *)(s->cheap_days + c->n);
+    s->rank_order = (uint32_t *)(s->front + c->noffers);
     s->sort_order[0] = s->rank_order + c->n;
     s->sort_order[1] = s->sort_order[0] + c->n;
     s->sort_order[2] = s->sort_order[1] + c->n;

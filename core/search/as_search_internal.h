@@ -262,6 +262,22 @@ typedef struct sx_front {
     uint8_t mscore, mbest;
 } sx_front;
 
+/* A product's best offer under the default weights with no offer filters,
+ * and what offer filters and the price and delivery sorts read of its offers
+ * in stock, from def_off and in_stock (sx_rank_default), so that ranking
+ * under offer filters or a price or delivery sort reads no offer row in the
+ * common case. 32 bytes, at a multiple of 32 in the state: a product's
+ * record never straddles two cache lines. */
+typedef struct sx_prod {
+    int64_t def_price; /* def_off's price (0 for none) */
+    int64_t min_price; /* the cheapest price in stock (0 for none) */
+    uint32_t def_off;  /* the best offer (into offers), UINT32_MAX for none */
+    int32_t def_days;  /* def_off's delivery days (0 for none) */
+    int32_t min_days;  /* the soonest delivery in stock */
+    int32_t cheap_days; /* the soonest delivery of an offer in stock at min_price */
+} sx_prod;
+_Static_assert(sizeof(sx_prod) == 32, "sx_prod: two records a cache line");
+
 /* A snapshot: the catalogue and its stock state at one rank version, in one
  * private mapping of `state_bytes`: which offers are in stock, and each
  * product's best offer under the default weights with no offer filters (what
@@ -270,15 +286,10 @@ struct as_search_snap {
     atomic_int refs;
     sx_catalog *c;
     uint8_t *in_stock;  /* c->noffers: stock above zero at version v.rank */
-    uint32_t *def_off;  /* c->n: the best offer (into offers), UINT32_MAX for none */
-    uint8_t *def_score; /* c->n: its score */
-    /* c->n each, from def_off and in_stock (sx_rank_default), so that ranking
-     * under offer filters or a price or delivery sort reads no offer row in
-     * the common case: def_off's price and delivery days (0 for none), and
-     * the cheapest price in stock (0 for none) */
-    int64_t *def_price, *min_price;
-    int32_t *def_days, *min_days; /* min_days: the soonest delivery in stock */
-    int32_t *cheap_days; /* the soonest delivery of an offer in stock at min_price */
+    /* c->n: each product's columns a search reads together, in one record
+     * (sx_prod: one cache miss a product, not six) */
+    sx_prod *prod;
+    uint8_t *def_score; /* c->n: def_off's score */
     /* c->noffers: each product's best offer by delivery date, by price and
      * by merchant (sx_front), so that a search with `deliver_by`,
      * `max_price` or `merchant` alone reads no offer row */
@@ -841,12 +852,12 @@ static inline uint64_t sx_filter_kept(const as_search_snap *s, const sx_filter *
         }
         for (; between; between &= between - 1) {
             unsigned b = (unsigned)__builtin_ctzll(between);
-            x |= (uint64_t)(s->min_price[w * 64 + b] <= cap) << b;
+            x |= (uint64_t)(s->prod[w * 64 + b].min_price <= cap) << b;
         }
     } else if (f->kept_rest) {
         for (uint64_t look = cand & ~x; look; look &= look - 1) {
             uint32_t d = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(look));
-            if (s->def_off[d] != UINT32_MAX && s->min_price[d] && s->min_price[d] <= cap)
+            if (s->prod[d].def_off != UINT32_MAX && s->prod[d].min_price && s->prod[d].min_price <= cap)
                 x |= look & -look;
         }
     }

@@ -359,7 +359,7 @@ static void sorted_tier(const as_search_snap *s, const sx_filter *f, const ranke
             if (!sx_bit_in(set, sp, d)) continue;
             if (got->n == got->k && got->k) {
                 /* sort_order: the buyable by rate, then the others by rate */
-                bool none = s->def_off[d] == UINT32_MAX, last_none = got->heap[0].unbuyable;
+                bool none = s->prod[d].def_off == UINT32_MAX, last_none = got->heap[0].unbuyable;
                 if (none && !last_none) break;
                 if (none == last_none && c->return_rate[d] > got->heap[0].key) break;
                 if (!none && !last_none && sorted_out(s, gate, d, c->return_rate[d], &got->heap[0]))
@@ -392,9 +392,9 @@ static void sorted_tier(const as_search_snap *s, const sx_filter *f, const ranke
                 uint32_t d = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(x));
                 /* its own least key, one column, before its offers */
                 if (full_of_buyable(got) &&
-                    (s->def_off[d] == UINT32_MAX ||
+                    (s->prod[d].def_off == UINT32_MAX ||
                      sorted_out(s, gate, d,
-                                price ? (double)s->min_price[d] : (double)s->min_days[d],
+                                price ? (double)s->prod[d].min_price : (double)s->prod[d].min_days,
                                 &got->heap[0])))
                     continue;
                 offer_sorted(s, f, rk, sort, d, t, got);
@@ -588,7 +588,7 @@ static void weighted_tier(const as_search_snap *s, const as_search_ask *ask, con
             x = tie_mask_word(s, gate, &tm, &got->heap[0], w, x);
         for (uint64_t cur = x; cur; cur &= cur - 1) {
             uint32_t d = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(cur));
-            bool unbuyable = s->def_off[d] == UINT32_MAX;
+            bool unbuyable = s->prod[d].def_off == UINT32_MAX;
             if (got->n == got->k) {
                 if (!got->k) return;
                 const hit *last = &got->heap[0];
@@ -658,7 +658,7 @@ static void by_place(const as_search_snap *s, as_mem *tmp, const uint32_t *pos, 
     for (size_t j = 0; j < got; j++) {
         uint32_t d = (uint32_t)heap[j];
         top->heap[top->n++] =
-            (hit){d, c->sku_rk[d], 0, s->def_score[d], t, (uint8_t)(s->def_off[d] == UINT32_MAX)};
+            (hit){d, c->sku_rk[d], 0, s->def_score[d], t, (uint8_t)(s->prod[d].def_off == UINT32_MAX)};
     }
 }
 
@@ -781,7 +781,7 @@ SX_POPCNT static void page_bits(const as_search_snap *s, as_mem *m, as_mem *tmp,
                 for (uint64_t cur = set[ws.at[j]], w = ws.at[j]; cur; cur &= cur - 1) {
                     uint32_t d = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(cur));
                     hit h = {d, c->sku_rk[d], 0, s->def_score[d], (uint8_t)t,
-                             (uint8_t)(s->def_off[d] == UINT32_MAX)};
+                             (uint8_t)(s->prod[d].def_off == UINT32_MAX)};
                     if (ask->sort != AS_SORT_SCORE) {
                         sx_best b;
                         sx_rank_best_default(s, d, true, &b);
@@ -803,7 +803,7 @@ SX_POPCNT static void page_bits(const as_search_snap *s, as_mem *m, as_mem *tmp,
             uint32_t d = order[i];
             if (!sx_bit_in(set, sp, d)) continue;
             top->heap[top->n++] = (hit){d, c->sku_rk[d], 0, s->def_score[d], (uint8_t)t,
-                                        (uint8_t)(s->def_off[d] == UINT32_MAX)};
+                                        (uint8_t)(s->prod[d].def_off == UINT32_MAX)};
         }
         if (i < n && top->n < top->k) by_place(s, tmp, pos, (uint32_t)i, set, &ws, (uint8_t)t, top);
     }
@@ -942,12 +942,8 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
              * random in a large catalogue: asked for LOOP_AHEAD products
              * ahead, the misses overlap instead of following each other */
             uint32_t a = list ? list[i + LOOP_AHEAD] : (uint32_t)(i + LOOP_AHEAD);
-            __builtin_prefetch(s->def_off + a);
+            __builtin_prefetch(s->prod + a); /* its columns: one record */
             __builtin_prefetch(c->sku_rk + a);
-            if (f.offer_filters) {
-                __builtin_prefetch(s->min_price + a);
-                __builtin_prefetch(s->min_days + a);
-            }
             if (bounded) {
                 __builtin_prefetch(s->max_del10 + a);
                 if (s->merchants_in) __builtin_prefetch(s->merchants_in + a);
@@ -976,17 +972,17 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
             /* under offer filters: a result with the snapshot's best offer
              * when the filters keep it and the cheapest price in stock (as
              * sx_rank_best_default_filtered decides, merchant aside) */
-            kept = s->def_off[d] != UINT32_MAX &&
-                   (of.max_price_cents <= 0 || s->def_price[d] <= of.max_price_cents) &&
+            kept = s->prod[d].def_off != UINT32_MAX &&
+                   (of.max_price_cents <= 0 || s->prod[d].def_price <= of.max_price_cents) &&
                    (of.deliver_by <= 0 ||
-                    (ask->today + s->def_days[d] <= of.deliver_by &&
-                     (s->min_price[d] == s->def_price[d] ||
-                      ask->today + s->cheap_days[d] <= of.deliver_by)));
+                    (ask->today + s->prod[d].def_days <= of.deliver_by &&
+                     (s->prod[d].min_price == s->prod[d].def_price ||
+                      ask->today + s->prod[d].cheap_days <= of.deliver_by)));
         }
         if (kept) {
             /* a result, in the default order: one key decides its place */
             out->count++;
-            uint64_t key = (uint64_t)tier << 48 | (uint64_t)(s->def_off[d] == UINT32_MAX) << 40 |
+            uint64_t key = (uint64_t)tier << 48 | (uint64_t)(s->prod[d].def_off == UINT32_MAX) << 40 |
                            (uint64_t)(255 - s->def_score[d]) << 32 | c->sku_rk[d];
             if (top.n == top.k && key >= worst) continue;
             hit h = {d, (uint32_t)key, 0, 255 - (int32_t)(key >> 32 & 0xFF), tier,
@@ -1002,9 +998,9 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
             bool out_of_it =
                 unmet || (ask->verified_only && c->hidden[d]) || (f.dev && row && !row->fits);
             if (!out_of_it && kept_filtered)
-                out_of_it = s->def_off[d] == UINT32_MAX ||
-                            (of.max_price_cents > 0 && s->min_price[d] > of.max_price_cents) ||
-                            (of.deliver_by > 0 && ask->today + s->min_days[d] > of.deliver_by);
+                out_of_it = s->prod[d].def_off == UINT32_MAX ||
+                            (of.max_price_cents > 0 && s->prod[d].min_price > of.max_price_cents) ||
+                            (of.deliver_by > 0 && ask->today + s->prod[d].min_days > of.deliver_by);
             if (out_of_it) {
                 out->excluded_count++;
                 continue;
@@ -1024,7 +1020,7 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
              * places them: by the gate's masks when only the score and the
              * sku can tell them apart (the score's order: keys are 0) */
             const hit *last = &top.heap[0];
-            bool unbuyable = s->def_off[d] == UINT32_MAX, out_of_page;
+            bool unbuyable = s->prod[d].def_off == UINT32_MAX, out_of_page;
             if (tier == last->tier && !unbuyable && !last->unbuyable) {
                 out_of_page = bound_stays_out(s, &gate, d, last);
             } else {
@@ -1038,7 +1034,7 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
             }
         }
         if (ask->sort != AS_SORT_SCORE && !defaults && top.n == top.k && top.k &&
-            s->def_off[d] != UINT32_MAX &&
+            s->prod[d].def_off != UINT32_MAX &&
             !((ask->verified_only && c->hidden[d]) || (f.dev && row && !row->fits)) &&
             (!f.offer_filters || sx_filter_viable(s, &f, d, row))) {
             /* another sort under custom weights or offer filters: the key of
@@ -1049,8 +1045,8 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
              * the highest score); a result that cannot enter the page even
              * at that key with that score is counted without ranking its
              * offers */
-            double least = ask->sort == AS_SORT_PRICE      ? (double)s->min_price[d]
-                           : ask->sort == AS_SORT_DELIVERY ? (double)s->min_days[d]
+            double least = ask->sort == AS_SORT_PRICE      ? (double)s->prod[d].min_price
+                           : ask->sort == AS_SORT_DELIVERY ? (double)s->prod[d].min_days
                                                            : c->return_rate[d];
             hit most = {d, c->sku_rk[d], least, tab ? sx_rank_bound(s, d, tab, &ask->w) : INT32_MAX,
                         tier, 0};

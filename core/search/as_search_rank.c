@@ -102,7 +102,7 @@ bool sx_weights_tab_make(const sx_catalog *c, as_mem *m, const as_weights *w, sx
 int sx_rank_bound(const as_search_snap *s, uint32_t doc, const sx_weights_tab *t,
                   const as_weights *w)
 {
-    if (s->def_off[doc] == UINT32_MAX) return 0;
+    if (s->prod[doc].def_off == UINT32_MAX) return 0;
     uint16_t dl = s->max_del10[doc];
     int64_t h = t->price[SX_TAB_MAX];
     h += dl <= SX_TAB_MAX ? t->delivery[dl] : (int64_t)round((dl / 10.0 * w->w[1]) * 100.0);
@@ -247,7 +247,7 @@ void sx_rank_default(as_search_snap *s, uint32_t doc)
     as_weights_default(&w);
     as_offer_filter none = {0};
     sx_best b;
-    s->def_off[doc] = best_offer(s, doc, &w, NULL, &none, -1, 0, &b);
+    s->prod[doc].def_off = best_offer(s, doc, &w, NULL, &none, -1, 0, &b);
     s->def_score[doc] = (uint8_t)b.score;
     rank_columns(s, doc);
 }
@@ -307,7 +307,7 @@ static void rank_front(as_search_snap *s, uint32_t doc)
         fr[o - first].merchant = c->offers[o].merchant;
         s->merchant_stock[fr[o - first].merchant * c->words + (doc >> 6)] &= ~bit;
     }
-    if (s->def_off[doc] == UINT32_MAX) return; /* nothing in stock (or not available) */
+    if (s->prod[doc].def_off == UINT32_MAX) return; /* nothing in stock (or not available) */
     bool days_fit = true, price_fit = true;
     for (uint32_t o = first; o < first + slots; o++) {
         if (!s->in_stock[o]) continue;
@@ -346,9 +346,9 @@ static void rank_front(as_search_snap *s, uint32_t doc)
 static void rank_columns(as_search_snap *s, uint32_t doc)
 {
     const sx_catalog *c = s->c;
-    uint32_t d = s->def_off[doc];
-    s->def_price[doc] = d == UINT32_MAX ? 0 : c->offers[d].price_cents;
-    s->def_days[doc] = d == UINT32_MAX ? 0 : c->offers[d].days;
+    uint32_t d = s->prod[doc].def_off;
+    s->prod[doc].def_price = d == UINT32_MAX ? 0 : c->offers[d].price_cents;
+    s->prod[doc].def_days = d == UINT32_MAX ? 0 : c->offers[d].days;
     int64_t min = 0;
     int32_t soonest = 0, cheap = 0;
     bool any = false;
@@ -372,7 +372,7 @@ static void rank_columns(as_search_snap *s, uint32_t doc)
             br = x->merchant;
         any = true;
     }
-    s->min_price[doc] = min;
+    s->prod[doc].min_price = min;
     size_t lo = 0, hi = c->nfine_steps; /* the first fine step at or above min */
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
@@ -382,8 +382,8 @@ static void rank_columns(as_search_snap *s, uint32_t doc)
             hi = mid;
     }
     s->min_fine[doc] = (uint8_t)lo; /* 0 for none in stock: every step is above 0 */
-    s->min_days[doc] = soonest;
-    s->cheap_days[doc] = cheap;
+    s->prod[doc].min_days = soonest;
+    s->prod[doc].cheap_days = cheap;
     s->max_del10[doc] = del;
     s->best_q[doc] = bq;
     s->best_r[doc] = br;
@@ -392,7 +392,7 @@ static void rank_columns(as_search_snap *s, uint32_t doc)
      * and soonest offers in stock (def_off: none when it is not available) */
     size_t w = c->words, at = doc >> 6;
     uint64_t bit = 1ull << (doc & 63);
-    bool on = s->def_off[doc] != UINT32_MAX && min > 0;
+    bool on = s->prod[doc].def_off != UINT32_MAX && min > 0;
     for (size_t j = 0; j < SX_PRICE_STEPS; j++) {
         uint64_t *x = &s->cheap_bits[j * w + at];
         *x = on && j < c->nprice_steps && c->price_step[j] >= min ? *x | bit : *x & ~bit;
@@ -411,12 +411,12 @@ void sx_rank_order(as_search_snap *s)
     const sx_catalog *c = s->c;
     uint32_t at[513] = {0};
     for (size_t d = 0; d < c->n; d++)
-        at[((s->def_off[d] == UINT32_MAX) << 8 | (255u - s->def_score[d])) + 1]++;
+        at[((s->prod[d].def_off == UINT32_MAX) << 8 | (255u - s->def_score[d])) + 1]++;
     for (size_t b = 0; b < 512; b++)
         at[b + 1] += at[b];
     for (size_t i = 0; i < c->n; i++) {
         uint32_t d = c->sku_docs[i];
-        s->rank_order[at[(s->def_off[d] == UINT32_MAX) << 8 | (255u - s->def_score[d])]++] = d;
+        s->rank_order[at[(s->prod[d].def_off == UINT32_MAX) << 8 | (255u - s->def_score[d])]++] = d;
     }
 }
 
@@ -452,11 +452,11 @@ static bool order_key(const as_search_snap *s, as_sort_kind k, uint32_t d, uint6
     const sx_catalog *c = s->c;
     switch (k) {
     case AS_SORT_PRICE:
-        *key = (uint64_t)s->def_price[d];
-        return s->def_price[d] >= 0;
+        *key = (uint64_t)s->prod[d].def_price;
+        return s->prod[d].def_price >= 0;
     case AS_SORT_DELIVERY:
-        *key = (uint64_t)(int64_t)s->def_days[d];
-        return s->def_days[d] >= 0;
+        *key = (uint64_t)(int64_t)s->prod[d].def_days;
+        return s->prod[d].def_days >= 0;
     default: { /* a double at or above zero orders as its bits do */
         double r = c->return_rate[d];
         if (!(r >= 0)) return false;
@@ -475,7 +475,7 @@ static bool make_order(const as_search_snap *s, as_sort_kind k, uint32_t *out)
 {
     const sx_catalog *c = s->c;
     size_t n = c->n, nb = 0;
-    while (nb < n && s->def_off[s->rank_order[nb]] != UINT32_MAX)
+    while (nb < n && s->prod[s->rank_order[nb]].def_off != UINT32_MAX)
         nb++;
     uint64_t *key = malloc((n ? n : 1) * sizeof(*key));
     uint32_t *tmp = malloc((n ? n : 1) * sizeof(*tmp));
@@ -676,8 +676,8 @@ const uint64_t *sx_stock_pair(const as_search_snap *cs, size_t j, size_t k)
     int64_t cap = c->price_step[j];
     for (size_t d = 0; d < c->n; d++) {
         /* the columns over its offers in stock first: most are decided */
-        if (!c->avail[d] || !s->min_price[d] || s->min_price[d] > cap ||
-            s->min_days[d] > (int32_t)k)
+        if (!c->avail[d] || !s->prod[d].min_price || s->prod[d].min_price > cap ||
+            s->prod[d].min_days > (int32_t)k)
             continue;
         for (uint32_t o = c->off_at[d]; o < c->off_at[d + 1]; o++) {
             const sx_offer *x = &c->offers[o];
@@ -750,7 +750,7 @@ static bool make_bound_order(as_search_snap *s)
     uint32_t at[257] = {0};
     size_t nb = 0;
     for (size_t d = 0; d < c->n; d++) {
-        if (s->def_off[d] == UINT32_MAX) continue;
+        if (s->prod[d].def_off == UINT32_MAX) continue;
         int b = sx_rank_bound(s, (uint32_t)d, &t, &w);
         bound[d] = (uint8_t)(b < 0 ? 0 : b > 255 ? 255 : b);
         at[255u - bound[d] + 1]++;
@@ -760,7 +760,7 @@ static bool make_bound_order(as_search_snap *s)
         at[b + 1] += at[b];
     for (size_t i = 0; i < c->n; i++) {
         uint32_t d = c->sku_docs[i];
-        if (s->def_off[d] == UINT32_MAX) continue;
+        if (s->prod[d].def_off == UINT32_MAX) continue;
         uint32_t k = at[255u - bound[d]]++;
         s->bound_order[k] = d;
         s->bound_score[k] = bound[d];
@@ -778,15 +778,15 @@ const uint32_t *sx_bound_order(const as_search_snap *s)
 
 void sx_rank_best_default(const as_search_snap *s, uint32_t doc, bool price_days, sx_best *out)
 {
-    if (s->def_off[doc] == UINT32_MAX) {
+    if (s->prod[doc].def_off == UINT32_MAX) {
         memset(out, 0, sizeof(*out));
         return;
     }
     out->score = s->def_score[doc];
     out->n_eligible = 1; /* at least: only whether there is one is read */
     /* from the columns: the offer's row would be another cache line */
-    out->price_cents = price_days ? s->def_price[doc] : 0;
-    out->days = price_days ? s->def_days[doc] : 0;
+    out->price_cents = price_days ? s->prod[doc].def_price : 0;
+    out->days = price_days ? s->prod[doc].def_days : 0;
 }
 
 /* Under the default weights an offer's score depends on the offers beside it
@@ -800,7 +800,7 @@ void sx_rank_best_default_filtered(const as_search_snap *s, uint32_t doc,
                                    bool price_days, sx_best *out)
 {
     const sx_catalog *c = s->c;
-    uint32_t d = s->def_off[doc];
+    uint32_t d = s->prod[doc].def_off;
     /* No offer in stock (or not available): none under any filter either
      * (every price is above zero, so def_off is none only then). */
     if (d == UINT32_MAX) {
@@ -821,14 +821,14 @@ void sx_rank_best_default_filtered(const as_search_snap *s, uint32_t doc,
         return;
     }
     /* def_off is in stock: whether the filters keep it, from the columns */
-    if (merchant >= -1 && (f->max_price_cents <= 0 || s->def_price[doc] <= f->max_price_cents) &&
-        (f->deliver_by <= 0 || today + s->def_days[doc] <= f->deliver_by) &&
+    if (merchant >= -1 && (f->max_price_cents <= 0 || s->prod[doc].def_price <= f->max_price_cents) &&
+        (f->deliver_by <= 0 || today + s->prod[doc].def_days <= f->deliver_by) &&
         (merchant < 0 || c->offers[d].merchant == merchant)) {
         /* a price cap keeps the cheapest too; so does a date when def_off
          * is the cheapest, or when an offer at the cheapest price arrives
          * by it (cheap_days); without a merchant, nothing else does */
-        bool same = merchant < 0 && (f->deliver_by <= 0 || s->min_price[doc] == s->def_price[doc] ||
-                                     today + s->cheap_days[doc] <= f->deliver_by);
+        bool same = merchant < 0 && (f->deliver_by <= 0 || s->prod[doc].min_price == s->prod[doc].def_price ||
+                                     today + s->prod[doc].cheap_days <= f->deliver_by);
         if (!same && merchant >= 0) {
             int64_t all = 0, kept = 0;
             for (uint32_t o = c->off_at[doc]; o < c->off_at[doc + 1]; o++) {
@@ -843,8 +843,8 @@ void sx_rank_best_default_filtered(const as_search_snap *s, uint32_t doc,
             sx_rank_best_default(s, doc, price_days, out);
             return;
         }
-    } else if ((f->max_price_cents > 0 && s->min_price[doc] > f->max_price_cents) ||
-               (f->deliver_by > 0 && today + s->min_days[doc] > f->deliver_by)) {
+    } else if ((f->max_price_cents > 0 && s->prod[doc].min_price > f->max_price_cents) ||
+               (f->deliver_by > 0 && today + s->prod[doc].min_days > f->deliver_by)) {
         /* every offer in stock is above the cap, or none arrives in time */
         memset(out, 0, sizeof(*out));
         return;

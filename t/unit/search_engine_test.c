@@ -528,7 +528,7 @@ static void test_sort_orders(void **state)
     const as_sort_kind kinds[] = {AS_SORT_PRICE, AS_SORT_DELIVERY, AS_SORT_RETURN_RATE};
     size_t unbuyable = 0;
     for (uint32_t d = 0; d < s->c->n; d++)
-        unbuyable += s->def_off[d] == UINT32_MAX;
+        unbuyable += s->prod[d].def_off == UINT32_MAX;
     assert_true(unbuyable > 5 && unbuyable < N / 2); /* both kinds, to order */
     uint32_t *want = as_alloc(m, N * sizeof(*want));
     for (size_t k = 0; k < N_ROWS(kinds); k++) {
@@ -584,8 +584,8 @@ static void brute_pages(as_mem *m, const snap_shape *shape, uint32_t seed, const
     for (uint32_t d = 0; d < s->c->n && between == caps[0]; d++) {
         bool step = false;
         for (size_t j = 0; j < s->c->nprice_steps; j++)
-            step = step || s->c->price_step[j] == s->min_price[d];
-        if (s->def_off[d] != UINT32_MAX && !step) between = s->min_price[d];
+            step = step || s->c->price_step[j] == s->prod[d].min_price;
+        if (s->prod[d].def_off != UINT32_MAX && !step) between = s->prod[d].min_price;
     }
     /* two filters with a cap between price steps: a cheapest price in stock
      * that is no step, of an offer that delivers within 3 days (for a
@@ -599,7 +599,7 @@ static void brute_pages(as_mem *m, const snap_shape *shape, uint32_t seed, const
             for (size_t j = 0; j < s->c->nprice_steps; j++)
                 step = step || s->c->price_step[j] == x->price_cents;
             if (step || !s->in_stock[o] || !s->c->avail[d]) continue;
-            if (soon_between == caps[0] && x->days <= 3 && x->price_cents == s->min_price[d])
+            if (soon_between == caps[0] && x->days <= 3 && x->price_cents == s->prod[d].min_price)
                 soon_between = x->price_cents;
             if (mb_between == caps[0] && x->merchant == 1) mb_between = x->price_cents;
         }
@@ -790,7 +790,7 @@ static size_t check_steps(const as_search_snap *s, as_mem *m)
     as_weights_default(&w);
     size_t dearer_best = 0, compared = 0;
     for (uint32_t d = 0; d < s->c->n; d++) {
-        dearer_best += s->def_off[d] != UINT32_MAX && s->def_price[d] != s->min_price[d];
+        dearer_best += s->prod[d].def_off != UINT32_MAX && s->prod[d].def_price != s->prod[d].min_price;
         for (int64_t k = -1; k <= 60; k++) {
             as_offer_filter f = {0};
             if (k <= 10)
@@ -961,7 +961,7 @@ static void test_bound_is_a_bound(void **state)
         assert_true(g.masks);
         for (int score = 0; score <= 110; score += score < 40 ? 13 : 1)
             for (uint32_t d = 0; d < s->c->n; d++) {
-                if (s->def_off[d] == UINT32_MAX) continue;
+                if (s->prod[d].def_off == UINT32_MAX) continue;
                 int bound = sx_rank_bound(s, d, &t, &ws[i]);
                 const int at[] = {score, bound - 1, bound, bound + 1, score};
                 for (size_t k = 0; k < N_ROWS(at); k++) {
@@ -1245,7 +1245,7 @@ static void test_index_file(void **state)
            memcmp(bytes + image, x.mem->state, x.mem->state_bytes) != 0)
         image += 8; /* sections are 8-byte aligned */
     assert_true(image + x.mem->state_bytes <= n_file);
-    size_t at = image + (size_t)((const char *)x.mem->def_off - (const char *)x.mem->state);
+    size_t at = image + (size_t)((const char *)&x.mem->prod[0].def_off - (const char *)x.mem->state);
     uint32_t other = x.mem->c->off_at[x.mem->c->n]; /* past the last product's offers */
     FILE *f = fopen(file, "r+b");
     assert_non_null(f);
