@@ -959,8 +959,8 @@ size_t sx_state_bytes(size_t n, size_t noffers, size_t nmerchants)
     /* the products' records first, after the stock bytes rounded up to a
      * cache line (the state starts on a page), then the 8-byte columns */
     return stock +
-           n * (sizeof(sx_prod) + sizeof(uint64_t) + 5 * sizeof(uint32_t) +
-                3 * sizeof(uint16_t) + 3) +
+           n * (sizeof(sx_prod) + sizeof(uint64_t) + 5 * sizeof(uint32_t) + 3 * sizeof(uint16_t) +
+                3) +
            (nmerchants + SX_PRICE_STEPS + SX_SOON_DAYS) * words * sizeof(uint64_t) +
            noffers * sizeof(sx_front) + 1;
 }

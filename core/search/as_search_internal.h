@@ -269,11 +269,11 @@ typedef struct sx_front {
  * common case. 32 bytes, at a multiple of 32 in the state: a product's
  * record never straddles two cache lines. */
 typedef struct sx_prod {
-    int64_t def_price; /* def_off's price (0 for none) */
-    int64_t min_price; /* the cheapest price in stock (0 for none) */
-    uint32_t def_off;  /* the best offer (into offers), UINT32_MAX for none */
-    int32_t def_days;  /* def_off's delivery days (0 for none) */
-    int32_t min_days;  /* the soonest delivery in stock */
+    int64_t def_price;  /* def_off's price (0 for none) */
+    int64_t min_price;  /* the cheapest price in stock (0 for none) */
+    uint32_t def_off;   /* the best offer (into offers), UINT32_MAX for none */
+    int32_t def_days;   /* def_off's delivery days (0 for none) */
+    int32_t min_days;   /* the soonest delivery in stock */
     int32_t cheap_days; /* the soonest delivery of an offer in stock at min_price */
 } sx_prod;
 _Static_assert(sizeof(sx_prod) == 32, "sx_prod: two records a cache line");
@@ -857,7 +857,8 @@ static inline uint64_t sx_filter_kept(const as_search_snap *s, const sx_filter *
     } else if (f->kept_rest) {
         for (uint64_t look = cand & ~x; look; look &= look - 1) {
             uint32_t d = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(look));
-            if (s->prod[d].def_off != UINT32_MAX && s->prod[d].min_price && s->prod[d].min_price <= cap)
+            if (s->prod[d].def_off != UINT32_MAX && s->prod[d].min_price &&
+                s->prod[d].min_price <= cap)
                 x |= look & -look;
         }
     }

@@ -657,8 +657,8 @@ static void by_place(const as_search_snap *s, as_mem *tmp, const uint32_t *pos, 
     }
     for (size_t j = 0; j < got; j++) {
         uint32_t d = (uint32_t)heap[j];
-        top->heap[top->n++] =
-            (hit){d, c->sku_rk[d], 0, s->def_score[d], t, (uint8_t)(s->prod[d].def_off == UINT32_MAX)};
+        top->heap[top->n++] = (hit){
+            d, c->sku_rk[d], 0, s->def_score[d], t, (uint8_t)(s->prod[d].def_off == UINT32_MAX)};
     }
 }
 
@@ -780,8 +780,9 @@ SX_POPCNT static void page_bits(const as_search_snap *s, as_mem *m, as_mem *tmp,
             for (size_t j = 0; j < ws.n; j++)
                 for (uint64_t cur = set[ws.at[j]], w = ws.at[j]; cur; cur &= cur - 1) {
                     uint32_t d = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(cur));
-                    hit h = {d, c->sku_rk[d], 0, s->def_score[d], (uint8_t)t,
-                             (uint8_t)(s->prod[d].def_off == UINT32_MAX)};
+                    hit h = {d,          c->sku_rk[d],
+                             0,          s->def_score[d],
+                             (uint8_t)t, (uint8_t)(s->prod[d].def_off == UINT32_MAX)};
                     if (ask->sort != AS_SORT_SCORE) {
                         sx_best b;
                         sx_rank_best_default(s, d, true, &b);
@@ -802,8 +803,9 @@ SX_POPCNT static void page_bits(const as_search_snap *s, as_mem *m, as_mem *tmp,
         for (; i < n && top->n < top->k && i < budget; i++) {
             uint32_t d = order[i];
             if (!sx_bit_in(set, sp, d)) continue;
-            top->heap[top->n++] = (hit){d, c->sku_rk[d], 0, s->def_score[d], (uint8_t)t,
-                                        (uint8_t)(s->prod[d].def_off == UINT32_MAX)};
+            top->heap[top->n++] = (hit){d,          c->sku_rk[d],
+                                        0,          s->def_score[d],
+                                        (uint8_t)t, (uint8_t)(s->prod[d].def_off == UINT32_MAX)};
         }
         if (i < n && top->n < top->k) by_place(s, tmp, pos, (uint32_t)i, set, &ws, (uint8_t)t, top);
     }
@@ -974,15 +976,15 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
              * sx_rank_best_default_filtered decides, merchant aside) */
             kept = s->prod[d].def_off != UINT32_MAX &&
                    (of.max_price_cents <= 0 || s->prod[d].def_price <= of.max_price_cents) &&
-                   (of.deliver_by <= 0 ||
-                    (ask->today + s->prod[d].def_days <= of.deliver_by &&
-                     (s->prod[d].min_price == s->prod[d].def_price ||
-                      ask->today + s->prod[d].cheap_days <= of.deliver_by)));
+                   (of.deliver_by <= 0 || (ask->today + s->prod[d].def_days <= of.deliver_by &&
+                                           (s->prod[d].min_price == s->prod[d].def_price ||
+                                            ask->today + s->prod[d].cheap_days <= of.deliver_by)));
         }
         if (kept) {
             /* a result, in the default order: one key decides its place */
             out->count++;
-            uint64_t key = (uint64_t)tier << 48 | (uint64_t)(s->prod[d].def_off == UINT32_MAX) << 40 |
+            uint64_t key = (uint64_t)tier << 48 |
+                           (uint64_t)(s->prod[d].def_off == UINT32_MAX) << 40 |
                            (uint64_t)(255 - s->def_score[d]) << 32 | c->sku_rk[d];
             if (top.n == top.k && key >= worst) continue;
             hit h = {d, (uint32_t)key, 0, 255 - (int32_t)(key >> 32 & 0xFF), tier,

@@ -821,14 +821,16 @@ void sx_rank_best_default_filtered(const as_search_snap *s, uint32_t doc,
         return;
     }
     /* def_off is in stock: whether the filters keep it, from the columns */
-    if (merchant >= -1 && (f->max_price_cents <= 0 || s->prod[doc].def_price <= f->max_price_cents) &&
+    if (merchant >= -1 &&
+        (f->max_price_cents <= 0 || s->prod[doc].def_price <= f->max_price_cents) &&
         (f->deliver_by <= 0 || today + s->prod[doc].def_days <= f->deliver_by) &&
         (merchant < 0 || c->offers[d].merchant == merchant)) {
         /* a price cap keeps the cheapest too; so does a date when def_off
          * is the cheapest, or when an offer at the cheapest price arrives
          * by it (cheap_days); without a merchant, nothing else does */
-        bool same = merchant < 0 && (f->deliver_by <= 0 || s->prod[doc].min_price == s->prod[doc].def_price ||
-                                     today + s->prod[doc].cheap_days <= f->deliver_by);
+        bool same = merchant < 0 &&
+                    (f->deliver_by <= 0 || s->prod[doc].min_price == s->prod[doc].def_price ||
+                     today + s->prod[doc].cheap_days <= f->deliver_by);
         if (!same && merchant >= 0) {
             int64_t all = 0, kept = 0;
             for (uint32_t o = c->off_at[doc]; o < c->off_at[doc + 1]; o++) {

@@ -790,7 +790,8 @@ static size_t check_steps(const as_search_snap *s, as_mem *m)
     as_weights_default(&w);
     size_t dearer_best = 0, compared = 0;
     for (uint32_t d = 0; d < s->c->n; d++) {
-        dearer_best += s->prod[d].def_off != UINT32_MAX && s->prod[d].def_price != s->prod[d].min_price;
+        dearer_best +=
+            s->prod[d].def_off != UINT32_MAX && s->prod[d].def_price != s->prod[d].min_price;
         for (int64_t k = -1; k <= 60; k++) {
             as_offer_filter f = {0};
             if (k <= 10)
@@ -1245,7 +1246,8 @@ static void test_index_file(void **state)
            memcmp(bytes + image, x.mem->state, x.mem->state_bytes) != 0)
         image += 8; /* sections are 8-byte aligned */
     assert_true(image + x.mem->state_bytes <= n_file);
-    size_t at = image + (size_t)((const char *)&x.mem->prod[0].def_off - (const char *)x.mem->state);
+    size_t at =
+        image + (size_t)((const char *)&x.mem->prod[0].def_off - (const char *)x.mem->state);
     uint32_t other = x.mem->c->off_at[x.mem->c->n]; /* past the last product's offers */
     FILE *f = fopen(file, "r+b");
     assert_non_null(f);
