@@ -259,14 +259,14 @@ static inline bool offer_met(const as_search_snap *s, const sx_filter *f, uint32
          * a price cap, the soonest by a date; with both, the offer the
          * columns name that meets both, else each offer */
         int64_t cap = f->of.max_price_cents, by = f->of.deliver_by;
-        if (!s->prod[doc].min_price) return false;
-        bool price_ok = !cap || s->prod[doc].min_price <= cap;
-        bool date_ok = !by || f->today + s->prod[doc].min_days <= by;
+        const sx_prod *p = &s->prod[doc];
+        if (!p->min_price) return false;
+        bool price_ok = !cap || p->min_price <= cap;
+        bool date_ok = !by || f->today + p->min_days <= by;
         if (!price_ok || !date_ok) return false;
         if (!cap || !by) return true;
-        if (f->today + s->prod[doc].cheap_days <= by) return true; /* the cheapest, in time */
-        if (s->prod[doc].def_off != UINT32_MAX && s->prod[doc].def_price <= cap &&
-            f->today + s->prod[doc].def_days <= by)
+        if (f->today + p->cheap_days <= by) return true; /* the cheapest, in time */
+        if (p->def_off != UINT32_MAX && p->def_price <= cap && f->today + p->def_days <= by)
             return true;
     }
     for (uint32_t o = c->off_at[doc]; o < c->off_at[doc + 1]; o++) {

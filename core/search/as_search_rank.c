@@ -346,9 +346,10 @@ static void rank_front(as_search_snap *s, uint32_t doc)
 static void rank_columns(as_search_snap *s, uint32_t doc)
 {
     const sx_catalog *c = s->c;
-    uint32_t d = s->prod[doc].def_off;
-    s->prod[doc].def_price = d == UINT32_MAX ? 0 : c->offers[d].price_cents;
-    s->prod[doc].def_days = d == UINT32_MAX ? 0 : c->offers[d].days;
+    sx_prod *p = &s->prod[doc];
+    uint32_t d = p->def_off;
+    p->def_price = d == UINT32_MAX ? 0 : c->offers[d].price_cents;
+    p->def_days = d == UINT32_MAX ? 0 : c->offers[d].days;
     int64_t min = 0;
     int32_t soonest = 0, cheap = 0;
     bool any = false;
@@ -372,7 +373,7 @@ static void rank_columns(as_search_snap *s, uint32_t doc)
             br = x->merchant;
         any = true;
     }
-    s->prod[doc].min_price = min;
+    p->min_price = min;
     size_t lo = 0, hi = c->nfine_steps; /* the first fine step at or above min */
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
@@ -382,8 +383,8 @@ static void rank_columns(as_search_snap *s, uint32_t doc)
             hi = mid;
     }
     s->min_fine[doc] = (uint8_t)lo; /* 0 for none in stock: every step is above 0 */
-    s->prod[doc].min_days = soonest;
-    s->prod[doc].cheap_days = cheap;
+    p->min_days = soonest;
+    p->cheap_days = cheap;
     s->max_del10[doc] = del;
     s->best_q[doc] = bq;
     s->best_r[doc] = br;
@@ -392,7 +393,7 @@ static void rank_columns(as_search_snap *s, uint32_t doc)
      * and soonest offers in stock (def_off: none when it is not available) */
     size_t w = c->words, at = doc >> 6;
     uint64_t bit = 1ull << (doc & 63);
-    bool on = s->prod[doc].def_off != UINT32_MAX && min > 0;
+    bool on = p->def_off != UINT32_MAX && min > 0;
     for (size_t j = 0; j < SX_PRICE_STEPS; j++) {
         uint64_t *x = &s->cheap_bits[j * w + at];
         *x = on && j < c->nprice_steps && c->price_step[j] >= min ? *x | bit : *x & ~bit;
@@ -800,7 +801,8 @@ void sx_rank_best_default_filtered(const as_search_snap *s, uint32_t doc,
                                    bool price_days, sx_best *out)
 {
     const sx_catalog *c = s->c;
-    uint32_t d = s->prod[doc].def_off;
+    const sx_prod *col = &s->prod[doc];
+    uint32_t d = col->def_off;
     /* No offer in stock (or not available): none under any filter either
      * (every price is above zero, so def_off is none only then). */
     if (d == UINT32_MAX) {
@@ -821,16 +823,14 @@ void sx_rank_best_default_filtered(const as_search_snap *s, uint32_t doc,
         return;
     }
     /* def_off is in stock: whether the filters keep it, from the columns */
-    if (merchant >= -1 &&
-        (f->max_price_cents <= 0 || s->prod[doc].def_price <= f->max_price_cents) &&
-        (f->deliver_by <= 0 || today + s->prod[doc].def_days <= f->deliver_by) &&
+    if (merchant >= -1 && (f->max_price_cents <= 0 || col->def_price <= f->max_price_cents) &&
+        (f->deliver_by <= 0 || today + col->def_days <= f->deliver_by) &&
         (merchant < 0 || c->offers[d].merchant == merchant)) {
         /* a price cap keeps the cheapest too; so does a date when def_off
          * is the cheapest, or when an offer at the cheapest price arrives
          * by it (cheap_days); without a merchant, nothing else does */
-        bool same = merchant < 0 &&
-                    (f->deliver_by <= 0 || s->prod[doc].min_price == s->prod[doc].def_price ||
-                     today + s->prod[doc].cheap_days <= f->deliver_by);
+        bool same = merchant < 0 && (f->deliver_by <= 0 || col->min_price == col->def_price ||
+                                     today + col->cheap_days <= f->deliver_by);
         if (!same && merchant >= 0) {
             int64_t all = 0, kept = 0;
             for (uint32_t o = c->off_at[doc]; o < c->off_at[doc + 1]; o++) {
@@ -845,8 +845,8 @@ void sx_rank_best_default_filtered(const as_search_snap *s, uint32_t doc,
             sx_rank_best_default(s, doc, price_days, out);
             return;
         }
-    } else if ((f->max_price_cents > 0 && s->prod[doc].min_price > f->max_price_cents) ||
-               (f->deliver_by > 0 && today + s->prod[doc].min_days > f->deliver_by)) {
+    } else if ((f->max_price_cents > 0 && col->min_price > f->max_price_cents) ||
+               (f->deliver_by > 0 && today + col->min_days > f->deliver_by)) {
         /* every offer in stock is above the cap, or none arrives in time */
         memset(out, 0, sizeof(*out));
         return;
