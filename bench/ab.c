@@ -8,6 +8,7 @@
  * hash) and makes what each process makes at first use.
  *
  * usage: ab A.so INDEX_PREFIX_A B.so INDEX_PREFIX_B DB PATHS ROUNDS [OUT]
+ *   DB     a SQLite file, or a PostgreSQL connection string (host=... dbname=...)
  *   PATHS  request paths beginning with /v1, one a line (bench's longtail.paths)
  *   OUT    per path: A's and B's least ns, tab-separated, then the path
  * Prints the mean of each path's least CPU time for A and for B, and how

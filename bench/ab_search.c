@@ -1,9 +1,10 @@
 /* One build of core and the store as a shared object for bench/ab.c: the
  * search API answered in process, as a child answers it but without httpd
- * (docs/performance.md, "In-process A/B"). ab_init opens the SQLite
- * database and the search index (its files under the prefix, as a child's
- * AgentShopSearchIndexDir holds them); ab_run answers one GET below /v1 and
- * returns the thread CPU time it took, in ns, with the body's hash. */
+ * (docs/performance.md, "In-process A/B"). ab_init opens the database (a
+ * SQLite file, or a PostgreSQL connection string) and the search index (its
+ * files under the prefix, as a child's AgentShopSearchIndexDir holds them);
+ * ab_run answers one GET below /v1 and returns the thread CPU time it took,
+ * in ns, with the body's hash. */
 #include <apr_general.h>
 #include <apr_pools.h>
 #include <apr_strings.h>
@@ -38,7 +39,9 @@ AB_EXPORT int ab_init(const char *db_file, const char *index_prefix)
      * build in one process (the library is one, set already) */
     (void)as_db_process_init();
     if (apr_initialize() != APR_SUCCESS || apr_pool_create(&pool, NULL) != APR_SUCCESS) return 1;
-    if (as_db_open(pool, "sqlite3", db_file, &db, &err) != APR_SUCCESS ||
+    /* a PostgreSQL connection string ("host=... dbname=...") or a SQLite file */
+    const char *driver = strchr(db_file, '=') ? "pgsql" : "sqlite3";
+    if (as_db_open(pool, driver, db_file, &db, &err) != APR_SUCCESS ||
         as_db_conn_init(db.pool, db.driver, db.handle, db.prepared, &err) != APR_SUCCESS) {
         fprintf(stderr, "ab: %s: %s\n", db_file, err ? err : "cannot open");
         return 1;

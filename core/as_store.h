@@ -82,6 +82,14 @@ typedef struct as_index_row {
     size_t n_offers;
     const as_index_compat *compat;
     size_t n_compat;
+    /* The product as product_by_sku reads it, with its spec rows (the specs
+     * above) but no offers, questions or compat and without its guarantee
+     * (false): the parts of its view that only a catalogue load changes,
+     * which the search index keeps. Read with the row, so one read of each
+     * product and spec row gives both (two reads had every one sent twice).
+     * NULL when the store has none to give: the product's view is then read
+     * whole from the store. */
+    const as_product *view;
 } as_index_row;
 
 /* The stock of one offer of a page. */
@@ -116,7 +124,6 @@ typedef struct as_product_live {
 
 typedef int (*as_index_row_fn)(void *baton, const as_index_row *row);
 typedef int (*as_rank_row_fn)(void *baton, int64_t product_id, const as_rank_row *row);
-typedef int (*as_view_row_fn)(void *baton, const as_product *p);
 typedef int (*as_live_fn)(void *baton, int64_t product_id);
 
 /* The store's operations, in small tables of typed callbacks (mod_md's
@@ -154,14 +161,9 @@ typedef struct as_store_feed_ops {
     int (*merchants)(void *h, as_mem *m, as_merchant **out, size_t *n);
     int (*devices)(void *h, as_mem *m, as_device **out, size_t *n);
     int (*search_version)(void *h, as_search_version *out);
-    /* every product, by id, with its spec rows, offers and compat rows */
+    /* every product, by id, with its spec rows, offers, compat rows and view */
     int (*index_rows)(void *h, as_index_row_fn each, void *baton);
     int (*rank_changes)(void *h, int64_t since, as_rank_row_fn each, void *baton);
-    /* Every product as product_by_sku reads it, with its spec rows but no
-     * offers, questions or compat and without its guarantee (false), by id:
-     * the parts of each view that only a catalogue load changes, which the
-     * search index keeps. */
-    int (*view_rows)(void *h, as_view_row_fn each, void *baton);
 } as_store_feed_ops;
 
 /* Transactions and the entities a purchase writes (every store that serves
@@ -354,11 +356,6 @@ static inline int as_store_rank_changes(const as_store *s, int64_t since, as_ran
                                         void *baton)
 {
     return s->ops->feed->rank_changes(s->h, since, each, baton);
-}
-
-static inline int as_store_view_rows(const as_store *s, as_view_row_fn each, void *baton)
-{
-    return s->ops->feed->view_rows(s->h, each, baton);
 }
 
 static inline int as_store_begin(const as_store *s)

@@ -1329,7 +1329,6 @@ static const as_store_feed_ops db_feed = {
     .search_version = st_search_version,
     .index_rows = st_index_rows,
     .rank_changes = st_rank_changes,
-    .view_rows = st_view_rows,
 };
 
 static const as_store_buy_ops db_buy = {

@@ -127,17 +127,15 @@
 #define L_AS_LIVE_ASKED "as_live_asked"
 #define L_AS_CATALOGUE_SET "as_catalogue_set"
 #define L_AS_VERSION_BUMP "as_version_bump"
-#define L_AS_INDEX_ROWS "as_index_rows"
 #define L_AS_RANK_CHANGES "as_rank_changes"
 #define L_AS_INDEX_OFFERS "as_index_offers"
 #define L_AS_INDEX_COMPAT "as_index_compat"
-#define L_AS_INDEX_SPECS "as_index_specs"
 #define L_AS_OFFERS_STOCK "as_offers_stock"
 /* sql/as_db_view.c */
 #define L_AS_PRODUCT_VIEW "as_product_view"
 #define L_AS_PRODUCT_VIEW_DEVICE "as_product_view_device"
 #define L_AS_PRODUCT_VERSION "as_product_version"
-#define L_AS_VIEW_PRODUCTS "as_view_products"
+#define L_AS_INDEX_PRODUCTS "as_index_products"
 #define L_AS_VIEW_SPECS "as_view_specs"
 #define L_AS_PRODUCT_LIVE "as_product_live"
 #define L_AS_PRODUCT_LIVE_ID "as_product_live_id"
@@ -261,16 +259,14 @@
     X(L_AS_LIVE_ASKED) \
     X(L_AS_CATALOGUE_SET) \
     X(L_AS_VERSION_BUMP) \
-    X(L_AS_INDEX_ROWS) \
     X(L_AS_RANK_CHANGES) \
     X(L_AS_INDEX_OFFERS) \
     X(L_AS_INDEX_COMPAT) \
-    X(L_AS_INDEX_SPECS) \
     X(L_AS_OFFERS_STOCK) \
     X(L_AS_PRODUCT_VIEW) \
     X(L_AS_PRODUCT_VIEW_DEVICE) \
     X(L_AS_PRODUCT_VERSION) \
-    X(L_AS_VIEW_PRODUCTS) \
+    X(L_AS_INDEX_PRODUCTS) \
     X(L_AS_VIEW_SPECS) \
     X(L_AS_PRODUCT_LIVE) \
     X(L_AS_PRODUCT_LIVE_ID)

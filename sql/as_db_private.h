@@ -89,7 +89,11 @@ apr_status_t as_db_view_native_init(apr_pool_t *conn_pool, const apr_dbd_driver_
 void as_db_view_native_close(apr_pool_t *conn_pool, apr_hash_t *prepared);
 int st_product_by_sku(void *h, as_mem *m, const char *sku, int64_t device_id, as_product *p);
 int st_product_version(void *h, as_mem *m, const char *sku, const char **out);
-int st_view_rows(void *h, as_view_row_fn each, void *baton);
+/* One batch of the search index's read (lo < id <= hi), on m: each product's
+ * index row with its spec rows and its view (row->view), without its offers
+ * and compat rows (st_index_rows reads them). */
+bool as_db_index_products(as_db *db, as_mem *m, int64_t lo, int64_t hi, as_index_row **rows,
+                          size_t *n);
 int st_product_live(void *h, as_mem *m, const char *sku, int64_t product_id,
                     as_product_live *out);
 

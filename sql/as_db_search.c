@@ -27,21 +27,6 @@
 
 /* ---- statements ---- */
 
-/* A text index row (st_index_rows): these columns, then INDEX_ROW_FROM,
- * whose id range is given twice (lo, hi, lo, hi): for the
- * products and for their product_rank rows. With the range on products
- * alone PostgreSQL joined product_rank by a hash of the whole table, read
- * again for each batch of products. (The guarantee is not read here: the
- * index has it from the compat rows, as_index_compat.) */
-#define INDEX_ROW_COLS                                                                             \
-    "SELECT p.id, p.sku, p.category, p.part_type, p.name, p.brand, p.description, r.hidden, "      \
-    "p.verif_note, r.buyable, r.score, r.price_cents, r.days, r.return_rate, p.image_urls, "       \
-    "p.availability, p.verif_status"
-#define INDEX_ROW_FROM                                                                             \
-    " FROM products p JOIN product_rank r ON r.product_id = p.id WHERE p.id > %lld AND p.id <= "   \
-    "%lld AND r.product_id > %lld AND r.product_id <= %lld AND p.withdrawn_at IS NULL ORDER BY "   \
-    "p.id"
-
 const stmt_def as_db_search_stmts[] = {
     /* A device's compatible parts (of one part type when given), with their
      * offers and their compat row for the device. */
@@ -122,17 +107,6 @@ const stmt_def as_db_search_stmts[] = {
      NULL},
     /* The text index's rows, by id ranges; their spec rows by the next
      * statement. */
-    {L_AS_INDEX_ROWS, INDEX_ROW_COLS INDEX_ROW_FROM, NULL},
-    /* The spec rows of the text index's rows (st_index_rows), by id ranges, in
-     * the order of product_specs' key: what a product's words need of each.
-     * They were one JSON array per product, made by the database: on
-     * PostgreSQL a json_agg per product, 20-60 ms of each batch's 25-70 ms,
-     * and a stored claimed or measured value that was not JSON stopped the
-     * whole read. */
-    {L_AS_INDEX_SPECS,
-     "SELECT product_id, label, unit, claimed, measured FROM product_specs WHERE product_id > "
-     "%lld AND product_id <= %lld ORDER BY product_id, pos",
-     NULL},
     /* The rank rows changed since a version, each with the ids of its
      * product's offers in stock now, by id, space-separated ("" for none). */
     {L_AS_RANK_CHANGES,
@@ -406,16 +380,16 @@ static as_rank_row read_rank(as_db *db, apr_dbd_row_t *row, int c, const char *i
 
 #define INDEX_BATCH 5000 /* product ids per read: what a read holds stays small */
 
-/* The index's reads (st_index_rows and st_view_rows, through
- * as_db_read_batches) go through the catalogue in batches of product ids, on
- * two threads: a reader that runs each batch's statements (on SQLite on the
- * connection's own handle, as_db_each_row: the offers' read 3.1-3.9 s ->
- * 1.9-2.4 s at 1,000,000 products) and decodes their rows into items (in the
- * batch's own pool), and the caller, which gives the items of the batch
- * before to core while the next is read, so the database's work and the
- * builder's overlap on two cores (1,000,000 products on SQLite: the reads of
- * the products 16.0 s -> 9.3 s). The caller's thread never touches the
- * connection; the reader never calls core. */
+/* The index's read (st_index_rows, through as_db_read_batches) goes through
+ * the catalogue in batches of product ids, on two threads: a reader that runs
+ * each batch's statements (on SQLite on the connection's own handle,
+ * as_db_each_row: the offers' read 3.1-3.9 s -> 1.9-2.4 s at 1,000,000
+ * products) and decodes their rows into items (in the batch's own pool), and
+ * the caller, which gives the items of the batch before to core while the
+ * next is read, so the database's work and the builder's overlap on two cores
+ * (1,000,000 products on SQLite: the reads of the products 16.0 s -> 9.3 s).
+ * The caller's thread never touches the connection; the reader never calls
+ * core. */
 typedef struct batch {
     apr_pool_t *pool; /* unmanaged; cleared by the caller and given back to the reader */
     char *items;
@@ -568,45 +542,15 @@ int as_db_read_batches(as_db *db, as_batch_fill_fn fill, void *fill_ctx, size_t 
 #define I(c) x->i64(x->src, c)
 #define F(c) x->flag(x->src, c)
 
-static void index_row(const cells *x, void *item)
-{
-    as_rank_row rank = {F(9), I(10), I(11), I(12), x->dbl(x->src, 13), NULL};
-    *(as_index_row *)item =
-        (as_index_row){I(0),  T(1),  T(2),  T(3), T(4), T(5), T(6), F(7), T(8), rank,
-                       T(14), T(15), T(16), NULL, 0,    NULL, 0,    NULL, 0};
-}
-
-/* A batch of index rows being read, and the spec rows, offers and compat
- * rows of its products, each with its product's id (*_of). */
+/* A batch's offers and compat rows, each with its product's id, as they are
+ * read. */
 typedef struct rows_fill {
     as_mem *m;
-    as_index_row *rows;
-    size_t n, cap;
-    as_spec_row *specs;
-    int64_t *spec_of;
-    size_t nspecs, cap_specs, cap_of;
     as_index_offer *offers;
     size_t noffers, cap_offers;
     as_index_compat *compat;
     size_t ncompat, cap_compat;
 } rows_fill;
-
-static void fill_row(void *baton, const cells *row)
-{
-    rows_fill *f = baton;
-    f->rows = as_db_grow(f->m, f->rows, &f->cap, f->n, sizeof(*f->rows));
-    index_row(row, &f->rows[f->n++]);
-}
-
-static void fill_spec(void *baton, const cells *x)
-{
-    rows_fill *f = baton;
-    f->specs = as_db_grow(f->m, f->specs, &f->cap_specs, f->nspecs, sizeof(*f->specs));
-    f->spec_of = as_db_grow(f->m, f->spec_of, &f->cap_of, f->nspecs, sizeof(*f->spec_of));
-    f->specs[f->nspecs] =
-        (as_spec_row){.label = T(1), .unit = T(2), .claimed = T(3), .measured = T(4)};
-    f->spec_of[f->nspecs++] = I(0);
-}
 
 static void fill_offer(void *baton, const cells *x)
 {
@@ -641,33 +585,33 @@ static void fill_compat(void *baton, const cells *x)
         (len) = (k) - (from);                                                                      \
     } while (0)
 
-/* One batch of index rows (lo < id <= hi) with their spec rows, offers and
- * compat rows, each read by product id in its table's key order and matched
- * here, on pool: on the reader thread of as_db_read_batches. */
+/* One batch of index rows (lo < id <= hi) with their spec rows and views
+ * (as_db_index_products), offers and compat rows, each read by product id in
+ * its table's key order and matched here, on pool: on the reader thread of
+ * as_db_read_batches. */
 static bool rows_batch(as_db *db, apr_pool_t *pool, int64_t lo, int64_t hi, void **items, size_t *n,
                        void *ctx)
 {
     (void)ctx;
     as_mem m = as_db_pool_mem(pool);
     rows_fill f = {.m = &m};
-    const int64_t ids[] = {lo, hi, lo, hi};
-    if (as_db_each_row(db, &m, L_AS_INDEX_ROWS, ids, 4, fill_row, &f) != AS_OK ||
-        as_db_each_row(db, &m, L_AS_INDEX_SPECS, ids, 2, fill_spec, &f) != AS_OK ||
+    as_index_row *rows;
+    size_t nrows;
+    const int64_t ids[] = {lo, hi};
+    if (!as_db_index_products(db, &m, lo, hi, &rows, &nrows) ||
         as_db_each_row(db, &m, L_AS_INDEX_OFFERS, ids, 2, fill_offer, &f) != AS_OK ||
         as_db_each_row(db, &m, L_AS_INDEX_COMPAT, ids, 2, fill_compat, &f) != AS_OK)
         return false;
-    size_t ks = 0, ko = 0, kc = 0, from;
-    for (size_t i = 0; i < f.n; i++) {
-        as_index_row *r = &f.rows[i];
-        RUN_OF(r->id, f.nspecs, ks, f.spec_of[ks], from, r->n_specs);
-        r->specs = f.specs + from;
+    size_t ko = 0, kc = 0, from;
+    for (size_t i = 0; i < nrows; i++) {
+        as_index_row *r = &rows[i];
         RUN_OF(r->id, f.noffers, ko, f.offers[ko].product_id, from, r->n_offers);
         r->offers = f.offers + from;
         RUN_OF(r->id, f.ncompat, kc, f.compat[kc].product_id, from, r->n_compat);
         r->compat = f.compat + from;
     }
-    *items = f.rows;
-    *n = f.n;
+    *items = rows;
+    *n = nrows;
     return true;
 }
 

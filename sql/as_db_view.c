@@ -67,19 +67,29 @@
     "JOIN merchants m ON m.id = o.merchant_id WHERE p.sku = " SKU                                  \
     " UNION ALL SELECT 3, " QUESTIONS_TOTAL ", q.asked_at, q.id, q.id, q.question, q.answer, "     \
     "q.asked_at, " N10 ", " N10 ", NULL, NULL FROM " LATEST_QUESTIONS(SKU)
-/* The catalogue part of every view, for the search index (st_view_rows), by
- * two statements for an id range (lo < id <= hi), each in the order of its
- * table's key, matched by the product's id (column 3) as they are read
- * (view_batch): the products, then their spec rows, in read_row's columns. As
- * one statement (a UNION ALL ordered by product), PostgreSQL sorted each
- * batch's 20,000 rows in parallel workers: 44 of a batch's ms at 1,000,000
- * products. The guarantee is not read ('0'): the index has it from the compat
- * rows it reads, and on PostgreSQL its EXISTS was a hashed subplan that read
- * every fitting compat row of the catalogue again for each batch of
- * products. */
-#define VIEW_PRODUCTS(C)                                                                           \
-    "SELECT 0, NULL, NULL, p.id, " PRODUCT_COLS_WITH(C, "'0'") " FROM products p WHERE p.id > "   \
-    "%lld AND p.id <= %lld AND p.withdrawn_at IS NULL ORDER BY p.id"
+/* The products of the search index's read (st_index_rows, as_db_index_products)
+ * by two statements for an id range (lo < id <= hi), each in the order of its
+ * table's key, matched by the product's id (column 3) as they are read: the
+ * products, then their spec rows, in read_row's columns (the catalogue part of
+ * each view), each product's row followed by its product_rank row's columns
+ * (30-35: hidden, buyable, score, price_cents, days, return_rate), which the
+ * index ranks by. One read gives the index and the views what they keep of a
+ * product: as two (the index's row and spec rows, then the views'), every
+ * product and spec row was read twice, and PostgreSQL wrote each out as text
+ * twice. As one statement (a UNION ALL ordered by product), PostgreSQL sorted
+ * each batch's 20,000 rows in parallel workers: 44 of a batch's ms at
+ * 1,000,000 products. The guarantee is not read ('0'): the index has it from
+ * the compat rows it reads, and on PostgreSQL its EXISTS was a hashed subplan
+ * that read every fitting compat row of the catalogue again for each batch of
+ * products. The range is given twice (lo, hi, lo, hi), for the products and
+ * for their product_rank rows: with the range on products alone PostgreSQL
+ * joined product_rank by a hash of the whole table, read again for each
+ * batch. */
+#define INDEX_PRODUCTS(C)                                                                          \
+    "SELECT 0, NULL, NULL, p.id, " PRODUCT_COLS_WITH(C, "'0'") ", r.hidden, r.buyable, r.score, "  \
+    "r.price_cents, r.days, r.return_rate FROM products p JOIN product_rank r ON "               \
+    "r.product_id = p.id WHERE p.id > %lld AND p.id <= %lld AND r.product_id > %lld AND "        \
+    "r.product_id <= %lld AND p.withdrawn_at IS NULL ORDER BY p.id"
 #define VIEW_SPECS(C)                                                                              \
     "SELECT 1, s.pos, NULL, s.product_id, " SPEC_COLS(C) " FROM product_specs s WHERE "            \
     "s.product_id > %lld AND s.product_id <= %lld ORDER BY s.product_id, s.pos"
@@ -138,7 +148,7 @@ const stmt_def as_db_view_stmts[] = {
     {L_AS_PRODUCT_VIEW_DEVICE, PRODUCT_VIEW_DEVICE(SQLITE_COL, SOLD_SKU, "%lld"),
      PRODUCT_VIEW_DEVICE(PG_TEXT, SOLD_SKU, "%lld") " ORDER BY 1, 2, 3, 4"},
     {L_AS_PRODUCT_VERSION, PRODUCT_VERSION(SOLD_SKU), NULL},
-    {L_AS_VIEW_PRODUCTS, VIEW_PRODUCTS(SQLITE_COL), VIEW_PRODUCTS(PG_TEXT)},
+    {L_AS_INDEX_PRODUCTS, INDEX_PRODUCTS(SQLITE_COL), INDEX_PRODUCTS(PG_TEXT)},
     {L_AS_VIEW_SPECS, VIEW_SPECS(SQLITE_COL), VIEW_SPECS(PG_TEXT)},
     {L_AS_PRODUCT_LIVE, PRODUCT_LIVE(SQLITE_COL, SOLD_SKU),
      PRODUCT_LIVE(PG_TEXT, SOLD_SKU) " ORDER BY 1, 2, 3, 4"},
@@ -314,16 +324,15 @@ static bool dbd_flag(void *s, int c)
 /* The index's reads (as_db_search.c), run through as_db_each_row: millions of
  * rows each, which apr_dbd's driver would copy column by column as text; and
  * the reads of every search (the versions, the live changes). */
-static const char *const native_reads[] = {L_AS_INDEX_ROWS,   L_AS_INDEX_SPECS, L_AS_INDEX_OFFERS,
-                                           L_AS_INDEX_COMPAT, L_AS_VERSION_GET, L_AS_LIVE_CHANGES,
-                                           L_AS_LIVE_ASKED};
+static const char *const native_reads[] = {L_AS_INDEX_OFFERS, L_AS_INDEX_COMPAT, L_AS_VERSION_GET,
+                                           L_AS_LIVE_CHANGES, L_AS_LIVE_ASKED};
 #define N_READS (sizeof(native_reads) / sizeof(native_reads[0]))
 
 typedef struct native_view {
     sqlite3_stmt *st[7]; /* as as_db_view_stmts */
     sqlite3_stmt *reads[N_READS];
 } native_view;
-enum { NV_VIEW, NV_VIEW_DEVICE, NV_VERSION, NV_VIEW_PRODUCTS, NV_VIEW_SPECS, NV_LIVE, NV_LIVE_ID };
+enum { NV_VIEW, NV_VIEW_DEVICE, NV_VERSION, NV_INDEX_PRODUCTS, NV_VIEW_SPECS, NV_LIVE, NV_LIVE_ID };
 
 static apr_status_t native_finalize(void *data)
 {
@@ -573,80 +582,80 @@ int st_product_version(void *h, as_mem *m, const char *sku, const char **out)
     return v.out ? AS_OK : AS_ENOTFOUND;
 }
 
-/* ---- the catalogue part of every view, for the search index ---- */
+/* ---- the products of the search index's read ---- */
 
-/* One batch's products (items, on m) as they are read; then their spec rows,
- * each to the product of its id (column 3): both statements in id order. */
+/* One batch's products (views, on m) and their index rows as they are read;
+ * then their spec rows, each to the product of its id (column 3): both
+ * statements in id order. */
 typedef struct rows_read {
     as_mem m;
-    as_product *items;
-    size_t n, cap;
+    as_product *views;
+    as_index_row *rows;
+    size_t n, cap, cap_rows;
     size_t at;   /* the spec rows' product, or n before the first */
     view_read r; /* that product's */
 } rows_read;
 
-static void view_product(void *baton, const cells *c)
+static void index_product(void *baton, const cells *c)
 {
     rows_read *x = baton;
-    x->items = as_db_grow(&x->m, x->items, &x->cap, x->n, sizeof(as_product));
-    as_product *p = &x->items[x->n++];
+    x->views = as_db_grow(&x->m, x->views, &x->cap, x->n, sizeof(as_product));
+    x->rows = as_db_grow(&x->m, x->rows, &x->cap_rows, x->n, sizeof(as_index_row));
+    as_product *p = &x->views[x->n];
     memset(p, 0, sizeof(*p));
     view_read r = {.m = &x->m, .p = p, .sorted = true};
     read_row(&r, c);
+    as_rank_row rank = {c->flag(c->src, 31), c->i64(c->src, 32), c->i64(c->src, 33),
+                        c->i64(c->src, 34), c->dbl(c->src, 35), NULL};
+    x->rows[x->n++] = (as_index_row){.id = p->id,
+                                     .sku = p->sku,
+                                     .category = p->category,
+                                     .part_type = p->part_type,
+                                     .name = p->name,
+                                     .brand = p->brand,
+                                     .description = p->description,
+                                     .hidden = c->flag(c->src, 30),
+                                     .verif_note = p->verif_note,
+                                     .rank = rank,
+                                     .image_urls = p->image_urls,
+                                     .availability = p->availability,
+                                     .verif_status = p->verif_status};
 }
 
-static void view_spec(void *baton, const cells *c)
+static void index_spec(void *baton, const cells *c)
 {
     rows_read *x = baton;
     int64_t id = c->i64(c->src, 3);
-    if (x->at < x->n && x->items[x->at].id == id) {
+    if (x->at < x->n && x->views[x->at].id == id) {
         read_row(&x->r, c);
         return;
     }
     size_t at = x->at < x->n ? x->at : 0;
-    while (at < x->n && x->items[at].id < id) /* products without spec rows */
+    while (at < x->n && x->views[at].id < id) /* products without spec rows */
         at++;
-    if (at == x->n || x->items[at].id != id) return; /* a withdrawn product's */
+    if (at == x->n || x->views[at].id != id) return; /* a withdrawn product's */
     x->at = at;
-    x->r = (view_read){.m = &x->m, .p = &x->items[at], .sorted = true, .found = true};
+    x->r = (view_read){.m = &x->m, .p = &x->views[at], .sorted = true, .found = true};
     read_row(&x->r, c);
 }
 
-/* One batch of products with their spec rows (lo < id <= hi), on pool: on
- * the reader thread of as_db_read_batches. */
-static bool view_batch(as_db *db, apr_pool_t *pool, int64_t lo, int64_t hi, void **items,
-                       size_t *n, void *ctx)
+bool as_db_index_products(as_db *db, as_mem *m, int64_t lo, int64_t hi, as_index_row **rows,
+                          size_t *n)
 {
-    (void)ctx;
-    rows_read x = {.m = as_db_pool_mem(pool)};
-    const int64_t ids[] = {lo, hi};
-    if (as_db_each_row(db, &x.m, L_AS_VIEW_PRODUCTS, ids, 2, view_product, &x) != AS_OK)
+    rows_read x = {.m = *m};
+    const int64_t ids[] = {lo, hi, lo, hi};
+    if (as_db_each_row(db, &x.m, L_AS_INDEX_PRODUCTS, ids, 4, index_product, &x) != AS_OK)
         return false;
     x.at = x.n;
-    if (as_db_each_row(db, &x.m, L_AS_VIEW_SPECS, ids, 2, view_spec, &x) != AS_OK) return false;
-    *items = x.items;
+    if (as_db_each_row(db, &x.m, L_AS_VIEW_SPECS, ids, 2, index_spec, &x) != AS_OK) return false;
+    for (size_t i = 0; i < x.n; i++) { /* the views have their spec rows now */
+        x.rows[i].specs = x.views[i].specs;
+        x.rows[i].n_specs = x.views[i].n_specs;
+        x.rows[i].view = &x.views[i];
+    }
+    *rows = x.rows;
     *n = x.n;
     return true;
-}
-
-typedef struct view_give {
-    as_view_row_fn each;
-    void *baton;
-} view_give;
-
-static int give_view(const void *item, void *ctx)
-{
-    const view_give *g = ctx;
-    return g->each(g->baton, item);
-}
-
-/* Every product's view rows, by batches of ids read on a thread of their own
- * while the caller encodes the batch before (the index's build: reading and
- * encoding overlap on two cores). */
-int st_view_rows(void *h, as_view_row_fn each, void *baton)
-{
-    view_give g = {each, baton};
-    return as_db_read_batches(h, view_batch, NULL, sizeof(as_product), give_view, &g);
 }
 
 /* ---- the live part of a view ---- */

@@ -467,12 +467,13 @@ static bool sections_ok(const file_head *h, size_t size)
            h->npts <= UINT16_MAX && h->nmerchants <= UINT16_MAX;
 }
 
-/* The product views' offsets stay inside their text, in order; every sku
+/* The product views' offsets stay inside their text, in order (the compat
+ * rows' view parts after them); every sku
  * place names a product; id order and the docs' places in it are one
  * permutation and its inverse. */
 static bool views_ok(const sx_catalog *c)
 {
-    if (c->view_at[c->n] != c->nvtext) return false;
+    if (c->view_at[c->n] > c->nvtext) return false;
     for (size_t d = 0; d < c->n; d++)
         if (c->view_at[d] > c->perf_at[d] || c->perf_at[d] > c->view_at[d + 1] ||
             c->sku_docs[d] >= c->n || c->id_rk[d] >= c->n || c->id_docs[c->id_rk[d]] != d)

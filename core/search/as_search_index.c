@@ -1,5 +1,5 @@
-/* The catalogue index of search: built from the store's streams (index_rows,
- * each product with its offers and compat rows, and view_rows), kept current
+/* The catalogue index of search: built from the store's stream of products
+ * (index_rows, each with its offers, compat rows and view), kept current
  * by rank_changes (which offers are in stock), swapped atomically. Memory
  * comes from malloc (mmap for the stock state), not from a request's as_mem:
  * a snapshot lives as long as a reader holds it, and the last release frees
@@ -59,7 +59,9 @@ typedef struct bcompat {
     int64_t dev;
     uint32_t doc, why_at;
     uint8_t fits;
-    uint64_t text_at, text_end; /* its view members after the device's, in vtext */
+    /* its view members after the device's: in ctext until finish, then in
+     * vtext */
+    uint64_t text_at, text_end;
 } bcompat;
 
 /* A compat row's view parts that do not depend on its device or product, kept
@@ -72,7 +74,7 @@ typedef struct ev_memo {
     bool fits;
     char *checked_at;          /* NULL when the rows have none */
     uint32_t why_at;           /* does_not_fit: the summary, in strs */
-    uint64_t rest_at, rest_end; /* in vtext; equal when it cannot be written */
+    uint64_t rest_at, rest_end; /* in ctext; equal when it cannot be written */
 } ev_memo;
 
 #define MEMO_SLOTS 8192 /* at most half of them used: memory bounded per build */
@@ -103,7 +105,12 @@ typedef struct sx_builder {
     uint32_t *cur; /* the current product's word ids */
     size_t ncur, curcap;
     size_t vtextcap;
-    size_t next_view; /* the first product whose view parts are not set yet */
+    /* the compat rows' view parts (compat_parts) until finish appends them
+     * to the views' text: there each product's view parts are one run, its
+     * head then its performance, which ends where the next product's head
+     * begins */
+    char *ctext;
+    size_t nctext, ctextcap;
     ev_memo *memo;    /* MEMO_SLOTS, open addressing by the evidence's hash */
     size_t nmemo;
     /* the contradicted products' entries of `excluded` until the products
@@ -342,7 +349,8 @@ static bool reserve_rows(sx_builder *b, size_t need)
         !GROW_COL(avail) || !GROW_COL(guarantee) || !GROW_COL(return_rate) || !GROW_COL(sku_at) ||
         !GROW_COL(name_at) || !GROW_COL(brand_at) || !GROW_COL(img_at) || !GROW_COL(note_at) ||
         !GROW_COL(xj_at) ||
-        !GROW_COL(status_at) || !GROW_COL(avail_at) || !GROW_COL(fwd_at) || !GROW_COL(off_at))
+        !GROW_COL(status_at) || !GROW_COL(avail_at) || !GROW_COL(fwd_at) || !GROW_COL(off_at) ||
+        !GROW_COL(view_at) || !GROW_COL(perf_at))
         return false;
 #undef GROW_COL
     b->cap = cap;
@@ -492,8 +500,10 @@ static bool compat_parts(sx_builder *b, as_mem *m, const char *evidence, bool fi
     *why_at = fits ? AS_NO_STR : add_str(b, summary);
     *rest_at = *rest_end = 0;
     if (rest) {
-        *rest_at = add_vtext(b, rest, rest_len);
-        *rest_end = *rest_at + rest_len;
+        if (!grow((void **)&b->ctext, &b->ctextcap, b->nctext + rest_len, 1)) return false;
+        memcpy(b->ctext + b->nctext, rest, rest_len);
+        *rest_at = b->nctext;
+        *rest_end = b->nctext += rest_len;
     }
     if (b->failed) return false;
     if (b->nmemo < MEMO_SLOTS / 2) {
@@ -528,38 +538,14 @@ static bool add_compat(sx_builder *b, uint32_t d, const as_index_compat *x)
     return ok;
 }
 
-/* A product's row, then its offers and compat rows. */
-static int on_row(void *baton, const as_index_row *row)
+/* Product d's view parts (the last row added), from its view: its head and
+ * performance, written into the views' text now, or empty when the store
+ * gave none or they cannot be written. */
+static void add_view(sx_builder *b, uint32_t d, const as_product *p)
 {
-    sx_builder *b = baton;
-    if (!b->failed && !add_row(b, row)) b->failed = true;
-    uint32_t d = (uint32_t)(b->c->n - 1);
-    for (size_t i = 0; !b->failed && i < row->n_offers; i++)
-        if (!add_offer(b, d, &row->offers[i])) b->failed = true;
-    for (size_t i = 0; !b->failed && i < row->n_compat; i++)
-        if (!add_compat(b, d, &row->compat[i])) b->failed = true;
-    return b->failed ? -1 : 0;
-}
-
-/* Product views: the parts of d's view only a catalogue load changes. Products
- * come by id (the docs' order until order_docs, and the views' parts' for
- * good); one the store skipped keeps empty parts. */
-static int on_view(void *baton, const as_product *p)
-{
-    sx_builder *b = baton;
     sx_catalog *c = b->c;
-    if (b->failed) return -1;
-    if (!c->view_at) {
-        c->view_at = calloc(c->n + 1, sizeof(uint64_t));
-        c->perf_at = calloc(c->n ? c->n : 1, sizeof(uint64_t));
-        if (!c->view_at || !c->perf_at) return b->failed = true, -1;
-    }
-    uint32_t d = sx_doc_of(c, p->id);
-    if (d == UINT32_MAX || d < b->next_view) return 0;
-    for (; b->next_view < d; b->next_view++)
-        c->view_at[b->next_view] = c->perf_at[b->next_view] = c->nvtext;
     c->view_at[d] = c->perf_at[d] = c->nvtext;
-    b->next_view = d + 1;
+    if (!p) return;
     as_arena *a = b->arena; /* cleared after each row */
     as_mem m = as_arena_mem(a);
     as_view_kept k;
@@ -569,6 +555,19 @@ static int on_view(void *baton, const as_product *p)
         add_vtext(b, k.perf, k.perf_len);
     }
     as_arena_clear(a);
+}
+
+/* A product's row, then its offers, compat rows and view. */
+static int on_row(void *baton, const as_index_row *row)
+{
+    sx_builder *b = baton;
+    if (!b->failed && !add_row(b, row)) b->failed = true;
+    uint32_t d = (uint32_t)(b->c->n - 1);
+    for (size_t i = 0; !b->failed && i < row->n_offers; i++)
+        if (!add_offer(b, d, &row->offers[i])) b->failed = true;
+    for (size_t i = 0; !b->failed && i < row->n_compat; i++)
+        if (!add_compat(b, d, &row->compat[i])) b->failed = true;
+    if (!b->failed) add_view(b, d, row->view);
     return b->failed ? -1 : 0;
 }
 
@@ -824,6 +823,7 @@ static void builder_free(sx_builder *b)
         }
     free(b->memo);
     free(b->xj);
+    free(b->ctext);
     free(b);
 }
 
@@ -1410,16 +1410,17 @@ static as_search_snap *finish(sx_builder *b, const as_search_version *v)
     c->sku_docs = by; /* product views find a sku in it */
     c->bytes += n * sizeof(uint32_t);
 
-    /* the product views' parts: empty for the products the store did not give */
-    if (!c->view_at) {
-        c->view_at = calloc(n + 1, sizeof(uint64_t));
-        c->perf_at = calloc(n ? n : 1, sizeof(uint64_t));
-        if (!c->view_at || !c->perf_at) goto fail;
+    /* the product views' parts (each product's set by on_row), then the
+     * compat rows' after them */
+    c->view_at[n] = c->nvtext; /* reserve_rows gave it n + 1 */
+    uint64_t ctext_at = c->nvtext;
+    if (b->nctext && add_vtext(b, b->ctext, b->nctext) == UINT64_MAX) goto fail;
+    for (size_t i = 0; i < b->ncr; i++) {
+        b->cr[i].text_at += ctext_at;
+        b->cr[i].text_end += ctext_at;
     }
-    for (; b->next_view <= n; b->next_view++) {
-        c->view_at[b->next_view] = c->nvtext;
-        if (b->next_view < n) c->perf_at[b->next_view] = c->nvtext;
-    }
+    free(b->ctext);
+    b->ctext = NULL;
     if (!c->vtext && !(c->vtext = malloc(1))) goto fail;
     c->bytes += (2 * n + 1) * sizeof(uint64_t) + c->nvtext;
 
@@ -1669,7 +1670,6 @@ static as_search_snap *build(const as_store *st, as_search_version *v, const sx_
         if (rc == AS_OK && !set_devices(b, ds, nd)) rc = AS_EDB;
         as_arena_destroy(a);
         if (rc == AS_OK) rc = as_store_index_rows(st, on_row, b);
-        if (rc == AS_OK) rc = as_store_view_rows(st, on_view, b);
         if (rc == AS_OK && b->failed) rc = AS_EDB;
         as_search_version after;
         if (rc == AS_OK && as_store_search_version(st, &after) != AS_OK) rc = AS_EDB;
@@ -2135,10 +2135,7 @@ static as_search_snap *at_here(as_search_index *si, const as_store *st,
 typedef struct bg_store {
     const as_store *in;
     const atomic_bool *stop;
-    union { /* the stream being read: its callback, and its baton */
-        as_index_row_fn row;
-        as_view_row_fn view;
-    } each;
+    as_index_row_fn row; /* the stream being read: its callback, and its baton */
     void *baton;
 } bg_store;
 
@@ -2165,29 +2162,15 @@ static int bg_devices(void *h, as_mem *m, as_device **out, size_t *n)
 static int bg_row(void *h, const as_index_row *r)
 {
     bg_store *b = h;
-    return BG_STOPPED(b) ? -1 : b->each.row(b->baton, r);
+    return BG_STOPPED(b) ? -1 : b->row(b->baton, r);
 }
 
 static int bg_rows(void *h, as_index_row_fn each, void *baton)
 {
     bg_store *b = h;
-    b->each.row = each;
+    b->row = each;
     b->baton = baton;
     return BG_STOPPED(b) ? AS_EDB : as_store_index_rows(b->in, bg_row, b);
-}
-
-static int bg_view_row(void *h, const as_product *p)
-{
-    bg_store *b = h;
-    return BG_STOPPED(b) ? -1 : b->each.view(b->baton, p);
-}
-
-static int bg_views(void *h, as_view_row_fn each, void *baton)
-{
-    bg_store *b = h;
-    b->each.view = each;
-    b->baton = baton;
-    return BG_STOPPED(b) ? AS_EDB : as_store_view_rows(b->in, bg_view_row, b);
 }
 
 static int bg_changes(void *h, int64_t since, as_rank_row_fn each, void *baton)
@@ -2196,16 +2179,13 @@ static int bg_changes(void *h, int64_t since, as_rank_row_fn each, void *baton)
     return BG_STOPPED(b) ? AS_EDB : as_store_rank_changes(b->in, since, each, baton);
 }
 
-/* Only what build and update call: every stream build reads, the product
- * views' parts too (without them every view would be read whole from the
- * store). */
+/* Only what build and update call: every stream build reads. */
 static const as_store_feed_ops bg_feed = {
     .merchants = bg_merchants,
     .devices = bg_devices,
     .search_version = bg_version,
     .index_rows = bg_rows,
     .rank_changes = bg_changes,
-    .view_rows = bg_views,
 };
 static const as_store_ops bg_ops = {.feed = &bg_feed};
 

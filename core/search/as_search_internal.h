@@ -120,7 +120,7 @@ typedef struct sx_catalog {
      * object [perf_at[d], view_at[d + 1]), both empty when the store gave
      * none; compat row i's members after its device's (as_view_compat_rest),
      * shared by the rows with the same evidence, fit and check date, are
-     * [cv_at[2i], cv_at[2i + 1]). */
+     * [cv_at[2i], cv_at[2i + 1]), after every product's (from view_at[n]). */
     uint64_t *view_at; /* n + 1 */
     uint64_t *perf_at; /* n */
     uint64_t *cv_at;   /* 2 * ncompat */

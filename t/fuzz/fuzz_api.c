@@ -89,7 +89,7 @@ static void process_index_destroy(void)
 static bool reads_for_index(int op)
 {
     return op == FAKE_OP_MERCHANTS || op == FAKE_OP_DEVICES || op == FAKE_OP_SEARCH_VERSION ||
-           op == FAKE_OP_INDEX_ROWS || op == FAKE_OP_RANK_CHANGES || op == FAKE_OP_VIEW_ROWS;
+           op == FAKE_OP_INDEX_ROWS || op == FAKE_OP_RANK_CHANGES;
 }
 
 static as_search_index *index_for(const fake_db *db)

@@ -62,7 +62,6 @@ enum {
     FAKE_OP_RANK_CHANGES,
     FAKE_OP_OFFERS_STOCK,
     /* product views from the index */
-    FAKE_OP_VIEW_ROWS,
     FAKE_OP_PRODUCT_LIVE,
     /* passkeys (core/as_passkeys.c) */
     FAKE_OP_PASSKEY_INSERT,

@@ -200,7 +200,6 @@ bool fake_guarantee(const fake_db *db, const char *sku)
  * function walking (the one field its kind uses) and its baton. */
 typedef struct fake_sink {
     as_index_row_fn row;
-    as_view_row_fn view;
     void *baton;
 } fake_sink;
 
@@ -217,7 +216,7 @@ static int fake_walk(void *h, int op, fake_product_fn one, const fake_sink *to)
 {
     fake_db *db = h;
     FAKE_ENTER(db, op);
-    FAKE_ASSERT(to->row || to->view, "index source: no callback");
+    FAKE_ASSERT(to->row, "index source: no callback");
     as_arena *order = as_arena_create();
     as_mem om = as_arena_mem(order);
     const as_product **ps = fake_by_id(&om, db);
@@ -289,6 +288,11 @@ static int fake_index_row(const fake_db *db, as_mem *m, const as_product *p, con
     qsort(compat, n, sizeof(*compat), fake_cmp_device);
     r.compat = compat;
     r.n_compat = n;
+    /* its view: with its specs, without offers, questions or its guarantee */
+    as_product v = *p;
+    v.offers = NULL, v.n_offers = 0, v.questions = NULL, v.n_questions = 0;
+    v.guarantee = false;
+    r.view = &v;
     return to->row(to->baton, &r) == 0 ? AS_OK : AS_EDB;
 }
 
@@ -374,22 +378,6 @@ static int fake_offers_stock(void *h, as_mem *m, const int64_t *ids, size_t n, a
     return AS_OK;
 }
 
-static int fake_view_row(const fake_db *db, as_mem *m, const as_product *p, const fake_sink *to)
-{
-    (void)db, (void)m;
-    as_product v = *p;
-    v.offers = NULL, v.n_offers = 0, v.questions = NULL, v.n_questions = 0;
-    v.guarantee = false; /* as view_rows gives it (as_store.h) */
-    return to->view(to->baton, &v) == 0 ? AS_OK : AS_EDB;
-}
-
-/* Every product with its specs, by id (what a view keeps). */
-static int fake_view_rows(void *h, as_view_row_fn each, void *baton)
-{
-    return fake_walk(h, FAKE_OP_VIEW_ROWS, fake_view_row,
-                     &(fake_sink){.view = each, .baton = baton});
-}
-
 static int fake_product_live(void *h, as_mem *m, const char *sku, int64_t product_id,
                              as_product_live *out)
 {
@@ -427,7 +415,6 @@ const as_store_feed_ops fake_feed = {
     .search_version = fake_search_version,
     .index_rows = fake_index_rows,
     .rank_changes = fake_rank_changes,
-    .view_rows = fake_view_rows,
 };
 const as_store_ops fake_ops = {.catalog = &fake_catalog, .feed = &fake_feed};
 
