@@ -122,7 +122,9 @@ typedef struct as_product_live {
     int64_t questions_total; /* all the product's questions */
 } as_product_live;
 
-typedef int (*as_index_row_fn)(void *baton, const as_index_row *row);
+/* The products of index_rows, a batch at a time: rows[0..n), by id, valid
+ * until the call returns; non-zero stops the stream. */
+typedef int (*as_index_rows_fn)(void *baton, const as_index_row *rows, size_t n);
 typedef int (*as_rank_row_fn)(void *baton, int64_t product_id, const as_rank_row *row);
 typedef int (*as_live_fn)(void *baton, int64_t product_id);
 
@@ -162,7 +164,7 @@ typedef struct as_store_feed_ops {
     int (*devices)(void *h, as_mem *m, as_device **out, size_t *n);
     int (*search_version)(void *h, as_search_version *out);
     /* every product, by id, with its spec rows, offers, compat rows and view */
-    int (*index_rows)(void *h, as_index_row_fn each, void *baton);
+    int (*index_rows)(void *h, as_index_rows_fn each, void *baton);
     int (*rank_changes)(void *h, int64_t since, as_rank_row_fn each, void *baton);
 } as_store_feed_ops;
 
@@ -347,7 +349,7 @@ static inline int as_store_search_version(const as_store *s, as_search_version *
     return s->ops->feed->search_version(s->h, out);
 }
 
-static inline int as_store_index_rows(const as_store *s, as_index_row_fn each, void *baton)
+static inline int as_store_index_rows(const as_store *s, as_index_rows_fn each, void *baton)
 {
     return s->ops->feed->index_rows(s->h, each, baton);
 }

@@ -34,7 +34,7 @@ extern const stmt_def as_db_search_stmts[];
 extern const size_t as_db_n_search_stmts;
 int st_search(void *h, as_mem *m, const as_search_filter *f, as_product **out, size_t *n);
 int st_search_version(void *h, as_search_version *out);
-int st_index_rows(void *h, as_index_row_fn each, void *baton);
+int st_index_rows(void *h, as_index_rows_fn each, void *baton);
 int st_rank_changes(void *h, int64_t since, as_rank_row_fn each, void *baton);
 int st_live_changes(void *h, int64_t since, bool asked, as_live_fn each, void *baton);
 int st_offers_stock(void *h, as_mem *m, const int64_t *ids, size_t n, as_offer_stock **out,
@@ -44,16 +44,16 @@ int st_offers_stock(void *h, as_mem *m, const int64_t *ids, size_t n, as_offer_s
 int as_db_rank_stock_moved(as_db *db, int64_t pid, int64_t stock, int64_t delta);
 
 /* Reads every product in batches of ids on a reader thread of its own
- * (as_db_search.c, the index's streams): fill reads the products lo < id <=
- * hi on db into *n items of item_size bytes allocated on pool (the batch's;
- * db->pool is pool meanwhile), false when the read failed; give takes each
- * item on the caller's thread while the next batch is read. AS_OK when every
- * batch was read and every item taken. */
+ * (as_db_search.c, the index's stream): fill reads the products lo < id <=
+ * hi on db into an array of *n items allocated on pool (the batch's; db->pool
+ * is pool meanwhile), false when the read failed; give takes each batch's
+ * items on the caller's thread while the next batch is read. AS_OK when every
+ * batch was read and taken. */
 typedef bool (*as_batch_fill_fn)(as_db *db, apr_pool_t *pool, int64_t lo, int64_t hi,
                                  void **items, size_t *n, void *ctx);
-typedef int (*as_batch_give_fn)(const void *item, void *ctx);
-int as_db_read_batches(as_db *db, as_batch_fill_fn fill, void *fill_ctx, size_t item_size,
-                       as_batch_give_fn give, void *give_ctx);
+typedef int (*as_batch_give_fn)(const void *items, size_t n, void *ctx);
+int as_db_read_batches(as_db *db, as_batch_fill_fn fill, void *fill_ctx, as_batch_give_fn give,
+                       void *give_ctx);
 
 /* One row of a read, whichever way it was read (as_db_view.c): its columns as
  * text (on the read's memory; NULL for NULL), and as numbers and flags where

@@ -403,7 +403,6 @@ typedef struct batch_pipe {
     as_db *db;
     as_batch_fill_fn fill; /* how a batch is read */
     void *fill_ctx;
-    size_t item_size;
     apr_thread_mutex_t *mu;
     apr_thread_cond_t *cv;
     batch *head, *tail; /* read, not yet given */
@@ -482,7 +481,6 @@ static void *APR_THREAD_FUNC reader_main(apr_thread_t *t, void *arg)
 static int pipe_batches(batch_pipe bp, as_batch_give_fn give, void *ctx)
 {
     as_db *db = bp.db;
-    size_t item_size = bp.item_size;
     if (!connected(db)) return AS_EDB;
     apr_thread_t *reader;
     if (apr_thread_mutex_create(&bp.mu, APR_THREAD_MUTEX_DEFAULT, db->pool) != APR_SUCCESS ||
@@ -503,8 +501,7 @@ static int pipe_batches(batch_pipe bp, as_batch_give_fn give, void *ctx)
         }
         apr_thread_mutex_unlock(bp.mu);
         if (!b) break; /* the reader has ended and everything read is given */
-        for (size_t i = 0; rc == AS_OK && i < b->n; i++)
-            if (give(b->items + i * item_size, ctx) != 0) rc = AS_EDB;
+        if (rc == AS_OK && b->n && give(b->items, b->n, ctx) != 0) rc = AS_EDB;
         apr_pool_t *pool = b->pool;
         apr_pool_clear(pool);
         apr_thread_mutex_lock(bp.mu);
@@ -530,12 +527,10 @@ static int pipe_batches(batch_pipe bp, as_batch_give_fn give, void *ctx)
     return rc == AS_OK ? bp.rc : rc;
 }
 
-int as_db_read_batches(as_db *db, as_batch_fill_fn fill, void *fill_ctx, size_t item_size,
-                       as_batch_give_fn give, void *give_ctx)
+int as_db_read_batches(as_db *db, as_batch_fill_fn fill, void *fill_ctx, as_batch_give_fn give,
+                       void *give_ctx)
 {
-    return pipe_batches(
-        (batch_pipe){.db = db, .fill = fill, .fill_ctx = fill_ctx, .item_size = item_size}, give,
-        give_ctx);
+    return pipe_batches((batch_pipe){.db = db, .fill = fill, .fill_ctx = fill_ctx}, give, give_ctx);
 }
 
 #define T(c) x->text(x->src, c)
@@ -616,20 +611,20 @@ static bool rows_batch(as_db *db, apr_pool_t *pool, int64_t lo, int64_t hi, void
 }
 
 typedef struct give_ctx {
-    as_index_row_fn row;
+    as_index_rows_fn rows;
     void *baton;
 } give_ctx;
 
-static int give_row(const void *item, void *ctx)
+static int give_rows(const void *items, size_t n, void *ctx)
 {
     const give_ctx *g = ctx;
-    return g->row(g->baton, item);
+    return g->rows(g->baton, items, n);
 }
 
-int st_index_rows(void *h, as_index_row_fn each, void *baton)
+int st_index_rows(void *h, as_index_rows_fn each, void *baton)
 {
-    give_ctx g = {.row = each, .baton = baton};
-    return as_db_read_batches(h, rows_batch, NULL, sizeof(as_index_row), give_row, &g);
+    give_ctx g = {.rows = each, .baton = baton};
+    return as_db_read_batches(h, rows_batch, NULL, give_rows, &g);
 }
 
 int st_rank_changes(void *h, int64_t since, as_rank_row_fn each, void *baton)

@@ -111,6 +111,10 @@ typedef struct sx_builder {
      * begins */
     char *ctext;
     size_t nctext, ctextcap;
+    /* a batch's views' parts, encoded on a thread of their own (on_rows) */
+    as_arena *view_arena;
+    as_view_kept *kept;
+    size_t keptcap;
     ev_memo *memo;    /* MEMO_SLOTS, open addressing by the evidence's hash */
     size_t nmemo;
     /* the contradicted products' entries of `excluded` until the products
@@ -538,36 +542,77 @@ static bool add_compat(sx_builder *b, uint32_t d, const as_index_compat *x)
     return ok;
 }
 
-/* Product d's view parts (the last row added), from its view: its head and
- * performance, written into the views' text now, or empty when the store
- * gave none or they cannot be written. */
-static void add_view(sx_builder *b, uint32_t d, const as_product *p)
+/* The views' parts of a batch's products, encoded on a thread of their own
+ * while the builder adds the batch's rows (they need nothing of its state):
+ * each product's head and performance, on the span's arena. */
+typedef struct view_span {
+    const as_index_row *rows;
+    size_t n;
+    as_arena *arena;
+    as_view_kept *kept; /* n; head_len 0: none to keep */
+} view_span;
+
+static int view_span_run(void *arg)
+{
+    view_span *v = arg;
+    as_mem m = as_arena_mem(v->arena);
+    for (size_t i = 0; i < v->n; i++) {
+        as_view_kept *k = &v->kept[i];
+        if (!v->rows[i].view || !as_view_product_kept(&m, v->rows[i].view, k))
+            memset(k, 0, sizeof(*k));
+    }
+    return 0;
+}
+
+/* Product d's view parts, from what view_span_run kept of its view: its head
+ * and performance, written into the views' text in the products' order, or
+ * empty when the store gave no view or it could not be written. */
+static void add_view(sx_builder *b, uint32_t d, const as_view_kept *k)
 {
     sx_catalog *c = b->c;
     c->view_at[d] = c->perf_at[d] = c->nvtext;
-    if (!p) return;
-    as_arena *a = b->arena; /* cleared after each row */
-    as_mem m = as_arena_mem(a);
-    as_view_kept k;
-    if (as_view_product_kept(&m, p, &k) && k.head_len) {
-        add_vtext(b, k.head, k.head_len);
-        c->perf_at[d] = c->nvtext;
-        add_vtext(b, k.perf, k.perf_len);
-    }
-    as_arena_clear(a);
+    if (!k->head_len) return;
+    add_vtext(b, k->head, k->head_len);
+    c->perf_at[d] = c->nvtext;
+    add_vtext(b, k->perf, k->perf_len);
 }
 
-/* A product's row, then its offers, compat rows and view. */
-static int on_row(void *baton, const as_index_row *row)
+/* A batch of products: each one's row, then its offers and compat rows, while
+ * another thread encodes their views' parts; then those, in order. At
+ * 1,000,000 products on SQLite the builder's thread spent 23 s of the read's
+ * 23 s on the rows, 5.5 s of it encoding the views, while the reader's
+ * thread needed 16 s. */
+static int on_rows(void *baton, const as_index_row *rows, size_t n)
 {
     sx_builder *b = baton;
-    if (!b->failed && !add_row(b, row)) b->failed = true;
-    uint32_t d = (uint32_t)(b->c->n - 1);
-    for (size_t i = 0; !b->failed && i < row->n_offers; i++)
-        if (!add_offer(b, d, &row->offers[i])) b->failed = true;
-    for (size_t i = 0; !b->failed && i < row->n_compat; i++)
-        if (!add_compat(b, d, &row->compat[i])) b->failed = true;
-    if (!b->failed) add_view(b, d, row->view);
+    if (b->failed) return -1;
+    if (!grow((void **)&b->kept, &b->keptcap, n, sizeof(as_view_kept))) {
+        b->failed = true;
+        return -1;
+    }
+    view_span v = {rows, n, b->view_arena, b->kept};
+    thrd_t t;
+    bool threaded = thrd_create(&t, view_span_run, &v) == thrd_success;
+    uint32_t first = (uint32_t)b->c->n;
+    for (size_t i = 0; !b->failed && i < n; i++) {
+        const as_index_row *row = &rows[i];
+        if (!add_row(b, row)) {
+            b->failed = true;
+            break;
+        }
+        uint32_t d = (uint32_t)(b->c->n - 1);
+        for (size_t k = 0; !b->failed && k < row->n_offers; k++)
+            if (!add_offer(b, d, &row->offers[k])) b->failed = true;
+        for (size_t k = 0; !b->failed && k < row->n_compat; k++)
+            if (!add_compat(b, d, &row->compat[k])) b->failed = true;
+    }
+    if (threaded)
+        thrd_join(t, NULL);
+    else if (!b->failed)
+        view_span_run(&v);
+    for (size_t i = 0; !b->failed && i < n; i++)
+        add_view(b, first + (uint32_t)i, &b->kept[i]);
+    as_arena_clear(b->view_arena);
     return b->failed ? -1 : 0;
 }
 
@@ -627,10 +672,12 @@ static sx_builder *builder_new(void)
     b->nslots = 1u << 16;
     b->slots = calloc(b->nslots, sizeof(uint32_t));
     b->arena = as_arena_create();
-    if (!b->c || !b->slots) {
+    b->view_arena = as_arena_create();
+    if (!b->c || !b->slots || !b->arena || !b->view_arena) {
         free(b->c);
         free(b->slots);
         as_arena_destroy(b->arena);
+        as_arena_destroy(b->view_arena);
         free(b);
         return NULL;
     }
@@ -806,6 +853,8 @@ static void builder_free(sx_builder *b)
     if (!b) return;
     catalog_free(b->c);
     as_arena_destroy(b->arena);
+    as_arena_destroy(b->view_arena);
+    free(b->kept);
     for (uint32_t i = 0; i < b->ntok; i++)
         free(b->tok[i]);
     free(b->tok);
@@ -1669,7 +1718,7 @@ static as_search_snap *build(const as_store *st, as_search_version *v, const sx_
         if (rc == AS_OK) rc = as_store_devices(st, &am, &ds, &nd);
         if (rc == AS_OK && !set_devices(b, ds, nd)) rc = AS_EDB;
         as_arena_destroy(a);
-        if (rc == AS_OK) rc = as_store_index_rows(st, on_row, b);
+        if (rc == AS_OK) rc = as_store_index_rows(st, on_rows, b);
         if (rc == AS_OK && b->failed) rc = AS_EDB;
         as_search_version after;
         if (rc == AS_OK && as_store_search_version(st, &after) != AS_OK) rc = AS_EDB;
@@ -2130,12 +2179,12 @@ static as_search_snap *at_here(as_search_index *si, const as_store *st,
 /* ---- builds in the background ---- */
 
 /* The opener's store as the background build reads it: every call, and every
- * row of a stream, first asks whether the index is going away, so a build
+ * batch of a stream, first asks whether the index is going away, so a build
  * gives up within one batch of rows (the store reads the batch to its end). */
 typedef struct bg_store {
     const as_store *in;
     const atomic_bool *stop;
-    as_index_row_fn row; /* the stream being read: its callback, and its baton */
+    as_index_rows_fn rows; /* the stream being read: its callback, and its baton */
     void *baton;
 } bg_store;
 
@@ -2159,18 +2208,18 @@ static int bg_devices(void *h, as_mem *m, as_device **out, size_t *n)
     return BG_STOPPED(b) ? AS_EDB : as_store_devices(b->in, m, out, n);
 }
 
-static int bg_row(void *h, const as_index_row *r)
+static int bg_batch(void *h, const as_index_row *rows, size_t n)
 {
     bg_store *b = h;
-    return BG_STOPPED(b) ? -1 : b->row(b->baton, r);
+    return BG_STOPPED(b) ? -1 : b->rows(b->baton, rows, n);
 }
 
-static int bg_rows(void *h, as_index_row_fn each, void *baton)
+static int bg_rows(void *h, as_index_rows_fn each, void *baton)
 {
     bg_store *b = h;
-    b->row = each;
+    b->rows = each;
     b->baton = baton;
-    return BG_STOPPED(b) ? AS_EDB : as_store_index_rows(b->in, bg_row, b);
+    return BG_STOPPED(b) ? AS_EDB : as_store_index_rows(b->in, bg_batch, b);
 }
 
 static int bg_changes(void *h, int64_t since, as_rank_row_fn each, void *baton)

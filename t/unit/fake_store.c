@@ -196,50 +196,15 @@ bool fake_guarantee(const fake_db *db, const char *sku)
     return false;
 }
 
-/* Where a walk of the products hands its rows: the callback of the store
- * function walking (the one field its kind uses) and its baton. */
-typedef struct fake_sink {
-    as_index_row_fn row;
-    void *baton;
-} fake_sink;
-
-/* One product's rows into to, on scratch memory m; AS_OK to go on. p is the
- * product as the store has it now (fake_copy_product). */
-typedef int (*fake_product_fn)(const fake_db *db, as_mem *m, const as_product *p,
-                               const fake_sink *to);
-
-/* What the index's sources share: one call of op (failing as a test set),
- * every product by id, each with its rows on an arena freed when the
- * callback returns (so ASan catches a reader keeping them past the call),
- * stopping at the first failure. */
-static int fake_walk(void *h, int op, fake_product_fn one, const fake_sink *to)
-{
-    fake_db *db = h;
-    FAKE_ENTER(db, op);
-    FAKE_ASSERT(to->row, "index source: no callback");
-    as_arena *order = as_arena_create();
-    as_mem om = as_arena_mem(order);
-    const as_product **ps = fake_by_id(&om, db);
-    int rc = AS_OK;
-    for (size_t i = 0; rc == AS_OK && i < db->n_products; i++) {
-        as_arena *a = as_arena_create();
-        as_mem m = as_arena_mem(a);
-        as_product p;
-        fake_copy_product(&m, db, ps[i], 0, &p);
-        rc = one(db, &m, &p, to);
-        as_arena_destroy(a);
-    }
-    as_arena_destroy(order);
-    return rc;
-}
-
 static int fake_cmp_device(const void *a, const void *b)
 {
     const as_index_compat *x = a, *y = b;
     return (x->device_id > y->device_id) - (x->device_id < y->device_id);
 }
 
-static int fake_index_row(const fake_db *db, as_mem *m, const as_product *p, const fake_sink *to)
+/* Product p's index row into *out, on m (p: as the store has it now,
+ * fake_copy_product, on m too). */
+static void fake_index_row(const fake_db *db, as_mem *m, const as_product *p, as_index_row *out)
 {
     /* the guarantee comes from the compat rows (as_store.h) */
     as_index_row r = {.id = p->id,
@@ -289,17 +254,44 @@ static int fake_index_row(const fake_db *db, as_mem *m, const as_product *p, con
     r.compat = compat;
     r.n_compat = n;
     /* its view: with its specs, without offers, questions or its guarantee */
-    as_product v = *p;
-    v.offers = NULL, v.n_offers = 0, v.questions = NULL, v.n_questions = 0;
-    v.guarantee = false;
-    r.view = &v;
-    return to->row(to->baton, &r) == 0 ? AS_OK : AS_EDB;
+    as_product *v = as_alloc(m, sizeof(*v));
+    *v = *p;
+    v->offers = NULL, v->n_offers = 0, v->questions = NULL, v->n_questions = 0;
+    v->guarantee = false;
+    r.view = v;
+    *out = r;
 }
 
-int fake_index_rows(void *h, as_index_row_fn each, void *baton)
+#define FAKE_BATCH 3 /* products a call of index_rows' callback gives at most */
+
+/* Every product by id, FAKE_BATCH at a time (as the SQL store gives its
+ * batches), each batch's rows on an arena freed when the callback returns
+ * (so ASan catches a reader keeping them past the call); stops at the first
+ * failure. */
+int fake_index_rows(void *h, as_index_rows_fn each, void *baton)
 {
-    return fake_walk(h, FAKE_OP_INDEX_ROWS, fake_index_row,
-                     &(fake_sink){.row = each, .baton = baton});
+    fake_db *db = h;
+    FAKE_ENTER(db, FAKE_OP_INDEX_ROWS);
+    FAKE_ASSERT(each, "index_rows: no callback");
+    as_arena *order = as_arena_create();
+    as_mem om = as_arena_mem(order);
+    const as_product **ps = fake_by_id(&om, db);
+    int rc = AS_OK;
+    for (size_t i = 0; rc == AS_OK && i < db->n_products; i += FAKE_BATCH) {
+        as_arena *a = as_arena_create();
+        as_mem m = as_arena_mem(a);
+        as_index_row rows[FAKE_BATCH];
+        size_t n = 0;
+        for (; n < FAKE_BATCH && i + n < db->n_products; n++) {
+            as_product *p = as_alloc(&m, sizeof(*p));
+            fake_copy_product(&m, db, ps[i + n], 0, p);
+            fake_index_row(db, &m, p, &rows[n]);
+        }
+        if (each(baton, rows, n) != 0) rc = AS_EDB;
+        as_arena_destroy(a);
+    }
+    as_arena_destroy(order);
+    return rc;
 }
 
 /* The ids of a product's offers in stock, by id, space-separated ("" for

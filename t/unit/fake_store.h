@@ -75,7 +75,7 @@ extern const as_store_ops fake_ops;
 as_store fake_store_make(fake_db *db);
 
 /* The index_rows of fake_feed (for a test that wraps it). */
-int fake_index_rows(void *h, as_index_row_fn each, void *baton);
+int fake_index_rows(void *h, as_index_rows_fn each, void *baton);
 /* Whether the product with that sku has a "fits" compat row. */
 bool fake_guarantee(const fake_db *db, const char *sku);
 

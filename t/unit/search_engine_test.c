@@ -1308,7 +1308,7 @@ typedef struct gate {
     fake_db db;        /* the background's own database (the test's is another) */
 } gate;
 
-static int gated_rows(void *h, as_index_row_fn each, void *baton)
+static int gated_rows(void *h, as_index_rows_fn each, void *baton)
 {
     gate *g = (gate *)((char *)h - offsetof(gate, db));
     mtx_lock(&g->m);
