@@ -722,12 +722,17 @@ int as_db_next(as_db *db, apr_dbd_results_t *res, apr_dbd_row_t **row)
     return apr_dbd_get_row(db->driver, db->pool, res, row, -1) == 0;
 }
 
-const char *as_db_col(as_db *db, apr_dbd_row_t *row, int n)
+const char *as_db_col_now(as_db *db, apr_dbd_row_t *row, int n)
 {
     char *v = NULL;
-    if (apr_dbd_datum_get(db->driver, row, n, APR_DBD_TYPE_STRING, &v) != APR_SUCCESS) return NULL;
+    return apr_dbd_datum_get(db->driver, row, n, APR_DBD_TYPE_STRING, &v) == APR_SUCCESS ? v : NULL;
+}
+
+const char *as_db_col(as_db *db, apr_dbd_row_t *row, int n)
+{
+    const char *v = as_db_col_now(db, row, n);
     /* pgsql frees its result when the last row has been read: keep a copy */
-    return db->pg ? apr_pstrdup(db->pool, v) : v;
+    return db->pg && v ? apr_pstrdup(db->pool, v) : v;
 }
 
 int as_db_write_lock(as_db *db)

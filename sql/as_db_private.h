@@ -55,6 +55,10 @@ typedef int (*as_batch_give_fn)(const void *items, size_t n, void *ctx);
 int as_db_read_batches(as_db *db, as_batch_fill_fn fill, void *fill_ctx, as_batch_give_fn give,
                        void *give_ctx);
 
+/* Column n of row as as_db_col reads it, but not copied: valid until the next
+ * row is read (for a value parsed at once: a number, a flag, NULL or not). */
+const char *as_db_col_now(as_db *db, apr_dbd_row_t *row, int n);
+
 /* One row of a read, whichever way it was read (as_db_view.c): its columns as
  * text (on the read's memory; NULL for NULL), and as numbers and flags where
  * the store has them so (SQLite's own values, without text between). */

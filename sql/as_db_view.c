@@ -297,24 +297,31 @@ static const char *dbd_text(void *s, int c)
     return as_db_col(d->db, d->row, c);
 }
 
+/* what is parsed at once is read without a copy */
+static const char *dbd_now(void *s, int c)
+{
+    dbd_src *d = s;
+    return as_db_col_now(d->db, d->row, c);
+}
+
 static int64_t dbd_i64(void *s, int c)
 {
-    return as_db_i64(dbd_text(s, c));
+    return as_db_i64(dbd_now(s, c));
 }
 
 static double dbd_dbl(void *s, int c)
 {
-    return as_db_dbl(dbd_text(s, c));
+    return as_db_dbl(dbd_now(s, c));
 }
 
 static bool dbd_null(void *s, int c)
 {
-    return dbd_text(s, c) == NULL;
+    return dbd_now(s, c) == NULL;
 }
 
 static bool dbd_flag(void *s, int c)
 {
-    return as_db_bool(dbd_text(s, c));
+    return as_db_bool(dbd_now(s, c));
 }
 
 /* ---- on the connection's sqlite3 handle ---- */
