@@ -1459,7 +1459,7 @@ static as_search_snap *finish(sx_builder *b, const as_search_version *v)
     c->sku_docs = by; /* product views find a sku in it */
     c->bytes += n * sizeof(uint32_t);
 
-    /* the product views' parts (each product's set by on_row), then the
+    /* the product views' parts (each product's set by on_rows), then the
      * compat rows' after them */
     c->view_at[n] = c->nvtext; /* reserve_rows gave it n + 1 */
     uint64_t ctext_at = c->nvtext;
