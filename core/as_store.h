@@ -92,6 +92,23 @@ typedef struct as_index_row {
     const as_product *view;
 } as_index_row;
 
+/* What of p's index row its product's own columns give: all but hidden,
+ * rank, specs, offers, compat and view. */
+static inline as_index_row as_index_row_of(const as_product *p)
+{
+    return (as_index_row){.id = p->id,
+                          .sku = p->sku,
+                          .category = p->category,
+                          .part_type = p->part_type,
+                          .name = p->name,
+                          .brand = p->brand,
+                          .description = p->description,
+                          .verif_note = p->verif_note,
+                          .image_urls = p->image_urls,
+                          .availability = p->availability,
+                          .verif_status = p->verif_status};
+}
+
 /* The stock of one offer of a page. */
 typedef struct as_offer_stock {
     int64_t product_id;

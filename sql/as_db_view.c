@@ -614,19 +614,10 @@ static void index_product(void *baton, const cells *c)
     read_row(&r, c);
     as_rank_row rank = {c->flag(c->src, 31), c->i64(c->src, 32), c->i64(c->src, 33),
                         c->i64(c->src, 34), c->dbl(c->src, 35), NULL};
-    x->rows[x->n++] = (as_index_row){.id = p->id,
-                                     .sku = p->sku,
-                                     .category = p->category,
-                                     .part_type = p->part_type,
-                                     .name = p->name,
-                                     .brand = p->brand,
-                                     .description = p->description,
-                                     .hidden = c->flag(c->src, 30),
-                                     .verif_note = p->verif_note,
-                                     .rank = rank,
-                                     .image_urls = p->image_urls,
-                                     .availability = p->availability,
-                                     .verif_status = p->verif_status};
+    as_index_row *row = &x->rows[x->n++];
+    *row = as_index_row_of(p);
+    row->hidden = c->flag(c->src, 30);
+    row->rank = rank;
 }
 
 static void index_spec(void *baton, const cells *c)

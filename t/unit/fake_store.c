@@ -207,19 +207,9 @@ static int fake_cmp_device(const void *a, const void *b)
 static void fake_index_row(const fake_db *db, as_mem *m, const as_product *p, as_index_row *out)
 {
     /* the guarantee comes from the compat rows (as_store.h) */
-    as_index_row r = {.id = p->id,
-                      .sku = p->sku,
-                      .category = p->category,
-                      .part_type = p->part_type,
-                      .name = p->name,
-                      .brand = p->brand,
-                      .description = p->description,
-                      .hidden = p->verif_status && strcmp(p->verif_status, "contradicted") == 0,
-                      .verif_note = p->verif_note,
-                      .rank = fake_rank_row(m, p),
-                      .image_urls = p->image_urls,
-                      .availability = p->availability,
-                      .verif_status = p->verif_status};
+    as_index_row r = as_index_row_of(p);
+    r.hidden = p->verif_status && strcmp(p->verif_status, "contradicted") == 0;
+    r.rank = fake_rank_row(m, p);
     for (size_t i = 0; i < p->n_specs; i++)
         FAKE_ASSERT(p->specs[i].label, "product_specs.label is NULL");
     r.specs = p->specs; /* as the SQL store gives them, in the product's order */
@@ -262,6 +252,14 @@ static void fake_index_row(const fake_db *db, as_mem *m, const as_product *p, as
     *out = r;
 }
 
+/* The products by id, on a new arena (*order, the caller's to destroy). */
+static const as_product **fake_by_id_on(const fake_db *db, as_arena **order)
+{
+    *order = as_arena_create();
+    as_mem om = as_arena_mem(*order);
+    return fake_by_id(&om, db);
+}
+
 #define FAKE_BATCH 3 /* products a call of index_rows' callback gives at most */
 
 /* Every product by id, FAKE_BATCH at a time (as the SQL store gives its
@@ -273,9 +271,8 @@ int fake_index_rows(void *h, as_index_rows_fn each, void *baton)
     fake_db *db = h;
     FAKE_ENTER(db, FAKE_OP_INDEX_ROWS);
     FAKE_ASSERT(each, "index_rows: no callback");
-    as_arena *order = as_arena_create();
-    as_mem om = as_arena_mem(order);
-    const as_product **ps = fake_by_id(&om, db);
+    as_arena *order;
+    const as_product **ps = fake_by_id_on(db, &order);
     int rc = AS_OK;
     for (size_t i = 0; rc == AS_OK && i < db->n_products; i += FAKE_BATCH) {
         as_arena *a = as_arena_create();
@@ -325,9 +322,8 @@ static int fake_rank_changes(void *h, int64_t since, as_rank_row_fn each, void *
     fake_db *db = h;
     FAKE_ENTER(db, FAKE_OP_RANK_CHANGES);
     FAKE_ASSERT(each, "rank_changes: no callback");
-    as_arena *order = as_arena_create();
-    as_mem om = as_arena_mem(order);
-    const as_product **ps = fake_by_id(&om, db);
+    as_arena *order;
+    const as_product **ps = fake_by_id_on(db, &order);
     int rc = AS_OK;
     for (size_t i = 0; rc == AS_OK && i < db->n_products; i++) {
         if (!fake_row_changed(db, ps[i], since)) continue;
