@@ -111,14 +111,12 @@ typedef struct sx_builder {
      * begins */
     char *ctext;
     size_t nctext, ctextcap;
-    /* a batch's views' parts, encoded on a thread of their own (on_rows):
-     * each product's in kept, their text in kept_text (kept across batches,
-     * so its pages stay faulted in) */
+    /* a batch's views' parts, encoded and written into the views' text on a
+     * thread of their own (on_rows), its scratch memory in view_arena: where
+     * each product's went, in kept */
     as_arena *view_arena;
     struct view_kept *kept;
     size_t keptcap;
-    char *kept_text;
-    size_t kept_textcap;
     ev_memo *memo;    /* MEMO_SLOTS, open addressing by the evidence's hash */
     size_t nmemo;
     /* the contradicted products' entries of `excluded` until the products
@@ -170,15 +168,16 @@ static uint32_t add_len_str(sx_builder *b, const char *s, size_t n)
 }
 
 /* Appends text to the views' text, in memory or straight into the index
- * file being written; its offset, or UINT64_MAX when out of room. */
-static uint64_t add_vtext(sx_builder *b, const char *text, size_t len)
+ * file being written; its offset, or UINT64_MAX when out of room (*out_failed
+ * set when it was the file's). During the rows' read only the views' thread
+ * calls it (view_span_run); the builder's, at finish. */
+static uint64_t add_vtext(sx_builder *b, const char *text, size_t len, bool *out_failed)
 {
     sx_catalog *c = b->c;
     size_t need = c->nvtext + len + 1;
     if (b->out ? !sx_vtext_room(c, b->out, need)
                : !grow((void **)&c->vtext, &b->vtextcap, need, 1)) {
-        b->out_failed = b->out != NULL;
-        b->failed = true;
+        *out_failed = b->out != NULL;
         return UINT64_MAX;
     }
     memcpy(c->vtext + c->nvtext, text, len);
@@ -546,71 +545,59 @@ static bool add_compat(sx_builder *b, uint32_t d, const as_index_compat *x)
     return ok;
 }
 
-/* A product's views' parts as view_span_run keeps them: offsets in the
- * batch's text; head_len 0: none to keep. */
+/* Where view_span_run wrote a product's views' parts into the views' text:
+ * its head, then its performance, which ends where the next product's head
+ * begins (both at the text's end when it has no view). */
 typedef struct view_kept {
-    size_t head_at, head_len, perf_len; /* the performance follows the head */
+    uint64_t view_at, perf_at;
 } view_kept;
 
 /* The views' parts of a batch's products, encoded on a thread of their own
- * while the builder adds the batch's rows (they need nothing of its state):
- * each product's head and performance, copied into the batch's text, the
- * scratch memory cleared after each product. Kept on the arena for the whole
- * batch instead, 30 MB a batch, the thread's memory went back to the system
- * between batches and each batch faulted it in again: 16.7 s of CPU in a
- * 1,000,000-product build, against 5.5 s. */
+ * while the builder adds the batch's rows (they need nothing of its state)
+ * and written by it into the views' text, which nothing else touches until
+ * the rows are read: each product's head and performance, the scratch memory
+ * cleared after each product. Kept on the arena for the whole batch, the
+ * parts' memory grew between batches and each batch faulted it in again:
+ * 16.7 s of CPU in a 1,000,000-product build, against 5.5 s. Copied into the
+ * views' text by the builder's thread after each batch, they took 5 s of the
+ * read's 23 s on that thread, most of it faulting in the file's pages. */
 typedef struct view_span {
+    sx_builder *b;
     const as_index_row *rows;
     size_t n;
-    as_arena *arena;
     view_kept *kept;
-    char **text;
-    size_t *textcap;
-    bool failed; /* out of memory for the text */
+    bool failed;     /* out of memory, or of room for the text */
+    bool out_failed; /* of room in the file */
 } view_span;
 
 static int view_span_run(void *arg)
 {
     view_span *v = arg;
-    size_t len = 0;
+    sx_builder *b = v->b;
     for (size_t i = 0; i < v->n; i++) {
         view_kept *k = &v->kept[i];
-        *k = (view_kept){0, 0, 0};
-        as_mem m = as_arena_mem(v->arena);
+        k->view_at = k->perf_at = b->c->nvtext;
+        as_mem m = as_arena_mem(b->view_arena);
         as_view_kept vk;
         if (v->rows[i].view && as_view_product_kept(&m, v->rows[i].view, &vk) && vk.head_len) {
-            if (!grow((void **)v->text, v->textcap, len + vk.head_len + vk.perf_len, 1)) {
+            uint64_t at = add_vtext(b, vk.head, vk.head_len, &v->out_failed);
+            uint64_t perf = at == UINT64_MAX ? at : add_vtext(b, vk.perf, vk.perf_len, &v->out_failed);
+            if (perf == UINT64_MAX) {
                 v->failed = true;
                 break;
             }
-            memcpy(*v->text + len, vk.head, vk.head_len);
-            memcpy(*v->text + len + vk.head_len, vk.perf, vk.perf_len);
-            *k = (view_kept){len, vk.head_len, vk.perf_len};
-            len += vk.head_len + vk.perf_len;
+            *k = (view_kept){at, perf};
         }
-        as_arena_clear(v->arena);
+        as_arena_clear(b->view_arena);
     }
     return 0;
 }
 
-/* Product d's view parts, from what view_span_run kept of its view: its head
- * and performance, written into the views' text in the products' order, or
- * empty when the store gave no view or it could not be written. */
-static void add_view(sx_builder *b, uint32_t d, const view_kept *k)
-{
-    sx_catalog *c = b->c;
-    c->view_at[d] = c->perf_at[d] = c->nvtext;
-    if (!k->head_len) return;
-    add_vtext(b, b->kept_text + k->head_at, k->head_len);
-    c->perf_at[d] = c->nvtext;
-    add_vtext(b, b->kept_text + k->head_at + k->head_len, k->perf_len);
-}
-
 /* A batch of products: each one's row, then its offers and compat rows, while
- * another thread encodes their views' parts; then those, in order. At
- * 1,000,000 products on SQLite the builder's thread spent 23 s of the read's
- * 23 s on the rows, 5.5 s of it encoding the views, while the reader's
- * thread needed 16 s. */
+ * another thread encodes and writes their views' parts; then where those
+ * went. At 1,000,000 products on SQLite the builder's thread spent 23 s of
+ * the read's 23 s on the rows, 5.5 s of it encoding the views, while the
+ * reader's thread needed 16 s. */
 static int on_rows(void *baton, const as_index_row *rows, size_t n)
 {
     sx_builder *b = baton;
@@ -619,7 +606,7 @@ static int on_rows(void *baton, const as_index_row *rows, size_t n)
         b->failed = true;
         return -1;
     }
-    view_span v = {rows, n, b->view_arena, b->kept, &b->kept_text, &b->kept_textcap, false};
+    view_span v = {b, rows, n, b->kept, false, false};
     thrd_t t;
     bool threaded = thrd_create(&t, view_span_run, &v) == thrd_success;
     uint32_t first = (uint32_t)b->c->n;
@@ -639,9 +626,14 @@ static int on_rows(void *baton, const as_index_row *rows, size_t n)
         thrd_join(t, NULL);
     else if (!b->failed)
         view_span_run(&v);
-    if (v.failed) b->failed = true;
-    for (size_t i = 0; !b->failed && i < n; i++)
-        add_view(b, first + (uint32_t)i, &b->kept[i]);
+    if (v.failed) {
+        b->failed = true;
+        b->out_failed = v.out_failed;
+    }
+    for (size_t i = 0; !b->failed && i < n; i++) { /* product d's view parts, where written */
+        b->c->view_at[first + i] = b->kept[i].view_at;
+        b->c->perf_at[first + i] = b->kept[i].perf_at;
+    }
     return b->failed ? -1 : 0;
 }
 
@@ -884,7 +876,6 @@ static void builder_free(sx_builder *b)
     as_arena_destroy(b->arena);
     as_arena_destroy(b->view_arena);
     free(b->kept);
-    free(b->kept_text);
     for (uint32_t i = 0; i < b->ntok; i++)
         free(b->tok[i]);
     free(b->tok);
@@ -1493,7 +1484,7 @@ static as_search_snap *finish(sx_builder *b, const as_search_version *v)
      * compat rows' after them */
     c->view_at[n] = c->nvtext; /* reserve_rows gave it n + 1 */
     uint64_t ctext_at = c->nvtext;
-    if (b->nctext && add_vtext(b, b->ctext, b->nctext) == UINT64_MAX) goto fail;
+    if (b->nctext && add_vtext(b, b->ctext, b->nctext, &b->out_failed) == UINT64_MAX) goto fail;
     for (size_t i = 0; i < b->ncr; i++) {
         b->cr[i].text_at += ctext_at;
         b->cr[i].text_end += ctext_at;
