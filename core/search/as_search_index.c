@@ -79,6 +79,24 @@ typedef struct ev_memo {
 
 #define MEMO_SLOTS 8192 /* at most half of them used: memory bounded per build */
 
+/* A text's words as add_text added them, kept for the next product with the
+ * same text: catalogues repeat brands, category and part-type labels, spec
+ * labels and values ("Volume", "500 ml", "Yes") and, generated ones,
+ * descriptions, and reading a text into words was 17% of a 1,000,000-product
+ * build's CPU. One entry per slot of the text's hash, the latest text kept
+ * (a direct-mapped cache: bounded, and a text that recurs comes back); the
+ * ids are the builder's, so a text gives the same words from either. */
+typedef struct text_memo {
+    char *text; /* NULL: a free slot */
+    uint64_t hash;
+    uint32_t *ids;
+    uint32_t n;
+    bool joined;
+} text_memo;
+
+#define TEXT_MEMO_SLOTS (1u << 16)
+#define TEXT_MEMO_MAX 240 /* bytes of the longest text kept: memory stays bounded */
+
 typedef struct sx_builder {
     bool failed;
     const sx_file_out *out; /* the file the views' text goes into, NULL: memory */
@@ -119,6 +137,7 @@ typedef struct sx_builder {
     size_t keptcap;
     ev_memo *memo;    /* MEMO_SLOTS, open addressing by the evidence's hash */
     size_t nmemo;
+    text_memo *texts; /* TEXT_MEMO_SLOTS, by the text's hash */
     /* the contradicted products' entries of `excluded` until the products
      * are in their docs' order (xj_at: offsets here), then into strs */
     char *xj;
@@ -263,11 +282,55 @@ static const char *joined_word(as_mem *m, const char *a, const char *b)
     return j;
 }
 
+/* Text's entry of the memo (text_memo): its words' ids from add_text when
+ * they were kept, else the slot to keep them in; NULL for a text not kept. */
+static text_memo *text_slot(sx_builder *b, const char *text, bool joined)
+{
+    size_t len = strnlen(text, TEXT_MEMO_MAX + 1);
+    if (len > TEXT_MEMO_MAX) return NULL;
+    if (!b->texts && !(b->texts = calloc(TEXT_MEMO_SLOTS, sizeof(text_memo)))) return NULL;
+    uint64_t h = hash_str(text) ^ joined;
+    text_memo *e = &b->texts[h & (TEXT_MEMO_SLOTS - 1)];
+    if (e->text && (e->hash != h || e->joined != joined || strcmp(e->text, text) != 0)) {
+        free(e->text);
+        free(e->ids);
+        *e = (text_memo){0};
+    }
+    e->hash = h;
+    e->joined = joined;
+    return e;
+}
+
+/* Keeps the ids from b->cur[from] on as the words of text, in slot e. */
+static void text_keep(sx_builder *b, text_memo *e, const char *text, size_t from)
+{
+    uint32_t n = (uint32_t)(b->ncur - from);
+    uint32_t *ids = malloc((n ? n : 1) * sizeof(uint32_t));
+    char *copy = strdup(text);
+    if (!ids || !copy) { /* not kept: read again next time */
+        free(ids);
+        free(copy);
+        return;
+    }
+    memcpy(ids, b->cur + from, n * sizeof(uint32_t));
+    *e = (text_memo){copy, e->hash, ids, n, e->joined};
+}
+
 /* The words of text (as a query's are read); with joined, also each pair of
  * neighbours written as one ("hand soap" → "handsoap", "usb-c" → "usbc"), so a
- * query that joins them finds the product. */
-static bool add_text(sx_builder *b, as_mem *m, const char *text, bool joined)
+ * query that joins them finds the product. A text seen before gives its
+ * words from the memo (text_slot), unless memo is false (a product's name,
+ * which catalogues do not repeat). */
+static bool add_text(sx_builder *b, as_mem *m, const char *text, bool joined, bool memo)
 {
+    text_memo *e = memo && text ? text_slot(b, text, joined) : NULL;
+    if (e && e->text) {
+        if (!grow((void **)&b->cur, &b->curcap, b->ncur + e->n, sizeof(uint32_t))) return false;
+        memcpy(b->cur + b->ncur, e->ids, e->n * sizeof(uint32_t));
+        b->ncur += e->n;
+        return true;
+    }
+    size_t from = b->ncur;
     as_sword *w;
     size_t n = as_search_words_unstemmed(m, text, &w); /* stems: per distinct word, below */
     const char *prev = NULL;
@@ -278,6 +341,7 @@ static bool add_text(sx_builder *b, as_mem *m, const char *text, bool joined)
             return false;
         prev = w[i].text;
     }
+    if (e) text_keep(b, e, text, from);
     return true;
 }
 
@@ -307,12 +371,13 @@ static bool add_specs(sx_builder *b, as_mem *m, const as_spec_row *rows, size_t 
         as_json_value v =
             measured.kind > AS_JSON_NULL ? measured : as_json_value_read(m, rows[i].claimed);
         if (v.kind <= AS_JSON_FALSE) continue;
-        if (label && !(ok = add_text(b, m, label, true))) break;
+        if (label && !(ok = add_text(b, m, label, true, true))) break;
         if (v.kind == AS_JSON_STRING) {
-            ok = add_text(b, m, v.text, true);
+            ok = add_text(b, m, v.text, true, true);
         } else if (v.kind == AS_JSON_NUMBER) {
             double x = v.number;
-            ok = add_text(b, m, as_printf(m, "%s %s", num_text(m, x), unit ? unit : ""), false);
+            ok = add_text(b, m, as_printf(m, "%s %s", num_text(m, x), unit ? unit : ""), false,
+                          true);
             static const struct {
                 const char *from, *to;
                 double by;
@@ -322,7 +387,8 @@ static bool add_specs(sx_builder *b, as_mem *m, const as_spec_row *rows, size_t 
                 double y = x / bigger[k].by;
                 if (strcasecmp(unit, bigger[k].from) == 0 && y >= 1 &&
                     fabs(y * 100 - round(y * 100)) < 1e-9)
-                    ok = add_text(b, m, as_printf(m, "%s %s", num_text(m, y), bigger[k].to), false);
+                    ok = add_text(b, m, as_printf(m, "%s %s", num_text(m, y), bigger[k].to),
+                                  false, true);
             }
         }
     }
@@ -382,10 +448,10 @@ static bool add_row(sx_builder *b, const as_index_row *r)
     as_mem m = as_arena_mem(a);
     b->ncur = 0;
     const char *cat_label = r->category ? as_category_label(r->category) : NULL;
-    bool ok = add_text(b, &m, r->name, true) && add_text(b, &m, r->brand, false) &&
-              add_text(b, &m, r->description, false) &&
-              add_text(b, &m, cat_label ? cat_label : r->category, true) &&
-              add_text(b, &m, r->part_type ? part_type_label(r->part_type) : NULL, true) &&
+    bool ok = add_text(b, &m, r->name, true, false) && add_text(b, &m, r->brand, false, true) &&
+              add_text(b, &m, r->description, false, true) &&
+              add_text(b, &m, cat_label ? cat_label : r->category, true, true) &&
+              add_text(b, &m, r->part_type ? part_type_label(r->part_type) : NULL, true, true) &&
               add_specs(b, &m, r->specs, r->n_specs);
     as_arena_clear(a);
     if (!ok) return false;
@@ -892,6 +958,12 @@ static void builder_free(sx_builder *b)
             free(b->memo[i].checked_at);
         }
     free(b->memo);
+    if (b->texts)
+        for (size_t i = 0; i < TEXT_MEMO_SLOTS; i++) {
+            free(b->texts[i].text);
+            free(b->texts[i].ids);
+        }
+    free(b->texts);
     free(b->xj);
     free(b->ctext);
     free(b);

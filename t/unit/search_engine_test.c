@@ -1046,6 +1046,91 @@ static const char *answer_kinds(as_mem *m, const as_search_snap *s, const char *
  * their own; a query word no longer than that is not expanded to them, and
  * every search of a prefix of any word of the catalogue answers exactly what
  * it answers with every word's expansion. */
+/* The words of the product with that sku in s's index, space-separated in
+ * the index's order of words. */
+static const char *product_words(as_mem *m, const as_search_snap *s, const char *sku)
+{
+    const sx_catalog *c = s->c;
+    uint32_t d = 0;
+    while (d < c->n && strcmp(sx_str(c, c->sku_at[d]), sku) != 0)
+        d++;
+    assert_true(d < c->n);
+    as_buf b;
+    as_buf_init(&b, m);
+    for (uint32_t i = 0; i < c->ntok; i++)
+        for (uint32_t p = c->post_at[i]; p < c->post_at[i + 1]; p++)
+            if (c->post[p] == d) as_buf_printf(&b, "%s ", sx_tok(c, i));
+    return as_buf_str(&b);
+}
+
+/* Texts that products repeat (brands, descriptions, spec labels and values)
+ * are read into words once and their words kept for the next product with
+ * the same text (text_memo): every product has the words it has when it is
+ * the catalogue's only product, and a word of a shared text finds every
+ * product that has it. */
+static void test_repeated_texts(void **state)
+{
+    as_mem *m = unit_mem(state);
+    static const as_merchant merchants[] = {M_A, M_B};
+    static const as_device devices[] = {
+        {7, "dyson-v11", "Dyson V11 Absolute", "Dyson", "vacuum-cleaner", "v11 sv14"},
+        {8, "brita-marella", "Brita Marella", "Brita", "water-jug", ""},
+        {9, "dyson-v8", "Dyson V8 Animal", "Dyson", "vacuum-cleaner", "v8 sv10"}};
+    static const char *const descriptions[] = {"Gentle foaming soap for daily use",
+                                               "Replacement HEPA filter, washable",
+                                               "Gentle filter for sensitive skin"};
+    static const char *const brands[] = {"Lavera", "Dyson", "Brita", "Lavera Pro"};
+    static as_spec_row specs[][2] = {
+        {{"vegan", "Vegan", "categorical", NULL, "true", "true", 0},
+         {"volume", "Volume", "info", "ml", "1000", "1000", 0}},
+        {{"volume", "Volume", "info", "ml", "500", "500", 0},
+         {"colour", "Colour", "info", NULL, "\"sea blue\"", "\"sea blue\"", 0}},
+        {{"vegan", "Vegan", "categorical", NULL, "true", "false", 0},
+         {"volume", "Volume", "info", "ml", "1000", "1000", 0}}};
+    enum { N = 24 };
+    static as_product products[N];
+    static char sku[N][16], name[N][40];
+    for (int i = 0; i < N; i++) {
+        snprintf(sku[i], sizeof(sku[i]), "REP-%d", i + 1);
+        snprintf(name[i], sizeof(name[i]), "Item %d of the %s range", i + 1, brands[i % 4]);
+        products[i] = (as_product)PRODUCT(i + 1, sku[i], name[i], "hand-soap", "hand-soap",
+                                          "verified", soap_offers);
+        products[i].brand = brands[i % 4];
+        products[i].description = descriptions[i % 3];
+        products[i].specs = specs[i % 3];
+        products[i].n_specs = 2;
+    }
+    fake_db all;
+    fixture_catalogue(&all, merchants, N_ROWS(merchants), devices, products, N);
+    all.n_compat = 0;
+    as_store st = fake_store_make(&all);
+    as_search_snap *s = as_search_snap_build(&st);
+    assert_non_null(s);
+    unit_release_at_teardown(state, snap_release, s);
+    for (int i = 0; i < N; i++) {
+        fake_db one;
+        fixture_catalogue(&one, merchants, N_ROWS(merchants), devices, &products[i], 1);
+        one.n_compat = 0;
+        as_store st1 = fake_store_make(&one);
+        as_search_snap *s1 = as_search_snap_build(&st1);
+        assert_non_null(s1);
+        /* the same words, each once, in byte order in both indexes */
+        const char *alone = product_words(m, s1, sku[i]), *among = product_words(m, s, sku[i]);
+        as_search_snap_release(s1);
+        assert_string_equal(among, alone);
+    }
+    /* a word of the second description and of the second spec rows' text */
+    run x;
+    x.st = st;
+    as_search_ask ask = {.q = "washable", .verified_only = true, .limit = 20, .today = 20000};
+    as_weights_default(&ask.w);
+    fixture_search(m, &st, s, &ask, &x.r);
+    assert_int_equal(x.r.count, N / 3);
+    ask.q = "sea blue";
+    fixture_search(m, &st, s, &ask, &x.r);
+    assert_int_equal(x.r.count, N / 3);
+}
+
 static void test_joined_words(void **state)
 {
     as_mem *m = unit_mem(state);
@@ -1839,6 +1924,7 @@ int main(void)
         UNIT_TEST(test_docs_order),
         UNIT_TEST(test_heads_spill),
         UNIT_TEST(test_joined_words),
+        UNIT_TEST(test_repeated_texts),
         UNIT_TEST(test_steps_are_best_offer),
         UNIT_TEST(test_steps_follow_stock),
         UNIT_TEST(test_bound_is_a_bound),
