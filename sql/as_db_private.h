@@ -89,6 +89,12 @@ extern const size_t as_db_n_view_stmts;
  * it and finalized before it closes (conn_pool's cleanup). */
 apr_status_t as_db_view_native_init(apr_pool_t *conn_pool, const apr_dbd_driver_t *d,
                                     apr_dbd_t *h, apr_hash_t *prepared, const char **err);
+/* A read-only connection of db's SQLite file for one thread, without
+ * SQLite's per-connection mutex (SQLITE_OPEN_NOMUTEX: every call on a
+ * connection of apr_dbd's takes it), with the statements of db's: *out is
+ * db on it, closed with pool. false when db is not SQLite with its own
+ * statements, or the file cannot be opened so: db serves then. */
+bool as_db_reader_open(as_db *db, apr_pool_t *pool, as_db *out);
 /* Finalizes them now (before the connection is closed by hand, not by its pool). */
 void as_db_view_native_close(apr_pool_t *conn_pool, apr_hash_t *prepared);
 int st_product_by_sku(void *h, as_mem *m, const char *sku, int64_t device_id, as_product *p);

@@ -164,6 +164,7 @@ typedef struct view_read {
     as_product *p;
     bool sorted;  /* the rows come in order (PostgreSQL) */
     bool found;   /* the product's row was read */
+    bool index;   /* for the search index, which keeps no view's version */
     int64_t *pos; /* the spec rows' positions, while ordering them */
     size_t cap_s, cap_o, cap_q;
 } view_read;
@@ -247,8 +248,9 @@ static void read_row(view_read *r, const cells *x)
         p->wrong_item_rate = D(27);
         p->agent_orders_90d = I(28);
         p->orders_per_week = T(29);
-        p->version =
-            as_printf(r->m, "%s/%lld/%lld", T(2) ? T(2) : "", (long long)p->id, (long long)I(1));
+        if (!r->index) /* a kept view's validator (as_view_cache) */
+            p->version = as_printf(r->m, "%s/%lld/%lld", T(2) ? T(2) : "", (long long)p->id,
+                                   (long long)I(1));
         break;
     case PV_SPEC: {
         as_spec_row s = {T(4), T(5), T(6), T(7), T(8), T(9), D(10)};
@@ -385,13 +387,13 @@ static bool native_prepare(apr_pool_t *conn_pool, sqlite3 *conn, const stmt_def 
     return false;
 }
 
-apr_status_t as_db_view_native_init(apr_pool_t *conn_pool, const apr_dbd_driver_t *d, apr_dbd_t *h,
-                                    apr_hash_t *prepared, const char **err)
+/* The statements on conn, finalized before it closes (conn_pool's cleanup),
+ * under NATIVE_KEY in prepared. */
+static apr_status_t native_init(apr_pool_t *conn_pool, sqlite3 *conn, apr_hash_t *prepared,
+                                const char **err)
 {
-    sqlite3 *conn = apr_dbd_native_handle(d, h);
-    if (!sqlite3_threadsafe() || !conn) return APR_SUCCESS; /* apr_dbd's statements then */
     native_view *nv = apr_pcalloc(conn_pool, sizeof(*nv));
-    /* runs before apr_dbd closes the connection (registered after its cleanup) */
+    /* runs before the connection closes (registered after its cleanup) */
     apr_pool_cleanup_register(conn_pool, nv, native_finalize, apr_pool_cleanup_null);
     for (size_t i = 0; i < as_db_n_view_stmts; i++)
         if (!native_prepare(conn_pool, conn, &as_db_view_stmts[i], &nv->st[i], err))
@@ -409,6 +411,14 @@ apr_status_t as_db_view_native_init(apr_pool_t *conn_pool, const apr_dbd_driver_
     }
     apr_hash_set(prepared, NATIVE_KEY, APR_HASH_KEY_STRING, nv);
     return APR_SUCCESS;
+}
+
+apr_status_t as_db_view_native_init(apr_pool_t *conn_pool, const apr_dbd_driver_t *d, apr_dbd_t *h,
+                                    apr_hash_t *prepared, const char **err)
+{
+    sqlite3 *conn = apr_dbd_native_handle(d, h);
+    if (!sqlite3_threadsafe() || !conn) return APR_SUCCESS; /* apr_dbd's statements then */
+    return native_init(conn_pool, conn, prepared, err);
 }
 
 void as_db_view_native_close(apr_pool_t *conn_pool, apr_hash_t *prepared)
@@ -457,6 +467,41 @@ static native_view *native(as_db *db)
 {
     if (db->pg || (!db->handle && (!db->acquire || db->acquire(db) != 0))) return NULL;
     return apr_hash_get(db->prepared, NATIVE_KEY, APR_HASH_KEY_STRING);
+}
+
+static apr_status_t reader_close(void *conn)
+{
+    sqlite3_close_v2(conn);
+    return APR_SUCCESS;
+}
+
+bool as_db_reader_open(as_db *db, apr_pool_t *pool, as_db *out)
+{
+    if (!native(db)) return false; /* PostgreSQL, or SQLite through apr_dbd alone */
+    sqlite3 *shared = apr_dbd_native_handle(db->driver, db->handle);
+    const char *file = shared ? sqlite3_db_filename(shared, "main") : NULL;
+    sqlite3 *conn = NULL;
+    if (!file || !*file) return false; /* in memory, or a temporary database */
+    int rc = sqlite3_open_v2(file, &conn, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
+    if (rc != SQLITE_OK) {
+        sqlite3_close_v2(conn);
+        return false;
+    }
+    apr_pool_cleanup_register(pool, conn, reader_close, apr_pool_cleanup_null);
+    /* a reader of a WAL database waits only while another connection
+     * recovers or restarts the log */
+    sqlite3_busy_timeout(conn, (int)(AS_DB_WRITE_WAIT / 1000));
+    const char *err = NULL;
+    *out = *db;
+    out->prepared = apr_hash_make(pool);
+    out->trans = NULL;
+    out->versions = NULL;
+    out->acquire = NULL;
+    if (native_init(pool, conn, out->prepared, &err) != APR_SUCCESS) {
+        if (db->log) db->log(db->log_baton, err);
+        return false;
+    }
+    return true;
 }
 
 /* Binds sku (?1, unless NULL) and ids (?2 on, as many as st has) and steps st,
@@ -610,7 +655,7 @@ static void index_product(void *baton, const cells *c)
     x->rows = as_db_grow(&x->m, x->rows, &x->cap_rows, x->n, sizeof(as_index_row));
     as_product *p = &x->views[x->n];
     memset(p, 0, sizeof(*p));
-    view_read r = {.m = &x->m, .p = p, .sorted = true};
+    view_read r = {.m = &x->m, .p = p, .sorted = true, .index = true};
     read_row(&r, c);
     as_rank_row rank = {c->flag(c->src, 31), c->i64(c->src, 32), c->i64(c->src, 33),
                         c->i64(c->src, 34), c->dbl(c->src, 35), NULL};
@@ -633,7 +678,7 @@ static void index_spec(void *baton, const cells *c)
         at++;
     if (at == x->n || x->views[at].id != id) return; /* a withdrawn product's */
     x->at = at;
-    x->r = (view_read){.m = &x->m, .p = &x->views[at], .sorted = true, .found = true};
+    x->r = (view_read){.m = &x->m, .p = &x->views[at], .sorted = true, .found = true, .index = true};
     read_row(&x->r, c);
 }
 
