@@ -678,7 +678,8 @@ static void index_spec(void *baton, const cells *c)
         at++;
     if (at == x->n || x->views[at].id != id) return; /* a withdrawn product's */
     x->at = at;
-    x->r = (view_read){.m = &x->m, .p = &x->views[at], .sorted = true, .found = true, .index = true};
+    x->r =
+        (view_read){.m = &x->m, .p = &x->views[at], .sorted = true, .found = true, .index = true};
     read_row(&x->r, c);
 }
 

@@ -647,7 +647,8 @@ static int view_span_run(void *arg)
         as_view_kept vk;
         if (v->rows[i].view && as_view_product_kept(&m, v->rows[i].view, &vk) && vk.head_len) {
             uint64_t at = add_vtext(b, vk.head, vk.head_len, &v->out_failed);
-            uint64_t perf = at == UINT64_MAX ? at : add_vtext(b, vk.perf, vk.perf_len, &v->out_failed);
+            uint64_t perf =
+                at == UINT64_MAX ? at : add_vtext(b, vk.perf, vk.perf_len, &v->out_failed);
             if (perf == UINT64_MAX) {
                 v->failed = true;
                 break;
