@@ -1793,6 +1793,33 @@ size_t as_search_snap_bytes(const as_search_snap *s)
     return s->c->bytes + s->state_bytes + sizeof(*s);
 }
 
+/* glibc's allocator set, at a process's first build, as glibc sets it by
+ * itself after one. Until a large block it gave by mmap is freed, glibc gives
+ * blocks of 128 KiB and more by mmap and returns the top of a heap to the
+ * system once 128 KiB of it is free; each such free raises both limits to
+ * that block's size (the trim twice it), up to 32 MiB, and a build frees many.
+ * So a process's first build faulted its memory in again and again: on
+ * PostgreSQL each batch's results (libpq's, thousands of small blocks freed
+ * together) went back to the system and were faulted in for the next, and
+ * blocks between 128 KiB and 32 MiB were mapped and unmapped (1,000,000
+ * products: the first build in a process 31.5 s, a second 20.9 s; the first
+ * 21.9 s with these; SQLite's 19.7 -> 16.2 s). A process that never builds
+ * (a child that maps the file another wrote) keeps glibc's defaults, and one
+ * whose environment sets malloc's tunables keeps those. */
+static void malloc_steady(void)
+{
+#if defined(__GLIBC__) && defined(M_MMAP_THRESHOLD) && defined(M_TRIM_THRESHOLD)
+    const char *t = getenv("GLIBC_TUNABLES");
+    if ((t && strstr(t, "glibc.malloc.")) || getenv("MALLOC_MMAP_THRESHOLD_") ||
+        getenv("MALLOC_TRIM_THRESHOLD_"))
+        return;
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_TRIM_THRESHOLD, 64 << 20);
+#endif
+}
+
+static once_flag malloc_once = ONCE_FLAG_INIT;
+
 /* Every product from the store, at *v; read again (and *v moved on) when the
  * catalogue changed while it was being read. The views' text goes into
  * memory or, with out, into that file (*out_failed when the file had no room
@@ -1800,6 +1827,7 @@ size_t as_search_snap_bytes(const as_search_snap *s)
 static as_search_snap *build(const as_store *st, as_search_version *v, const sx_file_out *out,
                              bool *out_failed)
 {
+    call_once(&malloc_once, malloc_steady);
     for (int attempt = 0; attempt < 3; attempt++) {
         sx_builder *b = builder_new();
         if (!b) return NULL;
@@ -1930,36 +1958,9 @@ struct as_search_index {
     double retry_at;  /* no build asked for before this (now_ms), after a failure */
 };
 
-/* glibc's allocator set from the start as it sets itself after a build.
- * Until a large block it gave by mmap is freed, glibc gives blocks of 128 KiB
- * and more by mmap and returns the top of a heap to the system once 128 KiB
- * of it is free; the first such free raises both limits to that block's size
- * (the trim twice it), up to 32 MiB. So a process's first index build
- * faulted its memory in again and again: on PostgreSQL each batch's results
- * (libpq's, thousands of small blocks freed together) went back to the
- * system and were faulted in for the next, and blocks between 128 KiB and 32
- * MiB were mapped and unmapped (1,000,000 products: the first build in a
- * process 31.5 s, every later one 20.9 s; the first 20.9 s with these). The
- * limits are the ones glibc reaches by itself; a process whose environment
- * sets malloc's tunables keeps them. */
-static void malloc_steady(void)
-{
-#if defined(__GLIBC__) && defined(M_MMAP_THRESHOLD) && defined(M_TRIM_THRESHOLD)
-    const char *t = getenv("GLIBC_TUNABLES");
-    if ((t && strstr(t, "glibc.malloc.")) || getenv("MALLOC_MMAP_THRESHOLD_") ||
-        getenv("MALLOC_TRIM_THRESHOLD_"))
-        return;
-    mallopt(M_MMAP_THRESHOLD, 32 << 20);
-    mallopt(M_TRIM_THRESHOLD, 64 << 20);
-#endif
-}
-
-static once_flag malloc_once = ONCE_FLAG_INIT;
-
 as_search_index *as_search_index_create(const char *file_prefix, as_search_log_fn log,
                                         void *log_baton)
 {
-    call_once(&malloc_once, malloc_steady);
     as_search_index *si = calloc(1, sizeof(*si));
     if (!si) return NULL;
     if (file_prefix && !(si->prefix = strdup(file_prefix))) {
