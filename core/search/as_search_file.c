@@ -439,7 +439,8 @@ bool sx_file_commit(const as_search_snap *s, sx_file_out *out, const char *path)
      * the file's mapping on two threads, each about half of the bytes: pwrite
      * takes the file's lock, and copying a gigabyte into the page cache took
      * one core 2.35 s at 1,000,000 products (1.07 s on two). Blocks are
-     * reserved first, so that a full disk is an error, not a SIGBUS. */
+     * reserved first, so that a full disk is an error, not a SIGBUS; without
+     * a mapping (no address space for it) they are written in turn. */
     uint64_t tail = c->vtext_map ? SX_VTEXT_OFF + h.sec[SEC_VTEXT].len : SX_VTEXT_OFF;
     tail &= ~(uint64_t)(SX_PAGE - 1);
     if (c->vtext_map) len[SEC_VTEXT] = 0;
@@ -451,8 +452,7 @@ bool sx_file_commit(const as_search_snap *s, sx_file_out *out, const char *path)
     char *base = MAP_FAILED;
     if (ok && h.bytes > tail && posix_fallocate(out->fd, (off_t)tail, (off_t)(h.bytes - tail)) == 0)
         base = mmap(NULL, h.bytes - tail, PROT_READ | PROT_WRITE, MAP_SHARED, out->fd, (off_t)tail);
-    ok = ok && h.bytes > tail && base != MAP_FAILED;
-    if (ok) {
+    if (base != MAP_FAILED) {
         sec_writer w[2] = {{base, tail, data, len, off, 0, total / 2},
                            {base, tail, data, len, off, total / 2, total}};
         thrd_t t;
@@ -461,6 +461,9 @@ bool sx_file_commit(const as_search_snap *s, sx_file_out *out, const char *path)
         write_secs(&w[1]);
         if (two) thrd_join(t, NULL);
         munmap(base, h.bytes - tail);
+    } else {
+        for (int i = 0; ok && i < SEC_N; i++)
+            if (len[i]) ok = write_all(out->fd, data[i], len[i], h.sec[i].off);
     }
     ok = ok && write_all(out->fd, &h, sizeof(h), 0); /* the header last */
     ok = close(out->fd) == 0 && ok;
