@@ -292,13 +292,14 @@ static bool write_all(int fd, const void *p, size_t len, uint64_t off)
 
 /* A part of the commit's sections, copied by a thread of its own into the
  * file's mapping (base: the file's offset tail_off): the bytes from..to - 1
- * of the sections one after another (len[i] bytes each, off[i] in the
- * file). */
+ * of the sections one after another (len[i] bytes each, where h places
+ * section i). */
 typedef struct sec_writer {
     char *base;
     uint64_t tail_off;
     const void *const *data;
-    const uint64_t *len, *off;
+    const uint64_t *len;
+    const file_head *h;
     uint64_t from, to;
 } sec_writer;
 
@@ -310,7 +311,7 @@ static int write_secs(void *arg)
         uint64_t a = at > w->from ? at : w->from,
                  b = at + w->len[i] < w->to ? at + w->len[i] : w->to;
         if (a < b)
-            memcpy(w->base + (w->off[i] - w->tail_off) + (a - at),
+            memcpy(w->base + (w->h->sec[i].off - w->tail_off) + (a - at),
                    (const char *)w->data[i] + (a - at), b - a);
     }
     return 0;
@@ -444,17 +445,15 @@ bool sx_file_commit(const as_search_snap *s, sx_file_out *out, const char *path)
     uint64_t tail = c->vtext_map ? SX_VTEXT_OFF + h.sec[SEC_VTEXT].len : SX_VTEXT_OFF;
     tail &= ~(uint64_t)(SX_PAGE - 1);
     if (c->vtext_map) len[SEC_VTEXT] = 0;
-    uint64_t off[SEC_N], total = 0;
-    for (int i = 0; i < SEC_N; i++) {
-        off[i] = h.sec[i].off;
+    uint64_t total = 0;
+    for (int i = 0; i < SEC_N; i++)
         total += len[i];
-    }
     char *base = MAP_FAILED;
     if (ok && h.bytes > tail && posix_fallocate(out->fd, (off_t)tail, (off_t)(h.bytes - tail)) == 0)
         base = mmap(NULL, h.bytes - tail, PROT_READ | PROT_WRITE, MAP_SHARED, out->fd, (off_t)tail);
     if (base != MAP_FAILED) {
-        sec_writer w[2] = {{base, tail, data, len, off, 0, total / 2},
-                           {base, tail, data, len, off, total / 2, total}};
+        sec_writer w[2] = {{base, tail, data, len, &h, 0, total / 2},
+                           {base, tail, data, len, &h, total / 2, total}};
         thrd_t t;
         bool two = thrd_create(&t, write_secs, &w[0]) == thrd_success;
         if (!two) write_secs(&w[0]);
