@@ -592,49 +592,86 @@ static bool decision_input(as_ctx *ctx, const as_request *req, as_param *v, as_r
     return ok;
 }
 
-/* Why an approval can no longer place the order, or NULL when it can: the
- * world may have changed since the agent ordered. The mandate (locked) must
- * still be active, within its dates, allow the category, the per-order limit
- * and the order's month's budget (what the order holds counted once); the key
- * that placed the order must not have been revoked. In the transaction;
- * *rc reports a storage failure. */
-static const char *approval_refusal(as_ctx *ctx, const as_order *o, int *rc)
+/* Why an approval can no longer place the order: what the person and the
+ * agent are told, with the error it is answered with. */
+typedef struct refusal {
+    int status;
+    const char *code, *why;
+} refusal;
+
+/* What a withdrawal took off sale, said for the person (NULL: it is sold). */
+static const char *withdrawn_why(as_mem *m, const as_order *o, unsigned what)
+{
+    if (what & AS_WITHDRAWN_PRODUCT)
+        return as_printf(m, "%s (%s) was withdrawn from sale: it can no longer be bought.",
+                         o->product_name, o->sku);
+    if (what & AS_WITHDRAWN_MERCHANT)
+        return as_printf(m,
+                         "%s no longer sells through this shop: %s (%s) can no longer be "
+                         "bought from it.",
+                         o->merchant_name, o->product_name, o->sku);
+    if (what)
+        return as_printf(m,
+                         "%s withdrew its offer %s of %s (%s) from sale: it can no longer "
+                         "be bought.",
+                         o->merchant_name, o->offer_id, o->product_name, o->sku);
+    return NULL;
+}
+
+/* The world may have changed since the agent ordered. The mandate (locked)
+ * must still be active, within its dates, allow the category, the per-order
+ * limit and the order's month's budget (what the order holds counted once);
+ * the key that placed the order must not have been revoked; and the offer
+ * must still be sold (a withdrawal by the catalogue feed: the offer, its
+ * product or its merchant; 409 OUT_OF_STOCK, as an order of it would get).
+ * In the transaction; *rc reports a storage failure. Returns false when the
+ * approval may place the order. */
+static bool approval_refusal(as_ctx *ctx, const as_order *o, refusal *r, int *rc)
 {
     const as_store *s = ctx->store;
     as_mandate md;
     int64_t spent = 0;
+    unsigned withdrawn = 0;
+    *r = (refusal){403, "MANDATE_INVALID", NULL};
     *rc = as_store_mandate_get(s, ctx->mem, o->mandate_id, true, &md);
     if (*rc == AS_ENOTFOUND) {
         *rc = AS_OK;
-        return as_printf(ctx->mem, "Mandate %s no longer exists.", o->mandate_id);
+        r->why = as_printf(ctx->mem, "Mandate %s no longer exists.", o->mandate_id);
+        return true;
     }
     if (*rc == AS_OK) *rc = as_store_mandate_spent(s, md.id, o->month, &spent);
-    if (*rc != AS_OK) return NULL;
+    /* the offer's row after the mandate's, as an order takes them */
+    if (*rc == AS_OK) *rc = as_store_offer_withdrawn(s, o->offer_id, &withdrawn);
+    if (*rc != AS_OK) return false;
+    if ((r->why = withdrawn_why(ctx->mem, o, withdrawn))) {
+        *r = (refusal){409, "OUT_OF_STOCK", r->why};
+        return true;
+    }
     as_mandate_decision d = as_mandate_check(&md, o->category, o->total_cents,
                                              spent - o->budget_cents, as_today(ctx));
     if (d.verdict != AS_MANDATE_OK)
-        return as_mandate_message(ctx->mem, &md, &d, o->category, o->total_cents);
-    if (o->key_revoked_at)
-        return as_printf(ctx->mem, "The agent key that placed this order (%s) was revoked.",
-                         o->key_id);
-    return NULL;
+        r->why = as_mandate_message(ctx->mem, &md, &d, o->category, o->total_cents);
+    else if (o->key_revoked_at)
+        r->why = as_printf(ctx->mem, "The agent key that placed this order (%s) was revoked.",
+                           o->key_id);
+    return r->why != NULL;
 }
 
 /* Applies a decision to a pending, unexpired confirmation, in the transaction.
  * An approval the world no longer allows declines the order instead and sets
  * *refused to why. */
-static int apply_decision(as_ctx *ctx, conf_ctx *cc, bool approve, const char **refused)
+static int apply_decision(as_ctx *ctx, conf_ctx *cc, bool approve, refusal *refused)
 {
     as_order *o = &cc->o;
     int rc = AS_OK;
-    *refused = approve ? approval_refusal(ctx, o, &rc) : NULL;
+    bool refuse = approve && approval_refusal(ctx, o, refused, &rc);
     if (rc != AS_OK) return rc;
-    if (*refused)
+    if (refuse)
         return as_order_apply(ctx, o, AS_EV_DECLINE, ctx->now, 0,
                               as_printf(ctx->mem,
                                         "Approval refused: %s The order was not placed; budget "
                                         "and stock were released.",
-                                        *refused));
+                                        refused->why));
     return approve ? as_order_apply(ctx, o, AS_EV_APPROVE, ctx->now, o->budget_cents,
                                     "Approved by a human.")
                    : as_order_apply(ctx, o, AS_EV_DECLINE, ctx->now, 0,
@@ -662,7 +699,8 @@ void as_api_confirmation_decide(as_ctx *ctx, const as_request *req, const char *
     /* Re-read inside the transaction: another decision may have landed. */
     if (rc == AS_OK) rc = as_store_confirmation_get(s, m, id, &cc.c);
     if (rc == AS_OK) rc = as_store_order_get(s, m, cc.c.order_id, &cc.o);
-    const char *outcome = NULL, *refused = NULL, *unverified = NULL;
+    const char *outcome = NULL, *unverified = NULL;
+    refusal refused = {0, NULL, NULL};
     as_assertion assertion = {
         v[C_CREDENTIAL].present ? v[C_CREDENTIAL].str : NULL,
         v[C_CLIENT_DATA].present ? v[C_CLIENT_DATA].str : NULL,
@@ -680,7 +718,7 @@ void as_api_confirmation_decide(as_ctx *ctx, const as_request *req, const char *
             outcome = "unverified"; /* nothing changes: rolled back below */
         } else if (strcmp(cc.c.status, "pending") == 0 && rc == AS_OK) {
             rc = apply_decision(ctx, &cc, approve, &refused);
-            outcome = refused ? "refused" : "decided";
+            outcome = refused.why ? "refused" : "decided";
         } else {
             outcome =
                 strcmp(cc.c.status, approve ? "approved" : "declined") == 0 ? "same" : "conflict";
@@ -723,13 +761,15 @@ void as_api_confirmation_decide(as_ctx *ctx, const as_request *req, const char *
                                    as_time_format(m, cc.c.expires_at)));
         notice = "This link has expired. The order was not placed.";
     } else if (strcmp(outcome, "refused") == 0) {
-        as_respond_error(resp, 403, "MANDATE_INVALID", NULL,
+        as_respond_error(resp, refused.status, refused.code, NULL,
                          as_printf(m,
                                    "This order can no longer be approved: %s It was declined; "
                                    "its budget and stock were released.",
-                                   refused));
-        notice = as_printf(m, "This purchase can no longer be approved: %s The order was not "
-                              "placed.", refused);
+                                   refused.why));
+        notice = as_printf(m,
+                           "This purchase can no longer be approved: %s The order was not "
+                           "placed.",
+                           refused.why);
     } else if (strcmp(outcome, "conflict") == 0) {
         as_respond_error(
             resp, 409, "CONFIRMATION_DECIDED", NULL,

@@ -136,7 +136,9 @@ static const help_error errors[] = {
     ERR("OUT_OF_STOCK", 409, "The product or the offer lacks the quantity.",
         "<p>The product, or the offer asked for, does not have the quantity in stock: when the "
         "quote is made, or when the order is made (units are taken then, not when "
-        "quoting).</p>",
+        "quoting). Approving an order that waits for a person is refused the same way when "
+        "its offer, product or merchant was withdrawn from sale meanwhile: the order is "
+        "declined, its budget and units released.</p>",
         "<p>Ask for fewer units, another offer (omit <code>offer_id</code> to get the "
         "best-ranked offer that has the quantity) or another product, and take a new "
         "quote.</p>",

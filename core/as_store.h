@@ -185,6 +185,13 @@ typedef struct as_store_feed_ops {
     int (*rank_changes)(void *h, int64_t since, as_rank_row_fn each, void *baton);
 } as_store_feed_ops;
 
+/* What a withdrawal (the catalogue feed) took off sale: as_store_offer_withdrawn. */
+enum {
+    AS_WITHDRAWN_OFFER = 1 << 0,
+    AS_WITHDRAWN_PRODUCT = 1 << 1,
+    AS_WITHDRAWN_MERCHANT = 1 << 2,
+};
+
 /* Transactions and the entities a purchase writes (every store that serves
  * requests). */
 typedef struct as_store_buy_ops {
@@ -221,6 +228,11 @@ typedef struct as_store_buy_ops {
     /* AS_ECONFLICT when the offer has fewer than qty units. */
     int (*stock_take)(void *h, const char *offer_id, int64_t qty);
     int (*stock_give)(void *h, const char *offer_id, int64_t qty);
+    /* What of the offer was withdrawn from sale (AS_WITHDRAWN_* bits in
+     * *what, 0: it is sold); AS_ENOTFOUND for no such offer. In a
+     * transaction; on PostgreSQL the offer's row stays locked until commit,
+     * so a withdrawal comes wholly before or after the caller. */
+    int (*offer_withdrawn)(void *h, const char *offer_id, unsigned *what);
 
     int (*confirmation_insert)(void *h, const as_confirmation *c);
     int (*confirmation_get)(void *h, as_mem *m, const char *id, as_confirmation *out);
@@ -462,6 +474,11 @@ static inline int as_store_stock_take(const as_store *s, const char *offer_id, i
 static inline int as_store_stock_give(const as_store *s, const char *offer_id, int64_t qty)
 {
     return s->ops->buy->stock_give(s->h, offer_id, qty);
+}
+
+static inline int as_store_offer_withdrawn(const as_store *s, const char *offer_id, unsigned *what)
+{
+    return s->ops->buy->offer_withdrawn(s->h, offer_id, what);
 }
 
 static inline int as_store_confirmation_insert(const as_store *s, const as_confirmation *c)

@@ -23,6 +23,12 @@
     "id, user_id, status, allowed_categories, per_order_limit_cents, monthly_limit_cents, "        \
     "confirm_above_cents, valid_until, created_at"
 
+#define OFFER_WITHDRAWN                                                                            \
+    "SELECT CASE WHEN f.withdrawn_at IS NULL THEN 0 ELSE 1 END + CASE WHEN p.withdrawn_at IS "     \
+    "NULL THEN 0 ELSE 2 END + CASE WHEN m.withdrawn_at IS NULL THEN 0 ELSE 4 END FROM offers f "   \
+    "JOIN products p ON p.id = f.product_id JOIN merchants m ON m.id = f.merchant_id WHERE f.id "  \
+    "= %s"
+
 static const stmt_def stmts[] = {
     {L_AS_MERCHANTS,
      "SELECT id, name, country, city, on_time_rate, accuracy_rate FROM merchants ORDER BY id",
@@ -177,6 +183,10 @@ static const stmt_def stmts[] = {
      "UPDATE offers SET stock = CASE WHEN withdrawn_at IS NULL THEN stock + %lld ELSE stock END "
      "WHERE id = %s RETURNING product_id, stock",
      NULL},
+    /* A product's or a merchant's withdrawal withdraws its offers too; all
+     * three are read all the same. Locked: a withdrawal waits for the
+     * approval that read it, or the approval reads the withdrawal. */
+    {L_AS_OFFER_WITHDRAWN, OFFER_WITHDRAWN, OFFER_WITHDRAWN " FOR UPDATE OF f"},
     {L_AS_CONF_INSERT,
      "INSERT INTO confirmations (id, order_id, user_id, status, created_at, expires_at) VALUES "
      "(%s, %s, %s, %s, %lld, %lld)",
@@ -1353,6 +1363,7 @@ static const as_store_buy_ops db_buy = {
     .orders_expired = st_orders_expired,
     .stock_take = st_stock_take,
     .stock_give = st_stock_give,
+    .offer_withdrawn = st_offer_withdrawn,
     .confirmation_insert = st_confirmation_insert,
     .confirmation_get = st_confirmation_get,
     .confirmation_decide = st_confirmation_decide,

@@ -41,6 +41,7 @@
 #define L_AS_ORDERS_EXPIRED_ANY "as_orders_expired_any"
 #define L_AS_STOCK_TAKE "as_stock_take"
 #define L_AS_STOCK_GIVE "as_stock_give"
+#define L_AS_OFFER_WITHDRAWN "as_offer_withdrawn"
 #define L_AS_CONF_INSERT "as_conf_insert"
 #define L_AS_CONF_GET "as_conf_get"
 #define L_AS_CONF_DECIDE "as_conf_decide"
@@ -176,6 +177,7 @@
     X(L_AS_ORDERS_EXPIRED_ANY) \
     X(L_AS_STOCK_TAKE) \
     X(L_AS_STOCK_GIVE) \
+    X(L_AS_OFFER_WITHDRAWN) \
     X(L_AS_CONF_INSERT) \
     X(L_AS_CONF_GET) \
     X(L_AS_CONF_DECIDE) \

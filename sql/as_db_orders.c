@@ -372,6 +372,17 @@ int st_stock_give(void *h, const char *offer_id, int64_t qty)
     return as_db_rank_stock_moved(db, as_db_i64(COL(0)), as_db_i64(COL(1)), qty);
 }
 
+int st_offer_withdrawn(void *h, const char *offer_id, unsigned *what)
+{
+    as_db *db = h;
+    const char *a[] = {offer_id};
+    as_mem pm = as_db_pool_mem(db->pool); /* numbers only */
+    as_db_rec rec = NULL;
+    int rc = one_row(db, &pm, L_AS_OFFER_WITHDRAWN, 1, a, &rec);
+    *what = rc == AS_OK ? (unsigned)as_db_i64(COL(0)) : 0;
+    return rc;
+}
+
 /* ---- confirmations ---- */
 
 int st_confirmation_insert(void *h, const as_confirmation *c)

@@ -143,6 +143,7 @@ int st_orders_expired(void *h, as_mem *m, const char *mandate_id, int64_t now, a
                       size_t *n);
 int st_stock_take(void *h, const char *offer_id, int64_t qty);
 int st_stock_give(void *h, const char *offer_id, int64_t qty);
+int st_offer_withdrawn(void *h, const char *offer_id, unsigned *what);
 int st_confirmation_insert(void *h, const as_confirmation *c);
 int st_confirmation_get(void *h, as_mem *m, const char *id, as_confirmation *out);
 int st_confirmation_decide(void *h, const char *id, const char *to, int64_t at);

@@ -76,6 +76,8 @@ enum {
     /* Idempotency-Key records past their time (core/as_idem.c) */
     FAKE_OP_IDEM_FORGET,
     FAKE_OP_IDEM_TAKEOVER,
+    /* an approval re-reads whether its offer is still sold */
+    FAKE_OP_OFFER_WITHDRAWN,
     FAKE_OP_N
 };
 

@@ -375,7 +375,7 @@ static int shop_stock_take(void *h, const char *offer_id, int64_t qty)
     SHOP_IN_TX(g, "stock_take");
     FAKE_ASSERT(qty > 0, "stock_take: qty %lld", (long long)qty);
     int64_t *stock = fake_live_stock(&g->db, offer_id, NULL);
-    if (!stock || *stock < qty) return AS_ECONFLICT;
+    if (!stock || *stock < qty || fake_live_withdrawn(&g->db, offer_id)) return AS_ECONFLICT;
     *stock -= qty;
     fake_live_moved(&g->db, offer_id, *stock + qty);
     return AS_OK;
@@ -389,8 +389,21 @@ static int shop_stock_give(void *h, const char *offer_id, int64_t qty)
     FAKE_ASSERT(qty > 0, "stock_give: qty %lld", (long long)qty);
     int64_t *stock = fake_live_stock(&g->db, offer_id, NULL);
     if (!stock) return AS_EDB;
+    if (fake_live_withdrawn(&g->db, offer_id)) return AS_OK; /* as SQL: given to no one */
     *stock += qty;
     fake_live_moved(&g->db, offer_id, *stock - qty);
+    return AS_OK;
+}
+
+/* As the SQL store; only offers are withdrawn here (fake_live_withdraw). */
+static int shop_offer_withdrawn(void *h, const char *offer_id, unsigned *what)
+{
+    fake_shop *g = h;
+    FAKE_ENTER(g, FAKE_OP_OFFER_WITHDRAWN);
+    SHOP_IN_TX(g, "offer_withdrawn");
+    *what = 0;
+    if (!fake_live_stock(&g->db, offer_id, NULL)) return AS_ENOTFOUND;
+    if (fake_live_withdrawn(&g->db, offer_id)) *what = AS_WITHDRAWN_OFFER;
     return AS_OK;
 }
 
@@ -772,6 +785,7 @@ static const as_store_buy_ops shop_buy = {
     .orders_expired = shop_orders_expired,
     .stock_take = shop_stock_take,
     .stock_give = shop_stock_give,
+    .offer_withdrawn = shop_offer_withdrawn,
     .confirmation_insert = shop_conf_insert,
     .confirmation_get = shop_conf_get,
     .confirmation_decide = shop_conf_decide,

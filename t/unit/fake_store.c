@@ -449,6 +449,32 @@ void fake_live_moved(fake_db *db, const char *offer_id, int64_t before)
     db->live->row_rank[product] = db->live->rank;
 }
 
+/* The index of the offer in db->live, or -1. */
+static long fake_live_index(const fake_db *db, const char *offer_id)
+{
+    if (!db->live || !offer_id) return -1;
+    for (size_t i = 0; i < db->live->n_offers; i++)
+        if (strcmp(db->live->offer[i].offer_id, offer_id) == 0) return (long)i;
+    return -1;
+}
+
+bool fake_live_withdraw(fake_db *db, const char *offer_id)
+{
+    long i = fake_live_index(db, offer_id);
+    if (i < 0) return false;
+    int64_t before = db->live->offer[i].stock;
+    db->live->offer[i].stock = 0;
+    db->live->offer[i].withdrawn = true;
+    fake_live_moved(db, offer_id, before);
+    return true;
+}
+
+bool fake_live_withdrawn(const fake_db *db, const char *offer_id)
+{
+    long i = fake_live_index(db, offer_id);
+    return i >= 0 && db->live->offer[i].withdrawn;
+}
+
 /* ---- The fake catalogues ---- */
 
 /* The default catalogue is the first rows of each table below (FAKE_DEFAULT_*);

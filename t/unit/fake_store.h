@@ -36,6 +36,7 @@ typedef struct fake_live {
         const char *offer_id;
         int64_t stock;
         size_t product; /* index into fake_db.products */
+        bool withdrawn; /* as the feed's withdrawal leaves it: stock 0, never sold again */
     } offer[FAKE_MAX_OFFERS];
     size_t n_offers;
     int64_t rank;
@@ -96,5 +97,10 @@ int64_t *fake_live_stock(fake_db *db, const char *offer_id, size_t *product);
  * (from before to its stock now) changes its product's rank row, under a new
  * rank version. */
 void fake_live_moved(fake_db *db, const char *offer_id, int64_t before);
+/* The offer withdrawn as the catalogue feed withdraws one (its stock 0, its
+ * product's rank row changed); false when there is no such offer. */
+bool fake_live_withdraw(fake_db *db, const char *offer_id);
+/* Whether the offer was withdrawn (fake_live_withdraw). */
+bool fake_live_withdrawn(const fake_db *db, const char *offer_id);
 
 #endif

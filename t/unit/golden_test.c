@@ -265,6 +265,15 @@ static fake_shop_idem *g_hold_in_flight(g_case *c, const json_t *r, const char *
     return NULL;
 }
 
+/* "withdraw": OFFER withdraws that offer before the request, as the
+ * catalogue feed does (stock 0, never sold again). */
+static void g_withdraw(g_case *c, const json_t *r, const char *file)
+{
+    const char *offer = json_string_value(json_object_get(r, "withdraw"));
+    if (offer && !fake_live_withdraw(&c->store.db, offer))
+        fail_msg("%s: no offer '%s' to withdraw", file, offer);
+}
+
 /* The response as the expected files write it: status, the headers that
  * carry meaning (absent when not sent) and the JSON body. */
 static json_t *g_response(const as_response *resp)
@@ -314,6 +323,7 @@ static bool g_step(g_case *c, const char *name)
     g_request(c, r, req_file, &req);
     as_idem saved;
     fake_shop_idem *held = g_hold_in_flight(c, r, req_file, &saved);
+    g_withdraw(c, r, req_file);
 
     as_arena *a = as_arena_create();
     as_mem rm = as_arena_mem(a);
