@@ -53,7 +53,9 @@ typedef struct as_order {
     as_order_state status;      /* AS_OS_N: the database holds a name that is none */
     int64_t confirm_expires_at; /* 0 when not awaiting confirmation */
     int64_t created_at, updated_at;
-    /* joined from the quote, product and merchant */
+    /* product_name, category, merchant_name: as the order was placed (the
+     * order's row, schema 8); the rest joined from the quote, product and
+     * merchant */
     const char *sku, *product_name, *category, *part_type, *merchant_name, *merchant_country;
     const char *delivery_by;
     const char *device_slug, *fit_status;

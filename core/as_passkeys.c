@@ -86,7 +86,11 @@ json_t *as_approval_offer(as_ctx *ctx, const as_request *req, const as_confirmat
                                  "registered: the operator gives them an enrolment link "
                                  "(agentshopctl user enrol). The order waits until the "
                                  "link expires; declining needs no passkey."
-                               : NULL);
+                            /* the contract's message is a string: say why none is asked */
+                            : as_printf(ctx->mem,
+                                        "This purchase is %s: there is nothing left to "
+                                        "approve.",
+                                        c->status));
     const char *challenge = as_random_b64url(ctx->mem, 32);
     if (as_store_challenge_insert(s, challenge, "approve", c->id, ctx->now + CHALLENGE_TTL) !=
         AS_OK)

@@ -134,13 +134,17 @@ static const stmt_def stmts[] = {
     {L_AS_ORDER_INSERT,
      "INSERT INTO orders (id, user_id, mandate_id, quote_id, offer_id, quantity, "
      "unit_price_cents, total_cents, budget_cents, month, reason, agent, status, "
-     "confirm_expires_at, created_at, updated_at, key_id) VALUES (%s, %s, %s, %s, %s, %lld, "
-     "%lld, %lld, %lld, %s, %s, %s, %s, %lld, %lld, %lld, %s) ON CONFLICT (quote_id) DO NOTHING",
+     "confirm_expires_at, created_at, updated_at, key_id, product_name, category, merchant_name) "
+     "VALUES (%s, %s, %s, %s, %s, %lld, %lld, %lld, %lld, %s, %s, %s, %s, %lld, %lld, %lld, %s, "
+     "%s, %s, %s) ON CONFLICT (quote_id) DO NOTHING",
      NULL},
+    /* The name, category and merchant's name as the order was placed (schema
+     * 8), not as the catalogue says now. */
     {L_AS_ORDER_GET,
      "SELECT o.id, o.user_id, o.mandate_id, o.quote_id, o.offer_id, o.quantity, "
      "o.unit_price_cents, o.total_cents, o.budget_cents, o.month, o.reason, o.agent, o.status, "
-     "o.confirm_expires_at, o.created_at, o.updated_at, p.sku, p.name, p.category, m.name, "
+     "o.confirm_expires_at, o.created_at, o.updated_at, p.sku, o.product_name, o.category, "
+     "o.merchant_name, "
      "q.delivery_by, q.device_slug, q.fit_status, q.guarantee, c.id, p.part_type, m.country, "
      "o.key_id, k.revoked_at "
      "FROM orders o JOIN quotes q ON q.id = o.quote_id JOIN products p ON p.id = q.product_id "
@@ -179,7 +183,7 @@ static const stmt_def stmts[] = {
      NULL},
     {L_AS_STOCK_GIVE,
      /* a withdrawn offer keeps stock 0: an order cancelled after the withdrawal
-     * gives its units back to no one */
+      * gives its units back to no one */
      "UPDATE offers SET stock = CASE WHEN withdrawn_at IS NULL THEN stock + %lld ELSE stock END "
      "WHERE id = %s RETURNING product_id, stock",
      NULL},
@@ -1124,6 +1128,53 @@ static apr_status_t to_7(as_db *db, const char **err)
     return APR_SUCCESS;
 }
 
+/* Version 7 to 8: orders keep what was bought (issue 59): product_name,
+ * category and merchant_name, as the order was placed, so a feed's rename
+ * changes no order's view nor its approval's category check. An order from
+ * before gets them from the catalogue as it is at the step (the best record
+ * left: products and merchants are never deleted, only withdrawn). */
+static const char *const v8_backfill =
+    "UPDATE orders SET product_name = (SELECT p.name FROM quotes q JOIN products p ON p.id = "
+    "q.product_id WHERE q.id = orders.quote_id), category = (SELECT p.category FROM quotes q "
+    "JOIN products p ON p.id = q.product_id WHERE q.id = orders.quote_id), merchant_name = "
+    "(SELECT m.name FROM offers f JOIN merchants m ON m.id = f.merchant_id WHERE f.id = "
+    "orders.offer_id);\n";
+
+static apr_status_t to_8_order_snapshot(as_db *db, const char **err)
+{
+    int64_t has_orders = 0, has = 0;
+    const char *sql = db->pg ? "SELECT CASE WHEN to_regclass('orders') IS NULL THEN 0 ELSE 1 "
+                               "END, (SELECT COUNT(*) FROM information_schema.columns WHERE "
+                               "table_name = 'orders' AND column_name = 'product_name' AND "
+                               "table_schema = current_schema())"
+                             : "SELECT (SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' "
+                               "AND name = 'orders'), (SELECT COUNT(*) FROM "
+                               "pragma_table_info('orders') WHERE name = 'product_name')";
+    if (first_two(db, sql, &has_orders, &has, err) != APR_SUCCESS) return APR_EGENERAL;
+    if (!has_orders || has) return APR_SUCCESS; /* the script makes the table, or done */
+    if (db->pg)
+        return as_db_exec_script(db,
+                                 apr_pstrcat(db->pool,
+                                             "ALTER TABLE orders ADD COLUMN product_name TEXT, "
+                                             "ADD COLUMN category TEXT, ADD COLUMN merchant_name "
+                                             "TEXT;\n",
+                                             v8_backfill,
+                                             "ALTER TABLE orders ALTER COLUMN product_name SET "
+                                             "NOT NULL, ALTER COLUMN category SET NOT NULL, ALTER "
+                                             "COLUMN merchant_name SET NOT NULL;\n",
+                                             NULL),
+                                 err);
+    /* SQLite adds a NOT NULL column only with a default; every row gets a value */
+    return as_db_exec_script(
+        db,
+        apr_pstrcat(db->pool,
+                    "ALTER TABLE orders ADD COLUMN product_name TEXT NOT NULL DEFAULT '';\n"
+                    "ALTER TABLE orders ADD COLUMN category TEXT NOT NULL DEFAULT '';\n"
+                    "ALTER TABLE orders ADD COLUMN merchant_name TEXT NOT NULL DEFAULT '';\n",
+                    v8_backfill, NULL),
+        err);
+}
+
 /* What CREATE ... IF NOT EXISTS in the schema script cannot do, in order: the
  * step to version `to` runs on a database of version to - 1, before the
  * script. */
@@ -1131,12 +1182,7 @@ static const struct migration {
     int to;
     apr_status_t (*run)(as_db *db, const char **err);
 } migrations[] = {
-    {2, to_2},
-    {3, to_3},
-    {4, to_4},
-    {5, to_5},
-    {6, to_6},
-    {7, to_7},
+    {2, to_2}, {3, to_3}, {4, to_4}, {5, to_5}, {6, to_6}, {7, to_7}, {8, to_8_order_snapshot},
 };
 
 static apr_status_t migrate_steps(as_db *db, int from, const char **err)

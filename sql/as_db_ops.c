@@ -6,9 +6,11 @@
 #include "as_db_private.h"
 
 /* An order joined to what it bought: the offer, its product and merchant
- * (a withdrawn one too: its orders keep their rows). */
+ * (a withdrawn one too: its orders keep their rows); the names as it was
+ * placed (schema 8). */
 #define ORDER_LIST_COLS                                                                            \
-    "o.id, o.status, o.user_id, o.mandate_id, o.offer_id, p.sku, p.name, m.name, o.quantity, "     \
+    "o.id, o.status, o.user_id, o.mandate_id, o.offer_id, p.sku, o.product_name, "                 \
+    "o.merchant_name, o.quantity, "                                                                \
     "o.unit_price_cents, o.total_cents, o.created_at, o.updated_at, o.agent, o.quote_id"
 #define ORDER_BOUGHT                                                                               \
     " FROM orders o JOIN offers f ON f.id = o.offer_id JOIN products p ON p.id = f.product_id "    \

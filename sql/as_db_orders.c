@@ -252,8 +252,11 @@ int st_order_insert(void *h, const as_order *o)
                        o->confirm_expires_at ? I64(o->confirm_expires_at) : NULL,
                        I64(o->created_at),
                        I64(o->updated_at),
-                       o->key_id};
-    return exec_one(db, L_AS_ORDER_INSERT, 17, a);
+                       o->key_id,
+                       o->product_name,
+                       o->category,
+                       o->merchant_name};
+    return exec_one(db, L_AS_ORDER_INSERT, 20, a);
 }
 
 int st_order_get(void *h, as_mem *m, const char *id, as_order *o)

@@ -240,7 +240,13 @@ CREATE TABLE IF NOT EXISTS orders (
     confirm_expires_at BIGINT,         -- awaiting_confirmation until then
     created_at       BIGINT NOT NULL,
     updated_at       BIGINT NOT NULL,
-    key_id           TEXT               -- the agent key that placed it (NULL: before schema 4)
+    key_id           TEXT,              -- the agent key that placed it (NULL: before schema 4)
+    -- what was bought, as the catalogue named it when the order was placed
+    -- (schema 8): every view of the order shows these, whatever the feed
+    -- renames later, and an approval checks the mandate against this category
+    product_name     TEXT NOT NULL,
+    category         TEXT NOT NULL,
+    merchant_name    TEXT NOT NULL
 );
 ALTER TABLE orders ADD COLUMN IF NOT EXISTS key_id TEXT;
 CREATE INDEX IF NOT EXISTS orders_awaiting ON orders (mandate_id, status, confirm_expires_at);

@@ -24,7 +24,7 @@ out=$($ctl --driver pgsql --params "$conn" init)
 check "init migrates it" test $? -eq 0
 check "... from version 1" grep -q '"from": 1' <<<"$out"
 check "... saying so" grep -q '"action": "migrated"' <<<"$out"
-check "... recording the version" test "$(psql_ -c 'SELECT version FROM schema_version')" = 7
+check "... recording the version" test "$(psql_ -c 'SELECT version FROM schema_version')" = 8
 check "... keeping the orders" \
     test "$(psql_ -c "SELECT string_agg(id || ':' || status, ' ' ORDER BY id) FROM orders")" = \
     "ord_old1:placed ord_old2:delivered"
@@ -65,7 +65,8 @@ rows() {
         products) drop=" - 'search' - 'withdrawn_at'" ;; # withdrawn_at: version 7, NULL in older rows
         merchants | offers | devices) drop=" - 'withdrawn_at'" ;;
         product_rank) drop=" - 'sku' - 'category' - 'part_type'" ;;
-        orders) drop=" - 'key_id'" ;; # added by version 4, NULL in older rows
+        # key_id: version 4, NULL in older rows; what was bought: version 8
+        orders) drop=" - 'key_id' - 'product_name' - 'category' - 'merchant_name'" ;;
         product_versions) drop=" - 'seq'" ;; # added by version 5, 0 in older rows
         *) drop="" ;;
         esac
@@ -89,11 +90,11 @@ check "... and rows in every table" \
     test "$(grep -c ' [1-9][0-9]* [0-9a-f]\{32\}$' <<<"$before")" = "$(wc -w <<<"$tables")"
 err=$(ctl_on v2 mandate list 2>&1 >/dev/null)
 check "a command on version 2 points at init" \
-    grep -q "schema version 2, this agentshopctl works with version 7; agentshopctl init migrates" <<<"$err"
+    grep -q "schema version 2, this agentshopctl works with version 8; agentshopctl init migrates" <<<"$err"
 out=$(ctl_on v2 init)
 check "init migrates it" test $? -eq 0
-check "... from 2 to 7" grep -qz '"from": 2,.*"to": 7,.*"action": "migrated"' <<<"$out"
-check "... recording version 7" test "$(on v2 -c 'SELECT version FROM schema_version')" = 7
+check "... from 2 to 8" grep -qz '"from": 2,.*"to": 8,.*"action": "migrated"' <<<"$out"
+check "... recording version 8" test "$(on v2 -c 'SELECT version FROM schema_version')" = 8
 check "... keeping every row of every table" test "$(rows v2)" = "$before"
 check "... in the layout of a new database" test "$(layout v2)" = "$(layout fresh)"
 check "(as the version-1 database migrated above)" test "$(layout old)" = "$(layout fresh)"
@@ -108,6 +109,12 @@ check "... with no agent key recorded (key_id NULL: not known before version 4)"
     test "$(on v2 -c "SELECT COUNT(*) FROM orders WHERE key_id IS NOT NULL")" = 0
 check "... and their month's spending" \
     test "$(on v2 -c "SELECT cents FROM mandate_spent WHERE mandate_id = 'mdt_v2' AND month = '2026-01'")" = 12602
+check "... each order with what it bought, from the catalogue (version 8)" \
+    test "$(on v2 -c "SELECT string_agg(o.id || ':' || (o.product_name = p.name AND o.category = p.category
+                      AND o.merchant_name = m.name)::text, ' ' ORDER BY o.id) FROM orders o JOIN quotes q
+                      ON q.id = o.quote_id JOIN products p ON p.id = q.product_id JOIN offers f ON
+                      f.id = o.offer_id JOIN merchants m ON m.id = f.merchant_id")" = \
+    "ord_v2_1:true ord_v2_2:true ord_v2_3:true"
 out=$(ctl_on v2 init)
 check "init again finds it current" grep -q '"action": "current"' <<<"$out"
 check "... and changes no row" test "$(rows v2)" = "$before"

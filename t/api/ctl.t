@@ -151,8 +151,10 @@ my @tables = grep { !$new_in_4{$_} }
                           . "name NOT LIKE 'sqlite%' AND name <> 'schema_version' ORDER BY name");
 # What version 3 drops of the tables it keeps.
 my %dropped = (product_rank => { map { $_ => 1 } qw(sku category part_type) });
-# What versions 4, 5 and 7 add to tables that had rows (NULL, 0 and NULL, in the rows from before).
-my %added = (orders => { key_id => 1 }, product_versions => { seq => 1 },
+# What versions 4, 5, 7 and 8 add to tables that had rows (NULL, 0, NULL and
+# what the orders bought, in the rows from before).
+my %added = (orders => { map { $_ => 1 } qw(key_id product_name category merchant_name) },
+             product_versions => { seq => 1 },
              map { $_ => { withdrawn_at => 1 } } qw(merchants products offers devices));
 # Every row of every table a new database has, but what version 3 drops and 4 and 5 add.
 sub rows {
@@ -180,13 +182,13 @@ cmp_ok(sqlite($v2, "SELECT COUNT(*) FROM product_fts WHERE product_fts MATCH 'dy
 is(scalar(grep { length($v2_rows->{$_} // '') } @tables), scalar(@tables), '... and rows in every table')
   or diag join ' ', grep { !length($v2_rows->{$_} // '') } @tables;
 ($rc, $out, $err) = run_ctl({}, $ctl, '--params', $v2, 'order', 'ship', 'ord_v2_1');
-ok($rc != 0 && $err =~ /schema version 2, this agentshopctl works with version 7; agentshopctl init migrates it/,
+ok($rc != 0 && $err =~ /schema version 2, this agentshopctl works with version 8; agentshopctl init migrates it/,
    'a command on version 2 points at init') or diag $err;
 ($rc, $out, $err) = run_ctl({}, $ctl, '--params', $v2, 'init');
 is($rc, 0, 'init migrates it') or diag $err;
 $m = $json->decode($out);
-is_deeply($m->{schema}, { from => 2, to => 7, action => 'migrated' }, '... from 2 to 7');
-is(sqlite($v2, 'SELECT version FROM schema_version'), 7, '... recording version 7');
+is_deeply($m->{schema}, { from => 2, to => 8, action => 'migrated' }, '... from 2 to 8');
+is(sqlite($v2, 'SELECT version FROM schema_version'), 8, '... recording version 8');
 is(sqlite($v2, 'SELECT (SELECT COUNT(*) FROM products WHERE withdrawn_at IS NOT NULL) + (SELECT COUNT(*) FROM offers '
                . 'WHERE withdrawn_at IS NOT NULL) + (SELECT COUNT(*) FROM merchants WHERE withdrawn_at IS NOT NULL)'), 0,
    '... nothing withdrawn (version 7: every product, offer and merchant still sold)');
@@ -204,6 +206,14 @@ is(sqlite($v2, "SELECT group_concat(id || ':' || status, ' ') FROM (SELECT * FRO
    'ord_v2_1:placed ord_v2_2:returned ord_v2_3:cancelled', '... its orders as they were');
 is(sqlite($v2, "SELECT cents FROM mandate_spent WHERE mandate_id = 'mdt_v2' AND month = '2026-01'"), 12602,
    '... and their month\'s spending');
+is(sqlite($v2, "SELECT group_concat(o.id || ':' || o.product_name || ':' || o.category || ':' || o.merchant_name, "
+               . "' | ') FROM (SELECT * FROM orders ORDER BY id) o"),
+   sqlite($v2, "SELECT group_concat(o.id || ':' || p.name || ':' || p.category || ':' || m.name, ' | ') FROM "
+               . "(SELECT * FROM orders ORDER BY id) o JOIN quotes q ON q.id = o.quote_id JOIN products p ON "
+               . "p.id = q.product_id JOIN offers f ON f.id = o.offer_id JOIN merchants m ON m.id = f.merchant_id"),
+   '... each with what it bought, as the catalogue named it (version 8)');
+is(sqlite($old, "SELECT group_concat(product_name || ':' || category, ' ') FROM (SELECT * FROM orders ORDER BY id)"),
+   'Old soap:hand-soap Old soap:hand-soap', '(and the version-1 database\'s orders theirs)');
 is(sqlite($v2, 'PRAGMA integrity_check'), 'ok', '... and the file sound');
 ($rc, $out, $err) = run_ctl({}, $ctl, '--params', $v2, 'init');
 is($rc, 0, 'init again') or diag $err;

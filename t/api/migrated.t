@@ -35,9 +35,9 @@ my $init = do {
     local $/;
     JSON::PP->new->decode(<$fh>);
 };
-is_deeply($init->{schema}, { from => 2, to => 7, action => 'migrated' },
-          'agentshopctl init migrated the database from version 2 to 7');
-is(one('SELECT version FROM schema_version'), 7, '... and recorded it');
+is_deeply($init->{schema}, { from => 2, to => 8, action => 'migrated' },
+          'agentshopctl init migrated the database from version 2 to 8');
+is(one('SELECT version FROM schema_version'), 8, '... and recorded it');
 is(one(is_pg() ? "SELECT COUNT(*) FROM information_schema.columns WHERE table_name = "
                 . "'product_versions' AND column_name = 'seq'"
               : "SELECT COUNT(*) FROM pragma_table_info('product_versions') WHERE name = 'seq'"),
@@ -164,5 +164,18 @@ is($v->{suggested_replacement}{sku}, 'VP-0001', '... the other filter that fits 
 ($res, $v) = api_get('/mandates/current', $H);
 is($v->{spent_this_month_cents}, 330, 'this month\'s spending: the soap, not the refunded filter');
 is_deeply([ spent_mismatches() ], [], 'every running total agrees with its orders');
+
+# ---- the orders from before keep what they bought (schema 8) ----
+# Their name was taken from the catalogue by the migration: a rename since
+# (as a merchant's feed would make) changes none of their views.
+is(one("SELECT product_name || ' / ' || category || ' / ' || merchant_name FROM orders WHERE id = 'ord_v2_2'"),
+   'Dyson V11 Click-in Battery / vacuum-parts / Noorderhuis Huishoudwaren',
+   'the returned order of before the migration has what it bought');
+sql_write("UPDATE products SET name = 'Free sample - no charge', category = 'hand-soap' WHERE sku = 'VP-0019'");
+sql_write("UPDATE merchants SET name = 'Someone Else' WHERE id = (SELECT merchant_id FROM offers WHERE id = 'VP-0019-noorderhuis')");
+($res, $v) = api_get('/orders/ord_v2_2', $H);
+is($v->{name}, 'Dyson V11 Click-in Battery', '... its view keeps the name after a rename')
+  && is($v->{receipt}{item}, 'Dyson V11 Click-in Battery', '... on the receipt too')
+  && is($v->{merchant}, 'Noorderhuis Huishoudwaren', '... and the merchant it was bought from');
 
 done_testing();
