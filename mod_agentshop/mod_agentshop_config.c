@@ -775,16 +775,32 @@ const char *agentshop_run_user(void)
     return run_user;
 }
 
+/* Whether some section of the tree hands requests to the handler. */
+static int handler_in_tree(apr_pool_t *p, const ap_directive_t *d)
+{
+    for (; d; d = d->next) {
+        if ((strcasecmp(d->directive, "SetHandler") == 0 ||
+             strcasecmp(d->directive, "AddHandler") == 0) &&
+            d->args && strcasecmp(first_word(p, d->args), "agentshop") == 0)
+            return 1;
+        if (d->first_child && handler_in_tree(p, d->first_child)) return 1;
+    }
+    return 0;
+}
+
 int agentshop_config_check(apr_pool_t *pconf, server_rec *s)
 {
-    if (api_bases && !signing_key_seen) {
+    /* the API is served: a <Location> with our directives, or SetHandler
+     * agentshop alone with them at the server's level */
+    int served = api_bases || handler_in_tree(pconf, ap_conftree);
+    if (served && !signing_key_seen) {
         ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s,
                      "mod_agentshop: AgentShopSigningKeyFile is not set; confirmation links "
                      "cannot be signed. Create a secret (openssl rand -hex 32 > FILE) and set "
                      "AgentShopSigningKeyFile FILE");
         return HTTP_INTERNAL_SERVER_ERROR;
     }
-    if (api_bases && !base_url_seen)
+    if (served && !base_url_seen)
         ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
                      "mod_agentshop: AgentShopBaseURL is not set: signed links and MCP's own "
                      "origin are built from each virtual host's ServerName (%s here) or a "

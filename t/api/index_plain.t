@@ -5,8 +5,8 @@
 # DefaultRuntimeDir), each database's index is one file there, and the
 # children map it: none keeps a copy of its own. httpds of the test's own
 # (AgentShop::OwnHttpd): Apache::Test's server has AgentShop directives in its
-# <Location> sections. And a child that cannot use the directory says why, in
-# the error log, once.
+# <Location> sections. The start-up checks hold there too (the signing key).
+# And a child that cannot use the directory says why, in the error log, once.
 use strict;
 use warnings FATAL => 'all';
 use FindBin;
@@ -127,6 +127,14 @@ if (!defined $rc) {
     unlike($log, qr/\[(?:\S*:)?(?:error|crit|alert|emerg)\]|Segmentation|exit signal/,
            '... with no error in the log') or diag $log;
 }
+
+# ---- the same configuration without the signing key: checked as ever ----
+($rc, $log, $pid) = start_httpd(dir => $dir, name => 'unsigned', db => "$dir/shop.db", top => $top,
+                                location => '    SetHandler agentshop');
+stop_httpd($pid) if !defined $rc;
+ok(defined $rc && $rc != 0, 'without AgentShopSigningKeyFile anywhere, httpd refuses to start')
+  or diag $log;
+like($log, qr/\[\S*:crit\].*AgentShopSigningKeyFile is not set/, '... saying the key is not set') or diag $log;
 
 # ---- a directory httpd cannot make: each child says why it keeps a copy ----
 open my $plain, '>', "$dir/not-a-directory" or die $!;
