@@ -250,6 +250,7 @@ static void child_init(apr_pool_t *p, server_rec *s)
         }
         /* empty until the first search, which has the background thread build it */
         sc->index = as_search_index_create(sc->index_prefix, index_log, v);
+        if (sc->index && !sc->index_prefix) as_search_index_private(sc->index, sc->index_why);
         apr_int64_t wait = apr_time_as_msec(v->timeout);
         as_search_opener o = {
             index_store_open, index_store_close, v,

@@ -11,7 +11,6 @@
 #include "as_http.h"
 
 #include <errno.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <strings.h>
 #include <grp.h>
@@ -31,8 +30,9 @@
  * so errors for these prefixes are pointed at the handler per request, in
  * post_read_request. */
 static apr_array_header_t *api_bases;
-/* AgentShopSearchIndexDir (global), and the directory made from it at start-up */
-static const char *index_dir_conf, *index_dir;
+/* AgentShopSearchIndexDir (global), the directory made from it at start-up,
+ * and why it cannot be used when it cannot (then index_dir is NULL) */
+static const char *index_dir_conf, *index_dir, *index_dir_why;
 static int signing_key_seen;
 static int base_url_seen;    /* some location sets AgentShopBaseURL */
 static const char *run_user; /* the children's user, named in run-time errors */
@@ -80,7 +80,7 @@ void agentshop_config_reset(void)
     api_bases = NULL; /* rebuilt on every (re)read of the configuration */
     signing_key_seen = 0;
     base_url_seen = 0;
-    index_dir_conf = index_dir = NULL;
+    index_dir_conf = index_dir = index_dir_why = NULL;
 }
 
 /* ---- configuration ---- */
@@ -671,12 +671,17 @@ static void note_file(apr_pool_t *pconf, server_rec *s, const db_use *u)
             strcmp(u->driver, "sqlite3") == 0 && u->params ? apr_pstrdup(pconf, u->params) : NULL;
         sc->db_key = u->params ? apr_pstrcat(pconf, u->driver, " ", u->params, NULL) : NULL;
     }
-    if (sc && u->driver && u->params && index_dir) {
+    if (!sc) return;
+    sc->index_prefix = NULL;
+    sc->index_why = index_dir_why;
+    if (u->driver && u->params && index_dir) {
         /* one name per database: the driver and its parameters, hashed */
         as_mem mem = as_db_pool_mem(pconf);
         const char *id = apr_pstrcat(pconf, u->driver, " ", u->params, NULL);
         const char *hex = as_sha256_hex(&mem, id, strlen(id));
         sc->index_prefix = apr_pstrcat(pconf, index_dir, "/", apr_pstrndup(pconf, hex, 16), NULL);
+    } else if (index_dir) {
+        sc->index_why = "the server's database is not known (no DBDriver and DBDParams)";
     }
 }
 
@@ -704,28 +709,25 @@ static const char *index_dir_make(apr_pool_t *pconf, apr_pool_t *ptemp, server_r
                               st.st_uid != who.uid || (st.st_mode & (S_IWGRP | S_IWOTH))))
         rv = APR_EACCES;
     if (rv != APR_SUCCESS) {
-        ap_log_error(APLOG_MARK, APLOG_WARNING, rv, s,
-                     "mod_agentshop: the search index directory %s cannot be made, or is not "
-                     "owned by %s alone: each child builds its own search index in memory "
+        char buf[120];
+        index_dir_why = apr_psprintf(pconf,
+                                     "the search index directory %s cannot be made, or is not "
+                                     "owned by %s alone (%s)",
+                                     dir, who.name, apr_strerror(rv, buf, sizeof(buf)));
+        ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
+                     "mod_agentshop: %s: each child builds its own search index in memory "
                      "(set AgentShopSearchIndexDir to a directory only that user can write)",
-                     dir, who.name);
+                     index_dir_why);
         return NULL;
     }
-    apr_dir_t *d;
-    apr_finfo_t f;
-    if (apr_dir_open(&d, dir, ptemp) == APR_SUCCESS) {
-        while (apr_dir_read(&f, APR_FINFO_NAME, d) == APR_SUCCESS) {
-            /* "<file>.idx.tmp.<pid>": a child of the generation a graceful
-             * restart replaces may still be writing its own */
-            static const char tmp[] = ".idx.tmp.";
-            const char *t = f.name[0] != '.' ? strstr(f.name, tmp) : NULL;
-            char *end;
-            long pid = t ? strtol(t + sizeof(tmp) - 1, &end, 10) : 0;
-            if (pid > 0 && !*end && kill((pid_t)pid, 0) != 0 && errno == ESRCH)
-                apr_file_remove(apr_pstrcat(ptemp, dir, "/", f.name, NULL), ptemp);
-        }
-        apr_dir_close(d);
-    }
+    /* a child of the generation a graceful restart replaces may still be
+     * writing its own: it holds its database's lock */
+    int n = as_search_files_sweep(dir);
+    if (n > 0)
+        ap_log_error(APLOG_MARK, APLOG_INFO, 0, s,
+                     "mod_agentshop: removed %d temporary search index file%s of writers that "
+                     "died, from %s",
+                     n, n == 1 ? "" : "s", dir);
     return apr_pstrdup(pconf, dir);
 }
 
@@ -760,9 +762,12 @@ int agentshop_check_databases(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *
     return OK;
 }
 
+/* Whatever the configuration looks like: the handler may run on any server,
+ * from `SetHandler agentshop` alone in a <Location> with every AgentShop
+ * directive at the server's level. */
 void agentshop_index_dir_setup(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s)
 {
-    index_dir = api_bases ? index_dir_make(pconf, ptemp, s) : NULL;
+    index_dir = index_dir_make(pconf, ptemp, s);
 }
 
 const char *agentshop_run_user(void)
@@ -770,16 +775,32 @@ const char *agentshop_run_user(void)
     return run_user;
 }
 
+/* Whether some section of the tree hands requests to the handler. */
+static int handler_in_tree(apr_pool_t *p, const ap_directive_t *d)
+{
+    for (; d; d = d->next) {
+        if ((strcasecmp(d->directive, "SetHandler") == 0 ||
+             strcasecmp(d->directive, "AddHandler") == 0) &&
+            d->args && strcasecmp(first_word(p, d->args), "agentshop") == 0)
+            return 1;
+        if (d->first_child && handler_in_tree(p, d->first_child)) return 1;
+    }
+    return 0;
+}
+
 int agentshop_config_check(apr_pool_t *pconf, server_rec *s)
 {
-    if (api_bases && !signing_key_seen) {
+    /* the API is served: a <Location> with our directives, or SetHandler
+     * agentshop alone with them at the server's level */
+    int served = api_bases || handler_in_tree(pconf, ap_conftree);
+    if (served && !signing_key_seen) {
         ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s,
                      "mod_agentshop: AgentShopSigningKeyFile is not set; confirmation links "
                      "cannot be signed. Create a secret (openssl rand -hex 32 > FILE) and set "
                      "AgentShopSigningKeyFile FILE");
         return HTTP_INTERNAL_SERVER_ERROR;
     }
-    if (api_bases && !base_url_seen)
+    if (served && !base_url_seen)
         ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
                      "mod_agentshop: AgentShopBaseURL is not set: signed links and MCP's own "
                      "origin are built from each virtual host's ServerName (%s here) or a "

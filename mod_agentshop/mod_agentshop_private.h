@@ -58,6 +58,7 @@ typedef struct srv_cfg {
     as_search_index *index;       /* the search index, built by the first search */
     const char *db_file;          /* the SQLite file (DBDParams), named in errors */
     const char *index_prefix;     /* its index files (index_dir/<hash of the database>) */
+    const char *index_why;        /* without them (NULL prefix): why, for the child's log */
     apr_uint32_t sweep_sec;       /* this process's last sweep of expired confirmations */
     const char *notify_cmd;       /* AgentShopConfirmationNotify, without its '|' */
     piped_log *notify;            /* its program, opened by the parent in post_config */
@@ -80,9 +81,9 @@ void agentshop_config_reset(void);
  * links built from the Host, and resolve every configuration of the
  * servers and their sections. OK or HTTP_INTERNAL_SERVER_ERROR. */
 int agentshop_config_check(apr_pool_t *pconf, server_rec *s);
-/* post_config: the search index files' directory, made when a location
- * serves the API (or none, with a warning: each child then builds its own
- * index in memory); then every database of a server that serves the API
+/* post_config: the search index files' directory, made whatever the
+ * configuration (or none, with a warning: each child then builds its own
+ * index in memory and says why); then every database of a server that serves the API
  * checked (its file, its schema) as the children's user, OK or
  * HTTP_INTERNAL_SERVER_ERROR (logged). */
 void agentshop_index_dir_setup(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s);

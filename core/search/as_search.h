@@ -53,6 +53,14 @@ typedef void (*as_search_log_fn)(void *baton, int level, const char *msg); /* AS
  * of memory. */
 as_search_index *as_search_index_create(const char *file_prefix, as_search_log_fn log,
                                         void *log_baton);
+/* Why an index made without a file prefix has none (the directory cannot be
+ * used): the first copy the process builds for itself logs it, once, as a
+ * warning. Copied; call before the first search. */
+void as_search_index_private(as_search_index *si, const char *why);
+/* At start-up: removes from the index files' directory the temporary files
+ * of writers that died (those of databases whose lock nobody holds). How many
+ * were removed. */
+int as_search_files_sweep(const char *dir);
 /* Stops a background build under way (it gives up at its next batch of rows,
  * leaving no file behind but whole ones) and waits for its thread. */
 void as_search_index_destroy(as_search_index *si);

@@ -16,11 +16,14 @@
  * (AS_SEARCH_WORDS_RULES): during a graceful restart a child of the old
  * module may still write one. */
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <threads.h>
@@ -338,6 +341,52 @@ void sx_file_abandon(sx_file_out *out)
     free(out->tmp);
     out->fd = -1;
     out->tmp = NULL;
+}
+
+/* The database part of a temporary file's name, "<base>-<version>.idx.tmp.<pid>",
+ * its length; 0 when the name is not one. */
+static size_t tmp_base_len(const char *name)
+{
+    const char *dash = name[0] != '.' ? strchr(name, '-') : NULL;
+    size_t digits = dash ? strspn(dash + 1, "0123456789") : 0;
+    static const char tail[] = ".idx.tmp.";
+    if (!digits || strncmp(dash + 1 + digits, tail, sizeof(tail) - 1) != 0) return 0;
+    const char *pid = dash + 1 + digits + sizeof(tail) - 1;
+    return *pid && !pid[strspn(pid, "0123456789")] ? (size_t)(dash - name) : 0;
+}
+
+/* The lock of the database named base in dir taken, when nobody holds it:
+ * its descriptor (-2 when there is no lock file: no writer ever made one), or
+ * -1 when some process holds it. */
+static int lock_take(const char *dir, const char *base, size_t bl)
+{
+    char path[PATH_MAX];
+    if (snprintf(path, sizeof(path), "%s/%.*s.lock", dir, (int)bl, base) >= (int)sizeof(path))
+        return -1;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0) return errno == ENOENT ? -2 : -1;
+    if (flock(fd, LOCK_EX | LOCK_NB) == 0) return fd;
+    close(fd);
+    return -1;
+}
+
+int sx_file_sweep(const char *dir, const char *base)
+{
+    DIR *d = opendir(dir);
+    int removed = 0;
+    size_t want = base ? strlen(base) : 0;
+    for (struct dirent *e; d && (e = readdir(d));) {
+        size_t bl = tmp_base_len(e->d_name);
+        if (!bl || (base && (bl != want || strncmp(e->d_name, base, bl) != 0))) continue;
+        int fd = base ? -2 : lock_take(dir, e->d_name, bl); /* held while it is removed */
+        char path[PATH_MAX];
+        if (fd != -1 && snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) < (int)sizeof(path) &&
+            unlink(path) == 0)
+            removed++;
+        if (fd >= 0) close(fd);
+    }
+    if (d) closedir(d);
+    return removed;
 }
 
 #define VTEXT_STEP ((size_t)64 << 20)

@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
@@ -1942,6 +1943,8 @@ struct as_search_index {
     mtx_t build; /* one thread updates at a time (and, without an opener, builds) */
     as_search_snap *cur;
     char *prefix; /* the index files' path without "-<version>.idx"; NULL: in memory */
+    char *why;    /* why there is no prefix (as_search_index_private), for the log */
+    atomic_bool said_private; /* that this process keeps its own copy: logged once */
     as_search_log_fn log;
     void *log_baton;
     /* Builds in the background (as_search_index_background); bg guards the
@@ -1970,6 +1973,7 @@ as_search_index *as_search_index_create(const char *file_prefix, as_search_log_f
     si->log = log;
     si->log_baton = log_baton;
     atomic_init(&si->stop, false);
+    atomic_init(&si->said_private, false);
     int made = 0; /* how many of the five below exist */
     if (mtx_init(&si->lock, mtx_plain) == thrd_success && ++made &&
         mtx_init(&si->build, mtx_plain) == thrd_success && ++made &&
@@ -1983,6 +1987,17 @@ as_search_index *as_search_index_create(const char *file_prefix, as_search_log_f
     free(si->prefix);
     free(si);
     return NULL;
+}
+
+int as_search_files_sweep(const char *dir)
+{
+    return sx_file_sweep(dir, NULL);
+}
+
+void as_search_index_private(as_search_index *si, const char *why)
+{
+    free(si->why);
+    si->why = why ? strdup(why) : NULL;
 }
 
 /* Stops the background thread (a build under way gives up at its next row or
@@ -2004,6 +2019,7 @@ void as_search_index_destroy(as_search_index *si)
     mtx_destroy(&si->lock);
     mtx_destroy(&si->build);
     free(si->prefix);
+    free(si->why);
     free(si);
 }
 
@@ -2162,6 +2178,86 @@ static bool nap(as_search_index *si, long ms)
  * must notice that the index is going away). */
 typedef enum { LOCK_TRY, LOCK_WAIT, LOCK_POLL } lock_how;
 
+/* A copy of the index this process built for itself, in memory: the first
+ * one says, as a warning, why it is not the shared file. */
+static as_search_snap *kept_private(as_search_index *si, as_search_snap *b, double t0, bool bg,
+                                    const char *why)
+{
+    if (!b) return NULL;
+    if (!atomic_exchange(&si->said_private, true))
+        say(si, AS_LOG_WARN,
+            "search index: this process keeps its own copy in memory (%zu bytes), not the "
+            "file the other processes share: %s",
+            b->c->bytes, why ? why : "no index directory");
+    if (bg)
+        say(si, AS_LOG_INFO, "search index %zu products, %zu bytes, built in %.0f ms (in memory)%s",
+            b->c->n, b->c->bytes, now_ms() - t0, where(bg));
+    return b;
+}
+
+/* The directory of the index files, and their database's part of a name. */
+static void prefix_parts(const char *prefix, char *dir, size_t n, const char **base)
+{
+    const char *slash = strrchr(prefix, '/');
+    if (!slash)
+        snprintf(dir, n, ".");
+    else
+        snprintf(dir, n, "%.*s", slash == prefix ? 1 : (int)(slash - prefix), prefix);
+    *base = slash ? slash + 1 : prefix;
+}
+
+/* With the lock held: the temporary files of writers of this database that
+ * died while writing (killed, out of memory) are removed, not left until
+ * httpd starts again. */
+static void sweep_dead(const as_search_index *si)
+{
+    char dir[PATH_MAX];
+    const char *base;
+    prefix_parts(si->prefix, dir, sizeof(dir), &base);
+    int n = sx_file_sweep(dir, base);
+    if (n > 0)
+        say(si, AS_LOG_INFO, "search index: removed %d temporary file%s of a writer that died", n,
+            n == 1 ? "" : "s");
+}
+
+/* Builds v's catalogue and writes it as its file, with the lock held. */
+static as_search_snap *build_file(as_search_index *si, const as_store *st, as_search_version *v,
+                                  bool bg)
+{
+    double t0 = now_ms();
+    /* the views' text goes into the file as it is made (no room on the disk
+     * for it: built in memory, kept by this process alone) */
+    char *path = file_path(si, v->catalogue);
+    sx_file_out out = {-1, NULL};
+    bool room_failed = false;
+    bool spooled = path && sx_file_create(path, &out);
+    int err = spooled ? 0 : errno;
+    as_search_snap *b = spooled ? build(st, v, &out, &room_failed) : NULL;
+    if (!b) sx_file_abandon(&out);
+    if (!b && (!spooled || room_failed)) b = build(st, v, NULL, NULL);
+    free(path);
+    path = b ? file_path(si, b->v.catalogue) : NULL; /* v: the version built at */
+    as_search_snap *s = NULL;
+    errno = 0;
+    if (path && (out.fd >= 0 ? sx_file_commit(b, &out, path) : sx_file_write(b, path)))
+        s = map_file(si, b->v.catalogue);
+    if (!err) err = errno;
+    sx_file_abandon(&out); /* unless committed */
+    if (s) {
+        say(si, AS_LOG_INFO, "search index %zu products, %zu bytes, built in %.0f ms (%s)%s",
+            s->c->n, s->c->map_bytes, now_ms() - t0, path, where(bg));
+        remove_others(si, b->v.catalogue);
+        as_search_snap_release(b);
+    } else if (b) {
+        char why[PATH_MAX + 160];
+        snprintf(why, sizeof(why), "%s could not be written or mapped (%s)",
+                 path ? path : "its file", err ? strerror(err) : "a damaged or foreign file");
+        s = kept_private(si, b, t0, bg, why);
+    }
+    free(path);
+    return s;
+}
+
 /* A snapshot of a catalogue version this process does not have: the index
  * file's, or one built from the store and written as the file, one process at
  * a time (flock). Returns NULL with *busy set when another process is building
@@ -2172,25 +2268,21 @@ static as_search_snap *replace(as_search_index *si, const as_store *st, as_searc
     bool bg = how == LOCK_POLL;
     *busy = false;
     double t0 = now_ms();
-    if (!si->prefix) {
-        as_search_snap *b = build(st, v, NULL, NULL);
-        if (b && bg)
-            say(si, AS_LOG_INFO,
-                "search index %zu products, %zu bytes, built in %.0f ms (in memory)%s", b->c->n,
-                b->c->bytes, now_ms() - t0, where(bg));
-        return b;
-    }
+    if (!si->prefix) return kept_private(si, build(st, v, NULL, NULL), t0, bg, si->why);
     as_search_snap *s = map_file(si, v->catalogue);
     if (s) {
         mapped(si, s, bg);
         return s;
     }
-    char *lock = malloc(strlen(si->prefix) + 8);
-    if (!lock) return NULL;
-    sprintf(lock, "%s.lock", si->prefix);
+    char lock[PATH_MAX];
+    snprintf(lock, sizeof(lock), "%s.lock", si->prefix);
     int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-    free(lock);
-    while (fd >= 0 && flock(fd, how == LOCK_WAIT ? LOCK_EX : LOCK_EX | LOCK_NB) != 0) {
+    if (fd < 0) { /* no lock, no file: a writer holds the lock (sx_file_sweep) */
+        char why[PATH_MAX + 80];
+        snprintf(why, sizeof(why), "%s cannot be opened (%s)", lock, strerror(errno));
+        return kept_private(si, build(st, v, NULL, NULL), t0, bg, why);
+    }
+    while (flock(fd, how == LOCK_WAIT ? LOCK_EX : LOCK_EX | LOCK_NB) != 0) {
         if (how == LOCK_TRY || errno != EWOULDBLOCK || !nap(si, POLL_MS) ||
             (s = map_file(si, v->catalogue))) {
             close(fd);
@@ -2199,44 +2291,17 @@ static as_search_snap *replace(as_search_index *si, const as_store *st, as_searc
             return s; /* NULL: busy, going away, or no lock to take */
         }
     }
+    sweep_dead(si);
     s = map_file(si, v->catalogue); /* another process wrote it meanwhile */
     as_search_version now;
     if (!s && as_store_search_version(st, &now) == AS_OK && now.catalogue != v->catalogue &&
         (s = map_file(si, now.catalogue)))
         *v = now; /* v's file is gone: the process that wrote a newer one removed it */
-    if (!s) {
-        t0 = now_ms();
-        /* the views' text goes into the file as it is made (no room on the
-         * disk for it: built in memory, kept by this process alone) */
-        char *path = file_path(si, v->catalogue);
-        sx_file_out out = {-1, NULL};
-        bool room_failed = false;
-        bool spooled = path && sx_file_create(path, &out);
-        as_search_snap *b = spooled ? build(st, v, &out, &room_failed) : NULL;
-        if (!b) sx_file_abandon(&out);
-        if (!b && (!spooled || room_failed)) b = build(st, v, NULL, NULL);
-        free(path);
-        path = b ? file_path(si, b->v.catalogue) : NULL; /* v: the version built at */
-        if (path && (out.fd >= 0 ? sx_file_commit(b, &out, path) : sx_file_write(b, path)))
-            s = map_file(si, b->v.catalogue);
-        sx_file_abandon(&out); /* unless committed */
-        if (s) {
-            say(si, AS_LOG_INFO, "search index %zu products, %zu bytes, built in %.0f ms (%s)%s",
-                s->c->n, s->c->map_bytes, now_ms() - t0, path, where(bg));
-            remove_others(si, b->v.catalogue);
-            as_search_snap_release(b);
-        } else if (b) {
-            say(si, AS_LOG_WARN,
-                "search index %zu products built in %.0f ms%s, but %s could not be written "
-                "or mapped: this process keeps its own copy",
-                b->c->n, now_ms() - t0, where(bg), path ? path : "its file");
-            s = b;
-        }
-        free(path);
-    } else {
+    if (!s)
+        s = build_file(si, st, v, bg);
+    else
         mapped(si, s, bg);
-    }
-    if (fd >= 0) close(fd); /* and the lock with it */
+    close(fd); /* and the lock with it */
     return s;
 }
 

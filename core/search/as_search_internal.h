@@ -575,6 +575,12 @@ bool sx_vtext_room(sx_catalog *c, const sx_file_out *out, size_t need);
  * stays mapped. */
 bool sx_file_commit(const as_search_snap *s, sx_file_out *out, const char *path);
 void sx_file_abandon(sx_file_out *out);
+/* Removes the temporary files that writers who died left in dir: every
+ * writer holds its database's "<base>.lock" from creating its temporary file
+ * to renaming it, so one seen while nobody holds that lock is a dead
+ * writer's. base: only that database's, whose lock the caller holds; NULL:
+ * every database's whose lock nobody holds. How many were removed. */
+int sx_file_sweep(const char *dir, const char *base);
 /* Writes snapshot s to path (create, then commit). */
 bool sx_file_write(const as_search_snap *s, const char *path);
 /* Maps the file at path when it holds that catalogue version: a catalogue

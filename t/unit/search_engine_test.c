@@ -5,6 +5,8 @@
 #include "search_fixture.h"
 
 #include <dirent.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <stddef.h>
 #include <sys/stat.h>
 #include <threads.h>
@@ -1595,6 +1597,49 @@ static void test_background_build(void **state)
     gate_free(g);
 }
 
+static void touch(as_mem *m, const char *dir, const char *name)
+{
+    int fd = open(as_printf(m, "%s/%s", dir, name), O_WRONLY | O_CREAT, 0644);
+    assert_true(fd >= 0);
+    close(fd);
+}
+
+static bool there(as_mem *m, const char *dir, const char *name)
+{
+    return access(as_printf(m, "%s/%s", dir, name), F_OK) == 0;
+}
+
+/* The sweep at start-up: the temporary files of a database whose lock some
+ * process holds are a live writer's and stay; those of a database whose lock
+ * nobody holds, or that has no lock file, are dead writers' and go; nothing
+ * else is touched. */
+static void test_sweep_dead_writers(void **state)
+{
+    as_mem *m = unit_mem(state);
+    char dir[] = "/tmp/as-index-sweep-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    const char *names[] = {"aaaa-1.idx.tmp.123", "aaaa.lock",  "bbbb-2.idx.tmp.456", "bbbb.lock",
+                           "cccc-3.idx.tmp.789", "aaaa-1.idx", "dddd-4.idx.tmp.x"};
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        touch(m, dir, names[i]);
+    int held = open(as_printf(m, "%s/aaaa.lock", dir), O_RDWR); /* a writer of aaaa */
+    assert_true(held >= 0);
+    assert_int_equal(flock(held, LOCK_EX), 0);
+    assert_int_equal(as_search_files_sweep(dir), 2);
+    assert_true(there(m, dir, "aaaa-1.idx.tmp.123"));
+    assert_false(there(m, dir, "bbbb-2.idx.tmp.456"));
+    assert_false(there(m, dir, "cccc-3.idx.tmp.789"));
+    assert_true(there(m, dir, "aaaa-1.idx"));
+    assert_true(there(m, dir, "dddd-4.idx.tmp.x"));
+    assert_true(there(m, dir, "bbbb.lock"));
+    close(held); /* the writer died: its file goes at the next sweep */
+    assert_int_equal(as_search_files_sweep(dir), 1);
+    assert_false(there(m, dir, "aaaa-1.idx.tmp.123"));
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        unlink(as_printf(m, "%s/%s", dir, names[i]));
+    assert_int_equal(rmdir(dir), 0);
+}
+
 /* A process with no snapshot whose first build takes longer than wait_ms:
  * NULL, with a Retry-After; once built, the search has it. In memory (no
  * index file). */
@@ -1932,6 +1977,7 @@ int main(void)
         UNIT_TEST(test_index_file),
         UNIT_TEST(test_stale_read_maps_newer_file),
         UNIT_TEST(test_background_build),
+        UNIT_TEST(test_sweep_dead_writers),
         UNIT_TEST(test_first_build_bound),
         UNIT_TEST(test_product_views),
         UNIT_TEST(test_live_stock),

@@ -12,8 +12,12 @@ use Time::HiRes qw(sleep time);
 
 our @EXPORT = qw(free_port start_httpd stop_httpd httpd_log);
 
+# A port nobody listens on, other than those in @avoid (a second Listen of
+# the same httpd).
 sub free_port {
+    my (@avoid) = @_;
     for my $p (8701 + $$ % 300 .. 9200) {
+        next if grep { $_ == $p } @avoid;
         next if IO::Socket::INET->new(PeerAddr => '127.0.0.1', PeerPort => $p, Proto => 'tcp');
         my $l = IO::Socket::INET->new(LocalAddr => '127.0.0.1', LocalPort => $p, Listen => 1,
                                       ReuseAddr => 1) or next;
@@ -36,10 +40,12 @@ sub httpd_log {
 }
 
 # start_httpd(dir => DIR, name => NAME, db => FILE, top => CHECKOUT,
-#             [extra => CONF], [mpm => 'event' | 'prefork'], [log_level => LEVEL])
+#             [extra => CONF], [mpm => 'event' | 'prefork'], [log_level => LEVEL],
+#             [location => CONF], [avoid => [PORT, ...]])
 # Starts httpd in DIR/NAME on database FILE (signing key DIR/signing.key,
-# made when missing). Returns (exit code, or undef while it runs; its log;
-# pid; port).
+# made when missing). location: what <Location /v1> holds (default
+# SetHandler agentshop and the signing key); avoid: ports not to take.
+# Returns (exit code, or undef while it runs; its log; pid; port).
 sub start_httpd {
     my (%o) = @_;
     my ($dir, $name, $db, $top) = @o{qw(dir name db top)};
@@ -53,7 +59,9 @@ sub start_httpd {
         print $k 'z' x 64;
         close $k;
     }
-    my $port = free_port();
+    my $port = free_port(@{ $o{avoid} // [] });
+    my $location = $o{location}
+      // "    SetHandler agentshop\n    AgentShopSigningKeyFile \"$dir/signing.key\"";
     open my $fh, '>', "$root/httpd.conf" or die $!;
     print $fh <<"CONF";
 ServerRoot "$root"
@@ -72,8 +80,7 @@ DBDriver sqlite3
 DBDParams "$db"
 $extra
 <Location /v1>
-    SetHandler agentshop
-    AgentShopSigningKeyFile "$dir/signing.key"
+$location
 </Location>
 CONF
     close $fh;
