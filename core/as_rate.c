@@ -6,7 +6,8 @@
  * - Addresses and keys have tables of their own. An address has at most two
  *   counters per location in its table (all its requests; its requests
  *   without a key), so no mix of made-up keys from it can reach the slots
- *   its own counters live in.
+ *   its own counters live in. An IPv6 address counts by its /64
+ *   (as_rate_client): one client's block is one address.
  * - A live counter (its window not ended) is never evicted: a slot is taken
  *   only when free or when its window has ended, so nothing counted within a
  *   window is forgotten within it (but for the requests in flight at the
@@ -23,7 +24,10 @@
  * draws (no client can choose keys whose probes land on another's). */
 #include "as_rate.h"
 
+#include <arpa/inet.h>
 #include <limits.h>
+#include <stdio.h>
+#include <string.h>
 
 static as_rate_word load(_Atomic as_rate_word *at)
 {
@@ -35,6 +39,19 @@ static bool cas(_Atomic as_rate_word *at, as_rate_word *old, as_rate_word now)
 {
     return atomic_compare_exchange_strong_explicit(at, old, now, memory_order_acq_rel,
                                                    memory_order_acquire);
+}
+
+const char *as_rate_client(char out[AS_RATE_CLIENT_MAX], const char *ip)
+{
+    unsigned char a[16];
+    if (!ip || !strchr(ip, ':') || inet_pton(AF_INET6, ip, a) != 1) return ip;
+    static const unsigned char mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+    if (memcmp(a, mapped, sizeof(mapped)) == 0)
+        return inet_ntop(AF_INET, a + 12, out, AS_RATE_CLIENT_MAX) ? out : ip;
+    memset(a + 8, 0, 8);
+    if (!inet_ntop(AF_INET6, a, out, AS_RATE_CLIENT_MAX - 3)) return ip;
+    strcat(out, "/64");
+    return out;
 }
 
 size_t as_rate_size(size_t n)

@@ -47,6 +47,13 @@ typedef enum as_rate_verdict {
     AS_RATE_FULL     /* not counted: the address table has no slot for it */
 } as_rate_verdict;
 
+/* The client as the address counters count it: an IPv6 address by its /64
+ * (the block one subscriber is given, so one client's 2^64 addresses are one
+ * address), an IPv4 address, or one mapped into IPv6, as itself; text that is
+ * no address as it is. Written into out when rewritten. */
+#define AS_RATE_CLIENT_MAX 64
+const char *as_rate_client(char out[AS_RATE_CLIENT_MAX], const char *ip);
+
 /* The slots' bytes for n of them; a region over them, every slot free. */
 size_t as_rate_size(size_t n);
 void as_rate_region_init(as_rate_region *r, void *mem, size_t n, unsigned probes);

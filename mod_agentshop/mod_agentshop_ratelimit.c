@@ -27,6 +27,7 @@ static apr_global_mutex_t *rate_mutex;
 static apr_shm_t *rate_shm;
 static as_rate_tables rate_tables;
 static bool rate_ready;
+static _Atomic long long rate_full_logged; /* the second of the last "table full" warning */
 /* Drawn at every start, before the children fork: slots are found by a keyed
  * hash, so no client can choose keys whose slots land on another's. */
 static unsigned char rate_secret[16];
@@ -80,14 +81,15 @@ static as_rate_word rate_key(apr_pool_t *p, const char *a, const char *b)
 }
 
 /* Counts the request: its verdict, and *wait the seconds to wait when it is
- * refused. The address's counters are per location and client address, the
- * key's per location and well-formed agent key (read as core reads it to
+ * refused. The address's counters are per location and client address (an
+ * IPv6 one by its /64), the key's per location and well-formed agent key (read as core reads it to
  * identify the agent: one parser). */
 static as_rate_verdict rate_check(request_rec *r, const dir_cfg *c, int *wait)
 {
     const char *key = as_bearer_key(apr_table_get(r->headers_in, "Authorization"));
     const char *base = c->use.base;
-    const char *ip = r->useragent_ip ? r->useragent_ip : "unknown";
+    char buf[AS_RATE_CLIENT_MAX];
+    const char *ip = as_rate_client(buf, r->useragent_ip ? r->useragent_ip : "unknown");
     as_rate_ids ids = {
         .all = rate_key(r->pool, base, apr_pstrcat(r->pool, "all:", ip, NULL)),
         .address = rate_key(r->pool, base, apr_pstrcat(r->pool, "ip:", ip, NULL)),
@@ -116,10 +118,13 @@ bool agentshop_rate_refused(request_rec *r, const dir_cfg *c, as_response *resp)
     if (v == AS_RATE_PASS) return false;
     resp->retry_after = wait;
     if (v == AS_RATE_FULL) {
-        ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r,
-                      "rate limit: no counter free for client %s (more live addresses than "
-                      "the table holds): refused",
-                      r->useragent_ip ? r->useragent_ip : "unknown");
+        /* once a second per child: a flood of addresses must not flood the log */
+        long long sec = apr_time_sec(r->request_time);
+        if (atomic_exchange(&rate_full_logged, sec) != sec)
+            ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r,
+                          "rate limit: no counter free for client %s (more live addresses "
+                          "than the table holds): refused with 503",
+                          r->useragent_ip ? r->useragent_ip : "unknown");
         as_respond_error(resp, 503, "SERVICE_UNAVAILABLE", NULL,
                          apr_psprintf(r->pool,
                                       "Too many clients are being served right now. Retry "

@@ -187,6 +187,21 @@ static void test_concurrent_exact(void **state)
     }
 }
 
+/* An IPv6 client is counted by its /64: one subscriber's block is one address. */
+static void test_client_address(void **state)
+{
+    (void)state;
+    char a[AS_RATE_CLIENT_MAX], b[AS_RATE_CLIENT_MAX];
+    assert_string_equal(as_rate_client(a, "2001:db8:1:2:aaaa::1"), "2001:db8:1:2::/64");
+    assert_string_equal(as_rate_client(b, "2001:0db8:0001:0002:ffff:1:2:3"), "2001:db8:1:2::/64");
+    assert_string_equal(as_rate_client(a, "2001:db8:1:3::1"), "2001:db8:1:3::/64");
+    assert_string_equal(as_rate_client(a, "::1"), "::/64");
+    assert_string_equal(as_rate_client(a, "::ffff:192.0.2.7"), "192.0.2.7");
+    assert_string_equal(as_rate_client(a, "192.0.2.7"), "192.0.2.7");
+    assert_string_equal(as_rate_client(a, "unknown"), "unknown");
+    assert_string_equal(as_rate_client(a, "fe80::1%eth0"), "fe80::1%eth0");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -194,6 +209,7 @@ int main(void)
         cmocka_unit_test(test_keys_table_full),
         cmocka_unit_test(test_addresses_table_full),
         cmocka_unit_test(test_concurrent_exact),
+        cmocka_unit_test(test_client_address),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
