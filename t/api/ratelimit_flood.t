@@ -13,6 +13,7 @@ use FindBin;
 use lib "$FindBin::Bin/../lib";
 use Test::More;
 use IO::Socket::INET;
+use POSIX ();
 use Time::HiRes qw(time);
 use AgentShop::Test;
 
@@ -146,6 +147,7 @@ my $windows = 1 + int(($took + 1) / $WINDOW);
 cmp_ok(answered($c), '<=', $PER_ADDRESS * $windows,
        "$FLOOD requests with made-up keys from one address: at most $PER_ADDRESS answered a window")
   or diag show($c);
+cmp_ok($c->{200} // 0, '>=', $PER_ADDRESS, "... and the address's own $PER_ADDRESS are answered 200");
 cmp_ok($c->{429} // 0, '>=', total($c) - $PER_ADDRESS * $windows, '... the rest are 429');
 is($bad, 0, '... each with a Retry-After within the window');
 
