@@ -10,8 +10,8 @@
  *   (as_rate_client): one client's block is one address.
  * - A live counter (its window not ended) is never evicted: a slot is taken
  *   only when free or when its window has ended, so nothing counted within a
- *   window is forgotten within it (but for the requests in flight at the
- *   moment a window ends and its slot is taken).
+ *   window is forgotten within it (but for requests in flight at the moment
+ *   a slot changes hands: at most one each, never a stream of them).
  * - No request passes uncounted. An agent key that finds no slot (its probes
  *   all hold live counters of other keys: made-up keys filled them) counts
  *   against its address's own counter, at the key's limit: made-up keys cost
@@ -26,7 +26,6 @@
 
 #include <arpa/inet.h>
 #include <limits.h>
-#include <stdio.h>
 #include <string.h>
 
 static as_rate_word load(_Atomic as_rate_word *at)
