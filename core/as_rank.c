@@ -32,17 +32,25 @@ static int weight_index(const char *name, size_t n)
     return -1;
 }
 
-/* Shared rules for both encodings: values in 0..1, at least one above 0. */
-static bool weights_finish(as_mem *m, double raw[AS_W_N], as_weights *out, const char **err)
+/* One weight, in either encoding: a JSON number from 0 to 1 (spec 4.1), so
+ * that the query string's pairs and JSON accept and refuse the same values. */
+static bool weight_value(as_mem *m, int i, const json_t *val, double raw[AS_W_N], const char **err)
+{
+    double x = json_is_number(val) ? json_number_value(val) : -1;
+    if (!(x >= 0 && x <= 1)) {
+        *err = as_printf(m, "weight '%s' must be a number from 0 to 1", as_weight_names[i]);
+        return false;
+    }
+    raw[i] = x;
+    return true;
+}
+
+/* Both encodings: at least one weight above 0, normalised to sum 1. */
+static bool weights_finish(double raw[AS_W_N], as_weights *out, const char **err)
 {
     double sum = 0;
-    for (int i = 0; i < AS_W_N; i++) {
-        if (!(raw[i] >= 0 && raw[i] <= 1)) {
-            *err = as_printf(m, "weight '%s' must be a number from 0 to 1", as_weight_names[i]);
-            return false;
-        }
+    for (int i = 0; i < AS_W_N; i++)
         sum += raw[i];
-    }
     if (sum <= 0) {
         *err = "at least one weight must be above 0";
         return false;
@@ -79,13 +87,17 @@ bool as_weights_from_json(as_mem *m, const json_t *v, as_weights *out, const cha
                              key);
             return false;
         }
-        if (!json_is_number(val)) {
-            *err = as_printf(m, "weight '%s' must be a number from 0 to 1", key);
-            return false;
-        }
-        raw[i] = json_number_value(val);
+        if (!weight_value(m, i, val, raw, err)) return false;
     }
-    return weights_finish(m, raw, out, err);
+    return weights_finish(raw, out, err);
+}
+
+/* A pair's number, read as JSON reads one (NULL when it is no JSON value);
+ * jansson would skip blanks around it, which a pair may not have. */
+static json_t *pair_number(const char *num, size_t len)
+{
+    if (len == 0 || strcspn(num, " \t\r\n") < len) return NULL;
+    return json_loadb(num, len, JSON_DECODE_ANY, NULL);
 }
 
 /* "price:0.5,delivery:0.2": every pair name:number, no duplicates. */
@@ -115,20 +127,14 @@ static bool weights_parse_pairs(as_mem *m, const char *s, as_weights *out, const
             return false;
         }
         seen[i] = true;
-        char *num = as_strndup(m, colon + 1, len - (size_t)(colon - p) - 1), *numend;
-        if (!*num || strspn(num, "0123456789.") != strlen(num)) {
-            *err = as_printf(m, "weight '%s' must be a number from 0 to 1", as_weight_names[i]);
-            return false;
-        }
-        raw[i] = strtod(num, &numend);
-        if (*numend) {
-            *err = as_printf(m, "weight '%s' must be a number from 0 to 1", as_weight_names[i]);
-            return false;
-        }
+        json_t *num = pair_number(colon + 1, len - (size_t)(colon - p) - 1);
+        bool ok = weight_value(m, i, num, raw, err);
+        json_decref(num);
+        if (!ok) return false;
         if (!end) break;
         p = end + 1;
     }
-    return weights_finish(m, raw, out, err);
+    return weights_finish(raw, out, err);
 }
 
 bool as_weights_parse(as_mem *m, const char *s, as_weights *out, const char **err)

@@ -276,7 +276,7 @@ bool as_validate_body(as_mem *m, const as_field_rule *rules, size_t n, const jso
                        as_buf_str(&names));
         }
         const as_param_rule *rule = &rules[r].rule;
-        if (json_is_null(v) && !rules[r].required && rule->type != AS_V_WEIGHTS) continue;
+        /* null is a wrong type, not an absent field: weights alone may be null (spec 4.1) */
         if (rule->type == AS_V_INT) {
             if (!json_is_integer(v))
                 return bad(m, p, key, "%s must be a whole number, not %s", key,

@@ -103,6 +103,8 @@ my @bad = (
     [ {}, 'sku' ], [ { sku => 'AB' }, 'sku' ], [ { sku => $p->{sku}, quantity => 11 }, 'quantity' ],
     [ { sku => $p->{sku}, quantity => 0 }, 'quantity' ], [ { sku => $p->{sku}, quantity => '2' }, 'quantity' ],
     [ { sku => $p->{sku}, quantity => 1.5 }, 'quantity' ], [ { sku => $p->{sku}, colour => 'red' }, 'colour' ],
+    # null is not an omitted field: a wrong type, named like any other (issue 59)
+    [ { sku => $p->{sku}, quantity => undef }, 'quantity' ], [ { sku => $p->{sku}, offer_id => undef }, 'offer_id' ],
     [ { sku => $p->{sku}, offer_id => 'x' x 61 }, 'offer_id' ], [ { sku => $p->{sku}, device => 'd' x 101 }, 'device' ],
     [ { sku => $p->{sku}, postcode => '1' x 13 }, 'postcode' ], [ { sku => $p->{sku}, deliver_by => '2026-02-30' }, 'deliver_by' ],
     [ { sku => $p->{sku}, weights => { price => 2 } }, 'weights' ], [ { sku => 12345 }, 'sku' ],
@@ -225,6 +227,7 @@ for my $b ([ { quote_id => $mine }, 'reason' ], [ { quote_id => $mine, reason =>
            [ { quote_id => $mine, reason => 'r' x 501 }, 'reason' ], [ { reason => $reason }, 'quote_id' ],
            [ { quote_id => 'ab', reason => $reason }, 'quote_id' ], [ { quote_id => $mine, reason => $reason, mandate_id => 'm' x 41 }, 'mandate_id' ],
            [ { quote_id => $mine, reason => $reason, status => 'placed' }, 'status' ],
+           [ { quote_id => $mine, reason => $reason, mandate_id => undef }, 'mandate_id' ],
            [ { quote_id => $mine, reason => $reason, total_cents => 1 }, 'total_cents' ]) {
     my ($res, $v) = post_json('/orders', agent_headers($key, 'Idempotency-Key' => 'bad-$$-' . $b->[1] . length(json_encode($b->[0]))), $b->[0]);
     is_json_error($res, $v, 400, 'VALIDATION_ERROR', 'order body ' . json_encode($b->[0]) . ' is 400')

@@ -135,6 +135,14 @@ is_deeply($wa->{weights}, { price => 0.5, delivery => 0.5, quality => 0, reliabi
 is_deeply($wa, $wb, 'both weights encodings give the same response');
 ($res, $wa) = api_get('/search?weights=price:2,delivery:2');
 is_json_error($res, $wa, 400, 'VALIDATION_ERROR', 'a weight above 1 is refused');
+# One rule for a weight's number in both encodings (issue 59): 1e-320, a
+# number from 0 to 1 (a subnormal double), is price alone in either.
+($res, $wa) = api_get('/search?weights=price:1e-320&limit=3');
+is($res->code, 200, 'weights=price:1e-320 is a weight like any other') or diag $res->content;
+($res, $wb) = api_get('/search?weights=' . uri_escape_utf8('{"price":1e-320}') . '&limit=3');
+is_deeply($wa, $wb, '... as in the JSON encoding');
+is_deeply($wa->{weights}, { price => 1, delivery => 0, quality => 0, reliability => 0 },
+          '... normalised: price alone');
 
 # Postcode echoed; device resolution.
 ($res, $t) = api_get('/search?postcode=3511+AB&limit=1');

@@ -1,4 +1,5 @@
-/* as_validate_value / as_validate_query for every rule type, and as_query_parse. */
+/* as_validate_value / as_validate_query for every rule type, as_validate_body, and
+ * as_query_parse. */
 #include "unit_check.h"
 
 #include "as_util.h"
@@ -421,6 +422,50 @@ static void test_query_parse_null_and_get(void **state)
     assert_null(as_query_get(&q, "c"));
 }
 
+/* A JSON body's null: a wrong type named by its field, like any other, for
+ * every field but weights ("object or null", spec 4.1: the defaults). */
+static void test_validate_body_null(void **state)
+{
+    as_mem *m = unit_mem(state);
+    static const as_field_rule rules[] = {
+        {{"sku", AS_V_SLUG, 3, 20, NULL}, true},
+        {{"quantity", AS_V_INT, 1, 10, NULL}, false},
+        {{"offer_id", AS_V_SLUG, 1, 60, NULL}, false},
+        {{"deliver_by", AS_V_DATE, 0, 0, NULL}, false},
+        {{"weights", AS_V_WEIGHTS, 0, 0, NULL}, false},
+    };
+    const size_t n = sizeof(rules) / sizeof(rules[0]);
+    const struct {
+        const char *body;
+        const char *field; /* NULL: accepted */
+        const char *needle;
+    } rows[] = {
+        {"{\"sku\":\"HS-0001\",\"quantity\":null}", "quantity", "whole number, not null"},
+        {"{\"sku\":\"HS-0001\",\"offer_id\":null}", "offer_id", "string, not null"},
+        {"{\"sku\":\"HS-0001\",\"deliver_by\":null}", "deliver_by", "not null"},
+        {"{\"sku\":null}", "sku", "not null"},
+        {"{\"sku\":\"HS-0001\",\"weights\":null}", NULL, NULL},
+        {"{\"sku\":\"HS-0001\"}", NULL, NULL},
+    };
+    ROWS_BEGIN;
+    for (size_t i = 0; i < N_ROWS(rows); i++) {
+        json_t *body = json_loads(rows[i].body, 0, NULL);
+        assert_non_null(body);
+        as_param v[5];
+        as_problem p;
+        memset(&p, 0, sizeof(p));
+        bool ok = as_validate_body(m, rules, n, body, day_of("2026-12-01"), v, &p);
+        json_decref(body);
+        CHECK_INT(rows[i].body, ok, rows[i].field == NULL);
+        if (rows[i].field && !ok) {
+            check_failure(&unit_failures_, rows[i].body, &p, rows[i].field);
+            CHECK_CONTAINS(rows[i].body, p.message, rows[i].needle);
+        }
+        if (!rows[i].field && ok) CHECK_INT(rows[i].body, v[1].present, false);
+    }
+    ROWS_DONE();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -428,6 +473,7 @@ int main(void)
         UNIT_TEST(test_validate_messages),
         UNIT_TEST(test_weights_value),
         UNIT_TEST(test_validate_query),
+        UNIT_TEST(test_validate_body_null),
         UNIT_TEST(test_validate_query_values),
         UNIT_TEST(test_query_parse),
         UNIT_TEST(test_query_parse_null_and_get),

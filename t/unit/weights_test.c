@@ -59,7 +59,12 @@ static void test_parse_valid(void **state)
         {"price:0.3,reliability:0.1", true, {0.75, 0, 0, 0.25}, NULL},
         {"price:0,delivery:0.4", true, {0, 1, 0, 0}, NULL},
         {"price:1.0,delivery:1.00", true, {0.5, 0.5, 0, 0}, NULL},
-        {"price:00.25,delivery:0.750", true, {0.25, 0.75, 0, 0}, NULL},
+        {"price:0.25,delivery:0.750", true, {0.25, 0.75, 0, 0}, NULL},
+        /* numbers as JSON writes them, as in the JSON encoding */
+        {"price:1e0", true, {1, 0, 0, 0}, NULL},
+        {"price:2.5E-1,delivery:7.5e-1", true, {0.25, 0.75, 0, 0}, NULL},
+        {"price:1e-320", true, {1, 0, 0, 0}, NULL},
+        {"price:1e-320,delivery:1", true, {0, 1, 0, 0}, NULL},
         {"price:0.6,delivery:0.6,quality:0.6", true, {1.0 / 3, 1.0 / 3, 1.0 / 3, 0}, NULL},
         /* JSON encoding */
         {"{\"price\":0.5,\"delivery\":0.2,\"quality\":0.2,\"reliability\":0.1}", true,
@@ -115,7 +120,12 @@ static void test_parse_invalid(void **state)
         /* malformed numbers and pairs */
         {"price:", false, {0}, "price"},
         {"price:abc", false, {0}, "price"},
-        {"price:1e0", false, {0}, "price"},
+        {"price:00.25", false, {0}, "price"},
+        {"price:.5", false, {0}, "price"},
+        {"price:1.", false, {0}, "price"},
+        {"price:1e400", false, {0}, "price"},
+        {"price:\"0.5\"", false, {0}, "price"},
+        {"price:true", false, {0}, "price"},
         {"price:0.5.5", false, {0}, "price"},
         {"price:.", false, {0}, "price"},
         {"price:0.5 ", false, {0}, "price"},
@@ -260,12 +270,39 @@ static void test_weights_json(void **state)
     json_decref(o);
 }
 
+/* One rule for a weight in both encodings (issue 59): the same number text is
+ * accepted or refused alike, to the same weights, subnormals included. */
+static void test_encodings_agree(void **state)
+{
+    as_mem *m = unit_mem(state);
+    const char *numbers[] = {"0.5",   "1",      "0",      "0.0",      "-0",     "1e0",
+                             "1E-1",  "2.5e-1", "1e-320", "4.9e-324", "1e-400", "1.0000001",
+                             "2",     "-0.1",   "00.25",  ".5",       "1.",     "0x1",
+                             "1e400", "nan",    "+0.5",   "0.5e",     "0.75"};
+    ROWS_BEGIN;
+    for (size_t i = 0; i < N_ROWS(numbers); i++) {
+        const char *pairs = as_printf(m, "price:%s,delivery:0.5", numbers[i]);
+        const char *json = as_printf(m, "{\"price\":%s,\"delivery\":0.5}", numbers[i]);
+        as_weights a, b;
+        memset(&a, 0, sizeof(a));
+        memset(&b, 0, sizeof(b));
+        const char *ea = NULL, *eb = NULL;
+        bool oka = as_weights_parse(m, pairs, &a, &ea), okb = as_weights_parse(m, json, &b, &eb);
+        CHECK_INT(
+            as_printf(m, "'%s': pairs %s, JSON %s", numbers[i], oka ? "ok" : ea, okb ? "ok" : eb),
+            oka, okb);
+        for (int k = 0; oka && okb && k < AS_W_N; k++)
+            CHECK_NEAR(numbers[i], a.w[k], b.w[k], 0);
+    }
+    ROWS_DONE();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         UNIT_TEST(test_parse_valid),  UNIT_TEST(test_parse_invalid),
         UNIT_TEST(test_default),      UNIT_TEST(test_from_json),
-        UNIT_TEST(test_weights_json),
+        UNIT_TEST(test_weights_json), UNIT_TEST(test_encodings_agree),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
