@@ -1042,9 +1042,17 @@ static apr_status_t to_4(as_db *db, const char **err)
     if (as_db_exec_script(db, "DROP INDEX IF EXISTS offers_product;\n", err) != APR_SUCCESS)
         return APR_EGENERAL;
     /* orders.key_id: the key that placed an order, re-checked when a human
-     * approves it (PostgreSQL's script adds it with ADD COLUMN IF NOT EXISTS) */
+     * approves it; added here on both drivers, so that the columns later
+     * steps add come after it, as in a new database */
     int64_t has = 0;
-    if (db->pg) return APR_SUCCESS;
+    if (db->pg) {
+        if (first_two(db, "SELECT CASE WHEN to_regclass('orders') IS NULL THEN 0 ELSE 1 END", &has,
+                      NULL, err) != APR_SUCCESS)
+            return APR_EGENERAL;
+        return !has ? APR_SUCCESS /* the script makes the table */
+                    : as_db_exec_script(
+                          db, "ALTER TABLE orders ADD COLUMN IF NOT EXISTS key_id TEXT;\n", err);
+    }
     if (first_two(db,
                   "SELECT COUNT(*) FROM pragma_table_info('orders') WHERE name = 'key_id'", &has,
                   NULL, err) != APR_SUCCESS)
