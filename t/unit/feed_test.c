@@ -358,22 +358,38 @@ static void test_evidence_bounds(void **state)
 
 /* A problem quotes the feed's own text (a field's name, a value): what
  * drives a terminal is shown escaped, never written raw. */
+/* no problem of the last record holds a raw ESC or BEL */
+static void no_raw_controls(fx *f)
+{
+    assert_true(f->probs.n > 0);
+    for (size_t i = 0; i < f->probs.n; i++) {
+        const char *t[] = {f->probs.v[i].reason, f->probs.v[i].field ? f->probs.v[i].field : ""};
+        for (int j = 0; j < 2; j++) {
+            assert_null(strchr(t[j], 0x1b));
+            assert_null(strchr(t[j], 0x07));
+        }
+    }
+}
+
 static void test_problem_escaped(void **state)
 {
     fx *f = *state;
     as_feed_rec r;
     assert_false(rd(f, "{\"type\":\"offer\"," OFFER ",\"\\u001b]0;owned\\u0007\":1}", &r));
+    no_raw_controls(f);
     assert_non_null(problem_of(f, "\\u001b]0;owned\\u0007"));
     assert_false(rd(f,
                     "{\"type\":\"merchant\",\"id\":\"m\",\"name\":\"M\",\"country\":"
                     "\"\\u001b[31mFR\",\"city\":\"C\",\"on_time_rate\":1,\"accuracy_rate\":1}",
                     &r));
+    no_raw_controls(f);
     assert_false(rd(f, "{\"type\":\"offer\",\"offer_id\":\"o\\u001b[2J\",\"withdrawn\":true}", &r));
-    for (size_t i = 0; i < f->probs.n; i++) {
-        assert_null(strchr(f->probs.v[i].reason, 0x1b));
-        assert_null(f->probs.v[i].field ? strchr(f->probs.v[i].field, 0x1b) : NULL);
-    }
+    no_raw_controls(f);
     assert_non_null(strstr(problem_of(f, "offer_id"), "o\\u001b[2J"));
+    /* a raw ESC in a line is not JSON; the parser's excerpt quotes it */
+    assert_false(rd(f, "{\"type\":\"merchant\",\"name\":\"\x1b]0;owned\x07\"}", &r));
+    no_raw_controls(f);
+    assert_non_null(strstr(problem_of(f, NULL), "not JSON"));
 }
 
 static void test_withdrawals(void **state)
