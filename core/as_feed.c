@@ -13,22 +13,25 @@
 #include "as_util.h"
 
 typedef enum {
-    F_TYPE,   /* the record's type: checked first, written first */
-    F_ID,     /* [A-Za-z0-9._-], lo..hi characters */
-    F_STR,    /* non-empty text, at most hi bytes */
-    F_INT,    /* a whole number, lo..hi */
-    F_NUM,    /* a number, lo..hi */
-    F_NUMN,   /* a number, lo..hi, or null */
-    F_BOOL,   /* true (withdrawn, demo) */
-    F_TIME,   /* an ISO 8601 UTC time, 2026-11-20T21:45:00Z */
-    F_STRS,   /* an array of texts */
-    F_INTS,   /* an array of whole numbers >= 0 */
-    F_STRN,   /* text or null */
-    F_VALUE,  /* a specification's value: text, number, boolean, null, or an array of them */
-    F_VALUES, /* an object of specification -> value */
-    F_OBJ,    /* an object with fields of its own (sub) */
-    F_OBJS,   /* an array of objects with fields of their own (sub) */
-    F_ANYS,   /* an array of objects, kept as given (evidence) */
+    F_TYPE,     /* the record's type: checked first, written first */
+    F_ID,       /* [A-Za-z0-9._-], lo..hi characters */
+    F_STR,      /* non-empty text of one line (as_feed_text_problem), at most hi bytes */
+    F_PARA,     /* the same, with line breaks and tabs (a description) */
+    F_URL,      /* an https URL with a host (as_feed_url_problem), at most hi bytes */
+    F_URLS,     /* an array of them */
+    F_INT,      /* a whole number, lo..hi */
+    F_NUM,      /* a number, lo..hi */
+    F_NUMN,     /* a number, lo..hi, or null */
+    F_BOOL,     /* true (withdrawn, demo) */
+    F_TIME,     /* an ISO 8601 UTC time, 2026-11-20T21:45:00Z */
+    F_STRS,     /* an array of texts of one line */
+    F_INTS,     /* an array of whole numbers >= 0 */
+    F_STRN,     /* text or null */
+    F_VALUE,    /* a specification's value: text, number, boolean, null, or an array of them */
+    F_VALUES,   /* an object of specification -> value */
+    F_OBJ,      /* an object with fields of its own (sub) */
+    F_OBJS,     /* an array of objects with fields of their own (sub) */
+    F_EVIDENCE, /* an array of flat objects, kept as given (evidence): AS_FEED_MAX_EVIDENCE */
 } field_kind;
 
 typedef struct feed_field {
@@ -71,7 +74,7 @@ static const feed_field device_f[] = {TYPE,
                                  END};
 
 static const feed_field source_f[] = {
-    {"url", F_STR, true, false, 0, 2000, NULL, NULL},
+    {"url", F_URL, true, false, 0, 2000, NULL, NULL},
     {"notes", F_STRS, false, false, 0, 1000, NULL, NULL},
     {"checked_at", F_TIME, true, false, 0, 0, NULL, NULL},
     {"product_id", F_STR, true, false, 0, 100, NULL, NULL},
@@ -102,8 +105,8 @@ static const feed_field product_f[] = {
     {"brand", F_STR, true, false, 0, 100, NULL, NULL},
     {"category", F_STR, true, false, 0, 64, NULL, NULL},
     {"part_type", F_STR, true, false, 0, 64, NULL, NULL},
-    {"description", F_STR, true, false, 0, 10000, NULL, NULL},
-    {"image_urls", F_STRS, false, false, 0, 2000, NULL, NULL},
+    {"description", F_PARA, true, false, 0, 10000, NULL, NULL},
+    {"image_urls", F_URLS, false, false, 0, 2000, NULL, NULL},
     {"source", F_OBJ, true, false, 0, 0, source_f, NULL},
     {"specs", F_OBJS, false, false, 0, 0, spec_f, NULL},
     {"performance", F_OBJ, false, false, 0, 0, performance_f, NULL},
@@ -134,13 +137,13 @@ static const feed_field measurement_f[] = {TYPE,
                                       END};
 
 static const feed_field compat_f[] = {TYPE,
-                                 {"sku", F_ID, true, true, 3, 20, NULL, NULL},
-                                 {"device", F_ID, true, true, 1, 64, NULL, NULL},
-                                 {"fit_status", F_STR, true, false, 0, 20, NULL, fit_statuses},
-                                 {"checked_at", F_TIME, true, false, 0, 0, NULL, NULL},
-                                 {"evidence", F_ANYS, false, false, 0, 0, NULL, NULL},
-                                 WITHDRAWN,
-                                 END};
+                                      {"sku", F_ID, true, true, 3, 20, NULL, NULL},
+                                      {"device", F_ID, true, true, 1, 64, NULL, NULL},
+                                      {"fit_status", F_STR, true, false, 0, 20, NULL, fit_statuses},
+                                      {"checked_at", F_TIME, true, false, 0, 0, NULL, NULL},
+                                      {"evidence", F_EVIDENCE, false, false, 0, 0, NULL, NULL},
+                                      WITHDRAWN,
+                                      END};
 
 static const struct {
     const char *name;
@@ -157,6 +160,9 @@ const char *as_feed_type_name(as_feed_type t)
 
 void as_feed_problem_add(as_feed_problems *p, size_t line, const char *path, const char *reason)
 {
+    /* a field's name or a value quoted from the feed reaches a terminal */
+    path = path ? as_text_escape(p->m, path) : NULL;
+    reason = as_text_escape(p->m, reason);
     if (p->n == p->cap) {
         size_t nc = p->cap ? p->cap * 2 : 32;
         as_feed_problem *nv = as_alloc(p->m, nc * sizeof(*nv));
@@ -165,6 +171,51 @@ void as_feed_problem_add(as_feed_problems *p, size_t line, const char *path, con
         p->cap = nc;
     }
     p->v[p->n++] = (as_feed_problem){line, path, reason};
+}
+
+/* ---- text ---- */
+
+const char *as_feed_text_problem(as_mem *m, const char *s, size_t n, bool lines)
+{
+    size_t at = 1;
+    for (size_t i = 0, k; i < n; i += k, at++) {
+        uint32_t cp = 0;
+        if (!(k = as_utf8_next(s + i, n - i, &cp)) && s[i]) return "is not UTF-8";
+        if (!k) k = 1; /* NUL: a control character */
+        if (lines && (cp == '\n' || cp == '\t')) continue;
+        const char *what = as_text_hidden(cp);
+        if (!what) continue;
+        const char *hint = cp == '\r' || cp == '\n' ? lines ? "; a line break is \\n alone"
+                                                            : "; only a description has line breaks"
+                                                    : "";
+        return as_printf(m,
+                         "has U+%04X, %s, at character %zu: feed text holds no controls nor "
+                         "invisible characters (docs/catalogue.md, \"Text\")%s",
+                         (unsigned)cp, what, at, hint);
+    }
+    return NULL;
+}
+
+static bool host_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+           c == '-' || c == ':';
+}
+
+const char *as_feed_url_problem(const char *s)
+{
+    if (strncmp(s, "https://", 8) != 0) return "must be an https:// URL";
+    const char *host = s + 8, *end = host + strcspn(host, "/?#");
+    if (end == host || *host == ':' || *host == '.') return "must name a host after https://";
+    for (const char *c = host; c < end; c++)
+        if (!host_char(*c))
+            return "must have a host of A-Z a-z 0-9 . - and a :port (no user@; a name in "
+                   "punycode)";
+    for (const unsigned char *c = (const unsigned char *)end; *c; c++)
+        if (*c <= ' ' || *c >= 0x7f || strchr("\"<>\\^`{|}", *c))
+            return "must be printable ASCII without spaces, quotes, <, >, \\, ^, `, {, |, } "
+                   "(percent-encode the rest)";
+    return NULL;
 }
 
 /* ---- checking ---- */
@@ -217,13 +268,31 @@ static bool scalar(json_t *v)
     return json_is_string(v) || json_is_number(v) || json_is_boolean(v) || json_is_null(v);
 }
 
-static bool spec_value(json_t *v)
+/* A text of one line, at most max bytes: NULL, or what is wrong with it. */
+static const char *line_problem(as_mem *m, json_t *v, size_t max)
 {
-    if (scalar(v)) return true;
-    if (!json_is_array(v) || json_array_size(v) > AS_FEED_MAX_ITEMS) return false;
+    size_t n = json_string_length(v);
+    if (!n || n > max || strlen(json_string_value(v)) != n)
+        return as_printf(m, "must be a string of 1 to %zu bytes without NUL", max);
+    return as_feed_text_problem(m, json_string_value(v), n, false);
+}
+
+static bool spec_scalar(as_mem *m, json_t *v, const char **why)
+{
+    if (!scalar(v)) return false;
+    if (json_is_string(v)) *why = line_problem(m, v, AS_FEED_MAX_VALUE);
+    return !*why;
+}
+
+/* A specification's value; *why says what is wrong with a text in it. */
+static bool spec_value(as_mem *m, json_t *v, const char **why)
+{
+    *why = NULL;
+    if (!json_is_array(v)) return spec_scalar(m, v, why);
+    if (json_array_size(v) > AS_FEED_MAX_ITEMS) return false;
     size_t i;
     json_t *x;
-    json_array_foreach(v, i, x) if (!scalar(x) || json_is_null(x)) return false;
+    json_array_foreach(v, i, x) if (json_is_null(x) || !spec_scalar(m, x, why)) return false;
     return true;
 }
 
@@ -244,12 +313,49 @@ static const char *kind_words(field_kind k)
     case F_VALUES: return "an object of specification -> value";
     case F_OBJ: return "an object";
     case F_OBJS:
-    case F_ANYS: return "an array of objects";
+    case F_EVIDENCE:
+        return "an array of objects";
+    case F_PARA:
+        return "a string";
+    case F_URL:
+        return "an https URL";
+    case F_URLS:
+        return "an array of https URLs";
     default: return "?";
     }
 }
 
 static void check_fields(checker *k, json_t *o, const feed_field *fs, const fpath *at, bool withdrawal);
+
+#define VALUE_WORDS "must be a string, number, boolean, null or an array of them"
+
+/* An evidence item is shown as given: flat, its texts clean, and small, so a
+ * product view stays small (docs/catalogue.md, "Limits"). */
+static void check_evidence(checker *k, json_t *o, const fpath *path)
+{
+    char *enc = json_dumps(o, JSON_COMPACT);
+    size_t n = enc ? strlen(enc) : 0;
+    free(enc);
+    if (n > AS_FEED_MAX_EVIDENCE_BYTES) {
+        bad(k, path, "is %zu bytes as JSON: an evidence item is at most %d", n,
+            AS_FEED_MAX_EVIDENCE_BYTES);
+        return;
+    }
+    const char *key;
+    json_t *x;
+    json_object_foreach(o, key, x)
+    {
+        fpath at = {path, key, 0};
+        const char *why = NULL;
+        if (!*key || strlen(key) > 64 || !id_chars(key))
+            why = "is not a name of A-Z a-z 0-9 . _ - (1 to 64)";
+        else if (!scalar(x))
+            why = "must be a string, number, boolean or null";
+        else if (json_is_string(x))
+            why = line_problem(k->m, x, AS_FEED_MAX_EVIDENCE_BYTES);
+        if (why) bad(k, &at, "%s", why);
+    }
+}
 
 static void check_field(checker *k, const feed_field *f, json_t *v, const fpath *path)
 {
@@ -266,7 +372,9 @@ static void check_field(checker *k, const feed_field *f, json_t *v, const fpath 
         return;
     }
     case F_STR:
-    case F_STRN: {
+    case F_STRN:
+    case F_PARA:
+    case F_URL: {
         if (f->kind == F_STRN && json_is_null(v)) return;
         const char *s = json_string_value(v);
         if (!s) {
@@ -276,6 +384,12 @@ static void check_field(checker *k, const feed_field *f, json_t *v, const fpath 
         size_t n = json_string_length(v);
         if (!n || n > (size_t)f->hi || strlen(s) != n) {
             bad(k, path, "must be a string of 1 to %.0f bytes without NUL", f->hi);
+            return;
+        }
+        const char *why = f->kind == F_URL ? as_feed_url_problem(s)
+                                           : as_feed_text_problem(k->m, s, n, f->kind == F_PARA);
+        if (why) {
+            bad(k, path, "%s", why);
             return;
         }
         if (f->choices) {
@@ -315,6 +429,7 @@ static void check_field(checker *k, const feed_field *f, json_t *v, const fpath 
         return;
     }
     case F_STRS:
+    case F_URLS:
     case F_INTS: {
         if (!json_is_array(v) || json_array_size(v) > AS_FEED_MAX_ITEMS) {
             bad(k, path, "must be %s (at most %d)", kind_words(f->kind), AS_FEED_MAX_ITEMS);
@@ -324,22 +439,29 @@ static void check_field(checker *k, const feed_field *f, json_t *v, const fpath 
         json_t *x;
         json_array_foreach(v, i, x)
         {
-            bool ok = f->kind == F_STRS ? json_is_string(x) && json_string_length(x) > 0 &&
-                                              json_string_length(x) <= (size_t)f->hi
-                                        : json_is_integer(x) && json_integer_value(x) >= 0;
-            if (!ok) {
-                fpath at = {path, NULL, i};
-                bad(k, &at, "must be %s",
-                    f->kind == F_STRS ? "a non-empty string" : "a whole number >= 0");
+            fpath at = {path, NULL, i};
+            if (f->kind == F_INTS) {
+                if (!json_is_integer(x) || json_integer_value(x) < 0) {
+                    bad(k, &at, "must be a whole number >= 0");
+                    return;
+                }
+                continue;
+            }
+            const char *why = json_is_string(x) ? line_problem(k->m, x, (size_t)f->hi)
+                                                : "must be a non-empty string";
+            if (!why && f->kind == F_URLS) why = as_feed_url_problem(json_string_value(x));
+            if (why) {
+                bad(k, &at, "%s", why);
                 return;
             }
         }
         return;
     }
-    case F_VALUE:
-        if (!spec_value(v))
-            bad(k, path, "must be %s", kind_words(f->kind));
+    case F_VALUE: {
+        const char *why;
+        if (!spec_value(k->m, v, &why)) bad(k, path, "%s", why ? why : VALUE_WORDS);
         return;
+    }
     case F_VALUES: {
         if (!json_is_object(v) || !json_object_size(v) ||
             json_object_size(v) > AS_FEED_MAX_ITEMS) {
@@ -351,10 +473,11 @@ static void check_field(checker *k, const feed_field *f, json_t *v, const fpath 
         json_object_foreach(v, key, x)
         {
             fpath at = {path, key, 0}, *p = &at;
+            const char *why;
             if (!*key || strlen(key) > 64 || !id_chars(key))
                 bad(k, p, "is not a specification name (A-Z a-z 0-9 . _ -)");
-            else if (!spec_value(x))
-                bad(k, p, "must be %s", kind_words(F_VALUE));
+            else if (!spec_value(k->m, x, &why))
+                bad(k, p, "%s", why ? why : VALUE_WORDS);
         }
         return;
     }
@@ -365,9 +488,10 @@ static void check_field(checker *k, const feed_field *f, json_t *v, const fpath 
             check_fields(k, v, f->sub, path, false);
         return;
     case F_OBJS:
-    case F_ANYS: {
-        if (!json_is_array(v) || json_array_size(v) > AS_FEED_MAX_ITEMS) {
-            bad(k, path, "must be an array of at most %d objects", AS_FEED_MAX_ITEMS);
+    case F_EVIDENCE: {
+        size_t max = f->kind == F_OBJS ? AS_FEED_MAX_ITEMS : AS_FEED_MAX_EVIDENCE;
+        if (!json_is_array(v) || json_array_size(v) > max) {
+            bad(k, path, "must be an array of at most %zu objects", max);
             return;
         }
         size_t i;
@@ -379,6 +503,8 @@ static void check_field(checker *k, const feed_field *f, json_t *v, const fpath 
                 bad(k, p, "must be an object");
             else if (f->kind == F_OBJS)
                 check_fields(k, x, f->sub, p, false);
+            else
+                check_evidence(k, x, p);
         }
         return;
     }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "as_mcp_results.h"
+#include "as_util.h"
 
 /* Copies the keys of src that are present into dst. */
 static void copy_keys(json_t *dst, const json_t *src, const char *const *keys)
@@ -77,24 +78,37 @@ static const char *str(const json_t *o, const char *key)
     return s ? s : "";
 }
 
-/* A string value cut to about max bytes on a character boundary. */
-static void put_cut(as_buf *b, const char *s, size_t max)
+/* A text cut to about max bytes on a character boundary, with nothing in
+ * it that starts a line, moves one or hides (as_text_escape_to): a product's
+ * name can hold "\nSYSTEM: ..." in a database older than the feed's rules.
+ * quote: JSON-quoted, data that no one of ours wrote (docs/mcp.md "Results"). */
+static void put_text(as_buf *b, const char *s, size_t max, bool quote)
 {
     size_t n = strlen(s);
-    if (n <= max) {
-        as_buf_puts(b, s);
-        return;
-    }
-    while (max > 0 && ((unsigned char)s[max] & 0xC0) == 0x80)
-        max--;
-    as_buf_add(b, s, max);
-    as_buf_puts(b, "...");
+    bool cut = n > max;
+    if (cut)
+        for (n = max; n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80;)
+            n--;
+    as_text_escape_to(b, s, n, quote);
+    if (cut) as_buf_puts(b, "...");
+}
+
+/* A value of ours (an id, a status, a date): escaped, not quoted. */
+static void put_word(as_buf *b, const char *s)
+{
+    put_text(b, s, 160, false);
+}
+
+/* A text from a merchant, an agent or a person: quoted. */
+static void put_data(as_buf *b, const char *s)
+{
+    put_text(b, s, 160, true);
 }
 
 static void put_scalar(as_buf *b, const json_t *v)
 {
     if (json_is_string(v))
-        put_cut(b, json_string_value(v), 160);
+        put_data(b, json_string_value(v));
     else if (json_is_integer(v))
         as_buf_printf(b, "%lld", (long long)json_integer_value(v));
     else if (json_is_real(v))
@@ -118,20 +132,32 @@ static const char *merchant_name(const json_t *o)
 
 static void search_line(as_buf *b, size_t n, const json_t *r)
 {
-    as_buf_printf(b, "\n%zu. %s | %s | %s", n, str(r, "sku"), str(r, "name"),
-                  str(r, "verification_status"));
+    as_buf_printf(b, "\n%zu. ", n);
+    put_word(b, str(r, "sku"));
+    as_buf_puts(b, " | ");
+    put_data(b, str(r, "name"));
+    as_buf_puts(b, " | ");
+    put_word(b, str(r, "verification_status"));
     const json_t *o = json_object_get(r, "best_offer");
     const json_t *cents = json_object_get(o, "price_cents");
-    if (json_is_integer(cents))
-        as_buf_printf(b, " | %lld.%02lld EUR by %s | %s | offer %s | score %lld",
-                      (long long)json_integer_value(cents) / 100,
-                      (long long)json_integer_value(cents) % 100, str(o, "delivery_by"),
-                      merchant_name(o), str(o, "offer_id"),
+    if (json_is_integer(cents)) {
+        as_buf_printf(b, " | %lld.%02lld EUR by ", (long long)json_integer_value(cents) / 100,
+                      (long long)json_integer_value(cents) % 100);
+        put_word(b, str(o, "delivery_by"));
+        as_buf_puts(b, " | ");
+        put_data(b, merchant_name(o));
+        as_buf_puts(b, " | offer ");
+        put_word(b, str(o, "offer_id"));
+        as_buf_printf(b, " | score %lld",
                       (long long)json_integer_value(json_object_get(o, "score")));
-    else
+    } else {
         as_buf_puts(b, " | no offer to buy");
+    }
     if (json_is_false(json_object_get(r, "matched_all_words"))) as_buf_puts(b, " | not every word");
-    if (json_object_get(r, "fit_status")) as_buf_printf(b, " | %s", str(r, "fit_status"));
+    if (json_object_get(r, "fit_status")) {
+        as_buf_puts(b, " | ");
+        put_word(b, str(r, "fit_status"));
+    }
 }
 
 static void search_text(as_buf *b, const json_t *body)
@@ -141,9 +167,9 @@ static void search_text(as_buf *b, const json_t *body)
     long long offset = json_integer_value(json_object_get(body, "offset"));
     size_t shown = json_array_size(results);
     if (json_is_object(q)) {
-        as_buf_puts(b, "Search \"");
-        put_cut(b, str(q, "text"), 200);
-        as_buf_puts(b, "\": ");
+        as_buf_puts(b, "Search ");
+        put_text(b, str(q, "text"), 200, true);
+        as_buf_puts(b, ": ");
     } else {
         as_buf_puts(b, "Search: ");
     }
@@ -152,23 +178,31 @@ static void search_text(as_buf *b, const json_t *body)
     if (shown) as_buf_printf(b, ", %lld to %lld shown", offset + 1, offset + (long long)shown);
     as_buf_printf(b, "; %lld excluded.",
                   (long long)json_integer_value(json_object_get(body, "excluded_count")));
-    if (json_is_string(json_object_get(body, "device")))
-        as_buf_printf(b, " Device: %s.", str(body, "device"));
+    if (json_is_string(json_object_get(body, "device"))) {
+        as_buf_puts(b, " Device: ");
+        put_word(b, str(body, "device"));
+        as_buf_puts(b, ".");
+    }
     const json_t *dropped = json_object_get(q, "dropped");
     size_t i;
     const json_t *v;
     if (json_array_size(dropped)) {
         as_buf_puts(b, " Words dropped (no product has them all):");
         json_array_foreach(dropped, i, v) if (json_is_string(v))
-            as_buf_printf(b, " %s", json_string_value(v));
+        {
+            as_buf_puts(b, " ");
+            put_word(b, json_string_value(v));
+        }
         as_buf_puts(b, ".");
     }
     json_array_foreach(results, i, v) search_line(b, offset + i + 1, v);
     const json_t *excluded = json_object_get(body, "excluded");
     json_array_foreach(excluded, i, v)
     {
-        as_buf_printf(b, "%s%s (", i ? "; " : "\nExcluded: ", str(v, "sku"));
-        put_cut(b, str(v, "reason"), 160);
+        as_buf_puts(b, i ? "; " : "\nExcluded: ");
+        put_word(b, str(v, "sku"));
+        as_buf_puts(b, " (");
+        put_word(b, str(v, "reason"));
         as_buf_puts(b, ")");
     }
 }
@@ -193,7 +227,9 @@ static void object_line(as_buf *b, const json_t *o)
     {
         const json_t *label = json_is_object(v) ? label_of(v) : v;
         if (!label) continue;
-        as_buf_printf(b, "%s%s: ", n++ ? ", " : "", k);
+        as_buf_puts(b, n++ ? ", " : "");
+        put_word(b, k); /* a name in evidence or in measured values is the feed's */
+        as_buf_puts(b, ": ");
         put_scalar(b, label);
     }
 }
@@ -223,7 +259,9 @@ static void facts_text(as_buf *b, const json_t *body)
     const json_t *v;
     json_object_foreach((json_t *)body, k, v)
     {
-        as_buf_printf(b, "%s%s: ", b->len ? "\n" : "", k);
+        as_buf_puts(b, b->len ? "\n" : "");
+        put_word(b, k);
+        as_buf_puts(b, ": ");
         if (!json_is_object(v)) {
             put_scalar(b, v);
             item_lines(b, "  ", v);
@@ -237,7 +275,9 @@ static void facts_text(as_buf *b, const json_t *body)
         json_object_foreach((json_t *)v, k2, v2)
         {
             if (!json_is_object(json_array_get(v2, 0))) continue;
-            as_buf_printf(b, "\n  %s:", k2);
+            as_buf_puts(b, "\n  ");
+            put_word(b, k2);
+            as_buf_puts(b, ":");
             item_lines(b, "    ", v2);
         }
     }
@@ -249,10 +289,15 @@ const char *as_mcp_summary(as_mem *m, const char *tool, int status, const json_t
     as_buf_init(&b, m);
     const char *code = json_string_value(json_object_get(body, "error"));
     if (status >= 400 && code) {
-        as_buf_printf(&b, "Error %d %s", status, code);
-        if (json_is_string(json_object_get(body, "field")))
-            as_buf_printf(&b, " (field %s)", str(body, "field"));
-        as_buf_printf(&b, ": %s", str(body, "message"));
+        as_buf_printf(&b, "Error %d ", status);
+        put_word(&b, code);
+        if (json_is_string(json_object_get(body, "field"))) {
+            as_buf_puts(&b, " (field ");
+            put_word(&b, str(body, "field"));
+            as_buf_puts(&b, ")");
+        }
+        as_buf_puts(&b, ": "); /* a message may quote what it refused */
+        put_text(&b, str(body, "message"), strlen(str(body, "message")), false);
         return as_buf_str(&b); /* the whole of it, but the docs link */
     } else if (strcmp(tool, "search_products") == 0 && status < 300) {
         search_text(&b, body); /* the compact result's every fact */

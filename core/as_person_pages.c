@@ -35,6 +35,24 @@ const char *as_html_escape(as_mem *m, const char *s)
     return as_buf_str(&b);
 }
 
+/* s without the characters as_text_hidden names: for a page's title, where
+ * no element can isolate a name (a bidi override would reorder the tab). */
+static const char *visible(as_mem *m, const char *s)
+{
+    as_buf b;
+    as_buf_init(&b, m);
+    size_t n = strlen(s);
+    for (size_t i = 0, k; i < n; i += k) {
+        uint32_t cp;
+        k = as_utf8_next(s + i, n - i, &cp);
+        if (!k)
+            k = 1; /* not UTF-8: left out */
+        else if (!as_text_hidden(cp))
+            as_buf_add(&b, s + i, k);
+    }
+    return as_buf_str(&b);
+}
+
 /* What the person's pages share: readable on a 375 px phone (long words
  * wrap) and every button and link at least 44 px high (WCAG 2.5.5). */
 #define PERSON_STYLE                                                                               \
@@ -91,12 +109,16 @@ const char *as_confirmation_page(as_mem *m, const as_confirmation *c, const as_o
                                                                : "Purchase not placed";
     as_buf b;
     as_buf_init(&b, m);
-    page_head(&b, as_printf(m, "%s: %s", heading, E(o->product_name)));
+    page_head(&b, as_printf(m, "%s: %s", heading, E(visible(m, o->product_name))));
     as_buf_printf(&b, "<h1>%s</h1>\n", heading);
     if (notice) as_buf_printf(&b, "<p role=\"status\"><strong>%s</strong></p>\n", E(notice));
+    /* the merchant's texts each isolated (<bdi>): a bidi override in a name,
+     * even one a database held before the feed refused it, cannot reorder
+     * the quantity, the merchant or the price around it */
     as_buf_printf(&b,
-                  "<p>%s</p>\n<dl>\n<dt>Item</dt><dd id=\"item\">%s (%s) &times; %lld, from "
-                  "%s</dd>\n<dt>Price</dt><dd id=\"price\">%s total, including VAT</dd>\n",
+                  "<p>%s</p>\n<dl>\n<dt>Item</dt><dd id=\"item\"><bdi id=\"item-name\">%s</bdi> "
+                  "(%s) &times; %lld, from <bdi id=\"item-merchant\">%s</bdi></dd>\n"
+                  "<dt>Price</dt><dd id=\"price\">%s total, including VAT</dd>\n",
                   pending ? "An agent asks to place this order for you. It waits for your "
                             "decision."
                           : "An agent asked to place this order for you.",
@@ -267,7 +289,8 @@ const char *as_return_label_page(as_mem *m, const as_return *r, const as_order *
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head><meta charset=\"utf-8\"><title>Return label "
         "%s</title></head>\n<body>\n<main>\n<h1>Return label</h1>\n<dl>\n<dt>Carrier</dt><dd "
         "id=\"carrier\">%s</dd>\n<dt>Tracking code</dt><dd id=\"tracking\">%s</dd>\n"
-        "<dt>Return to</dt><dd>%s</dd>\n<dt>Order</dt><dd>%s: %s &times; %lld</dd>\n"
+        "<dt>Return to</dt><dd><bdi>%s</bdi></dd>\n<dt>Order</dt><dd>%s: <bdi>%s</bdi> "
+        "&times; %lld</dd>\n"
         "<dt>Reason</dt><dd>%s</dd>\n</dl>\n<p>Print this page, attach it to the parcel and hand "
         "it to %s.</p>\n</main>\n</body>\n</html>\n",
         E(r->tracking_code), E(r->carrier), E(r->tracking_code), E(o->merchant_name), E(o->id),

@@ -8,12 +8,21 @@
 
 size_t as_utf8_seq(const char *str, size_t n)
 {
+    uint32_t cp;
+    return as_utf8_next(str, n, &cp);
+}
+
+size_t as_utf8_next(const char *str, size_t n, uint32_t *out)
+{
     const unsigned char *s = (const unsigned char *)str;
     unsigned c = s[0];
     size_t extra;
     uint32_t cp;
     if (c == 0) return 0;
-    if (c < 0x80) return 1;
+    if (c < 0x80) {
+        *out = c;
+        return 1;
+    }
     if ((c & 0xE0) == 0xC0) {
         extra = 1;
         cp = c & 0x1F;
@@ -34,6 +43,7 @@ size_t as_utf8_seq(const char *str, size_t n)
     if ((extra == 1 && cp < 0x80) || (extra == 2 && cp < 0x800) || (extra == 3 && cp < 0x10000) ||
         cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
         return 0;
+    *out = cp;
     return extra + 1;
 }
 
@@ -62,6 +72,94 @@ char *as_utf8_clean(as_mem *m, const char *s)
     char *d = as_alloc_raw(m, n + 1);
     as_utf8_repair(d, s, n);
     return d;
+}
+
+/* What text shown to people and agents must not hold (as_util.h), by range:
+ * the controls, the line separators, the bidirectional controls, the zero-width
+ * characters, then every other format character (Cf) and default-ignorable
+ * code point of Unicode 15 but the variation selectors U+FE00-U+FE0F (emoji). */
+static const struct {
+    uint32_t lo, hi;
+    const char *what;
+} hidden[] = {
+    {0x0000, 0x001F, "a control character"},
+    {0x007F, 0x009F, "a control character"},
+    {0x00AD, 0x00AD, "an invisible character (soft hyphen)"},
+    {0x034F, 0x034F, "an invisible character"},
+    {0x0600, 0x0605, "an invisible character"},
+    {0x061C, 0x061C, "a bidirectional control"},
+    {0x06DD, 0x06DD, "an invisible character"},
+    {0x070F, 0x070F, "an invisible character"},
+    {0x0890, 0x0891, "an invisible character"},
+    {0x08E2, 0x08E2, "an invisible character"},
+    {0x115F, 0x1160, "an invisible character"},
+    {0x17B4, 0x17B5, "an invisible character"},
+    {0x180B, 0x180F, "an invisible character"},
+    {0x200B, 0x200D, "a zero-width character"},
+    {0x200E, 0x200F, "a bidirectional control"},
+    {0x2028, 0x2029, "a line separator"},
+    {0x202A, 0x202E, "a bidirectional control"},
+    {0x2060, 0x2060, "a zero-width character"},
+    {0x2061, 0x2065, "an invisible character"},
+    {0x2066, 0x2069, "a bidirectional control"},
+    {0x206A, 0x206F, "an invisible character"},
+    {0x3164, 0x3164, "an invisible character"},
+    {0xFEFF, 0xFEFF, "a zero-width character"},
+    {0xFFA0, 0xFFA0, "an invisible character"},
+    {0xFFF0, 0xFFFB, "an invisible character"},
+    {0x110BD, 0x110BD, "an invisible character"},
+    {0x110CD, 0x110CD, "an invisible character"},
+    {0x13430, 0x1343F, "an invisible character"},
+    {0x1BCA0, 0x1BCA3, "an invisible character"},
+    {0x1D173, 0x1D17A, "an invisible character"},
+    {0xE0000, 0xE0FFF, "an invisible character (tag or variation selector)"},
+};
+
+const char *as_text_hidden(uint32_t cp)
+{
+    for (size_t i = 0; i < sizeof(hidden) / sizeof(hidden[0]) && cp >= hidden[i].lo; i++)
+        if (cp <= hidden[i].hi) return hidden[i].what;
+    return NULL;
+}
+
+static void put_u(as_buf *b, uint32_t u)
+{
+    as_buf_printf(b, "\\u%04x", (unsigned)u);
+}
+
+void as_text_escape_to(as_buf *b, const char *s, size_t n, bool quote)
+{
+    if (quote) as_buf_add(b, "\"", 1);
+    size_t i = 0, from = 0, k;
+    for (uint32_t cp; i < n; i += k) {
+        k = as_utf8_next(s + i, n - i, &cp);
+        bool q = quote && k == 1 && (s[i] == '"' || s[i] == '\\');
+        if (k && !q && !as_text_hidden(cp)) continue;
+        as_buf_add(b, s + from, i - from);
+        if (!k) {
+            as_buf_add(b, "?", 1); /* a byte that begins no character */
+            k = 1;
+        } else if (q) {
+            as_buf_add(b, "\\", 1);
+            as_buf_add(b, s + i, 1);
+        } else if (cp > 0xFFFF) { /* JSON's surrogate pair */
+            put_u(b, 0xD800 + ((cp - 0x10000) >> 10));
+            put_u(b, 0xDC00 + ((cp - 0x10000) & 0x3FF));
+        } else {
+            put_u(b, cp);
+        }
+        from = i + k;
+    }
+    as_buf_add(b, s + from, n - from);
+    if (quote) as_buf_add(b, "\"", 1);
+}
+
+char *as_text_escape(as_mem *m, const char *s)
+{
+    as_buf b;
+    as_buf_init(&b, m);
+    as_text_escape_to(&b, s, strlen(s), false);
+    return (char *)as_buf_str(&b);
 }
 
 size_t as_utf8_len(const char *s)

@@ -15,6 +15,8 @@ bool as_utf8_valid(const char *s, size_t n);
  * NUL, no overlong, no surrogate, nothing above U+10FFFF: jansson's rules);
  * 0 when none begins there. */
 size_t as_utf8_seq(const char *s, size_t n);
+/* The same, with the code point in *cp. */
+size_t as_utf8_next(const char *s, size_t n, uint32_t *cp);
 size_t as_utf8_len(const char *s);
 /* s[0..n) into out (n + 1 bytes, NUL-terminated) with each byte that begins
  * no valid UTF-8 sequence written '?': for text that quotes a client's bytes
@@ -23,6 +25,20 @@ size_t as_utf8_len(const char *s);
  * same on m. */
 void as_utf8_repair(char *out, const char *s, size_t n);
 char *as_utf8_clean(as_mem *m, const char *s);
+
+/* Text that reaches people and agents (names, descriptions, error messages)
+ * must not hold a character that changes what else is read or hides what
+ * it holds: what kind of such a character cp is ("a control character", "a
+ * bidirectional control", "a zero-width character", "a line separator", "an
+ * invisible character"), or NULL for a visible one, space, or a variation
+ * selector of U+FE00-U+FE0F. docs/catalogue.md "Text" lists them. */
+const char *as_text_hidden(uint32_t cp);
+/* s[0..n) with each such character as \u001b (a surrogate pair above
+ * U+FFFF) and each byte that begins no UTF-8 character as '?': quote, a JSON
+ * string, in quotes with '"' and '\' escaped too. Feed values quoted in an
+ * error, MCP's summaries: nothing in them moves a terminal or starts a line. */
+void as_text_escape_to(as_buf *b, const char *s, size_t n, bool quote);
+char *as_text_escape(as_mem *m, const char *s);
 
 /* Dates are days since 1970-01-01 (UTC); times are Unix seconds. */
 bool as_date_parse(const char *s, int64_t *days);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "as_db_feed.h"
+#include "as_util.h"
 
 /* Every problem, one line each on stderr, then how many: a file is fixed
  * in one pass, not one error at a time. */
@@ -58,7 +59,9 @@ static int import(const opts *o, apr_pool_t *p)
     if (in != stdin) fclose(in);
     as_db_close(&db);
     if (rv == APR_EINVAL) return report(name, &probs);
-    if (rv != APR_SUCCESS) return die("catalogue import: %s; nothing was written%s", err, NULL);
+    /* a database's message may quote a value of the file */
+    if (rv != APR_SUCCESS)
+        return die("catalogue import: %s; nothing was written%s", as_text_escape(&m, err), NULL);
     return print_json(summary);
 }
 
@@ -133,6 +136,6 @@ int ctl_demo_load(const opts *o, as_db *db, FILE *in, json_t **summary)
     apr_status_t rv = as_feed_import(db, in, name, 0, 1, &probs, summary, &err);
     if (rv == APR_EINVAL) return report(name, &probs);
     if (rv != APR_SUCCESS)
-        return die("loading the demo catalogue from %s failed: %s", name, err);
+        return die("loading the demo catalogue from %s failed: %s", name, as_text_escape(&m, err));
     return 0;
 }

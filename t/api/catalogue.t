@@ -124,6 +124,48 @@ like($err, qr/18 problems in .*; nothing was written/, '... counted, and nothing
 is_deeply([ map { $_->[0] } sql("SELECT (SELECT COUNT(*) FROM merchants) || ' ' || (SELECT COUNT(*) FROM products) || ' ' || (SELECT COUNT(*) FROM offers) || ' ' || (SELECT SUM(stock) FROM offers)") ],
           \@counts, '... the database as it was');
 
+# ---- hostile text: each kind of character in each text field, URLs that are
+# not https, evidence too large; refused with the field and the character
+# named, and nothing of the feed's raw controls on the operator's terminal ----
+$node = `cd '$top/t/js' && node feed-schema.mjs '$schema' --invalid '$top/t/fixtures/feed-hostile.jsonl' 2>&1`;
+is($?, 0, 'each record of t/fixtures/feed-hostile.jsonl fails the schema too') or diag $node;
+($rc, $s, $err) = import_file("$top/t/fixtures/feed-hostile.jsonl");
+is($rc, 1, 'a feed of hostile text: exit 1');
+my @hostile = (
+    [ 1, 'name', 'U\+202E, a bidirectional control', 'a right-to-left override in a merchant\'s name' ],
+    [ 2, 'city', 'U\+001B, a control character', 'ESC in a city' ],
+    [ 3, 'name', 'U\+007F, a control character', 'DEL' ],
+    [ 4, 'name', 'U\+200B, a zero-width character', 'a zero-width space in a device\'s name' ],
+    [ 5, 'aliases\[1\]', 'U\+2066, a bidirectional control', 'an isolate in an alias' ],
+    [ 6, 'kind', 'U\+0085, a control character', 'a C1 control' ],
+    [ 7, 'name', 'U\+000A, a control character.*only a description has line breaks', 'a newline in a product\'s name' ],
+    [ 8, 'brand', 'U\+FEFF, a zero-width character', 'a byte order mark in a brand' ],
+    [ 9, 'description', 'U\+000D, a control character.*a line break is \\\\n alone', 'CR in a description' ],
+    [ 10, 'description', 'U\+2069, a bidirectional control', 'a bidi control in a description' ],
+    [ 11, 'image_urls\[0\]', 'must be an https:// URL', 'a javascript: image' ],
+    [ 12, 'image_urls\[0\]', 'must be an https:// URL', 'an http: image' ],
+    [ 13, 'image_urls\[0\]', 'must be an https:// URL', 'a data: image' ],
+    [ 14, 'source\.url', 'must be an https:// URL', 'an http: source' ],
+    [ 15, 'specs\[0\]\.label', 'U\+0007, a control character', 'BEL in a specification\'s label' ],
+    [ 16, 'specs\[0\]\.claimed', 'U\+200E, a bidirectional control', 'a mark in a claimed value' ],
+    [ 17, 'price_label', 'U\+200D, a zero-width character', 'a zero-width joiner in a price label' ],
+    [ 18, 'lab', 'U\+061C, a bidirectional control', 'the Arabic letter mark in a lab' ],
+    [ 19, 'evidence', 'at most 16 objects', '17 evidence items' ],
+    [ 20, 'evidence\[0\]', 'at most 1024', 'an evidence item of 1.1 KB' ],
+);
+for my $h (@hostile) {
+    my ($n, $field, $why, $what) = @$h;
+    like($err, qr/feed-hostile\.jsonl:$n: $field: .*$why/, "... $what: refused, the field named");
+}
+ok($err !~ /[\x00-\x08\x0b-\x1f\x7f]|\xc2[\x80-\x9f]/, '... and no raw control character in the error output (an ESC would drive the terminal)')
+    or diag join "\n", grep { /[\x00-\x08\x0b-\x1f\x7f]/ } split /\n/, $err;
+like($err, qr/feed-hostile\.jsonl:21: \\u001b\]0;owned\\u0007\\u001b\[2J: is not a field of this record/,
+     '... a field named with ESC and BEL: shown escaped');
+like($err, qr/feed-hostile\.jsonl:22: id: must be .*not "m-\\u001b\[2J\\u001b\]0;owned\\u0007"/,
+     '... a merchant id with ESC quoted in the reason: escaped');
+is_deeply([ map { $_->[0] } sql("SELECT (SELECT COUNT(*) FROM merchants) || ' ' || (SELECT COUNT(*) FROM products) || ' ' || (SELECT COUNT(*) FROM offers) || ' ' || (SELECT SUM(stock) FROM offers)") ],
+          \@counts, '... nothing written');
+
 ($rc, $s, $err) = import_file("$top/t/fixtures/feed-refs.jsonl");
 is($rc, 1, 'records that contradict each other or the database: exit 1');
 like($err, qr/:1: sku: product ZZ-NOPE is neither in this file nor sold/, '... an offer of an unknown product');

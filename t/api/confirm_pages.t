@@ -128,6 +128,29 @@ like($html, qr{<dt>Delivery</dt><dd>by <time id="delivery" datetime="\Q$delivery
 unlike(text_of($html), qr/\d{4}-\d\d-\d\dT\d\d:\d\d/, '... and no raw timestamp in the text a person reads');
 like($html, qr/button\{[^}]*min-height:44px/, '... buttons styled at least 44 px high');
 
+# ---- a name that would reorder the line: isolated ----
+# A right-to-left override in a product's name (written straight into the
+# database, as one older than the feed's rules may hold it) would make the
+# rest of the item's line, quantity and merchant, read backwards: the name is
+# in an element of its own, <bdi>, and so is the merchant's; the title, where
+# no element can isolate, shows the name without it.
+{
+    my ($old) = map { $_->[0] } sql("SELECT name FROM products WHERE sku = '$p->{sku}'");
+    (my $q_old = $old) =~ s/'/''/g;
+    sql_write("UPDATE products SET name = 'Toner \xe2\x80\xae 01 x srewop' WHERE sku = '$p->{sku}'");
+    my ($path2, $token2) = pending_order();
+    my ($res2) = api('GET', "$path2?token=$token2", [ Accept => $BROWSER ]);
+    my $page = $res2->content;
+    utf8::decode($page);
+    sql_write("UPDATE products SET name = '$q_old' WHERE sku = '$p->{sku}'");
+    like($page, qr{<dd id="item"><bdi id="item-name">Toner \x{202E} 01 x srewop</bdi> \(\Q$p->{sku}\E\) &times; 1, from <bdi id="item-merchant">[^<>\x{202A}-\x{202E}\x{2066}-\x{2069}]+</bdi></dd>},
+         'a product name with a bidi override: isolated in its own <bdi> on the item\'s line, the merchant too')
+      or diag(($page =~ m{(<dd id="item">.*?</dd>)}s)[0] // substr($page, 0, 600));
+    my ($title) = $page =~ m{<title>(.*?)</title>}s;
+    like($title // '', qr/^Approve a purchase: Toner\s+01 x srewop$/, '... and the title shows the name without the override')
+      or diag $title;
+}
+
 # ---- a cut-off, changed or wrong link ----
 my ($id) = $path =~ m{/confirmations/(.+)$};
 my @bad = (

@@ -150,9 +150,9 @@ my @v11 = ('MCP-Protocol-Version' => '2025-11-25');
 {
     my (undef, $r) = tool('get_product', { sku => $p->{sku} }, @v11);
     my $text = $r->{content}[0]{text} // '';
-    like($text, qr/^sku: \Q$p->{sku}\E\n(.*\n)?name: /, 'get_product to a 2025-11-25 client: a summary of its facts');
+    like($text, qr/^sku: "\Q$p->{sku}\E"\n(.*\n)?name: "/, 'get_product to a 2025-11-25 client: a summary of its facts');
     my $best = $r->{structuredContent}{offers}{ranked}[0];
-    like($text, qr/\n  ranked:\n    - offer_id: \Q$best->{offer_id}\E, .*price_cents: \Q$best->{price_cents}\E/,
+    like($text, qr/\n  ranked:\n    - offer_id: "\Q$best->{offer_id}\E", .*price_cents: \Q$best->{price_cents}\E/,
          '... its offers one a line, with their ids and prices') if $best;
     ok(length $text < length $JSON->encode($r->{structuredContent} // {}), '... shorter than the data');
 }

@@ -319,6 +319,54 @@ static void test_utf8_len(void **state)
     ROWS_DONE();
 }
 
+/* What must not reach a person or an agent unseen: each kind found, the
+ * characters around it left alone; escaped as JSON would, so nothing moves
+ * a terminal, reorders a line or starts one. */
+static void test_text_hidden(void **state)
+{
+    (void)state;
+    as_arena *a = as_arena_create();
+    as_mem m = as_arena_mem(a);
+    const struct {
+        const char *s, *plain, *quoted;
+    } rows[] = {
+        {"plain \xC3\xBC \xE2\x80\x93 \xC3\x97", "plain \xC3\xBC \xE2\x80\x93 \xC3\x97",
+         "\"plain \xC3\xBC \xE2\x80\x93 \xC3\x97\""},
+        {"a\x1b[31mb", "a\\u001b[31mb", "\"a\\u001b[31mb\""},
+        {"x\nSYSTEM: y\r", "x\\u000aSYSTEM: y\\u000d", "\"x\\u000aSYSTEM: y\\u000d\""},
+        {"\x7f\xC2\x85", "\\u007f\\u0085", "\"\\u007f\\u0085\""},
+        {"ab\xE2\x80\xAE"
+         "cd",
+         "ab\\u202ecd", "\"ab\\u202ecd\""},
+        {"\xE2\x81\xA6\xE2\x81\xA9\xD8\x9C\xE2\x80\x8E", "\\u2066\\u2069\\u061c\\u200e",
+         "\"\\u2066\\u2069\\u061c\\u200e\""},
+        {"z\xE2\x80\x8B\xE2\x80\x8D\xE2\x81\xA0\xEF\xBB\xBF", "z\\u200b\\u200d\\u2060\\ufeff",
+         "\"z\\u200b\\u200d\\u2060\\ufeff\""},
+        {"\xE2\x80\xA8", "\\u2028", "\"\\u2028\""},
+        {"t\xF3\xA0\x81\x81", "t\\udb40\\udc41", "\"t\\udb40\\udc41\""}, /* U+E0041, a tag */
+        {"say \"hi\" \\", "say \"hi\" \\", "\"say \\\"hi\\\" \\\\\""},
+        {"\xE2\x9D\xA4\xEF\xB8\x8F", "\xE2\x9D\xA4\xEF\xB8\x8F", "\"\xE2\x9D\xA4\xEF\xB8\x8F\""},
+        {"bad\xFF", "bad?", "\"bad?\""},
+    };
+    ROWS_BEGIN;
+    for (size_t i = 0; i < N_ROWS(rows); i++) {
+        CHECK_STR(rows[i].plain, as_text_escape(&m, rows[i].s), rows[i].plain);
+        as_buf b;
+        as_buf_init(&b, &m);
+        as_text_escape_to(&b, rows[i].s, strlen(rows[i].s), true);
+        CHECK_STR(rows[i].quoted, as_buf_str(&b), rows[i].quoted);
+    }
+    CHECK_STR("ESC", as_text_hidden(0x1b), "a control character");
+    CHECK_STR("RLO", as_text_hidden(0x202e), "a bidirectional control");
+    CHECK_STR("ZWJ", as_text_hidden(0x200d), "a zero-width character");
+    CHECK("tab is a control", as_text_hidden('\t') != NULL);
+    CHECK("space is not", as_text_hidden(' ') == NULL);
+    CHECK("VS16 is not", as_text_hidden(0xFE0F) == NULL);
+    CHECK("U+FFFC is not", as_text_hidden(0xFFFC) == NULL);
+    ROWS_DONE();
+    as_arena_destroy(a);
+}
+
 typedef struct int_row {
     const char *s;
     int64_t min, max;
@@ -697,16 +745,26 @@ static void test_accept_html(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        UNIT_TEST(test_siphash24),          UNIT_TEST(test_scratch),
-        UNIT_TEST(test_date_parse),         UNIT_TEST(test_date_format),
-        UNIT_TEST(test_time_format),        UNIT_TEST(test_time_parse_invalid),
-        UNIT_TEST(test_eur_format),         UNIT_TEST(test_eur_parse),
-        UNIT_TEST(test_utf8_valid),         UNIT_TEST(test_utf8_len),
-        UNIT_TEST(test_int_parse),          UNIT_TEST(test_int_parse_limits),
-        UNIT_TEST(test_pct_decode_segment), UNIT_TEST(test_round),
-        UNIT_TEST(test_fixed_text),         UNIT_TEST(test_round_half),
+        UNIT_TEST(test_siphash24),
+        UNIT_TEST(test_scratch),
+        UNIT_TEST(test_date_parse),
+        UNIT_TEST(test_date_format),
+        UNIT_TEST(test_time_format),
+        UNIT_TEST(test_time_parse_invalid),
+        UNIT_TEST(test_eur_format),
+        UNIT_TEST(test_eur_parse),
+        UNIT_TEST(test_utf8_valid),
+        UNIT_TEST(test_utf8_len),
+        UNIT_TEST(test_text_hidden),
+        UNIT_TEST(test_int_parse),
+        UNIT_TEST(test_int_parse_limits),
+        UNIT_TEST(test_pct_decode_segment),
+        UNIT_TEST(test_round),
+        UNIT_TEST(test_fixed_text),
+        UNIT_TEST(test_round_half),
         UNIT_TEST(test_time_human),
-        UNIT_TEST(test_time_relative),      UNIT_TEST(test_accept_html),
+        UNIT_TEST(test_time_relative),
+        UNIT_TEST(test_accept_html),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
