@@ -105,7 +105,7 @@ static size_t cbor_item_size(const unsigned char *p, size_t n)
             at += (size_t)v;
             continue;
         }
-        if (major < 4 || major > 6) continue; /* a number or a simple value */
+        if (major < 4 || major > 6) continue;   /* a number or a simple value */
         if (major != 6 && v > n - at) return 0; /* each item takes a byte at least */
         uint64_t items = major == 6 ? 1 : major == 5 ? 2 * v : v;
         if (items > n - at) return 0;

@@ -127,7 +127,7 @@ int as_db_spent_stale(as_db *db);
  * one row of schema_version. A database with our tables but no schema_version
  * is version 1 (the layout before versions). Raise it with a migration step in
  * as_db.c (docs/storage.md, "Schema versions"). */
-#define AS_SCHEMA_VERSION 7
+#define AS_SCHEMA_VERSION 8
 
 /* The version of the connected database: 0 when it has none of our tables (a
  * new database), else as above. */

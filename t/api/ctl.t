@@ -180,13 +180,13 @@ cmp_ok(sqlite($v2, "SELECT COUNT(*) FROM product_fts WHERE product_fts MATCH 'dy
 is(scalar(grep { length($v2_rows->{$_} // '') } @tables), scalar(@tables), '... and rows in every table')
   or diag join ' ', grep { !length($v2_rows->{$_} // '') } @tables;
 ($rc, $out, $err) = run_ctl({}, $ctl, '--params', $v2, 'order', 'ship', 'ord_v2_1');
-ok($rc != 0 && $err =~ /schema version 2, this agentshopctl works with version 7; agentshopctl init migrates it/,
+ok($rc != 0 && $err =~ /schema version 2, this agentshopctl works with version 8; agentshopctl init migrates it/,
    'a command on version 2 points at init') or diag $err;
 ($rc, $out, $err) = run_ctl({}, $ctl, '--params', $v2, 'init');
 is($rc, 0, 'init migrates it') or diag $err;
 $m = $json->decode($out);
-is_deeply($m->{schema}, { from => 2, to => 7, action => 'migrated' }, '... from 2 to 7');
-is(sqlite($v2, 'SELECT version FROM schema_version'), 7, '... recording version 7');
+is_deeply($m->{schema}, { from => 2, to => 8, action => 'migrated' }, '... from 2 to 8');
+is(sqlite($v2, 'SELECT version FROM schema_version'), 8, '... recording version 8');
 is(sqlite($v2, 'SELECT (SELECT COUNT(*) FROM products WHERE withdrawn_at IS NOT NULL) + (SELECT COUNT(*) FROM offers '
                . 'WHERE withdrawn_at IS NOT NULL) + (SELECT COUNT(*) FROM merchants WHERE withdrawn_at IS NOT NULL)'), 0,
    '... nothing withdrawn (version 7: every product, offer and merchant still sold)');
@@ -213,6 +213,23 @@ is(layout($v2), layout($fresh), '... nor the layout');
 ($rc, $out, $err) = run_ctl({}, $ctl, '--params', $v2, 'order', 'ship', 'ord_v2_1');
 is($rc, 0, 'its orders move on') or diag $err;
 is(sqlite($v2, "SELECT status FROM orders WHERE id = 'ord_v2_1'"), 'shipped', '... ord_v2_1 shipped');
+
+# Version 7 kept a challenge for every look at a link: several of one
+# confirmation may expire in the same second. Version 8 keeps one of each such
+# group, so that (subject, purpose, expiry) can be unique.
+my $v7 = "$dir/v7.db";
+system('cp', $fresh, $v7) == 0 or die "cp: $!";
+sqlite($v7, 'DROP INDEX webauthn_challenges_slot');
+sqlite($v7, "INSERT INTO webauthn_challenges (challenge, purpose, subject_id, expires_at) VALUES "
+          . "('c1', 'approve', 'conf_a', 2000000000), ('c2', 'approve', 'conf_a', 2000000000), "
+          . "('c3', 'approve', 'conf_a', 2000000300), ('c4', 'enrol', 'enr_a', 2000000000)");
+sqlite($v7, 'UPDATE schema_version SET version = 7');
+($rc, $out, $err) = run_ctl({}, $ctl, '--params', $v7, 'init');
+is($rc, 0, 'init migrates a version 7 database with challenges of the same expiry') or diag $err;
+is_deeply($json->decode($out)->{schema}, { from => 7, to => 8, action => 'migrated' }, '... from 7 to 8');
+is(sqlite($v7, "SELECT group_concat(challenge, ' ') FROM (SELECT challenge FROM webauthn_challenges ORDER BY 1)"),
+   'c1 c3 c4', '... keeping one challenge of each subject and expiry');
+is(layout($v7), layout($fresh), '... in the layout of a new database (the unique index made)');
 
 # A failure halfway leaves the database as it was: a view of the user's on a
 # column that version 3 drops stops the step after it dropped other things.

@@ -35,9 +35,9 @@ my $init = do {
     local $/;
     JSON::PP->new->decode(<$fh>);
 };
-is_deeply($init->{schema}, { from => 2, to => 7, action => 'migrated' },
-          'agentshopctl init migrated the database from version 2 to 7');
-is(one('SELECT version FROM schema_version'), 7, '... and recorded it');
+is_deeply($init->{schema}, { from => 2, to => 8, action => 'migrated' },
+          'agentshopctl init migrated the database from version 2 to 8');
+is(one('SELECT version FROM schema_version'), 8, '... and recorded it');
 is(one(is_pg() ? "SELECT COUNT(*) FROM information_schema.columns WHERE table_name = "
                 . "'product_versions' AND column_name = 'seq'"
               : "SELECT COUNT(*) FROM pragma_table_info('product_versions') WHERE name = 'seq'"),

@@ -76,6 +76,9 @@ enum {
     /* Idempotency-Key records past their time (core/as_idem.c) */
     FAKE_OP_IDEM_FORGET,
     FAKE_OP_IDEM_TAKEOVER,
+    /* a page's challenge reused, expired ones pruned (core/as_passkeys.c) */
+    FAKE_OP_CHALLENGE_LIVE,
+    FAKE_OP_CHALLENGES_PRUNE,
     FAKE_OP_N
 };
 

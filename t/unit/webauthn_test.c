@@ -91,8 +91,9 @@ static cbor_item_t *cose_of(const authn *a, int64_t alg_claimed, const rsa_e *e_
         put(map, cose_int(1), cose_int(3));
         put(map, cose_int(3), cose_int(alg_claimed));
         put(map, cose_int(-1), cbor_build_bytestring(nb, (size_t)nl));
-        put(map, cose_int(-2), e_as->b ? cbor_build_bytestring(e_as->b, e_as->n)
-                                       : cbor_build_bytestring(eb, (size_t)el));
+        put(map, cose_int(-2),
+            e_as->b ? cbor_build_bytestring(e_as->b, e_as->n)
+                    : cbor_build_bytestring(eb, (size_t)el));
         BN_free(n);
         BN_free(e);
     } else {
@@ -114,8 +115,8 @@ typedef struct shape {
     const char *challenge, *origin;
     bool cross_origin;
     int64_t alg_claimed; /* 0: the key's */
-    const char *after;   /* bytes after the COSE key (after_n of them) */
-    size_t after_n;
+    const char *after;   /* bytes after the COSE key */
+    size_t after_n;      /* how many */
     rsa_e e;             /* an RSA key's exponent; unset: the key's own */
 } shape;
 
@@ -382,8 +383,10 @@ static void test_rsa_e1_forgery(void **state)
     unsigned char *der = NULL;
     int der_n = i2d_PUBKEY(weak, &der);
     assert_true(der_n > 0);
-    as_passkey key = {as_b64url_encode(m, a.cred, sizeof(a.cred)), "u1", AS_COSE_RS256,
-                      as_b64url_encode(m, der, (size_t)der_n), 0, 0};
+    as_passkey key = {.id = as_b64url_encode(m, a.cred, sizeof(a.cred)),
+                      .user_id = "u1",
+                      .alg = AS_COSE_RS256,
+                      .public_key = as_b64url_encode(m, der, (size_t)der_n)};
     /* the assertion the agent makes up: EM = 00 01 FF.. 00 DigestInfo(SHA-256(msg)) */
     shape plain = {0};
     const char *cd = client_data(m, &plain, "webauthn.get");
