@@ -24,7 +24,7 @@ out=$($ctl --driver pgsql --params "$conn" init)
 check "init migrates it" test $? -eq 0
 check "... from version 1" grep -q '"from": 1' <<<"$out"
 check "... saying so" grep -q '"action": "migrated"' <<<"$out"
-check "... recording the version" test "$(psql_ -c 'SELECT version FROM schema_version')" = 7
+check "... recording the version" test "$(psql_ -c 'SELECT version FROM schema_version')" = 8
 check "... keeping the orders" \
     test "$(psql_ -c "SELECT string_agg(id || ':' || status, ' ' ORDER BY id) FROM orders")" = \
     "ord_old1:placed ord_old2:delivered"
@@ -89,11 +89,11 @@ check "... and rows in every table" \
     test "$(grep -c ' [1-9][0-9]* [0-9a-f]\{32\}$' <<<"$before")" = "$(wc -w <<<"$tables")"
 err=$(ctl_on v2 mandate list 2>&1 >/dev/null)
 check "a command on version 2 points at init" \
-    grep -q "schema version 2, this agentshopctl works with version 7; agentshopctl init migrates" <<<"$err"
+    grep -q "schema version 2, this agentshopctl works with version 8; agentshopctl init migrates" <<<"$err"
 out=$(ctl_on v2 init)
 check "init migrates it" test $? -eq 0
-check "... from 2 to 7" grep -qz '"from": 2,.*"to": 7,.*"action": "migrated"' <<<"$out"
-check "... recording version 7" test "$(on v2 -c 'SELECT version FROM schema_version')" = 7
+check "... from 2 to 8" grep -qz '"from": 2,.*"to": 8,.*"action": "migrated"' <<<"$out"
+check "... recording version 8" test "$(on v2 -c 'SELECT version FROM schema_version')" = 8
 check "... keeping every row of every table" test "$(rows v2)" = "$before"
 check "... in the layout of a new database" test "$(layout v2)" = "$(layout fresh)"
 check "(as the version-1 database migrated above)" test "$(layout old)" = "$(layout fresh)"
