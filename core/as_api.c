@@ -364,6 +364,7 @@ void as_handle(as_ctx *ctx, const as_request *req, as_response *resp)
     if (ctx->sweep) {
         ctx->sweep = false;          /* once, also when MCP calls back in */
         (void)as_sweep_expired(ctx); /* a failure is logged; the request goes on */
+        (void)as_sweep_challenges(ctx);
     }
     const route *r = dispatch(ctx, req, resp);
     if (r) conventions(ctx, req, r, resp);

@@ -75,7 +75,8 @@ typedef struct as_ctx {
     as_search_index *index;
     /* Set by the glue at most once a second per process: before the request,
      * as_handle expires every order whose confirmation ran out (whoever asks),
-     * giving back its budget and stock. */
+     * giving back its budget and stock, and deletes WebAuthn challenges that
+     * expired (as_sweep_challenges). */
     bool sweep;
     /* AgentShopConfirmationNotify: one JSON line (no newline) per confirmation
      * created, after its commit; NULL: nobody is told. */

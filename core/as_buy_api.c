@@ -740,7 +740,7 @@ void as_api_confirmation_decide(as_ctx *ctx, const as_request *req, const char *
     const char *notice = NULL;
     as_approval_ui ui = {0}, *page_ui = NULL;
     if (!ctx->cfg->approval_link && strcmp(cc.c.status, "pending") == 0) {
-        /* the page is shown again: with a fresh challenge */
+        /* the page is shown again, with its challenge (a refused one is not used up) */
         json_t *offer = as_approval_offer(ctx, req, &cc.c, &ui);
         if (!offer) {
             as_respond_storage_failed(resp);

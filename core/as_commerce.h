@@ -86,6 +86,12 @@ typedef struct as_enrolment {
     int64_t created_at, expires_at, used_at; /* used_at 0: not used */
 } as_enrolment;
 
+/* A WebAuthn challenge a page offers (32 random bytes, base64url). */
+typedef struct as_challenge {
+    const char *challenge;
+    int64_t expires_at;
+} as_challenge;
+
 typedef struct as_idem {
     const char *request_hash, *state, *response;
     int status;

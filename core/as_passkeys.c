@@ -8,7 +8,11 @@
 #include "as_util.h"
 #include "as_webauthn.h"
 
-#define CHALLENGE_TTL 600 /* seconds a page's challenge may be answered in */
+/* A page's challenge expires on a whole step, one to two steps after it is
+ * issued: the schema keeps one per subject and expiry, so a confirmation or an
+ * enrolment has at most two live ones however often its link is looked at. */
+#define CHALLENGE_STEP 300
+#define CHALLENGES_PRUNED 500 /* at most per sweep */
 
 static const char *base_of(const as_request *req)
 {
@@ -45,6 +49,35 @@ static const char *challenge_in(as_mem *m, const char *client_data)
     const char *out = c && strlen(c) <= 200 ? as_strdup(m, c) : NULL;
     json_decref(cd);
     return out;
+}
+
+/* The challenge a page for subject offers now: the unused one that expires
+ * last while it has as long as a new one would, else a new one. A look at a
+ * link thus writes at most once per step. AS_ENOTFOUND: none can be issued
+ * (the step's one was used). */
+static int challenge_for(as_ctx *ctx, const char *purpose, const char *subject, as_challenge *out)
+{
+    const as_store *s = ctx->store;
+    int64_t slot = (ctx->now / CHALLENGE_STEP + 2) * CHALLENGE_STEP;
+    int rc = as_store_challenge_live(s, ctx->mem, purpose, subject, ctx->now, out);
+    if (rc != AS_ENOTFOUND && (rc != AS_OK || out->expires_at >= slot)) return rc;
+    const char *fresh = as_random_b64url(ctx->mem, 32);
+    rc = as_store_challenge_insert(s, fresh, purpose, subject, slot);
+    if (rc == AS_OK) *out = (as_challenge){fresh, slot};
+    /* AS_ECONFLICT: another look issued the step's one first, or it was used */
+    return rc == AS_ECONFLICT
+               ? as_store_challenge_live(s, ctx->mem, purpose, subject, ctx->now, out)
+               : rc;
+}
+
+int as_sweep_challenges(as_ctx *ctx)
+{
+    int n = 0;
+    if (as_store_challenges_prune(ctx->store, ctx->now, CHALLENGES_PRUNED, &n) != AS_OK) {
+        as_log(ctx, AS_LOG_ERR, "passkeys: pruning expired challenges failed");
+        return -1;
+    }
+    return n;
 }
 
 /* JSON for a <script type="application/json"> block: every '<' (only ever
@@ -91,12 +124,16 @@ json_t *as_approval_offer(as_ctx *ctx, const as_request *req, const as_confirmat
                                         "This purchase is %s: there is nothing left to "
                                         "approve.",
                                         c->status));
-    const char *challenge = as_random_b64url(ctx->mem, 32);
-    if (as_store_challenge_insert(s, challenge, "approve", c->id, ctx->now + CHALLENGE_TTL) !=
-        AS_OK)
-        return NULL;
+    as_challenge ch;
+    int rc = challenge_for(ctx, "approve", c->id, &ch);
+    if (rc == AS_ENOTFOUND) {
+        ui->problem = "This purchase's passkey challenge was used already: reload the page in a "
+                      "few minutes.";
+        return as_view_approval_unavailable(true, ui->problem);
+    }
+    if (rc != AS_OK) return NULL;
     json_t *pk =
-        as_view_assertion_options(challenge, rp->id, keys, n, (int64_t)CHALLENGE_TTL * 1000);
+        as_view_assertion_options(ch.challenge, rp->id, keys, n, (ch.expires_at - ctx->now) * 1000);
     ui->options = script_json(ctx->mem, pk);
     return as_view_approval_passkey(pk);
 }
@@ -192,9 +229,8 @@ void as_api_enrol_get(as_ctx *ctx, const as_request *req, const char *id, const 
     const as_webauthn_rp *rp = rp_of(ctx, req, &problem);
     json_t *o = NULL;
     if (rp) {
-        const char *challenge = as_random_b64url(m, 32);
-        if (as_store_challenge_insert(s, challenge, "enrol", e.id, ctx->now + CHALLENGE_TTL) !=
-            AS_OK) {
+        as_challenge ch;
+        if (challenge_for(ctx, "enrol", e.id, &ch) != AS_OK) {
             as_respond_storage_failed(resp);
             return;
         }
@@ -204,9 +240,9 @@ void as_api_enrol_get(as_ctx *ctx, const as_request *req, const char *id, const 
             as_respond_storage_failed(resp);
             return;
         }
-        o = as_view_enrol_options(m, challenge, rp->id, &e, keys, n,
+        o = as_view_enrol_options(m, ch.challenge, rp->id, &e, keys, n,
                                   as_printf(m, "%s/enrol/%s", base_of(req), e.id), v[0].str,
-                                  (int64_t)CHALLENGE_TTL * 1000);
+                                  (ch.expires_at - ctx->now) * 1000);
     }
     if (wants_html(req)) {
         const char *options = script_json(m, o);

@@ -10,9 +10,10 @@
 #include "as_person_pages.h"
 #include "as_validate.h"
 
-/* For a pending confirmation: under the passkey policy a fresh challenge for
- * it (10 minutes, single use) and the user's credentials, as the JSON view's
- * `approval` object and *ui for the page. NULL when storage failed. */
+/* For a pending confirmation: under the passkey policy a challenge for it
+ * (single use, 5 to 10 minutes left; the same one for every look within 5
+ * minutes) and the user's credentials, as the JSON view's `approval` object
+ * and *ui for the page. NULL when storage failed. */
 json_t *as_approval_offer(as_ctx *ctx, const as_request *req, const as_confirmation *c,
                           as_approval_ui *ui);
 
@@ -32,6 +33,10 @@ const char *as_approval_verify(as_ctx *ctx, const as_request *req, const as_conf
 void as_api_enrol_get(as_ctx *ctx, const as_request *req, const char *id, const as_query *q,
                       as_response *resp);
 void as_api_enrol_post(as_ctx *ctx, const as_request *req, const char *id, as_response *resp);
+/* The sweep: challenges that expired deleted, a bounded number at a time (as
+ * as_handle sweeps expired confirmations). How many, or -1 (logged). */
+int as_sweep_challenges(as_ctx *ctx);
+
 /* The pages' script (registration and approval ceremonies). */
 void as_api_webauthn_js(as_response *resp);
 

@@ -277,12 +277,21 @@ typedef struct as_store_buy_ops {
     int (*enrolment_get)(void *h, as_mem *m, const char *id, as_enrolment *out);
     /* AS_ECONFLICT when used already or expired at `now`. */
     int (*enrolment_use)(void *h, const char *id, int64_t now);
+    /* AS_ECONFLICT when the subject has a challenge for this purpose with
+     * this very expires_at already (the schema keeps them unique). */
     int (*challenge_insert)(void *h, const char *challenge, const char *purpose,
                             const char *subject_id, int64_t expires_at);
+    /* The subject's unused challenge for the purpose that expires last, if it
+     * expires after `now`; AS_ENOTFOUND when there is none. */
+    int (*challenge_live)(void *h, as_mem *m, const char *purpose, const char *subject_id,
+                          int64_t now, as_challenge *out);
     /* Uses it: AS_ECONFLICT when unknown, for another purpose or subject, used
-     * or expired. Expired ones older than `now` are pruned now and then. */
+     * or expired. */
     int (*challenge_use)(void *h, const char *challenge, const char *purpose,
                          const char *subject_id, int64_t now);
+    /* Deletes at most `limit` challenges that expired before `now`, in a
+     * write of its own, and only when there are any: *n how many. */
+    int (*challenges_prune)(void *h, int64_t now, int limit, int *n);
 } as_store_buy_ops;
 
 /* A capability: a version of each product's view, for the view cache. */
@@ -595,10 +604,21 @@ static inline int as_store_challenge_insert(const as_store *s, const char *chall
     return s->ops->buy->challenge_insert(s->h, challenge, purpose, subject_id, expires_at);
 }
 
+static inline int as_store_challenge_live(const as_store *s, as_mem *m, const char *purpose,
+                                          const char *subject_id, int64_t now, as_challenge *out)
+{
+    return s->ops->buy->challenge_live(s->h, m, purpose, subject_id, now, out);
+}
+
 static inline int as_store_challenge_use(const as_store *s, const char *challenge,
                                          const char *purpose, const char *subject_id, int64_t now)
 {
     return s->ops->buy->challenge_use(s->h, challenge, purpose, subject_id, now);
+}
+
+static inline int as_store_challenges_prune(const as_store *s, int64_t now, int limit, int *n)
+{
+    return s->ops->buy->challenges_prune(s->h, now, limit, n);
 }
 
 static inline int as_store_product_version(const as_store *s, as_mem *m, const char *sku,

@@ -59,6 +59,73 @@ bool as_webauthn_rp_from_base(as_mem *m, const char *base, as_webauthn_rp *rp)
 
 /* ---- CBOR ---- */
 
+enum { CBOR_DEPTH = 8 }; /* COSE keys and attestation objects nest two or three deep */
+
+/* One item's head at *at: its major type and argument (a length, a count or
+ * a value). Indefinite lengths and reserved forms are refused: CTAP2's
+ * canonical CBOR has none. */
+static bool cbor_head(const unsigned char *p, size_t n, size_t *at, int *major, uint64_t *v)
+{
+    if (*at >= n) return false;
+    unsigned ib = p[(*at)++], ai = ib & 31;
+    *major = (int)(ib >> 5);
+    if (ai < 24) {
+        *v = ai;
+        return true;
+    }
+    if (ai > 27) return false;
+    size_t k = (size_t)1 << (ai - 24);
+    if (k > n - *at) return false;
+    *v = 0;
+    for (size_t i = 0; i < k; i++)
+        *v = *v << 8 | p[(*at)++];
+    return true;
+}
+
+/* The size in bytes of the one CBOR item p starts with, or 0 when it is not
+ * well formed. Every length and count it declares is checked against the
+ * bytes that remain before libcbor sees it: cbor_load allocates what a
+ * header declares (2^27 array items from 9 bytes). */
+static size_t cbor_item_size(const unsigned char *p, size_t n)
+{
+    uint64_t left[CBOR_DEPTH] = {1}; /* items still to read at each depth */
+    int d = 0;
+    size_t at = 0;
+    while (d >= 0) {
+        if (left[d] == 0) {
+            d--;
+            continue;
+        }
+        left[d]--;
+        int major;
+        uint64_t v;
+        if (!cbor_head(p, n, &at, &major, &v)) return 0;
+        if (major == 2 || major == 3) { /* a byte or text string: its bytes follow */
+            if (v > n - at) return 0;
+            at += (size_t)v;
+            continue;
+        }
+        if (major < 4 || major > 6) continue;   /* a number or a simple value */
+        if (major != 6 && v > n - at) return 0; /* each item takes a byte at least */
+        uint64_t items = major == 6 ? 1 : major == 5 ? 2 * v : v;
+        if (items > n - at) return 0;
+        if (items == 0) continue;
+        if (++d == CBOR_DEPTH) return 0;
+        left[d] = items;
+    }
+    return at;
+}
+
+/* Exactly one CBOR item in p, loaded; NULL for anything else. */
+static cbor_item_t *cbor_load_one(const unsigned char *p, size_t n)
+{
+    struct cbor_load_result res;
+    if (n == 0 || cbor_item_size(p, n) != n) return NULL;
+    cbor_item_t *it = cbor_load(p, n, &res);
+    if (it && (res.error.code != CBOR_ERR_NONE || res.read != n)) cbor_decref(&it);
+    return it;
+}
+
 static bool cbor_int_value(const cbor_item_t *it, int64_t *v)
 {
     if (cbor_isa_uint(it)) {
@@ -125,6 +192,22 @@ static EVP_PKEY *from_params(const char *type, OSSL_PARAM_BLD *bld)
     return pkey;
 }
 
+/* OpenSSL's checks of a public key (an EC point on its curve, an RSA modulus
+ * and exponent in range), and RSA's exponent 65537, the only one
+ * authenticators use: with e = 1 anyone forges a signature. */
+static bool key_sound(EVP_PKEY *pkey)
+{
+    EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_pkey(NULL, pkey, NULL);
+    bool ok = c && EVP_PKEY_public_check(c) == 1;
+    EVP_PKEY_CTX_free(c);
+    if (ok && EVP_PKEY_get_base_id(pkey) == EVP_PKEY_RSA) {
+        BIGNUM *e = NULL;
+        ok = EVP_PKEY_get_bn_param(pkey, OSSL_PKEY_PARAM_RSA_E, &e) == 1 && BN_is_word(e, 65537);
+        BN_free(e);
+    }
+    return ok;
+}
+
 /* The COSE_Key (RFC 9053) as an OpenSSL key, for the algorithms offered. */
 static EVP_PKEY *cose_key(const cbor_item_t *map, int64_t *alg, const char **why)
 {
@@ -177,14 +260,9 @@ static EVP_PKEY *cose_key(const cbor_item_t *map, int64_t *alg, const char **why
         return NULL;
     }
     OSSL_PARAM_BLD_free(bld);
-    if (pkey && a == AS_COSE_ES256) {
-        /* the point must be on the curve */
-        EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_pkey(NULL, pkey, NULL);
-        if (!c || EVP_PKEY_public_check(c) != 1) {
-            EVP_PKEY_free(pkey);
-            pkey = NULL;
-        }
-        EVP_PKEY_CTX_free(c);
+    if (pkey && !key_sound(pkey)) {
+        EVP_PKEY_free(pkey);
+        pkey = NULL;
     }
     if (!pkey) *why = "the public key is malformed";
     *alg = a;
@@ -241,6 +319,17 @@ static uint32_t be32(const unsigned char *p)
 
 /* ---- registration (section 7.1) ---- */
 
+/* What follows the credential's public key: one CBOR map of extensions when
+ * the ED flag says so, otherwise nothing. */
+static bool extensions_ok(const unsigned char *p, size_t n, uint8_t flags, const char **why)
+{
+    if (!(flags & F_ED))
+        return n == 0 || fail(why, "the authenticator data has bytes after the public key");
+    if (n == 0 || p[0] >> 5 != 5 || cbor_item_size(p, n) != n)
+        return fail(why, "the authenticator data's extensions are not one CBOR map");
+    return true;
+}
+
 bool as_webauthn_register(as_mem *m, const as_webauthn_rp *rp, const char *challenge,
                           const char *client_data, const char *attestation, as_passkey *out,
                           const char **why)
@@ -252,14 +341,13 @@ bool as_webauthn_register(as_mem *m, const as_webauthn_rp *rp, const char *chall
     size_t an;
     unsigned char *att = as_b64url_decode(m, attestation, &an);
     if (!att || an == 0) return fail(why, "attestationObject is not base64url");
-    struct cbor_load_result res;
-    cbor_item_t *obj = cbor_load(att, an, &res);
+    cbor_item_t *obj = cbor_load_one(att, an);
     bool ok = false;
     EVP_PKEY *pkey = NULL;
     cbor_item_t *key = NULL;
     const unsigned char *auth;
     size_t auth_n;
-    if (!obj || res.error.code != CBOR_ERR_NONE || !cbor_isa_map(obj)) {
+    if (!obj || !cbor_isa_map(obj)) {
         fail(why, "attestationObject is not a CBOR map");
         goto done;
     }
@@ -292,16 +380,12 @@ bool as_webauthn_register(as_mem *m, const as_webauthn_rp *rp, const char *chall
     }
     const unsigned char *cred_id = auth + at;
     at += id_n;
-    key = cbor_load(auth + at, auth_n - at, &res);
-    if (!key || res.error.code != CBOR_ERR_NONE) {
+    size_t key_n = cbor_item_size(auth + at, auth_n - at);
+    if (key_n == 0 || !(key = cbor_load_one(auth + at, key_n))) {
         fail(why, "the credential's public key is not CBOR");
         goto done;
     }
-    /* nothing may follow the key but extensions, and only when flagged */
-    if (at + res.read != auth_n && !(flags & F_ED)) {
-        fail(why, "the authenticator data has bytes after the public key");
-        goto done;
-    }
+    if (!extensions_ok(auth + at + key_n, auth_n - at - key_n, flags, why)) goto done;
     int64_t alg = 0;
     pkey = cose_key(key, &alg, why);
     if (!pkey) goto done;
@@ -355,9 +439,9 @@ bool as_webauthn_verify(as_mem *m, const as_webauthn_rp *rp, const char *challen
 
     const unsigned char *p = der;
     EVP_PKEY *pkey = d2i_PUBKEY(NULL, &p, (long)der_n);
-    if (!pkey || EVP_PKEY_get_base_id(pkey) != key_type_of(key->alg)) {
-        EVP_PKEY_free(pkey);
-        return fail(why, "the stored public key does not match its algorithm");
+    if (!pkey || EVP_PKEY_get_base_id(pkey) != key_type_of(key->alg) || !key_sound(pkey)) {
+        EVP_PKEY_free(pkey); /* a key registered before the checks were made is refused too */
+        return fail(why, "the stored public key does not match its algorithm or is unsound");
     }
     /* signed: authenticatorData || SHA-256(clientDataJSON) */
     unsigned char *msg = as_alloc(m, auth_n + 32);

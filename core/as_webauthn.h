@@ -4,9 +4,12 @@
  * challenge and origin, the RP ID hash, the user-present and user-verified
  * flags, the signature over the authenticator data and the client data's
  * hash (OpenSSL), and the signature counter. CBOR (the attestation object,
- * the COSE public key) is read with libcbor. Attestation statements are not
- * verified: the server asks for attestation "none" and trusts no
- * authenticator model over another. */
+ * the COSE public key) is read with libcbor once every length and count it
+ * declares fits in the bytes it has; the authenticator data is read exactly
+ * (after the key, one map of extensions when flagged, nothing else). Every
+ * public key passes OpenSSL's check, RSA's only with exponent 65537.
+ * Attestation statements are not verified: the server asks for attestation
+ * "none" and trusts no authenticator model over another. */
 #ifndef AS_WEBAUTHN_H
 #define AS_WEBAUTHN_H
 

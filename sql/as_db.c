@@ -268,13 +268,22 @@ static const stmt_def stmts[] = {
      NULL},
     {L_AS_CHALLENGE_INSERT,
      "INSERT INTO webauthn_challenges (challenge, purpose, subject_id, expires_at) VALUES (%s, "
-     "%s, %s, %lld)",
+     "%s, %s, %lld) ON CONFLICT DO NOTHING",
      NULL},
+    {L_AS_CHALLENGE_LIVE,
+     "SELECT challenge, expires_at FROM webauthn_challenges WHERE purpose = %s AND subject_id = "
+     "%s AND used_at IS NULL AND expires_at > %lld ORDER BY expires_at DESC LIMIT 1",
+     NULL},
+    {L_AS_CHALLENGES_DUE,
+     "SELECT challenge FROM webauthn_challenges WHERE expires_at < %lld LIMIT 1", NULL},
     {L_AS_CHALLENGE_USE,
      "UPDATE webauthn_challenges SET used_at = %lld WHERE challenge = %s AND purpose = %s AND "
      "subject_id = %s AND used_at IS NULL AND expires_at > %lld",
      NULL},
-    {L_AS_CHALLENGES_PRUNE, "DELETE FROM webauthn_challenges WHERE expires_at < %lld", NULL},
+    {L_AS_CHALLENGES_PRUNE,
+     "DELETE FROM webauthn_challenges WHERE challenge IN (SELECT challenge FROM "
+     "webauthn_challenges WHERE expires_at < %lld LIMIT %d)",
+     NULL},
     /* Administration (bin/agentshopctl). */
     {L_AS_KEY_INSERT,
      "INSERT INTO agent_keys (id, user_id, key_hash, created_at) VALUES (%s, %s, %s, %s)", NULL},
@@ -1183,6 +1192,27 @@ static apr_status_t to_8_order_snapshot(as_db *db, const char **err)
         err);
 }
 
+/* Version 7 to 8: webauthn_challenges unique per (subject_id, purpose,
+ * expires_at), the index the schema script then makes. Before, each look at a
+ * confirmation link added a challenge, so a subject may have several with the
+ * same second of expiry: one of each such group is kept (a page showing
+ * another asks the person to reload). */
+static apr_status_t to_8_challenges(as_db *db, const char **err)
+{
+    int64_t has = 0;
+    const char *exists = db->pg ? "SELECT CASE WHEN to_regclass('webauthn_challenges') IS NULL "
+                                  "THEN 0 ELSE 1 END"
+                                : "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND "
+                                  "name = 'webauthn_challenges'";
+    if (first_two(db, exists, &has, NULL, err) != APR_SUCCESS) return APR_EGENERAL;
+    if (!has) return APR_SUCCESS;
+    return as_db_exec_script(db,
+                             "DELETE FROM webauthn_challenges WHERE challenge NOT IN (SELECT "
+                             "MIN(challenge) FROM webauthn_challenges GROUP BY subject_id, "
+                             "purpose, expires_at);\n",
+                             err);
+}
+
 /* What CREATE ... IF NOT EXISTS in the schema script cannot do, in order: the
  * step to version `to` runs on a database of version to - 1, before the
  * script. */
@@ -1190,7 +1220,8 @@ static const struct migration {
     int to;
     apr_status_t (*run)(as_db *db, const char **err);
 } migrations[] = {
-    {2, to_2}, {3, to_3}, {4, to_4}, {5, to_5}, {6, to_6}, {7, to_7}, {8, to_8_order_snapshot},
+    {2, to_2}, {3, to_3}, {4, to_4}, {5, to_5}, {6, to_6}, {7, to_7},
+    {8, to_8_order_snapshot}, {8, to_8_challenges},
 };
 
 static apr_status_t migrate_steps(as_db *db, int from, const char **err)
@@ -1437,7 +1468,9 @@ static const as_store_buy_ops db_buy = {
     .enrolment_get = st_enrolment_get,
     .enrolment_use = st_enrolment_use,
     .challenge_insert = st_challenge_insert,
+    .challenge_live = st_challenge_live,
     .challenge_use = st_challenge_use,
+    .challenges_prune = st_challenges_prune,
 };
 
 static const as_store_version_ops db_version = {

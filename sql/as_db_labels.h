@@ -64,6 +64,8 @@
 #define L_AS_CHALLENGE_INSERT "as_challenge_insert"
 #define L_AS_CHALLENGE_USE "as_challenge_use"
 #define L_AS_CHALLENGES_PRUNE "as_challenges_prune"
+#define L_AS_CHALLENGE_LIVE "as_challenge_live"
+#define L_AS_CHALLENGES_DUE "as_challenges_due"
 #define L_AS_KEY_INSERT "as_key_insert"
 #define L_AS_KEY_REVOKE "as_key_revoke"
 #define L_AS_KEY_LIST "as_key_list"
@@ -200,6 +202,8 @@
     X(L_AS_CHALLENGE_INSERT) \
     X(L_AS_CHALLENGE_USE) \
     X(L_AS_CHALLENGES_PRUNE) \
+    X(L_AS_CHALLENGE_LIVE) \
+    X(L_AS_CHALLENGES_DUE) \
     X(L_AS_KEY_INSERT) \
     X(L_AS_KEY_REVOKE) \
     X(L_AS_KEY_LIST) \

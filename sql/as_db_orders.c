@@ -639,10 +639,39 @@ int st_challenge_use(void *h, const char *challenge, const char *purpose, const 
 {
     as_db *db = h;
     const char *a[] = {I64(now), challenge, purpose, subject_id, I64(now)};
-    int rc = exec_one_locked(db, L_AS_CHALLENGE_USE, 5, a);
-    /* challenges live minutes: the ones past their day go with a use */
-    const char *p[] = {I64(now - 86400)};
-    if (rc == AS_OK && exec_one_locked(db, L_AS_CHALLENGES_PRUNE, 1, p) == AS_EDB)
-        rc = AS_EDB;
-    return rc;
+    return exec_one_locked(db, L_AS_CHALLENGE_USE, 5, a);
+}
+
+int st_challenge_live(void *h, as_mem *m, const char *purpose, const char *subject_id, int64_t now,
+                      as_challenge *out)
+{
+    as_db *db = h;
+    as_db_rec rec = NULL;
+    const char *a[] = {purpose, subject_id, I64(now)};
+    int rc = one_row(db, m, L_AS_CHALLENGE_LIVE, 3, a, &rec);
+    if (rc != AS_OK) return rc;
+    out->challenge = COL(0);
+    out->expires_at = as_db_i64(COL(1));
+    return AS_OK;
+}
+
+int st_challenges_prune(void *h, int64_t now, int limit, int *n)
+{
+    as_db *db = h;
+    as_db_rec rec = NULL;
+    as_mem pm = as_db_pool_mem(db->pool); /* one short column */
+    const char *due[] = {I64(now)};
+    *n = 0;
+    /* the look takes no write lock: nearly always nothing is due */
+    int rc = one_row(db, &pm, L_AS_CHALLENGES_DUE, 1, due, &rec);
+    if (rc != AS_OK) return rc == AS_ENOTFOUND ? AS_OK : rc;
+    const char *a[] = {I64(now), I64(limit)};
+    if (db->trans) return exec_rows(db, L_AS_CHALLENGES_PRUNE, 2, a, n);
+    if (st_begin(db) != AS_OK) return AS_EDB;
+    rc = exec_rows(db, L_AS_CHALLENGES_PRUNE, 2, a, n);
+    if (rc != AS_OK) {
+        st_rollback(db);
+        return rc;
+    }
+    return st_commit(db);
 }

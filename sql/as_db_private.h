@@ -170,8 +170,11 @@ int st_enrolment_get(void *h, as_mem *m, const char *id, as_enrolment *out);
 int st_enrolment_use(void *h, const char *id, int64_t now);
 int st_challenge_insert(void *h, const char *challenge, const char *purpose,
                         const char *subject_id, int64_t expires_at);
+int st_challenge_live(void *h, as_mem *m, const char *purpose, const char *subject_id, int64_t now,
+                      as_challenge *out);
 int st_challenge_use(void *h, const char *challenge, const char *purpose, const char *subject_id,
                      int64_t now);
+int st_challenges_prune(void *h, int64_t now, int limit, int *n);
 
 /* A row's columns copied onto m, so they outlive the result. */
 typedef const char **as_db_rec;

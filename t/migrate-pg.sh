@@ -139,5 +139,22 @@ on v2part -c 'DROP TABLE product_counts' -c 'DROP INDEX products_search' -c 'DRO
 check "a version-2 database without product_counts and some indexes migrates" ctl_on v2part init >/dev/null
 check "... to the layout of a new database" test "$(layout v2part)" = "$(layout fresh)"
 
+# ---- version 7: a challenge per look at a link ----
+# Several challenges of one subject may share an expiry; step 8 keeps one of
+# each such group so that the unique index can be made.
+psql_ -c "CREATE DATABASE v7"
+ctl_on v7 init >/dev/null
+on v7 -c 'DROP INDEX webauthn_challenges_slot' \
+    -c "INSERT INTO webauthn_challenges (challenge, purpose, subject_id, expires_at) VALUES
+        ('c1', 'approve', 'conf_a', 2000000000), ('c2', 'approve', 'conf_a', 2000000000),
+        ('c3', 'approve', 'conf_a', 2000000300), ('c4', 'enrol', 'enr_a', 2000000000)" \
+    -c 'UPDATE schema_version SET version = 7'
+out=$(ctl_on v7 init)
+check "a version-7 database with challenges of the same expiry migrates" \
+    grep -qz '"from": 7,.*"to": 8,.*"action": "migrated"' <<<"$out"
+check "... keeping one of each subject and expiry" \
+    test "$(on v7 -c "SELECT string_agg(challenge, ' ' ORDER BY challenge) FROM webauthn_challenges")" = "c1 c3 c4"
+check "... in the layout of a new database (the unique index made)" test "$(layout v7)" = "$(layout fresh)"
+
 echo "migrate-pg: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -224,6 +224,23 @@ is(layout($v2), layout($fresh), '... nor the layout');
 is($rc, 0, 'its orders move on') or diag $err;
 is(sqlite($v2, "SELECT status FROM orders WHERE id = 'ord_v2_1'"), 'shipped', '... ord_v2_1 shipped');
 
+# Version 7 kept a challenge for every look at a link: several of one
+# confirmation may expire in the same second. Version 8 keeps one of each such
+# group, so that (subject, purpose, expiry) can be unique.
+my $v7 = "$dir/v7.db";
+system('cp', $fresh, $v7) == 0 or die "cp: $!";
+sqlite($v7, 'DROP INDEX webauthn_challenges_slot');
+sqlite($v7, "INSERT INTO webauthn_challenges (challenge, purpose, subject_id, expires_at) VALUES "
+          . "('c1', 'approve', 'conf_a', 2000000000), ('c2', 'approve', 'conf_a', 2000000000), "
+          . "('c3', 'approve', 'conf_a', 2000000300), ('c4', 'enrol', 'enr_a', 2000000000)");
+sqlite($v7, 'UPDATE schema_version SET version = 7');
+($rc, $out, $err) = run_ctl({}, $ctl, '--params', $v7, 'init');
+is($rc, 0, 'init migrates a version 7 database with challenges of the same expiry') or diag $err;
+is_deeply($json->decode($out)->{schema}, { from => 7, to => 8, action => 'migrated' }, '... from 7 to 8');
+is(sqlite($v7, "SELECT group_concat(challenge, ' ') FROM (SELECT challenge FROM webauthn_challenges ORDER BY 1)"),
+   'c1 c3 c4', '... keeping one challenge of each subject and expiry');
+is(layout($v7), layout($fresh), '... in the layout of a new database (the unique index made)');
+
 # A failure halfway leaves the database as it was: a view of the user's on a
 # column that version 3 drops stops the step after it dropped other things.
 my $held = make_v2("$dir/v2-view.db");

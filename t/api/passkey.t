@@ -111,7 +111,7 @@ my ($o3, $u3) = pending($a_key);   # approved by an assertion posted as JSON
 my ($o4, $u4) = pending($a_key);   # the same assertion replayed on it
 my ($o5, $u5) = pending($a_key);   # declined on the page
 
-my $plan = { enrol_a => $ea->{url}, enrol_b => $eb->{url}, approve => $u1, foreign => $u2,
+my $plan = { enrol_a => $ea->{url}, enrol_b => $eb->{url}, approve => $u1, looks => 10, foreign => $u2,
              replay_from => $u3, replay_to => $u4, decline => $u5, shots => $artifacts };
 my ($rc, $out, $r) = run_node($node, "$artifacts/passkey.log", $script, JSON::PP->new->encode($plan));
 is($rc, 0, 'the browser ran') or diag "exit $rc: " . substr($out // '', 0, 3000);
@@ -138,6 +138,15 @@ ok((grep { /Approve with your passkey/ } @{ $ap->{buttons} // [] }), '... with "
 is($ap->{status_after}, 200, '... approving with the passkey: 200') or diag explain $ap;
 like($ap->{notice} // '', qr/Approved\. The order is placed\./, '... the page says approved');
 is(order_status($o1), 'placed', '... and the order is placed');
+my ($conf1) = $u1 =~ m{(conf_\w+)};
+my %offered;
+$offered{ $_ // 'none' }++ for @{ $ap->{challenges} // [] }, $ap->{challenge};
+ok(!$offered{none} && keys %offered <= 2, '... 21 looks at it (page and JSON) were offered one challenge (two at a step\'s turn)')
+  or diag explain $ap;
+cmp_ok((sql("SELECT COUNT(*) FROM webauthn_challenges WHERE subject_id = '$conf1'"))[0][0], '<=', 2,
+       '... which the database keeps, at most two');
+my @used = map { $_->[0] } sql("SELECT challenge FROM webauthn_challenges WHERE subject_id = '$conf1' AND used_at IS NOT NULL");
+is_deeply(\@used, [ $ap->{challenge} // 'none' ], '... the approval answered the one the page offered, now used');
 my $count = (sql("SELECT sign_count FROM passkeys WHERE user_id = '$a_user'"))[0][0];
 cmp_ok($count, '>', 0, "... the passkey's counter is kept ($count)");
 

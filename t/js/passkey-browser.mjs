@@ -5,12 +5,13 @@
 //
 //   node t/js/passkey-browser.mjs PLAN_JSON
 //
-// PLAN_JSON: {"enrol_a": URL, "enrol_b": URL, "approve": URL, "foreign": URL,
+// PLAN_JSON: {"enrol_a": URL, "enrol_b": URL, "approve": URL, "looks": N, "foreign": URL,
 // "replay_from": URL, "replay_to": URL, "decline": URL, "shots": DIR}. The script
 //  1. registers a passkey for user A on enrol_a, and one for user B on enrol_b
 //     (the same authenticator: a person's phone may hold several);
-//  2. opens `approve` (A's pending confirmation) and clicks Approve with the
-//     passkey, as a person would;
+//  2. opens `approve` (A's pending confirmation) `looks` times, and fetches
+//     its JSON as often, noting the challenge each offers, then clicks
+//     Approve with the passkey, as a person would;
 //     then declines `decline` (A's) on its page, with no passkey;
 //  3. on `foreign` (A's), asks the authenticator for an assertion by B's
 //     passkey over the page's challenge and posts it: the server must refuse;
@@ -95,11 +96,24 @@ await onPage({ viewport: { width: 800, height: 700 }, locale: 'en-GB' }, out, as
   const idA = out.steps.enrol_a.body?.passkey?.id;
   const idB = out.steps.enrol_b.body?.passkey?.id;
 
-  // 2. approving on the page, as a person
+  // 2. approving on the page, as a person, after `looks` loads of the page and
+  // as many fetches of its JSON, each offered a challenge (in step.challenges)
   {
+    const offered = () => JSON.parse(document.getElementById('webauthn-options').textContent).challenge;
+    const challenges = [];
+    for (let i = 0; i < (plan.looks || 0); i++) {
+      await page.goto(plan.approve, { waitUntil: 'load' });
+      challenges.push(await page.evaluate(offered));
+      challenges.push(await page.evaluate(async (url) => {
+        const res = await fetch(url, { headers: { Accept: 'application/json' } });
+        return (await res.json()).approval?.passkey?.challenge ?? null;
+      }, plan.approve));
+    }
     const first = await page.goto(plan.approve, { waitUntil: 'load' });
     const step = { status: first.status(), csp: first.headers()['content-security-policy'] || null };
     step.buttons = await page.getByRole('button').allInnerTexts();
+    step.challenges = challenges;
+    step.challenge = await page.evaluate(offered);
     if (plan.shots) await page.screenshot({ path: `${plan.shots}/passkey-approve.png`, fullPage: true });
     const [nav] = await Promise.all([
       page.waitForNavigation({ waitUntil: 'load', timeout: 15000 }),

@@ -78,6 +78,9 @@ enum {
     FAKE_OP_IDEM_TAKEOVER,
     /* an approval re-reads whether its offer is still sold */
     FAKE_OP_OFFER_WITHDRAWN,
+    /* a page's challenge reused, expired ones pruned (core/as_passkeys.c) */
+    FAKE_OP_CHALLENGE_LIVE,
+    FAKE_OP_CHALLENGES_PRUNE,
     FAKE_OP_N
 };
 

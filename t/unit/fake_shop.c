@@ -741,22 +741,64 @@ static int shop_challenge_insert(void *h, const char *challenge, const char *pur
     FAKE_ASSERT(purpose && (!strcmp(purpose, "enrol") || !strcmp(purpose, "approve")),
                 "challenge purpose");
     FAKE_ASSERT(subject_id && expires_at > 0, "challenge_insert: no subject or expiry");
+    for (size_t i = 0; i < g->t.n_challenges; i++) {
+        const fake_shop_challenge *c = &g->t.challenges[i];
+        if (c->subject && !strcmp(c->subject, subject_id) && !strcmp(c->purpose, purpose) &&
+            c->expires_at == expires_at)
+            return AS_ECONFLICT; /* the unique index (subject_id, purpose, expires_at) */
+    }
     if (g->t.n_challenges == FAKE_SHOP_KEEP) return AS_EDB;
     g->t.challenges[g->t.n_challenges++] = (fake_shop_challenge){
-        shop_dup(g, challenge), shop_dup(g, purpose), shop_dup(g, subject_id), false};
+        shop_dup(g, challenge), shop_dup(g, purpose), shop_dup(g, subject_id), false, expires_at};
+    return AS_OK;
+}
+
+static int shop_challenge_live(void *h, as_mem *m, const char *purpose, const char *subject_id,
+                               int64_t now, as_challenge *out)
+{
+    (void)m;
+    fake_shop *g = h;
+    FAKE_ENTER(g, FAKE_OP_CHALLENGE_LIVE);
+    const fake_shop_challenge *best = NULL;
+    for (size_t i = 0; i < g->t.n_challenges; i++) {
+        const fake_shop_challenge *c = &g->t.challenges[i];
+        if (c->subject && !c->used && !strcmp(c->subject, subject_id) &&
+            !strcmp(c->purpose, purpose) && c->expires_at > now &&
+            (!best || c->expires_at > best->expires_at))
+            best = c;
+    }
+    if (!best) return AS_ENOTFOUND;
+    *out = (as_challenge){best->challenge, best->expires_at};
+    return AS_OK;
+}
+
+static int shop_challenges_prune(void *h, int64_t now, int limit, int *n)
+{
+    fake_shop *g = h;
+    FAKE_ENTER(g, FAKE_OP_CHALLENGES_PRUNE);
+    size_t kept = 0;
+    *n = 0;
+    for (size_t i = 0; i < g->t.n_challenges; i++) {
+        fake_shop_challenge *c = &g->t.challenges[i];
+        if (c->expires_at && c->expires_at < now && *n < limit)
+            ++*n;
+        else
+            g->t.challenges[kept++] = *c;
+    }
+    g->t.n_challenges = kept;
     return AS_OK;
 }
 
 static int shop_challenge_use(void *h, const char *challenge, const char *purpose,
                               const char *subject_id, int64_t now)
 {
-    (void)now;
     fake_shop *g = h;
     FAKE_ENTER(g, FAKE_OP_CHALLENGE_USE);
     SHOP_IN_TX(g, "challenge_use");
     for (size_t i = 0; i < g->t.n_challenges; i++) {
         fake_shop_challenge *c = &g->t.challenges[i];
         if (!c->used && strcmp(c->challenge, challenge) == 0 &&
+            (!c->expires_at || c->expires_at > now) &&
             (!c->purpose || strcmp(c->purpose, purpose) == 0) &&
             (!c->subject || strcmp(c->subject, subject_id) == 0)) {
             c->used = true;
@@ -805,7 +847,9 @@ static const as_store_buy_ops shop_buy = {
     .enrolment_get = shop_enrolment_get,
     .enrolment_use = shop_enrolment_use,
     .challenge_insert = shop_challenge_insert,
+    .challenge_live = shop_challenge_live,
     .challenge_use = shop_challenge_use,
+    .challenges_prune = shop_challenges_prune,
 };
 
 /* The catalogue's reads and the search index's sources are the catalogue's
@@ -1045,6 +1089,6 @@ void fake_shop_init_trading(fake_shop *g)
                        NOW + D,
                        0};
     g->t.challenges[g->t.n_challenges++] =
-        (fake_shop_challenge){FAKE_SHOP_CHALLENGE, NULL, NULL, false};
+        (fake_shop_challenge){FAKE_SHOP_CHALLENGE, NULL, NULL, false, 0};
     fake_shop_units(g, g->units);
 }

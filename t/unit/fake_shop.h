@@ -56,10 +56,11 @@ typedef struct fake_shop_idem {
     as_idem rec;
 } fake_shop_idem;
 
-/* A WebAuthn challenge; purpose and subject NULL: any. */
+/* A WebAuthn challenge; purpose and subject NULL: any; expires_at 0: never. */
 typedef struct fake_shop_challenge {
     const char *challenge, *purpose, *subject;
     bool used;
+    int64_t expires_at;
 } fake_shop_challenge;
 
 /* What writes change: copied whole by begin, put back by rollback. Strings

@@ -7,7 +7,12 @@
 #include <openssl/bn.h>
 #include <openssl/core_names.h>
 #include <openssl/evp.h>
+#include <openssl/param_build.h>
 #include <openssl/rsa.h>
+#include <openssl/x509.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "as_crypto.h"
 #include "as_webauthn.h"
@@ -55,8 +60,14 @@ static cbor_item_t *cose_int(int64_t v)
     return v >= 0 ? cbor_build_uint32((uint32_t)v) : cbor_build_negint32((uint32_t)(-1 - v));
 }
 
-/* The key as COSE_Key. */
-static cbor_item_t *cose_of(const authn *a, int64_t alg_claimed)
+/* An RSA exponent of the test's choosing: its big-endian bytes. */
+typedef struct rsa_e {
+    const unsigned char *b;
+    size_t n;
+} rsa_e;
+
+/* The key as COSE_Key; an RSA key with exponent e when e->b is set. */
+static cbor_item_t *cose_of(const authn *a, int64_t alg_claimed, const rsa_e *e_as)
 {
     cbor_item_t *map = cbor_new_definite_map(5);
     if (a->alg == AS_COSE_ES256) {
@@ -80,7 +91,9 @@ static cbor_item_t *cose_of(const authn *a, int64_t alg_claimed)
         put(map, cose_int(1), cose_int(3));
         put(map, cose_int(3), cose_int(alg_claimed));
         put(map, cose_int(-1), cbor_build_bytestring(nb, (size_t)nl));
-        put(map, cose_int(-2), cbor_build_bytestring(eb, (size_t)el));
+        put(map, cose_int(-2),
+            e_as->b ? cbor_build_bytestring(e_as->b, e_as->n)
+                    : cbor_build_bytestring(eb, (size_t)el));
         BN_free(n);
         BN_free(e);
     } else {
@@ -102,7 +115,9 @@ typedef struct shape {
     const char *challenge, *origin;
     bool cross_origin;
     int64_t alg_claimed; /* 0: the key's */
-    bool trailing;       /* a byte after the COSE key */
+    const char *after;   /* bytes after the COSE key */
+    size_t after_n;      /* how many */
+    rsa_e e;             /* an RSA key's exponent; unset: the key's own */
 } shape;
 
 static const char *client_data(as_mem *m, const shape *s, const char *type)
@@ -143,13 +158,14 @@ static void registration(as_mem *m, const authn *a, const shape *s, const char *
     auth[n++] = sizeof(a->cred);
     memcpy(auth + n, a->cred, sizeof(a->cred));
     n += sizeof(a->cred);
-    cbor_item_t *key = cose_of(a, s->alg_claimed ? s->alg_claimed : a->alg);
+    cbor_item_t *key = cose_of(a, s->alg_claimed ? s->alg_claimed : a->alg, &s->e);
     unsigned char *kb = NULL;
     size_t kcap = 0, kn = cbor_serialize_alloc(key, &kb, &kcap);
-    assert_true(kn > 0 && n + kn + 1 < sizeof(auth));
+    assert_true(kn > 0 && n + kn + s->after_n < sizeof(auth));
     memcpy(auth + n, kb, kn);
     n += kn;
-    if (s->trailing) auth[n++] = 0x00;
+    memcpy(auth + n, s->after, s->after_n);
+    n += s->after_n;
     free(kb);
     cbor_decref(&key);
     cbor_item_t *obj = cbor_new_definite_map(3);
@@ -261,7 +277,22 @@ static void test_registration_refusals(void **state)
         {"no credential", {.flags = 0x01 | 0x04}, "no credential"},
         {"in a cross-origin frame", {.cross_origin = true}, "frame of another origin"},
         {"ES384", {.alg_claimed = -35}, "algorithm"},
-        {"bytes after the key", {.trailing = true}, "after the public key"},
+        {"bytes after the key", {.after = "\x00", .after_n = 1}, "after the public key"},
+        {"an extensions map, but no ED flag",
+         {.after = "\xa0", .after_n = 1},
+         "after the public key"},
+        {"ED, and no extensions",
+         {.flags = 0x01 | 0x04 | 0x40 | 0x80},
+         "extensions are not one CBOR map"},
+        {"ED, and a number, not a map",
+         {.flags = 0x01 | 0x04 | 0x40 | 0x80, .after = "\x00", .after_n = 1},
+         "extensions are not one CBOR map"},
+        {"ED, and a byte after the extensions",
+         {.flags = 0x01 | 0x04 | 0x40 | 0x80, .after = "\xa0\x00", .after_n = 2},
+         "extensions are not one CBOR map"},
+        {"ED, and a map cut short",
+         {.flags = 0x01 | 0x04 | 0x40 | 0x80, .after = "\xa1\x00", .after_n = 2},
+         "extensions are not one CBOR map"},
     };
     ROWS_BEGIN;
     for (size_t i = 0; i < N_ROWS(rows); i++) {
@@ -277,6 +308,195 @@ static void test_registration_refusals(void **state)
     assert_false(as_webauthn_register(m, &RP, CHALLENGE, "e30", "not base64url!", &k, &why));
     assert_false(as_webauthn_register(m, &RP, CHALLENGE, "e30", "oA", &k, &why)); /* {} */
     EVP_PKEY_free(a.key);
+}
+
+/* authenticatorData parsed exactly: with ED, one map of extensions after the
+ * key is accepted (the refusals are rows of test_registration_refusals). */
+static void test_registration_extensions(void **state)
+{
+    as_mem *m = unit_mem(state);
+    authn a = make_authn(AS_COSE_ES256);
+    static const char ext[] = "\xa1\x6b"
+                              "credProtect\x01";
+    shape s = {.flags = 0x01 | 0x04 | 0x40 | 0x80, .after = ext, .after_n = sizeof(ext) - 1};
+    const char *cd, *att, *why = NULL;
+    as_passkey k;
+    registration(m, &a, &s, &cd, &att);
+    assert_true(as_webauthn_register(m, &RP, CHALLENGE, cd, att, &k, &why));
+    EVP_PKEY_free(a.key);
+}
+
+/* RSA keys with any exponent but 65537 are refused (with e = 1 a signature
+ * is the padded hash itself: anyone could forge one). */
+static void test_rsa_exponents(void **state)
+{
+    as_mem *m = unit_mem(state);
+    authn a = make_authn(AS_COSE_RS256);
+    const struct {
+        const char *label;
+        rsa_e e;
+    } rows[] = {
+        {"e = 0", {(const unsigned char *)"\x00", 1}},
+        {"e = 1", {(const unsigned char *)"\x01", 1}},
+        {"e = 2", {(const unsigned char *)"\x02", 1}},
+        {"e = 3", {(const unsigned char *)"\x03", 1}},
+        {"e = 17", {(const unsigned char *)"\x11", 1}},
+        {"e of 8 bytes", {(const unsigned char *)"\x01\x00\x00\x00\x00\x00\x00\x01", 8}},
+        {"e = 65539", {(const unsigned char *)"\x01\x00\x03", 3}},
+    };
+    ROWS_BEGIN;
+    for (size_t i = 0; i < N_ROWS(rows); i++) {
+        shape s = {.e = rows[i].e};
+        const char *cd, *att, *why = NULL;
+        as_passkey k;
+        registration(m, &a, &s, &cd, &att);
+        CHECK(rows[i].label, !as_webauthn_register(m, &RP, CHALLENGE, cd, att, &k, &why));
+        CHECK_CONTAINS(rows[i].label, why, "malformed");
+    }
+    ROWS_DONE();
+    shape s = {.e = {(const unsigned char *)"\x01\x00\x01", 3}};
+    const char *cd, *att, *why = NULL;
+    as_passkey k;
+    registration(m, &a, &s, &cd, &att);
+    assert_true(as_webauthn_register(m, &RP, CHALLENGE, cd, att, &k, &why));
+    EVP_PKEY_free(a.key);
+}
+
+/* A passkey stored with e = 1 (as registration allowed before): the agent
+ * alone makes a "signature" (the PKCS #1 v1.5 encoding of the hash) that
+ * verifies under it. verify refuses the key. */
+static void test_rsa_e1_forgery(void **state)
+{
+    as_mem *m = unit_mem(state);
+    authn a = make_authn(AS_COSE_RS256);
+    BIGNUM *n = NULL, *one = BN_new();
+    assert_int_equal(EVP_PKEY_get_bn_param(a.key, OSSL_PKEY_PARAM_RSA_N, &n), 1);
+    assert_int_equal(BN_set_word(one, 1), 1);
+    OSSL_PARAM_BLD *bld = OSSL_PARAM_BLD_new();
+    OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_RSA_N, n);
+    OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_RSA_E, one);
+    OSSL_PARAM *params = OSSL_PARAM_BLD_to_param(bld);
+    EVP_PKEY_CTX *ctx = EVP_PKEY_CTX_new_from_name(NULL, "RSA", NULL);
+    EVP_PKEY *weak = NULL;
+    assert_int_equal(EVP_PKEY_fromdata_init(ctx), 1);
+    assert_int_equal(EVP_PKEY_fromdata(ctx, &weak, EVP_PKEY_PUBLIC_KEY, params), 1);
+    unsigned char *der = NULL;
+    int der_n = i2d_PUBKEY(weak, &der);
+    assert_true(der_n > 0);
+    as_passkey key = {.id = as_b64url_encode(m, a.cred, sizeof(a.cred)),
+                      .user_id = "u1",
+                      .alg = AS_COSE_RS256,
+                      .public_key = as_b64url_encode(m, der, (size_t)der_n)};
+    /* the assertion the agent makes up: EM = 00 01 FF.. 00 DigestInfo(SHA-256(msg)) */
+    shape plain = {0};
+    const char *cd = client_data(m, &plain, "webauthn.get");
+    unsigned char auth[37];
+    size_t an = auth_head(auth, &plain, 0x01 | 0x04, 1);
+    size_t cdn;
+    unsigned char *cdraw = as_b64url_decode(m, cd, &cdn);
+    unsigned char msg[37 + 32], h[32];
+    memcpy(msg, auth, an);
+    unsigned int hl = 0;
+    assert_int_equal(EVP_Digest(cdraw, cdn, msg + an, &hl, EVP_sha256(), NULL), 1);
+    assert_int_equal(EVP_Digest(msg, an + 32, h, &hl, EVP_sha256(), NULL), 1);
+    static const unsigned char info[] = {0x30, 0x31, 0x30, 0x0d, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01,
+                                         0x65, 0x03, 0x04, 0x02, 0x01, 0x05, 0x00, 0x04, 0x20};
+    size_t k = (size_t)BN_num_bytes(n);
+    unsigned char *em = as_alloc(m, k);
+    memset(em, 0xff, k);
+    em[0] = 0x00, em[1] = 0x01;
+    em[k - 32 - sizeof(info) - 1] = 0x00;
+    memcpy(em + k - 32 - sizeof(info), info, sizeof(info));
+    memcpy(em + k - 32, h, 32);
+    int64_t count = 0;
+    const char *why = NULL;
+    assert_false(as_webauthn_verify(m, &RP, CHALLENGE, &key, cd, as_b64url_encode(m, auth, an),
+                                    as_b64url_encode(m, em, k), &count, &why));
+    assert_non_null(strstr(why, "unsound"));
+    OPENSSL_free(der);
+    EVP_PKEY_free(weak);
+    EVP_PKEY_CTX_free(ctx);
+    OSSL_PARAM_free(params);
+    OSSL_PARAM_BLD_free(bld);
+    BN_free(n);
+    BN_free(one);
+    EVP_PKEY_free(a.key);
+}
+
+/* Registers the attestation object att (raw bytes) in a child process: true
+ * when it was refused and the child's peak memory stayed within 64 MiB of the
+ * parent's. */
+static bool refused_small(as_mem *m, const unsigned char *att, size_t n)
+{
+    struct rusage self;
+    getrusage(RUSAGE_SELF, &self);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        shape s = {0};
+        const char *why = NULL;
+        as_passkey k;
+        bool ok = as_webauthn_register(m, &RP, CHALLENGE, client_data(m, &s, "webauthn.create"),
+                                       as_b64url_encode(m, att, n), &k, &why);
+        _exit(ok ? 1 : 0);
+    }
+    int status = 0;
+    struct rusage child;
+    assert_int_equal(wait4(pid, &status, 0, &child), pid);
+    assert_true(WIFEXITED(status));
+    return WEXITSTATUS(status) == 0 && child.ru_maxrss - self.ru_maxrss < 64 * 1024;
+}
+
+/* An attestation object whose authData holds a credential whose key is `key`. */
+static size_t att_with_key(unsigned char *out, const unsigned char *key, size_t kn)
+{
+    unsigned char auth[256];
+    shape s = {0};
+    size_t n = auth_head(auth, &s, 0x01 | 0x04 | 0x40, 0);
+    memset(auth + n, 0x11, 16);
+    n += 16;
+    auth[n++] = 0, auth[n++] = 4;
+    memcpy(auth + n, "cred", 4);
+    n += 4;
+    memcpy(auth + n, key, kn);
+    n += kn;
+    static const unsigned char head[] = {0xa1, 0x68, 'a', 'u', 't', 'h', 'D', 'a', 't', 'a', 0x58};
+    memcpy(out, head, sizeof(head));
+    out[sizeof(head)] = (unsigned char)n;
+    memcpy(out + sizeof(head) + 1, auth, n);
+    return sizeof(head) + 1 + n;
+}
+
+/* CBOR whose headers declare more than it holds is refused before libcbor
+ * allocates for it: 9 bytes declaring 2^27 items took 1 GiB. */
+static void test_cbor_bounds(void **state)
+{
+    as_mem *m = unit_mem(state);
+    static const struct {
+        const char *label;
+        const char *cbor;
+        size_t n;
+    } rows[] = {
+        {"an array of 2^27 items", "\x9b\x00\x00\x00\x00\x08\x00\x00\x00", 9},
+        {"a map of 2^26 pairs", "\xbb\x00\x00\x00\x00\x04\x00\x00\x00", 9},
+        {"an array of 2^32 items", "\x9a\xff\xff\xff\xff", 5},
+        {"a byte string of 2^40 bytes", "\x5b\x00\x00\x01\x00\x00\x00\x00\x00\x00", 10},
+        {"an indefinite array", "\x9f\x00\xff", 3},
+        {"arrays 16 deep", "\x81\x81\x81\x81\x81\x81\x81\x81\x81\x81\x81\x81\x81\x81\x81\x80", 16},
+        {"a map of 2^27 pairs after a key",
+         "\xa2\x63"
+         "fmt\xbb\x00\x00\x00\x00\x08\x00\x00\x00",
+         13},
+    };
+    ROWS_BEGIN;
+    for (size_t i = 0; i < N_ROWS(rows); i++) {
+        CHECK(rows[i].label, refused_small(m, (const unsigned char *)rows[i].cbor, rows[i].n));
+    }
+    /* the same header in the credential's public key */
+    unsigned char att[512];
+    size_t an = att_with_key(att, (const unsigned char *)"\x9b\x00\x00\x00\x00\x08\x00\x00\x00", 9);
+    CHECK("a COSE key of 2^27 items", refused_small(m, att, an));
+    ROWS_DONE();
 }
 
 static void test_assertion_refusals(void **state)
@@ -357,6 +577,10 @@ int main(void)
         UNIT_TEST(test_round_trip),
         UNIT_TEST(test_registration_refusals),
         UNIT_TEST(test_assertion_refusals),
+        UNIT_TEST(test_registration_extensions),
+        UNIT_TEST(test_rsa_exponents),
+        UNIT_TEST(test_rsa_e1_forgery),
+        UNIT_TEST(test_cbor_bounds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
