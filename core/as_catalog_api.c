@@ -108,8 +108,8 @@ static const as_param_rule search_rules[S_N] = {
     [S_POSTCODE] = {"postcode", AS_V_POSTCODE, 1, 12, NULL},
     [S_SORT] = {"sort", AS_V_ENUM, 1, 20, as_sort_choices},
     [S_WEIGHTS] = {"weights", AS_V_WEIGHTS, 0, 0, NULL},
-    [S_LIMIT] = {"limit", AS_V_INT, 1, 100, NULL},
-    [S_OFFSET] = {"offset", AS_V_INT, 0, 100000, NULL},
+    [S_LIMIT] = {"limit", AS_V_INT, 1, AS_PAGE_LIMIT_MAX, NULL},
+    [S_OFFSET] = {"offset", AS_V_INT, 0, AS_PAGE_WINDOW - 1, NULL},
 };
 
 /* Part type, then buyable first, then the best offer's score, then sku: the
@@ -247,7 +247,9 @@ void as_api_search(as_ctx *ctx, const as_query *q, as_response *resp)
     as_mem *m = ctx->mem;
     as_param v[S_N];
     as_problem prob;
-    if (!as_validate_query(m, search_rules, S_N, q, as_today(ctx), v, &prob)) {
+    as_page page;
+    if (!as_validate_query(m, search_rules, S_N, q, as_today(ctx), v, &prob) ||
+        !as_validate_page(m, &v[S_LIMIT], &v[S_OFFSET], &page, &prob)) {
         as_respond_problem(resp, &prob);
         return;
     }
@@ -298,8 +300,8 @@ void as_api_search(as_ctx *ctx, const as_query *q, as_response *resp)
     if (v[S_SORT].present)
         for (int k = 0; as_sort_choices[k]; k++)
             if (strcmp(as_sort_choices[k], v[S_SORT].str) == 0) ask.sort = (as_sort_kind)k;
-    ask.limit = v[S_LIMIT].present ? v[S_LIMIT].num : 20;
-    ask.offset = v[S_OFFSET].present ? v[S_OFFSET].num : 0;
+    ask.limit = page.limit;
+    ask.offset = page.offset;
     ask.today = as_today(ctx);
 
     if (!es.snap) {

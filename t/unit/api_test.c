@@ -105,6 +105,10 @@ static void test_status_table(void **state)
         {"GET", "/search", "device=dyson", 400, "VALIDATION_ERROR", "device", NULL},
         {"GET", "/search", "device=zzzz", 400, "VALIDATION_ERROR", "device", NULL},
         {"GET", "/search", "merchant=nobody", 400, "VALIDATION_ERROR", "merchant", NULL},
+        /* the paging window: offset + limit at most 1000 */
+        {"GET", "/search", "offset=900&limit=100", 200, NULL, NULL, NULL},
+        {"GET", "/search", "offset=901&limit=100", 400, "VALIDATION_ERROR", "offset", NULL},
+        {"GET", "/search", "offset=990", 400, "VALIDATION_ERROR", "offset", NULL},
         /* devices */
         {"GET", "/devices", "q=", 400, "VALIDATION_ERROR", "q", NULL},
         {"GET", "/devices/nope/compatible", NULL, 404, "NOT_FOUND", NULL, NULL},
