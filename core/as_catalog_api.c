@@ -521,18 +521,48 @@ void as_api_devices(as_ctx *ctx, const as_query *q, as_response *resp)
 
 /* ---- GET /devices/{slug}/compatible (spec 4.4) ---- */
 
+/* The left-out parts listed (the rest counted), as search lists its own. */
+#define COMPAT_MAX_EXCLUDED 100
+
 static const as_param_rule compatible_rules[] = {
     {"part_type", AS_V_ENUM, 1, 50, as_part_type_ids},
+    {"limit", AS_V_INT, 1, AS_PAGE_LIMIT_MAX, NULL},
+    {"offset", AS_V_INT, 0, AS_PAGE_WINDOW - 1, NULL},
 };
 static const as_param_rule slug_rule = {"slug", AS_V_TEXT, 1, 100, NULL};
+
+/* The page's parts ranked (default weights) and in the list's order; the
+ * left out with their reasons, into excluded. */
+static size_t compat_parts(as_ctx *ctx, const as_device *dev, const as_compat_page *pg,
+                           as_compatible_part *hits, json_t *excluded)
+{
+    as_mem *m = ctx->mem;
+    as_weights w;
+    as_weights_default(&w);
+    static const as_offer_filter none = {0, 0, NULL};
+    size_t nh = 0;
+    for (size_t i = 0; i < pg->n; i++) {
+        if (compat_exclusion(m, &pg->parts[i], dev)) continue; /* changed since it was counted */
+        hits[nh].p = &pg->parts[i];
+        as_rank_offers_brief(m, &pg->parts[i], &w, &none, as_today(ctx), &hits[nh++].r);
+    }
+    qsort(hits, nh, sizeof(*hits), by_type_then_score);
+    for (size_t i = 0; i < pg->n_excluded; i++) {
+        const char *why = compat_exclusion(m, &pg->excluded[i], dev);
+        if (why) json_array_append_new(excluded, as_view_excluded(m, &pg->excluded[i], why));
+    }
+    return nh;
+}
 
 void as_api_compatible(as_ctx *ctx, const char *slug, const as_query *q, as_response *resp)
 {
     as_mem *m = ctx->mem;
-    as_param v[1], sv;
+    as_param v[3], sv;
     as_problem prob;
+    as_page page;
     if (!as_validate_value(m, &slug_rule, slug, as_today(ctx), &sv, &prob) ||
-        !as_validate_query(m, compatible_rules, 1, q, as_today(ctx), v, &prob)) {
+        !as_validate_query(m, compatible_rules, 3, q, as_today(ctx), v, &prob) ||
+        !as_validate_page(m, &v[1], &v[2], &page, &prob)) {
         as_respond_problem(resp, &prob);
         return;
     }
@@ -551,30 +581,16 @@ void as_api_compatible(as_ctx *ctx, const char *slug, const as_query *q, as_resp
         return;
     }
     as_search_filter f = {.device_id = dev.id, .part_type = v[0].present ? v[0].str : NULL};
-    as_product *ps;
-    size_t n;
-    if (as_store_search(ctx->store, m, &f, &ps, &n) != AS_OK) {
+    as_compat_page pg;
+    if (as_store_compatible(ctx->store, m, &f, page.limit, page.offset, COMPAT_MAX_EXCLUDED, &pg) !=
+        AS_OK) {
         as_respond_storage_failed(resp);
         return;
     }
-    as_weights w;
-    as_weights_default(&w);
-    static const as_offer_filter none = {0, 0, NULL};
-    as_compatible_part *hits = as_alloc(m, (n + 1) * sizeof(*hits));
-    size_t nh = 0;
+    as_compatible_part *hits = as_alloc(m, (pg.n + 1) * sizeof(*hits));
     json_t *excluded = json_array();
-    for (size_t i = 0; i < n; i++) {
-        as_compatible_part *h = &hits[nh];
-        h->p = &ps[i];
-        as_rank_offers_brief(m, &ps[i], &w, &none, as_today(ctx), &h->r);
-        const char *why = compat_exclusion(m, &ps[i], &dev);
-        if (why) {
-            json_array_append_new(excluded, as_view_excluded(m, &ps[i], why));
-            continue;
-        }
-        nh++;
-    }
-    qsort(hits, nh, sizeof(*hits), by_type_then_score);
+    size_t nh = compat_parts(ctx, &dev, &pg, hits, excluded);
+    as_compat_paging paging = {pg.count, page.limit, page.offset, pg.excluded_count};
     as_respond_json(resp, 200,
-                    as_view_compatible(m, &dev, v[0].present ? v[0].str : NULL, hits, nh, excluded));
+                    as_view_compatible(m, &dev, f.part_type, hits, nh, excluded, &paging));
 }

@@ -76,6 +76,8 @@ enum {
     /* Idempotency-Key records past their time (core/as_idem.c) */
     FAKE_OP_IDEM_FORGET,
     FAKE_OP_IDEM_TAKEOVER,
+    /* a page of a device's compatible parts */
+    FAKE_OP_COMPATIBLE,
     FAKE_OP_N
 };
 
