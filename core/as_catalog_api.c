@@ -548,10 +548,41 @@ static size_t compat_parts(as_ctx *ctx, const as_device *dev, const as_compat_pa
     }
     qsort(hits, nh, sizeof(*hits), by_type_then_score);
     for (size_t i = 0; i < pg->n_excluded; i++) {
-        const char *why = compat_exclusion(m, &pg->excluded[i], dev);
+        const char *why = pg->why ? pg->why[i] : compat_exclusion(m, &pg->excluded[i], dev);
         if (why) json_array_append_new(excluded, as_view_excluded(m, &pg->excluded[i], why));
     }
     return nh;
+}
+
+/* The page from the process's search index when it has one of the store's
+ * catalogue (*held: that snapshot, to release once the body is written), with
+ * the page's stock live; else from the store. False when storage failed. */
+static bool compat_page(as_ctx *ctx, const as_device *dev, const as_search_filter *f,
+                        const as_page *page, as_compat_page *out, as_search_snap **held)
+{
+    as_mem *m = ctx->mem;
+    as_search_version read;
+    as_search_snap *s = ctx->index ? as_search_index_get_read(ctx->index, ctx->store, &read) : NULL;
+    *held = NULL;
+    if (!s || as_search_snap_version(s).catalogue != read.catalogue) {
+        as_search_snap_release(s);
+        return as_store_compatible(ctx->store, m, f, page->limit, page->offset,
+                                   COMPAT_MAX_EXCLUDED, out) == AS_OK;
+    }
+    as_search_compatible(s, m, dev, f->part_type, page->limit, page->offset, COMPAT_MAX_EXCLUDED,
+                         out);
+    int64_t *ids = as_alloc(m, (out->n + 1) * sizeof(*ids));
+    for (size_t i = 0; i < out->n; i++)
+        ids[i] = out->parts[i].id;
+    as_offer_stock *st = NULL;
+    size_t nst = 0;
+    if (out->n && as_search_offers_stock(s, ctx->store, &read, m, ids, out->n, &st, &nst) != AS_OK) {
+        as_search_snap_release(s);
+        return false;
+    }
+    as_search_apply_stock_to(out->parts, out->n, st, nst);
+    *held = s;
+    return true;
 }
 
 void as_api_compatible(as_ctx *ctx, const char *slug, const as_query *q, as_response *resp)
@@ -582,8 +613,8 @@ void as_api_compatible(as_ctx *ctx, const char *slug, const as_query *q, as_resp
     }
     as_search_filter f = {.device_id = dev.id, .part_type = v[0].present ? v[0].str : NULL};
     as_compat_page pg;
-    if (as_store_compatible(ctx->store, m, &f, page.limit, page.offset, COMPAT_MAX_EXCLUDED, &pg) !=
-        AS_OK) {
+    as_search_snap *held;
+    if (!compat_page(ctx, &dev, &f, &page, &pg, &held)) {
         as_respond_storage_failed(resp);
         return;
     }
@@ -593,4 +624,5 @@ void as_api_compatible(as_ctx *ctx, const char *slug, const as_query *q, as_resp
     as_compat_paging paging = {pg.count, page.limit, page.offset, pg.excluded_count};
     as_respond_json(resp, 200,
                     as_view_compatible(m, &dev, f.part_type, hits, nh, excluded, &paging));
+    as_search_snap_release(held); /* the body is a copy */
 }

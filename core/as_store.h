@@ -34,6 +34,7 @@ typedef struct as_compat_page {
     as_product *parts; /* the page's (offset, limit), with offers and compat row, any order */
     size_t n;
     as_product *excluded; /* with their compat row, without offers */
+    const char **why;     /* NULL (the store), or each excluded's reason (the search index) */
     size_t n_excluded;
     int64_t count, excluded_count; /* parts listed, and left out, in all */
 } as_compat_page;
