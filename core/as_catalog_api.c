@@ -566,8 +566,8 @@ static bool compat_page(as_ctx *ctx, const as_device *dev, const as_search_filte
     *held = NULL;
     if (!s || as_search_snap_version(s).catalogue != read.catalogue) {
         as_search_snap_release(s);
-        return as_store_compatible(ctx->store, m, f, page->limit, page->offset,
-                                   COMPAT_MAX_EXCLUDED, out) == AS_OK;
+        return as_store_compatible(ctx->store, m, f, page->limit, page->offset, COMPAT_MAX_EXCLUDED,
+                                   out) == AS_OK;
     }
     as_search_compatible(s, m, dev, f->part_type, page->limit, page->offset, COMPAT_MAX_EXCLUDED,
                          out);
@@ -576,7 +576,8 @@ static bool compat_page(as_ctx *ctx, const as_device *dev, const as_search_filte
         ids[i] = out->parts[i].id;
     as_offer_stock *st = NULL;
     size_t nst = 0;
-    if (out->n && as_search_offers_stock(s, ctx->store, &read, m, ids, out->n, &st, &nst) != AS_OK) {
+    if (out->n &&
+        as_search_offers_stock(s, ctx->store, &read, m, ids, out->n, &st, &nst) != AS_OK) {
         as_search_snap_release(s);
         return false;
     }

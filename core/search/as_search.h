@@ -193,8 +193,8 @@ void as_search_apply_stock_to(as_product *ps, size_t n_products, const as_offer_
  * (as_search_offers_stock), and its strings are s's: read it while s is
  * held (as_search_compat.c). */
 void as_search_compatible(const as_search_snap *s, as_mem *m, const as_device *dev,
-                          const char *part_type, int64_t limit, int64_t offset,
-                          size_t max_excluded, as_compat_page *out);
+                          const char *part_type, int64_t limit, int64_t offset, size_t max_excluded,
+                          as_compat_page *out);
 
 /* The stock of every offer of these products, as st->offers_stock gives it
  * (on m, in any order), live: from snapshot s for each product that no change

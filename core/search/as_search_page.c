@@ -1168,8 +1168,7 @@ void as_search_apply_stock(as_search_result *r, const as_offer_stock *st, size_t
     as_search_apply_stock_to(r->page, r->n, st, n);
 }
 
-void as_search_apply_stock_to(as_product *ps, size_t n_products, const as_offer_stock *st,
-                              size_t n)
+void as_search_apply_stock_to(as_product *ps, size_t n_products, const as_offer_stock *st, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         for (size_t k = 0; k < n_products; k++) {

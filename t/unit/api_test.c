@@ -489,9 +489,15 @@ static void test_compatible_pages(void **state)
     as_search_index *si = as_search_index_create(NULL, NULL, NULL);
     static const char *const slugs[] = {"dyson-v11", "dyson-v8", "brita-marella",
                                         "dyson-v11-torque", "hp-deskjet-2720"};
-    static const char *const queries[] = {
-        NULL, "limit=1", "limit=1&offset=1", "limit=2&offset=1", "limit=100", "offset=5",
-        "part_type=filter", "part_type=filter&limit=1&offset=1", "part_type=battery"};
+    static const char *const queries[] = {NULL,
+                                          "limit=1",
+                                          "limit=1&offset=1",
+                                          "limit=2&offset=1",
+                                          "limit=100",
+                                          "offset=5",
+                                          "part_type=filter",
+                                          "part_type=filter&limit=1&offset=1",
+                                          "part_type=battery"};
     ROWS_BEGIN;
     for (size_t i = 0; i < N_ROWS(slugs); i++)
         for (size_t k = 0; k < N_ROWS(queries); k++) {
