@@ -108,8 +108,8 @@ static const as_param_rule search_rules[S_N] = {
     [S_POSTCODE] = {"postcode", AS_V_POSTCODE, 1, 12, NULL},
     [S_SORT] = {"sort", AS_V_ENUM, 1, 20, as_sort_choices},
     [S_WEIGHTS] = {"weights", AS_V_WEIGHTS, 0, 0, NULL},
-    [S_LIMIT] = {"limit", AS_V_INT, 1, 100, NULL},
-    [S_OFFSET] = {"offset", AS_V_INT, 0, 100000, NULL},
+    [S_LIMIT] = {"limit", AS_V_INT, 1, AS_PAGE_LIMIT_MAX, NULL},
+    [S_OFFSET] = {"offset", AS_V_INT, 0, AS_PAGE_WINDOW - 1, NULL},
 };
 
 /* Part type, then buyable first, then the best offer's score, then sku: the
@@ -247,7 +247,9 @@ void as_api_search(as_ctx *ctx, const as_query *q, as_response *resp)
     as_mem *m = ctx->mem;
     as_param v[S_N];
     as_problem prob;
-    if (!as_validate_query(m, search_rules, S_N, q, as_today(ctx), v, &prob)) {
+    as_page page;
+    if (!as_validate_query(m, search_rules, S_N, q, as_today(ctx), v, &prob) ||
+        !as_validate_page(m, &v[S_LIMIT], &v[S_OFFSET], &page, &prob)) {
         as_respond_problem(resp, &prob);
         return;
     }
@@ -298,8 +300,8 @@ void as_api_search(as_ctx *ctx, const as_query *q, as_response *resp)
     if (v[S_SORT].present)
         for (int k = 0; as_sort_choices[k]; k++)
             if (strcmp(as_sort_choices[k], v[S_SORT].str) == 0) ask.sort = (as_sort_kind)k;
-    ask.limit = v[S_LIMIT].present ? v[S_LIMIT].num : 20;
-    ask.offset = v[S_OFFSET].present ? v[S_OFFSET].num : 0;
+    ask.limit = page.limit;
+    ask.offset = page.offset;
     ask.today = as_today(ctx);
 
     if (!es.snap) {
@@ -519,18 +521,80 @@ void as_api_devices(as_ctx *ctx, const as_query *q, as_response *resp)
 
 /* ---- GET /devices/{slug}/compatible (spec 4.4) ---- */
 
+/* The left-out parts listed (the rest counted), as search lists its own. */
+#define COMPAT_MAX_EXCLUDED 100
+
 static const as_param_rule compatible_rules[] = {
     {"part_type", AS_V_ENUM, 1, 50, as_part_type_ids},
+    {"limit", AS_V_INT, 1, AS_PAGE_LIMIT_MAX, NULL},
+    {"offset", AS_V_INT, 0, AS_PAGE_WINDOW - 1, NULL},
 };
 static const as_param_rule slug_rule = {"slug", AS_V_TEXT, 1, 100, NULL};
+
+/* The page's parts ranked (default weights) and in the list's order; the
+ * left out with their reasons, into excluded. */
+static size_t compat_parts(as_ctx *ctx, const as_device *dev, const as_compat_page *pg,
+                           as_compatible_part *hits, json_t *excluded)
+{
+    as_mem *m = ctx->mem;
+    as_weights w;
+    as_weights_default(&w);
+    static const as_offer_filter none = {0, 0, NULL};
+    size_t nh = 0;
+    for (size_t i = 0; i < pg->n; i++) {
+        if (compat_exclusion(m, &pg->parts[i], dev)) continue; /* changed since it was counted */
+        hits[nh].p = &pg->parts[i];
+        as_rank_offers_brief(m, &pg->parts[i], &w, &none, as_today(ctx), &hits[nh++].r);
+    }
+    qsort(hits, nh, sizeof(*hits), by_type_then_score);
+    for (size_t i = 0; i < pg->n_excluded; i++) {
+        const char *why = pg->why ? pg->why[i] : compat_exclusion(m, &pg->excluded[i], dev);
+        if (why) json_array_append_new(excluded, as_view_excluded(m, &pg->excluded[i], why));
+    }
+    return nh;
+}
+
+/* The page from the process's search index when it has one of the store's
+ * catalogue (*held: that snapshot, to release once the body is written), with
+ * the page's stock live; else from the store. False when storage failed. */
+static bool compat_page(as_ctx *ctx, const as_device *dev, const as_search_filter *f,
+                        const as_page *page, as_compat_page *out, as_search_snap **held)
+{
+    as_mem *m = ctx->mem;
+    as_search_version read;
+    as_search_snap *s = ctx->index ? as_search_index_get_read(ctx->index, ctx->store, &read) : NULL;
+    *held = NULL;
+    if (!s || as_search_snap_version(s).catalogue != read.catalogue) {
+        as_search_snap_release(s);
+        return as_store_compatible(ctx->store, m, f, page->limit, page->offset, COMPAT_MAX_EXCLUDED,
+                                   out) == AS_OK;
+    }
+    as_search_compatible(s, m, dev, f->part_type, page->limit, page->offset, COMPAT_MAX_EXCLUDED,
+                         out);
+    int64_t *ids = as_alloc(m, (out->n + 1) * sizeof(*ids));
+    for (size_t i = 0; i < out->n; i++)
+        ids[i] = out->parts[i].id;
+    as_offer_stock *st = NULL;
+    size_t nst = 0;
+    if (out->n &&
+        as_search_offers_stock(s, ctx->store, &read, m, ids, out->n, &st, &nst) != AS_OK) {
+        as_search_snap_release(s);
+        return false;
+    }
+    as_search_apply_stock_to(out->parts, out->n, st, nst);
+    *held = s;
+    return true;
+}
 
 void as_api_compatible(as_ctx *ctx, const char *slug, const as_query *q, as_response *resp)
 {
     as_mem *m = ctx->mem;
-    as_param v[1], sv;
+    as_param v[3], sv;
     as_problem prob;
+    as_page page;
     if (!as_validate_value(m, &slug_rule, slug, as_today(ctx), &sv, &prob) ||
-        !as_validate_query(m, compatible_rules, 1, q, as_today(ctx), v, &prob)) {
+        !as_validate_query(m, compatible_rules, 3, q, as_today(ctx), v, &prob) ||
+        !as_validate_page(m, &v[1], &v[2], &page, &prob)) {
         as_respond_problem(resp, &prob);
         return;
     }
@@ -549,30 +613,17 @@ void as_api_compatible(as_ctx *ctx, const char *slug, const as_query *q, as_resp
         return;
     }
     as_search_filter f = {.device_id = dev.id, .part_type = v[0].present ? v[0].str : NULL};
-    as_product *ps;
-    size_t n;
-    if (as_store_search(ctx->store, m, &f, &ps, &n) != AS_OK) {
+    as_compat_page pg;
+    as_search_snap *held;
+    if (!compat_page(ctx, &dev, &f, &page, &pg, &held)) {
         as_respond_storage_failed(resp);
         return;
     }
-    as_weights w;
-    as_weights_default(&w);
-    static const as_offer_filter none = {0, 0, NULL};
-    as_compatible_part *hits = as_alloc(m, (n + 1) * sizeof(*hits));
-    size_t nh = 0;
+    as_compatible_part *hits = as_alloc(m, (pg.n + 1) * sizeof(*hits));
     json_t *excluded = json_array();
-    for (size_t i = 0; i < n; i++) {
-        as_compatible_part *h = &hits[nh];
-        h->p = &ps[i];
-        as_rank_offers_brief(m, &ps[i], &w, &none, as_today(ctx), &h->r);
-        const char *why = compat_exclusion(m, &ps[i], &dev);
-        if (why) {
-            json_array_append_new(excluded, as_view_excluded(m, &ps[i], why));
-            continue;
-        }
-        nh++;
-    }
-    qsort(hits, nh, sizeof(*hits), by_type_then_score);
+    size_t nh = compat_parts(ctx, &dev, &pg, hits, excluded);
+    as_compat_paging paging = {pg.count, page.limit, page.offset, pg.excluded_count};
     as_respond_json(resp, 200,
-                    as_view_compatible(m, &dev, v[0].present ? v[0].str : NULL, hits, nh, excluded));
+                    as_view_compatible(m, &dev, f.part_type, hits, nh, excluded, &paging));
+    as_search_snap_release(held); /* the body is a copy */
 }

@@ -19,7 +19,8 @@ json_t *as_view_device_candidates(const char *query, const as_device_match *c, s
 }
 
 json_t *as_view_compatible(as_mem *m, const as_device *dev, const char *part_type,
-                           const as_compatible_part *parts, size_t n, json_t *excluded)
+                           const as_compatible_part *parts, size_t n, json_t *excluded,
+                           const as_compat_paging *pg)
 {
     json_t *groups = json_array(), *group = NULL;
     const char *cur = NULL;
@@ -32,8 +33,10 @@ json_t *as_view_compatible(as_mem *m, const as_device *dev, const char *part_typ
         }
         json_array_append_new(group, as_view_summary(m, parts[i].p, &parts[i].r, dev));
     }
-    return json_pack("{s:{s:s, s:s, s:s, s:s}, s:o, s:o, s:o}", "device", "slug", dev->slug, "name",
-                     dev->name, "brand", dev->brand, "kind", dev->kind, "part_type",
-                     part_type ? json_string(part_type) : json_null(), "groups", groups, "excluded",
-                     excluded);
+    return json_pack("{s:{s:s, s:s, s:s, s:s}, s:o, s:I, s:I, s:I, s:o, s:o, s:I}", "device",
+                     "slug", dev->slug, "name", dev->name, "brand", dev->brand, "kind", dev->kind,
+                     "part_type", part_type ? json_string(part_type) : json_null(), "count",
+                     (json_int_t)pg->count, "limit", (json_int_t)pg->limit, "offset",
+                     (json_int_t)pg->offset, "groups", groups, "excluded", excluded,
+                     "excluded_count", (json_int_t)pg->excluded_count);
 }

@@ -21,10 +21,18 @@ typedef struct as_compatible_part {
     as_ranking r;
 } as_compatible_part;
 
-/* GET /devices/{slug}/compatible: parts, ordered by part type, become one
- * group per part type; excluded (stolen) lists the parts left out and why;
+/* How a device's list was paged: the parts listed in all, the page, and
+ * the parts left out in all. */
+typedef struct as_compat_paging {
+    int64_t count, limit, offset, excluded_count;
+} as_compat_paging;
+
+/* GET /devices/{slug}/compatible: one page of parts, ordered by part type,
+ * becomes one group per part type (a group the page cuts goes on at the
+ * next page's first); excluded (stolen) lists parts left out and why;
  * part_type is the filter asked for (NULL: none). */
 json_t *as_view_compatible(as_mem *m, const as_device *dev, const char *part_type,
-                           const as_compatible_part *parts, size_t n, json_t *excluded);
+                           const as_compatible_part *parts, size_t n, json_t *excluded,
+                           const as_compat_paging *pg);
 
 #endif

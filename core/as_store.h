@@ -16,12 +16,28 @@ enum {
     AS_ECONFLICT = 3, /* a unique key or a condition stopped the write */
 };
 
-/* The compatible parts of a device (GET /devices/{slug}/compatible, the
- * replacement offered for a return): the products with a compat row for it. */
+/* Which of a device's parts: the products with a compat row for it (a page
+ * of GET /devices/{slug}/compatible: as_compat_page; all of them: the
+ * replacement offered for a return). */
 typedef struct as_search_filter {
     int64_t device_id;     /* the device: only products with a compat row for it */
     const char *part_type; /* NULL for any */
 } as_search_filter;
+
+/* One page of a device's compatible parts (GET /devices/{slug}/compatible).
+ * The parts listed are those whose compat row does not say does_not_fit and
+ * whose verification is not contradicted (the handler's compat_exclusion, in
+ * core/as_catalog_api.c), in product_rank's order under the default weights:
+ * part type, buyable first, best score, sku (each text by strcmp). The
+ * others are left out: the first max_excluded of them by product id. */
+typedef struct as_compat_page {
+    as_product *parts; /* the page's (offset, limit), with offers and compat row, any order */
+    size_t n;
+    as_product *excluded; /* with their compat row, without offers */
+    const char **why;     /* NULL (the store), or each excluded's reason (the search index) */
+    size_t n_excluded;
+    int64_t count, excluded_count; /* parts listed, and left out, in all */
+} as_compat_page;
 
 /* Search orders, in the order of as_sort_choices (core/search/as_search_page.c). */
 typedef enum { AS_SORT_SCORE, AS_SORT_PRICE, AS_SORT_DELIVERY, AS_SORT_RETURN_RATE } as_sort_kind;
@@ -159,9 +175,12 @@ typedef struct as_store_catalog_ops {
     /* Full product with specs, offers and questions; compat for device_id when
      * > 0; and its version (product_version) as of the same read. */
     int (*product_by_sku)(void *h, as_mem *m, const char *sku, int64_t device_id, as_product *out);
-    /* A device's compatible parts: product summaries with their offers and
-     * their compat row for the device, by product id. */
+    /* All of a device's parts: product summaries with their offers and their
+     * compat row for the device, by product id. */
     int (*search)(void *h, as_mem *m, const as_search_filter *f, as_product **out, size_t *n);
+    /* One page of a device's compatible parts, and how many there are. */
+    int (*compatible)(void *h, as_mem *m, const as_search_filter *f, int64_t limit, int64_t offset,
+                      size_t max_excluded, as_compat_page *out);
     /* The live part of the view of the product with that id (when above 0;
      * a view that found it in the search index) or else that sku, and the
      * search index's versions (search_version), in one read. */
@@ -368,6 +387,13 @@ static inline int as_store_search(const as_store *s, as_mem *m, const as_search_
                                   as_product **out, size_t *n)
 {
     return s->ops->catalog->search(s->h, m, f, out, n);
+}
+
+static inline int as_store_compatible(const as_store *s, as_mem *m, const as_search_filter *f,
+                                      int64_t limit, int64_t offset, size_t max_excluded,
+                                      as_compat_page *out)
+{
+    return s->ops->catalog->compatible(s->h, m, f, limit, offset, max_excluded, out);
 }
 
 static inline int as_store_product_live(const as_store *s, as_mem *m, const char *sku,

@@ -126,6 +126,20 @@ static bool hidden_char(const char *v, uint32_t *cp, size_t *at)
     return false;
 }
 
+bool as_validate_page(as_mem *m, const as_param *limit, const as_param *offset, as_page *out,
+                      as_problem *p)
+{
+    out->limit = limit->present ? limit->num : AS_PAGE_LIMIT_DEFAULT;
+    out->offset = offset->present ? offset->num : 0;
+    if (out->offset + out->limit <= AS_PAGE_WINDOW) return true;
+    as_problem_set(p, 400, "VALIDATION_ERROR", "offset",
+                   as_printf(m,
+                             "offset + limit must be at most %d (got %lld + %lld): narrow the "
+                             "list with its filters instead of paging deeper",
+                             AS_PAGE_WINDOW, (long long)out->offset, (long long)out->limit));
+    return false;
+}
+
 bool as_validate_value(as_mem *m, const as_param_rule *r, const char *v, int64_t today,
                        as_param *out, as_problem *p)
 {

@@ -67,6 +67,24 @@ typedef struct as_field_rule {
 bool as_validate_body(as_mem *m, const as_field_rule *rules, size_t n, const json_t *obj,
                       int64_t today, as_param *vals, as_problem *p);
 
+/* Paging of a list (search, a device's compatible parts): limit 1 to
+ * AS_PAGE_LIMIT_MAX, offset 0 up, and offset + limit at most AS_PAGE_WINDOW,
+ * so that no page costs the ranking of a whole catalogue to reach
+ * (docs/api.md, "Paging"). */
+#define AS_PAGE_LIMIT_MAX 100
+#define AS_PAGE_WINDOW 1000
+#define AS_PAGE_LIMIT_DEFAULT 20
+
+typedef struct as_page {
+    int64_t limit, offset;
+} as_page;
+
+/* The page that limit and offset (validated by their rules: AS_V_INT) ask
+ * for, with the defaults for those absent; false with *p set (field
+ * `offset`) when offset + limit passes AS_PAGE_WINDOW. */
+bool as_validate_page(as_mem *m, const as_param *limit, const as_param *offset, as_page *out,
+                      as_problem *p);
+
 /* The weights a weights parameter gave, or the defaults when it was absent. */
 as_weights as_param_weights(const as_param *v);
 

@@ -1419,6 +1419,7 @@ static const as_store_catalog_ops db_catalog = {
     .device_by_slug = st_device_by_slug,
     .product_by_sku = st_product_by_sku,
     .search = st_search,
+    .compatible = st_compatible,
     .product_live = st_product_live,
     .offers_stock = st_offers_stock,
 };

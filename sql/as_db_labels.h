@@ -117,6 +117,9 @@
 #define L_AS_OPS_OFFER_SET "as_ops_offer_set"
 /* sql/as_db_search.c */
 #define L_AS_SEARCH_DEV "as_search_dev"
+#define L_AS_COMPAT_COUNT "as_compat_count"
+#define L_AS_COMPAT_PAGE "as_compat_page"
+#define L_AS_COMPAT_LEFT_OUT "as_compat_left_out"
 #define L_AS_RANK_SIZES "as_rank_sizes"
 #define L_AS_RANK_MAX_ID "as_rank_max_id"
 #define L_AS_RANK_CLEAR "as_rank_clear"
@@ -252,6 +255,9 @@
     X(L_AS_OPS_OFFER_LOCK) \
     X(L_AS_OPS_OFFER_SET) \
     X(L_AS_SEARCH_DEV) \
+    X(L_AS_COMPAT_COUNT) \
+    X(L_AS_COMPAT_PAGE) \
+    X(L_AS_COMPAT_LEFT_OUT) \
     X(L_AS_RANK_SIZES) \
     X(L_AS_RANK_MAX_ID) \
     X(L_AS_RANK_CLEAR) \

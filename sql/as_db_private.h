@@ -33,6 +33,8 @@ typedef struct stmt_def {
 extern const stmt_def as_db_search_stmts[];
 extern const size_t as_db_n_search_stmts;
 int st_search(void *h, as_mem *m, const as_search_filter *f, as_product **out, size_t *n);
+int st_compatible(void *h, as_mem *m, const as_search_filter *f, int64_t limit, int64_t offset,
+                  size_t max_excluded, as_compat_page *out);
 int st_search_version(void *h, as_search_version *out);
 int st_index_rows(void *h, as_index_rows_fn each, void *baton);
 int st_rank_changes(void *h, int64_t since, as_rank_row_fn each, void *baton);

@@ -27,6 +27,24 @@
 
 /* ---- statements ---- */
 
+/* A device's compat rows of listed products (of one part type when given). */
+#define COMPAT_FROM " FROM compat c JOIN products p ON p.id = c.product_id"
+#define COMPAT_WHERE                                                                               \
+    " WHERE c.device_id = %lld AND (%s IS NULL OR p.part_type = %s) AND p.withdrawn_at IS NULL"
+/* The parts a device's list leaves out: compat_exclusion (core/as_catalog_api.c). */
+#define COMPAT_LEFT_OUT "(p.verif_status = 'contradicted' OR c.fit_status = 'does_not_fit')"
+/* A page of the parts listed: by part type, buyable first, best score, sku,
+ * as the handler orders them (product_rank: the default weights' best
+ * offer); texts compared as strcmp does (PostgreSQL: in collation C). */
+#define COMPAT_PAGE(coll)                                                                          \
+    "SELECT " PRODUCT_SUMMARY COMPAT_COLS OFFER_COLS                                               \
+    " FROM (SELECT p.id AS id, c.device_id AS dev" COMPAT_FROM                                     \
+    " LEFT JOIN product_rank r ON r.product_id = p.id" COMPAT_WHERE " AND NOT " COMPAT_LEFT_OUT    \
+    " ORDER BY p.part_type" coll ", COALESCE(r.buyable, 0) DESC, "                                 \
+    "COALESCE(r.score, 0) DESC, p.sku" coll " LIMIT %lld OFFSET %lld) pg JOIN products p ON "      \
+    "p.id = pg.id JOIN compat c ON c.product_id = p.id AND c.device_id = pg.dev JOIN devices d "   \
+    "ON d.id = c.device_id" OFFER_JOIN "ORDER BY p.id, o.id"
+
 const stmt_def as_db_search_stmts[] = {
     /* A device's compatible parts (of one part type when given), with their
      * offers and their compat row for the device. */
@@ -35,6 +53,19 @@ const stmt_def as_db_search_stmts[] = {
      " FROM products p JOIN compat c ON c.product_id = p.id AND c.device_id = %lld JOIN devices d "
      "ON d.id = c.device_id" OFFER_JOIN
      "WHERE (%s IS NULL OR p.part_type = %s) AND p.withdrawn_at IS NULL ORDER BY p.id, o.id",
+     NULL},
+
+    /* GET /devices/{slug}/compatible: how many parts are listed and left
+     * out, one page of the listed, the first left out (by id, without
+     * offers: the column after the compat row is NULL). */
+    {L_AS_COMPAT_COUNT,
+     "SELECT COALESCE(SUM(CASE WHEN " COMPAT_LEFT_OUT " THEN 0 ELSE 1 END), 0), "
+     "COALESCE(SUM(CASE WHEN " COMPAT_LEFT_OUT " THEN 1 ELSE 0 END), 0)" COMPAT_FROM COMPAT_WHERE,
+     NULL},
+    {L_AS_COMPAT_PAGE, COMPAT_PAGE(""), COMPAT_PAGE(" COLLATE \"C\"")},
+    {L_AS_COMPAT_LEFT_OUT,
+     "SELECT " PRODUCT_SUMMARY COMPAT_COLS "NULL" COMPAT_FROM " JOIN devices d ON d.id = "
+     "c.device_id" COMPAT_WHERE " AND " COMPAT_LEFT_OUT " ORDER BY p.id LIMIT %lld",
      NULL},
 
     /* Keeping product_rank. */
@@ -206,6 +237,33 @@ int st_search(void *h, as_mem *m, const as_search_filter *f, as_product **out, s
     apr_dbd_results_t *res;
     if (as_db_select(db, L_AS_SEARCH_DEV, &res, 3, args)) return AS_EDB;
     read_products(db, m, res, out, n);
+    return AS_OK;
+}
+
+/* One page of a device's compatible parts (as_store.h, as_compat_page):
+ * the counts, the page and the first left out, each one indexed statement
+ * that reads the device's compat rows and, for the page, sorts their keys
+ * alone (keeping offset + limit of them) before any offer is read. */
+int st_compatible(void *h, as_mem *m, const as_search_filter *f, int64_t limit, int64_t offset,
+                  size_t max_excluded, as_compat_page *out)
+{
+    as_db *db = h;
+    memset(out, 0, sizeof(*out));
+    if (!connected(db)) return AS_EDB;
+    const char *a[] = {as_db_i64s(db, f->device_id), f->part_type, f->part_type,
+                       as_db_i64s(db, limit), as_db_i64s(db, offset)};
+    if ((out->count = first_i64(db, L_AS_COMPAT_COUNT, 3, a, &out->excluded_count)) < 0)
+        return AS_EDB;
+    apr_dbd_results_t *res;
+    if (offset < out->count) {
+        if (as_db_select(db, L_AS_COMPAT_PAGE, &res, 5, a)) return AS_EDB;
+        read_products(db, m, res, &out->parts, &out->n);
+    }
+    if (out->excluded_count > 0 && max_excluded > 0) {
+        a[3] = as_db_i64s(db, (int64_t)max_excluded);
+        if (as_db_select(db, L_AS_COMPAT_LEFT_OUT, &res, 4, a)) return AS_EDB;
+        read_products(db, m, res, &out->excluded, &out->n_excluded);
+    }
     return AS_OK;
 }
 

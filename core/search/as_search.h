@@ -191,6 +191,18 @@ void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
 
 /* The stock read from the store for the page, into its offers. */
 void as_search_apply_stock(as_search_result *r, const as_offer_stock *st, size_t n);
+/* The same into any products of a snapshot (n_products of them). */
+void as_search_apply_stock_to(as_product *ps, size_t n_products, const as_offer_stock *st,
+                              size_t n);
+
+/* One page of dev's compatible parts from snapshot s, as the store's
+ * `compatible` gives it (core/as_store.h), with each excluded's reason in
+ * out->why; the page's offers have stock 0 until the caller reads it
+ * (as_search_offers_stock), and its strings are s's: read it while s is
+ * held (as_search_compat.c). */
+void as_search_compatible(const as_search_snap *s, as_mem *m, const as_device *dev,
+                          const char *part_type, int64_t limit, int64_t offset, size_t max_excluded,
+                          as_compat_page *out);
 
 /* The stock of every offer of these products, as st->offers_stock gives it
  * (on m, in any order), live: from snapshot s for each product that no change

@@ -1165,9 +1165,14 @@ paged:;
 
 void as_search_apply_stock(as_search_result *r, const as_offer_stock *st, size_t n)
 {
+    as_search_apply_stock_to(r->page, r->n, st, n);
+}
+
+void as_search_apply_stock_to(as_product *ps, size_t n_products, const as_offer_stock *st, size_t n)
+{
     for (size_t i = 0; i < n; i++)
-        for (size_t k = 0; k < r->n; k++) {
-            as_product *p = &r->page[k];
+        for (size_t k = 0; k < n_products; k++) {
+            as_product *p = &ps[k];
             if (p->id != st[i].product_id) continue;
             /* the index's rows name an offer by the page's own string: by
              * pointer first, by text for the store's rows */

@@ -2,6 +2,7 @@
 #include "api_fixture.h"
 
 #include "as_rank.h"
+#include "as_search.h"
 
 #define TODAY API_TODAY
 
@@ -105,6 +106,10 @@ static void test_status_table(void **state)
         {"GET", "/search", "device=dyson", 400, "VALIDATION_ERROR", "device", NULL},
         {"GET", "/search", "device=zzzz", 400, "VALIDATION_ERROR", "device", NULL},
         {"GET", "/search", "merchant=nobody", 400, "VALIDATION_ERROR", "merchant", NULL},
+        /* the paging window: offset + limit at most 1000 */
+        {"GET", "/search", "offset=900&limit=100", 200, NULL, NULL, NULL},
+        {"GET", "/search", "offset=901&limit=100", 400, "VALIDATION_ERROR", "offset", NULL},
+        {"GET", "/search", "offset=990", 400, "VALIDATION_ERROR", "offset", NULL},
         /* devices */
         {"GET", "/devices", "q=", 400, "VALIDATION_ERROR", "q", NULL},
         {"GET", "/devices/nope/compatible", NULL, 404, "NOT_FOUND", NULL, NULL},
@@ -459,6 +464,64 @@ static void test_bearer_key(void **state)
     assert_false(as_agent_key_shape(NULL, "agentshop"));
 }
 
+/* ---- GET /devices/{slug}/compatible ---- */
+
+/* The body of one request, as text (NULL for none), and its status. */
+static char *body_of(void **state, const char *path, const char *query, int *status)
+{
+    as_response resp;
+    request(state, "GET", path, query, &resp);
+    *status = resp.status;
+    char *t = resp.body ? json_dumps(resp.body, JSON_SORT_KEYS) : NULL;
+    as_response_clear(&resp);
+    return t;
+}
+
+/* A device's parts page by page: from the process's search index the same
+ * bodies as from the store (parts, counts, excluded and their reasons),
+ * without the store's list being read: the index's compat rows and ranks
+ * make the page. (t/api/devices.t pages a larger list through httpd.) */
+static void test_compatible_pages(void **state)
+{
+    api_fx *fx = *state;
+    as_mem *m = unit_mem(state);
+    fake_db_wide(&fx->db); /* the default and awkward evidence: more parts a device */
+    as_search_index *si = as_search_index_create(NULL, NULL, NULL);
+    static const char *const slugs[] = {"dyson-v11", "dyson-v8", "brita-marella",
+                                        "dyson-v11-torque", "hp-deskjet-2720"};
+    static const char *const queries[] = {NULL,
+                                          "limit=1",
+                                          "limit=1&offset=1",
+                                          "limit=2&offset=1",
+                                          "limit=100",
+                                          "offset=5",
+                                          "part_type=filter",
+                                          "part_type=filter&limit=1&offset=1",
+                                          "part_type=battery"};
+    ROWS_BEGIN;
+    for (size_t i = 0; i < N_ROWS(slugs); i++)
+        for (size_t k = 0; k < N_ROWS(queries); k++) {
+            const char *path = as_printf(m, "/devices/%s/compatible", slugs[i]);
+            const char *label = as_printf(m, "%s?%s", path, queries[k] ? queries[k] : "");
+            int st_store, st_index;
+            fx->ctx.index = NULL;
+            char *a = body_of(state, path, queries[k], &st_store);
+            int calls = fx->db.op_calls[FAKE_OP_COMPATIBLE];
+            fx->ctx.index = si;
+            char *b = body_of(state, path, queries[k], &st_index);
+            fx->ctx.index = NULL;
+            CHECK_INT(label, st_store, 200);
+            CHECK_INT(label, st_index, 200);
+            CHECK(label, a && b);
+            if (a && b) CHECK_STR(label, b, a);
+            CHECK_INT(label, fx->db.op_calls[FAKE_OP_COMPATIBLE], calls); /* not read */
+            free(a);
+            free(b);
+        }
+    ROWS_DONE();
+    as_search_index_destroy(si);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -467,6 +530,7 @@ int main(void)
         API_TEST(test_search_filters),         API_TEST(test_search_storage_failure),
         API_TEST(test_product_one_call_fails), API_TEST(test_product),
         API_TEST(test_method_not_allowed),     API_TEST(test_http_status_errors),
+        API_TEST(test_compatible_pages),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -81,6 +81,8 @@ enum {
     /* a page's challenge reused, expired ones pruned (core/as_passkeys.c) */
     FAKE_OP_CHALLENGE_LIVE,
     FAKE_OP_CHALLENGES_PRUNE,
+    /* a page of a device's compatible parts */
+    FAKE_OP_COMPATIBLE,
     FAKE_OP_N
 };
 

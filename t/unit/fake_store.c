@@ -117,6 +117,64 @@ static int fake_search(void *h, as_mem *m, const as_search_filter *f, as_product
     return AS_OK;
 }
 
+/* A device's part as the compatible list orders it: product_rank's key
+ * (the default weights' best offer, ranked as st_rank_range ranks it). */
+typedef struct fake_compat_key {
+    as_product p;
+    bool buyable;
+    int score;
+} fake_compat_key;
+
+static int fake_compat_cmp(const void *a, const void *b)
+{
+    const fake_compat_key *x = a, *y = b;
+    int c = strcmp(x->p.part_type, y->p.part_type);
+    if (c) return c;
+    if (x->buyable != y->buyable) return x->buyable ? -1 : 1;
+    if (x->score != y->score) return y->score - x->score;
+    return strcmp(x->p.sku, y->p.sku);
+}
+
+/* Left out of the list: what sql/as_db_search.c's COMPAT_LEFT_OUT says. */
+static bool fake_left_out(const as_product *p)
+{
+    return strcmp(p->verif_status, "contradicted") == 0 ||
+           (p->compat && strcmp(p->compat->fit_status, "does_not_fit") == 0);
+}
+
+static int fake_compatible(void *h, as_mem *m, const as_search_filter *f, int64_t limit,
+                           int64_t offset, size_t max_excluded, as_compat_page *out)
+{
+    fake_db *db = h;
+    FAKE_ENTER(db, FAKE_OP_COMPATIBLE);
+    FAKE_ASSERT(f->device_id > 0 && limit > 0 && offset >= 0, "compatible: no device or page");
+    memset(out, 0, sizeof(*out));
+    fake_compat_key *keys = as_alloc(m, (db->n_products + 1) * sizeof(*keys));
+    out->excluded = as_alloc(m, (max_excluded + 1) * sizeof(as_product));
+    size_t k = 0;
+    as_weights w;
+    as_weights_default(&w);
+    for (size_t i = 0; i < db->n_products; i++) { /* by id, as the products are */
+        if (!fake_matches(db, &db->products[i], f)) continue;
+        as_product p;
+        fake_copy_product(m, db, &db->products[i], f->device_id, &p);
+        if (fake_left_out(&p)) {
+            if (out->n_excluded < max_excluded) out->excluded[out->n_excluded++] = p;
+            out->excluded_count++;
+            continue;
+        }
+        as_ranking r;
+        as_rank_offers_brief(m, &p, &w, NULL, 0, &r);
+        keys[k++] = (fake_compat_key){p, r.n_ranked > 0, r.n_ranked ? r.ranked[0].score : 0};
+    }
+    qsort(keys, k, sizeof(*keys), fake_compat_cmp);
+    out->count = (int64_t)k;
+    out->parts = as_alloc(m, ((size_t)limit + 1) * sizeof(as_product));
+    for (size_t i = (size_t)offset; i < k && out->n < (size_t)limit; i++)
+        out->parts[out->n++] = keys[i].p;
+    return AS_OK;
+}
+
 /* ---- The text index's sources, as sql/as_db_search.c gives them ---- */
 
 /* The index's versions: the rank version as writes raised it, and the highest
@@ -394,6 +452,7 @@ const as_store_catalog_ops fake_catalog = {
     .device_by_slug = fake_device_by_slug,
     .product_by_sku = fake_product_by_sku,
     .search = fake_search,
+    .compatible = fake_compatible,
     .product_live = fake_product_live,
     .offers_stock = fake_offers_stock,
 };
