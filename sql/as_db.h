@@ -25,7 +25,9 @@ typedef struct as_db {
      * held from BEGIN to COMMIT and around single writes. apr_dbd's sqlite3
      * driver runs every call under one per-process mutex, so a writer waiting
      * inside SQLite for the database lock would block the very thread that
-     * holds it. NULL: no lock (the admin tool). Unused on PostgreSQL. */
+     * holds it. NULL: none (the admin tool). Either way every SQLite write and
+     * checkpoint also holds the lock file <database>-lock (as_db.c), which
+     * orders writers of every process. Unused on PostgreSQL. */
     int (*lock)(struct as_db *db);
     void (*unlock)(struct as_db *db);
     int locked;
@@ -36,6 +38,7 @@ typedef struct as_db {
     apr_interval_time_t write_wait;
     apr_time_t write_deadline; /* set when the writer lock is taken */
     int wrote;    /* the writer lock's holder may have committed: sync before answering */
+    int t_locked; /* as_db_begin_t took the writer lock file for its transaction alone */
     /* The versions shared by the server's requests (core/as_versions.h):
      * st_search_version reuses them up to versions_max_age ms, and every
      * commit marks them stale. NULL: read per call (the admin tool, the
@@ -48,6 +51,10 @@ typedef struct as_db {
 /* Every CHECKPOINT_EVERY writes, while the writer lock is still held, one
  * PASSIVE checkpoint (called by as_db_write_unlock). */
 void as_db_checkpoint_maybe(as_db *db);
+/* One PASSIVE checkpoint now, under the writer lock (agentshopctl
+ * checkpoint): *frames in the WAL, *done of them in the database. 0, or -1
+ * (not SQLite on a file, the lock not had in time, or the checkpoint failed). */
+int as_db_checkpoint(as_db *db, int64_t *frames, int64_t *done);
 
 /* Take and release the writer lock (no-ops on PostgreSQL or without a lock).
  * Releasing it after a write returns once the write is on disk (as_db.c,
