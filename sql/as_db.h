@@ -78,11 +78,15 @@ int as_db_process_init(void);
 
 /* Once per connection: PRAGMAs on SQLite (WAL, busy timeout, foreign keys,
  * synchronous=NORMAL with the module's grouped sync after each write, see
- * as_db.c) and every statement prepared into `prepared`. Idempotent. */
+ * as_db.c; a connection of as_db_open's keeps its FULL) and every statement
+ * prepared into `prepared`. Idempotent. */
 apr_status_t as_db_conn_init(apr_pool_t *conn_pool, const apr_dbd_driver_t *driver,
                              apr_dbd_t *handle, apr_hash_t *prepared, const char **err);
 
-/* For programs without mod_dbd: load the driver, open, and init the connection. */
+/* For programs without mod_dbd: load the driver, open, and init the connection.
+ * On SQLite it keeps synchronous=FULL (as_db_conn_init leaves it so): SQLite
+ * syncs each COMMIT, so a command's write is on disk before it reports it;
+ * each of its transactions holds the writer lock file (as_db_begin_t). */
 apr_status_t as_db_open(apr_pool_t *p, const char *driver, const char *params, as_db *db,
                         const char **err);
 void as_db_close(as_db *db);
@@ -101,7 +105,9 @@ int as_db_exec(as_db *db, const char *label, int *nrows, int nargs, const char *
 /* On SQLite, BEGIN IMMEDIATE run by sqlite3 itself (not apr_dbd's driver,
  * which retries a busy database 15 times more): the database's write lock is
  * taken here, waiting until db->write_deadline at most, so no later statement
- * of the transaction waits for it. */
+ * of the transaction waits for it. A caller without the writer lock
+ * (as_db_write_lock) holds the lock file <database>-lock until as_db_end_t.
+ * as_db_exec outside any transaction runs in one of its own. */
 int as_db_begin_t(as_db *db, apr_dbd_transaction_t **t);
 int as_db_end_t(as_db *db, apr_dbd_transaction_t *t, int ok); /* commit when ok, else roll back */
 /* Column n of a row as a string that lives as long as db->pool; NULL for SQL NULL. */
