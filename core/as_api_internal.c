@@ -240,7 +240,13 @@ void as_idem_run(as_ctx *ctx, const as_agent *agent, const char *scope, const ch
     if (rc == AS_OK)
         rc = as_idem_claim(s, ctx->mem, agent->user_id, scope, key, hash, ctx->now, &ex);
     if (rc == AS_ECONFLICT) {
-        as_store_rollback(s); /* nothing was written */
+        /* Nothing was written, but the record answered may be a commit of
+         * another request not yet on disk: ending as a commit waits for the
+         * sync that covers it (docs/storage.md), as the first answer did. */
+        if (as_store_commit(s) != AS_OK) {
+            as_respond_storage_failed(resp);
+            return;
+        }
         idem_answer(ctx, &ex, hash, resp);
         return;
     }

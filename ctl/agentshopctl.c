@@ -808,6 +808,22 @@ static int cmd_order(const opts *o, apr_pool_t *p)
     return print_json(view);
 }
 
+/* ---- checkpoint: the WAL copied into the database, under the writer lock ---- */
+
+static int cmd_checkpoint(const opts *o, apr_pool_t *p)
+{
+    if (o->argc != 1) return die("usage: checkpoint%s%s", NULL, NULL);
+    if (!is_sqlite(o)) return die("checkpoint: only a SQLite database has a WAL%s%s", NULL, NULL);
+    as_db db;
+    if (ready(o, p, &db)) return 1;
+    int64_t frames = -1, done = -1;
+    if (as_db_checkpoint(&db, &frames, &done) != 0)
+        return die("checkpoint of %s failed%s", o->params, NULL);
+    as_db_close(&db);
+    return print_json(json_pack("{s:s, s:I, s:I}", "database", o->params, "wal_frames",
+                                (json_int_t)frames, "checkpointed", (json_int_t)done));
+}
+
 static void usage(FILE *f, const opts *o)
 {
     fputs("usage: agentshopctl [--driver sqlite3|pgsql] [--params STR] [--data DIR] COMMAND\n"
@@ -837,6 +853,8 @@ static void usage(FILE *f, const opts *o)
           "                    upserts, all or nothing; every rejected record named\n"
           "  catalogue export [FILE|-]   the catalogue as sold now, in the same format\n"
           "  catalogue generate --products N [--seed S]   (into a database without a catalogue)\n"
+          "  checkpoint        SQLite: the WAL's frames copied into the database now, as\n"
+          "                    httpd does every 64 writes, in turn with every writer\n"
           "Every command but init and setup needs an existing database with its schema.\n"
           "options:\n"
           "  --driver   apr_dbd driver (default sqlite3)\n",
@@ -923,6 +941,7 @@ static int run(opts *o, apr_pool_t *p, int argc, char **argv)
     if (strcmp(cmd, "catalogue") == 0) return cmd_catalogue(o, p);
     if (strcmp(cmd, "return") == 0) return ctl_return(o, p);
     if (strcmp(cmd, "offer") == 0) return ctl_offer(o, p);
+    if (strcmp(cmd, "checkpoint") == 0) return cmd_checkpoint(o, p);
     return die("unknown command '%s' (see --help)%s", cmd, NULL);
 }
 

@@ -525,8 +525,9 @@ static const char *sqlite_files(apr_pool_t *p, const db_use *u, const run_as *wh
                             "that httpd's children run as (%s; SQLite keeps its -wal and -shm "
                             "files there); fix: chown %s %s, or %s",
                             dir, f, who->name, strerror(errno), who->name, dir, fix);
-    for (int i = 0; i < 2; i++) {
-        const char *side = apr_pstrcat(p, f, i ? "-shm" : "-wal", NULL);
+    static const char *const sides[] = {"-wal", "-shm", "-lock"}; /* -lock: as_db.c's writers */
+    for (size_t i = 0; i < sizeof(sides) / sizeof(sides[0]); i++) {
+        const char *side = apr_pstrcat(p, f, sides[i], NULL);
         if (access(side, F_OK) == 0 && access(side, R_OK | W_OK) != 0)
             return apr_psprintf(p,
                                 "%s is not writable by the user %s that httpd's children run "

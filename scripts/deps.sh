@@ -11,7 +11,7 @@
 # usage: scripts/deps.sh build|test|pg|bench|fresh|fuzz
 set -eu
 build="gcc make pkg-config apache2 apache2-dev libaprutil1-dbd-sqlite3 libjansson-dev libssl-dev libcbor-dev libstemmer-dev libsqlite3-dev libxxhash-dev"
-test="$build libapache2-mod-perl2 libwww-perl libcmocka-dev curl sqlite3 nodejs npm chromium"
+test="$build libapache2-mod-perl2 libwww-perl libcmocka-dev curl sqlite3 strace nodejs npm chromium"
 npm_too=0
 case "${1:-build}" in
     build) want=$build ;;

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "as_db_private.h"
@@ -398,6 +400,88 @@ static int wal_sync_upto(wal_sync *ws, uint64_t mine)
 
 #define WAL_KEY "as_wal_sync" /* in a connection's `prepared`: its wal_sync */
 
+/* ---- the writer lock file: one writer or checkpointer at a time ----
+ *
+ * SQLite before 3.51.3 (Debian 12's 3.40 among them) can corrupt a database
+ * when a checkpoint runs while another connection commits (the WAL-reset
+ * bug, docs/storage.md). httpd's mutex orders only its own children, of one
+ * generation; agentshopctl and another httpd are outside it. So every write
+ * transaction and every checkpoint of ours, in any process, also holds an
+ * exclusive flock on <database>-lock, one open file per connection (flock
+ * belongs to the open file, so two connections of one process exclude each
+ * other too). */
+typedef struct conn_writer {
+    apr_pool_t *pool; /* the connection's: the file is closed with it */
+    const char *path; /* <database>-lock */
+    mode_t mode;      /* the database file's, which the lock file gets */
+    int fd;           /* opened at the first write; -1 before */
+} conn_writer;
+
+#define WRITER_KEY "as_writer" /* in a connection's `prepared`: its conn_writer */
+
+static apr_status_t writer_close(void *data)
+{
+    conn_writer *w = data;
+    if (w->fd >= 0) close(w->fd);
+    w->fd = -1;
+    return APR_SUCCESS;
+}
+
+static int writer_open(conn_writer *w)
+{
+    int fd = open(w->path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, w->mode);
+    if (fd < 0) return errno;
+    struct stat st; /* as SQLite gives -wal and -shm the database's mode, past the umask */
+    if (fstat(fd, &st) == 0 && (st.st_mode & 0777) != w->mode) (void)fchmod(fd, w->mode);
+    w->fd = fd;
+    apr_pool_cleanup_register(w->pool, w, writer_close, apr_pool_cleanup_null);
+    return 0;
+}
+
+static conn_writer *writer_of(as_db *db)
+{
+    return db->pg || !db->prepared ? NULL
+                                   : apr_hash_get(db->prepared, WRITER_KEY, APR_HASH_KEY_STRING);
+}
+
+/* The lock file taken, waiting until `until` at most (backing off from 1 to
+ * 50 ms, as SQLite's busy handler below): 0, or -1 (logged). */
+static int writer_take(as_db *db, apr_time_t until)
+{
+    conn_writer *w = writer_of(db);
+    int rc = !w ? 0 : w->fd < 0 ? writer_open(w) : 0;
+    for (int n = 0; w && !rc; n++) {
+        if (flock(w->fd, LOCK_EX | LOCK_NB) == 0) return 0;
+        if (errno != EWOULDBLOCK && errno != EINTR) {
+            rc = errno;
+            break;
+        }
+        apr_time_t now = apr_time_now();
+        if (now >= until) {
+            if (db->log)
+                db->log(db->log_baton,
+                        apr_psprintf(db->pool,
+                                     "another process (agentshopctl, another httpd) held the "
+                                     "writer lock %s for longer than the write may wait: nothing "
+                                     "was written",
+                                     w->path));
+            return -1;
+        }
+        apr_interval_time_t nap = n < 6 ? (apr_interval_time_t)1000 << n : 50000;
+        apr_sleep(nap < until - now ? nap : until - now);
+    }
+    if (rc && db->log)
+        db->log(db->log_baton, apr_psprintf(db->pool, "cannot take the writer lock %s: %s", w->path,
+                                            strerror(rc)));
+    return rc ? -1 : 0;
+}
+
+static void writer_give(as_db *db)
+{
+    conn_writer *w = writer_of(db);
+    if (w && w->fd >= 0) flock(w->fd, LOCK_UN);
+}
+
 /* SQLite's wait for a database another process holds: until the deadline
  * of the write under way in this thread (as_db_begin_t), else
  * AS_DB_WRITE_WAIT from the first busy answer of the statement. Backs off
@@ -587,32 +671,61 @@ int as_db_process_init(void)
     return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0) == SQLITE_OK;
 }
 
+#define OWN_SYNC_KEY "as_own_sync" /* as_db_open's connection: SQLite syncs each COMMIT */
+
+/* The file behind connection h, NULL for a database in memory. */
+static const char *conn_file(apr_pool_t *p, const apr_dbd_driver_t *d, apr_dbd_t *h)
+{
+    apr_dbd_results_t *res = NULL;
+    apr_dbd_row_t *row = NULL;
+    const char *file = NULL;
+    if (apr_dbd_select(d, p, h, &res, "PRAGMA database_list", 0) == 0)
+        while (apr_dbd_get_row(d, p, res, &row, -1) == 0) {
+            const char *name = apr_dbd_get_entry(d, row, 1);
+            const char *f = apr_dbd_get_entry(d, row, 2);
+            if (!file && name && strcmp(name, "main") == 0 && f && *f) file = apr_pstrdup(p, f);
+        }
+    return file;
+}
+
+/* A SQLite connection's PRAGMAs and what its writes need: the writer lock
+ * file and, grouped (the module's connections: synchronous=NORMAL), the
+ * WAL's grouped sync; else (as_db_open's) SQLite syncs each COMMIT itself. */
+static apr_status_t sqlite_setup(apr_pool_t *pool, const apr_dbd_driver_t *d, apr_dbd_t *h,
+                                 apr_hash_t *prepared, bool grouped, const char **err)
+{
+    if (sqlite_pragmas(pool, d, h, grouped, err) != APR_SUCCESS) return APR_EGENERAL;
+    const char *file = conn_file(pool, d, h);
+    wal_sync *ws = file && grouped ? wal_sync_for(file) : NULL;
+    if (grouped && !ws) {
+        *err = "cannot find the database file of the connection (a SQLite database in memory "
+               "cannot be used)";
+        return APR_EGENERAL;
+    }
+    if (grouped)
+        apr_hash_set(prepared, WAL_KEY, APR_HASH_KEY_STRING, ws);
+    else
+        apr_hash_set(prepared, OWN_SYNC_KEY, APR_HASH_KEY_STRING, OWN_SYNC_KEY);
+    if (!file) return APR_SUCCESS; /* in memory: no other process to exclude */
+    conn_writer *w = apr_pcalloc(pool, sizeof(*w));
+    struct stat st;
+    w->pool = pool;
+    w->path = apr_pstrcat(pool, file, "-lock", NULL);
+    w->mode = stat(file, &st) == 0 ? st.st_mode & 0666 : 0644;
+    w->fd = -1;
+    apr_hash_set(prepared, WRITER_KEY, APR_HASH_KEY_STRING, w);
+    return APR_SUCCESS;
+}
+
 apr_status_t as_db_conn_init(apr_pool_t *conn_pool, const apr_dbd_driver_t *d, apr_dbd_t *h,
                              apr_hash_t *prepared, const char **err)
 {
     if (apr_hash_get(prepared, INIT_MARK, APR_HASH_KEY_STRING)) return APR_SUCCESS;
     int pg = is_pg(d);
-    if (!pg && sqlite_pragmas(conn_pool, d, h, true, err) != APR_SUCCESS) return APR_EGENERAL;
-    if (!pg) {
-        /* the file behind this connection, whose WAL its commits are synced in */
-        apr_dbd_results_t *res = NULL;
-        apr_dbd_row_t *row = NULL;
-        const char *file = NULL;
-        if (apr_dbd_select(d, conn_pool, h, &res, "PRAGMA database_list", 0) == 0)
-            while (apr_dbd_get_row(d, conn_pool, res, &row, -1) == 0) {
-                const char *name = apr_dbd_get_entry(d, row, 1);
-                const char *f = apr_dbd_get_entry(d, row, 2);
-                if (!file && name && strcmp(name, "main") == 0 && f && *f)
-                    file = apr_pstrdup(conn_pool, f);
-            }
-        wal_sync *ws = file ? wal_sync_for(file) : NULL;
-        if (!ws) {
-            *err = "cannot find the database file of the connection (a SQLite database in "
-                   "memory cannot be used)";
-            return APR_EGENERAL;
-        }
-        apr_hash_set(prepared, WAL_KEY, APR_HASH_KEY_STRING, ws);
-    }
+    /* as_db_open's connection keeps its own set-up: FULL, SQLite syncs each COMMIT */
+    if (!pg && !apr_hash_get(prepared, OWN_SYNC_KEY, APR_HASH_KEY_STRING) &&
+        sqlite_setup(conn_pool, d, h, prepared, true, err) != APR_SUCCESS)
+        return APR_EGENERAL;
     if (prepare_all(conn_pool, d, h, prepared, pg, err) != APR_SUCCESS) return APR_EGENERAL;
     if (!pg && as_db_view_native_init(conn_pool, d, h, prepared, err) != APR_SUCCESS)
         return APR_EGENERAL;
@@ -663,7 +776,7 @@ apr_status_t as_db_open(apr_pool_t *p, const char *driver, const char *params, a
     db->closer = c;
     db->pg = is_pg(db->driver);
     db->prepared = apr_hash_make(p);
-    if (!db->pg) return sqlite_pragmas(p, db->driver, db->handle, false, err);
+    if (!db->pg) return sqlite_setup(p, db->driver, db->handle, db->prepared, false, err);
     return APR_SUCCESS;
 }
 
@@ -727,7 +840,26 @@ int as_db_select(as_db *db, const char *label, apr_dbd_results_t **res, int narg
     return rv;
 }
 
+static int exec_in(as_db *db, const char *label, int *nrows, int nargs, const char **args);
+
+/* A write outside any transaction and the writer lock (agentshopctl's
+ * single statements) runs in a transaction of its own, which holds the lock
+ * file (as_db_begin_t). */
 int as_db_exec(as_db *db, const char *label, int *nrows, int nargs, const char **args)
+{
+    sqlite3 *h = db->pg || db->locked || !db->handle || !writer_of(db)
+                     ? NULL
+                     : apr_dbd_native_handle(db->driver, db->handle);
+    if (!h || !sqlite3_get_autocommit(h)) return exec_in(db, label, nrows, nargs, args);
+    apr_dbd_transaction_t *t = NULL;
+    int rv = as_db_begin_t(db, &t);
+    if (rv) return rv;
+    rv = exec_in(db, label, nrows, nargs, args);
+    int end = as_db_end_t(db, t, rv == 0);
+    return rv ? rv : end;
+}
+
+static int exec_in(as_db *db, const char *label, int *nrows, int nargs, const char **args)
 {
     apr_dbd_prepared_t *st = stmt_get(db, label);
     if (!st) return -1;
@@ -760,9 +892,14 @@ const char *as_db_col(as_db *db, apr_dbd_row_t *row, int n)
 
 int as_db_write_lock(as_db *db)
 {
-    if (db->pg || !db->lock || db->locked) return 0;
+    if (db->pg || (!db->lock && !writer_of(db)) || db->locked) return 0;
     db->write_deadline = apr_time_now() + (db->write_wait ? db->write_wait : AS_DB_WRITE_WAIT);
-    if (db->lock(db) != 0) return -1;
+    if (db->lock && db->lock(db) != 0) return -1;
+    if (writer_take(db, db->write_deadline) != 0) {
+        if (db->lock) db->unlock(db);
+        db->write_deadline = 0;
+        return -1;
+    }
     db->locked = 1;
     db->wrote = 1; /* until a rollback says otherwise */
     return 0;
@@ -771,14 +908,16 @@ int as_db_write_lock(as_db *db)
 int as_db_write_unlock(as_db *db)
 {
     if (!db->locked) return 0;
-    if (!db->trans) as_db_checkpoint_maybe(db); /* between writes, still holding the lock */
+    /* between writes, still holding both locks; after a commit only */
+    if (!db->trans && db->wrote) as_db_checkpoint_maybe(db);
     wal_sync *ws =
         db->wrote && db->prepared ? apr_hash_get(db->prepared, WAL_KEY, APR_HASH_KEY_STRING) : NULL;
     uint64_t mine = ws ? atomic_fetch_add(&ws->written, 1) + 1 : 0;
     db->wrote = 0;
     db->locked = 0;
     db->write_deadline = 0;
-    db->unlock(db);
+    writer_give(db);
+    if (db->lock) db->unlock(db);
     int rc = ws ? wal_sync_upto(ws, mine) : 0;
     if (rc && db->log)
         db->log(db->log_baton,
@@ -791,22 +930,45 @@ int as_db_write_unlock(as_db *db)
 #define CHECKPOINT_EVERY 64
 static unsigned commits_since_checkpoint; /* guarded by the writer lock */
 
-void as_db_checkpoint_maybe(as_db *db)
+/* PRAGMA wal_checkpoint(PASSIVE) on db, whose writer lock the caller holds:
+ * the WAL's frames and those now in the database (-1 when unknown). */
+static int checkpoint_locked(as_db *db, int64_t *frames, int64_t *done)
 {
-    if (db->pg || !db->locked || ++commits_since_checkpoint < CHECKPOINT_EVERY) return;
-    commits_since_checkpoint = 0;
     apr_dbd_results_t *res = NULL;
     apr_dbd_row_t *row = NULL;
+    *frames = *done = -1;
     int rv =
         apr_dbd_select(db->driver, db->pool, db->handle, &res, "PRAGMA wal_checkpoint(PASSIVE)", 0);
     if (rv) {
         if (db->log)
             db->log(db->log_baton, apr_psprintf(db->pool, "checkpoint failed: %s",
                                                 apr_dbd_error(db->driver, db->handle, rv)));
-        return;
+        return -1;
     }
-    while (apr_dbd_get_row(db->driver, db->pool, res, &row, -1) == 0) {
-    }
+    while (apr_dbd_get_row(db->driver, db->pool, res, &row, -1) == 0)
+        if (*frames < 0) {
+            *frames = as_db_i64(apr_dbd_get_entry(db->driver, row, 1));
+            *done = as_db_i64(apr_dbd_get_entry(db->driver, row, 2));
+        }
+    return 0;
+}
+
+void as_db_checkpoint_maybe(as_db *db)
+{
+    if (db->pg || !db->locked || ++commits_since_checkpoint < CHECKPOINT_EVERY) return;
+    commits_since_checkpoint = 0;
+    int64_t frames, done;
+    (void)checkpoint_locked(db, &frames, &done);
+}
+
+int as_db_checkpoint(as_db *db, int64_t *frames, int64_t *done)
+{
+    if (db->pg || !writer_of(db)) return -1;
+    if (as_db_write_lock(db) != 0) return -1;
+    int rc = checkpoint_locked(db, frames, done);
+    db->wrote = 0; /* nothing committed: no sync, no checkpoint again */
+    as_db_write_unlock(db);
+    return rc;
 }
 
 as_db_rec as_db_copy_row(as_db *db, as_mem *m, apr_dbd_results_t *res, apr_dbd_row_t *row)
@@ -847,9 +1009,20 @@ int as_db_begin_t(as_db *db, apr_dbd_transaction_t **t)
         busy_deadline = db->write_deadline ? db->write_deadline
                                            : apr_time_now() +
                                                  (db->write_wait ? db->write_wait : AS_DB_WRITE_WAIT);
+        /* a caller without the writer lock (agentshopctl) holds its file for
+         * this transaction alone */
+        if (!db->locked && writer_take(db, busy_deadline) != 0) {
+            busy_deadline = 0;
+            return SQLITE_BUSY;
+        }
+        db->t_locked = !db->locked;
         int rc = native_exec(db, "BEGIN IMMEDIATE");
         busy_deadline = 0;
-        if (rc != SQLITE_OK) return rc;
+        if (rc != SQLITE_OK) {
+            if (db->t_locked) writer_give(db);
+            db->t_locked = 0;
+            return rc;
+        }
         *t = NATIVE_T;
         return 0;
     }
@@ -879,6 +1052,8 @@ int as_db_end_t(as_db *db, apr_dbd_transaction_t *t, int ok)
         int rc = native_exec(db, ok ? "COMMIT" : "ROLLBACK");
         /* a COMMIT that failed leaves the transaction open: end it */
         if (rc != SQLITE_OK && ok) native_exec(db, "ROLLBACK");
+        if (db->t_locked) writer_give(db);
+        db->t_locked = 0;
         return rc;
     }
     if (!ok) apr_dbd_transaction_mode_set(db->driver, t, APR_DBD_TRANSACTION_ROLLBACK);

@@ -25,7 +25,9 @@ typedef struct as_db {
      * held from BEGIN to COMMIT and around single writes. apr_dbd's sqlite3
      * driver runs every call under one per-process mutex, so a writer waiting
      * inside SQLite for the database lock would block the very thread that
-     * holds it. NULL: no lock (the admin tool). Unused on PostgreSQL. */
+     * holds it. NULL: none (the admin tool). Either way every SQLite write and
+     * checkpoint also holds the lock file <database>-lock (as_db.c), which
+     * orders writers of every process. Unused on PostgreSQL. */
     int (*lock)(struct as_db *db);
     void (*unlock)(struct as_db *db);
     int locked;
@@ -36,6 +38,7 @@ typedef struct as_db {
     apr_interval_time_t write_wait;
     apr_time_t write_deadline; /* set when the writer lock is taken */
     int wrote;    /* the writer lock's holder may have committed: sync before answering */
+    int t_locked; /* as_db_begin_t took the writer lock file for its transaction alone */
     /* The versions shared by the server's requests (core/as_versions.h):
      * st_search_version reuses them up to versions_max_age ms, and every
      * commit marks them stale. NULL: read per call (the admin tool, the
@@ -48,6 +51,10 @@ typedef struct as_db {
 /* Every CHECKPOINT_EVERY writes, while the writer lock is still held, one
  * PASSIVE checkpoint (called by as_db_write_unlock). */
 void as_db_checkpoint_maybe(as_db *db);
+/* One PASSIVE checkpoint now, under the writer lock (agentshopctl
+ * checkpoint): *frames in the WAL, *done of them in the database. 0, or -1
+ * (not SQLite on a file, the lock not had in time, or the checkpoint failed). */
+int as_db_checkpoint(as_db *db, int64_t *frames, int64_t *done);
 
 /* Take and release the writer lock (no-ops on PostgreSQL or without a lock).
  * Releasing it after a write returns once the write is on disk (as_db.c,
@@ -71,11 +78,15 @@ int as_db_process_init(void);
 
 /* Once per connection: PRAGMAs on SQLite (WAL, busy timeout, foreign keys,
  * synchronous=NORMAL with the module's grouped sync after each write, see
- * as_db.c) and every statement prepared into `prepared`. Idempotent. */
+ * as_db.c; a connection of as_db_open's keeps its FULL) and every statement
+ * prepared into `prepared`. Idempotent. */
 apr_status_t as_db_conn_init(apr_pool_t *conn_pool, const apr_dbd_driver_t *driver,
                              apr_dbd_t *handle, apr_hash_t *prepared, const char **err);
 
-/* For programs without mod_dbd: load the driver, open, and init the connection. */
+/* For programs without mod_dbd: load the driver, open, and init the connection.
+ * On SQLite it keeps synchronous=FULL (as_db_conn_init leaves it so): SQLite
+ * syncs each COMMIT, so a command's write is on disk before it reports it;
+ * each of its transactions holds the writer lock file (as_db_begin_t). */
 apr_status_t as_db_open(apr_pool_t *p, const char *driver, const char *params, as_db *db,
                         const char **err);
 void as_db_close(as_db *db);
@@ -94,7 +105,9 @@ int as_db_exec(as_db *db, const char *label, int *nrows, int nargs, const char *
 /* On SQLite, BEGIN IMMEDIATE run by sqlite3 itself (not apr_dbd's driver,
  * which retries a busy database 15 times more): the database's write lock is
  * taken here, waiting until db->write_deadline at most, so no later statement
- * of the transaction waits for it. */
+ * of the transaction waits for it. A caller without the writer lock
+ * (as_db_write_lock) holds the lock file <database>-lock until as_db_end_t.
+ * as_db_exec outside any transaction runs in one of its own. */
 int as_db_begin_t(as_db *db, apr_dbd_transaction_t **t);
 int as_db_end_t(as_db *db, apr_dbd_transaction_t *t, int ok); /* commit when ok, else roll back */
 /* Column n of a row as a string that lives as long as db->pool; NULL for SQL NULL. */
