@@ -544,6 +544,17 @@ static int agentshop_handler(request_rec *r)
     if (!r->handler || strcmp(r->handler, "agentshop") != 0) return DECLINED;
     const dir_cfg *c = ap_get_module_config(r->per_dir_config, &agentshop_module);
     srv_cfg *sc = ap_get_module_config(r->server->module_config, &agentshop_module);
+    if (!c->location) {
+        /* no AgentShop directive in the request's <Location> (SetHandler
+         * alone, the directives at the server's level): its base is the
+         * location's path, which the tree gave at start-up */
+        const char *base = agentshop_base_of(r->uri);
+        if (base && strcmp(base, c->use.base) != 0) {
+            dir_cfg *own = apr_pmemdup(r->pool, c, sizeof(*c));
+            own->use.base = base;
+            c = own;
+        }
+    }
 
     req_ctx *rc = apr_pcalloc(r->pool, sizeof(*rc)); /* outlives the handler: cleanups */
     rc->r = r;

@@ -25,8 +25,8 @@
 #define DEFAULT_RATE_SECONDS 60
 
 /* The bases of the locations that serve the API: every <Location> holding an
- * AgentShop directive (the sample config sets AgentShopKeyPrefix in it), else
- * "/v1". httpd rejects some paths (%2F, %00) before any <Location> applies,
+ * AgentShop directive (the sample config sets AgentShopKeyPrefix in it) or
+ * `SetHandler agentshop` (found in the tree at post_config), else "/v1". httpd rejects some paths (%2F, %00) before any <Location> applies,
  * so errors for these prefixes are pointed at the handler per request, in
  * post_read_request. */
 static apr_array_header_t *api_bases;
@@ -65,14 +65,18 @@ const char *agentshop_base_of(const char *path)
     return NULL;
 }
 
-static void note_base(cmd_parms *cmd)
+static void add_base(apr_pool_t *pconf, const char *location)
 {
-    if (!cmd->path || cmd->path[0] != '/') return;
-    const char *base = agentshop_base(cmd->pool, cmd->path);
-    if (!api_bases) api_bases = apr_array_make(cmd->pool, 2, sizeof(const char *));
+    const char *base = agentshop_base(pconf, location);
+    if (!api_bases) api_bases = apr_array_make(pconf, 2, sizeof(const char *));
     for (int i = 0; i < api_bases->nelts; i++)
         if (strcmp(APR_ARRAY_IDX(api_bases, i, const char *), base) == 0) return;
-    APR_ARRAY_PUSH(api_bases, const char *) = apr_pstrdup(cmd->pool, base);
+    APR_ARRAY_PUSH(api_bases, const char *) = apr_pstrdup(pconf, base);
+}
+
+static void note_base(cmd_parms *cmd)
+{
+    if (cmd->path && cmd->path[0] == '/') add_base(cmd->pool, cmd->path);
 }
 
 void agentshop_config_reset(void)
@@ -776,24 +780,36 @@ const char *agentshop_run_user(void)
     return run_user;
 }
 
-/* Whether some section of the tree hands requests to the handler. */
-static int handler_in_tree(apr_pool_t *p, const ap_directive_t *d)
+/* Whether some section of the tree hands requests to the handler; a
+ * <Location PATH> that does is an API base (note_base's, for a location that
+ * holds no AgentShop directive: `SetHandler agentshop` alone in it). */
+static int handler_in_tree(apr_pool_t *p, const ap_directive_t *d, const char *location)
 {
+    int found = 0;
     for (; d; d = d->next) {
         if ((strcasecmp(d->directive, "SetHandler") == 0 ||
              strcasecmp(d->directive, "AddHandler") == 0) &&
-            d->args && strcasecmp(first_word(p, d->args), "agentshop") == 0)
-            return 1;
-        if (d->first_child && handler_in_tree(p, d->first_child)) return 1;
+            d->args && strcasecmp(first_word(p, d->args), "agentshop") == 0) {
+            found = 1;
+            if (location) add_base(p, location);
+        }
+        const char *in = location;
+        if (strcasecmp(d->directive, "<Location") == 0 && d->args) {
+            const char *path = first_word(p, d->args);
+            size_t n = strlen(path);
+            if (n && path[n - 1] == '>') path = apr_pstrndup(p, path, n - 1);
+            in = path[0] == '/' ? path : NULL; /* not a regular expression */
+        }
+        if (d->first_child && handler_in_tree(p, d->first_child, in)) found = 1;
     }
-    return 0;
+    return found;
 }
 
 int agentshop_config_check(apr_pool_t *pconf, server_rec *s)
 {
     /* the API is served: a <Location> with our directives, or SetHandler
      * agentshop alone with them at the server's level */
-    int served = api_bases || handler_in_tree(pconf, ap_conftree);
+    int served = handler_in_tree(pconf, ap_conftree, NULL) || api_bases;
     if (served && !signing_key_seen) {
         ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s,
                      "mod_agentshop: AgentShopSigningKeyFile is not set; confirmation links "

@@ -183,4 +183,25 @@ if (!defined $rc) {
     is(scalar(grep { $_ != 1 } values %$said), 0, '... once per child') or diag explain $said;
 }
 
+# ---- the plain configuration at another path: the location is the base ----
+($rc, $log, $pid, $port) = start_httpd(
+    dir => $dir, name => 'shop', db => "$dir/shop.db", top => $top, path => '/shop',
+    location => '    SetHandler agentshop', extra => <<"CONF");
+AgentShopSigningKeyFile "$dir/signing.key"
+AgentShopRateLimit off
+CONF
+ok(!defined $rc, 'httpd starts with SetHandler alone in <Location /shop>') or diag $log;
+if (!defined $rc) {
+    my $ua = LWP::UserAgent->new(timeout => 60);
+    my $res = $ua->get("http://127.0.0.1:$port/shop/search?q=hand+soap&limit=5");
+    is($res->code, 200, '... and answers a search under /shop') or diag $res->decoded_content;
+    like($res->decoded_content, qr/"results"\s*:\s*\[\s*\{/, '... with results');
+    $res = $ua->get("http://127.0.0.1:$port/shop/no-such-thing");
+    is($res->code, 404, '... an unknown path under /shop is 404');
+    like($res->decoded_content, qr/"error"\s*:\s*"NOT_FOUND"/, '... in the API\'s error object')
+      or diag $res->decoded_content;
+    is($ua->get("http://127.0.0.1:$port/v1/search?q=soap")->code, 404, '... and /v1 is not the API there');
+    stop_httpd($pid);
+}
+
 done_testing();

@@ -41,10 +41,11 @@ sub httpd_log {
 
 # start_httpd(dir => DIR, name => NAME, db => FILE, top => CHECKOUT,
 #             [extra => CONF], [mpm => 'event' | 'prefork'], [log_level => LEVEL],
-#             [location => CONF], [avoid => [PORT, ...]])
+#             [location => CONF], [path => PATH], [avoid => [PORT, ...]])
 # Starts httpd in DIR/NAME on database FILE (signing key DIR/signing.key,
-# made when missing). location: what <Location /v1> holds (default
-# SetHandler agentshop and the signing key); avoid: ports not to take.
+# made when missing). location: what <Location PATH> holds (default
+# SetHandler agentshop and the signing key); path: the location's (default
+# /v1); avoid: ports not to take.
 # Returns (exit code, or undef while it runs; its log; pid; port).
 sub start_httpd {
     my (%o) = @_;
@@ -60,6 +61,7 @@ sub start_httpd {
         close $k;
     }
     my $port = free_port(@{ $o{avoid} // [] });
+    my $path = $o{path} // '/v1';
     my $location = $o{location}
       // "    SetHandler agentshop\n    AgentShopSigningKeyFile \"$dir/signing.key\"";
     open my $fh, '>', "$root/httpd.conf" or die $!;
@@ -79,7 +81,7 @@ StartServers 1
 DBDriver sqlite3
 DBDParams "$db"
 $extra
-<Location /v1>
+<Location $path>
 $location
 </Location>
 CONF
