@@ -26,8 +26,9 @@
 
 /* The bases of the locations that serve the API: every <Location> holding an
  * AgentShop directive (the sample config sets AgentShopKeyPrefix in it) or
- * `SetHandler agentshop` (found in the tree at post_config), else "/v1". httpd rejects some paths (%2F, %00) before any <Location> applies,
- * so errors for these prefixes are pointed at the handler per request, in
+ * `SetHandler agentshop` (found in the tree at post_config), else "/v1".
+ * httpd rejects some paths (%2F, %00) before any <Location> applies, so
+ * errors for these prefixes are pointed at the handler per request, in
  * post_read_request. */
 static apr_array_header_t *api_bases;
 /* AgentShopSearchIndexDir (global), the directory made from it at start-up,
