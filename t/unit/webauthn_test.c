@@ -164,7 +164,7 @@ static void registration(as_mem *m, const authn *a, const shape *s, const char *
     assert_true(kn > 0 && n + kn + s->after_n < sizeof(auth));
     memcpy(auth + n, kb, kn);
     n += kn;
-    memcpy(auth + n, s->after, s->after_n);
+    if (s->after_n) memcpy(auth + n, s->after, s->after_n); /* none: after may be NULL */
     n += s->after_n;
     free(kb);
     cbor_decref(&key);
