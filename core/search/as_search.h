@@ -10,6 +10,7 @@
  *   as_search_rank.c    rank: each product's best offer under the weights (the
  *                       formula of core/as_rank.c, from the index's columns)
  *   as_search_page.c    page: order, count, the page, the excluded list
+ *   as_search_compat.c  a device's compatible parts, a page of them
  *
  * The database is the source of truth. The index is an immutable snapshot of
  * one catalogue version plus the stock state of every offer (in stock or not)
