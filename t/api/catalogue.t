@@ -47,12 +47,7 @@ sub import_file {
 
 sub write_feed {
     my ($name, @recs) = @_;
-    my $path = "$dir/$name.jsonl";
-    open my $fh, '>:raw', $path or die $!;
-    print $fh $json->encode($_), "\n" for @recs;
-    close $fh;
-    chmod 0644, $path;
-    return $path;
+    return feed_file("$dir/$name.jsonl", @recs);
 }
 
 sub slurp {

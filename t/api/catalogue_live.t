@@ -36,11 +36,7 @@ my %offer_rec;
 
 sub import_recs {
     my (@recs) = @_;
-    my $path = "$dir/feed-" . int(time * 1000) . "-$$.jsonl";
-    open my $fh, '>:raw', $path or die $!;
-    print $fh $json->encode($_), "\n" for @recs;
-    close $fh;
-    chmod 0644, $path;
+    my $path = feed_file("$dir/feed-" . int(time * 1000) . "-$$.jsonl", @recs);
     my $cmd = ctl_argv('catalogue', 'import', $path);
     my $out = `$cmd 2>&1`;
     return ($? >> 8, $out);

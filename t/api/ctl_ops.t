@@ -21,15 +21,7 @@ my $dir = tempdir(CLEANUP => 1);
 
 # The tool on the test database (ctl_argv) or on the command line given;
 # returns (exit code, stdout, stderr).
-sub run_cmd {
-    my ($cmd) = @_;
-    my $out = `$cmd 2>'$dir/stderr'`;
-    my $rc = $? >> 8;
-    open my $fh, '<', "$dir/stderr" or die $!;
-    local $/;
-    my $err = <$fh> // '';
-    return ($rc, $out, $err);
-}
+sub run_cmd { run_capture($_[0], $dir) }
 sub run_ctl { run_cmd(ctl_argv(@_)) }
 # The same on a database file of this test's own (SQLite, whichever the suite's).
 sub run_own {

@@ -35,14 +35,7 @@ my $dir = tempdir(CLEANUP => 1);
 my $json = JSON::PP->new;
 
 # Runs a command line; returns (exit code, stdout, stderr).
-sub run_cmd {
-    my ($cmd) = @_;
-    my $out = `$cmd 2>'$dir/stderr'`;
-    my $rc = $? >> 8;
-    open my $fh, '<', "$dir/stderr" or die $!;
-    local $/;
-    return ($rc, $out, <$fh> // '');
-}
+sub run_cmd { run_capture($_[0], $dir) }
 sub q_args { join ' ', map { my $a = $_; $a =~ s/'/'\\''/g; "'$a'" } @_ }
 sub own_ctl { my ($file, @args) = @_; q_args("$top/bin/agentshopctl", '--params', $file, @args) }
 

@@ -44,11 +44,7 @@ my (%rec, %offers_of);
 
 sub import_feed {
     my ($name, @recs) = @_;
-    my $path = "$dir/$name.jsonl";
-    open my $fh, '>:raw', $path or die $!;
-    print $fh $json->encode($_), "\n" for @recs;
-    close $fh;
-    chmod 0644, $path;
+    my $path = feed_file("$dir/$name.jsonl", @recs);
     my $cmd = ctl_argv('catalogue', 'import', $path);
     my $out = `$cmd 2>&1`;
     is($? >> 8, 0, "the feed $name imports") or diag $out;

@@ -16,7 +16,8 @@ our @EXPORT = qw(api api_get is_json_error demo_data contradicts expected_status
   product_is_contradicted agent_price today_plus is_num is_int is_bool uri_escape_utf8
   ctl new_agent new_mandate agent_headers post_json sql buyable_offer json_encode
   concurrently revoke_active live_part sql_write is_pg ctl_argv spent_mismatches
-  bodies_everywhere browser_tools run_node outside_write_shown slow once_per_run plain_run);
+  bodies_everywhere browser_tools run_node outside_write_shown slow once_per_run plain_run
+  feed_file run_capture);
 
 # node, Chromium and playwright-core, which make test installs (scripts/deps.sh
 # test): each one missing is a failed test, not a skip. Returns (node, the
@@ -242,6 +243,28 @@ sub is_int  { my $v = shift; defined $v && !ref $v && $v =~ /^-?\d+$/ }
 sub is_bool { my $v = shift; JSON::PP::is_bool($v) }
 
 sub json_encode { $JSON->encode(shift) }
+
+# A catalogue feed at PATH: one record a line (canonical JSON, UTF-8), readable
+# by whoever runs the tool. Returns PATH.
+sub feed_file {
+    my ($path, @recs) = @_;
+    open my $fh, '>:raw', $path or die "$path: $!";
+    print $fh $JSON->encode($_), "\n" for @recs;
+    close $fh;
+    chmod 0644, $path;
+    return $path;
+}
+
+# A command line run by the shell: (exit code, stdout, stderr), its stderr
+# kept in DIR/stderr meanwhile.
+sub run_capture {
+    my ($cmd, $dir) = @_;
+    my $out = `$cmd 2>'$dir/stderr'`;
+    my $rc = $? >> 8;
+    open my $fh, '<', "$dir/stderr" or die "$dir/stderr: $!";
+    local $/;
+    return ($rc, $out, <$fh> // '');
+}
 
 sub _top { Apache::Test::vars('serverroot') . '/..' }
 
