@@ -38,8 +38,29 @@ WARN     := -Wall -Wextra -Werror -Wshadow
 # includes, written by the compiler beside it (build/**/*.d).
 DEPS      = -MMD -MP -MT $@ -MF $(basename $@).d
 BUILD_CFLAGS = $(STD) $(WARN) -fPIC -fvisibility=hidden $(DEPS)
-CORE_CPP := -Icore -Icore/search -Ibuild -D_DEFAULT_SOURCE
-APR_CPPFLAGS = -Icore -Icore/search -Isql -Ibuild $(APR_CPP) $(APR_INC)
+# The rooms of core/ (docs/architecture.md, "Rooms"), from the ground up. A
+# room sees its own headers and those of the rooms below it, no others: each is
+# compiled with just those include paths, so an include that runs back up (the
+# shop including a request, a view the store, search the API) does not compile.
+# Storage (sql/) sees lib and store; the glue, agentshopctl and the tests see all.
+ROOM_lib    := lib
+ROOM_store  := $(ROOM_lib) store
+ROOM_rules  := $(ROOM_store) rules
+ROOM_views  := $(ROOM_rules) views
+ROOM_search := $(ROOM_views) search
+ROOM_shop   := $(ROOM_search) shop
+ROOM_http   := $(ROOM_shop) http
+# TODO(60): MCP still runs its tools through the router (as_handle)
+ROOM_mcp    := $(ROOM_http) mcp api
+ROOM_api    := $(ROOM_mcp) api
+ROOMS       := lib store rules views search shop http mcp api
+# an object's room: build/core/ROOM/x.o
+room_of      = $(word 3,$(subst /, ,$(1)))
+room_inc     = $(addprefix -Icore/,$(ROOM_$(call room_of,$(1))))
+CORE_CPP    := $(addprefix -Icore/,$(ROOMS)) -Ibuild -D_DEFAULT_SOURCE
+# TODO(60): sql still calls rules (ranking, verification, the feed's reader)
+STORE_CPP   := $(addprefix -Icore/,$(ROOM_rules)) -Isql -Ibuild
+APR_CPPFLAGS = $(addprefix -Icore/,$(ROOMS)) -Isql -Ibuild $(APR_CPP) $(APR_INC)
 # The flags of every compilation, kept in build/flags, which is rewritten (when
 # the Makefile is read) only when they change: make CFLAGS=-O0 after a make
 # compiles everything again.
@@ -49,7 +70,7 @@ $(shell mkdir -p build)
 $(file >build/flags,$(BUILD_FLAGS))
 endif
 
-CORE_SRC  := $(wildcard core/*.c core/search/*.c)
+CORE_SRC  := $(foreach r,$(ROOMS),$(wildcard core/$(r)/*.c))
 CORE_OBJ  := $(patsubst core/%.c,build/core/%.o,$(CORE_SRC))
 STORE_SRC := $(wildcard sql/*.c)
 STORE_OBJ := $(patsubst sql/%.c,build/sql/%.o,$(STORE_SRC))
@@ -83,7 +104,7 @@ all: deps $(MODULE) $(CTL)
 deps:
 	@scripts/deps.sh build
 
-build/core build/core/search build/sql build/ctl build/unit build/installed var: | deps
+$(addprefix build/core/,$(ROOMS)) build/sql build/ctl build/unit build/installed var: | deps
 	@mkdir -p $@
 
 # build/flags again when build/ went during this make (make clean all)
@@ -92,20 +113,20 @@ build/flags:
 
 # The generated headers are made before any object is compiled (order-only);
 # each object's .d then says which of them it includes.
-build/core/%.o: core/%.c build/flags | build/core/search $(EMBED_INC)
-	$(CC) $(BUILD_CFLAGS) $(CORE_CPP) $(CFLAGS) $(CPPFLAGS) -c $< -o $@
+build/core/%.o: core/%.c build/flags | $(addprefix build/core/,$(ROOMS)) $(EMBED_INC)
+	$(CC) $(BUILD_CFLAGS) $(call room_inc,$@) -Ibuild -D_DEFAULT_SOURCE $(CFLAGS) $(CPPFLAGS) -c $< -o $@
 
 build/openapi_json.inc: docs/openapi.json scripts/embed.sh | build/core
 	scripts/embed.sh openapi_json $< > $@
 
-build/mcp_tools_json.inc: core/mcp_tools.json scripts/embed.sh | build/core
+build/mcp_tools_json.inc: core/mcp/mcp_tools.json scripts/embed.sh | build/core
 	scripts/embed.sh mcp_tools_json $< > $@
 
 build/schema_%.inc: sql/schema.%.sql scripts/embed.sh | build/core
 	scripts/embed.sh schema_$*_sql $< > $@
 
 build/sql/%.o: sql/%.c build/flags | build/sql $(SCHEMA_INC)
-	$(CC) $(BUILD_CFLAGS) $(APR_CPPFLAGS) $(CFLAGS) $(CPPFLAGS) -c $< -o $@
+	$(CC) $(BUILD_CFLAGS) $(STORE_CPP) $(APR_CPP) $(APR_INC) $(CFLAGS) $(CPPFLAGS) -c $< -o $@
 
 $(CORE_LIB): $(CORE_OBJ)
 	rm -f $@ && ar rcs $@ $^
@@ -122,7 +143,7 @@ $(MODULE): $(MODULE_SRC) $(STORE_LIB) $(CORE_LIB) build/flags
 	$(APXS) -c -o mod_agentshop/mod_agentshop.la \
 	  $(addprefix -Wc$(comma),$(STD) $(WARN) $(CFLAGS) $(CPPFLAGS)) \
 	  $(addprefix -Wl$(comma),$(LDFLAGS)) \
-	  -I$(TOP)/core -I$(TOP)/core/search -I$(TOP)/sql $(MODULE_SRC) \
+	  $(addprefix -I$(TOP)/core/,$(ROOMS)) -I$(TOP)/sql $(MODULE_SRC) \
 	  $(TOP)/$(STORE_LIB) $(TOP)/$(CORE_LIB) $(LIBS) >build/apxs.log 2>&1 \
 	  || { cat build/apxs.log; exit 1; }
 	@grep -E ': (warning|error):' build/apxs.log || true
@@ -299,5 +320,5 @@ clean:
 	  t/conf/modperl_inc.pl t/conf/modperl_startup.pl
 
 # what each object, program and the module include (DEPS; build/module.d)
--include $(wildcard build/core/*.d build/core/search/*.d build/sql/*.d build/ctl/*.d \
+-include $(wildcard build/core/*/*.d build/sql/*.d build/ctl/*.d \
   build/installed/*.d build/unit/*.d build/module.d)

@@ -70,16 +70,16 @@ AB_EXPORT double ab_run(const char *path_and_query, unsigned long long *hash)
     req.method = "GET";
     req.path = path;
     req.query = query;
-    as_ctx ctx = {0};
-    ctx.mem = &m;
-    ctx.store = &store;
-    ctx.cfg = &cfg;
-    ctx.now = (int64_t)time(NULL);
-    ctx.log = ab_log;
-    ctx.index = index_;
+    as_shop shop = {0};
+    shop.mem = &m;
+    shop.store = &store;
+    shop.cfg = &cfg;
+    shop.now = (int64_t)time(NULL);
+    shop.log = ab_log;
+    shop.index = index_;
     as_response resp = {0};
     double t0 = thread_ns();
-    as_handle(&ctx, &req, &resp);
+    as_handle(&shop, &req, &resp);
     double ns = thread_ns() - t0;
     if (hash) { /* FNV-1a of the status and the body */
         unsigned long long h = 1469598103934665603ull ^ (unsigned long long)resp.status;

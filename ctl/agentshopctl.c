@@ -760,7 +760,7 @@ static int cmd_order(const opts *o, apr_pool_t *p)
     as_store st = as_db_store(&db);
     as_config cfg;
     as_config_defaults(&cfg);
-    as_ctx ctx = {&m, &st, &cfg, now, ctl_log, NULL, NULL, false, NULL, NULL};
+    as_shop shop = {&m, &st, &cfg, now, ctl_log, NULL, NULL, false, NULL, NULL};
     as_order ord;
     const char *id = o->argv[2];
     int rc = as_store_begin(&st);
@@ -782,12 +782,12 @@ static int cmd_order(const opts *o, apr_pool_t *p)
                    apr_pstrcat(p, id, " (", last, "): a delivery cannot come before it", NULL));
     }
     if (rc == AS_OK && ord.status == AS_OS_PLACED)
-        rc = as_order_apply(&ctx, &ord, AS_EV_SHIP, at, ord.budget_cents,
+        rc = as_order_apply(&shop, &ord, AS_EV_SHIP, at, ord.budget_cents,
                             "Shipped (moved on by the shop's staff).");
     else if (rc == AS_OK && ship)
         rc = AS_ECONFLICT;
     if (rc == AS_OK && deliver)
-        rc = as_order_apply(&ctx, &ord, AS_EV_DELIVER, at, ord.budget_cents,
+        rc = as_order_apply(&shop, &ord, AS_EV_DELIVER, at, ord.budget_cents,
                             "Delivered (recorded by the shop's staff).");
     if (rc == AS_ECONFLICT) {
         as_store_rollback(&st);

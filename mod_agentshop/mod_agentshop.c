@@ -58,7 +58,7 @@ static int pre_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp)
     return OK;
 }
 
-/* One cell of versions (core/as_versions.h) per database, in anonymous shared
+/* One cell of versions (core/store/as_versions.h) per database, in anonymous shared
  * memory made before the children fork: the hosts of one database share it. */
 static int make_versions(apr_pool_t *pconf, server_rec *s)
 {
@@ -566,7 +566,7 @@ static int agentshop_handler(request_rec *r)
     cfg.search_ids = sc->search_ids;
     cfg.search_pages = sc->search_pages;
     as_store store = request_store(rc, c, sc);
-    as_ctx ctx = {&mem,
+    as_shop shop = {&mem,
                   &store,
                   &cfg,
                   apr_time_sec(r->request_time),
@@ -618,7 +618,7 @@ static int agentshop_handler(request_rec *r)
             return agentshop_write_response(r, &resp);
         }
     }
-    as_handle(&ctx, &req, &resp);
+    as_handle(&shop, &req, &resp);
     return agentshop_write_response(r, &resp);
 }
 

@@ -1,4 +1,4 @@
-/* mod_agentshop's rate limits: the counters of core/as_rate.c (a table of
+/* mod_agentshop's rate limits: the counters of core/lib/as_rate.c (a table of
  * client addresses and one of agent keys, lock-free, the design and what it
  * guarantees against made-up keys described there) in shared memory that
  * every child maps, and the 429 or 503 they answer. Where 64-bit atomics are

@@ -29,7 +29,7 @@ chmod 777 "$logs"
 # default: the slow one made every malloc ten times dearer (agentshopctl init
 # --demo 6.5 s -> 0.7 s, the suite 11.5 -> 6.7 min). Our code is built with
 # frame pointers, so a leak's stack names it (checked: a calloc leaked in
-# as_handle is reported at core/as_api.c, under agentshop_handler); frames in
+# as_handle is reported at core/api/as_api.c, under agentshop_handler); frames in
 # Debian's httpd and APR may be cut short. Error reports unwind in full.
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:log_path=$logs/asan:verify_asan_link_order=0:malloc_context_size=30"
 export UBSAN_OPTIONS="print_stacktrace=1:log_path=$logs/ubsan"

@@ -241,7 +241,7 @@ static const stmt_def stmts[] = {
      "CAST(%lld AS BIGINT), %s, %s, %s, %s WHERE (SELECT COUNT(*) FROM questions WHERE user_id "
      "= %s AND asked_at >= %s) < CAST(%lld AS BIGINT)",
      NULL},
-    /* Passkeys (core/as_passkeys.c). */
+    /* Passkeys (core/api/as_passkey_api.c). */
     {L_AS_PASSKEY_INSERT,
      "INSERT INTO passkeys (id, user_id, alg, public_key, sign_count, created_at) VALUES (%s, %s, "
      "%lld, %s, %lld, %lld) ON CONFLICT (id) DO NOTHING",

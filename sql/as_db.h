@@ -39,7 +39,7 @@ typedef struct as_db {
     apr_time_t write_deadline; /* set when the writer lock is taken */
     int wrote;    /* the writer lock's holder may have committed: sync before answering */
     int t_locked; /* as_db_begin_t took the writer lock file for its transaction alone */
-    /* The versions shared by the server's requests (core/as_versions.h):
+    /* The versions shared by the server's requests (core/store/as_versions.h):
      * st_search_version reuses them up to versions_max_age ms, and every
      * commit marks them stale. NULL: read per call (the admin tool, the
      * index's builds). */

@@ -1,6 +1,6 @@
 /* The catalogue feed into and out of the database (as_db_feed.h,
  * docs/catalogue.md). An import reads the whole file first and checks every
- * record (core/as_feed.c), then what the records say about each other and
+ * record (core/rules/as_feed.c), then what the records say about each other and
  * the database; only a file without a problem is written, in one
  * transaction, each record as an upsert that writes nothing when the row
  * already says the same (so importing a file again changes nothing and moves

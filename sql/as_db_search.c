@@ -31,7 +31,7 @@
 #define COMPAT_FROM " FROM compat c JOIN products p ON p.id = c.product_id"
 #define COMPAT_WHERE                                                                               \
     " WHERE c.device_id = %lld AND (%s IS NULL OR p.part_type = %s) AND p.withdrawn_at IS NULL"
-/* The parts a device's list leaves out: compat_exclusion (core/as_catalog_api.c). */
+/* The parts a device's list leaves out: compat_exclusion (core/api/as_catalog_api.c). */
 #define COMPAT_LEFT_OUT "(p.verif_status = 'contradicted' OR c.fit_status = 'does_not_fit')"
 /* A page of the parts listed: by part type, buyable first, best score, sku,
  * as the handler orders them (product_rank: the default weights' best
@@ -415,7 +415,7 @@ int st_search_version(void *h, as_search_version *out)
 {
     as_db *db = h;
     /* a read begun less than versions_max_age ago, with no commit of this
-     * server's since: no connection, no statement (core/as_versions.h) */
+     * server's since: no connection, no statement (core/store/as_versions.h) */
     int64_t now = db->versions ? as_versions_now_ms() : 0;
     if (as_versions_get(db->versions, now, db->versions_max_age, out)) return AS_OK;
     uint64_t gen = as_versions_gen(db->versions);

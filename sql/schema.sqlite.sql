@@ -322,7 +322,7 @@ CREATE TABLE IF NOT EXISTS webauthn_challenges (
 );
 CREATE INDEX IF NOT EXISTS webauthn_challenges_age ON webauthn_challenges (expires_at);
 -- One challenge per subject and expiry: expiries fall on whole steps
--- (core/as_passkeys.c), so a subject has at most two live ones.
+-- (core/api/as_passkey_api.c), so a subject has at most two live ones.
 CREATE UNIQUE INDEX IF NOT EXISTS webauthn_challenges_slot
     ON webauthn_challenges (subject_id, purpose, expires_at);
 

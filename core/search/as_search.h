@@ -8,7 +8,7 @@
  *   as_search_filter.c  filter: category, part type, device, merchant, price,
  *                       delivery, verified_only; why a product is left out
  *   as_search_rank.c    rank: each product's best offer under the weights (the
- *                       formula of core/as_rank.c, from the index's columns)
+ *                       formula of core/rules/as_rank.c, from the index's columns)
  *   as_search_page.c    page: order, count, the page, the excluded list
  *   as_search_compat.c  a device's compatible parts, a page of them
  *
@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "as_catalog.h"
+#include "as_log.h"
 #include "as_mem.h"
 #include "as_rank.h"
 #include "as_search_words.h"
@@ -44,7 +45,7 @@ typedef struct as_search_snap as_search_snap;
  * (tests, tools) the caller builds. NULL when the store failed, or when no
  * snapshot could be had in time (as_search_index_retry_after then says so). */
 typedef struct as_search_index as_search_index;
-typedef void (*as_search_log_fn)(void *baton, int level, const char *msg); /* AS_LOG_* */
+/* the index logs through an as_log_fn (as_log.h) */
 /* file_prefix: the index files' path without "-<catalogue version>.idx" (in a
  * directory only this process's user can write), shared by every process of
  * one database: the first to need a catalogue version builds it into the file
@@ -52,7 +53,7 @@ typedef void (*as_search_log_fn)(void *baton, int level, const char *msg); /* AS
  * have), and every process maps it read-only. NULL: each process builds its
  * own, in memory. log: what was built or mapped, and failures. NULL when out
  * of memory. */
-as_search_index *as_search_index_create(const char *file_prefix, as_search_log_fn log,
+as_search_index *as_search_index_create(const char *file_prefix, as_log_fn log,
                                         void *log_baton);
 /* Why an index made without a file prefix has none (the directory cannot be
  * used): the first copy the process builds for itself logs it, once, as a
@@ -197,7 +198,7 @@ void as_search_apply_stock_to(as_product *ps, size_t n_products, const as_offer_
                               size_t n);
 
 /* One page of dev's compatible parts from snapshot s, as the store's
- * `compatible` gives it (core/as_store.h), with each excluded's reason in
+ * `compatible` gives it (core/store/as_store.h), with each excluded's reason in
  * out->why; the page's offers have stock 0 until the caller reads it
  * (as_search_offers_stock), and its strings are s's: read it while s is
  * held (as_search_compat.c). */
@@ -215,7 +216,7 @@ int as_search_offers_stock(const as_search_snap *s, const as_store *st,
                            const as_search_version *read, as_mem *m, const int64_t *ids,
                            size_t n, as_offer_stock **out, size_t *nout);
 
-/* ---- product views (as_search_view.c) ---- */
+/* ---- product views (as_search_kept.c) ---- */
 
 /* What the index keeps of one product's view: its kept parts, and the product
  * as the live part needs it: id, sku, name, availability, guarantee, offers

@@ -1,5 +1,5 @@
 /* A device's compatible parts from a snapshot (GET /devices/{slug}/compatible):
- * one page of as_compat_page (core/as_store.h) from the compat rows the index
+ * one page of as_compat_page (core/store/as_store.h) from the compat rows the index
  * keeps by device and each product's best offer in the snapshot, without the
  * database. The page and the first left out are each kept in a heap of their
  * size as the device's rows go by: no list of every part is sorted or built.

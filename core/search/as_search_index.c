@@ -24,7 +24,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "as_api.h"
 #include "as_devices.h"
 #include "as_json_value.h"
 #include "as_rank.h"
@@ -1945,7 +1944,7 @@ struct as_search_index {
     char *prefix; /* the index files' path without "-<version>.idx"; NULL: in memory */
     char *why;    /* why there is no prefix (as_search_index_private), for the log */
     atomic_bool said_private; /* that this process keeps its own copy: logged once */
-    as_search_log_fn log;
+    as_log_fn log;
     void *log_baton;
     /* Builds in the background (as_search_index_background); bg guards the
      * rest. wake: the thread has work or must stop; done: a build ended. */
@@ -1961,7 +1960,7 @@ struct as_search_index {
     double retry_at;  /* no build asked for before this (now_ms), after a failure */
 };
 
-as_search_index *as_search_index_create(const char *file_prefix, as_search_log_fn log,
+as_search_index *as_search_index_create(const char *file_prefix, as_log_fn log,
                                         void *log_baton)
 {
     as_search_index *si = calloc(1, sizeof(*si));

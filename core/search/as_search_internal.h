@@ -115,7 +115,7 @@ typedef struct sx_catalog {
     uint32_t *pt_at, *pt_docs;   /* npts + 1, n */
     char *strs;
     size_t nstrs;
-    /* The product views' catalogue parts (as_view_kept, as_search_view.c), in
+    /* The product views' catalogue parts (as_view_kept, as_search_kept.c), in
      * vtext: product d's head is [view_at[d], perf_at[d]), its performance
      * object [perf_at[d], view_at[d + 1]), both empty when the store gave
      * none; compat row i's members after its device's (as_view_compat_rest),

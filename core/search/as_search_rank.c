@@ -1,5 +1,5 @@
 /* Search, stage 4 (rank): a product's best offer under the weights and offer
- * filters, from the index's columns: the formula of core/as_rank.c (spec 2.4,
+ * filters, from the index's columns: the formula of core/rules/as_rank.c (spec 2.4,
  * docs/ranking.md), component by component with the same rounding, so the
  * order of results is the order of the scores their pages show. Only which
  * offers are in stock comes from the snapshot's stock state; the page's own

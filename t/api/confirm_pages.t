@@ -56,7 +56,7 @@ sub iso_time {
 sub human_day { my @t = gmtime shift; return sprintf '%s %d %s', strftime('%a', @t), $t[3], strftime('%b %Y', @t) }
 sub text_of { my ($html) = @_; $html =~ s/<[^>]*>//g; return $html }
 
-# What a person reads for each code (core/as_buy_view.c).
+# What a person reads for each code (core/views/as_buy_view.c).
 my %HEADING = (
     CONFIRMATION_INVALID => 'This link does not work',
     VALIDATION_ERROR     => 'The shop could not read this request',

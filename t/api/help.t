@@ -81,7 +81,7 @@ is($body, '', '... without a body');
 # ---- every error code the module can emit has a page ----
 my %codes;
 my $top = Apache::Test::vars('serverroot') . '/..';
-my @sources = (glob("$top/core/*.c"), glob("$top/mod_agentshop/*.c"));
+my @sources = (glob("$top/core/*/*.c"), glob("$top/mod_agentshop/*.c"));
 ok(@sources >= 10, scalar(@sources) . ' C source files to scan');
 for my $file (@sources) {
     open my $fh, '<', $file or die "$file: $!";

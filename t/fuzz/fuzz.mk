@@ -23,13 +23,13 @@ FUZZ_MAX_LEN   ?= 4096
 # the C of the main build (Makefile, STD and CORE_CPP)
 FUZZ_CFLAGS    := -std=c11 -Wpedantic -g -O1 -fsanitize=fuzzer,address,undefined \
                   -fno-sanitize-recover=undefined -fno-omit-frame-pointer -Wall -Wextra
-FUZZ_CPPFLAGS  := -Icore -Icore/search -Ibuild -It/unit -It/fuzz -D_DEFAULT_SOURCE
+FUZZ_CPPFLAGS  := $(addprefix -Icore/,$(ROOMS)) -Ibuild -It/unit -It/fuzz -D_DEFAULT_SOURCE
 FUZZ_LIBS      := -ljansson -lcrypto -lcbor -lstemmer -lm
 FUZZ_HARNESSES := fuzz_query fuzz_body fuzz_api fuzz_question fuzz_feed
 FUZZ_BINS      := $(addprefix build/fuzz/,$(FUZZ_HARNESSES))
-FUZZ_CORE_SRC  := $(wildcard core/*.c core/search/*.c)
+FUZZ_CORE_SRC  := $(CORE_SRC)
 FUZZ_CORE_OBJ  := $(patsubst core/%.c,build/fuzz/core/%.o,$(FUZZ_CORE_SRC))
-FUZZ_HEADERS   := $(wildcard core/*.h core/search/*.h t/fuzz/*.h) $(FAKE_STORE_HDR)
+FUZZ_HEADERS   := $(foreach r,$(ROOMS),$(wildcard core/$(r)/*.h)) $(wildcard t/fuzz/*.h) $(FAKE_STORE_HDR)
 FUZZ_FAKE_OBJ  := $(patsubst t/unit/%.c,build/fuzz/fake/%.o,$(FAKE_STORE_SRC))
 # what a harness links besides core: fuzz_api the fake store
 FUZZ_LINK_fuzz_api := $(FUZZ_FAKE_OBJ)
@@ -48,18 +48,18 @@ FUZZ_ENV       := ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
 fuzz-deps:
 	@t/fuzz/deps.sh
 
-build/fuzz/core build/fuzz/core/search build/fuzz/fake:
+$(addprefix build/fuzz/core/,$(ROOMS)) build/fuzz/fake:
 	@mkdir -p $@
 
 # fuzz-deps is order-only: it runs first but never forces a rebuild. Each
 # object depends on the headers it includes (-MMD, build/fuzz/core/**/*.d).
-build/fuzz/core/%.o: core/%.c | build/fuzz/core/search fuzz-deps $(EMBED_INC)
+build/fuzz/core/%.o: core/%.c | $(addprefix build/fuzz/core/,$(ROOMS)) fuzz-deps $(EMBED_INC)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_CPPFLAGS) -MMD -MP -c $< -o $@
 
 build/fuzz/fake/%.o: t/unit/%.c | build/fuzz/fake fuzz-deps $(EMBED_INC)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_CPPFLAGS) -MMD -MP -c $< -o $@
 
--include $(wildcard build/fuzz/core/*.d build/fuzz/core/search/*.d build/fuzz/fake/*.d)
+-include $(wildcard build/fuzz/core/*/*.d build/fuzz/fake/*.d)
 
 build/fuzz/fuzz_api: $(FUZZ_FAKE_OBJ)
 

@@ -1,4 +1,4 @@
-/* libFuzzer harness: a line of the catalogue feed (core/as_feed.c), which an
+/* libFuzzer harness: a line of the catalogue feed (core/rules/as_feed.c), which an
  * operator's suppliers write and agentshopctl catalogue import reads.
  *
  * Invariants (abort() when broken): a line is either a record (a type, a

@@ -13,7 +13,7 @@ typedef struct api_fx {
     fake_db db;
     as_store store;
     as_config cfg;
-    as_ctx ctx;
+    as_shop shop;
 } api_fx;
 
 /* The default catalogue, default configuration, noon of API_TODAY. */
@@ -26,10 +26,10 @@ static inline int api_setup(void **state)
     fake_db_default(&fx->db);
     fx->store = fake_store_make(&fx->db);
     as_config_defaults(&fx->cfg);
-    fx->ctx.mem = &fx->base.mem;
-    fx->ctx.store = &fx->store;
-    fx->ctx.cfg = &fx->cfg;
-    fx->ctx.now = (int64_t)API_TODAY * 86400 + 12 * 3600;
+    fx->shop.mem = &fx->base.mem;
+    fx->shop.store = &fx->store;
+    fx->shop.cfg = &fx->cfg;
+    fx->shop.now = (int64_t)API_TODAY * 86400 + 12 * 3600;
     *state = fx;
     return 0;
 }

@@ -14,7 +14,7 @@ static void request(void **state, const char *method, const char *path, const ch
     api_fx *fx = *state;
     as_request req = {.method = method, .path = path, .query = query};
     memset(resp, 0, sizeof(*resp));
-    as_handle(&fx->ctx, &req, resp);
+    as_handle(&fx->shop, &req, resp);
     unit_json_body(resp);
 }
 
@@ -504,12 +504,12 @@ static void test_compatible_pages(void **state)
             const char *path = as_printf(m, "/devices/%s/compatible", slugs[i]);
             const char *label = as_printf(m, "%s?%s", path, queries[k] ? queries[k] : "");
             int st_store, st_index;
-            fx->ctx.index = NULL;
+            fx->shop.index = NULL;
             char *a = body_of(state, path, queries[k], &st_store);
             int calls = fx->db.op_calls[FAKE_OP_COMPATIBLE];
-            fx->ctx.index = si;
+            fx->shop.index = si;
             char *b = body_of(state, path, queries[k], &st_index);
-            fx->ctx.index = NULL;
+            fx->shop.index = NULL;
             CHECK_INT(label, st_store, 200);
             CHECK_INT(label, st_index, 200);
             CHECK(label, a && b);

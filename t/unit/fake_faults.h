@@ -63,7 +63,7 @@ enum {
     FAKE_OP_OFFERS_STOCK,
     /* product views from the index */
     FAKE_OP_PRODUCT_LIVE,
-    /* passkeys (core/as_passkeys.c) */
+    /* passkeys (core/api/as_passkey_api.c) */
     FAKE_OP_PASSKEY_INSERT,
     FAKE_OP_PASSKEYS_OF,
     FAKE_OP_PASSKEY_GET,
@@ -73,12 +73,12 @@ enum {
     FAKE_OP_ENROLMENT_USE,
     FAKE_OP_CHALLENGE_INSERT,
     FAKE_OP_CHALLENGE_USE,
-    /* Idempotency-Key records past their time (core/as_idem.c) */
+    /* Idempotency-Key records past their time (core/rules/as_idem.c) */
     FAKE_OP_IDEM_FORGET,
     FAKE_OP_IDEM_TAKEOVER,
     /* an approval re-reads whether its offer is still sold */
     FAKE_OP_OFFER_WITHDRAWN,
-    /* a page's challenge reused, expired ones pruned (core/as_passkeys.c) */
+    /* a page's challenge reused, expired ones pruned (core/api/as_passkey_api.c) */
     FAKE_OP_CHALLENGE_LIVE,
     FAKE_OP_CHALLENGES_PRUNE,
     /* a page of a device's compatible parts */

@@ -530,7 +530,7 @@ static int shop_idem_finish(void *h, const char *user, const char *scope, const 
 }
 
 /* Idempotency-Key records past their keeping time are forgotten, and a claim
- * whose lease ran out is taken over, when core says so (core/as_idem.c). */
+ * whose lease ran out is taken over, when core says so (core/rules/as_idem.c). */
 static int shop_idem_forget(void *h, const char *user, const char *scope, const char *key,
                             int64_t before)
 {

@@ -1,4 +1,4 @@
-/* The catalogue feed's records on their own (core/as_feed.c): what passes,
+/* The catalogue feed's records on their own (core/rules/as_feed.c): what passes,
  * every problem of a record that does not (by field path, all of them), a
  * withdrawal's keys, and export's line form: keys in the documented order,
  * read back to the same record and written to the same line. */

@@ -37,7 +37,7 @@ typedef struct g_case {
     fake_shop store;
     as_store s;
     as_config cfg;
-    as_ctx ctx;
+    as_shop shop;
     struct {
         const char *name, *value;
     } caps[G_CAPS];
@@ -241,7 +241,7 @@ static void g_request(g_case *c, const json_t *r, const char *file, as_request *
         free(s);
     }
     req->body_len = req->body ? strlen(req->body) : 0;
-    c->ctx.now += json_integer_value(json_object_get(r, "advance"));
+    c->shop.now += json_integer_value(json_object_get(r, "advance"));
 }
 
 /* "in_flight": KEY leaves that Idempotency-Key's record, for this request
@@ -258,7 +258,7 @@ static fake_shop_idem *g_hold_in_flight(g_case *c, const json_t *r, const char *
         if (strcmp(rec->key, key) != 0) continue;
         *saved = rec->rec;
         rec->rec =
-            (as_idem){saved->request_hash, "in_flight", NULL, 0, c->ctx.now, c->ctx.now + 30};
+            (as_idem){saved->request_hash, "in_flight", NULL, 0, c->shop.now, c->shop.now + 30};
         return rec;
     }
     fail_msg("%s: no Idempotency-Key record '%s' to hold in flight", file, key);
@@ -327,9 +327,9 @@ static bool g_step(g_case *c, const char *name)
 
     as_arena *a = as_arena_create();
     as_mem rm = as_arena_mem(a);
-    c->ctx.mem = &rm;
+    c->shop.mem = &rm;
     as_response resp;
-    as_handle(&c->ctx, &req, &resp);
+    as_handle(&c->shop, &req, &resp);
     if (held) held->rec = saved;
     /* no transaction left open, no unit of stock created or lost, a released
      * order holding no budget (abort()s naming what broke) */
@@ -394,7 +394,7 @@ static void test_golden_case(void **state)
     c->cfg.signing_key = g_signing_key;
     c->cfg.signing_key_len = sizeof(g_signing_key) - 1;
     g_case_config(c);
-    c->ctx = (as_ctx){.store = &c->s, .cfg = &c->cfg, .now = G_START};
+    c->shop = (as_shop){.store = &c->s, .cfg = &c->cfg, .now = G_START};
     struct dirent **steps;
     int n = scandir(c->dir, &steps, g_is_request, alphasort);
     if (n <= 0) fail_msg("%s: no request files", c->dir);

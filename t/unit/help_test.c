@@ -1,4 +1,4 @@
-/* Help pages (as_help.c): every error code has a docs link and a page that
+/* Help pages (as_help_api.c): every error code has a docs link and a page that
  * names it; the index, checkout and errors pages; relative links; 404s. */
 #include "unit_check.h"
 
@@ -9,7 +9,7 @@
 typedef struct help_fx {
     unit_fx base; /* first: unit_mem() works on it */
     as_config cfg;
-    as_ctx ctx;
+    as_shop shop;
 } help_fx;
 
 static int help_setup(void **state)
@@ -19,8 +19,8 @@ static int help_setup(void **state)
     fx->base.arena = as_arena_create();
     fx->base.mem = as_arena_mem(fx->base.arena);
     as_config_defaults(&fx->cfg);
-    fx->ctx.mem = &fx->base.mem;
-    fx->ctx.cfg = &fx->cfg; /* no store: help pages never touch it */
+    fx->shop.mem = &fx->base.mem;
+    fx->shop.cfg = &fx->cfg; /* no store: help pages never touch it */
     *state = fx;
     return 0;
 }
@@ -39,7 +39,7 @@ static void get(void **state, const char *path, as_response *resp)
 {
     help_fx *fx = *state;
     as_request req = {.method = "GET", .path = path};
-    as_handle(&fx->ctx, &req, resp);
+    as_handle(&fx->shop, &req, resp);
 }
 
 static bool is_page(const as_response *r)
@@ -61,7 +61,7 @@ static bool is_error(const as_response *r, int status, const char *code)
     return r->status == status && !r->raw && e && strcmp(e, code) == 0;
 }
 
-/* Codes the module emits, written out here independently of as_help.c's table. */
+/* Codes the module emits, written out here independently of as_help_api.c's table. */
 static const char *const emitted[] = {
     "CONFIRMATION_REQUIRED",
     "VALIDATION_ERROR",
@@ -202,15 +202,15 @@ static void test_head_and_methods(void **state)
     help_fx *fx = *state;
     as_request head = {.method = "HEAD", .path = "/docs/checkout"};
     as_response r = {0};
-    as_handle(&fx->ctx, &head, &r);
+    as_handle(&fx->shop, &head, &r);
     assert_true(is_page(&r));
     as_response_clear(&r);
     as_request post = {.method = "POST", .path = "/docs"};
-    as_handle(&fx->ctx, &post, &r);
+    as_handle(&fx->shop, &post, &r);
     assert_true(is_error(&r, 405, "METHOD_NOT_ALLOWED"));
     as_response_clear(&r);
     as_request query = {.method = "GET", .path = "/docs", .query = "x=1"};
-    as_handle(&fx->ctx, &query, &r);
+    as_handle(&fx->shop, &query, &r);
     assert_true(is_error(&r, 400, "VALIDATION_ERROR"));
     as_response_clear(&r);
 }
@@ -259,7 +259,7 @@ static void test_confirmation_errors_as_pages(void **state)
                           .accept = rows[i].accept,
                           .base_url = "https://shop.example/v1"};
         as_response r = {0};
-        as_handle(&fx->ctx, &req, &r);
+        as_handle(&fx->shop, &req, &r);
         const char *e = json_string_value(json_object_get(r.body, "error"));
         CHECK(label, r.status == rows[i].status);
         CHECK(label, e && strcmp(e, rows[i].code) == 0); /* the object stays for the log */

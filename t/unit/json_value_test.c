@@ -1,4 +1,4 @@
-/* The reading of a spec row's claimed or measured value (core/as_json_value.c,
+/* The reading of a spec row's claimed or measured value (core/lib/as_json_value.c,
  * as_json_value_read: the index build's words and every verification)
  * against jansson's, which it replaced: over values the store holds and
  * texts it never should, the kind, the number (to its sign: "-0" is jansson's

@@ -46,7 +46,7 @@ static void post(void **state, const http_in *in, as_response *resp)
         .mcp_protocol_version = in->version,
         .base_url = BASE,
     };
-    as_handle(&fx->ctx, &req, resp);
+    as_handle(&fx->shop, &req, resp);
 }
 
 /* A request's result (borrowed from resp->body), or NULL. */
@@ -579,7 +579,7 @@ static void test_tool_is_rest(void **state)
     mcp_fx *fx = *state;
     as_response rest, resp;
     as_request req = {.method = "GET", .path = "/products/FILT-002", .query = "device=dyson-v8"};
-    as_handle(&fx->ctx, &req, &rest);
+    as_handle(&fx->shop, &req, &rest);
     unit_json_body(&rest);
     assert_int_equal(rest.status, 200);
     json_t *r = tool(state, "get_product", "{\"device\":\"dyson-v8\",\"sku\":\"FILT-002\"}", &resp);
@@ -614,7 +614,7 @@ static void test_search_compact(void **state)
     mcp_fx *fx = *state;
     as_response rest, full, small, bad, nul;
     as_request req = {.method = "GET", .path = "/search", .query = "q=soap"};
-    as_handle(&fx->ctx, &req, &rest);
+    as_handle(&fx->shop, &req, &rest);
     unit_json_body(&rest);
     assert_int_equal(rest.status, 200);
     json_t *r = tool(state, "search_products", "{\"q\":\"soap\",\"detail\":\"full\"}", &full);

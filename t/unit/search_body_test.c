@@ -1,4 +1,4 @@
-/* The search response written as text (core/as_search_view.c) against the
+/* The search response written as text (core/search/as_search_body.c) against the
  * jansson tree it replaced, kept here as the reference: over every
  * combination of text, device, filters, sort, weights and page on a small
  * catalogue with awkward values (stored image lists that are not plain,
@@ -6,7 +6,7 @@
 #include "search_fixture.h"
 
 #include "as_search.h"
-#include "as_search_view.h"
+#include "as_search_body.h"
 #include "as_validate.h"
 #include "as_view.h"
 
@@ -62,7 +62,7 @@ static void catalogue(fake_db *db)
     fixture_catalogue(db, merchants, N_ROWS(merchants), devices, products, N_ROWS(products));
 }
 
-/* ---- the jansson tree as core/as_catalog_api.c built it before ---- */
+/* ---- the jansson tree as core/api/as_catalog_api.c built it before ---- */
 
 static const char *const match_names[] = {"exact", "prefix", "corrected", "none"};
 

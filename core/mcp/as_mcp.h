@@ -1,0 +1,27 @@
+/* MCP tools (as_mcp_tools.c) as the protocol layer (as_mcp.c) sees them: the
+ * list of tool definitions, and a call that runs the matching REST operation
+ * through as_handle. docs/mcp.md. */
+#ifndef AS_MCP_H
+#define AS_MCP_H
+
+#include <jansson.h>
+
+#include "as_api.h"
+
+/* The result of tools/list, {"tools": [...]} (core/mcp/mcp_tools.json): a new
+ * reference, or NULL when out of memory. */
+json_t *as_mcp_tools_list(void);
+
+/* tools/call: a CallToolResult (new reference) whose isError tells a tool
+ * failure (a REST error, or arguments that do not fit the input schema). NULL
+ * for a protocol error, with *rpc_code and *rpc_message set (an unknown tool
+ * is -32602). http is the MCP request: its Authorization, Service-Agent and
+ * Idempotency-Key headers and base_url carry over to the REST request. */
+json_t *as_mcp_tool_call(as_shop *shop, const as_request *http, const char *name, json_t *args,
+                         int *rpc_code, const char **rpc_message);
+
+/* The i-th tool that as_mcp_tool_call knows, NULL past the last (the unit
+ * tests compare them with the definitions). */
+const char *as_mcp_tool_name(size_t i);
+
+#endif

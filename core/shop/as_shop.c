@@ -1,0 +1,33 @@
+#include "as_shop.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+#include "as_util.h"
+
+void as_config_defaults(as_config *c)
+{
+    memset(c, 0, sizeof(*c)); /* no signing key until the caller sets one */
+    c->key_prefix = "agentshop";
+    c->quote_ttl = 600;
+    c->confirmation_ttl = 86400;
+    c->return_window_days = 30;
+    c->ship_after = 3600;
+    c->questions_per_day = 50;
+    c->views_from_index = true;
+}
+
+void as_log(as_shop *shop, int level, const char *fmt, ...)
+{
+    if (!shop->log) return;
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = as_vprintf(shop->mem, fmt, ap);
+    va_end(ap);
+    shop->log(shop->log_baton, level, msg);
+}
+
+int64_t as_today(const as_shop *shop)
+{
+    return shop->now / 86400;
+}
