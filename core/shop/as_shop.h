@@ -12,6 +12,7 @@
 #include "as_mem.h"
 #include "as_search.h"
 #include "as_store.h"
+#include "as_validate.h"
 
 struct as_view_cache;
 
@@ -67,6 +68,16 @@ typedef struct as_shop {
     void (*notify)(void *baton, const char *line);
     void *notify_baton;
 } as_shop;
+
+/* What a shop operation says; its out-parameters hold the rest. Operations
+ * take the as_shop and typed inputs, never a request; each binding (the /v1
+ * handlers, MCP, agentshopctl) turns the outcome into its own answer.
+ *   AS_SHOP_DONE        done: the result is in the out-parameters
+ *   AS_SHOP_REFUSED     the shop's rules refuse it: the as_problem names why, with
+ *                       the /v1 error code and status every binding maps from
+ *   AS_SHOP_FAILED      the store failed; nothing was changed (the store logged it)
+ *   AS_SHOP_UNREADABLE  the change was committed, only reading it back failed */
+typedef enum { AS_SHOP_DONE, AS_SHOP_REFUSED, AS_SHOP_FAILED, AS_SHOP_UNREADABLE } as_shop_rc;
 
 void as_log(as_shop *shop, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Today, in days since 1970-01-01 (UTC). */
