@@ -279,11 +279,11 @@ static as_shop_rc no_snapshot(as_shop *shop, as_read_body *out, as_problem *p)
 }
 
 /* The page built (the engine's answer unless the caches gave it already, the
- * stock read unless they read it) and encoded once: kept, and answered as it
- * is kept. Sends body (*n bytes, as_search_body), and keeps it under the
- * version read before the body's data. The data is at least as new as that
- * version: if it changed in between, the store's version has moved on for good
- * (versions never return to an earlier value) and the entry is never served. */
+ * stock read unless they read it) and encoded once: answered as it is kept.
+ * With the page cache on it is kept under the validator read before the
+ * body's data. The data is at least as new as that: if it changed in between,
+ * the store's version has moved on for good (versions never return to an
+ * earlier value) and the entry is never served. */
 static as_shop_rc search_built(as_shop *shop, const as_read_search_in *in, const as_search_ask *ask,
                                engine_search *es, as_read_body *out, as_problem *p)
 {
