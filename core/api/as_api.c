@@ -22,16 +22,16 @@ void as_respond_problem(as_response *resp, const as_problem *p)
 
 void as_respond_saved_unreadable(as_response *resp)
 {
-    as_respond_error(resp, 503, "SERVICE_UNAVAILABLE", NULL,
-                     "The change was saved, but its result cannot be read right now; read it "
-                     "again shortly.");
+    as_problem p;
+    as_shop_problem(AS_SHOP_UNREADABLE, &p);
+    as_respond_problem(resp, &p);
 }
 
 void as_respond_storage_failed(as_response *resp)
 {
-    as_respond_error(resp, 503, "SERVICE_UNAVAILABLE", NULL,
-                     "The shop cannot complete this right now; nothing was changed. Retry "
-                     "shortly.");
+    as_problem p;
+    as_shop_problem(AS_SHOP_FAILED, &p);
+    as_respond_problem(resp, &p);
 }
 
 void as_respond_http_refusal(as_response *resp, int status, const char *part)

@@ -1,6 +1,7 @@
 /* MCP tools (as_mcp_tools.c) as the protocol layer (as_mcp.c) sees them: the
- * list of tool definitions, and a call that runs the matching REST operation
- * through as_handle. docs/mcp.md. */
+ * list of tool definitions, and a call that runs the matching operation (the
+ * shop's, or for the tools not yet converted the REST one through as_handle).
+ * docs/mcp.md. */
 #ifndef AS_MCP_H
 #define AS_MCP_H
 

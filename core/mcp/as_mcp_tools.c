@@ -1,8 +1,10 @@
 /* MCP tools: each one is a REST operation (docs/mcp.md). A call checks the
  * arguments against the tool's input schema (core/mcp/mcp_tools.json, compiled in),
- * turns them into a REST request (path, query string or JSON body), runs it
- * through as_handle with the caller's own headers, and wraps the REST answer in
- * a CallToolResult: the REST body as text and as structuredContent. */
+ * calls the shop's operation with them (the catalogue's reads) and renders its
+ * answer with REST's own view, and wraps it in a CallToolResult: the REST body
+ * as text and as structuredContent. TODO(60): the tools the shop has no
+ * operation for yet turn the arguments into a REST request (path, query string
+ * or JSON body) and run it through as_handle with the caller's own headers. */
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -11,12 +13,33 @@
 
 #include "as_mcp.h"
 #include "as_api_internal.h"
+#include "as_device_view.h"
+#include "as_help_view.h"
 #include "as_mcp_results.h"
+#include "as_reads.h"
 #include "as_util.h"
 #include "mcp_tools_json.inc"
 
+/* A call's arguments as the shop's operation takes them: the path argument,
+ * and the others as the query string REST would read (query_text of each;
+ * null is left out, as REST's default). */
+typedef struct mcp_args {
+    const char *path; /* the path argument's value, or NULL */
+    as_query q;
+} mcp_args;
+
+/* A tool the shop answers: its operation called, its answer as REST gives
+ * it (status, and the body as JSON or as encoded). */
+typedef void (*mcp_op)(as_shop *shop, const mcp_args *a, as_response *out);
+
+static void op_search(as_shop *shop, const mcp_args *a, as_response *out);
+static void op_product(as_shop *shop, const mcp_args *a, as_response *out);
+static void op_devices(as_shop *shop, const mcp_args *a, as_response *out);
+static void op_compatible(as_shop *shop, const mcp_args *a, as_response *out);
+
 typedef struct mcp_tool {
     const char *name;
+    mcp_op op; /* TODO(60): NULL runs the REST request below through as_handle */
     const char *method;
     const char *path;     /* "{}" stands for the path argument */
     const char *path_arg; /* the argument that fills "{}", or NULL */
@@ -26,18 +49,19 @@ typedef struct mcp_tool {
 } mcp_tool;
 
 static const mcp_tool tools[] = {
-    {"search_products", "GET", "/search", NULL, false, false, true},
-    {"get_product", "GET", "/products/{}", "sku", false, false, false},
-    {"find_devices", "GET", "/devices", NULL, false, false, false},
-    {"compatible_parts", "GET", "/devices/{}/compatible", "slug", false, false, false},
-    {"check_compatibility", "POST", "/compatibility/check", NULL, true, false, false},
-    {"ask_question", "POST", "/questions", NULL, true, false, false},
-    {"get_mandate", "GET", "/mandates/current", NULL, false, false, false},
-    {"create_quote", "POST", "/quotes", NULL, true, false, false},
-    {"create_order", "POST", "/orders", NULL, true, true, false},
-    {"get_order", "GET", "/orders/{}", "order_id", false, false, false},
-    {"cancel_order", "POST", "/orders/{}/cancel", "order_id", false, false, false},
-    {"start_return", "POST", "/returns", NULL, true, true, false},
+    {"search_products", op_search, "GET", "/search", NULL, false, false, true},
+    {"get_product", op_product, "GET", "/products/{}", "sku", false, false, false},
+    {"find_devices", op_devices, "GET", "/devices", NULL, false, false, false},
+    {"compatible_parts", op_compatible, "GET", "/devices/{}/compatible", "slug", false, false,
+     false},
+    {"check_compatibility", NULL, "POST", "/compatibility/check", NULL, true, false, false},
+    {"ask_question", NULL, "POST", "/questions", NULL, true, false, false},
+    {"get_mandate", NULL, "GET", "/mandates/current", NULL, false, false, false},
+    {"create_quote", NULL, "POST", "/quotes", NULL, true, false, false},
+    {"create_order", NULL, "POST", "/orders", NULL, true, true, false},
+    {"get_order", NULL, "GET", "/orders/{}", "order_id", false, false, false},
+    {"cancel_order", NULL, "POST", "/orders/{}/cancel", "order_id", false, false, false},
+    {"start_return", NULL, "POST", "/returns", NULL, true, true, false},
 };
 enum { N_TOOLS = sizeof(tools) / sizeof(tools[0]) };
 
@@ -403,6 +427,124 @@ static bool rest_request(as_mem *m, const mcp_tool *t, json_t *args, const as_re
     return true;
 }
 
+/* ---- the shop's operations ---- */
+
+/* The arguments (checked, detail taken out) as the operation takes them. */
+static void op_args(as_mem *m, const mcp_tool *t, const json_t *args, mcp_args *out)
+{
+    const char *pv = t->path_arg ? json_string_value(json_object_get(args, t->path_arg)) : NULL;
+    out->path = pv ? as_strdup(m, pv) : NULL;
+    out->q.items = as_alloc(m, (json_object_size(args) + 1) * sizeof(*out->q.items));
+    out->q.n = 0;
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)args, key, v)
+    {
+        if (json_is_null(v) || (t->path_arg && strcmp(key, t->path_arg) == 0)) continue;
+        const char *text =
+            json_is_string(v) ? as_strdup(m, json_string_value(v)) : query_text(m, v);
+        out->q.items[out->q.n++] = (as_kv){as_strdup(m, key), text};
+    }
+}
+
+/* A refusal, or a failure with the problem every binding gives it. */
+static void op_problem(as_response *out, as_shop_rc rc, as_problem *p)
+{
+    if (rc != AS_SHOP_REFUSED) as_shop_problem(rc, p);
+    as_respond_json(out, p->status, as_error_object(p->code, p->field, p->message));
+}
+
+/* A page or view as the shop encoded it. */
+static void op_encoded(as_response *out, const as_read_body *b)
+{
+    out->status = 200;
+    out->raw = b->data;
+    out->raw_len = b->len;
+    out->content_type = "application/json";
+}
+
+/* search_products: GET /search */
+static void op_search(as_shop *shop, const mcp_args *a, as_response *out)
+{
+    as_read_search_in in;
+    as_read_body b;
+    as_problem p;
+    if (!as_read_search_params(shop, &a->q, &in, &p)) {
+        op_problem(out, AS_SHOP_REFUSED, &p);
+        return;
+    }
+    as_shop_rc rc = as_read_search(shop, &in, &b, &p);
+    if (rc == AS_SHOP_DONE) {
+        op_encoded(out, &b);
+        return;
+    }
+    op_problem(out, rc, &p);
+    out->retry_after = b.retry_after;
+}
+
+/* get_product: GET /products/{sku} */
+static void op_product(as_shop *shop, const mcp_args *a, as_response *out)
+{
+    as_read_product_in in;
+    as_read_body b;
+    as_problem p;
+    as_shop_rc rc = as_read_product_params(shop, a->path, &a->q, &in, &p)
+                        ? as_read_product(shop, &in, &b, &p)
+                        : AS_SHOP_REFUSED;
+    if (rc == AS_SHOP_DONE)
+        op_encoded(out, &b);
+    else
+        op_problem(out, rc, &p);
+}
+
+/* find_devices: GET /devices */
+static void op_devices(as_shop *shop, const mcp_args *a, as_response *out)
+{
+    as_read_devices_in in;
+    as_device_match *c;
+    size_t k;
+    as_problem p;
+    as_shop_rc rc = as_read_devices_params(shop, &a->q, &in, &p)
+                        ? as_read_devices(shop, &in, &c, &k)
+                        : AS_SHOP_REFUSED;
+    if (rc == AS_SHOP_DONE)
+        as_respond_json(out, 200, as_view_device_candidates(in.q, c, k, in.limit));
+    else
+        op_problem(out, rc, &p);
+}
+
+/* compatible_parts: GET /devices/{slug}/compatible */
+static void op_compatible(as_shop *shop, const mcp_args *a, as_response *out)
+{
+    as_read_compatible_in in;
+    json_t *view;
+    as_problem p;
+    as_shop_rc rc = as_read_compatible_params(shop, a->path, &a->q, &in, &p)
+                        ? as_read_compatible(shop, &in, &view, &p)
+                        : AS_SHOP_REFUSED;
+    if (rc == AS_SHOP_DONE)
+        as_respond_json(out, 200, view);
+    else
+        op_problem(out, rc, &p);
+}
+
+/* The call answered: by the tool's operation, or (TODO(60)) by the REST
+ * request through as_handle. The arguments are checked, detail taken out. */
+static void tool_answer(as_shop *shop, const mcp_tool *t, json_t *args, const as_request *http,
+                        as_response *resp)
+{
+    as_request rest;
+    if (t->op) {
+        mcp_args a;
+        op_args(shop->mem, t, args, &a);
+        t->op(shop, &a, resp);
+    } else if (!rest_request(shop->mem, t, args, http, &rest)) {
+        as_respond_error(resp, 500, "INTERNAL_ERROR", NULL, "Out of memory.");
+    } else {
+        as_handle(shop, &rest, resp);
+    }
+}
+
 /* ---- the result ---- */
 
 static json_t *text_item(const char *text)
@@ -510,15 +652,13 @@ json_t *as_mcp_tool_call(as_shop *shop, const as_request *http, const char *name
     json_t *a = args ? json_deep_copy(args) : json_object();
     as_response resp = {0};
     as_problem p;
-    as_request rest;
     if (!a) {
         as_respond_error(&resp, 500, "INTERNAL_ERROR", NULL, "Out of memory.");
     } else if (!check_args(m, t, schema, a, http, &p)) {
         as_respond_problem(&resp, &p);
-    } else if (json_object_del(a, DETAIL_ARG), !rest_request(m, t, a, http, &rest)) {
-        as_respond_error(&resp, 500, "INTERNAL_ERROR", NULL, "Out of memory.");
     } else {
-        as_handle(shop, &rest, &resp);
+        json_object_del(a, DETAIL_ARG);
+        tool_answer(shop, t, a, http, &resp);
     }
     json_decref(a);
     as_log(shop, AS_LOG_DEBUG, "mcp: %s -> %d", t->name, resp.status);

@@ -31,3 +31,15 @@ int64_t as_today(const as_shop *shop)
 {
     return shop->now / 86400;
 }
+
+void as_shop_problem(as_shop_rc rc, as_problem *p)
+{
+    if (rc == AS_SHOP_UNREADABLE)
+        as_problem_set(p, 503, "SERVICE_UNAVAILABLE", NULL,
+                       "The change was saved, but its result cannot be read right now; read it "
+                       "again shortly.");
+    else if (rc == AS_SHOP_FAILED)
+        as_problem_set(p, 503, "SERVICE_UNAVAILABLE", NULL,
+                       "The shop cannot complete this right now; nothing was changed. Retry "
+                       "shortly.");
+}

@@ -79,6 +79,10 @@ typedef struct as_shop {
  *   AS_SHOP_UNREADABLE  the change was committed, only reading it back failed */
 typedef enum { AS_SHOP_DONE, AS_SHOP_REFUSED, AS_SHOP_FAILED, AS_SHOP_UNREADABLE } as_shop_rc;
 
+/* The problem of an outcome that carries none, as every binding answers it:
+ * AS_SHOP_FAILED and AS_SHOP_UNREADABLE are each a 503 with its own message. */
+void as_shop_problem(as_shop_rc rc, as_problem *p);
+
 void as_log(as_shop *shop, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Today, in days since 1970-01-01 (UTC). */
 int64_t as_today(const as_shop *shop);
