@@ -104,7 +104,7 @@ all: deps $(MODULE) $(CTL)
 deps:
 	@scripts/deps.sh build
 
-$(addprefix build/core/,$(ROOMS)) build/sql build/ctl build/unit build/installed var: | deps
+build/core $(addprefix build/core/,$(ROOMS)) build/sql build/ctl build/unit build/installed var: | deps
 	@mkdir -p $@
 
 # build/flags again when build/ went during this make (make clean all)
