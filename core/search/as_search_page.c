@@ -2,10 +2,11 @@
  * them and the excluded list; and as_search_run, which runs the stages in
  * order: read_query, the filters (sx_filter_prepare, sx_filter_bitsets),
  * choose_way, match_words, then page_bits (by bitsets) or walk_matches (each
- * match filtered and ranked), collect_excluded, write_page. Results are ordered by match tier
- * (every word exact, then with prefixes, then with corrections), then buyable
- * before not, then the chosen sort (the spec's score by default), then the
- * score, then sku: never by an opaque text score. */
+ * match filtered and ranked), collect_excluded, write_page. Results are
+ * ordered by match tier (every word exact, then with prefixes, then with
+ * corrections), then buyable before not, then the chosen sort (the spec's
+ * score by default), then the score, then sku: never by an opaque text
+ * score. */
 #include <math.h>
 #include <string.h>
 
