@@ -1,16 +1,44 @@
 /* Search: one engine for every GET /search, whatever its parameters
- * (docs/search.md). Each stage has its own file in core/search/:
+ * (docs/search.md). Every file of core/search/, in the order a search meets
+ * them:
  *
- *   as_search_words.c   parse: the words of a text (folding, units, stems, filler)
- *   as_search_read.c    parse: a query's text (a price cap or a device named in it)
- *   as_search_index.c   the catalogue index: built from the store, kept current
- *   as_search_match.c   match: which products have the query's words, and how well
- *   as_search_filter.c  filter: category, part type, device, merchant, price,
- *                       delivery, verified_only; why a product is left out
- *   as_search_rank.c    rank: each product's best offer under the weights (the
- *                       formula of core/rules/as_rank.c, from the index's columns)
- *   as_search_page.c    page: order, count, the page, the excluded list
- *   as_search_compat.c  a device's compatible parts, a page of them
+ *   as_search_words.c/.h  read: the words of a text (folding, units, stems,
+ *                         filler), the same for products and queries
+ *   as_search_read.c      read: a query's text (a price cap or a device named in it)
+ *   as_search_filter.c    filter: category, part type, device, merchant, price,
+ *                         delivery, verified_only; why a product is left out
+ *   as_search_match.c     match: which products have the query's words, and how well
+ *   as_search_rank.c      rank: each product's best offer under the weights (the
+ *                         formula of core/rules/as_rank.c, from the index's columns)
+ *   as_search_page.c      page: order, count, the page, the excluded list; and
+ *                         as_search_run, the stages in turn:
+ *                           read_query        the text's words, device and price cap
+ *                           sx_filter_prepare the filters; sx_filter_bitsets theirs
+ *                           choose_way        the weights' table, bitsets or a walk
+ *                           match_words       sx_match_run, what the text was read as
+ *                           page_bits         count and page by bitsets (no device), or
+ *                           walk_matches      each match filtered, ranked, placed
+ *                                             (candidates, then per product:
+ *                                             place_packed, surely_excluded,
+ *                                             bound_stays_off, sorted_stays_off,
+ *                                             rank_offers)
+ *                           collect_excluded  the excluded list's entries
+ *                           write_page        the page's products and matches
+ *   as_search_body.c/.h   the GET /search 200 body, written as JSON text
+ *   as_search_compat.c    a device's compatible parts, a page of them
+ *   as_search_kept.c      product views from the index (the parts a catalogue
+ *                         load alone changes, kept in it)
+ *   as_search_live.c      the live part of a page or a view, from the index when
+ *                         the store says it has not moved
+ *   as_search_index.c     the catalogue index: built from the store
+ *                         (snapshot_of_rows: order_skus, append_compat_views,
+ *                         order_docs, write_excluded_entries, write_summary_heads,
+ *                         index_words = sort_vocabulary + group_stems,
+ *                         make_postings, group_products, index_compat,
+ *                         list_devices, new_snapshot), kept current (restock),
+ *                         in the background (request_build, wait_first_build)
+ *   as_search_file.c      the index as one file every child maps read-only
+ *   as_search_internal.h  the index's layout, shared by these files alone
  *
  * The database is the source of truth. The index is an immutable snapshot of
  * one catalogue version plus the stock state of every offer (in stock or not)

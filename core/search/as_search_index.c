@@ -62,7 +62,7 @@ typedef struct bcompat {
     int64_t dev;
     uint32_t doc, why_at;
     uint8_t fits;
-    /* its view members after the device's: in ctext until finish, then in
+    /* its view members after the device's: in ctext until snapshot_of_rows, then in
      * vtext */
     uint64_t text_at, text_end;
 } bcompat;
@@ -126,7 +126,7 @@ typedef struct sx_builder {
     uint32_t *cur; /* the current product's word ids */
     size_t ncur, curcap;
     size_t vtextcap;
-    /* the compat rows' view parts (compat_parts) until finish appends them
+    /* the compat rows' view parts (compat_parts) until append_compat_views appends them
      * to the views' text: there each product's view parts are one run, its
      * head then its performance, which ends where the next product's head
      * begins */
@@ -192,7 +192,7 @@ static uint32_t add_len_str(sx_builder *b, const char *s, size_t n)
 /* Appends text to the views' text, in memory or straight into the index
  * file being written; its offset, or UINT64_MAX when out of room (*out_failed
  * set when it was the file's). During the rows' read only the views' thread
- * calls it (view_span_run); the builder's, at finish. */
+ * calls it (view_span_run); the builder's, at snapshot_of_rows. */
 static uint64_t add_vtext(sx_builder *b, const char *text, size_t len, bool *out_failed)
 {
     sx_catalog *c = b->c;
@@ -458,7 +458,7 @@ static bool add_row(sx_builder *b, const as_index_row *r)
               add_specs(b, &m, r->specs, r->n_specs);
     as_arena_clear(a);
     if (!ok) return false;
-    /* distinct words, ascending (renumbered at finish) */
+    /* distinct words, ascending (renumbered by sort_vocabulary) */
     sort_u32(b->cur, b->ncur);
     c->fwd_at[d] = (uint32_t)b->nfwd;
     for (size_t k = 0; k < b->ncur; k++) {
@@ -1417,7 +1417,7 @@ static bool permute(void **arr, size_t es, const uint32_t *old_of, size_t n)
  * each was a cache miss at random (at 1,000,000 products the long tail took
  * a third less CPU). The builder reads the products by id, their docs until
  * here; every column by product, its offers and its compat rows move with
- * it; its words and the views' parts stay by id (id_rk leads to them: finish
+ * it; its words and the views' parts stay by id (id_rk leads to them: make_postings
  * makes the postings from the words in the new order), and sku order is
  * made before (skus mostly follow ids: no sort). The brand's part of the key
  * is its name's hash: it groups, the groups' order does not matter. */
@@ -1458,7 +1458,7 @@ static bool order_docs(sx_builder *b)
     MOVE(status_at);
     MOVE(avail_at);
 #undef MOVE
-    /* each product's offers, in the new order (its words stay by id: finish
+    /* each product's offers, in the new order (its words stay by id: make_postings
      * makes the postings from them, in the new order, and frees them) */
     size_t noff = c->noffers;
     uint32_t *off_at = malloc((n + 1) * sizeof(uint32_t));
@@ -1524,28 +1524,16 @@ static bool order_docs(sx_builder *b)
     return ok;
 }
 
-static as_search_snap *finish(sx_builder *b, const as_search_version *v)
+/* The products in sku order: each one's rank in it (sku_rk), and the docs
+ * in it (sku_docs, where a product view finds a sku). */
+static bool order_skus(sx_catalog *c)
 {
-    sx_catalog *c = b->c;
     size_t n = c->n;
-    uint32_t nt = b->ntok;
-    uint32_t *order = NULL, *new_id = NULL, *stem_order = NULL;
-    char **stems = NULL;
-    as_search_snap *s = NULL;
-    as_arena *a = NULL;
-    if (b->failed || !reserve_rows(b, n)) goto fail;
-    c->live_base = v->live;
-    if (n == 0) c->off_at[0] = 0; /* else each add_row set its product's off_at, and the next's */
-    c->fwd_at[n] = (uint32_t)b->nfwd;
-    c->bytes = sizeof(*c) + n * (8 + 4 + 2 + 2 + 3 + 8 + 8 * 4 + 4 + 4) +
-               c->noffers * (sizeof(sx_offer) + 4) + b->nfwd * 4 + c->nstrs;
-
-    /* sku order */
     c->sku_rk = malloc((n ? n : 1) * sizeof(uint32_t));
     uint32_t *by = malloc((n ? n : 1) * sizeof(uint32_t));
     if (!c->sku_rk || !by) {
         free(by);
-        goto fail;
+        return false;
     }
     for (size_t d = 0; d < n; d++)
         by[d] = (uint32_t)d;
@@ -1553,82 +1541,113 @@ static as_search_snap *finish(sx_builder *b, const as_search_version *v)
     if (!skus_in_order(c)) sort_ctx(by, n, by_sku, &sc);
     for (size_t i = 0; i < n; i++)
         c->sku_rk[by[i]] = (uint32_t)i;
-    c->sku_docs = by; /* product views find a sku in it */
+    c->sku_docs = by;
     c->bytes += n * sizeof(uint32_t);
+    return true;
+}
 
-    /* the product views' parts (each product's set by on_rows), then the
-     * compat rows' after them */
+/* The product views' parts (each product's set by on_rows), then the
+ * compat rows' after them. */
+static bool append_compat_views(sx_builder *b)
+{
+    sx_catalog *c = b->c;
+    size_t n = c->n;
     c->view_at[n] = c->nvtext; /* reserve_rows gave it n + 1 */
     uint64_t ctext_at = c->nvtext;
-    if (b->nctext && add_vtext(b, b->ctext, b->nctext, &b->out_failed) == UINT64_MAX) goto fail;
+    if (b->nctext && add_vtext(b, b->ctext, b->nctext, &b->out_failed) == UINT64_MAX) return false;
     for (size_t i = 0; i < b->ncr; i++) {
         b->cr[i].text_at += ctext_at;
         b->cr[i].text_end += ctext_at;
     }
     free(b->ctext);
     b->ctext = NULL;
-    if (!c->vtext && !(c->vtext = malloc(1))) goto fail;
+    if (!c->vtext && !(c->vtext = malloc(1))) return false;
     c->bytes += (2 * n + 1) * sizeof(uint64_t) + c->nvtext;
+    return true;
+}
 
-    if (!order_docs(b)) goto fail;
-    /* the contradicted products' entries, in the docs' order and each after
-     * its length: a search's excluded list is of neighbouring docs (the
-     * lowest first), so its entries are read from a few runs of strs, not
-     * from a page each, and copied without a strlen */
-    for (size_t d = 0; d < n; d++)
+/* The contradicted products' entries, in the docs' order and each after its
+ * length: a search's excluded list is of neighbouring docs (the lowest
+ * first), so its entries are read from a few runs of strs, not from a page
+ * each, and copied without a strlen. */
+static bool write_excluded_entries(sx_builder *b)
+{
+    sx_catalog *c = b->c;
+    for (size_t d = 0; d < c->n; d++)
         if (c->xj_at[d] != AS_NO_STR) {
             const char *x = b->xj + c->xj_at[d];
             c->xj_at[d] = add_len_str(b, x, strlen(x));
         }
-    if (b->failed) goto fail;
+    if (b->failed) return false;
     free(b->xj);
     b->xj = NULL;
-    /* each product's summary head, likewise: a page's results copy it
-     * instead of writing ten members from six strings */
-    if (!(c->head_at = malloc((n ? n : 1) * sizeof(uint32_t)))) goto fail;
-    size_t heads_from = c->nstrs;
-    if (!write_heads(b)) goto fail;
-    c->bytes += n * sizeof(uint32_t) + (c->nstrs - heads_from);
+    return true;
+}
 
-    /* the vocabulary in byte order, and each word's stem */
-    order = malloc(((size_t)nt + 1) * sizeof(uint32_t));
-    new_id = malloc(((size_t)nt + 1) * sizeof(uint32_t));
-    stems = calloc((size_t)nt + 1, sizeof(char *));
-    stem_order = malloc(((size_t)nt + 1) * sizeof(uint32_t));
-    c->stem_of = malloc(((size_t)nt + 1) * sizeof(uint32_t));
-    if (!order || !new_id || !stems || !stem_order || !c->stem_of) goto fail;
+/* Each product's summary head, likewise: a page's results copy it instead
+ * of writing ten members from six strings. */
+static bool write_summary_heads(sx_builder *b)
+{
+    sx_catalog *c = b->c;
+    if (!(c->head_at = malloc((c->n ? c->n : 1) * sizeof(uint32_t)))) return false;
+    size_t heads_from = c->nstrs;
+    if (!write_heads(b)) return false;
+    c->bytes += c->n * sizeof(uint32_t) + (c->nstrs - heads_from);
+    return true;
+}
+
+/* The vocabulary in byte order (tok_at, tok_text, tok_join); new_id[w] the
+ * new id of the builder's word w (nt + 1 of them). */
+static bool sort_vocabulary(sx_builder *b, uint32_t *new_id)
+{
+    sx_catalog *c = b->c;
+    uint32_t nt = b->ntok;
+    uint32_t *order = malloc(((size_t)nt + 1) * sizeof(uint32_t));
+    if (!order) return false;
     for (uint32_t i = 0; i < nt; i++)
         order[i] = i;
     sort_ctx(order, nt, by_str, b->tok);
     for (uint32_t i = 0; i < nt; i++)
         new_id[order[i]] = i;
-    if (!str_table(b->tok, order, nt, &c->tok_at, &c->tok_text, &c->bytes)) goto fail;
+    bool ok = str_table(b->tok, order, nt, &c->tok_at, &c->tok_text, &c->bytes);
+    free(order);
+    if (!ok) return false;
     c->ntok = nt;
-    if (!(c->tok_join = malloc((size_t)nt + 1))) goto fail;
+    if (!(c->tok_join = malloc((size_t)nt + 1))) return false;
     for (uint32_t i = 0; i < nt; i++)
         c->tok_join[new_id[i]] = b->tok_join[i];
     c->bytes += nt;
+    return true;
+}
 
-    a = as_arena_create();
+/* Each word's stem (stem_of), the distinct stems in byte order (stem_at,
+ * stem_text), each with its words (stem_toks_at, stem_toks); stems[i] and
+ * stem_order (nt + 1 each) are the caller's scratch. */
+static bool group_stems(sx_catalog *c, char **stems, uint32_t *stem_order, uint32_t *distinct)
+{
+    uint32_t nt = c->ntok;
+    as_arena *a = as_arena_create();
+    if (!a) return false;
     as_mem m = as_arena_mem(a);
     for (uint32_t i = 0; i < nt; i++) { /* stems[i]: of the word with new id i */
         stems[i] = (char *)as_search_stem(&m, sx_tok(c, i));
         stem_order[i] = i;
     }
     sort_ctx(stem_order, nt, by_str, stems);
-    /* distinct stems, each with its words */
+    /* distinct stems, each with its words (distinct: the first word of each) */
     uint32_t ns = 0;
-    uint32_t *distinct = order; /* reused: the first word of each distinct stem */
     for (uint32_t k = 0; k < nt; k++) {
         uint32_t w = stem_order[k];
         if (!ns || strcmp(stems[distinct[ns - 1]], stems[w]) != 0) distinct[ns++] = w;
         c->stem_of[w] = ns - 1;
     }
-    if (!str_table(stems, distinct, ns, &c->stem_at, &c->stem_text, &c->bytes)) goto fail;
+    bool ok = str_table(stems, distinct, ns, &c->stem_at, &c->stem_text, &c->bytes);
+    as_arena_destroy(a);
+    if (!ok) return false;
     c->nstems = ns;
     c->stem_toks_at = calloc((size_t)ns + 1, sizeof(uint32_t));
     c->stem_toks = malloc(((size_t)nt + 1) * sizeof(uint32_t));
-    if (!c->stem_toks_at || !c->stem_toks) goto fail;
+    if (!c->stem_toks_at || !c->stem_toks) return false;
     for (uint32_t k = 0; k < nt; k++) /* stem_order groups the words of each stem */
         c->stem_toks_at[c->stem_of[stem_order[k]] + 1]++;
     for (uint32_t i = 0; i < ns; i++)
@@ -1636,24 +1655,47 @@ static as_search_snap *finish(sx_builder *b, const as_search_version *v)
     for (uint32_t k = 0; k < nt; k++)
         c->stem_toks[k] = stem_order[k];
     c->bytes += ((size_t)nt * 2 + ns + 1) * sizeof(uint32_t);
-    as_arena_destroy(a);
-    a = NULL;
+    return true;
+}
 
-    /* each product's words renumbered; postings by counting, each word's
-     * products in the docs' order (the words are still by id: the builder's
-     * only, freed once the postings are made) */
+/* The vocabulary sorted and its stems grouped (new_id as sort_vocabulary
+ * gives it). */
+static bool index_words(sx_builder *b, uint32_t *new_id)
+{
+    sx_catalog *c = b->c;
+    size_t nt1 = (size_t)b->ntok + 1;
+    char **stems = calloc(nt1, sizeof(char *));
+    uint32_t *stem_order = malloc(nt1 * sizeof(uint32_t));
+    uint32_t *distinct = malloc(nt1 * sizeof(uint32_t));
+    c->stem_of = malloc(nt1 * sizeof(uint32_t));
+    bool ok = stems && stem_order && distinct && c->stem_of && sort_vocabulary(b, new_id) &&
+              group_stems(c, stems, stem_order, distinct);
+    free(stems);
+    free(stem_order);
+    free(distinct);
+    return ok;
+}
+
+/* Each product's words renumbered (new_id); postings by counting, each
+ * word's products in the docs' order. The words by id are the builder's
+ * only: freed once the postings are made; new_id is reused as the next free
+ * slot of each word. */
+static bool make_postings(sx_builder *b, uint32_t *new_id)
+{
+    sx_catalog *c = b->c;
+    uint32_t nt = c->ntok;
     c->post_at = calloc((size_t)nt + 1, sizeof(uint32_t));
     c->post = malloc((b->nfwd ? b->nfwd : 1) * sizeof(uint32_t));
-    if (!c->post_at || !c->post) goto fail;
+    if (!c->post_at || !c->post) return false;
     for (size_t i = 0; i < b->nfwd; i++) {
         c->fwd[i] = new_id[c->fwd[i]];
         c->post_at[c->fwd[i] + 1]++;
     }
     for (uint32_t i = 0; i < nt; i++)
         c->post_at[i + 1] += c->post_at[i];
-    uint32_t *fill = new_id; /* reused: the next free slot of each word */
+    uint32_t *fill = new_id;
     memcpy(fill, c->post_at, (size_t)nt * sizeof(uint32_t));
-    for (size_t d = 0; d < n; d++) {
+    for (size_t d = 0; d < c->n; d++) {
         size_t r = sx_id_rk(c, (uint32_t)d);
         for (uint32_t i = c->fwd_at[r]; i < c->fwd_at[r + 1]; i++)
             c->post[fill[c->fwd[i]]++] = (uint32_t)d;
@@ -1661,21 +1703,30 @@ static as_search_snap *finish(sx_builder *b, const as_search_version *v)
     free(c->fwd);
     free(c->fwd_at);
     c->fwd = c->fwd_at = NULL;
+    return true;
+}
 
-    /* the products of each category and part type */
-    if (!group_docs(c->cat, n, c->ncats, &c->cat_at, &c->cat_docs) ||
-        !group_docs(c->pt, n, c->npts, &c->pt_at, &c->pt_docs))
-        goto fail;
-    c->bytes += (2 * n + c->ncats + c->npts + 2) * sizeof(uint32_t);
+/* The products of each category and part type. */
+static bool group_products(sx_catalog *c)
+{
+    if (!group_docs(c->cat, c->n, c->ncats, &c->cat_at, &c->cat_docs) ||
+        !group_docs(c->pt, c->n, c->npts, &c->pt_at, &c->pt_docs))
+        return false;
+    c->bytes += (2 * c->n + c->ncats + c->npts + 2) * sizeof(uint32_t);
+    return true;
+}
 
-    /* compat rows by device, then product */
+/* The compat rows by device, then product, and where each device's begin. */
+static bool index_compat(sx_builder *b)
+{
+    sx_catalog *c = b->c;
     if (b->ncr && !compat_by_device(b)) qsort(b->cr, b->ncr, sizeof(bcompat), compat_cmp);
     c->compat =
         calloc(b->ncr ? b->ncr : 1, sizeof(sx_compat)); /* padding too: written to the file */
     c->cv_at = malloc((b->ncr ? b->ncr : 1) * 2 * sizeof(uint64_t));
     c->dev_ids = malloc((b->ncr ? b->ncr : 1) * sizeof(int64_t));
     c->dev_at = malloc((b->ncr + 1) * sizeof(uint32_t));
-    if (!c->compat || !c->dev_ids || !c->dev_at || !c->cv_at) goto fail;
+    if (!c->compat || !c->dev_ids || !c->dev_at || !c->cv_at) return false;
     for (size_t i = 0; i < b->ncr; i++) {
         if (!c->ndev || c->dev_ids[c->ndev - 1] != b->cr[i].dev) {
             c->dev_ids[c->ndev] = b->cr[i].dev;
@@ -1688,8 +1739,15 @@ static as_search_snap *finish(sx_builder *b, const as_search_version *v)
     c->bytes += b->ncr * 2 * sizeof(uint64_t);
     c->dev_at[c->ndev] = (uint32_t)b->ncr;
     c->ncompat = b->ncr;
+    return true;
+}
+
+/* The devices as the store gave them, their strings the catalogue's. */
+static bool list_devices(sx_builder *b)
+{
+    sx_catalog *c = b->c;
     c->devs = calloc(b->ndev ? b->ndev : 1, sizeof(as_device));
-    if (!c->devs) goto fail;
+    if (!c->devs) return false;
     for (size_t i = 0; i < b->ndev; i++) {
         const uint32_t *f = b->dev_str + i * 5;
         c->devs[i] = (as_device){b->dev_id[i],   c->strs + f[0], c->strs + f[1],
@@ -1697,11 +1755,20 @@ static as_search_snap *finish(sx_builder *b, const as_search_version *v)
     }
     c->ndevs = b->ndev;
     c->bytes += b->ncr * (sizeof(sx_compat) + 12);
-    if (!sx_catalog_private(c)) goto fail;
+    return true;
+}
 
-    /* the snapshot: the stock state in its own mapping (copied on each update) */
-    s = calloc(1, sizeof(*s));
-    if (!s || !state_map(s, c)) goto fail;
+/* The snapshot of the built catalogue at v: the stock state in its own
+ * mapping (copied on each update), every product ranked. Takes b's
+ * catalogue; NULL (b's catalogue left to it) when out of memory. */
+static as_search_snap *new_snapshot(sx_builder *b, const as_search_version *v)
+{
+    sx_catalog *c = b->c;
+    as_search_snap *s = calloc(1, sizeof(*s));
+    if (!s || !state_map(s, c)) {
+        free(s);
+        return NULL;
+    }
     if (c->noffers) memcpy(s->in_stock, b->in_stock, c->noffers);
     rank_all(s);
     sx_rank_order(s);
@@ -1709,21 +1776,36 @@ static as_search_snap *finish(sx_builder *b, const as_search_version *v)
     s->c = c;
     s->v = *v;
     b->c = NULL;
-    free(order);
+    return s;
+}
+
+/* The columns the builder read, laid out for searches: sku order, the views'
+ * and excluded entries' text, summary heads, the docs' order, the words,
+ * postings, groups and compat rows. */
+static bool lay_out_catalog(sx_builder *b, const as_search_version *v, uint32_t *new_id)
+{
+    sx_catalog *c = b->c;
+    size_t n = c->n;
+    if (b->failed || !reserve_rows(b, n)) return false;
+    c->live_base = v->live;
+    if (n == 0) c->off_at[0] = 0; /* else each add_row set its product's off_at, and the next's */
+    c->fwd_at[n] = (uint32_t)b->nfwd;
+    c->bytes = sizeof(*c) + n * (8 + 4 + 2 + 2 + 3 + 8 + 8 * 4 + 4 + 4) +
+               c->noffers * (sizeof(sx_offer) + 4) + b->nfwd * 4 + c->nstrs;
+    return order_skus(c) && append_compat_views(b) && order_docs(b) && write_excluded_entries(b) &&
+           write_summary_heads(b) && index_words(b, new_id) && make_postings(b, new_id) &&
+           group_products(c) && index_compat(b) && list_devices(b) && sx_catalog_private(c);
+}
+
+/* The builder's rows made a snapshot at v; b is freed either way (NULL when
+ * out of memory). */
+static as_search_snap *snapshot_of_rows(sx_builder *b, const as_search_version *v)
+{
+    uint32_t *new_id = malloc(((size_t)b->ntok + 1) * sizeof(uint32_t));
+    as_search_snap *s = new_id && lay_out_catalog(b, v, new_id) ? new_snapshot(b, v) : NULL;
     free(new_id);
-    free(stems);
-    free(stem_order);
     builder_free(b);
     return s;
-fail:
-    if (a) as_arena_destroy(a);
-    free(order);
-    free(new_id);
-    free(stems);
-    free(stem_order);
-    free(s);
-    builder_free(b);
-    return NULL;
 }
 
 /* ---- snapshots ---- */
@@ -1852,7 +1934,7 @@ static as_search_snap *build(const as_store *st, as_search_version *v, const sx_
             builder_free(b);
             return NULL;
         }
-        if (after.catalogue == v->catalogue) return finish(b, v);
+        if (after.catalogue == v->catalogue) return snapshot_of_rows(b, v);
         builder_free(b);
         *v = after;
     }
@@ -2022,9 +2104,9 @@ void as_search_index_destroy(as_search_index *si)
     free(si);
 }
 
-static void say(const as_search_index *si, int level, const char *fmt, ...)
+static void log_index(const as_search_index *si, int level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-static void say(const as_search_index *si, int level, const char *fmt, ...)
+static void log_index(const as_search_index *si, int level, const char *fmt, ...)
 {
     if (!si->log) return;
     char msg[512];
@@ -2149,13 +2231,13 @@ static const char *where(bool bg)
 static void mapped(const as_search_index *si, const as_search_snap *s, bool bg)
 {
     char *path = file_path(si, s->v.catalogue);
-    say(si, AS_LOG_INFO, "search index %zu products, %zu bytes, mapped (%s)%s", s->c->n,
-        s->c->map_bytes, path ? path : "?", where(bg));
+    log_index(si, AS_LOG_INFO, "search index %zu products, %zu bytes, mapped (%s)%s", s->c->n,
+              s->c->map_bytes, path ? path : "?", where(bg));
     free(path);
 }
 
 /* Sleeps ms, or less when the index is going away: false then. */
-static bool nap(as_search_index *si, long ms)
+static bool sleep_unless_stopped(as_search_index *si, long ms)
 {
     struct timespec until;
     timespec_get(&until, TIME_UTC);
@@ -2184,13 +2266,14 @@ static as_search_snap *kept_private(as_search_index *si, as_search_snap *b, doub
 {
     if (!b) return NULL;
     if (!atomic_exchange(&si->said_private, true))
-        say(si, AS_LOG_WARN,
-            "search index: this process keeps its own copy in memory (%zu bytes), not the "
-            "file the other processes share: %s",
-            b->c->bytes, why ? why : "no index directory");
+        log_index(si, AS_LOG_WARN,
+                  "search index: this process keeps its own copy in memory (%zu bytes), not the "
+                  "file the other processes share: %s",
+                  b->c->bytes, why ? why : "no index directory");
     if (bg)
-        say(si, AS_LOG_INFO, "search index %zu products, %zu bytes, built in %.0f ms (in memory)%s",
-            b->c->n, b->c->bytes, now_ms() - t0, where(bg));
+        log_index(si, AS_LOG_INFO,
+                  "search index %zu products, %zu bytes, built in %.0f ms (in memory)%s", b->c->n,
+                  b->c->bytes, now_ms() - t0, where(bg));
     return b;
 }
 
@@ -2215,8 +2298,9 @@ static void sweep_dead(const as_search_index *si)
     prefix_parts(si->prefix, dir, sizeof(dir), &base);
     int n = sx_file_sweep(dir, base);
     if (n > 0)
-        say(si, AS_LOG_INFO, "search index: removed %d temporary file%s of a writer that died", n,
-            n == 1 ? "" : "s");
+        log_index(si, AS_LOG_INFO,
+                  "search index: removed %d temporary file%s of a writer that died", n,
+                  n == 1 ? "" : "s");
 }
 
 /* Builds v's catalogue and writes it as its file, with the lock held. */
@@ -2243,8 +2327,8 @@ static as_search_snap *build_file(as_search_index *si, const as_store *st, as_se
     if (!err) err = errno;
     sx_file_abandon(&out); /* unless committed */
     if (s) {
-        say(si, AS_LOG_INFO, "search index %zu products, %zu bytes, built in %.0f ms (%s)%s",
-            s->c->n, s->c->map_bytes, now_ms() - t0, path, where(bg));
+        log_index(si, AS_LOG_INFO, "search index %zu products, %zu bytes, built in %.0f ms (%s)%s",
+                  s->c->n, s->c->map_bytes, now_ms() - t0, path, where(bg));
         remove_others(si, b->v.catalogue);
         as_search_snap_release(b);
     } else if (b) {
@@ -2282,7 +2366,7 @@ static as_search_snap *replace(as_search_index *si, const as_store *st, as_searc
         return kept_private(si, build(st, v, NULL, NULL), t0, bg, why);
     }
     while (flock(fd, how == LOCK_WAIT ? LOCK_EX : LOCK_EX | LOCK_NB) != 0) {
-        if (how == LOCK_TRY || errno != EWOULDBLOCK || !nap(si, POLL_MS) ||
+        if (how == LOCK_TRY || errno != EWOULDBLOCK || !sleep_unless_stopped(si, POLL_MS) ||
             (s = map_file(si, v->catalogue))) {
             close(fd);
             *busy = how == LOCK_TRY;
@@ -2434,7 +2518,7 @@ static bool bg_build(as_search_index *si)
     as_store own;
     void *conn = NULL;
     if (si->opener.open(si->opener.baton, &own, &conn) != AS_OK) {
-        say(si, AS_LOG_ERR, "search index: no database connection for the background build");
+        log_index(si, AS_LOG_ERR, "search index: no database connection for the background build");
         return false;
     }
     bg_store b = {.in = &own, .stop = &si->stop};
@@ -2492,10 +2576,10 @@ static int bg_main(void *arg)
             if (wait > BACKOFF_MAX_MS) wait = BACKOFF_MAX_MS;
             si->failures++;
             si->retry_at = now_ms() + wait;
-            say(si, AS_LOG_ERR,
-                "search index: the background build failed (%d in a row); the next one no "
-                "sooner than in %.0f s",
-                si->failures, wait / 1000);
+            log_index(si, AS_LOG_ERR,
+                      "search index: the background build failed (%d in a row); the next one no "
+                      "sooner than in %.0f s",
+                      si->failures, wait / 1000);
         }
         cnd_broadcast(&si->done);
     }
@@ -2506,7 +2590,7 @@ static int bg_main(void *arg)
 /* Asks for a build of the database's catalogue (a search saw `catalogue`; 0
  * when it has none) unless one is being backed off from; makes the thread
  * the first time. Called with bg held. */
-static void ask(as_search_index *si, int64_t catalogue)
+static void request_build(as_search_index *si, int64_t catalogue)
 {
     if (si->asked) {
         si->again = catalogue;
@@ -2522,7 +2606,7 @@ static void ask(as_search_index *si, int64_t catalogue)
         si->thread_made = thrd_create(&si->thread, bg_main, si) == thrd_success;
         pthread_sigmask(SIG_SETMASK, &old, NULL);
         if (!si->thread_made) {
-            say(si, AS_LOG_ERR, "search index: cannot start the background build thread");
+            log_index(si, AS_LOG_ERR, "search index: cannot start the background build thread");
             si->retry_at = now_ms() + 1000;
             return;
         }
@@ -2534,7 +2618,7 @@ static void ask(as_search_index *si, int64_t catalogue)
 /* No snapshot at all (the first search of this process): waits for the
  * background build, at most the opener's wait_ms; NULL when it failed or
  * took longer. */
-static as_search_snap *first(as_search_index *si)
+static as_search_snap *wait_first_build(as_search_index *si)
 {
     struct timespec until;
     timespec_get(&until, TIME_UTC);
@@ -2543,7 +2627,7 @@ static as_search_snap *first(as_search_index *si)
     until.tv_sec += ms / 1000 + until.tv_nsec / 1000000000L;
     until.tv_nsec %= 1000000000L;
     mtx_lock(&si->bg);
-    ask(si, 0);
+    request_build(si, 0);
     as_search_snap *s;
     while (!(s = current(si)) && si->asked && !atomic_load(&si->stop))
         if (cnd_timedwait(&si->done, &si->bg, &until) != thrd_success) {
@@ -2587,7 +2671,7 @@ as_search_snap *as_search_index_get_read(as_search_index *si, const as_store *st
         /* no snapshot yet: wait for the first build before reading the
          * versions (a snapshot that is there is only retained and let go) */
         as_search_snap *s = current(si);
-        if (!s && !(s = first(si))) return NULL;
+        if (!s && !(s = wait_first_build(si))) return NULL;
         as_search_snap_release(s);
     }
     if (as_store_search_version(st, read) != AS_OK) return NULL;
@@ -2608,7 +2692,7 @@ as_search_snap *as_search_index_at(as_search_index *si, const as_store *st,
     if (!s) { /* no first build yet (a search waits for it in get; a view
                  does not: it is read whole meanwhile) */
         mtx_lock(&si->bg);
-        ask(si, v.catalogue);
+        request_build(si, v.catalogue);
         mtx_unlock(&si->bg);
         return NULL;
     }
@@ -2617,7 +2701,7 @@ as_search_snap *as_search_index_at(as_search_index *si, const as_store *st,
     /* a new catalogue: the old one serves, stock read live, until the
      * background thread installs the new one */
     mtx_lock(&si->bg);
-    ask(si, v.catalogue);
+    request_build(si, v.catalogue);
     mtx_unlock(&si->bg);
     return s;
 }

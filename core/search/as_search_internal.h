@@ -95,7 +95,7 @@ typedef struct sx_catalog {
     uint32_t *stem_toks_at; /* nstems + 1, into stem_toks: the words of each stem */
     uint32_t *stem_toks;
     /* each product's words, the builder's only (by id: add_row), freed once
-     * finish has made the postings from them; NULL in a built catalogue */
+     * make_postings has made the postings from them; NULL in a built catalogue */
     uint32_t *fwd_at; /* n + 1 */
     uint32_t *fwd;
     uint32_t *post_at; /* ntok + 1 */

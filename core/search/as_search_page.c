@@ -1,9 +1,12 @@
 /* Search, stage 5 (page): the order of results, their count, one page of
  * them and the excluded list; and as_search_run, which runs the stages in
- * order (read, filter, match, rank, page). Results are ordered by match tier
- * (every word exact, then with prefixes, then with corrections), then buyable
- * before not, then the chosen sort (the spec's score by default), then the
- * score, then sku: never by an opaque text score. */
+ * order: read_query, the filters (sx_filter_prepare, sx_filter_bitsets),
+ * choose_way, match_words, then page_bits (by bitsets) or walk_matches (each
+ * match filtered and ranked), collect_excluded, write_page. Results are
+ * ordered by match tier (every word exact, then with prefixes, then with
+ * corrections), then buyable before not, then the chosen sort (the spec's
+ * score by default), then the score, then sku: never by an opaque text
+ * score. */
 #include <math.h>
 #include <string.h>
 
@@ -221,7 +224,7 @@ typedef struct ranker {
 
 /* Product d ranked by rk under the offer filters, and offered to got (tier
  * t) by sort's key (the price or days of its best offer they keep, or its
- * return rate), as the loop of as_search_run keys it. Under offer filters
+ * return rate), as walk_matches keys it. Under offer filters
  * it is one they keep; without them, one with no offer in stock is a hit
  * after the buyable ones (its score 0). */
 static inline void offer_sorted(const as_search_snap *s, const sx_filter *f, const ranker *rk,
@@ -565,7 +568,7 @@ SX_POPCNT static void filtered_kept(const as_search_snap *s, as_mem *m, as_mem *
 /* One tier's results (set) in the score's order, without a device, under
  * the weights rk ranks by (gate->t their table) and no offer filter or one
  * alone (f's; its results, those it keeps, are all buyable), into got:
- * hit_cmp's order, as the loop of as_search_run ranks them (buyable first,
+ * hit_cmp's order, as walk_matches ranks them (buyable first,
  * then the score under the weights, then sku). Once got is full, a product
  * that cannot enter it even at its bound (sx_rank_bound, told by
  * sx_bound_cmp; under a merchant that merchant's, gate->only) is passed
@@ -671,7 +674,7 @@ static void by_place(const as_search_snap *s, as_mem *tmp, const uint32_t *pos, 
  * text, or the sort's, sx_sort_order) until the tier has given what is
  * missing, or, for a tier with few products, ordering its products by their
  * keys: whichever costs less (below). Into top (sorted) and the excluded
- * list; the same answers as the loop of as_search_run. */
+ * list; the same answers as walk_matches. */
 SX_POPCNT static void page_bits(const as_search_snap *s, as_mem *m, as_mem *tmp,
                                 const as_search_ask *ask, const sx_filter *f, const sx_match *mt,
                                 const uint32_t *order, const sx_weights_tab *tab, top_k *top,
@@ -775,7 +778,7 @@ SX_POPCNT static void page_bits(const as_search_snap *s, as_mem *m, as_mem *tmp,
          * against in ranked, weighed 1 to 16 */
         const uint32_t *pos = sx_order_pos(s, order);
         if (!pos && 16.0 * (double)in * (double)in <= (double)need * (double)n) {
-            /* few: each by its key (as the loop does) */
+            /* few: each by its key (as walk_matches does) */
             top_k few = {as_alloc(m, need * sizeof(hit)), 0, need};
             for (size_t j = 0; j < ws.n; j++)
                 for (uint64_t cur = set[ws.at[j]], w = ws.at[j]; cur; cur &= cur - 1) {
@@ -811,338 +814,461 @@ SX_POPCNT static void page_bits(const as_search_snap *s, as_mem *m, as_mem *tmp,
     }
 }
 
-/* How many products ahead as_search_run's loop asks for the columns. */
+/* How many products ahead the walk of the matches asks for the columns. */
 #define LOOP_AHEAD 8
 
-void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
-                   as_search_result *out)
-{
-    const sx_catalog *c = s->c;
-    memset(out, 0, sizeof(*out));
-    /* read: the words, and a device or a price cap named in the text */
-    as_query_text qt = {0};
-    if (ask->q && *ask->q && ask->devs)
-        as_query_read(m, ask->q, ask->devs, ask->n_devs, &qt);
-    else if (ask->q && *ask->q)
-        as_query_read_with(m, ask->q, c->qdevs, &qt); /* the devices' words, made once */
-    const as_device *dev = ask->device ? ask->device : qt.device;
-    as_offer_filter of = ask->of;
-    if (qt.max_price_cents && (!of.max_price_cents || qt.max_price_cents < of.max_price_cents))
-        of.max_price_cents = qt.max_price_cents;
-    out->device = dev;
-    out->of = of;
+/* A function that only asks for memory (prefetches), inlined before GCC
+ * judges it: on its own it has no effect GCC counts, and its call is dropped. */
+#define PREFETCHING static inline __attribute__((always_inline))
 
-    sx_filter f;
-    sx_filter_prepare(s, ask, dev, &of, &f);
-    /* the bitsets and lists of matches in scratch memory, warm (given back
-     * at the end) */
-    as_scratch *scratch = sx_scratch_take(c);
-    as_mem tmp = as_scratch_mem(scratch);
-    sx_filter_bitsets(s, &tmp, &f);
-    /* no device: the matches as bitsets (page_bits); under the default weights
-     * without offer filters counted and paged by them, in the score's order
-     * by rank_order, in another sort's by its order (sx_sort_order, made at
-     * its first use); under offer filters (a price cap, a date, a merchant,
-     * alone or together), in any order, the matches they keep counted a
-     * word at a time and only the results that may reach the page ranked
-     * (filtered_kept); under custom weights likewise, and without offer
-     * filters in the score's order by weighted_tier. The per-match loop
-     * below is left for a device, or weights with no table */
-    bool default_w = as_weights_is_default(&ask->w);
-    /* custom weights: the formula's parts as integers, once per search */
-    sx_weights_tab *tab = NULL;
-    if (!default_w) {
-        tab = as_alloc(m, sizeof(*tab));
-        if (!sx_weights_tab_make(c, m, &ask->w, tab)) tab = NULL;
-    }
-    f.bits = !f.dev && !f.none && (default_w || tab);
-    /* another sort's order (the default weights'): what page_bits walks
-     * under the default weights; under custom weights sorted_tier walks it
-     * for the return rate alone (a price or delivery by the steps) */
-    const uint32_t *order = s->rank_order;
-    if (f.bits && ask->sort != AS_SORT_SCORE && (default_w || ask->sort == AS_SORT_RETURN_RATE))
-        f.bits = (order = sx_sort_order(s, ask->sort)) != NULL;
-    sx_match mt;
-    sx_match_run(s, m, &tmp, &qt, ask->q, &f, &mt);
-    out->understood = mt.u;
-    out->understood.device = qt.device;
-    out->understood.device_text = qt.device_text;
-    out->understood.max_price_cents = qt.max_price_cents;
-    out->understood.price_text = qt.price_text;
+/* The excluded products listed so far, in the index's order, with why. */
+typedef struct excluded_list {
+    uint32_t doc[MAX_EXCLUDED];
+    const char *why[MAX_EXCLUDED];
+    size_t n;
+} excluded_list;
 
-    /* the default weights and no offer filters: each product's best offer is
-     * the snapshot's (most searches) */
-    bool defaults = default_w && !f.offer_filters;
-    bool price_days = ask->sort == AS_SORT_PRICE || ask->sort == AS_SORT_DELIVERY;
-    /* the default weights, no offer filters and the score's order: a
-     * result's place is one integer (packed_key, the same order as
-     * hit_cmp's), so most products are passed over on one comparison */
-    bool packed = defaults && ask->sort == AS_SORT_SCORE;
+/* How a search is made, decided once from its weights and sort. */
+typedef struct search_way {
+    bool default_w;        /* the default weights */
+    sx_weights_tab *tab;   /* custom weights: the formula's parts as integers, or NULL */
+    const uint32_t *order; /* the order page_bits walks (rank_order, or the sort's) */
+} search_way;
+
+/* The walk's shortcuts (walk_matches), each set where it answers the same. */
+typedef struct walk_mode {
+    /* the default weights and no offer filters: each product's best offer
+     * is the snapshot's (most searches) */
+    bool defaults;
+    bool price_days; /* a sort by price or delivery: the best offer's own figures */
+    /* defaults in the score's order: a result's place is one integer
+     * (packed_key, the same order as hit_cmp's), so most products are
+     * passed over on one comparison */
+    bool packed;
     /* the same under the default weights with a price cap or a date (no
      * merchant), for the products whose best offer the filters keep; the
      * others are ranked, and their hits (sort key 0) keep the packed order */
-    bool kept_filtered =
-        default_w && f.offer_filters && f.merchant < 0 && ask->sort == AS_SORT_SCORE;
+    bool kept_filtered;
     /* the score's order under custom weights, or under the default weights
      * with offer filters: once the page is full, a result that cannot enter
      * it even at its bound (sx_rank_bound, over its offers in stock, so
      * over those the offer filters keep too) is counted without ranking its
      * offers; under offer filters, a result is one with an offer they keep
-     * (sx_filter_viable), and buyable. The bound reads the weights' table:
-     * under the default weights one is made for it when the page is first
-     * full (btab_made). */
-    bool bounded = ask->sort == AS_SORT_SCORE && !defaults && (tab || default_w);
-    sx_weights_tab *btab = tab;
-    bool btab_made = tab != NULL;
-    sx_bound_gate gate = {0};    /* made with btab's bound, when first needed */
-    uint64_t worst = UINT64_MAX; /* the packed key of the k-th best so far */
-    size_t k = (size_t)(ask->offset + ask->limit);
-    top_k top = {as_alloc(m, (k ? k : 1) * sizeof(hit)), 0, k};
-    uint32_t excluded[MAX_EXCLUDED];
-    const char *why_of[MAX_EXCLUDED];
-    size_t nx = 0;
-    if (f.bits) {
-        page_bits(s, m, &tmp, ask, &f, &mt, order, default_w ? NULL : tab, &top, excluded, why_of,
-                  &nx, out);
-        goto paged;
-    }
-    /* the products to consider: those the text matched (and the category,
-     * part type, merchant and device let through); else a category's or part
-     * type's alone */
-    const uint32_t *list = NULL;
-    size_t nlist = c->n;
-    if (mt.any_text) {
-        list = mt.docs;
-        nlist = mt.ndocs;
-    } else if (!f.none && f.dev) {
-        /* the device's rows (by doc, as a category's products are): a few
-         * hundred instead of the category's tens of thousands, the same
-         * order, so the same page and excluded list */
-        uint32_t *docs = as_alloc_raw(&tmp, (f.n_dev_rows ? f.n_dev_rows : 1) * sizeof(uint32_t));
-        for (size_t i = 0; i < f.n_dev_rows; i++)
-            docs[i] = f.dev_rows[i].doc;
-        list = docs;
-        nlist = f.n_dev_rows;
-    } else if (!f.none && f.has_cat) {
-        list = c->cat_docs + c->cat_at[f.cat];
-        nlist = c->cat_at[f.cat + 1] - c->cat_at[f.cat];
-    } else if (!f.none && f.has_pt) {
-        list = c->pt_docs + c->pt_at[f.pt];
-        nlist = c->pt_at[f.pt + 1] - c->pt_at[f.pt];
-    } else if (f.none) {
-        nlist = 0;
-    }
+     * (sx_filter_viable), and buyable */
+    bool bounded;
     /* the offers' rows are read for most products ranked: under custom
      * weights (sx_rank_best), and under several offer filters, where the
      * columns seldom decide (sx_filter_viable) */
-    int n_filters = (of.max_price_cents > 0) + (of.deliver_by > 0) + (f.merchant >= 0);
-    bool rows_ahead = !default_w || n_filters > 1;
+    bool rows_ahead;
+} walk_mode;
+
+/* The bound of walk_mode.bounded: it reads a weights' table, under the
+ * default weights one made for it when the page is first full. */
+typedef struct bound_state {
+    sx_weights_tab *tab;
+    bool tab_made;
+    sx_bound_gate gate; /* made with tab's bound, when first needed */
+} bound_state;
+
+/* Read: the words of the text, and a device or a price cap named in it;
+ * into out the device and offer filters the search applies (the ask's, a
+ * lower price cap from the text). */
+static void read_query(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
+                       as_query_text *qt, as_search_result *out)
+{
+    if (ask->q && *ask->q && ask->devs)
+        as_query_read(m, ask->q, ask->devs, ask->n_devs, qt);
+    else if (ask->q && *ask->q)
+        as_query_read_with(m, ask->q, s->c->qdevs, qt); /* the devices' words, made once */
+    out->device = ask->device ? ask->device : qt->device;
+    out->of = ask->of;
+    if (qt->max_price_cents &&
+        (!out->of.max_price_cents || qt->max_price_cents < out->of.max_price_cents))
+        out->of.max_price_cents = qt->max_price_cents;
+}
+
+/* No device: the matches as bitsets (page_bits); under the default weights
+ * without offer filters counted and paged by them, in the score's order by
+ * rank_order, in another sort's by its order (sx_sort_order, made at its
+ * first use); under offer filters (a price cap, a date, a merchant, alone
+ * or together), in any order, the matches they keep counted a word at a
+ * time and only the results that may reach the page ranked
+ * (filtered_kept); under custom weights likewise, and without offer
+ * filters in the score's order by weighted_tier. The walk of each match
+ * (walk_matches) is left for a device, or weights with no table. Sets
+ * f->bits. */
+static void choose_way(const as_search_snap *s, as_mem *m, const as_search_ask *ask, sx_filter *f,
+                       search_way *way)
+{
+    way->default_w = as_weights_is_default(&ask->w);
+    way->tab = NULL;
+    if (!way->default_w) {
+        way->tab = as_alloc(m, sizeof(*way->tab));
+        if (!sx_weights_tab_make(s->c, m, &ask->w, way->tab)) way->tab = NULL;
+    }
+    f->bits = !f->dev && !f->none && (way->default_w || way->tab);
+    /* another sort's order (the default weights'): what page_bits walks
+     * under the default weights; under custom weights sorted_tier walks it
+     * for the return rate alone (a price or delivery by the steps) */
+    way->order = s->rank_order;
+    if (f->bits && ask->sort != AS_SORT_SCORE &&
+        (way->default_w || ask->sort == AS_SORT_RETURN_RATE))
+        f->bits = (way->order = sx_sort_order(s, ask->sort)) != NULL;
+}
+
+/* Match: the products with the query's words, and what the text was read
+ * as (into out->understood). */
+static void match_words(const as_search_snap *s, as_mem *m, as_mem *tmp, const as_search_ask *ask,
+                        const as_query_text *qt, const sx_filter *f, sx_match *mt,
+                        as_search_result *out)
+{
+    sx_match_run(s, m, tmp, qt, ask->q, f, mt);
+    out->understood = mt->u;
+    out->understood.device = qt->device;
+    out->understood.device_text = qt->device_text;
+    out->understood.max_price_cents = qt->max_price_cents;
+    out->understood.price_text = qt->price_text;
+}
+
+static walk_mode walk_mode_of(const as_search_ask *ask, const sx_filter *f, const search_way *way)
+{
+    walk_mode md;
+    md.defaults = way->default_w && !f->offer_filters;
+    md.price_days = ask->sort == AS_SORT_PRICE || ask->sort == AS_SORT_DELIVERY;
+    md.packed = md.defaults && ask->sort == AS_SORT_SCORE;
+    md.kept_filtered =
+        way->default_w && f->offer_filters && f->merchant < 0 && ask->sort == AS_SORT_SCORE;
+    md.bounded = ask->sort == AS_SORT_SCORE && !md.defaults && (way->tab || way->default_w);
+    int n_filters = (f->of.max_price_cents > 0) + (f->of.deliver_by > 0) + (f->merchant >= 0);
+    md.rows_ahead = !way->default_w || n_filters > 1;
+    return md;
+}
+
+/* The products to consider: those the text matched (and the category,
+ * part type, merchant and device let through); else a device's, a
+ * category's or a part type's alone, or every product (*list NULL). */
+static void candidates(const sx_catalog *c, as_mem *tmp, const sx_filter *f, const sx_match *mt,
+                       const uint32_t **list, size_t *nlist)
+{
+    *list = NULL;
+    *nlist = c->n;
+    if (mt->any_text) {
+        *list = mt->docs;
+        *nlist = mt->ndocs;
+    } else if (!f->none && f->dev) {
+        /* the device's rows (by doc, as a category's products are): a few
+         * hundred instead of the category's tens of thousands, the same
+         * order, so the same page and excluded list */
+        uint32_t *docs = as_alloc_raw(tmp, (f->n_dev_rows ? f->n_dev_rows : 1) * sizeof(uint32_t));
+        for (size_t i = 0; i < f->n_dev_rows; i++)
+            docs[i] = f->dev_rows[i].doc;
+        *list = docs;
+        *nlist = f->n_dev_rows;
+    } else if (!f->none && f->has_cat) {
+        *list = c->cat_docs + c->cat_at[f->cat];
+        *nlist = c->cat_at[f->cat + 1] - c->cat_at[f->cat];
+    } else if (!f->none && f->has_pt) {
+        *list = c->pt_docs + c->pt_at[f->pt];
+        *nlist = c->pt_at[f->pt + 1] - c->pt_at[f->pt];
+    } else if (f->none) {
+        *nlist = 0;
+    }
+}
+
+/* The columns the i-th product's turn will read are cache misses at random
+ * in a large catalogue: asked for LOOP_AHEAD products ahead, the misses
+ * overlap instead of following each other. */
+PREFETCHING void ask_ahead(const as_search_snap *s, const uint32_t *list, size_t nlist, size_t i,
+                           const walk_mode *md)
+{
+    const sx_catalog *c = s->c;
+    if (i + LOOP_AHEAD < nlist) {
+        uint32_t a = list ? list[i + LOOP_AHEAD] : (uint32_t)(i + LOOP_AHEAD);
+        __builtin_prefetch(s->prod + a); /* its columns: one record */
+        __builtin_prefetch(c->sku_rk + a);
+        if (md->bounded) {
+            __builtin_prefetch(s->max_del10 + a);
+            if (s->merchants_in) __builtin_prefetch(s->merchants_in + a);
+        }
+        if (md->rows_ahead) __builtin_prefetch(c->off_at + a);
+    }
+    if (md->rows_ahead && i + LOOP_AHEAD / 2 < nlist) {
+        /* custom weights or several offer filters: the offers' rows and
+         * stock that sx_filter_viable and the ranking read, at the place
+         * asked for LOOP_AHEAD / 2 products ago */
+        uint32_t a = list ? list[i + LOOP_AHEAD / 2] : (uint32_t)(i + LOOP_AHEAD / 2);
+        uint32_t o = c->off_at[a];
+        __builtin_prefetch(c->offers + o);
+        __builtin_prefetch(s->in_stock + o);
+    }
+}
+
+/* Under offer filters (the default weights, no merchant): the product's
+ * result is the snapshot's best offer when the filters keep it and the
+ * cheapest price in stock (as sx_rank_best_default_filtered decides). */
+static inline bool default_offer_kept(const as_search_snap *s, uint32_t d,
+                                      const as_offer_filter *of, int64_t today)
+{
+    const sx_prod *p = &s->prod[d];
+    return p->def_off != UINT32_MAX &&
+           (of->max_price_cents <= 0 || p->def_price <= of->max_price_cents) &&
+           (of->deliver_by <= 0 ||
+            (today + p->def_days <= of->deliver_by &&
+             (p->min_price == p->def_price || today + p->cheap_days <= of->deliver_by)));
+}
+
+/* A result in the default order, placed by its packed key alone; the
+ * page's worst key after it (the k-th best so far). */
+static inline uint64_t place_packed(const as_search_snap *s, uint32_t d, uint8_t tier, top_k *top,
+                                    uint64_t worst)
+{
+    uint64_t key = (uint64_t)tier << 48 | (uint64_t)(s->prod[d].def_off == UINT32_MAX) << 40 |
+                   (uint64_t)(255 - s->def_score[d]) << 32 | s->c->sku_rk[d];
+    if (top->n == top->k && key >= worst) return worst;
+    hit h = {d,    (uint32_t)key,           0, 255 - (int32_t)(key >> 32 & 0xFF),
+             tier, (uint8_t)(key >> 40 & 1)};
+    top_offer(top, &h);
+    return top->n == top->k && top->n ? packed_key(&top->heap[0]) : worst;
+}
+
+/* Hidden under verified_only, or a device's part that does not fit. */
+static inline bool left_out(const sx_catalog *c, const sx_filter *f, const as_search_ask *ask,
+                            uint32_t d, const sx_compat *row)
+{
+    return (ask->verified_only && c->hidden[d]) || (f->dev && row && !row->fits);
+}
+
+/* With the excluded list full: excluded, known without ranking it (the
+ * tests of sx_filter_exclusion, and of the columns under a price cap or a
+ * date, as sx_rank_best_default_filtered reads them). */
+static inline bool surely_excluded(const as_search_snap *s, const sx_filter *f,
+                                   const as_search_ask *ask, const walk_mode *md,
+                                   const as_offer_filter *of, uint32_t d, const sx_compat *row,
+                                   bool unmet)
+{
+    if (unmet || left_out(s->c, f, ask, d, row)) return true;
+    if (!md->kept_filtered) return false;
+    const sx_prod *p = &s->prod[d];
+    return p->def_off == UINT32_MAX ||
+           (of->max_price_cents > 0 && p->min_price > of->max_price_cents) ||
+           (of->deliver_by > 0 && ask->today + p->min_days > of->deliver_by);
+}
+
+/* The bound's table and gate, made when the page is first full; false when
+ * no table can be made (nothing is then bounded). */
+static bool bound_ready(const sx_catalog *c, as_mem *m, as_mem *tmp, const as_weights *w,
+                        bound_state *bs)
+{
+    if (!bs->tab_made) {
+        bs->tab_made = true;
+        bs->tab = as_alloc(m, sizeof(*bs->tab));
+        if (!sx_weights_tab_make(c, m, w, bs->tab)) return false;
+    }
+    if (!bs->gate.t) sx_bound_gate_init(c, tmp, bs->tab, w, &bs->gate);
+    return true;
+}
+
+/* The page full, in the score's order: a result that stays off the page
+ * even at its bound. Its hit at its bound against the page's last, as
+ * hit_cmp places them: by the gate's masks when only the score and the sku
+ * can tell them apart (the score's order: keys are 0). */
+static inline bool bound_stays_off(const as_search_snap *s, const sx_filter *f,
+                                   const as_search_ask *ask, bound_state *bs, uint32_t d,
+                                   const sx_compat *row, uint8_t tier, const top_k *top)
+{
+    const sx_catalog *c = s->c;
+    if (left_out(c, f, ask, d, row) || (f->offer_filters && !sx_filter_viable(s, f, d, row)))
+        return false;
+    const hit *last = &top->heap[0];
+    bool unbuyable = s->prod[d].def_off == UINT32_MAX;
+    if (tier == last->tier && !unbuyable && !last->unbuyable)
+        return bound_stays_out(s, &bs->gate, d, last);
+    hit most = {d, c->sku_rk[d], 0, sx_rank_bound(s, d, bs->tab, &ask->w), tier, unbuyable};
+    return hit_cmp(&most, last) >= 0;
+}
+
+/* The page full, another sort under custom weights or offer filters: the
+ * key of the best offer, whichever it is, is at least the least among the
+ * product's offers in stock (the return rate is the product's), and when it
+ * is that least, its score is at most the product's bound (sx_rank_bound;
+ * without a weights' table, the highest score); a result that cannot enter
+ * the page even at that key with that score stays off it. */
+static inline bool sorted_stays_off(const as_search_snap *s, const sx_filter *f,
+                                    const as_search_ask *ask, const sx_weights_tab *tab, uint32_t d,
+                                    const sx_compat *row, uint8_t tier, const top_k *top)
+{
+    const sx_catalog *c = s->c;
+    if (s->prod[d].def_off == UINT32_MAX || left_out(c, f, ask, d, row) ||
+        (f->offer_filters && !sx_filter_viable(s, f, d, row)))
+        return false;
+    double least = ask->sort == AS_SORT_PRICE      ? (double)s->prod[d].min_price
+                   : ask->sort == AS_SORT_DELIVERY ? (double)s->prod[d].min_days
+                                                   : c->return_rate[d];
+    hit most = {d, c->sku_rk[d], least, tab ? sx_rank_bound(s, d, tab, &ask->w) : INT32_MAX, tier,
+                0};
+    return hit_cmp(&most, &top->heap[0]) >= 0;
+}
+
+/* Rank: the product's best offer under the weights and offer filters
+ * (none when no offer in stock meets them). */
+static inline void rank_offers(const as_search_snap *s, const sx_filter *f,
+                               const as_search_ask *ask, const search_way *way, const walk_mode *md,
+                               const as_offer_filter *of, uint32_t d, bool unmet, sx_best *b)
+{
+    if (unmet)
+        memset(b, 0, sizeof(*b));
+    else if (md->defaults)
+        sx_rank_best_default(s, d, md->price_days, b);
+    else if (way->default_w)
+        sx_rank_best_default_filtered(s, d, of, f->merchant, ask->today, md->price_days, b);
+    else
+        sx_rank_best(s, d, &ask->w, way->tab, of, f->merchant, ask->today, b);
+}
+
+/* Each match in turn (a device, or weights with no table): filtered,
+ * ranked, counted and placed on the page or in the excluded list; top
+ * sorted at the end. */
+static void walk_matches(const as_search_snap *s, as_mem *m, as_mem *tmp, const as_search_ask *ask,
+                         const sx_filter *f, const sx_match *mt, const search_way *way, top_k *top,
+                         excluded_list *xl, as_search_result *out)
+{
+    const sx_catalog *c = s->c;
+    const as_offer_filter of = out->of;
+    walk_mode md = walk_mode_of(ask, f, way);
+    bound_state bs = {way->tab, way->tab != NULL, {0}};
+    uint64_t worst = UINT64_MAX; /* the packed key of the k-th best so far */
+    const uint32_t *list;
+    size_t nlist;
+    candidates(c, tmp, f, mt, &list, &nlist);
     for (size_t i = 0; i < nlist; i++) {
         uint32_t d = list ? list[i] : (uint32_t)i;
-        if (i + LOOP_AHEAD < nlist) {
-            /* the columns this product's turn reads are cache misses at
-             * random in a large catalogue: asked for LOOP_AHEAD products
-             * ahead, the misses overlap instead of following each other */
-            uint32_t a = list ? list[i + LOOP_AHEAD] : (uint32_t)(i + LOOP_AHEAD);
-            __builtin_prefetch(s->prod + a); /* its columns: one record */
-            __builtin_prefetch(c->sku_rk + a);
-            if (bounded) {
-                __builtin_prefetch(s->max_del10 + a);
-                if (s->merchants_in) __builtin_prefetch(s->merchants_in + a);
-            }
-            if (rows_ahead) __builtin_prefetch(c->off_at + a);
-        }
-        if (rows_ahead && i + LOOP_AHEAD / 2 < nlist) {
-            /* custom weights or several offer filters: the offers' rows
-             * and stock that sx_filter_viable and the ranking read, at the
-             * place asked for LOOP_AHEAD / 2 products ago */
-            uint32_t a = list ? list[i + LOOP_AHEAD / 2] : (uint32_t)(i + LOOP_AHEAD / 2);
-            uint32_t o = c->off_at[a];
-            __builtin_prefetch(c->offers + o);
-            __builtin_prefetch(s->in_stock + o);
-        }
+        ask_ahead(s, list, nlist, i, &md);
         const sx_compat *row = NULL;
-        if (!mt.any_text ? !sx_filter_candidate(s, &f, d, &row)
-                         : f.dev && !sx_filter_dev_row(&f, d, &row))
+        if (!mt->any_text ? !sx_filter_candidate(s, f, d, &row)
+                          : f->dev && !sx_filter_dev_row(f, d, &row))
             continue;
-        uint8_t tier = mt.any_text ? mt.tiers[i] : 0;
+        uint8_t tier = mt->any_text ? mt->tiers[i] : 0;
         /* no offer of it in stock meets the cap and date: excluded */
-        bool unmet = sx_filter_unmet(&f, d);
-        bool kept = (packed || kept_filtered) && !unmet && !(f.verified_only && c->hidden[d]) &&
-                    !(row && !row->fits);
-        if (kept && !packed) {
-            /* under offer filters: a result with the snapshot's best offer
-             * when the filters keep it and the cheapest price in stock (as
-             * sx_rank_best_default_filtered decides, merchant aside) */
-            kept = s->prod[d].def_off != UINT32_MAX &&
-                   (of.max_price_cents <= 0 || s->prod[d].def_price <= of.max_price_cents) &&
-                   (of.deliver_by <= 0 || (ask->today + s->prod[d].def_days <= of.deliver_by &&
-                                           (s->prod[d].min_price == s->prod[d].def_price ||
-                                            ask->today + s->prod[d].cheap_days <= of.deliver_by)));
-        }
-        if (kept) {
-            /* a result, in the default order: one key decides its place */
+        bool unmet = sx_filter_unmet(f, d);
+        bool kept = (md.packed || md.kept_filtered) && !unmet &&
+                    !(f->verified_only && c->hidden[d]) && !(row && !row->fits);
+        if (kept && !md.packed) kept = default_offer_kept(s, d, &of, ask->today);
+        if (kept) { /* a result, in the default order: one key decides its place */
             out->count++;
-            uint64_t key = (uint64_t)tier << 48 |
-                           (uint64_t)(s->prod[d].def_off == UINT32_MAX) << 40 |
-                           (uint64_t)(255 - s->def_score[d]) << 32 | c->sku_rk[d];
-            if (top.n == top.k && key >= worst) continue;
-            hit h = {d, (uint32_t)key, 0, 255 - (int32_t)(key >> 32 & 0xFF), tier,
-                     (uint8_t)(key >> 40 & 1)};
-            top_offer(&top, &h);
-            if (top.n == top.k && top.n) worst = packed_key(&top.heap[0]);
+            worst = place_packed(s, d, tier, top, worst);
             continue;
         }
-        if (nx == MAX_EXCLUDED) {
-            /* excluded, and not listed: no need to rank it to know (the
-             * tests of sx_filter_exclusion, and of the columns under a price
-             * cap or a date, as sx_rank_best_default_filtered reads them) */
-            bool out_of_it =
-                unmet || (ask->verified_only && c->hidden[d]) || (f.dev && row && !row->fits);
-            if (!out_of_it && kept_filtered)
-                out_of_it = s->prod[d].def_off == UINT32_MAX ||
-                            (of.max_price_cents > 0 && s->prod[d].min_price > of.max_price_cents) ||
-                            (of.deliver_by > 0 && ask->today + s->prod[d].min_days > of.deliver_by);
-            if (out_of_it) {
-                out->excluded_count++;
+        if (xl->n == MAX_EXCLUDED && surely_excluded(s, f, ask, &md, &of, d, row, unmet)) {
+            out->excluded_count++; /* and not listed: no need to rank it to know */
+            continue;
+        }
+        bool full = top->n == top->k && top->k;
+        if (md.bounded && full) {
+            md.bounded = bound_ready(c, m, tmp, &ask->w, &bs);
+            if (md.bounded && bound_stays_off(s, f, ask, &bs, d, row, tier, top)) {
+                out->count++; /* a result, not on the page */
                 continue;
             }
         }
-        if (bounded && top.n == top.k && top.k && !btab_made) {
-            btab = as_alloc(m, sizeof(*btab));
-            if (!sx_weights_tab_make(c, m, &ask->w, btab)) bounded = false;
-            btab_made = true;
-        }
-        if (bounded && top.n == top.k && top.k && !gate.t)
-            sx_bound_gate_init(c, &tmp, btab, &ask->w, &gate);
-        if (bounded && top.n == top.k && top.k &&
-            !((ask->verified_only && c->hidden[d]) || (f.dev && row && !row->fits)) &&
-            (!f.offer_filters || sx_filter_viable(s, &f, d, row))) {
-            /* its hit at its bound against the page's last, as hit_cmp
-             * places them: by the gate's masks when only the score and the
-             * sku can tell them apart (the score's order: keys are 0) */
-            const hit *last = &top.heap[0];
-            bool unbuyable = s->prod[d].def_off == UINT32_MAX, out_of_page;
-            if (tier == last->tier && !unbuyable && !last->unbuyable) {
-                out_of_page = bound_stays_out(s, &gate, d, last);
-            } else {
-                hit most = {d,    c->sku_rk[d], 0, sx_rank_bound(s, d, btab, &ask->w),
-                            tier, unbuyable};
-                out_of_page = hit_cmp(&most, last) >= 0;
-            }
-            if (out_of_page) { /* a result, not on the page */
-                out->count++;
-                continue;
-            }
-        }
-        if (ask->sort != AS_SORT_SCORE && !defaults && top.n == top.k && top.k &&
-            s->prod[d].def_off != UINT32_MAX &&
-            !((ask->verified_only && c->hidden[d]) || (f.dev && row && !row->fits)) &&
-            (!f.offer_filters || sx_filter_viable(s, &f, d, row))) {
-            /* another sort under custom weights or offer filters: the key of
-             * the best offer, whichever it is, is at least the least among
-             * the product's offers in stock (the return rate is the
-             * product's), and when it is that least, its score is at most
-             * the product's bound (sx_rank_bound; without a weights' table,
-             * the highest score); a result that cannot enter the page even
-             * at that key with that score is counted without ranking its
-             * offers */
-            double least = ask->sort == AS_SORT_PRICE      ? (double)s->prod[d].min_price
-                           : ask->sort == AS_SORT_DELIVERY ? (double)s->prod[d].min_days
-                                                           : c->return_rate[d];
-            hit most = {d, c->sku_rk[d], least, tab ? sx_rank_bound(s, d, tab, &ask->w) : INT32_MAX,
-                        tier, 0};
-            if (hit_cmp(&most, &top.heap[0]) >= 0) {
-                out->count++;
-                continue;
-            }
+        if (ask->sort != AS_SORT_SCORE && !md.defaults && full &&
+            sorted_stays_off(s, f, ask, way->tab, d, row, tier, top)) {
+            out->count++;
+            continue;
         }
         sx_best b;
-        if (unmet)
-            memset(&b, 0, sizeof(b));
-        else if (defaults)
-            sx_rank_best_default(s, d, price_days, &b);
-        else if (default_w)
-            sx_rank_best_default_filtered(s, d, &of, f.merchant, ask->today, price_days, &b);
-        else
-            sx_rank_best(s, d, &ask->w, tab, &of, f.merchant, ask->today, &b);
-        const char *why = sx_filter_exclusion(s, m, &f, ask, &of, d, row, &b, nx < MAX_EXCLUDED);
+        rank_offers(s, f, ask, way, &md, &of, d, unmet, &b);
+        const char *why = sx_filter_exclusion(s, m, f, ask, &of, d, row, &b, xl->n < MAX_EXCLUDED);
         if (why) {
-            if (nx < MAX_EXCLUDED) {
-                excluded[nx] = d;
-                why_of[nx++] = why;
+            if (xl->n < MAX_EXCLUDED) {
+                xl->doc[xl->n] = d;
+                xl->why[xl->n++] = why;
             }
             out->excluded_count++;
             continue;
         }
         out->count++;
-        hit h = {d,
-                 c->sku_rk[d],
-                 sort_key(ask->sort, c, d, &b),
-                 b.score,
-                 tier,
-                 b.n_eligible ? 0 : 1};
-        top_offer(&top, &h);
-        if (kept_filtered && top.n == top.k && top.n) worst = packed_key(&top.heap[0]);
+        hit h = {d,       c->sku_rk[d], sort_key(ask->sort, c, d, &b),
+                 b.score, tier,         b.n_eligible ? 0 : 1};
+        top_offer(top, &h);
+        if (md.kept_filtered && top->n == top->k && top->n) worst = packed_key(&top->heap[0]);
     }
-    top_sort(&top);
-paged:;
-    size_t first = (size_t)ask->offset;
-    size_t n = top.n > first ? top.n - first : 0;
-    /* each result's head and offers, and the excluded entries, scattered in
-     * the index and mostly not in cache: their places asked for together,
-     * then what is there, so that the misses overlap instead of coming one
-     * at a time as each product is made (its head's length is read first) */
+    top_sort(top);
+}
+
+/* Each result's head and offers, and the excluded entries, scattered in
+ * the index and mostly not in cache: their places asked for together,
+ * then what is there, so that the misses overlap instead of coming one at
+ * a time as each product is made (its head's length is read first). */
+PREFETCHING void ask_page_places(const sx_catalog *c, const hit *page, size_t n,
+                                 const excluded_list *xl)
+{
     for (size_t i = 0; i < n; i++) {
-        uint32_t d = top.heap[first + i].doc;
-        __builtin_prefetch(c->head_at + d);
-        __builtin_prefetch(c->off_at + d);
+        __builtin_prefetch(c->head_at + page[i].doc);
+        __builtin_prefetch(c->off_at + page[i].doc);
     }
-    for (size_t i = 0; i < nx; i++)
-        __builtin_prefetch(c->xj_at + excluded[i]);
+    for (size_t i = 0; i < xl->n; i++)
+        __builtin_prefetch(c->xj_at + xl->doc[i]);
     for (size_t i = 0; i < n; i++) {
-        uint32_t d = top.heap[first + i].doc;
+        uint32_t d = page[i].doc;
         if (c->head_at[d] != AS_NO_STR) __builtin_prefetch(c->strs + c->head_at[d] - 2);
         __builtin_prefetch(c->offers + c->off_at[d]);
     }
-    for (size_t i = 0; i < nx; i++)
-        if (c->xj_at[excluded[i]] != AS_NO_STR)
-            __builtin_prefetch(c->strs + c->xj_at[excluded[i]] - 2);
+    for (size_t i = 0; i < xl->n; i++)
+        if (c->xj_at[xl->doc[i]] != AS_NO_STR)
+            __builtin_prefetch(c->strs + c->xj_at[xl->doc[i]] - 2);
+}
+
+/* The excluded list's entries: sku, name and why; a contradicted
+ * product's whole entry as the build wrote it. */
+static void collect_excluded(const sx_catalog *c, as_mem *m, const excluded_list *xl,
+                             as_search_result *out)
+{
+    size_t nx = xl->n;
     out->excluded = as_alloc(m, (nx ? nx : 1) * sizeof(as_product));
     out->excluded_why = as_alloc(m, (nx ? nx : 1) * sizeof(char *));
     out->excluded_json = as_alloc(m, (nx ? nx : 1) * sizeof(char *));
     out->excluded_json_len = as_alloc(m, (nx ? nx : 1) * sizeof(size_t));
     for (size_t i = 0; i < nx; i++) {
         as_product *x = &out->excluded[i];
-        uint32_t d = excluded[i];
+        uint32_t d = xl->doc[i];
         x->id = c->ids[d];
         x->sku = sx_str(c, c->sku_at[d]);
         x->name = sx_str(c, c->name_at[d]);
-        out->excluded_why[i] = why_of[i];
-        /* a contradicted product's entry, as the build wrote it */
-        if (why_of[i] == sx_contradicted) {
+        out->excluded_why[i] = xl->why[i];
+        if (xl->why[i] == sx_contradicted) {
             out->excluded_json[i] = sx_str(c, c->xj_at[d]);
             out->excluded_json_len[i] = sx_str_len(c, c->xj_at[d]);
         }
     }
     out->n_excluded = nx;
+}
 
+/* Page: the n results from the page's first, each a product with its
+ * offers (for the device applied) and its match. */
+static void write_page(const as_search_snap *s, as_mem *m, const hit *page, size_t n,
+                       const sx_match *mt, as_search_result *out)
+{
+    const sx_catalog *c = s->c;
     out->ids = as_alloc(m, (n ? n : 1) * sizeof(int64_t));
     out->page = as_alloc(m, (n ? n : 1) * sizeof(as_product));
     out->matched_all = as_alloc(m, (n ? n : 1) * sizeof(bool));
     out->match = as_alloc(m, (n ? n : 1) * sizeof(as_match_kind));
     for (size_t i = 0; i < n; i++) {
-        uint32_t d = top.heap[first + i].doc;
+        uint32_t d = page[i].doc;
         out->ids[i] = c->ids[d];
-        sx_page_product(s, m, d, dev, true, &out->page[i]);
-        out->matched_all[i] = !mt.dropped_any;
-        out->match[i] = (as_match_kind)top.heap[first + i].tier;
+        sx_page_product(s, m, d, out->device, true, &out->page[i]);
+        out->matched_all[i] = !mt->dropped_any;
+        out->match[i] = (as_match_kind)page[i].tier;
     }
     out->n = n;
-    /* the strings the response reads, scattered in the index and mostly
-     * not in cache: asked for together, their misses overlap instead of
-     * coming one at a time as the page is written */
-    for (size_t i = 0; i < n; i++) {
+}
+
+/* The strings the response reads, scattered in the index and mostly not in
+ * cache: asked for together, their misses overlap instead of coming one at
+ * a time as the page is written. */
+PREFETCHING void ask_response_strings(const as_search_result *out)
+{
+    for (size_t i = 0; i < out->n; i++) {
         const as_product *p = &out->page[i];
         if (p->summary_head) { /* a few hundred bytes, read in order */
             __builtin_prefetch(p->summary_head);
@@ -1158,8 +1284,43 @@ paged:;
             __builtin_prefetch(p->offers[o].price_label);
         }
     }
-    for (size_t i = 0; i < nx; i++)
+    for (size_t i = 0; i < out->n_excluded; i++)
         __builtin_prefetch(out->excluded_json[i] ? out->excluded_json[i] : out->excluded[i].name);
+}
+
+void as_search_run(const as_search_snap *s, as_mem *m, const as_search_ask *ask,
+                   as_search_result *out)
+{
+    const sx_catalog *c = s->c;
+    memset(out, 0, sizeof(*out));
+    as_query_text qt = {0};
+    read_query(s, m, ask, &qt, out);
+    sx_filter f;
+    sx_filter_prepare(s, ask, out->device, &out->of, &f);
+    /* the bitsets and lists of matches in scratch memory, warm (given back
+     * at the end) */
+    as_scratch *scratch = sx_scratch_take(c);
+    as_mem tmp = as_scratch_mem(scratch);
+    sx_filter_bitsets(s, &tmp, &f);
+    search_way way;
+    choose_way(s, m, ask, &f, &way);
+    sx_match mt;
+    match_words(s, m, &tmp, ask, &qt, &f, &mt, out);
+    size_t k = (size_t)(ask->offset + ask->limit);
+    top_k top = {as_alloc(m, (k ? k : 1) * sizeof(hit)), 0, k};
+    excluded_list xl;
+    xl.n = 0;
+    if (f.bits)
+        page_bits(s, m, &tmp, ask, &f, &mt, way.order, way.default_w ? NULL : way.tab, &top, xl.doc,
+                  xl.why, &xl.n, out);
+    else
+        walk_matches(s, m, &tmp, ask, &f, &mt, &way, &top, &xl, out);
+    size_t first = (size_t)ask->offset;
+    size_t n = top.n > first ? top.n - first : 0;
+    ask_page_places(c, top.heap + first, n, &xl);
+    collect_excluded(c, m, &xl, out);
+    write_page(s, m, top.heap + first, n, &mt, out);
+    ask_response_strings(out);
     sx_scratch_give(c, scratch);
 }
 
