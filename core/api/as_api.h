@@ -16,6 +16,7 @@
 #include "as_shop.h"
 #include "as_store.h"
 #include "as_validate.h"
+#include "as_http.h" /* the glue's HTTP helpers: ETags, CORS, origins */
 
 
 
@@ -88,12 +89,6 @@ void as_api_help(as_shop *shop, const as_request *req, const char *page, const c
 
 /* The Model Context Protocol over Streamable HTTP (as_mcp.c). */
 void as_api_mcp(as_shop *shop, const as_request *req, as_response *resp);
-/* An origin as "scheme://host[:port]": http or https, lowercase, the default
- * port dropped; NULL when s is not such an origin (a path, a user, a query...). */
-const char *as_origin_normalize(as_mem *m, const char *s);
-/* Whether req's Origin may call the agent endpoints and /mcp from a page: the
- * API's own origin, or one AgentShopCORSAllowOrigin lists. */
-bool as_agent_origin_allowed(as_shop *shop, const as_request *req);
 
 /* The key of an Authorization header "Bearer <key>" (the scheme in any case,
  * spaces after it skipped), NULL when there is none: what identifies an

@@ -16,11 +16,6 @@
 #include "as_util.h"
 #include "as_view.h"
 
-static const char *req_base(const as_request *req)
-{
-    return req->base_url ? req->base_url : "";
-}
-
 /* HMAC over what the link stands for: the confirmation, its order and expiry. */
 static const char *confirmation_token(as_shop *shop, const as_confirmation *c)
 {
@@ -410,7 +405,7 @@ static int place_order(order_job *j, as_response *resp)
     if ((rc = as_store_confirmation_insert(s, &c)) != AS_OK) return rc;
     o.confirmation_id = c.id;
     const char *token = confirmation_token(shop, &c);
-    const char *url = as_printf(m, "%s/confirmations/%s?token=%s", req_base(j->req), c.id, token);
+    const char *url = as_printf(m, "%s/confirmations/%s?token=%s", as_request_base(j->req), c.id, token);
     as_respond_json(resp, 202,
                     as_view_confirmation_required(m, &o, &c, url, md.confirm_above_cents));
     if (shop->notify) j->notice = as_view_confirmation_notice(m, &o, &c, url);
@@ -483,11 +478,6 @@ static bool confirmation_load(as_shop *shop, const char *id, const char *token, 
     return true;
 }
 
-static bool wants_html(const as_request *req)
-{
-    return as_accept_html(req->accept);
-}
-
 static bool is_form(const as_request *req)
 {
     return req->content_type &&
@@ -496,7 +486,7 @@ static bool is_form(const as_request *req)
 
 static const char *page_action(as_shop *shop, const as_request *req, const as_confirmation *c)
 {
-    return as_printf(shop->mem, "%s/confirmations/%s", req_base(req), c->id);
+    return as_printf(shop->mem, "%s/confirmations/%s", as_request_base(req), c->id);
 }
 
 /* Expires a pending confirmation past its time, in its own transaction. */
@@ -540,7 +530,7 @@ void as_api_confirmation_get(as_shop *shop, const as_request *req, const char *i
         as_respond_storage_failed(resp);
         return;
     }
-    if (wants_html(req)) {
+    if (as_request_wants_html(req)) {
         json_decref(approval);
         as_respond_json(resp, 200, NULL);
         resp->html = as_confirmation_page(shop->mem, &cc.c, &cc.o, page_action(shop, req, &cc.c),
@@ -782,7 +772,7 @@ void as_api_confirmation_decide(as_shop *shop, const as_request *req, const char
         notice = strcmp(cc.c.status, "approved") == 0 ? "Approved. The order is placed."
                                                       : "Declined. The order will not be placed.";
     }
-    if (is_form(req) || wants_html(req))
+    if (is_form(req) || as_request_wants_html(req))
         resp->html = as_confirmation_page(m, &cc.c, &cc.o, page_action(shop, req, &cc.c), token,
                                           notice, page_ui, shop->now);
 }
