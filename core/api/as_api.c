@@ -1,90 +1,13 @@
+/* The /v1 router: the route table, and what HTTP's conventions add to every
+ * answer. */
 #include "as_api.h"
 
-#include <stdarg.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "as_http.h"
 #include "as_passkey_api.h"
 #include "as_util.h"
 #include "as_view.h"
-
-void as_respond_error(as_response *resp, int status, const char *code, const char *field,
-                      const char *message)
-{
-    as_respond_json(resp, status, as_error_object(code, field, message));
-}
-
-void as_respond_problem(as_response *resp, const as_problem *p)
-{
-    as_respond_error(resp, p->status, p->code, p->field, p->message);
-}
-
-void as_respond_saved_unreadable(as_response *resp)
-{
-    as_respond_error(resp, 503, "SERVICE_UNAVAILABLE", NULL,
-                     "The change was saved, but its result cannot be read right now; read it "
-                     "again shortly.");
-}
-
-void as_respond_storage_failed(as_response *resp)
-{
-    as_respond_error(resp, 503, "SERVICE_UNAVAILABLE", NULL,
-                     "The shop cannot complete this right now; nothing was changed. Retry "
-                     "shortly.");
-}
-
-void as_respond_http_refusal(as_response *resp, int status, const char *part)
-{
-    static const struct {
-        const char *part, *message;
-    } bad[] = {
-        /* inside a location httpd refuses the path only for a bad escape */
-        {"path", "The path is not valid: write it in percent-encoded UTF-8 (a '%' followed by "
-                 "two hex digits)."},
-        /* before any URL mapping: a header over LimitRequestFieldSize, a
-         * malformed header, a missing Host */
-        {"headers", "The request headers are not valid: one is too long or malformed, or Host "
-                    "is missing."},
-        {"body", "The body could not be read: a malformed Content-Length or chunk."},
-    };
-    if (status == 400 && part)
-        for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-            if (strcmp(bad[i].part, part) == 0) {
-                as_respond_error(resp, 400, "VALIDATION_ERROR", part, bad[i].message);
-                return;
-            }
-    as_respond_http_status(resp, status);
-}
-
-void as_respond_http_status(as_response *resp, int status)
-{
-    static const struct {
-        int status;
-        const char *code, *message;
-    } map[] = {
-        {400, "VALIDATION_ERROR", "The request could not be understood."},
-        {403, "FORBIDDEN", "Access to this resource is not allowed."},
-        {404, "NOT_FOUND", "No such resource."},
-        {405, "METHOD_NOT_ALLOWED", "This method is not allowed here."},
-        {408, "REQUEST_TIMEOUT", "The request was not received in time."},
-        {411, "LENGTH_REQUIRED", "A request body needs a Content-Length or chunked encoding."},
-        {413, "PAYLOAD_TOO_LARGE", "The request body is larger than 64 KiB."},
-        {414, "URI_TOO_LONG", "The request URI is too long."},
-        {415, "UNSUPPORTED_MEDIA_TYPE", "Send bodies as application/json."},
-        {429, "RATE_LIMITED", "Too many requests; retry later."},
-        {431, "HEADERS_TOO_LARGE", "The request headers are too large."},
-        {501, "NOT_IMPLEMENTED", "This method is not implemented."},
-        {503, "SERVICE_UNAVAILABLE", "The service is unavailable; retry shortly."},
-    };
-    for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
-        if (map[i].status == status) {
-            as_respond_error(resp, status, map[i].code, NULL, map[i].message);
-            return;
-        }
-    as_respond_error(resp, status >= 400 && status < 600 ? status : 500, "INTERNAL_ERROR", NULL,
-                     "The server could not complete the request.");
-}
 
 /* Routing: a path splits into decoded segments; each route names its segments,
  * "{name}" standing for a parameter, named as in docs/openapi.json's paths (the

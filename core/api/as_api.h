@@ -16,7 +16,8 @@
 #include "as_shop.h"
 #include "as_store.h"
 #include "as_validate.h"
-#include "as_http.h" /* the glue's HTTP helpers: ETags, CORS, origins */
+#include "as_http.h"    /* the glue's HTTP helpers: ETags, CORS, origins */
+#include "as_respond.h" /* the error object, a person's error page */
 
 
 
@@ -24,31 +25,16 @@
 
 
 void as_handle(as_shop *shop, const as_request *req, as_response *resp);
-/* The error of a confirmation link as a page, when a person's browser asked
- * (docs/buying.md); as_handle calls it, the glue too for its own refusals. */
-void as_person_error(as_mem *m, const as_request *req, as_response *resp);
 /* Expires orders whose confirmation ran out, any user's, a batch of at most
  * 100 in one transaction; returns how many, or -1 when storage failed (logged). */
 int as_sweep_expired(as_shop *shop);
 
-void as_respond_problem(as_response *resp, const as_problem *p);
-void as_respond_error(as_response *resp, int status, const char *code, const char *field,
-                      const char *message);
-/* 503: storage failed; nothing was changed (the store logged why). */
-void as_respond_storage_failed(as_response *resp);
-/* 503 after a commit: the change stands, only reading it back failed. */
-void as_respond_saved_unreadable(as_response *resp);
 /* A device parameter: a slug, or free text naming exactly one device; else a 400
  * naming the candidates (never a silent guess). */
 bool as_resolve_device(as_shop *shop, const char *text, const char *field, as_device *out,
                        as_response *resp);
 
 
-/* The JSON error for a status httpd raised itself (413 from LimitRequestBody...). */
-void as_respond_http_status(as_response *resp, int status);
-/* The same, naming the part of the request httpd refused ("path", "headers" or
- * "body"): a 400 then carries it as `field`, with a message about that part. */
-void as_respond_http_refusal(as_response *resp, int status, const char *part);
 
 
 /* Endpoints (as_catalog_api.c). */

@@ -776,33 +776,3 @@ void as_api_confirmation_decide(as_shop *shop, const as_request *req, const char
         resp->html = as_confirmation_page(m, &cc.c, &cc.o, page_action(shop, req, &cc.c), token,
                                           notice, page_ui, shop->now);
 }
-
-/* A person's browser (Accept prefers text/html) on a confirmation link gets
- * a page for every error the link can answer, with the same status: a cut-off
- * link, a storage failure, the rate limit. API clients keep the error object;
- * so do other methods and paths that are not a link (docs/openapi.json
- * declares the page for GET and POST /confirmations/{id} alone). Called for
- * every response (as_handle, and the glue's own refusals). */
-void as_person_error(as_mem *m, const as_request *req, as_response *resp)
-{
-    static const char prefix[] = "/confirmations/";
-    const size_t n = sizeof prefix - 1;
-    const char *method = req->method ? req->method : "";
-    bool get = strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0;
-    if (resp->html || resp->raw || !resp->body || resp->status < 400 || !req->path ||
-        strncmp(req->path, prefix, n) != 0 || !req->path[n] || strchr(req->path + n, '/') ||
-        (!get && strcmp(method, "POST") != 0) || !as_accept_html(req->accept))
-        return;
-    const char *code = json_string_value(json_object_get(resp->body, "error"));
-    if (!code) return;
-    const char *base = req->base_url;
-    /* a GET can be tried again as it was (its token stays in the link); a
-     * form's token was in its body */
-    bool transient = resp->status == 429 || resp->status >= 500;
-    const char *again = base && get && transient
-                            ? as_printf(m, "%s%s%s%s", base, req->path, req->query ? "?" : "",
-                                        req->query ? req->query : "")
-                            : NULL;
-    const char *docs = base ? as_printf(m, "%s/%s", base, as_error_docs(code)) : NULL;
-    resp->html = as_person_error_page(m, resp->status, code, resp->retry_after, again, docs);
-}
