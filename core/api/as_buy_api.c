@@ -4,7 +4,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "as_api.h"
+#include "as_handlers.h"
 #include "as_api_internal.h"
 #include "as_buy_view.h"
 #include "as_person_pages.h"
@@ -405,7 +405,8 @@ static int place_order(order_job *j, as_response *resp)
     if ((rc = as_store_confirmation_insert(s, &c)) != AS_OK) return rc;
     o.confirmation_id = c.id;
     const char *token = confirmation_token(shop, &c);
-    const char *url = as_printf(m, "%s/confirmations/%s?token=%s", as_request_base(j->req), c.id, token);
+    const char *url =
+        as_printf(m, "%s/confirmations/%s?token=%s", as_request_base(j->req), c.id, token);
     as_respond_json(resp, 202,
                     as_view_confirmation_required(m, &o, &c, url, md.confirm_above_cents));
     if (shop->notify) j->notice = as_view_confirmation_notice(m, &o, &c, url);

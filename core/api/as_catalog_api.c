@@ -3,7 +3,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "as_api.h"
+#include "as_api_internal.h"
+#include "as_handlers.h"
 #include "as_device_view.h"
 #include "as_devices.h"
 #include "as_search.h"

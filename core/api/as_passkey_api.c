@@ -5,6 +5,7 @@
 #include "as_passkey_view.h"
 #include "as_person_pages.h"
 #include "as_crypto.h"
+#include "as_handlers.h"
 #include "as_util.h"
 #include "as_webauthn.h"
 
