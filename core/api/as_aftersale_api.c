@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "as_api_internal.h"
+#include "as_handlers.h"
 #include "as_buy_view.h"
 #include "as_person_pages.h"
 #include "as_crypto.h"

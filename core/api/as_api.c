@@ -1,120 +1,13 @@
+/* The /v1 router: one table, one row per route, and what HTTP's conventions
+ * add to every answer. Only the router names the handlers (as_handlers.h). */
 #include "as_api.h"
 
-#include <stdarg.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "as_http.h"
+#include "as_handlers.h"
 #include "as_passkey_api.h"
 #include "as_util.h"
 #include "as_view.h"
-
-void as_respond_error(as_response *resp, int status, const char *code, const char *field,
-                      const char *message)
-{
-    as_respond_json(resp, status, as_error_object(code, field, message));
-}
-
-void as_respond_problem(as_response *resp, const as_problem *p)
-{
-    as_respond_error(resp, p->status, p->code, p->field, p->message);
-}
-
-void as_respond_saved_unreadable(as_response *resp)
-{
-    as_problem p;
-    as_shop_problem(AS_SHOP_UNREADABLE, &p);
-    as_respond_problem(resp, &p);
-}
-
-void as_respond_storage_failed(as_response *resp)
-{
-    as_problem p;
-    as_shop_problem(AS_SHOP_FAILED, &p);
-    as_respond_problem(resp, &p);
-}
-
-void as_respond_http_refusal(as_response *resp, int status, const char *part)
-{
-    static const struct {
-        const char *part, *message;
-    } bad[] = {
-        /* inside a location httpd refuses the path only for a bad escape */
-        {"path", "The path is not valid: write it in percent-encoded UTF-8 (a '%' followed by "
-                 "two hex digits)."},
-        /* before any URL mapping: a header over LimitRequestFieldSize, a
-         * malformed header, a missing Host */
-        {"headers", "The request headers are not valid: one is too long or malformed, or Host "
-                    "is missing."},
-        {"body", "The body could not be read: a malformed Content-Length or chunk."},
-    };
-    if (status == 400 && part)
-        for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-            if (strcmp(bad[i].part, part) == 0) {
-                as_respond_error(resp, 400, "VALIDATION_ERROR", part, bad[i].message);
-                return;
-            }
-    as_respond_http_status(resp, status);
-}
-
-void as_respond_http_status(as_response *resp, int status)
-{
-    static const struct {
-        int status;
-        const char *code, *message;
-    } map[] = {
-        {400, "VALIDATION_ERROR", "The request could not be understood."},
-        {403, "FORBIDDEN", "Access to this resource is not allowed."},
-        {404, "NOT_FOUND", "No such resource."},
-        {405, "METHOD_NOT_ALLOWED", "This method is not allowed here."},
-        {408, "REQUEST_TIMEOUT", "The request was not received in time."},
-        {411, "LENGTH_REQUIRED", "A request body needs a Content-Length or chunked encoding."},
-        {413, "PAYLOAD_TOO_LARGE", "The request body is larger than 64 KiB."},
-        {414, "URI_TOO_LONG", "The request URI is too long."},
-        {415, "UNSUPPORTED_MEDIA_TYPE", "Send bodies as application/json."},
-        {429, "RATE_LIMITED", "Too many requests; retry later."},
-        {431, "HEADERS_TOO_LARGE", "The request headers are too large."},
-        {501, "NOT_IMPLEMENTED", "This method is not implemented."},
-        {503, "SERVICE_UNAVAILABLE", "The service is unavailable; retry shortly."},
-    };
-    for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
-        if (map[i].status == status) {
-            as_respond_error(resp, status, map[i].code, NULL, map[i].message);
-            return;
-        }
-    as_respond_error(resp, status >= 400 && status < 600 ? status : 500, "INTERNAL_ERROR", NULL,
-                     "The server could not complete the request.");
-}
-
-/* Routing: a path splits into decoded segments; each route names its segments,
- * "{name}" standing for a parameter, named as in docs/openapi.json's paths (the
- * index lists these templates; t/api/openapi.t compares them). */
-enum { MAX_SEGS = 4 };
-
-typedef enum {
-    R_ROOT,
-    R_SEARCH,
-    R_PRODUCT,
-    R_DEVICES,
-    R_COMPATIBLE,
-    R_MANDATE,
-    R_QUOTES,
-    R_ORDERS,
-    R_CONFIRMATION,
-    R_ORDER,
-    R_ORDER_CANCEL,
-    R_RETURNS,
-    R_RETURN_LABEL,
-    R_COMPAT_CHECK,
-    R_QUESTIONS,
-    R_OPENAPI,
-    R_DOCS,
-    R_DOCS_PAGE,
-    R_DOCS_ERROR,
-    R_MCP,
-    R_ENROL,
-    R_WEBAUTHN_JS
-} route_id;
 
 /* Who an endpoint answers, which decides what a browser page of another
  * origin may read (CORS) and whether an answer may be kept (docs/api.md,
@@ -125,51 +18,253 @@ typedef enum {
     A_PERSON  /* a person's page behind a signed link: its own origin only */
 } route_access;
 
+/* A route: its path template, whose "{name}" segments are parameters, named
+ * as in docs/openapi.json's paths (the index lists these templates;
+ * t/api/openapi.t compares them); its handler for each method it serves (the
+ * Allow header lists them); whether it reads its own query parameters (the
+ * others refuse any: a misspelt parameter must never pass silently); and
+ * where below the path what a 201 or 202 answer created is, for Location
+ * ("{id}": the body's id; on a 202 the order_id of the order that awaits its
+ * person). */
 typedef struct route {
-    route_id id;
-    const char *segs[MAX_SEGS];
-    size_t nsegs;
-    const char *methods; /* the Allow header */
+    const char *path;
     route_access access;
+    bool own_query;
+    as_handler *get; /* GET and HEAD */
+    as_handler *post;
+    const char *location;
 } route;
 
-static const route routes[] = {
-    {R_ROOT, {0}, 0, "GET, HEAD", A_PUBLIC},
-    {R_SEARCH, {"search"}, 1, "GET, HEAD", A_PUBLIC},
-    {R_PRODUCT, {"products", "{sku}"}, 2, "GET, HEAD", A_PUBLIC},
-    {R_DEVICES, {"devices"}, 1, "GET, HEAD", A_PUBLIC},
-    {R_COMPATIBLE, {"devices", "{slug}", "compatible"}, 3, "GET, HEAD", A_PUBLIC},
-    {R_MANDATE, {"mandates", "current"}, 2, "GET, HEAD", A_AGENT},
-    {R_QUOTES, {"quotes"}, 1, "POST", A_AGENT},
-    {R_ORDERS, {"orders"}, 1, "POST", A_AGENT},
-    {R_CONFIRMATION, {"confirmations", "{id}"}, 2, "GET, HEAD, POST", A_PERSON},
-    {R_ORDER, {"orders", "{id}"}, 2, "GET, HEAD", A_AGENT},
-    {R_ORDER_CANCEL, {"orders", "{id}", "cancel"}, 3, "POST", A_AGENT},
-    {R_RETURNS, {"returns"}, 1, "POST", A_AGENT},
-    {R_RETURN_LABEL, {"returns", "{id}", "label"}, 3, "GET, HEAD", A_PERSON},
-    {R_COMPAT_CHECK, {"compatibility", "check"}, 2, "POST", A_AGENT},
-    {R_QUESTIONS, {"questions"}, 1, "POST", A_AGENT},
-    {R_OPENAPI, {"openapi.json"}, 1, "GET, HEAD", A_PUBLIC},
-    {R_DOCS, {"docs"}, 1, "GET, HEAD", A_PUBLIC},
-    {R_DOCS_PAGE, {"docs", "{page}"}, 2, "GET, HEAD", A_PUBLIC},
-    {R_DOCS_ERROR, {"docs", "errors", "{code}"}, 3, "GET, HEAD", A_PUBLIC},
-    {R_MCP, {"mcp"}, 1, "POST", A_AGENT},
-    {R_ENROL, {"enrol", "{id}"}, 2, "GET, HEAD, POST", A_PERSON},
-    {R_WEBAUTHN_JS, {"webauthn.js"}, 1, "GET, HEAD", A_PUBLIC},
-};
+/* ---- the handlers as the rows name them (a new one takes this signature) ---- */
 
-static bool method_allowed(const route *r, const char *method)
+static as_handler api_root;
+
+static void search(as_shop *shop, const as_request *req, const as_route_params *p,
+                   const as_query *q, as_response *resp)
 {
-    size_t n = method ? strlen(method) : 0;
-    if (n == 0) return false;
-    const char *p = r->methods;
-    while ((p = strstr(p, method)) != NULL) {
-        if ((p == r->methods || p[-1] == ' ') && (p[n] == '\0' || p[n] == ',')) return true;
-        p += n;
-    }
-    return false;
+    (void)req;
+    (void)p;
+    as_api_search(shop, q, resp);
 }
 
+static void product(as_shop *shop, const as_request *req, const as_route_params *p,
+                    const as_query *q, as_response *resp)
+{
+    (void)req;
+    as_api_product(shop, p->v[0], q, resp);
+}
+
+static void devices(as_shop *shop, const as_request *req, const as_route_params *p,
+                    const as_query *q, as_response *resp)
+{
+    (void)req;
+    (void)p;
+    as_api_devices(shop, q, resp);
+}
+
+static void compatible(as_shop *shop, const as_request *req, const as_route_params *p,
+                       const as_query *q, as_response *resp)
+{
+    (void)req;
+    as_api_compatible(shop, p->v[0], q, resp);
+}
+
+static void mandate(as_shop *shop, const as_request *req, const as_route_params *p,
+                    const as_query *q, as_response *resp)
+{
+    (void)p;
+    (void)q;
+    as_api_mandate_current(shop, req, resp);
+}
+
+static void quote_create(as_shop *shop, const as_request *req, const as_route_params *p,
+                         const as_query *q, as_response *resp)
+{
+    (void)p;
+    (void)q;
+    as_api_quote_create(shop, req, resp);
+}
+
+static void order_create(as_shop *shop, const as_request *req, const as_route_params *p,
+                         const as_query *q, as_response *resp)
+{
+    (void)p;
+    (void)q;
+    as_api_order_create(shop, req, resp);
+}
+
+static void confirmation_get(as_shop *shop, const as_request *req, const as_route_params *p,
+                             const as_query *q, as_response *resp)
+{
+    as_api_confirmation_get(shop, req, p->v[0], q, resp);
+}
+
+static void confirmation_decide(as_shop *shop, const as_request *req, const as_route_params *p,
+                                const as_query *q, as_response *resp)
+{
+    as_api_confirmation_decide(shop, req, p->v[0], q, resp);
+}
+
+static void order_get(as_shop *shop, const as_request *req, const as_route_params *p,
+                      const as_query *q, as_response *resp)
+{
+    (void)q;
+    as_api_order_get(shop, req, p->v[0], resp);
+}
+
+static void order_cancel(as_shop *shop, const as_request *req, const as_route_params *p,
+                         const as_query *q, as_response *resp)
+{
+    (void)q;
+    as_api_order_cancel(shop, req, p->v[0], resp);
+}
+
+static void return_create(as_shop *shop, const as_request *req, const as_route_params *p,
+                          const as_query *q, as_response *resp)
+{
+    (void)p;
+    (void)q;
+    as_api_return_create(shop, req, resp);
+}
+
+static void return_label(as_shop *shop, const as_request *req, const as_route_params *p,
+                         const as_query *q, as_response *resp)
+{
+    as_api_return_label(shop, req, p->v[0], q, resp);
+}
+
+static void compat_check(as_shop *shop, const as_request *req, const as_route_params *p,
+                         const as_query *q, as_response *resp)
+{
+    (void)p;
+    (void)q;
+    as_api_compat_check(shop, req, resp);
+}
+
+static void question(as_shop *shop, const as_request *req, const as_route_params *p,
+                     const as_query *q, as_response *resp)
+{
+    (void)p;
+    (void)q;
+    as_api_question(shop, req, resp);
+}
+
+static void openapi(as_shop *shop, const as_request *req, const as_route_params *p,
+                    const as_query *q, as_response *resp)
+{
+    (void)p;
+    (void)q;
+    as_api_openapi(shop, req, resp);
+}
+
+static void docs(as_shop *shop, const as_request *req, const as_route_params *p, const as_query *q,
+                 as_response *resp)
+{
+    (void)p;
+    (void)q;
+    as_api_help(shop, req, NULL, NULL, resp);
+}
+
+static void docs_page(as_shop *shop, const as_request *req, const as_route_params *p,
+                      const as_query *q, as_response *resp)
+{
+    (void)q;
+    as_api_help(shop, req, p->v[0], NULL, resp);
+}
+
+static void docs_error(as_shop *shop, const as_request *req, const as_route_params *p,
+                       const as_query *q, as_response *resp)
+{
+    (void)q;
+    as_api_help(shop, req, "errors", p->v[0], resp);
+}
+
+static void mcp(as_shop *shop, const as_request *req, const as_route_params *p, const as_query *q,
+                as_response *resp)
+{
+    (void)p;
+    (void)q;
+    as_api_mcp(shop, req, resp);
+}
+
+/* GET and POST alike: the enrolment page tells them apart (POST refuses a query). */
+static void enrol(as_shop *shop, const as_request *req, const as_route_params *p, const as_query *q,
+                  as_response *resp)
+{
+    as_api_enrol(shop, req, p->v[0], q, resp);
+}
+
+static void webauthn_js(as_shop *shop, const as_request *req, const as_route_params *p,
+                        const as_query *q, as_response *resp)
+{
+    (void)shop;
+    (void)req;
+    (void)p;
+    (void)q;
+    as_api_webauthn_js(resp);
+}
+
+/* ---- the routes: GET / lists them in this order, the root aside ---- */
+
+/* clang-format off */
+static const route routes[] = {
+    /* path                        access    own query GET               POST                 location */
+    {"/",                          A_PUBLIC, false,    api_root,         NULL,                NULL},
+    {"/search",                    A_PUBLIC, true,     search,           NULL,                NULL},
+    {"/products/{sku}",            A_PUBLIC, true,     product,          NULL,                NULL},
+    {"/devices",                   A_PUBLIC, true,     devices,          NULL,                NULL},
+    {"/devices/{slug}/compatible", A_PUBLIC, true,     compatible,       NULL,                NULL},
+    {"/mandates/current",          A_AGENT,  false,    mandate,          NULL,                NULL},
+    {"/quotes",                    A_AGENT,  false,    NULL,             quote_create,        NULL},
+    {"/orders",                    A_AGENT,  false,    NULL,             order_create,        "{id}"},
+    {"/confirmations/{id}",        A_PERSON, true,     confirmation_get, confirmation_decide, NULL},
+    {"/orders/{id}",               A_AGENT,  false,    order_get,        NULL,                NULL},
+    {"/orders/{id}/cancel",        A_AGENT,  false,    NULL,             order_cancel,        NULL},
+    {"/returns",                   A_AGENT,  false,    NULL,             return_create,       "{id}/label"},
+    {"/returns/{id}/label",        A_PERSON, true,     return_label,     NULL,                NULL},
+    {"/compatibility/check",       A_AGENT,  false,    NULL,             compat_check,        NULL},
+    {"/questions",                 A_AGENT,  false,    NULL,             question,            NULL},
+    {"/openapi.json",              A_PUBLIC, false,    openapi,          NULL,                NULL},
+    {"/docs",                      A_PUBLIC, false,    docs,             NULL,                NULL},
+    {"/docs/{page}",               A_PUBLIC, false,    docs_page,        NULL,                NULL},
+    {"/docs/errors/{code}",        A_PUBLIC, false,    docs_error,       NULL,                NULL},
+    {"/mcp",                       A_AGENT,  false,    NULL,             mcp,                 NULL},
+    {"/enrol/{id}",                A_PERSON, true,     enrol,            enrol,               NULL},
+    {"/webauthn.js",               A_PUBLIC, false,    webauthn_js,      NULL,                NULL},
+};
+/* clang-format on */
+
+/* The Allow header: the methods that have a handler. */
+static const char *route_methods(const route *r)
+{
+    return r->get && r->post ? "GET, HEAD, POST" : r->get ? "GET, HEAD" : "POST";
+}
+
+/* The handler for method, NULL when the route does not serve it. */
+static as_handler *route_handler(const route *r, const char *method)
+{
+    if (!method) return NULL;
+    if (strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0) return r->get;
+    return strcmp(method, "POST") == 0 ? r->post : NULL;
+}
+
+static void api_root(as_shop *shop, const as_request *req, const as_route_params *p,
+                     const as_query *q, as_response *resp)
+{
+    (void)req;
+    (void)p;
+    (void)q;
+    size_t n = 0;
+    as_endpoint *eps = as_alloc(shop->mem, sizeof(routes) / sizeof(routes[0]) * sizeof(*eps));
+    for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++)
+        if (routes[i].get != api_root) /* all but the root itself */
+            eps[n++] = (as_endpoint){routes[i].path, route_methods(&routes[i])};
+    as_respond_json(resp, 200, as_view_api_index(eps, n));
+}
+
+/* ---- matching a path ---- */
+
+/* A path splits into decoded segments, at most AS_ROUTE_MAX_SEGS. */
 static bool split_path(as_mem *m, const char *path, char **segs, size_t *n)
 {
     *n = 0;
@@ -179,7 +274,7 @@ static bool split_path(as_mem *m, const char *path, char **segs, size_t *n)
     while (1) {
         const char *end = strchr(p, '/');
         size_t len = end ? (size_t)(end - p) : strlen(p);
-        if (len == 0 || *n == MAX_SEGS) return false; /* "//", trailing '/', too deep */
+        if (len == 0 || *n == AS_ROUTE_MAX_SEGS) return false; /* "//", trailing '/', too deep */
         if (!as_pct_decode_segment(m, p, len, &segs[*n])) return false;
         (*n)++;
         if (!end) return true;
@@ -187,37 +282,32 @@ static bool split_path(as_mem *m, const char *path, char **segs, size_t *n)
     }
 }
 
-static const route *match_route(char **segs, size_t n, const char **params)
+/* Whether the segments fit r's template; the values of its "{name}"
+ * segments into *p. */
+static bool route_fits(const route *r, char **segs, size_t n, as_route_params *p)
 {
-    for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++) {
-        const route *r = &routes[i];
-        if (r->nsegs != n) continue;
-        size_t np = 0, k = 0;
-        for (; k < n; k++) {
-            if (r->segs[k][0] == '{')
-                params[np++] = segs[k];
-            else if (strcmp(r->segs[k], segs[k]) != 0)
-                break;
-        }
-        if (k == n) return r;
+    const char *t = r->path + 1;
+    p->n = 0;
+    for (size_t k = 0; k < n; k++) {
+        size_t len = strcspn(t, "/");
+        if (len == 0) return false; /* the template ended first */
+        if (t[0] == '{')
+            p->v[p->n++] = segs[k];
+        else if (strlen(segs[k]) != len || memcmp(t, segs[k], len) != 0)
+            return false;
+        t += len + (t[len] == '/');
     }
+    return *t == '\0';
+}
+
+static const route *match_route(char **segs, size_t n, as_route_params *p)
+{
+    for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++)
+        if (route_fits(&routes[i], segs, n, p)) return &routes[i];
     return NULL;
 }
 
-static void api_root(as_mem *m, as_response *resp)
-{
-    size_t n = sizeof(routes) / sizeof(routes[0]) - 1; /* all but the root itself */
-    as_endpoint *eps = as_alloc(m, n * sizeof(*eps));
-    for (size_t i = 0; i < n; i++) {
-        const route *r = &routes[i + 1];
-        as_buf b;
-        as_buf_init(&b, m);
-        for (size_t k = 0; k < r->nsegs; k++)
-            as_buf_printf(&b, "/%s", r->segs[k]);
-        eps[i] = (as_endpoint){as_buf_str(&b), r->methods};
-    }
-    as_respond_json(resp, 200, as_view_api_index(eps, n));
-}
+/* ---- what HTTP adds ---- */
 
 /* OPTIONS: the methods, or a CORS preflight's answer (docs/api.md). A
  * preflight the endpoint refuses gets an error, so that the person reading
@@ -225,7 +315,7 @@ static void api_root(as_mem *m, as_response *resp)
 static void options(as_shop *shop, const as_request *req, const route *r, as_response *resp)
 {
     as_mem *m = shop->mem;
-    resp->allow = as_printf(m, "%s, OPTIONS", r->methods);
+    resp->allow = as_printf(m, "%s, OPTIONS", route_methods(r));
     if (!req->origin || !req->cors_method) { /* not a preflight */
         as_respond_json(resp, 204, NULL);
         resp->no_body = true;
@@ -243,11 +333,11 @@ static void options(as_shop *shop, const as_request *req, const route *r, as_res
                             req->origin));
         return;
     }
-    if (!method_allowed(r, req->cors_method)) {
-        as_respond_error(
-            resp, 405, "METHOD_NOT_ALLOWED", NULL,
-            as_printf(m, "%s is not allowed here; allowed: %s", req->cors_method, r->methods));
-        resp->allow = r->methods;
+    if (!route_handler(r, req->cors_method)) {
+        as_respond_error(resp, 405, "METHOD_NOT_ALLOWED", NULL,
+                         as_printf(m, "%s is not allowed here; allowed: %s", req->cors_method,
+                                   route_methods(r)));
+        resp->allow = route_methods(r);
         return;
     }
     const char *h = as_cors_unlisted_header(m, req->cors_headers);
@@ -261,7 +351,15 @@ static void options(as_shop *shop, const as_request *req, const route *r, as_res
     }
     as_respond_json(resp, 204, NULL);
     resp->no_body = true;
-    resp->cors_methods = r->methods;
+    resp->cors_methods = route_methods(r);
+}
+
+/* The URL of what r created: its location below its path, id in it. */
+static const char *created_at(as_mem *m, const char *base, const route *r, const char *id)
+{
+    const char *t = r->location, *at = strstr(t, "{id}");
+    if (!at) return as_printf(m, "%s%s/%s", base, r->path, t);
+    return as_printf(m, "%s%s/%.*s%s%s", base, r->path, (int)(at - t), t, id, at + 4);
 }
 
 /* What HTTP's conventions add to the endpoint's answer: who may keep it and
@@ -282,11 +380,8 @@ static void conventions(as_shop *shop, const as_request *req, const route *r, as
     const char *id = json_string_value(json_object_get(resp->body, "id"));
     if (resp->status == 202) /* the confirmation's answer names its order */
         id = json_string_value(json_object_get(resp->body, "order_id"));
-    const char *base = req->base_url ? req->base_url : "";
-    if (id && r->id == R_ORDERS && (resp->status == 201 || resp->status == 202))
-        resp->location = as_printf(shop->mem, "%s/orders/%s", base, id);
-    else if (id && r->id == R_RETURNS && resp->status == 201)
-        resp->location = as_printf(shop->mem, "%s/returns/%s/label", base, id);
+    if (id && r->location && (resp->status == 201 || resp->status == 202))
+        resp->location = created_at(shop->mem, as_request_base(req), r, id);
 }
 
 static const route *dispatch(as_shop *shop, const as_request *req, as_response *resp);
@@ -308,14 +403,14 @@ void as_handle(as_shop *shop, const as_request *req, as_response *resp)
 /* The endpoint's answer; the route, NULL when there is none. */
 static const route *dispatch(as_shop *shop, const as_request *req, as_response *resp)
 {
-    char *segs[MAX_SEGS];
-    const char *params[MAX_SEGS];
+    char *segs[AS_ROUTE_MAX_SEGS];
+    as_route_params params;
     size_t n;
     /* The help index answers at "/docs/" too (people type it); every other
      * trailing slash stays a 404. */
     const char *path = req->path && strcmp(req->path, "/docs/") == 0 ? "/docs" : req->path;
     const route *r = NULL;
-    if (split_path(shop->mem, path, segs, &n)) r = match_route(segs, n, params);
+    if (split_path(shop->mem, path, segs, &n)) r = match_route(segs, n, &params);
     if (!r) {
         as_respond_error(resp, 404, "NOT_FOUND", NULL,
                          "No such endpoint; GET the API base (/v1) for the list of endpoints.");
@@ -325,11 +420,12 @@ static const route *dispatch(as_shop *shop, const as_request *req, as_response *
         options(shop, req, r, resp);
         return r;
     }
-    if (!method_allowed(r, req->method)) {
-        as_respond_error(
-            resp, 405, "METHOD_NOT_ALLOWED", NULL,
-            as_printf(shop->mem, "%s is not allowed here; allowed: %s", req->method, r->methods));
-        resp->allow = r->methods;
+    as_handler *handler = route_handler(r, req->method);
+    if (!handler) {
+        as_respond_error(resp, 405, "METHOD_NOT_ALLOWED", NULL,
+                         as_printf(shop->mem, "%s is not allowed here; allowed: %s", req->method,
+                                   route_methods(r)));
+        resp->allow = route_methods(r);
         return r;
     }
     as_query q;
@@ -340,87 +436,12 @@ static const route *dispatch(as_shop *shop, const as_request *req, as_response *
                          "(no NUL bytes).");
         return r;
     }
-    /* Endpoints that take no query parameters refuse any, as the others
-     * refuse unknown ones: a misspelt parameter must never pass silently. */
-    bool own_query = r->id == R_SEARCH || r->id == R_PRODUCT || r->id == R_DEVICES ||
-                     r->id == R_COMPATIBLE || r->id == R_CONFIRMATION || r->id == R_RETURN_LABEL ||
-                     r->id == R_ENROL;
     as_problem prob;
     as_param none;
-    if (!own_query && !as_validate_query(shop->mem, NULL, 0, &q, as_today(shop), &none, &prob)) {
+    if (!r->own_query && !as_validate_query(shop->mem, NULL, 0, &q, as_today(shop), &none, &prob)) {
         as_respond_problem(resp, &prob);
         return r;
     }
-    switch (r->id) {
-    case R_ROOT:
-        api_root(shop->mem, resp);
-        break;
-    case R_SEARCH:
-        as_api_search(shop, &q, resp);
-        break;
-    case R_PRODUCT:
-        as_api_product(shop, params[0], &q, resp);
-        break;
-    case R_DEVICES:
-        as_api_devices(shop, &q, resp);
-        break;
-    case R_COMPATIBLE:
-        as_api_compatible(shop, params[0], &q, resp);
-        break;
-    case R_MANDATE:
-        as_api_mandate_current(shop, req, resp);
-        break;
-    case R_QUOTES:
-        as_api_quote_create(shop, req, resp);
-        break;
-    case R_ORDERS:
-        as_api_order_create(shop, req, resp);
-        break;
-    case R_CONFIRMATION:
-        if (strcmp(req->method, "POST") == 0)
-            as_api_confirmation_decide(shop, req, params[0], &q, resp);
-        else
-            as_api_confirmation_get(shop, req, params[0], &q, resp);
-        break;
-    case R_ORDER:
-        as_api_order_get(shop, req, params[0], resp);
-        break;
-    case R_ORDER_CANCEL:
-        as_api_order_cancel(shop, req, params[0], resp);
-        break;
-    case R_RETURNS:
-        as_api_return_create(shop, req, resp);
-        break;
-    case R_ENROL:
-        as_api_enrol(shop, req, params[0], &q, resp);
-        break;
-    case R_WEBAUTHN_JS:
-        as_api_webauthn_js(resp);
-        break;
-    case R_RETURN_LABEL:
-        as_api_return_label(shop, req, params[0], &q, resp);
-        break;
-    case R_COMPAT_CHECK:
-        as_api_compat_check(shop, req, resp);
-        break;
-    case R_QUESTIONS:
-        as_api_question(shop, req, resp);
-        break;
-    case R_OPENAPI:
-        as_api_openapi(shop, req, resp);
-        break;
-    case R_DOCS:
-        as_api_help(shop, req, NULL, NULL, resp);
-        break;
-    case R_DOCS_PAGE:
-        as_api_help(shop, req, params[0], NULL, resp);
-        break;
-    case R_DOCS_ERROR:
-        as_api_help(shop, req, "errors", params[0], resp);
-        break;
-    case R_MCP:
-        as_api_mcp(shop, req, resp);
-        break;
-    }
+    handler(shop, req, &params, &q, resp);
     return r;
 }

@@ -1,6 +1,7 @@
-/* The API as core sees it: a request in, a response out. The glue (mod_agentshop)
- * turns HTTP into an as_request and writes the as_response; everything between
- * is decided here. */
+/* The API as the glue (mod_agentshop) and the other rooms see it: a request
+ * in, a response out. The glue turns HTTP into an as_request and writes the
+ * as_response; everything between is decided here. The handlers have their
+ * own header (as_handlers.h), which only the router and they include. */
 #ifndef AS_API_H
 #define AS_API_H
 
@@ -16,84 +17,15 @@
 #include "as_shop.h"
 #include "as_store.h"
 #include "as_validate.h"
+#include "as_http.h"    /* the glue's HTTP helpers: ETags, CORS, origins */
+#include "as_respond.h" /* the error object, a person's error page */
 
-
-
-
-
-
+/* The router: the endpoint that serves req's path and method answers it,
+ * with HTTP's conventions added (docs/api.md). */
 void as_handle(as_shop *shop, const as_request *req, as_response *resp);
-/* The error of a confirmation link as a page, when a person's browser asked
- * (docs/buying.md); as_handle calls it, the glue too for its own refusals. */
-void as_person_error(as_mem *m, const as_request *req, as_response *resp);
-/* Expires orders whose confirmation ran out, any user's, a batch of at most
- * 100 in one transaction; returns how many, or -1 when storage failed (logged). */
-int as_sweep_expired(as_shop *shop);
 
-void as_respond_problem(as_response *resp, const as_problem *p);
-void as_respond_error(as_response *resp, int status, const char *code, const char *field,
-                      const char *message);
-/* 503: storage failed; nothing was changed (the store logged why). */
-void as_respond_storage_failed(as_response *resp);
-/* 503 after a commit: the change stands, only reading it back failed. */
-void as_respond_saved_unreadable(as_response *resp);
-/* A device parameter: a slug, or free text naming exactly one device; else a 400
- * naming the candidates (never a silent guess). */
-bool as_resolve_device(as_shop *shop, const char *text, const char *field, as_device *out,
-                       as_response *resp);
-
-
-/* The JSON error for a status httpd raised itself (413 from LimitRequestBody...). */
-void as_respond_http_status(as_response *resp, int status);
-/* The same, naming the part of the request httpd refused ("path", "headers" or
- * "body"): a 400 then carries it as `field`, with a message about that part. */
-void as_respond_http_refusal(as_response *resp, int status, const char *part);
-
-
-/* Endpoints (as_catalog_api.c). */
-void as_api_search(as_shop *shop, const as_query *q, as_response *resp);
-void as_api_product(as_shop *shop, const char *sku, const as_query *q, as_response *resp);
-void as_api_devices(as_shop *shop, const as_query *q, as_response *resp);
-void as_api_compatible(as_shop *shop, const char *slug, const as_query *q, as_response *resp);
-
-/* Buying (as_buy_api.c). */
-void as_api_mandate_current(as_shop *shop, const as_request *req, as_response *resp);
-void as_api_quote_create(as_shop *shop, const as_request *req, as_response *resp);
-void as_api_order_create(as_shop *shop, const as_request *req, as_response *resp);
-void as_api_confirmation_get(as_shop *shop, const as_request *req, const char *id, const as_query *q,
-                             as_response *resp);
-void as_api_confirmation_decide(as_shop *shop, const as_request *req, const char *id,
-                                const as_query *q, as_response *resp);
-
-/* After the sale (as_aftersale_api.c). */
-void as_api_order_get(as_shop *shop, const as_request *req, const char *id, as_response *resp);
-void as_api_order_cancel(as_shop *shop, const as_request *req, const char *id, as_response *resp);
-void as_api_return_create(as_shop *shop, const as_request *req, as_response *resp);
-void as_api_return_label(as_shop *shop, const as_request *req, const char *id, const as_query *q,
-                         as_response *resp);
-/* Passkey enrolment (as_passkey_api.c). */
-void as_api_enrol(as_shop *shop, const as_request *req, const char *id, const as_query *q,
-                  as_response *resp);
-/* Before the sale: fit checks and questions (as_presale_api.c). */
-void as_api_compat_check(as_shop *shop, const as_request *req, as_response *resp);
-void as_api_question(as_shop *shop, const as_request *req, as_response *resp);
-
-/* Documents for clients and people (as_openapi_api.c, as_help_api.c). */
-void as_api_openapi(as_shop *shop, const as_request *req, as_response *resp);
-/* The compiled-in document as written (its server URL still @BASE_URL@). */
+/* The compiled-in OpenAPI document as written (its server URL still @BASE_URL@). */
 const char *as_openapi_text(size_t *len);
-/* page: NULL for the index; code: an error code for docs/errors/{code}. */
-void as_api_help(as_shop *shop, const as_request *req, const char *page, const char *code,
-                 as_response *resp);
-
-/* The Model Context Protocol over Streamable HTTP (as_mcp.c). */
-void as_api_mcp(as_shop *shop, const as_request *req, as_response *resp);
-/* An origin as "scheme://host[:port]": http or https, lowercase, the default
- * port dropped; NULL when s is not such an origin (a path, a user, a query...). */
-const char *as_origin_normalize(as_mem *m, const char *s);
-/* Whether req's Origin may call the agent endpoints and /mcp from a page: the
- * API's own origin, or one AgentShopCORSAllowOrigin lists. */
-bool as_agent_origin_allowed(as_shop *shop, const as_request *req);
 
 /* The key of an Authorization header "Bearer <key>" (the scheme in any case,
  * spaces after it skipped), NULL when there is none: what identifies an

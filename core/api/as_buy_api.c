@@ -4,7 +4,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "as_api.h"
+#include "as_handlers.h"
 #include "as_api_internal.h"
 #include "as_buy_view.h"
 #include "as_person_pages.h"
@@ -15,11 +15,6 @@
 #include "as_orders.h"
 #include "as_util.h"
 #include "as_view.h"
-
-static const char *req_base(const as_request *req)
-{
-    return req->base_url ? req->base_url : "";
-}
 
 /* HMAC over what the link stands for: the confirmation, its order and expiry. */
 static const char *confirmation_token(as_shop *shop, const as_confirmation *c)
@@ -410,7 +405,8 @@ static int place_order(order_job *j, as_response *resp)
     if ((rc = as_store_confirmation_insert(s, &c)) != AS_OK) return rc;
     o.confirmation_id = c.id;
     const char *token = confirmation_token(shop, &c);
-    const char *url = as_printf(m, "%s/confirmations/%s?token=%s", req_base(j->req), c.id, token);
+    const char *url =
+        as_printf(m, "%s/confirmations/%s?token=%s", as_request_base(j->req), c.id, token);
     as_respond_json(resp, 202,
                     as_view_confirmation_required(m, &o, &c, url, md.confirm_above_cents));
     if (shop->notify) j->notice = as_view_confirmation_notice(m, &o, &c, url);
@@ -483,11 +479,6 @@ static bool confirmation_load(as_shop *shop, const char *id, const char *token, 
     return true;
 }
 
-static bool wants_html(const as_request *req)
-{
-    return as_accept_html(req->accept);
-}
-
 static bool is_form(const as_request *req)
 {
     return req->content_type &&
@@ -496,7 +487,7 @@ static bool is_form(const as_request *req)
 
 static const char *page_action(as_shop *shop, const as_request *req, const as_confirmation *c)
 {
-    return as_printf(shop->mem, "%s/confirmations/%s", req_base(req), c->id);
+    return as_printf(shop->mem, "%s/confirmations/%s", as_request_base(req), c->id);
 }
 
 /* Expires a pending confirmation past its time, in its own transaction. */
@@ -540,7 +531,7 @@ void as_api_confirmation_get(as_shop *shop, const as_request *req, const char *i
         as_respond_storage_failed(resp);
         return;
     }
-    if (wants_html(req)) {
+    if (as_request_wants_html(req)) {
         json_decref(approval);
         as_respond_json(resp, 200, NULL);
         resp->html = as_confirmation_page(shop->mem, &cc.c, &cc.o, page_action(shop, req, &cc.c),
@@ -782,37 +773,7 @@ void as_api_confirmation_decide(as_shop *shop, const as_request *req, const char
         notice = strcmp(cc.c.status, "approved") == 0 ? "Approved. The order is placed."
                                                       : "Declined. The order will not be placed.";
     }
-    if (is_form(req) || wants_html(req))
+    if (is_form(req) || as_request_wants_html(req))
         resp->html = as_confirmation_page(m, &cc.c, &cc.o, page_action(shop, req, &cc.c), token,
                                           notice, page_ui, shop->now);
-}
-
-/* A person's browser (Accept prefers text/html) on a confirmation link gets
- * a page for every error the link can answer, with the same status: a cut-off
- * link, a storage failure, the rate limit. API clients keep the error object;
- * so do other methods and paths that are not a link (docs/openapi.json
- * declares the page for GET and POST /confirmations/{id} alone). Called for
- * every response (as_handle, and the glue's own refusals). */
-void as_person_error(as_mem *m, const as_request *req, as_response *resp)
-{
-    static const char prefix[] = "/confirmations/";
-    const size_t n = sizeof prefix - 1;
-    const char *method = req->method ? req->method : "";
-    bool get = strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0;
-    if (resp->html || resp->raw || !resp->body || resp->status < 400 || !req->path ||
-        strncmp(req->path, prefix, n) != 0 || !req->path[n] || strchr(req->path + n, '/') ||
-        (!get && strcmp(method, "POST") != 0) || !as_accept_html(req->accept))
-        return;
-    const char *code = json_string_value(json_object_get(resp->body, "error"));
-    if (!code) return;
-    const char *base = req->base_url;
-    /* a GET can be tried again as it was (its token stays in the link); a
-     * form's token was in its body */
-    bool transient = resp->status == 429 || resp->status >= 500;
-    const char *again = base && get && transient
-                            ? as_printf(m, "%s%s%s%s", base, req->path, req->query ? "?" : "",
-                                        req->query ? req->query : "")
-                            : NULL;
-    const char *docs = base ? as_printf(m, "%s/%s", base, as_error_docs(code)) : NULL;
-    resp->html = as_person_error_page(m, resp->status, code, resp->retry_after, again, docs);
 }

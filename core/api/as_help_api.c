@@ -3,7 +3,7 @@
  * leads here. */
 #include <string.h>
 
-#include "as_api.h"
+#include "as_handlers.h"
 #include "as_help_view.h"
 
 /* The relative way from a page to the API base: links must resolve from

@@ -7,7 +7,7 @@
 
 #include <threads.h>
 
-#include "as_api.h"
+#include "as_handlers.h"
 #include "as_crypto.h"
 #include "as_http.h"
 #include "openapi_json.inc"

@@ -5,6 +5,7 @@
 #include "as_passkey_view.h"
 #include "as_person_pages.h"
 #include "as_crypto.h"
+#include "as_handlers.h"
 #include "as_util.h"
 #include "as_webauthn.h"
 
@@ -13,11 +14,6 @@
  * enrolment has at most two live ones however often its link is looked at. */
 #define CHALLENGE_STEP 300
 #define CHALLENGES_PRUNED 500 /* at most per sweep */
-
-static const char *base_of(const as_request *req)
-{
-    return req->base_url ? req->base_url : "";
-}
 
 static bool passkey_policy(const as_shop *shop)
 {
@@ -34,7 +30,7 @@ static const as_webauthn_rp *rp_of(as_shop *shop, const as_request *req, const c
     as_log(shop, AS_LOG_ERR,
            "passkeys: the base URL %s names no host a passkey can belong to; "
            "set AgentShopBaseURL",
-           base_of(req));
+           as_request_base(req));
     return NULL;
 }
 
@@ -106,7 +102,7 @@ json_t *as_approval_offer(as_shop *shop, const as_request *req, const as_confirm
     memset(ui, 0, sizeof(*ui));
     if (!passkey_policy(shop)) return as_view_approval_link();
     ui->passkey = true;
-    ui->script = as_printf(shop->mem, "%s/webauthn.js", base_of(req));
+    ui->script = as_printf(shop->mem, "%s/webauthn.js", as_request_base(req));
     as_passkey *keys;
     size_t n = 0;
     if (as_store_passkeys_of(s, shop->mem, c->user_id, &keys, &n) != AS_OK) return NULL;
@@ -207,11 +203,6 @@ static bool enrolment_ok(as_shop *shop, const char *id, const char *token, as_en
     return ok;
 }
 
-static bool wants_html(const as_request *req)
-{
-    return as_accept_html(req->accept);
-}
-
 void as_api_enrol_get(as_shop *shop, const as_request *req, const char *id, const as_query *q,
                       as_response *resp)
 {
@@ -241,15 +232,15 @@ void as_api_enrol_get(as_shop *shop, const as_request *req, const char *id, cons
             return;
         }
         o = as_view_enrol_options(m, ch.challenge, rp->id, &e, keys, n,
-                                  as_printf(m, "%s/enrol/%s", base_of(req), e.id), v[0].str,
+                                  as_printf(m, "%s/enrol/%s", as_request_base(req), e.id), v[0].str,
                                   (ch.expires_at - shop->now) * 1000);
     }
-    if (wants_html(req)) {
+    if (as_request_wants_html(req)) {
         const char *options = script_json(m, o);
         json_decref(o);
         as_respond_json(resp, 200, NULL);
-        resp->html =
-            as_enrol_page(m, &e, options, as_printf(m, "%s/webauthn.js", base_of(req)), problem);
+        resp->html = as_enrol_page(m, &e, options,
+                                   as_printf(m, "%s/webauthn.js", as_request_base(req)), problem);
         return;
     }
     if (!o) {

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "as_api_internal.h"
+#include "as_handlers.h"
 #include "as_crypto.h"
 #include "as_presale_view.h"
 #include "as_questions.h"

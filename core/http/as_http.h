@@ -8,6 +8,8 @@
 #include <stddef.h>
 
 #include "as_mem.h"
+#include "as_request.h"
+#include "as_shop.h"
 
 /* Strong entity tags: the 128-bit XXH3 hash of a body in base64url, quoted
  * ("..."; 24 characters with the quotes). A tag tells a client whether its
@@ -40,5 +42,32 @@ extern const char AS_CORS_EXPOSE_HEADERS[];
  * Headers that AS_CORS_ALLOW_HEADERS does not list (case-insensitively),
  * copied on m; NULL when it lists every one. */
 const char *as_cors_unlisted_header(as_mem *m, const char *request_headers);
+/* An origin as "scheme://host[:port]": http or https, lowercase, the default
+ * port dropped; NULL when s is not such an origin (a path, a user, a query...). */
+const char *as_origin_normalize(as_mem *m, const char *s);
+/* Whether req's Origin may call the agent endpoints and /mcp from a page: the
+ * API's own origin, or one AgentShopCORSAllowOrigin lists. */
+bool as_agent_origin_allowed(as_shop *shop, const as_request *req);
+
+/* Content negotiation (RFC 9110 12.5.1): how an Accept header's range names
+ * a media type, from none to the type itself. */
+typedef enum {
+    AS_ACCEPT_NONE = -1,
+    AS_ACCEPT_ANY,   /* the range of every type */
+    AS_ACCEPT_MAJOR, /* the range of its major type ("text/" and a star) */
+    AS_ACCEPT_EXACT  /* the type itself, in any case, parameters aside */
+} as_accept_match;
+/* The weight in thousandths (0 to 1000) an Accept header gives type (lowercase,
+ * "text/html") by its most specific range naming it, the greatest among ranges
+ * as specific; -1 when none names it (as for NULL). A weight that is no qvalue
+ * (12.4.2: "0" to "1", at most three decimals) counts as 0, so a range with a
+ * malformed weight is not taken as acceptable. *how (may be NULL): that
+ * range's kind. */
+int as_accept_q(const char *accept, const char *type, as_accept_match *how);
+/* Whether an Accept header prefers a page to JSON: text/html (or text/any)
+ * named with a q above 0 and not below application/json's, as a browser's
+ * "text/html,application/xhtml+xml,...;q=0.8". No header, a bare wildcard or
+ * application/json: false. */
+bool as_accept_html(const char *accept);
 
 #endif

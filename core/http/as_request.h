@@ -52,6 +52,11 @@ typedef struct as_response {
     const char *cors_methods; /* a preflight's answer: the methods allowed */
 } as_response;
 
+/* The absolute URL of the API base, "" when unknown: links in answers. */
+const char *as_request_base(const as_request *req);
+/* Whether the request's Accept prefers a page to JSON (as_accept_html). */
+bool as_request_wants_html(const as_request *req);
+
 void as_response_clear(as_response *resp);
 /* Sets status and body (owned; the previous body is released). */
 void as_respond_json(as_response *resp, int status, json_t *body);

@@ -55,11 +55,6 @@ char *as_time_human(as_mem *m, int64_t t);
 char *as_date_human(as_mem *m, int64_t days);
 char *as_time_relative(as_mem *m, int64_t t, int64_t now);
 char *as_date_relative(as_mem *m, int64_t days, int64_t today);
-/* Whether an Accept header prefers a page to JSON: text/html (or text/any)
- * named with a q above 0 and not below application/json's, as a browser's
- * "text/html,application/xhtml+xml,...;q=0.8". No header, a bare wildcard or
- * application/json: false. */
-bool as_accept_html(const char *accept);
 
 /* "12", "12.5", "12.50" -> 1200, 1250, 1250; more than two decimals, signs,
  * exponents or values above max_cents are rejected. */

@@ -6,8 +6,9 @@
  * 405). The tools are in as_mcp_tools.c; docs/mcp.md tells clients. */
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
+#include "as_handlers.h"
+#include "as_http.h"
 #include "as_mcp.h"
 #include "as_util.h"
 
@@ -52,129 +53,7 @@ static bool version_supported(const char *v)
     return false;
 }
 
-/* ---- Origin (DNS rebinding, transport "Security Warning") ---- */
-
-static bool host_char(char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.';
-}
-
-const char *as_origin_normalize(as_mem *m, const char *s)
-{
-    if (!s) return NULL;
-    const char *scheme = strncasecmp(s, "http://", 7) == 0    ? "http"
-                         : strncasecmp(s, "https://", 8) == 0 ? "https"
-                                                              : NULL;
-    if (!scheme) return NULL;
-    char *host = as_lower(m, s + strlen(scheme) + 3);
-    char *end = host;
-    if (*end == '[') { /* an IPv6 literal */
-        end++;
-        while (*end && (strchr("0123456789abcdef:.", *end)))
-            end++;
-        if (*end != ']' || end == host + 1) return NULL;
-        end++;
-    } else {
-        while (host_char(*end))
-            end++;
-        if (end == host) return NULL;
-    }
-    const char *port = NULL;
-    if (*end == ':') {
-        *end = '\0';
-        port = end + 1;
-        int64_t n;
-        if (!as_int_parse(port, 1, 65535, &n) || port[0] == '0' || port[0] == '-') return NULL;
-        if ((strcmp(scheme, "http") == 0 && n == 80) || (strcmp(scheme, "https") == 0 && n == 443))
-            port = NULL;
-    } else if (*end) {
-        return NULL; /* a path, a user, a query: not an origin */
-    }
-    return as_printf(m, "%s://%s%s%s", scheme, host, port ? ":" : "", port ? port : "");
-}
-
-/* The API's own origin: scheme, host and port of its base URL. */
-static const char *own_origin(as_mem *m, const char *base_url)
-{
-    if (!base_url) return NULL;
-    const char *sep = strstr(base_url, "://");
-    if (!sep) return NULL;
-    const char *path = strchr(sep + 3, '/');
-    return as_origin_normalize(m, path ? as_strndup(m, base_url, (size_t)(path - base_url))
-                                       : base_url);
-}
-
-bool as_agent_origin_allowed(as_shop *shop, const as_request *req)
-{
-    const char *o = as_origin_normalize(shop->mem, req->origin);
-    if (!o) return false; /* "null", garbage */
-    const char *own = own_origin(shop->mem, req->base_url);
-    if (own && strcmp(o, own) == 0) return true;
-    for (size_t i = 0; i < shop->cfg->n_agent_origins; i++)
-        if (strcmp(o, shop->cfg->agent_origins[i]) == 0) return true;
-    return false;
-}
-
 /* ---- media types ---- */
-
-
-/* A qvalue of RFC 9110 (12.4.2: "0" to "1" with at most three decimals) in
- * thousandths; 0 for anything else ("nan", "-1", "2", "0.5x"), so a range
- * with a malformed weight is not taken as acceptable. */
-static int qvalue(const char *a, const char *end)
-{
-    if (a >= end || (*a != '0' && *a != '1')) return 0;
-    int v = (*a - '0') * 1000, scale = 100;
-    const char *p = a + 1;
-    if (p < end && *p == '.') {
-        for (p++; p < end && *p >= '0' && *p <= '9' && scale > 0; p++, scale /= 10)
-            v += (*p - '0') * scale;
-    }
-    while (p < end && (*p == ' ' || *p == '\t'))
-        p++;
-    if (p < end && *p != ';') return 0;
-    return v > 1000 ? 0 : v;
-}
-
-/* The q value (0 to 1000) an Accept header gives a media type, by its most
- * specific matching range; -1 when no range matches. */
-static int accept_q(const char *accept, const char *type)
-{
-    int best_spec = -1, best_q = -1;
-    const char *slash = strchr(type, '/');
-    size_t major = (size_t)(slash - type);
-    const char *p = accept;
-    while (*p) {
-        while (*p == ' ' || *p == ',')
-            p++;
-        const char *end = p + strcspn(p, ",");
-        const char *semi = memchr(p, ';', (size_t)(end - p));
-        const char *rend = semi ? semi : end;
-        while (rend > p && rend[-1] == ' ')
-            rend--;
-        size_t rl = (size_t)(rend - p);
-        int spec = -1;
-        if (rl == strlen(type) && strncasecmp(p, type, rl) == 0)
-            spec = 2;
-        else if (rl == major + 2 && strncasecmp(p, type, major + 1) == 0 && p[major + 1] == '*')
-            spec = 1;
-        else if (rl == 3 && strncmp(p, "*/*", 3) == 0)
-            spec = 0;
-        int q = 1000;
-        for (const char *s = semi; s && s < end; s = memchr(s + 1, ';', (size_t)(end - s - 1))) {
-            const char *a = s + 1;
-            while (*a == ' ')
-                a++;
-            if ((a[0] == 'q' || a[0] == 'Q') && a[1] == '=') q = qvalue(a + 2, end);
-        }
-        if (spec > best_spec) {
-            best_spec = spec;
-            best_q = q;
-        }
-        p = end;
-    }
-    return best_q;
-}
 
 typedef enum { OUT_JSON, OUT_SSE, OUT_NONE } out_format;
 
@@ -182,8 +61,8 @@ typedef enum { OUT_JSON, OUT_SSE, OUT_NONE } out_format;
 static out_format response_format(const char *accept)
 {
     if (!accept || !*accept) return OUT_JSON;
-    if (accept_q(accept, "application/json") > 0) return OUT_JSON;
-    if (accept_q(accept, "text/event-stream") > 0) return OUT_SSE;
+    if (as_accept_q(accept, "application/json", NULL) > 0) return OUT_JSON;
+    if (as_accept_q(accept, "text/event-stream", NULL) > 0) return OUT_SSE;
     return OUT_NONE;
 }
 

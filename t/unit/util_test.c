@@ -707,41 +707,6 @@ static void test_time_relative(void **state)
     assert_string_equal(as_date_relative(m, 90, 100), "10 days ago");
 }
 
-/* A browser gets the page, an API client (or curl) the JSON. */
-static void test_accept_html(void **state)
-{
-    (void)state;
-    const struct {
-        const char *accept;
-        bool html;
-    } rows[] = {
-        {"text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,"
-         "image/apng,*/*;q=0.8,application/signed-exchange;v=b3;q=0.7",
-         true},                                                                    /* Chromium */
-        {"text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8", true}, /* Firefox */
-        {"text/html", true},
-        {"TEXT/HTML", true},
-        {"text/*", true},
-        {"application/json, text/html", true}, /* as before: named alike, the page */
-        {" text/html ; charset=utf-8 ; q=1", true},
-        {NULL, false},
-        {"", false},
-        {"*/*", false},
-        {"application/json", false},
-        {"application/json, text/event-stream", false},
-        {"application/json, text/html;q=0.9", false},
-        {"text/html;q=0", false},
-        {"text/html;q=0.5, */*", false},
-        {"text/htmlx", false},
-        {"application/*, text/html;q=0.1", false},
-    };
-    ROWS_BEGIN;
-    for (size_t i = 0; i < N_ROWS(rows); i++)
-        CHECK(rows[i].accept ? rows[i].accept : "(none)",
-              as_accept_html(rows[i].accept) == rows[i].html);
-    ROWS_DONE();
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -764,7 +729,6 @@ int main(void)
         UNIT_TEST(test_round_half),
         UNIT_TEST(test_time_human),
         UNIT_TEST(test_time_relative),
-        UNIT_TEST(test_accept_html),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
