@@ -275,7 +275,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!index) abort();
     const int64_t now = FAKE_SHOP_NOW + clock_offsets[b1 >> 6];
     const bool sweep = (b3 & 0x80) != 0; /* the sweep of expired confirmations first */
-    as_shop shop = {&mem, &store, &cfg, now, fz_log, NULL, index, sweep, NULL, NULL};
+    as_shop env = {&mem, &store, &cfg, now, fz_log, NULL, index, sweep, NULL, NULL};
 
     char *path = next_line(&cur), *query = next_line(&cur);
     char *auth = NULL, *agent = NULL;
@@ -313,7 +313,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         .base_url = (b1 & 0x20) ? NULL : "https://shop.example/v1",
     };
     as_response resp;
-    as_handle(&shop, &req, &resp);
+    as_handle(&env, &req, &resp);
     static int verbose = -1;
     if (verbose < 0) verbose = getenv("FUZZ_API_VERBOSE") != NULL;
     if (verbose) { /* FUZZ_API_VERBOSE=1 build/fuzz/fuzz_api FILE...: what each input got */
