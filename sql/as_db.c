@@ -44,7 +44,6 @@ static const stmt_def stmts[] = {
      "IS NULL",
      NULL},
     /* Catalogue loading (bin/agentshopctl). */
-    {L_AS_META_GET, "SELECT value FROM meta WHERE key = %s", NULL},
     {L_AS_META_SET,
      "INSERT INTO meta (key, value) VALUES (%s, %s) ON CONFLICT (key) DO UPDATE SET value = "
      "excluded.value",
@@ -73,10 +72,6 @@ static const stmt_def stmts[] = {
     {L_AS_INSERT_DEVICE,
      "INSERT INTO devices (id, slug, name, brand, kind, aliases) VALUES (%lld, %s, %s, %s, %s, "
      "%s)",
-     NULL},
-    {L_AS_INSERT_COMPAT,
-     "INSERT INTO compat (device_id, product_id, fit_status, evidence, checked_at) VALUES "
-     "(%lld, %lld, %s, %s, %s)",
      NULL},
     {L_AS_SET_VERIFICATION,
      "UPDATE products SET verif_status = %s, verif_note = %s WHERE id = %lld", NULL},

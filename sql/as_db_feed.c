@@ -189,11 +189,6 @@ const stmt_def as_db_feed_stmts[] = {
      " FROM json_each(%s) j WHERE products.id = " SQ("pid"),
      "UPDATE products p SET verif_status = x.status, verif_note = x.note"
      PG_FROM("pid bigint, status text, note text") "WHERE p.id = x.pid"},
-    /* a product's specifications, claims and measurements */
-    {L_FEED_SPECS_OF,
-     "SELECT spec, label, kind, unit, claimed, measured, tolerance_pct FROM product_specs WHERE "
-     "product_id = %lld ORDER BY pos",
-     NULL},
     /* the units an offer's orders took after a merchant's count and gave back
      * after it (docs/catalogue.md, "Stock") */
     {L_FEED_STOCK_SINCE,
