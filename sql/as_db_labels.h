@@ -11,14 +11,6 @@
 #define L_AS_DEVICES "as_devices"
 #define L_AS_DEVICE_BY_SLUG "as_device_by_slug"
 #define L_AS_META_SET "as_meta_set"
-#define L_AS_COUNT_PRODUCTS "as_count_products"
-#define L_AS_INSERT_MERCHANT "as_insert_merchant"
-#define L_AS_INSERT_PRODUCT "as_insert_product"
-#define L_AS_INSERT_SPEC "as_insert_spec"
-#define L_AS_INSERT_OFFER "as_insert_offer"
-#define L_AS_INSERT_DEVICE "as_insert_device"
-#define L_AS_SET_VERIFICATION "as_set_verification"
-#define L_AS_INSERT_COMPAT_ONCE "as_insert_compat_once"
 #define L_AS_KEY_BY_HASH "as_key_by_hash"
 #define L_AS_MANDATE_CURRENT "as_mandate_current"
 #define L_AS_MANDATE_CURRENT_LOCK "as_mandate_current_lock"
@@ -149,14 +141,6 @@
     X(L_AS_DEVICES) \
     X(L_AS_DEVICE_BY_SLUG) \
     X(L_AS_META_SET) \
-    X(L_AS_COUNT_PRODUCTS) \
-    X(L_AS_INSERT_MERCHANT) \
-    X(L_AS_INSERT_PRODUCT) \
-    X(L_AS_INSERT_SPEC) \
-    X(L_AS_INSERT_OFFER) \
-    X(L_AS_INSERT_DEVICE) \
-    X(L_AS_SET_VERIFICATION) \
-    X(L_AS_INSERT_COMPAT_ONCE) \
     X(L_AS_KEY_BY_HASH) \
     X(L_AS_MANDATE_CURRENT) \
     X(L_AS_MANDATE_CURRENT_LOCK) \
