@@ -2,8 +2,9 @@
  * deterministic for a seed, with the shape of the demo catalogue — every
  * category and part type, several merchants per product with spread prices
  * and delivery times, devices with compatibility, and the three verification
- * states — written through the same prepared statements as the demo loader,
- * in one transaction. */
+ * states — written by plain INSERTs of its own (prepared on its connection
+ * alone: the server never runs them), in one transaction; verification and
+ * the search order table by core's rules, as an import derives them. */
 #include "ctl_generate.h"
 
 #include <apr_strings.h>

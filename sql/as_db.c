@@ -707,7 +707,7 @@ apr_status_t as_db_conn_init(apr_pool_t *conn_pool, const apr_dbd_driver_t *d, a
         sqlite_setup(conn_pool, d, h, prepared, true, err) != APR_SUCCESS)
         return APR_EGENERAL;
     if (prepare_all(conn_pool, d, h, prepared, pg, err) != APR_SUCCESS) return APR_EGENERAL;
-    if (!pg && as_db_view_native_init(conn_pool, d, h, prepared, err) != APR_SUCCESS)
+    if (!pg && as_db_native_init(conn_pool, d, h, prepared, err) != APR_SUCCESS)
         return APR_EGENERAL;
     apr_hash_set(prepared, INIT_MARK, APR_HASH_KEY_STRING, (void *)INIT_MARK);
     return APR_SUCCESS;
@@ -778,7 +778,7 @@ as_mem as_db_pool_mem(apr_pool_t *p)
 void as_db_close(as_db *db)
 {
     /* its own statements first: SQLite does not close a connection that has any */
-    if (db->closer && !db->pg && db->prepared) as_db_view_native_close(db->pool, db->prepared);
+    if (db->closer && !db->pg && db->prepared) as_db_native_close(db->pool, db->prepared);
     if (db->closer) apr_pool_cleanup_run(db->pool, db->closer, db_close_cleanup);
     db->closer = NULL;
     db->handle = NULL;
