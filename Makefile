@@ -58,8 +58,9 @@ ROOMS       := lib store rules views search shop http mcp api
 room_of      = $(word 3,$(subst /, ,$(1)))
 room_inc     = $(addprefix -Icore/,$(ROOM_$(call room_of,$(1))))
 CORE_CPP    := $(addprefix -Icore/,$(ROOMS)) -Ibuild -D_DEFAULT_SOURCE
-# TODO(60): sql still calls rules (ranking, verification, the feed's reader)
-STORE_CPP   := $(addprefix -Icore/,$(ROOM_rules)) -Isql -Ibuild
+# the rules storage applies (ranking, verification, the feed's reader) are
+# given by its caller as function pointers (as_db.rank, as_feed_rules)
+STORE_CPP   := $(addprefix -Icore/,$(ROOM_store)) -Isql -Ibuild
 APR_CPPFLAGS = $(addprefix -Icore/,$(ROOMS)) -Isql -Ibuild $(APR_CPP) $(APR_INC)
 # The flags of every compilation, kept in build/flags, which is rewritten (when
 # the Makefile is read) only when they change: make CFLAGS=-O0 after a make

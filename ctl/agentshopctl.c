@@ -23,13 +23,14 @@
 #include "as_buy_view.h"
 #include "as_crypto.h"
 #include "as_orders.h"
+#include "as_rank.h"
 #include "as_db.h"
 #include "as_db_ops.h"
-#include "as_generate.h"
 #include "as_util.h"
 #include "as_validate.h"
 #include "ctl_catalogue.h"
 #include "ctl_common.h"
+#include "ctl_generate.h"
 #include "ctl_ops.h"
 
 /* Where the tool looks by default, set by the Makefile: relative paths are
@@ -164,6 +165,7 @@ static int open_db(const opts *o, apr_pool_t *p, as_db *db)
                    dir, strerror(errno));
     if (as_db_open(p, o->driver, o->params, db, &err) != APR_SUCCESS) return die("%s%s", err, NULL);
     db->log = log_stderr;
+    db->rank = as_rank_best;
     return 0;
 }
 
@@ -377,6 +379,7 @@ static int cmd_setup(const opts *o, apr_pool_t *p)
         bad = die("%s%s", err, NULL);
     if (!bad) {
         db.log = log_stderr;
+        db.rank = as_rank_best;
         bad = init_schema(o, &db, &schema);
     }
     if (bad) {
@@ -646,7 +649,7 @@ static int cmd_catalogue(const opts *o, apr_pool_t *p)
     if (ready(o, p, &db)) return 1;
     json_t *summary = NULL;
     const char *err = NULL;
-    if (as_generate_catalogue(&db, n, (apr_uint64_t)seed, &summary, &err) != APR_SUCCESS)
+    if (ctl_generate_catalogue(&db, n, (apr_uint64_t)seed, &summary, &err) != APR_SUCCESS)
         return die("catalogue generate: %s%s", err, NULL);
     as_db_close(&db);
     return print_json(summary);

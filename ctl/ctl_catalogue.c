@@ -9,7 +9,12 @@
 #include <unistd.h>
 
 #include "as_db_feed.h"
+#include "as_feed.h"
 #include "as_util.h"
+#include "as_verify.h"
+
+/* Core's rules of the feed, which storage applies as it reads and writes. */
+static const as_feed_rules feed_rules = {as_feed_read, as_feed_line, as_verification_status};
 
 /* Every problem, one line each on stderr, then how many: a file is fixed
  * in one pass, not one error at a time. */
@@ -55,7 +60,7 @@ static int import(const opts *o, apr_pool_t *p)
     as_feed_problems probs = {&m, NULL, 0, 0};
     json_t *summary = NULL;
     const char *err = NULL;
-    apr_status_t rv = as_feed_import(&db, in, name, dry, 0, &probs, &summary, &err);
+    apr_status_t rv = as_feed_import(&db, &feed_rules, in, name, dry, 0, &probs, &summary, &err);
     if (in != stdin) fclose(in);
     as_db_close(&db);
     if (rv == APR_EINVAL) return report(name, &probs);
@@ -95,7 +100,7 @@ static int export(const opts *o, apr_pool_t *p)
     }
     json_t *summary = NULL;
     const char *err = NULL;
-    apr_status_t rv = as_feed_export(&db, out, &summary, &err);
+    apr_status_t rv = as_feed_export(&db, &feed_rules, out, &summary, &err);
     as_db_close(&db);
     if (tmp) {
         if (direct && rv != APR_SUCCESS && ftruncate(fileno(out), 0) != 0) rv = APR_EGENERAL;
@@ -133,7 +138,7 @@ int ctl_demo_load(const opts *o, as_db *db, FILE *in, json_t **summary)
     as_feed_problems probs = {&m, NULL, 0, 0};
     const char *err = NULL;
     const char *name = apr_psprintf(db->pool, "%s/catalogue.jsonl", o->data);
-    apr_status_t rv = as_feed_import(db, in, name, 0, 1, &probs, summary, &err);
+    apr_status_t rv = as_feed_import(db, &feed_rules, in, name, 0, 1, &probs, summary, &err);
     if (rv == APR_EINVAL) return report(name, &probs);
     if (rv != APR_SUCCESS)
         return die("loading the demo catalogue from %s failed: %s", name, as_text_escape(&m, err));

@@ -18,6 +18,7 @@
 #include "mod_dbd.h"
 
 #include "as_db.h"
+#include "as_rank.h"
 
 #include <limits.h>
 #include <strings.h>
@@ -532,6 +533,7 @@ static as_store request_store(req_ctx *rc, const dir_cfg *c, const srv_cfg *sc)
     rc->db.log = db_log;
     rc->db.log_baton = r;
     rc->db.acquire = acquire;
+    rc->db.rank = as_rank_best;
     rc->db.write_wait = c->use.write_wait;
     rc->db.versions = sc->versions;
     rc->db.versions_max_age =

@@ -43,46 +43,10 @@ static const stmt_def stmts[] = {
      "SELECT id, slug, name, brand, kind, aliases FROM devices WHERE slug = %s AND withdrawn_at "
      "IS NULL",
      NULL},
-    /* Catalogue loading (bin/agentshopctl). */
-    {L_AS_META_GET, "SELECT value FROM meta WHERE key = %s", NULL},
+    /* Catalogue loading (agentshopctl: the feed, the generator). */
     {L_AS_META_SET,
      "INSERT INTO meta (key, value) VALUES (%s, %s) ON CONFLICT (key) DO UPDATE SET value = "
      "excluded.value",
-     NULL},
-    {L_AS_COUNT_PRODUCTS, "SELECT COUNT(*) FROM products", NULL},
-    {L_AS_INSERT_MERCHANT,
-     "INSERT INTO merchants (id, name, country, city, on_time_rate, accuracy_rate) "
-     "VALUES (%s, %s, %s, %s, %lf, %lf)",
-     NULL},
-    {L_AS_INSERT_PRODUCT,
-     "INSERT INTO products (id, sku, gtin, name, brand, category, part_type, description, "
-     "image_urls, source_url, source_notes, source_checked_at, source_product_id, availability, "
-     "is_demo, verif_status, verif_note, measured_at, measured_node, sample_size, "
-     "on_time_rate_90d, return_rate, wrong_item_rate, agent_orders_90d, orders_per_week) VALUES "
-     "(%lld, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %lld, %s, %s, %s, %s, %lld, "
-     "%lf, %lf, %lf, %lld, %s)",
-     NULL},
-    {L_AS_INSERT_SPEC,
-     "INSERT INTO product_specs (product_id, pos, spec, label, kind, unit, claimed, measured, "
-     "tolerance_pct) VALUES (%lld, %lld, %s, %s, %s, %s, %s, %s, %lf)",
-     NULL},
-    {L_AS_INSERT_OFFER,
-     "INSERT INTO offers (id, product_id, merchant_id, price_cents, retail_price_cents, "
-     "price_label, delivery_days, stock) VALUES (%s, %lld, %s, %lld, %lld, %s, %lld, %lld)",
-     NULL},
-    {L_AS_INSERT_DEVICE,
-     "INSERT INTO devices (id, slug, name, brand, kind, aliases) VALUES (%lld, %s, %s, %s, %s, "
-     "%s)",
-     NULL},
-    {L_AS_INSERT_COMPAT,
-     "INSERT INTO compat (device_id, product_id, fit_status, evidence, checked_at) VALUES "
-     "(%lld, %lld, %s, %s, %s)",
-     NULL},
-    {L_AS_SET_VERIFICATION,
-     "UPDATE products SET verif_status = %s, verif_note = %s WHERE id = %lld", NULL},
-    {L_AS_INSERT_COMPAT_ONCE,
-     "INSERT INTO compat (device_id, product_id, fit_status, evidence, checked_at) VALUES "
-     "(%lld, %lld, %s, %s, %s) ON CONFLICT (device_id, product_id) DO NOTHING",
      NULL},
     /* Agents and mandates. */
     {L_AS_KEY_BY_HASH,
@@ -628,6 +592,22 @@ static apr_status_t prepare_all(apr_pool_t *conn_pool, const apr_dbd_driver_t *d
     return labels_check(conn_pool, prepared, err);
 }
 
+int as_db_prepare(as_db *db, const char *label, const char *sqlite, const char *pgsql)
+{
+    apr_pool_t *cp = apr_hash_pool_get(db->prepared);
+    apr_dbd_prepared_t *st = NULL;
+    int rv =
+        apr_dbd_prepare(db->driver, cp, db->handle, db->pg && pgsql ? pgsql : sqlite, label, &st);
+    if (rv) {
+        if (db->log)
+            db->log(db->log_baton, apr_psprintf(db->pool, "preparing %s failed: %s", label,
+                                                apr_dbd_error(db->driver, db->handle, rv)));
+        return -1;
+    }
+    apr_hash_set(db->prepared, label, APR_HASH_KEY_STRING, st);
+    return 0;
+}
+
 /* After the schema changed under this connection's statements (SQLite): all
  * prepared again, on the connection's own pool (the old ones are finalized
  * with the connection). Returns 0 when they were. */
@@ -727,7 +707,7 @@ apr_status_t as_db_conn_init(apr_pool_t *conn_pool, const apr_dbd_driver_t *d, a
         sqlite_setup(conn_pool, d, h, prepared, true, err) != APR_SUCCESS)
         return APR_EGENERAL;
     if (prepare_all(conn_pool, d, h, prepared, pg, err) != APR_SUCCESS) return APR_EGENERAL;
-    if (!pg && as_db_view_native_init(conn_pool, d, h, prepared, err) != APR_SUCCESS)
+    if (!pg && as_db_native_init(conn_pool, d, h, prepared, err) != APR_SUCCESS)
         return APR_EGENERAL;
     apr_hash_set(prepared, INIT_MARK, APR_HASH_KEY_STRING, (void *)INIT_MARK);
     return APR_SUCCESS;
@@ -798,7 +778,7 @@ as_mem as_db_pool_mem(apr_pool_t *p)
 void as_db_close(as_db *db)
 {
     /* its own statements first: SQLite does not close a connection that has any */
-    if (db->closer && !db->pg && db->prepared) as_db_view_native_close(db->pool, db->prepared);
+    if (db->closer && !db->pg && db->prepared) as_db_native_close(db->pool, db->prepared);
     if (db->closer) apr_pool_cleanup_run(db->pool, db->closer, db_close_cleanup);
     db->closer = NULL;
     db->handle = NULL;

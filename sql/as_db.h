@@ -10,6 +10,11 @@
 
 #include "as_store.h"
 
+/* A product's search order row as core ranks it (as_rank_best,
+ * core/rules/as_rank.h): storage writes product_rank with it, never ranking
+ * itself; the caller gives it (as_db.rank), as it gives the log. */
+typedef void (*as_db_rank_fn)(as_mem *m, const as_product *p, as_rank_row *out);
+
 typedef struct as_db {
     apr_pool_t *pool; /* results and rows live here (request or command pool) */
     const apr_dbd_driver_t *driver;
@@ -46,6 +51,9 @@ typedef struct as_db {
     struct as_versions_cell *versions;
     int64_t versions_max_age;
     void *closer; /* as_db_open's connection: closed with the pool, or by as_db_close */
+    /* Set by the caller before any write that changes offers or the
+     * catalogue (orders, imports, init): NULL fails them (AS_EDB, logged). */
+    as_db_rank_fn rank;
 } as_db;
 
 /* Every CHECKPOINT_EVERY writes, while the writer lock is still held, one
@@ -97,6 +105,13 @@ as_mem as_db_pool_mem(apr_pool_t *p);
 /* Runs a schema script: statements end with ';' at the end of a line; lines
  * starting with "--" are comments. */
 apr_status_t as_db_exec_script(as_db *db, const char *script, const char **err);
+
+/* A statement of the caller's own prepared on db's connection (as_db_open's)
+ * under label, which must be none of as_db_labels.h: agentshopctl's
+ * generator, whose statements the server never runs, so they are not
+ * prepared on its connections. pgsql NULL: the SQLite text serves both. Not
+ * prepared again after a schema change. 0, or -1 (logged). */
+int as_db_prepare(as_db *db, const char *label, const char *sqlite, const char *pgsql);
 
 /* Prepared statements by label, for the loader and later writers. */
 int as_db_select(as_db *db, const char *label, apr_dbd_results_t **res, int nargs,

@@ -1,12 +1,13 @@
 /* The catalogue feed into and out of the database (as_db_feed.h,
  * docs/catalogue.md). An import reads the whole file first and checks every
- * record (core/rules/as_feed.c), then what the records say about each other and
+ * record (core's reader, as_feed_rules.read), then what the records say about each other and
  * the database; only a file without a problem is written, in one
  * transaction, each record as an upsert that writes nothing when the row
  * already says the same (so importing a file again changes nothing and moves
  * no version). What changed is then derived as the loader always did:
- * verification by core's one rule, the search order rows, the catalogue's
- * number that makes every httpd child build its search index again. */
+ * verification by core's one rule (as_feed_rules.verification), the search
+ * order rows, the catalogue's number that makes every httpd child build its
+ * search index again. */
 #include "as_db_feed.h"
 
 #include <apr_hash.h>
@@ -18,7 +19,6 @@
 #include "as_db_ops.h"
 #include "as_db_private.h"
 #include "as_util.h"
-#include "as_verify.h"
 
 /* ---- statements ---- */
 
@@ -189,11 +189,6 @@ const stmt_def as_db_feed_stmts[] = {
      " FROM json_each(%s) j WHERE products.id = " SQ("pid"),
      "UPDATE products p SET verif_status = x.status, verif_note = x.note"
      PG_FROM("pid bigint, status text, note text") "WHERE p.id = x.pid"},
-    /* a product's specifications, claims and measurements */
-    {L_FEED_SPECS_OF,
-     "SELECT spec, label, kind, unit, claimed, measured, tolerance_pct FROM product_specs WHERE "
-     "product_id = %lld ORDER BY pos",
-     NULL},
     /* the units an offer's orders took after a merchant's count and gave back
      * after it (docs/catalogue.md, "Stock") */
     {L_FEED_STOCK_SINCE,
@@ -265,6 +260,7 @@ typedef struct known {
 
 typedef struct importer {
     as_db *db;
+    const as_feed_rules *rules;
     apr_pool_t *p; /* the import's: maps, records */
     as_mem m;
     as_feed_problems *probs;
@@ -373,7 +369,7 @@ static int read_file(importer *im, FILE *in)
             i++;
         if (i == (size_t)len) continue; /* a blank line */
         as_feed_rec r;
-        if (!as_feed_read(&im->m, line, (size_t)len, no, &r, im->probs)) continue;
+        if (!im->rules->read(&im->m, line, (size_t)len, no, &r, im->probs)) continue;
         /* the record without its object: a line's keys, and where it is */
         r.key = apr_pstrdup(im->p, r.key);
         if (r.key2) r.key2 = apr_pstrdup(im->p, r.key2);
@@ -1139,7 +1135,7 @@ static int decide_batch(importer *im, const int64_t *ids, size_t n, json_t *stat
         }
         const char *note = NULL;
         as_mem bm = as_db_pool_mem(im->db->pool);
-        const char *status = as_verification_status(&bm, rows, ns, f && f[0], &note);
+        const char *status = im->rules->verification(&bm, rows, ns, f && f[0], &note);
         json_object_set_new(states, status,
                             json_integer(json_integer_value(json_object_get(states, status)) + 1));
         if (f && f[3] && strcmp(f[3], status) == 0 && (!note == !f[4]) &&
@@ -1293,10 +1289,11 @@ static json_t *counts(const size_t *c)
     return o;
 }
 
-apr_status_t as_feed_import(as_db *db, FILE *in, const char *name, int dry_run, int empty_only,
-                            as_feed_problems *probs, json_t **summary, const char **err)
+apr_status_t as_feed_import(as_db *db, const as_feed_rules *rules, FILE *in, const char *name,
+                            int dry_run, int empty_only, as_feed_problems *probs, json_t **summary,
+                            const char **err)
 {
-    importer im = {.db = db, .probs = probs};
+    importer im = {.db = db, .rules = rules, .probs = probs};
     apr_pool_create(&im.p, db->pool);
     im.m = as_db_pool_mem(im.p);
     im.merchants = apr_hash_make(im.p);
@@ -1404,6 +1401,7 @@ out:
 
 typedef struct exporter {
     as_db *db;
+    const as_feed_rules *rules;
     FILE *out;
     as_mem m;
     size_t n[AS_FEED_N];
@@ -1422,7 +1420,7 @@ static json_t *parsed(const char *text, json_t *dflt)
 
 static void emit(exporter *x, json_t *rec, as_feed_type t)
 {
-    char *s = as_feed_line(&x->m, rec);
+    char *s = x->rules->line(&x->m, rec);
     json_decref(rec);
     if (!s || fputs(s, x->out) == EOF || fputc('\n', x->out) == EOF) {
         x->failed = 1;
@@ -1552,11 +1550,12 @@ static int export_batch(exporter *x, int64_t lo, int64_t hi)
     return x->failed ? -1 : 0;
 }
 
-apr_status_t as_feed_export(as_db *db, FILE *out, json_t **summary, const char **err)
+apr_status_t as_feed_export(as_db *db, const as_feed_rules *rules, FILE *out, json_t **summary,
+                            const char **err)
 {
     apr_pool_t *outer = db->pool, *p;
     apr_pool_create(&p, outer);
-    exporter x = {db, out, as_db_pool_mem(p), {0}, 0};
+    exporter x = {db, rules, out, as_db_pool_mem(p), {0}, 0};
     apr_dbd_results_t *res;
     apr_dbd_row_t *row = NULL;
     int rc = as_db_select(db, L_FEED_X_MERCHANTS, &res, 0, NULL);

@@ -10,17 +10,7 @@
 #define L_AS_MERCHANTS "as_merchants"
 #define L_AS_DEVICES "as_devices"
 #define L_AS_DEVICE_BY_SLUG "as_device_by_slug"
-#define L_AS_META_GET "as_meta_get"
 #define L_AS_META_SET "as_meta_set"
-#define L_AS_COUNT_PRODUCTS "as_count_products"
-#define L_AS_INSERT_MERCHANT "as_insert_merchant"
-#define L_AS_INSERT_PRODUCT "as_insert_product"
-#define L_AS_INSERT_SPEC "as_insert_spec"
-#define L_AS_INSERT_OFFER "as_insert_offer"
-#define L_AS_INSERT_DEVICE "as_insert_device"
-#define L_AS_INSERT_COMPAT "as_insert_compat"
-#define L_AS_SET_VERIFICATION "as_set_verification"
-#define L_AS_INSERT_COMPAT_ONCE "as_insert_compat_once"
 #define L_AS_KEY_BY_HASH "as_key_by_hash"
 #define L_AS_MANDATE_CURRENT "as_mandate_current"
 #define L_AS_MANDATE_CURRENT_LOCK "as_mandate_current_lock"
@@ -93,7 +83,6 @@
 #define L_FEED_MEASURED_PUT "feed_measured_put"
 #define L_FEED_SPEC_MEASURED_PUT "feed_spec_measured_put"
 #define L_FEED_VERIFICATION_PUT "feed_verification_put"
-#define L_FEED_SPECS_OF "feed_specs_of"
 #define L_FEED_STOCK_SINCE "feed_stock_since"
 #define L_FEED_WITHDRAW_MERCHANT "feed_withdraw_merchant"
 #define L_FEED_WITHDRAW_DEVICE "feed_withdraw_device"
@@ -151,17 +140,7 @@
     X(L_AS_MERCHANTS) \
     X(L_AS_DEVICES) \
     X(L_AS_DEVICE_BY_SLUG) \
-    X(L_AS_META_GET) \
     X(L_AS_META_SET) \
-    X(L_AS_COUNT_PRODUCTS) \
-    X(L_AS_INSERT_MERCHANT) \
-    X(L_AS_INSERT_PRODUCT) \
-    X(L_AS_INSERT_SPEC) \
-    X(L_AS_INSERT_OFFER) \
-    X(L_AS_INSERT_DEVICE) \
-    X(L_AS_INSERT_COMPAT) \
-    X(L_AS_SET_VERIFICATION) \
-    X(L_AS_INSERT_COMPAT_ONCE) \
     X(L_AS_KEY_BY_HASH) \
     X(L_AS_MANDATE_CURRENT) \
     X(L_AS_MANDATE_CURRENT_LOCK) \
@@ -233,7 +212,6 @@
     X(L_FEED_MEASURED_PUT) \
     X(L_FEED_SPEC_MEASURED_PUT) \
     X(L_FEED_VERIFICATION_PUT) \
-    X(L_FEED_SPECS_OF) \
     X(L_FEED_STOCK_SINCE) \
     X(L_FEED_WITHDRAW_MERCHANT) \
     X(L_FEED_WITHDRAW_DEVICE) \

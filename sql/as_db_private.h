@@ -61,7 +61,7 @@ int as_db_read_batches(as_db *db, as_batch_fill_fn fill, void *fill_ctx, as_batc
  * row is read (for a value parsed at once: a number, a flag, NULL or not). */
 const char *as_db_col_now(as_db *db, apr_dbd_row_t *row, int n);
 
-/* One row of a read, whichever way it was read (as_db_view.c): its columns as
+/* One row of a read, whichever way it was read (as_db_native.c): its columns as
  * text (on the read's memory; NULL for NULL), and as numbers and flags where
  * the store has them so (SQLite's own values, without text between). */
 typedef struct cells {
@@ -83,22 +83,35 @@ int as_db_each_row(as_db *db, as_mem *m, const char *label, const int64_t *args,
 
 /* sql/as_db_view.c: the product view's read, and its statements. */
 extern const stmt_def as_db_view_stmts[];
+extern const size_t as_db_n_view_stmts;
 /* sql/as_db_feed.c: the catalogue feed's import and export. */
 extern const stmt_def as_db_feed_stmts[];
 extern const size_t as_db_n_feed_stmts;
-extern const size_t as_db_n_view_stmts;
-/* SQLite: the same statements on the connection's own handle, prepared with
- * it and finalized before it closes (conn_pool's cleanup). */
-apr_status_t as_db_view_native_init(apr_pool_t *conn_pool, const apr_dbd_driver_t *d,
-                                    apr_dbd_t *h, apr_hash_t *prepared, const char **err);
+
+/* sql/as_db_native.c: on SQLite, the view's statements and the index's reads
+ * on the connection's own handle, prepared with it and finalized before it
+ * closes (conn_pool's cleanup); nothing on PostgreSQL or without SQLite's
+ * thread safety (apr_dbd's statements serve then). */
+apr_status_t as_db_native_init(apr_pool_t *conn_pool, const apr_dbd_driver_t *d, apr_dbd_t *h,
+                               apr_hash_t *prepared, const char **err);
+/* Finalizes them now (before the connection is closed by hand, not by its pool). */
+void as_db_native_close(apr_pool_t *conn_pool, apr_hash_t *prepared);
+/* The connection's own statement of as_db_view_stmts[which] (connecting
+ * first), or NULL: apr_dbd's serves. */
+struct sqlite3_stmt *as_db_native_view(as_db *db, int which);
+/* Binds sku (?1, unless NULL) and ids (?2 on) and steps st, giving each row
+ * to each as cells (texts on m). AS_OK or AS_EDB (logged). */
+int as_db_native_run(as_db *db, struct sqlite3_stmt *st, as_mem *m, const char *label,
+                     const char *sku, const int64_t *ids, int nids, as_db_cells_fn each,
+                     void *baton);
+/* Each row of an apr_dbd result to each as cells (texts on db->pool), to the end. */
+void as_db_dbd_each(as_db *db, apr_dbd_results_t *res, as_db_cells_fn each, void *baton);
 /* A read-only connection of db's SQLite file for one thread, without
  * SQLite's per-connection mutex (SQLITE_OPEN_NOMUTEX: every call on a
  * connection of apr_dbd's takes it), with the statements of db's: *out is
  * db on it, closed with pool. false when db is not SQLite with its own
  * statements, or the file cannot be opened so: db serves then. */
 bool as_db_reader_open(as_db *db, apr_pool_t *pool, as_db *out);
-/* Finalizes them now (before the connection is closed by hand, not by its pool). */
-void as_db_view_native_close(apr_pool_t *conn_pool, apr_hash_t *prepared);
 int st_product_by_sku(void *h, as_mem *m, const char *sku, int64_t device_id, as_product *p);
 int st_product_version(void *h, as_mem *m, const char *sku, const char **out);
 /* One batch of the search index's read (lo < id <= hi), on m: each product's

@@ -4,12 +4,13 @@
  *
  * product_rank holds, per product, what search sorts by under the default
  * weights: whether any offer can be bought, and the best offer's score, price
- * and delivery days, computed by core's as_rank_offers (the one ranking
- * formula), with the search_rank version of its last change. It changes only
- * when the catalogue is loaded and when an offer's stock reaches zero or comes
- * back from it; both update it in the same transaction as the change, so an
- * index that reads the rows changed since its version (as_rank_changes) misses
- * none. docs/storage.md, "Search at scale", has the design. */
+ * and delivery days, computed by core's as_rank_best (the one ranking
+ * formula, which the caller gives as as_db.rank), with the search_rank
+ * version of its last change. It changes only when the catalogue is loaded
+ * and when an offer's stock reaches zero or comes back from it; both update
+ * it in the same transaction as the change, so an index that reads the rows
+ * changed since its version (as_rank_changes) misses none. docs/storage.md,
+ * "Search at scale", has the design. */
 #include <apr_general.h>
 #include <apr_strings.h>
 #include <apr_thread_cond.h>
@@ -19,8 +20,6 @@
 #include <string.h>
 
 #include "as_db_private.h"
-#include "as_rank.h"
-
 
 /* Offer columns start here in every row read_products reads. */
 #define SEARCH_OFFER_COL 17
@@ -269,20 +268,16 @@ int st_compatible(void *h, as_mem *m, const as_search_filter *f, int64_t limit, 
 
 /* ---- keeping product_rank ---- */
 
-/* Ranks one product's offers (default weights, no filters): its row, as
- * as_rank_set_many takes one. */
+/* One product's row as the caller's ranking gives it (db->rank: core's,
+ * default weights, no filters), as as_rank_set_many takes one. */
 static void rank_row(as_db *db, as_product *p, as_buf *out)
 {
     as_mem m = as_db_pool_mem(db->pool);
-    as_weights w;
-    as_weights_default(&w);
-    as_offer_filter none = {0, 0, NULL};
-    as_ranking r;
-    as_rank_offers_brief(&m, p, &w, &none, 0, &r);
-    const as_scored *b = r.n_ranked ? &r.ranked[0] : NULL;
+    as_rank_row b = {0};
+    db->rank(&m, p, &b);
     as_buf_printf(out, "%s{\"p\":%lld,\"b\":%d,\"s\":%d,\"c\":%lld,\"d\":%d}",
-                  out->len > 1 ? "," : "", (long long)p->id, b ? 1 : 0, b ? b->score : 0,
-                  (long long)(b ? b->offer->price_cents : 0), b ? (int)b->offer->delivery_days : 0);
+                  out->len > 1 ? "," : "", (long long)p->id, b.buyable ? 1 : 0, (int)b.score,
+                  (long long)b.price_cents, (int)b.days);
 }
 
 /* Reads the offers of products lo < id <= hi and stores each one's rank,
@@ -291,6 +286,11 @@ static int rank_range(as_db *db, int64_t lo, int64_t hi)
 {
     const char *a[] = {as_db_i64s(db, lo), as_db_i64s(db, hi)};
     apr_dbd_results_t *res;
+    if (!db->rank) {
+        if (db->log)
+            db->log(db->log_baton, "no ranking given (as_db.rank): product_rank not written");
+        return AS_EDB;
+    }
     if (as_db_select(db, L_AS_RANK_OFFERS, &res, 2, a)) return AS_EDB;
     as_mem m = as_db_pool_mem(db->pool);
     as_product *ps;

@@ -4,9 +4,10 @@
  * kind in column 0 (PV_*), what orders the rows of a kind in columns 1-3, the
  * values from column 4 on.
  *
- * On SQLite the statement runs on the connection's own sqlite3 handle, not
- * through apr_dbd: its driver copies every column of every row (30 of them,
- * mostly NULL, each two more calls that take SQLite's mutex) and runs every
+ * On SQLite the statement runs on the connection's own sqlite3 handle
+ * (sql/as_db_native.c), not through apr_dbd: its driver copies every column
+ * of every row (30 of them, mostly NULL, each two more calls that take
+ * SQLite's mutex) and runs every
  * call under one mutex per process; values are read as they are stored
  * (integers and reals without text between). Each connection is still used by
  * one request at a time; SQLite itself is built thread-safe (checked: without
@@ -15,7 +16,6 @@
  * BY would give (BINARY is strcmp) as they come, which costs less than
  * SQLite's sorter; PostgreSQL sorts them itself, in its collation. */
 #include <apr_strings.h>
-#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -141,7 +141,7 @@ enum { PV_PRODUCT, PV_SPEC, PV_OFFER, PV_QUESTION, PV_COMPAT, PV_STOCK, PV_VERSI
     "p.id WHERE p.sku = " SKU
 // clang-format on
 
-/* in the order of native_view's statements */
+/* in the order of NV_* (below), by which as_db_native_view finds them */
 const stmt_def as_db_view_stmts[] = {
     {L_AS_PRODUCT_VIEW, PRODUCT_VIEW(SQLITE_COL, SOLD_SKU),
      PRODUCT_VIEW(PG_TEXT, SOLD_SKU) " ORDER BY 1, 2, 3, 4"},
@@ -286,289 +286,12 @@ static void read_row(view_read *r, const cells *x)
 #undef I
 #undef D
 
-/* ---- through apr_dbd (PostgreSQL; SQLite without thread safety) ---- */
-
-typedef struct dbd_src {
-    as_db *db;
-    apr_dbd_row_t *row;
-} dbd_src;
-
-static const char *dbd_text(void *s, int c)
-{
-    dbd_src *d = s;
-    return as_db_col(d->db, d->row, c);
-}
-
-/* what is parsed at once is read without a copy */
-static const char *dbd_now(void *s, int c)
-{
-    dbd_src *d = s;
-    return as_db_col_now(d->db, d->row, c);
-}
-
-static int64_t dbd_i64(void *s, int c)
-{
-    return as_db_i64(dbd_now(s, c));
-}
-
-static double dbd_dbl(void *s, int c)
-{
-    return as_db_dbl(dbd_now(s, c));
-}
-
-static bool dbd_null(void *s, int c)
-{
-    return dbd_now(s, c) == NULL;
-}
-
-static bool dbd_flag(void *s, int c)
-{
-    return as_db_bool(dbd_now(s, c));
-}
-
-/* ---- on the connection's sqlite3 handle ---- */
-
-#define NATIVE_KEY "as_product_view native" /* in a connection's `prepared` */
-
-/* The index's reads (as_db_search.c), run through as_db_each_row: millions of
- * rows each, which apr_dbd's driver would copy column by column as text; and
- * the reads of every search (the versions, the live changes). */
-static const char *const native_reads[] = {L_AS_INDEX_OFFERS, L_AS_INDEX_COMPAT, L_AS_VERSION_GET,
-                                           L_AS_LIVE_CHANGES, L_AS_LIVE_ASKED};
-#define N_READS (sizeof(native_reads) / sizeof(native_reads[0]))
-
-typedef struct native_view {
-    sqlite3_stmt *st[7]; /* as as_db_view_stmts */
-    sqlite3_stmt *reads[N_READS];
-} native_view;
+/* The statements of as_db_view_stmts, by index. */
 enum { NV_VIEW, NV_VIEW_DEVICE, NV_VERSION, NV_INDEX_PRODUCTS, NV_VIEW_SPECS, NV_LIVE, NV_LIVE_ID };
 
-static apr_status_t native_finalize(void *data)
+static void view_row(void *baton, const cells *x)
 {
-    native_view *nv = data;
-    for (size_t i = 0; i < sizeof(nv->st) / sizeof(nv->st[0]); i++) {
-        sqlite3_finalize(nv->st[i]);
-        nv->st[i] = NULL;
-    }
-    for (size_t i = 0; i < N_READS; i++) {
-        sqlite3_finalize(nv->reads[i]);
-        nv->reads[i] = NULL;
-    }
-    return APR_SUCCESS;
-}
-
-static const char *native_sql(apr_pool_t *p, const char *sql)
-{
-    /* apr_dbd's placeholders: %s is the sku (?1), each %lld the next number
-     * (?2, ?3, ...: the device, or ids) */
-    char *out = apr_palloc(p, strlen(sql) + 1), *o = out;
-    int next = 2;
-    for (const char *s = sql; *s;) {
-        size_t skip = strncmp(s, "%s", 2) == 0 ? 2 : strncmp(s, "%lld", 4) == 0 ? 4 : 0;
-        if (!skip) {
-            *o++ = *s++;
-            continue;
-        }
-        *o++ = '?';
-        *o++ = (char)('0' + (skip == 2 ? 1 : next++)); /* at most ?9 */
-        s += skip;
-    }
-    *o = '\0';
-    return out;
-}
-
-static bool native_prepare(apr_pool_t *conn_pool, sqlite3 *conn, const stmt_def *def,
-                           sqlite3_stmt **st, const char **err)
-{
-    const char *sql = native_sql(conn_pool, def->sqlite);
-    if (sqlite3_prepare_v3(conn, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL) == SQLITE_OK)
-        return true;
-    *err = apr_psprintf(conn_pool, "preparing %s failed: %s", def->label, sqlite3_errmsg(conn));
-    return false;
-}
-
-/* The statements on conn, finalized before it closes (conn_pool's cleanup),
- * under NATIVE_KEY in prepared. */
-static apr_status_t native_init(apr_pool_t *conn_pool, sqlite3 *conn, apr_hash_t *prepared,
-                                const char **err)
-{
-    native_view *nv = apr_pcalloc(conn_pool, sizeof(*nv));
-    /* runs before the connection closes (registered after its cleanup) */
-    apr_pool_cleanup_register(conn_pool, nv, native_finalize, apr_pool_cleanup_null);
-    for (size_t i = 0; i < as_db_n_view_stmts; i++)
-        if (!native_prepare(conn_pool, conn, &as_db_view_stmts[i], &nv->st[i], err))
-            return APR_EGENERAL;
-    for (size_t i = 0; i < N_READS; i++) {
-        const stmt_def *def = NULL;
-        for (size_t k = 0; !def && k < as_db_n_search_stmts; k++)
-            if (strcmp(as_db_search_stmts[k].label, native_reads[i]) == 0)
-                def = &as_db_search_stmts[k];
-        if (!def) {
-            *err = apr_psprintf(conn_pool, "no statement %s", native_reads[i]);
-            return APR_EGENERAL;
-        }
-        if (!native_prepare(conn_pool, conn, def, &nv->reads[i], err)) return APR_EGENERAL;
-    }
-    apr_hash_set(prepared, NATIVE_KEY, APR_HASH_KEY_STRING, nv);
-    return APR_SUCCESS;
-}
-
-apr_status_t as_db_view_native_init(apr_pool_t *conn_pool, const apr_dbd_driver_t *d, apr_dbd_t *h,
-                                    apr_hash_t *prepared, const char **err)
-{
-    sqlite3 *conn = apr_dbd_native_handle(d, h);
-    if (!sqlite3_threadsafe() || !conn) return APR_SUCCESS; /* apr_dbd's statements then */
-    return native_init(conn_pool, conn, prepared, err);
-}
-
-void as_db_view_native_close(apr_pool_t *conn_pool, apr_hash_t *prepared)
-{
-    native_view *nv = apr_hash_get(prepared, NATIVE_KEY, APR_HASH_KEY_STRING);
-    if (!nv) return;
-    apr_hash_set(prepared, NATIVE_KEY, APR_HASH_KEY_STRING, NULL);
-    apr_pool_cleanup_run(conn_pool, nv, native_finalize);
-}
-
-typedef struct native_src {
-    as_mem *m;
-    sqlite3_stmt *st;
-} native_src;
-
-static const char *native_text(void *s, int c)
-{
-    native_src *n = s;
-    const unsigned char *t = sqlite3_column_text(n->st, c);
-    return t ? as_strndup(n->m, (const char *)t, (size_t)sqlite3_column_bytes(n->st, c)) : NULL;
-}
-
-static int64_t native_i64(void *s, int c)
-{
-    return sqlite3_column_int64(((native_src *)s)->st, c);
-}
-
-static double native_dbl(void *s, int c)
-{
-    return sqlite3_column_double(((native_src *)s)->st, c);
-}
-
-static bool native_null(void *s, int c)
-{
-    return sqlite3_column_type(((native_src *)s)->st, c) == SQLITE_NULL;
-}
-
-static bool native_flag(void *s, int c)
-{
-    return sqlite3_column_int64(((native_src *)s)->st, c) != 0;
-}
-
-/* The statement of this connection, or NULL when it has none (PostgreSQL,
- * SQLite without thread safety). */
-static native_view *native(as_db *db)
-{
-    if (db->pg || (!db->handle && (!db->acquire || db->acquire(db) != 0))) return NULL;
-    return apr_hash_get(db->prepared, NATIVE_KEY, APR_HASH_KEY_STRING);
-}
-
-static apr_status_t reader_close(void *conn)
-{
-    sqlite3_close_v2(conn);
-    return APR_SUCCESS;
-}
-
-bool as_db_reader_open(as_db *db, apr_pool_t *pool, as_db *out)
-{
-    if (!native(db)) return false; /* PostgreSQL, or SQLite through apr_dbd alone */
-    sqlite3 *shared = apr_dbd_native_handle(db->driver, db->handle);
-    const char *file = shared ? sqlite3_db_filename(shared, "main") : NULL;
-    sqlite3 *conn = NULL;
-    if (!file || !*file) return false; /* in memory, or a temporary database */
-    int rc = sqlite3_open_v2(file, &conn, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
-    if (rc != SQLITE_OK) {
-        sqlite3_close_v2(conn);
-        return false;
-    }
-    apr_pool_cleanup_register(pool, conn, reader_close, apr_pool_cleanup_null);
-    /* a reader of a WAL database waits only while another connection
-     * recovers or restarts the log */
-    sqlite3_busy_timeout(conn, (int)(AS_DB_WRITE_WAIT / 1000));
-    const char *err = NULL;
-    *out = *db;
-    out->prepared = apr_hash_make(pool);
-    out->trans = NULL;
-    out->versions = NULL;
-    out->acquire = NULL;
-    if (native_init(pool, conn, out->prepared, &err) != APR_SUCCESS) {
-        if (db->log) db->log(db->log_baton, err);
-        return false;
-    }
-    return true;
-}
-
-/* Binds sku (?1, unless NULL) and ids (?2 on, as many as st has) and steps st,
- * calling row for each row; AS_OK or AS_EDB (logged). */
-static int native_run(as_db *db, sqlite3_stmt *st, const char *label, const char *sku,
-                      const int64_t *ids, int nids, void (*row)(void *baton, sqlite3_stmt *st),
-                      void *baton)
-{
-    int rc = sku ? sqlite3_bind_text(st, 1, sku, -1, SQLITE_STATIC) : SQLITE_OK;
-    for (int k = 0; rc == SQLITE_OK && k < nids && k + 2 <= sqlite3_bind_parameter_count(st); k++)
-        rc = sqlite3_bind_int64(st, k + 2, ids[k]);
-    while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        row(baton, st);
-        rc = SQLITE_OK;
-    }
-    if (rc != SQLITE_DONE && db->log)
-        db->log(db->log_baton,
-                apr_psprintf(db->pool, "%s: %s", label, sqlite3_errmsg(sqlite3_db_handle(st))));
-    sqlite3_reset(st); /* ends the read */
-    return rc == SQLITE_DONE ? AS_OK : AS_EDB;
-}
-
-typedef struct each_native {
-    as_mem *m;
-    as_db_cells_fn each;
-    void *baton;
-} each_native;
-
-static void each_native_row(void *baton, sqlite3_stmt *st)
-{
-    each_native *e = baton;
-    native_src src = {e->m, st};
-    cells c = {native_text, native_i64, native_dbl, native_null, native_flag, &src};
-    e->each(e->baton, &c);
-}
-
-int as_db_each_row(as_db *db, as_mem *m, const char *label, const int64_t *args, int nargs,
-                   as_db_cells_fn each, void *baton)
-{
-    native_view *nv = native(db);
-    sqlite3_stmt *st = NULL;
-    for (size_t i = 0; nv && !st && i < N_READS; i++)
-        if (strcmp(native_reads[i], label) == 0) st = nv->reads[i];
-    for (size_t i = 0; nv && !st && i < as_db_n_view_stmts; i++)
-        if (strcmp(as_db_view_stmts[i].label, label) == 0) st = nv->st[i];
-    if (st) {
-        each_native e = {m, each, baton};
-        return native_run(db, st, label, NULL, args, nargs, each_native_row, &e);
-    }
-    const char **a = apr_palloc(db->pool, (size_t)(nargs ? nargs : 1) * sizeof(*a));
-    for (int k = 0; k < nargs; k++)
-        a[k] = as_db_i64s(db, args[k]);
-    apr_dbd_results_t *res;
-    if (as_db_select(db, label, &res, nargs, a)) return AS_EDB;
-    dbd_src src = {db, NULL};
-    cells c = {dbd_text, dbd_i64, dbd_dbl, dbd_null, dbd_flag, &src};
-    while (as_db_next(db, res, &src.row))
-        each(baton, &c);
-    return AS_OK;
-}
-
-static void native_view_row(void *baton, sqlite3_stmt *st)
-{
-    view_read *r = baton;
-    native_src src = {r->m, st};
-    cells x = {native_text, native_i64, native_dbl, native_null, native_flag, &src};
-    read_row(r, &x);
+    read_row(baton, x);
 }
 
 /* ---- the as_store functions ---- */
@@ -580,18 +303,14 @@ int st_product_by_sku(void *h, as_mem *m, const char *sku, int64_t device_id, as
     view_read r = {.m = m, .p = p, .sorted = db->pg};
     int which = device_id > 0 ? NV_VIEW_DEVICE : NV_VIEW;
     const char *label = as_db_view_stmts[which].label;
-    native_view *nv = native(db);
-    if (nv) {
-        if (native_run(db, nv->st[which], label, sku, &device_id, 1, native_view_row, &r))
-            return AS_EDB;
+    struct sqlite3_stmt *st = as_db_native_view(db, which);
+    if (st) {
+        if (as_db_native_run(db, st, m, label, sku, &device_id, 1, view_row, &r)) return AS_EDB;
     } else {
         apr_dbd_results_t *res;
         const char *a[] = {sku, sku, sku, sku, sku, as_db_i64s(db, device_id)};
         if (as_db_select(db, label, &res, which == NV_VIEW_DEVICE ? 6 : 4, a)) return AS_EDB;
-        dbd_src src = {db, NULL};
-        cells x = {dbd_text, dbd_i64, dbd_dbl, dbd_null, dbd_flag, &src};
-        while (as_db_next(db, res, &src.row))
-            read_row(&r, &x);
+        as_db_dbd_each(db, res, view_row, &r);
     }
     return r.found ? AS_OK : AS_ENOTFOUND;
 }
@@ -601,24 +320,23 @@ typedef struct version_read {
     const char *out;
 } version_read;
 
-static void native_version_row(void *baton, sqlite3_stmt *st)
+/* catalogue/rank/live: the version a kept view is valid for */
+static void version_row(void *baton, const cells *x)
 {
     version_read *v = baton;
-    const unsigned char *cat = sqlite3_column_text(st, 2);
+    const char *cat = x->text(x->src, 2);
     if (!v->out)
-        v->out = as_printf(v->m, "%s/%lld/%lld", cat ? (const char *)cat : "",
-                           (long long)sqlite3_column_int64(st, 0),
-                           (long long)sqlite3_column_int64(st, 1));
+        v->out = as_printf(v->m, "%s/%lld/%lld", cat ? cat : "", (long long)x->i64(x->src, 0),
+                           (long long)x->i64(x->src, 1));
 }
 
 int st_product_version(void *h, as_mem *m, const char *sku, const char **out)
 {
     as_db *db = h;
     version_read v = {m, NULL};
-    native_view *nv = native(db);
-    if (nv) {
-        if (native_run(db, nv->st[NV_VERSION], L_AS_PRODUCT_VERSION, sku, NULL, 0,
-                       native_version_row, &v))
+    struct sqlite3_stmt *st = as_db_native_view(db, NV_VERSION);
+    if (st) {
+        if (as_db_native_run(db, st, m, L_AS_PRODUCT_VERSION, sku, NULL, 0, version_row, &v))
             return AS_EDB;
     } else {
         apr_dbd_results_t *res;
@@ -732,12 +450,9 @@ static void live_row(live_read *l, const cells *c)
     }
 }
 
-static void native_live_row(void *baton, sqlite3_stmt *st)
+static void live_cells(void *baton, const cells *c)
 {
-    live_read *l = baton;
-    native_src src = {l->r.m, st};
-    cells c = {native_text, native_i64, native_dbl, native_null, native_flag, &src};
-    live_row(l, &c);
+    live_row(baton, c);
 }
 
 int st_product_live(void *h, as_mem *m, const char *sku, int64_t product_id,
@@ -750,20 +465,17 @@ int st_product_live(void *h, as_mem *m, const char *sku, int64_t product_id,
     bool by_id = product_id > 0;
     const char *label = by_id ? L_AS_PRODUCT_LIVE_ID : L_AS_PRODUCT_LIVE;
     int64_t ids[] = {product_id, product_id, product_id};
-    native_view *nv = native(db);
-    if (nv) {
-        if (native_run(db, nv->st[by_id ? NV_LIVE_ID : NV_LIVE], label, by_id ? NULL : sku, ids,
-                       by_id ? 3 : 0, native_live_row, &l))
+    struct sqlite3_stmt *st = as_db_native_view(db, by_id ? NV_LIVE_ID : NV_LIVE);
+    if (st) {
+        if (as_db_native_run(db, st, m, label, by_id ? NULL : sku, ids, by_id ? 3 : 0, live_cells,
+                             &l))
             return AS_EDB;
     } else {
         apr_dbd_results_t *res;
         const char *id = as_db_i64s(db, product_id);
         const char *a[] = {by_id ? id : sku, by_id ? id : sku, by_id ? id : sku};
         if (as_db_select(db, label, &res, 3, a)) return AS_EDB;
-        dbd_src src = {db, NULL};
-        cells c = {dbd_text, dbd_i64, dbd_dbl, dbd_null, dbd_flag, &src};
-        while (as_db_next(db, res, &src.row))
-            live_row(&l, &c);
+        as_db_dbd_each(db, res, live_cells, &l);
     }
     for (size_t i = 0; i < out->n_stock; i++)
         out->stock[i].product_id = out->product_id;

@@ -24,6 +24,19 @@ static const char *confirmation_token(as_shop *shop, const as_confirmation *c)
     return as_hmac_b64url(shop->mem, shop->cfg->signing_key, shop->cfg->signing_key_len, msg);
 }
 
+/* Without AgentShopSigningKeyFile no confirmation link can be signed or
+ * checked: the server is misconfigured, which no retry mends (500, not 503). */
+static bool signing_key_missing(as_shop *shop, as_response *resp)
+{
+    if (shop->cfg->signing_key) return false;
+    as_log(shop, AS_LOG_ERR, "no signing key: set AgentShopSigningKeyFile");
+    as_respond_error(resp, 500, "INTERNAL_ERROR", NULL,
+                     "The shop is misconfigured: it has no signing key (AgentShopSigningKeyFile), "
+                     "so it cannot sign or check confirmation links. Nothing was changed; tell "
+                     "the shop's operator.");
+    return true;
+}
+
 static const char *month_of(as_shop *shop)
 {
     return as_strndup(shop->mem, as_date_format(shop->mem, as_today(shop)), 7);
@@ -418,11 +431,7 @@ void as_api_order_create(as_shop *shop, const as_request *req, as_response *resp
     as_agent agent;
     if (!as_identify(shop, req, &agent, resp)) return;
     if (!as_idem_key_check(req, "POST /orders", resp)) return;
-    if (!shop->cfg->signing_key) {
-        as_log(shop, AS_LOG_ERR, "no signing key: set AgentShopSigningKeyFile");
-        as_respond_storage_failed(resp);
-        return;
-    }
+    if (signing_key_missing(shop, resp)) return;
     as_param v[O_N];
     const char *hash = as_body_params(shop, req, order_rules, O_N, v, resp);
     if (!hash) return;
@@ -452,10 +461,7 @@ static bool confirmation_load(as_shop *shop, const char *id, const char *token, 
                               as_response *resp)
 {
     const as_store *s = shop->store;
-    if (!shop->cfg->signing_key) {
-        as_respond_storage_failed(resp);
-        return false;
-    }
+    if (signing_key_missing(shop, resp)) return false;
     int rc = as_store_confirmation_get(s, shop->mem, id, &cc->c);
     if (rc == AS_EDB) {
         as_respond_storage_failed(resp);

@@ -145,33 +145,12 @@ static const feed_field compat_f[] = {TYPE,
                                       WITHDRAWN,
                                       END};
 
+/* Each type's fields, by as_feed_type (its name: as_feed_type_name). */
 static const struct {
-    const char *name;
     const feed_field *fields;
 } types[AS_FEED_N] = {
-    {"merchant", merchant_f},       {"device", device_f},       {"product", product_f},
-    {"offer", offer_f},             {"measurement", measurement_f}, {"compatibility", compat_f},
+    {merchant_f}, {device_f}, {product_f}, {offer_f}, {measurement_f}, {compat_f},
 };
-
-const char *as_feed_type_name(as_feed_type t)
-{
-    return t < AS_FEED_N ? types[t].name : "?";
-}
-
-void as_feed_problem_add(as_feed_problems *p, size_t line, const char *path, const char *reason)
-{
-    /* a field's name or a value quoted from the feed reaches a terminal */
-    path = path ? as_text_escape(p->m, path) : NULL;
-    reason = as_text_escape(p->m, reason);
-    if (p->n == p->cap) {
-        size_t nc = p->cap ? p->cap * 2 : 32;
-        as_feed_problem *nv = as_alloc(p->m, nc * sizeof(*nv));
-        if (p->n) memcpy(nv, p->v, p->n * sizeof(*nv));
-        p->v = nv;
-        p->cap = nc;
-    }
-    p->v[p->n++] = (as_feed_problem){line, path, reason};
-}
 
 /* ---- text ---- */
 
@@ -606,7 +585,7 @@ bool as_feed_read(as_mem *m, const char *text, size_t len, size_t line, as_feed_
     const char *type = json_string_value(json_object_get(o, "type"));
     int t = -1;
     for (int i = 0; type && i < AS_FEED_N && t < 0; i++)
-        if (strcmp(types[i].name, type) == 0) t = i;
+        if (strcmp(as_feed_type_name((as_feed_type)i), type) == 0) t = i;
     if (t < 0) {
         BAD_AT(&k, "type",
             "must be one of merchant, device, product, offer, measurement, compatibility%s",
@@ -674,28 +653,16 @@ static json_t *ordered(json_t *o, const feed_field *fs)
     return out;
 }
 
-#define LINE_FLAGS (JSON_COMPACT | JSON_REAL_PRECISION(10))
-
 char *as_feed_line(as_mem *m, json_t *rec)
 {
     const char *type = json_string_value(json_object_get(rec, "type"));
     const feed_field *fs = NULL;
     for (int i = 0; type && i < AS_FEED_N && !fs; i++)
-        if (strcmp(types[i].name, type) == 0) fs = types[i].fields;
+        if (strcmp(as_feed_type_name((as_feed_type)i), type) == 0) fs = types[i].fields;
     if (!fs) return NULL;
     json_t *o = ordered(rec, fs);
-    char *s = json_dumps(o, LINE_FLAGS);
+    char *s = json_dumps(o, AS_FEED_JSON_FLAGS);
     json_decref(o);
-    if (!s) return NULL;
-    char *r = as_strdup(m, s);
-    free(s);
-    return r;
-}
-
-char *as_feed_value_text(as_mem *m, json_t *v)
-{
-    if (!v || json_is_null(v)) return NULL;
-    char *s = json_dumps(v, LINE_FLAGS | JSON_ENCODE_ANY);
     if (!s) return NULL;
     char *r = as_strdup(m, s);
     free(s);

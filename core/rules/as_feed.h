@@ -3,7 +3,8 @@
  * be on its own (fields, types, ranges, the spec's enumerations); what
  * records say about each other and about the database (an offer's product
  * and merchant, a measurement's specifications) is checked by the importer
- * (sql/as_feed.c), which writes them. Export writes the same records, in the
+ * (sql/as_db_feed.c), which writes them; the records' nouns are storage's
+ * (core/store/as_feed_rec.h). Export writes the same records, in the
  * form as_feed_line gives, so export -> import -> export is byte-identical. */
 #ifndef AS_FEED_H
 #define AS_FEED_H
@@ -12,46 +13,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "as_feed_rec.h"
 #include "as_mem.h"
-
-typedef enum {
-    AS_FEED_MERCHANT,
-    AS_FEED_DEVICE,
-    AS_FEED_PRODUCT,
-    AS_FEED_OFFER,
-    AS_FEED_MEASUREMENT,
-    AS_FEED_COMPAT, /* "compatibility" */
-    AS_FEED_N
-} as_feed_type;
-
-const char *as_feed_type_name(as_feed_type t);
-
-/* One rejected record (or one field of it). */
-typedef struct as_feed_problem {
-    size_t line;
-    const char *field; /* "offer.price_cents", "specs[2].kind"; NULL: the record */
-    const char *reason;
-} as_feed_problem;
-
-typedef struct as_feed_problems {
-    as_mem *m;
-    as_feed_problem *v;
-    size_t n, cap;
-} as_feed_problems;
-
-void as_feed_problem_add(as_feed_problems *p, size_t line, const char *field, const char *reason);
-
-/* A record that passed: v is the object (a reference the caller releases
- * with json_decref), key its identity (merchant id, device slug, sku, offer
- * id; the sku for a measurement or compatibility), key2 the device of a
- * compatibility record. */
-typedef struct as_feed_rec {
-    as_feed_type type;
-    bool withdrawn;
-    size_t line;
-    json_t *v;
-    const char *key, *key2;
-} as_feed_rec;
 
 /* At most this many specifications per product, values per measurement,
  * aliases per device, image URLs, notes. */
@@ -89,9 +52,5 @@ bool as_feed_read(as_mem *m, const char *text, size_t len, size_t line, as_feed_
  * docs/catalogue.md, numbers with at most 10 significant digits: export's
  * form. NULL when it cannot be encoded. */
 char *as_feed_line(as_mem *m, json_t *rec);
-
-/* The JSON encoding of a specification's value (claimed or measured) as the
- * database keeps it: NULL for JSON null. */
-char *as_feed_value_text(as_mem *m, json_t *v);
 
 #endif

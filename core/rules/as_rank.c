@@ -175,11 +175,6 @@ double as_delivery_component(int days)
     return c > 100 ? 100 : c < 0 ? 0 : c;
 }
 
-int64_t as_demo_agent_price_cents(int64_t retail_cents)
-{
-    return (retail_cents * 95 + 50) / 100;
-}
-
 /* Deterministic order: score, then cheaper, sooner, more punctual, offer id. */
 static int scored_cmp(const void *a, const void *b)
 {
@@ -353,6 +348,20 @@ void as_rank_offers_brief(as_mem *m, const as_product *p, const as_weights *w,
                           const as_offer_filter *f, int64_t today, as_ranking *out)
 {
     rank(m, p, w, f, today, RANK_BRIEF, out);
+}
+
+void as_rank_best(as_mem *m, const as_product *p, as_rank_row *out)
+{
+    as_weights w;
+    as_weights_default(&w);
+    as_offer_filter none = {0, 0, NULL};
+    as_ranking r;
+    as_rank_offers_brief(m, p, &w, &none, 0, &r);
+    const as_scored *b = r.n_ranked ? &r.ranked[0] : NULL;
+    out->buyable = b != NULL;
+    out->score = b ? b->score : 0;
+    out->price_cents = b ? b->offer->price_cents : 0;
+    out->days = b ? b->offer->delivery_days : 0;
 }
 
 void as_rank_best_offer(as_mem *m, const as_product *p, const as_weights *w,

@@ -8,6 +8,7 @@
 
 #include "as_catalog.h"
 #include "as_mem.h"
+#include "as_store.h"
 
 enum { AS_W_PRICE, AS_W_DELIVERY, AS_W_QUALITY, AS_W_RELIABILITY, AS_W_N };
 extern const char *const as_weight_names[AS_W_N];
@@ -57,8 +58,6 @@ typedef struct as_ranking {
 
 /* Delivery component: 100 for next-day delivery, 12.5 less per extra day. */
 double as_delivery_component(int days);
-/* Demo offers: agent-only price 5% below the store price, to the nearest cent. */
-int64_t as_demo_agent_price_cents(int64_t retail_cents);
 
 void as_rank_offers(as_mem *m, const as_product *p, const as_weights *w, const as_offer_filter *f,
                     int64_t today, as_ranking *out);
@@ -72,6 +71,11 @@ void as_rank_offers_brief(as_mem *m, const as_product *p, const as_weights *w,
  * (no reason is written). For search pages, which show tens of summaries. */
 void as_rank_best_offer(as_mem *m, const as_product *p, const as_weights *w,
                         const as_offer_filter *f, int64_t today, as_ranking *out);
+/* A product's search order row (product_rank) under the default weights,
+ * no filter: whether an offer can be bought, and the best one's score, price
+ * and delivery days (0 when none); return_rate and in_stock are left as they
+ * are. Storage calls it through as_db.rank when it writes the table. */
+void as_rank_best(as_mem *m, const as_product *p, as_rank_row *out);
 
 extern const char *const as_ranking_policy;
 

@@ -5,6 +5,7 @@
 #include <math.h>
 
 #include "as_rank.h"
+#include "../../ctl/ctl_demo_price.h" /* agentshopctl's generator */
 #include "as_util.h"
 
 #define TODAY 20468 /* 2026-01-15 */

@@ -2,16 +2,63 @@
  * deterministic for a seed, with the shape of the demo catalogue — every
  * category and part type, several merchants per product with spread prices
  * and delivery times, devices with compatibility, and the three verification
- * states — written through the same prepared statements as the demo loader,
- * in one transaction. */
-#include "as_generate.h"
+ * states — written by plain INSERTs of its own (prepared on its connection
+ * alone: the server never runs them), in one transaction; verification and
+ * the search order table by core's rules, as an import derives them. */
+#include "ctl_generate.h"
 
 #include <apr_strings.h>
 #include <string.h>
 
-#include "as_rank.h"
-#include "as_verify.h"
 #include "as_db_labels.h"
+#include "as_verify.h"
+#include "ctl_demo_price.h"
+
+/* ---- statements: the generator's own, prepared on its connection alone ---- */
+
+#define L_GEN_COUNT_PRODUCTS "gen_count_products"
+#define L_GEN_MERCHANT "gen_merchant"
+#define L_GEN_PRODUCT "gen_product"
+#define L_GEN_SPEC "gen_spec"
+#define L_GEN_OFFER "gen_offer"
+#define L_GEN_DEVICE "gen_device"
+#define L_GEN_VERIFICATION "gen_verification"
+#define L_GEN_COMPAT_ONCE "gen_compat_once"
+
+static const struct {
+    const char *label, *sql; /* the same text on SQLite and PostgreSQL */
+} gen_stmts[] = {
+    {L_GEN_COUNT_PRODUCTS, "SELECT COUNT(*) FROM products"},
+    {L_GEN_MERCHANT, "INSERT INTO merchants (id, name, country, city, on_time_rate, accuracy_rate) "
+                     "VALUES (%s, %s, %s, %s, %lf, %lf)"},
+    {L_GEN_PRODUCT,
+     "INSERT INTO products (id, sku, gtin, name, brand, category, part_type, description, "
+     "image_urls, source_url, source_notes, source_checked_at, source_product_id, availability, "
+     "is_demo, verif_status, verif_note, measured_at, measured_node, sample_size, "
+     "on_time_rate_90d, return_rate, wrong_item_rate, agent_orders_90d, orders_per_week) VALUES "
+     "(%lld, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %lld, %s, %s, %s, %s, %lld, "
+     "%lf, %lf, %lf, %lld, %s)"},
+    {L_GEN_SPEC,
+     "INSERT INTO product_specs (product_id, pos, spec, label, kind, unit, claimed, measured, "
+     "tolerance_pct) VALUES (%lld, %lld, %s, %s, %s, %s, %s, %s, %lf)"},
+    {L_GEN_OFFER,
+     "INSERT INTO offers (id, product_id, merchant_id, price_cents, retail_price_cents, "
+     "price_label, delivery_days, stock) VALUES (%s, %lld, %s, %lld, %lld, %s, %lld, %lld)"},
+    {L_GEN_DEVICE,
+     "INSERT INTO devices (id, slug, name, brand, kind, aliases) VALUES (%lld, %s, %s, %s, %s, "
+     "%s)"},
+    {L_GEN_VERIFICATION, "UPDATE products SET verif_status = %s, verif_note = %s WHERE id = %lld"},
+    {L_GEN_COMPAT_ONCE,
+     "INSERT INTO compat (device_id, product_id, fit_status, evidence, checked_at) VALUES "
+     "(%lld, %lld, %s, %s, %s) ON CONFLICT (device_id, product_id) DO NOTHING"},
+};
+
+static int prepare_gen(as_db *db)
+{
+    for (size_t i = 0; i < sizeof(gen_stmts) / sizeof(gen_stmts[0]); i++)
+        if (as_db_prepare(db, gen_stmts[i].label, gen_stmts[i].sql, NULL)) return -1;
+    return 0;
+}
 
 typedef struct rng {
     apr_uint64_t s;
@@ -188,7 +235,7 @@ static int spec_rows(gen *g, apr_pool_t *tp, const part_tpl *t, const char *pid,
         }
         const char *a[] = {pid, i64(g, i), r->spec, r->label, r->kind, r->unit,
                            r->claimed, r->measured, num(g, r->tolerance_pct, 1)};
-        if (exec(g, L_AS_INSERT_SPEC, 9, a)) return -1;
+        if (exec(g, L_GEN_SPEC, 9, a)) return -1;
     }
     as_arena *ar = as_arena_create();
     as_mem m = as_arena_mem(ar);
@@ -199,14 +246,18 @@ static int spec_rows(gen *g, apr_pool_t *tp, const part_tpl *t, const char *pid,
     return 0;
 }
 
-apr_status_t as_generate_catalogue(as_db *db, apr_int64_t n_products, apr_uint64_t seed,
-                                   json_t **summary, const char **err)
+apr_status_t ctl_generate_catalogue(as_db *db, apr_int64_t n_products, apr_uint64_t seed,
+                                    json_t **summary, const char **err)
 {
     gen g = {db, db->pool, {seed ? seed : 88172645463325252ULL}, NULL, "2026-11-18T09:00:00Z"};
     apr_dbd_results_t *res;
     apr_dbd_row_t *row = NULL;
     apr_int64_t existing = -1;
-    if (as_db_select(db, L_AS_COUNT_PRODUCTS, &res, 0, NULL) == 0)
+    if (prepare_gen(db)) {
+        *err = "cannot prepare the generator's statements (is the schema loaded? run init)";
+        return APR_EGENERAL;
+    }
+    if (as_db_select(db, L_GEN_COUNT_PRODUCTS, &res, 0, NULL) == 0)
         while (as_db_next(db, res, &row))
             existing = apr_atoi64(as_db_col(db, row, 0));
     if (existing != 0) {
@@ -224,7 +275,7 @@ apr_status_t as_generate_catalogue(as_db *db, apr_int64_t n_products, apr_uint64
     for (size_t i = 0; ok && i < N_MERCHANTS; i++) {
         const char *a[] = {merchants[i].id, merchants[i].name, merchants[i].country, merchants[i].city,
                            num(&g, 0.80 + unit(&g.r) * 0.19, 3), num(&g, 0.93 + unit(&g.r) * 0.068, 3)};
-        ok = !exec(&g, L_AS_INSERT_MERCHANT, 6, a);
+        ok = !exec(&g, L_GEN_MERCHANT, 6, a);
     }
     /* about one device per 400 products, at least 40, spread over the kinds */
     apr_int64_t n_dev = n_products / 400 < 40 ? 40 : n_products / 400;
@@ -236,7 +287,7 @@ apr_status_t as_generate_catalogue(as_db *db, apr_int64_t n_products, apr_uint64
         const char *a[] = {i64(&g, d), apr_psprintf(g.p, "gen-%s-%" APR_INT64_T_FMT "", kind, (apr_int64_t)d),
                            apr_psprintf(g.p, "%s %s", brand, model), brand, kind,
                            apr_psprintf(g.p, "%c%" APR_INT64_T_FMT "", 'A' + pick(&g.r, 26), (apr_int64_t)(100 + d))};
-        ok = !exec(&g, L_AS_INSERT_DEVICE, 6, a);
+        ok = !exec(&g, L_GEN_DEVICE, 6, a);
     }
     apr_pool_t *tp;
     apr_pool_create(&tp, g.p);
@@ -269,7 +320,7 @@ apr_status_t as_generate_catalogue(as_db *db, apr_int64_t n_products, apr_uint64
             i64(&g, 13 * weekly), apr_psprintf(tp, "[%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d]",
                                                weekly, weekly, weekly, weekly, weekly, weekly, weekly,
                                                weekly, weekly, weekly, weekly, weekly, weekly)};
-        if (exec(&g, L_AS_INSERT_PRODUCT, 25, a)) {
+        if (exec(&g, L_GEN_PRODUCT, 25, a)) {
             ok = 0;
             break;
         }
@@ -279,7 +330,7 @@ apr_status_t as_generate_catalogue(as_db *db, apr_int64_t n_products, apr_uint64
         }
         /* the status core derived, now that the rows are known */
         const char *u[] = {status, note, pid};
-        if (exec(&g, L_AS_SET_VERIFICATION, 3, u)) {
+        if (exec(&g, L_GEN_VERIFICATION, 3, u)) {
             ok = 0;
             break;
         }
@@ -294,7 +345,7 @@ apr_status_t as_generate_catalogue(as_db *db, apr_int64_t n_products, apr_uint64
             const char *o[] = {apr_psprintf(tp, "%s-%s", sku, m + 2), pid, m,
                                i64(&g, as_demo_agent_price_cents(retail)), i64(&g, retail),
                                "Agent-only price (demo)", i64(&g, 1 + pick(&g.r, 6)), i64(&g, stock)};
-            ok = !exec(&g, L_AS_INSERT_OFFER, 8, o);
+            ok = !exec(&g, L_GEN_OFFER, 8, o);
             n_offers++;
         }
         if (!tpl->device_kind) continue;
@@ -314,7 +365,7 @@ apr_status_t as_generate_catalogue(as_db *db, apr_int64_t n_products, apr_uint64
                                 "2026-10-01T10:00:00Z"};
             /* a device may come up twice for one product: keep the first */
             int added = 0;
-            ok = as_db_exec(db, L_AS_INSERT_COMPAT_ONCE, &added, 5, cc) == 0;
+            ok = as_db_exec(db, L_GEN_COMPAT_ONCE, &added, 5, cc) == 0;
             n_compat += added;
         }
     }
