@@ -110,9 +110,8 @@ static void replacement(as_shop *shop, const as_order *o, as_replacement *out)
     as_weights_default(&w);
     for (size_t i = 0; i < n; i++) {
         const as_product *p = &ps[i];
-        if (strcmp(p->sku, o->sku) == 0 || !p->compat ||
-            strcmp(p->compat->fit_status, "fits") != 0 ||
-            strcmp(p->verif_status, "contradicted") == 0)
+        if (strcmp(p->sku, o->sku) == 0 || as_fit_of(p) != AS_FIT_FITS ||
+            p->verif_status == AS_VERIF_CONTRADICTED)
             continue;
         as_ranking r;
         as_rank_offers(m, p, &w, NULL, as_today(shop), &r);
