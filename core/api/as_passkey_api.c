@@ -1,8 +1,7 @@
 #include "as_passkey_api.h"
 
-#include <string.h>
-
 #include <stdlib.h>
+#include <string.h>
 
 #include "as_passkey_view.h"
 #include "as_person_pages.h"
