@@ -240,7 +240,7 @@ static int spec_rows(gen *g, apr_pool_t *tp, const part_tpl *t, const char *pid,
     as_arena *ar = as_arena_create();
     as_mem m = as_arena_mem(ar);
     const char *n = NULL;
-    *status = apr_pstrdup(tp, as_verification_status(&m, rows, 3, state != 0, &n));
+    *status = as_verif_name(as_verification_status(&m, rows, 3, state != 0, &n));
     *note = n ? apr_pstrdup(tp, n) : NULL;
     as_arena_destroy(ar);
     return 0;

@@ -1546,7 +1546,7 @@ void as_db_read_summary(as_db *db, as_mem *m, apr_dbd_row_t *row, as_product *p)
     p->part_type = text_on(db, m, row, 5);
     p->image_urls = text_on(db, m, row, 6);
     p->availability = text_on(db, m, row, 7);
-    p->verif_status = text_on(db, m, row, 8);
+    p->verif_status = as_verif_parse(text_on(db, m, row, 8));
     p->verif_note = text_on(db, m, row, 9);
     p->return_rate = as_db_dbl(as_db_col(db, row, 10));
     p->guarantee = as_db_bool(as_db_col(db, row, 11));
@@ -1562,7 +1562,7 @@ int as_db_read_compat(as_db *db, as_mem *m, apr_dbd_row_t *row, int c, as_compat
     as_compat *x = as_alloc(m, sizeof(*x));
     x->device_slug = text_on(db, m, row, c);
     x->device_name = text_on(db, m, row, c + 1);
-    x->fit_status = text_on(db, m, row, c + 2);
+    x->fit_status = as_fit_parse(text_on(db, m, row, c + 2));
     x->evidence = text_on(db, m, row, c + 3);
     x->checked_at = text_on(db, m, row, c + 4);
     *out = x;

@@ -1135,7 +1135,7 @@ static int decide_batch(importer *im, const int64_t *ids, size_t n, json_t *stat
         }
         const char *note = NULL;
         as_mem bm = as_db_pool_mem(im->db->pool);
-        const char *status = im->rules->verification(&bm, rows, ns, f && f[0], &note);
+        const char *status = as_verif_name(im->rules->verification(&bm, rows, ns, f && f[0], &note));
         json_object_set_new(states, status,
                             json_integer(json_integer_value(json_object_get(states, status)) + 1));
         if (f && f[3] && strcmp(f[3], status) == 0 && (!note == !f[4]) &&

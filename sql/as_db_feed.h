@@ -19,8 +19,8 @@ typedef struct as_feed_rules {
     /* a record as export's line, NULL when it cannot be encoded */
     char *(*line)(as_mem *m, json_t *rec);
     /* a product's verification from its spec rows */
-    const char *(*verification)(as_mem *m, const as_spec_row *rows, size_t n, bool measured,
-                                const char **note);
+    as_verif (*verification)(as_mem *m, const as_spec_row *rows, size_t n, bool measured,
+                         const char **note);
 } as_feed_rules;
 
 /* Reads every record of in (named name in messages), checks them all, each

@@ -229,7 +229,7 @@ static void read_row(view_read *r, const cells *x)
         p->part_type = T(9);
         p->image_urls = T(10);
         p->availability = T(11);
-        p->verif_status = T(12);
+        p->verif_status = as_verif_parse(T(12));
         p->verif_note = T(13);
         p->return_rate = D(14);
         p->guarantee = as_db_bool(T(15));
@@ -277,7 +277,7 @@ static void read_row(view_read *r, const cells *x)
     case PV_COMPAT:
         if (p->compat) break;
         p->compat = as_alloc(r->m, sizeof(*p->compat));
-        *p->compat = (as_compat){T(4), T(5), T(6), T(7), T(8)};
+        *p->compat = (as_compat){T(4), T(5), as_fit_parse(T(6)), T(7), T(8)};
         break;
     }
 }

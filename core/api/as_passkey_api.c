@@ -1,80 +1,12 @@
 #include "as_passkey_api.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "as_passkey_view.h"
 #include "as_person_pages.h"
-#include "as_crypto.h"
 #include "as_handlers.h"
 #include "as_util.h"
-#include "as_webauthn.h"
-
-/* A page's challenge expires on a whole step, one to two steps after it is
- * issued: the schema keeps one per subject and expiry, so a confirmation or an
- * enrolment has at most two live ones however often its link is looked at. */
-#define CHALLENGE_STEP 300
-#define CHALLENGES_PRUNED 500 /* at most per sweep */
-
-static bool passkey_policy(const as_shop *shop)
-{
-    return !shop->cfg->approval_link;
-}
-
-/* The RP, or NULL and *problem (the base URL cannot name one). */
-static const as_webauthn_rp *rp_of(as_shop *shop, const as_request *req, const char **problem)
-{
-    as_webauthn_rp *rp = as_alloc(shop->mem, sizeof(*rp));
-    if (as_webauthn_rp_from_base(shop->mem, req->base_url, rp)) return rp;
-    *problem = "Passkeys need the shop's address to name a host (AgentShopBaseURL such as "
-               "https://shop.example/v1 or http://localhost:8080/v1; not an IP address).";
-    as_log(shop, AS_LOG_ERR,
-           "passkeys: the base URL %s names no host a passkey can belong to; "
-           "set AgentShopBaseURL",
-           as_request_base(req));
-    return NULL;
-}
-
-/* The challenge a client data answers, or NULL. */
-static const char *challenge_in(as_mem *m, const char *client_data)
-{
-    size_t n;
-    unsigned char *raw = as_b64url_decode(m, client_data, &n);
-    if (!raw) return NULL;
-    json_t *cd = json_loadb((const char *)raw, n, 0, NULL);
-    const char *c = json_string_value(json_object_get(cd, "challenge"));
-    const char *out = c && strlen(c) <= 200 ? as_strdup(m, c) : NULL;
-    json_decref(cd);
-    return out;
-}
-
-/* The challenge a page for subject offers now: the unused one that expires
- * last while it has as long as a new one would, else a new one. A look at a
- * link thus writes at most once per step. AS_ENOTFOUND: none can be issued
- * (the step's one was used). */
-static int challenge_for(as_shop *shop, const char *purpose, const char *subject, as_challenge *out)
-{
-    const as_store *s = shop->store;
-    int64_t slot = (shop->now / CHALLENGE_STEP + 2) * CHALLENGE_STEP;
-    int rc = as_store_challenge_live(s, shop->mem, purpose, subject, shop->now, out);
-    if (rc != AS_ENOTFOUND && (rc != AS_OK || out->expires_at >= slot)) return rc;
-    const char *fresh = as_random_b64url(shop->mem, 32);
-    rc = as_store_challenge_insert(s, fresh, purpose, subject, slot);
-    if (rc == AS_OK) *out = (as_challenge){fresh, slot};
-    /* AS_ECONFLICT: another look issued the step's one first, or it was used */
-    return rc == AS_ECONFLICT
-               ? as_store_challenge_live(s, shop->mem, purpose, subject, shop->now, out)
-               : rc;
-}
-
-int as_sweep_challenges(as_shop *shop)
-{
-    int n = 0;
-    if (as_store_challenges_prune(shop->store, shop->now, CHALLENGES_PRUNED, &n) != AS_OK) {
-        as_log(shop, AS_LOG_ERR, "passkeys: pruning expired challenges failed");
-        return -1;
-    }
-    return n;
-}
 
 /* JSON for a <script type="application/json"> block: every '<' (only ever
  * inside a string) as \u003c, so nothing in it can close the element. */
@@ -98,38 +30,17 @@ static const char *script_json(as_mem *m, const json_t *o)
 json_t *as_approval_offer(as_shop *shop, const as_request *req, const as_confirmation *c,
                           as_approval_ui *ui)
 {
-    const as_store *s = shop->store;
     memset(ui, 0, sizeof(*ui));
-    if (!passkey_policy(shop)) return as_view_approval_link();
+    as_approval_plan plan;
+    if (as_approval_plan_for(shop, req->base_url, c, &plan) != AS_SHOP_DONE) return NULL;
+    if (!plan.passkey) return as_view_approval_link();
     ui->passkey = true;
     ui->script = as_printf(shop->mem, "%s/webauthn.js", as_request_base(req));
-    as_passkey *keys;
-    size_t n = 0;
-    if (as_store_passkeys_of(s, shop->mem, c->user_id, &keys, &n) != AS_OK) return NULL;
-    ui->has_passkey = n > 0;
-    const as_webauthn_rp *rp = rp_of(shop, req, &ui->problem);
-    if (!rp || n == 0 || strcmp(c->status, "pending") != 0)
-        return as_view_approval_unavailable(
-            n > 0, ui->problem ? ui->problem
-                   : n == 0    ? "Approving needs a passkey of the person, and none is "
-                                 "registered: the operator gives them an enrolment link "
-                                 "(agentshopctl user enrol). The order waits until the "
-                                 "link expires; declining needs no passkey."
-                            /* the contract's message is a string: say why none is asked */
-                            : as_printf(shop->mem,
-                                        "This purchase is %s: there is nothing left to "
-                                        "approve.",
-                                        c->status));
-    as_challenge ch;
-    int rc = challenge_for(shop, "approve", c->id, &ch);
-    if (rc == AS_ENOTFOUND) {
-        ui->problem = "This purchase's passkey challenge was used already: reload the page in a "
-                      "few minutes.";
-        return as_view_approval_unavailable(true, ui->problem);
-    }
-    if (rc != AS_OK) return NULL;
-    json_t *pk =
-        as_view_assertion_options(ch.challenge, rp->id, keys, n, (ch.expires_at - shop->now) * 1000);
+    ui->has_passkey = plan.has_passkey;
+    ui->problem = plan.problem;
+    if (plan.unavailable) return as_view_approval_unavailable(plan.has_passkey, plan.unavailable);
+    json_t *pk = as_view_assertion_options(plan.challenge.challenge, plan.rp_id, plan.keys,
+                                           plan.n_keys, plan.timeout_ms);
     ui->options = script_json(shop->mem, pk);
     return as_view_approval_passkey(pk);
 }
@@ -137,117 +48,62 @@ json_t *as_approval_offer(as_shop *shop, const as_request *req, const as_confirm
 const char *as_approval_verify(as_shop *shop, const as_request *req, const as_confirmation *c,
                                const as_assertion *a, int *rc)
 {
-    const as_store *s = shop->store;
-    as_mem *m = shop->mem;
-    *rc = AS_OK;
-    if (!a->credential_id || !a->client_data || !a->authenticator_data || !a->signature)
-        return "Approving this purchase needs the person's passkey: open the link in a browser "
-               "and approve there. The link alone can decline, never approve.";
-    const char *problem = NULL;
-    const as_webauthn_rp *rp = rp_of(shop, req, &problem);
-    if (!rp) return problem;
-    as_passkey key;
-    int got = as_store_passkey_get(s, m, a->credential_id, &key);
-    if (got == AS_EDB) {
-        *rc = AS_EDB;
-        return NULL;
-    }
-    if (got != AS_OK || strcmp(key.user_id, c->user_id) != 0)
-        return "The passkey is not one of the passkeys of the person this purchase is for.";
-    const char *challenge = challenge_in(m, a->client_data);
-    if (!challenge) return "The passkey's answer carries no challenge.";
-    int used = as_store_challenge_use(s, challenge, "approve", c->id, shop->now);
-    if (used == AS_EDB) {
-        *rc = AS_EDB;
-        return NULL;
-    }
-    if (used != AS_OK)
-        return "The passkey answered a challenge this page did not issue for this purchase, or "
-               "one already used or expired: reload the page and approve again.";
-    const char *why = NULL;
-    int64_t count = 0;
-    if (!as_webauthn_verify(m, rp, challenge, &key, a->client_data, a->authenticator_data,
-                            a->signature, &count, &why))
-        return as_printf(m, "The passkey's answer was refused: %s.", why);
-    int moved = as_store_passkey_count(s, key.id, key.sign_count, count);
-    if (moved == AS_EDB) {
-        *rc = AS_EDB;
-        return NULL;
-    }
-    if (moved != AS_OK) return "Another approval with this passkey came first: reload the page.";
-    return NULL;
+    as_problem why;
+    as_shop_rc done = as_approval_check(shop, req->base_url, c, a, &why);
+    *rc = done == AS_SHOP_FAILED ? AS_EDB : AS_OK;
+    return done == AS_SHOP_REFUSED ? why.message : NULL;
 }
 
 /* ---- enrolment ---- */
 
 static const as_param_rule enrol_token_rule = {"token", AS_V_TEXT, 8, 200, NULL};
 
-/* The enrolment behind id and token, when the link is valid now. */
-static bool enrolment_ok(as_shop *shop, const char *id, const char *token, as_enrolment *e,
-                         as_response *resp)
+/* The answer of an operation that did not do it. */
+static void respond_not_done(as_response *resp, as_shop_rc rc, const as_problem *why)
 {
-    const as_store *s = shop->store;
-    memset(e, 0, sizeof(*e));
-    int rc = as_store_enrolment_get(s, shop->mem, id, e);
-    if (rc == AS_EDB) {
+    if (rc == AS_SHOP_REFUSED)
+        as_respond_problem(resp, why);
+    else
         as_respond_storage_failed(resp);
-        return false;
-    }
-    bool ok = rc == AS_OK && token &&
-              as_secure_equal(as_sha256_hex(shop->mem, token, strlen(token)), e->token_hash) &&
-              e->used_at == 0 && shop->now < e->expires_at;
-    if (!ok)
-        as_respond_error(resp, 404, "NOT_FOUND", NULL,
-                         "This enrolment link is not valid: its id or token is wrong, it was "
-                         "used already, or it expired. Ask the shop's operator for a new one.");
-    return ok;
 }
 
 void as_api_enrol_get(as_shop *shop, const as_request *req, const char *id, const as_query *q,
                       as_response *resp)
 {
-    const as_store *s = shop->store;
     as_mem *m = shop->mem;
     as_param v[1];
-    as_problem prob;
-    if (!as_validate_query(m, &enrol_token_rule, 1, q, as_today(shop), v, &prob)) {
+    as_problem why;
+    if (!as_validate_query(m, &enrol_token_rule, 1, q, as_today(shop), v, &why)) {
         as_respond_error(resp, 404, "NOT_FOUND", NULL, "This enrolment link is not valid.");
         return;
     }
-    as_enrolment e;
-    if (!enrolment_ok(shop, id, v[0].present ? v[0].str : NULL, &e, resp)) return;
-    const char *problem = NULL;
-    const as_webauthn_rp *rp = rp_of(shop, req, &problem);
-    json_t *o = NULL;
-    if (rp) {
-        as_challenge ch;
-        if (challenge_for(shop, "enrol", e.id, &ch) != AS_OK) {
-            as_respond_storage_failed(resp);
-            return;
-        }
-        as_passkey *keys;
-        size_t n = 0;
-        if (as_store_passkeys_of(s, m, e.user_id, &keys, &n) != AS_OK) {
-            as_respond_storage_failed(resp);
-            return;
-        }
-        o = as_view_enrol_options(m, ch.challenge, rp->id, &e, keys, n,
-                                  as_printf(m, "%s/enrol/%s", as_request_base(req), e.id), v[0].str,
-                                  (ch.expires_at - shop->now) * 1000);
+    as_enrol_offer offer;
+    as_shop_rc rc =
+        as_enrol_offer_for(shop, req->base_url, id, v[0].present ? v[0].str : NULL, &offer, &why);
+    if (rc != AS_SHOP_DONE) {
+        respond_not_done(resp, rc, &why);
+        return;
     }
+    const as_enrolment *e = &offer.e;
+    json_t *o =
+        offer.problem
+            ? NULL
+            : as_view_enrol_options(m, offer.challenge.challenge, offer.rp_id, e, offer.keys,
+                                    offer.n_keys, as_printf(m, "%s/enrol/%s", as_request_base(req), e->id),
+                                    v[0].str, offer.timeout_ms);
     if (as_request_wants_html(req)) {
         const char *options = script_json(m, o);
         json_decref(o);
         as_respond_json(resp, 200, NULL);
-        resp->html = as_enrol_page(m, &e, options,
-                                   as_printf(m, "%s/webauthn.js", as_request_base(req)), problem);
+        resp->html = as_enrol_page(m, e, options, as_printf(m, "%s/webauthn.js", as_request_base(req)),
+                                   offer.problem);
         return;
     }
     if (!o) {
-        as_respond_error(resp, 503, "SERVICE_UNAVAILABLE", NULL, problem);
+        as_respond_error(resp, 503, "SERVICE_UNAVAILABLE", NULL, offer.problem);
         return;
     }
-    as_respond_json(resp, 200, as_view_enrolment(&e, o));
+    as_respond_json(resp, 200, as_view_enrolment(e, o));
 }
 
 enum { N_TOKEN, N_CLIENT_DATA, N_ATTESTATION, N_N };
@@ -259,59 +115,17 @@ static const as_field_rule enrol_rules[N_N] = {
 
 void as_api_enrol_post(as_shop *shop, const as_request *req, const char *id, as_response *resp)
 {
-    const as_store *s = shop->store;
-    as_mem *m = shop->mem;
     as_param v[N_N];
     if (!as_body_params(shop, req, enrol_rules, N_N, v, resp)) return;
-    const char *problem = NULL;
-    const as_webauthn_rp *rp = rp_of(shop, req, &problem);
-    if (!rp) {
-        as_respond_error(resp, 503, "SERVICE_UNAVAILABLE", NULL, problem);
-        return;
-    }
-    as_enrolment e;
-    int rc = as_store_begin(s);
-    if (rc != AS_OK) {
-        as_respond_storage_failed(resp);
-        return;
-    }
-    if (!enrolment_ok(shop, id, v[N_TOKEN].str, &e, resp)) {
-        as_store_rollback(s);
-        return;
-    }
-    const char *challenge = challenge_in(m, v[N_CLIENT_DATA].str);
-    int used =
-        challenge ? as_store_challenge_use(s, challenge, "enrol", e.id, shop->now) : AS_ECONFLICT;
-    const char *why = NULL;
     as_passkey key;
-    if (used == AS_OK && !as_webauthn_register(m, rp, challenge, v[N_CLIENT_DATA].str,
-                                               v[N_ATTESTATION].str, &key, &why))
-        used = AS_ECONFLICT;
-    else if (used != AS_OK && used != AS_EDB)
-        why = "it answers a challenge this page did not issue, or one already used or expired "
-              "(reload the page)";
-    if (used == AS_OK) {
-        key.user_id = e.user_id;
-        key.created_at = shop->now;
-        used = as_store_passkey_insert(s, &key);
-        if (used == AS_ECONFLICT) why = "this passkey is registered already";
-    }
-    if (used == AS_OK) used = as_store_enrolment_use(s, e.id, shop->now);
-    if (used == AS_OK) used = as_store_commit(s);
-    if (used != AS_OK) {
-        as_store_rollback(s);
-        if (used == AS_EDB) {
-            as_respond_storage_failed(resp);
-            return;
-        }
-        as_respond_error(resp, 400, "VALIDATION_ERROR", "attestation",
-                         as_printf(m, "The passkey could not be registered: %s.",
-                                   why ? why : "the enrolment changed meanwhile"));
+    as_problem why;
+    as_shop_rc rc = as_passkey_enrol(shop, req->base_url, id, v[N_TOKEN].str, v[N_CLIENT_DATA].str,
+                                     v[N_ATTESTATION].str, &key, &why);
+    if (rc != AS_SHOP_DONE) {
+        respond_not_done(resp, rc, &why);
         return;
     }
-    as_log(shop, AS_LOG_INFO, "passkey %s registered for user %s (enrolment %s)", key.id, e.user_id,
-           e.id);
-    as_respond_json(resp, 201, as_view_passkey_registered(m, &key));
+    as_respond_json(resp, 201, as_view_passkey_registered(shop->mem, &key));
 }
 
 void as_api_enrol(as_shop *shop, const as_request *req, const char *id, const as_query *q,

@@ -1,41 +1,34 @@
-/* Passkeys for the people behind mandates (issue 17, docs/security.md):
- * enrolment through a one-time link, and approvals above the confirm-above
- * threshold that need a WebAuthn assertion from one of the user's passkeys,
- * over a single-use challenge bound to that confirmation. Under the `link`
- * policy (AgentShopApproval link) none of this is asked. */
-#ifndef AS_PASSKEYS_H
-#define AS_PASSKEYS_H
+/* Passkeys for the people behind mandates (issue 17, docs/security.md): the
+ * /v1 enrolment endpoints and the confirmation page's approval, over the
+ * shop's operations (core/shop/as_passkeys.h). */
+#ifndef AS_PASSKEY_API_H
+#define AS_PASSKEY_API_H
 
 #include "as_api_internal.h"
+#include "as_passkeys.h"
 #include "as_person_pages.h"
 #include "as_validate.h"
 
 /* For a pending confirmation: under the passkey policy a challenge for it
  * (single use, 5 to 10 minutes left; the same one for every look within 5
  * minutes) and the user's credentials, as the JSON view's `approval` object
- * and *ui for the page. NULL when storage failed. */
+ * and *ui for the page (as_approval_plan_for, rendered). NULL when storage
+ * failed. */
 json_t *as_approval_offer(as_shop *shop, const as_request *req, const as_confirmation *c,
                           as_approval_ui *ui);
-
-/* The assertion fields of a decision. */
-typedef struct as_assertion {
-    const char *credential_id, *client_data, *authenticator_data, *signature;
-} as_assertion;
 
 /* Inside the decision's transaction, before an approval under the passkey
  * policy: NULL when `a` is an assertion by one of the confirmation's user's
  * passkeys, user verified, answering a challenge issued for this very
  * confirmation (now used up) with a counter that grew (now kept). Otherwise
- * why not, for the person and the agent; *rc is set on a storage failure. */
+ * why not, for the person and the agent; *rc is set on a storage failure
+ * (as_approval_check, its refusal as text). */
 const char *as_approval_verify(as_shop *shop, const as_request *req, const as_confirmation *c,
                                const as_assertion *a, int *rc);
 
 void as_api_enrol_get(as_shop *shop, const as_request *req, const char *id, const as_query *q,
                       as_response *resp);
 void as_api_enrol_post(as_shop *shop, const as_request *req, const char *id, as_response *resp);
-/* The sweep: challenges that expired deleted, a bounded number at a time (as
- * as_handle sweeps expired confirmations). How many, or -1 (logged). */
-int as_sweep_challenges(as_shop *shop);
 
 /* The pages' script (registration and approval ceremonies). */
 void as_api_webauthn_js(as_response *resp);

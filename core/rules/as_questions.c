@@ -163,7 +163,7 @@ static const char *with_unit(as_mem *m, const char *v, const char *unit)
 
 json_t *as_question_answer(as_mem *m, const as_product *p, const char *question)
 {
-    bool measured = strcmp(p->verif_status, "pending") != 0;
+    bool measured = p->verif_status != AS_VERIF_PENDING;
     size_t idx[3];
     size_t n = as_question_match(m, p, question, idx);
     json_t *rows = json_array();

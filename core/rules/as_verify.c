@@ -199,18 +199,18 @@ void as_spec_eval(as_mem *m, const as_spec_row *row, bool product_measured, as_r
     json_decref(v);
 }
 
-const char *as_verification_status(as_mem *m, const as_spec_row *rows, size_t n,
-                                   bool product_measured, const char **note)
+as_verif as_verification_status(as_mem *m, const as_spec_row *rows, size_t n, bool product_measured,
+                                const char **note)
 {
     *note = NULL;
-    if (!product_measured) return "pending";
+    if (!product_measured) return AS_VERIF_PENDING;
     for (size_t i = 0; i < n; i++) {
         as_row_eval e;
         as_spec_eval(m, &rows[i], true, &e);
         if (!e.ok) {
             *note = as_printf(m, "%s: %s", rows[i].label, e.detail);
-            return "contradicted";
+            return AS_VERIF_CONTRADICTED;
         }
     }
-    return "verified";
+    return AS_VERIF_VERIFIED;
 }

@@ -18,9 +18,9 @@ typedef struct as_row_eval {
 /* product_measured: the product has a measurement at all (else "not measured"). */
 void as_spec_eval(as_mem *m, const as_spec_row *row, bool product_measured, as_row_eval *out);
 
-/* pending | verified | contradicted, with the first contradiction in words. */
-const char *as_verification_status(as_mem *m, const as_spec_row *rows, size_t n,
-                                   bool product_measured, const char **note);
+/* Pending, verified or contradicted, with the first contradiction in words. */
+as_verif as_verification_status(as_mem *m, const as_spec_row *rows, size_t n, bool product_measured,
+                                const char **note);
 
 /* A number as a person writes it: 500, 4.5, 0.25. */
 const char *as_num_text(as_mem *m, double v);

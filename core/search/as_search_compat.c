@@ -102,7 +102,7 @@ static void page_part(const as_search_snap *s, as_mem *m, const as_device *dev, 
     const sx_catalog *c = s->c;
     sx_page_product(s, m, d, dev, true, p);
     p->part_type = c->pts[c->pt[d]];
-    p->verif_status = sx_str(c, c->status_at[d]);
+    p->verif_status = as_verif_parse(sx_str(c, c->status_at[d]));
 }
 
 void as_search_compatible(const as_search_snap *s, as_mem *m, const as_device *dev,

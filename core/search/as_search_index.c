@@ -491,7 +491,7 @@ static bool add_row(sx_builder *b, const as_index_row *r)
         }
         as_arena_clear(b->arena);
     }
-    c->status_at[d] = add_str(b, r->verif_status ? r->verif_status : "pending");
+    c->status_at[d] = add_str(b, as_verif_name(r->verif_status)); /* the file keeps its name */
     c->avail_at[d] = add_str(b, r->availability ? r->availability : "out_of_stock");
     if (b->failed || !intern(&c->cats, &c->ncats, r->category, &c->cat[d]) ||
         !intern(&c->pts, &c->npts, r->part_type, &c->pt[d]))
@@ -565,14 +565,14 @@ static bool compat_parts(sx_builder *b, as_mem *m, const char *evidence, bool fi
             return true;
         }
     }
-    const char *fit = fits ? "fits" : "does_not_fit";
+    as_fit fit = fits ? AS_FIT_FITS : AS_FIT_DOES_NOT_FIT;
     as_compat cc = {NULL, NULL, fit, evidence, NULL};
     const char *summary = as_fit_summary(m, &cc);
     size_t words_len, rest_len;
     const char *words = as_view_evidence_text(m, evidence, &words_len);
-    const char *rest =
-        words ? as_view_compat_rest(m, fit, summary, checked_at, words, words_len, &rest_len)
-              : NULL; /* cannot be written: the row has no view text (not kept) */
+    const char *rest = words ? as_view_compat_rest(m, as_fit_name(fit), summary, checked_at, words,
+                                                   words_len, &rest_len)
+                             : NULL; /* cannot be written: the row has no view text (not kept) */
     *why_at = fits ? AS_NO_STR : add_str(b, summary);
     *rest_at = *rest_end = 0;
     if (rest) {

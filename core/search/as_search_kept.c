@@ -72,7 +72,7 @@ bool as_search_view_find(const as_search_snap *s, as_mem *m, const char *sku,
         size_t at = (size_t)(row - c->compat); /* cv_at is by place in compat */
         if (c->cv_at[2 * at] == c->cv_at[2 * at + 1]) return false; /* not encoded */
         p->compat = as_alloc(m, sizeof(*p->compat));
-        p->compat->fit_status = row->fits ? "fits" : "does_not_fit";
+        p->compat->fit_status = row->fits ? AS_FIT_FITS : AS_FIT_DOES_NOT_FIT;
         k->compat = as_view_compat_with(m, device->slug, device->name, c->vtext + c->cv_at[2 * at],
                                         c->cv_at[2 * at + 1] - c->cv_at[2 * at], &k->compat_len);
         if (!k->compat) return false;

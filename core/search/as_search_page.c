@@ -131,7 +131,7 @@ void sx_summary_fields(const sx_catalog *c, uint32_t d, as_product *p)
     /* in stock: the literal, so that readers comparing it (as_rank) do not
      * wait for the index's string */
     p->availability = c->avail[d] ? "in_stock" : sx_str(c, c->avail_at[d]);
-    p->verif_status = sx_str(c, c->status_at[d]);
+    p->verif_status = as_verif_parse(sx_str(c, c->status_at[d]));
     p->verif_note = sx_str(c, c->note_at[d]);
     p->return_rate = c->return_rate[d];
     p->guarantee = c->guarantee[d] != 0;
@@ -161,7 +161,7 @@ void sx_page_product(const as_search_snap *s, as_mem *m, uint32_t d, const as_de
         as_compat *k = as_alloc(m, sizeof(*k));
         k->device_slug = as_strdup(m, dev->slug); /* the device may be the snapshot's */
         k->device_name = as_strdup(m, dev->name);
-        k->fit_status = fits ? "fits" : "does_not_fit";
+        k->fit_status = fits ? AS_FIT_FITS : AS_FIT_DOES_NOT_FIT;
         k->evidence = "[]";
         p->compat = k;
     }

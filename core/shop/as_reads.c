@@ -549,10 +549,10 @@ static int by_type_then_score(const void *a, const void *b)
  * core/search/as_search_filter.c. */
 static const char *compat_exclusion(as_mem *m, const as_product *p, const as_device *dev)
 {
-    if (strcmp(p->verif_status, "contradicted") == 0)
+    if (p->verif_status == AS_VERIF_CONTRADICTED)
         return as_printf(m, "Measurements contradict the merchant's claims: %s",
                          p->verif_note ? p->verif_note : "see the product's verification rows");
-    if (p->compat && strcmp(p->compat->fit_status, "does_not_fit") == 0)
+    if (as_fit_of(p) == AS_FIT_DOES_NOT_FIT)
         return as_printf(m, "Does not fit %s: %s", dev->name, as_fit_summary(m, p->compat));
     return NULL;
 }

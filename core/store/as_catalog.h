@@ -37,9 +37,25 @@ typedef struct as_spec_row {
     double tolerance_pct;
 } as_spec_row;
 
+/* Whether a part fits a device: a compat row's fit_status. Named only at the
+ * edges (JSON views, SQL): as_fit_name, as_fit_parse. */
+typedef enum { AS_FIT_UNKNOWN, AS_FIT_FITS, AS_FIT_DOES_NOT_FIT } as_fit;
+/* A product's claims against its measurements (core/rules/as_verify.h): its
+ * verification_status. Named only at the edges: as_verif_name, as_verif_parse. */
+typedef enum { AS_VERIF_PENDING, AS_VERIF_VERIFIED, AS_VERIF_CONTRADICTED } as_verif;
+
+/* "unknown" (no compat row), "fits", "does_not_fit". */
+const char *as_fit_name(as_fit f);
+/* The fit a name says; AS_FIT_UNKNOWN for NULL or any other text. */
+as_fit as_fit_parse(const char *name);
+/* "pending", "verified", "contradicted". */
+const char *as_verif_name(as_verif v);
+/* The status a name says; AS_VERIF_PENDING for NULL or any other text. */
+as_verif as_verif_parse(const char *name);
+
 typedef struct as_compat {
     const char *device_slug, *device_name;
-    const char *fit_status; /* "fits" | "does_not_fit" */
+    as_fit fit_status;      /* FITS or DOES_NOT_FIT */
     const char *evidence;   /* JSON array text */
     const char *checked_at;
 } as_compat;
@@ -60,7 +76,7 @@ typedef struct as_product {
     const char *source_url, *source_notes /* JSON */, *source_checked_at, *source_product_id;
     const char *availability; /* in_stock | out_of_stock */
     bool is_demo;
-    const char *verif_status; /* pending | verified | contradicted */
+    as_verif verif_status;
     const char *verif_note;   /* why contradicted, human readable; NULL otherwise */
     const char *measured_at, *measured_node;
     int64_t sample_size;
@@ -89,6 +105,12 @@ typedef struct as_product {
     const char *summary_head;
     size_t summary_head_len;
 } as_product;
+
+/* A product's fit for the device its compat row is for; UNKNOWN without one. */
+static inline as_fit as_fit_of(const as_product *p)
+{
+    return p->compat ? p->compat->fit_status : AS_FIT_UNKNOWN;
+}
 
 typedef struct as_device {
     int64_t id;

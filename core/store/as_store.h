@@ -81,7 +81,8 @@ typedef struct as_index_row {
     bool hidden;                            /* contradicted: left out under verified_only */
     const char *verif_note;                 /* why, when contradicted; else NULL */
     as_rank_row rank;
-    const char *image_urls, *availability, *verif_status;
+    const char *image_urls, *availability;
+    as_verif verif_status;
     /* (no guarantee: the index sets it from the compat rows that say a
      * device fits, as_index_compat.fits) */
     /* The specification rows, for words such as "vegan" or "65 W", in any

@@ -37,13 +37,13 @@ json_t *as_view_fit_check(as_mem *m, const as_product *p, const as_device *dev)
         p->compat ? as_fit_summary(m, p->compat)
                   : "This part has not been checked against this device: nothing was measured "
                     "or declared.";
-    return json_pack("{s:s, s:s, s:{s:s, s:s}, s:s, s:s, s:o, s:o, s:o, s:b, s:s}", "sku", p->sku,
-                     "name", p->name, "device", "slug", dev->slug, "name", dev->name, "fit_status",
-                     fit, "summary", summary, "checked_at",
-                     p->compat && p->compat->checked_at ? json_string(p->compat->checked_at)
-                                                        : json_null(),
-                     "evidence", evidence, "deltas", deltas, "right_item_guarantee",
-                     strcmp(fit, "fits") == 0, "verification_status", p->verif_status);
+    return json_pack(
+        "{s:s, s:s, s:{s:s, s:s}, s:s, s:s, s:o, s:o, s:o, s:b, s:s}", "sku", p->sku, "name",
+        p->name, "device", "slug", dev->slug, "name", dev->name, "fit_status", fit, "summary",
+        summary, "checked_at",
+        p->compat && p->compat->checked_at ? json_string(p->compat->checked_at) : json_null(),
+        "evidence", evidence, "deltas", deltas, "right_item_guarantee", as_fit_of(p) == AS_FIT_FITS,
+        "verification_status", as_verif_name(p->verif_status));
 }
 
 json_t *as_view_question(const char *id, const char *sku, const char *question, json_t *answer,

@@ -60,7 +60,7 @@ json_t *as_view_offers(as_mem *m, const as_ranking *r)
 
 const char *as_fit_status(const as_product *p)
 {
-    return p->compat ? p->compat->fit_status : "unknown";
+    return as_fit_name(as_fit_of(p));
 }
 
 /* The first measured item outside its tolerance, else the first declared note. */
@@ -86,7 +86,7 @@ const char *as_fit_summary(as_mem *m, const as_compat *c)
                 out = as_printf(m, "%s (tolerance %s %s)", text, as_num_text(m, tol), u);
                 break;
             }
-            if (!declared && strcmp(c->fit_status, "fits") == 0) declared = text;
+            if (!declared && c->fit_status == AS_FIT_FITS) declared = text;
         } else if (!declared) {
             const char *note = json_string_value(json_object_get(e, "note"));
             const char *by = json_string_value(json_object_get(e, "by"));
@@ -140,7 +140,7 @@ static json_t *evidence_in_words(as_mem *m, const char *text)
 
 static bool guarantee(const as_product *p, const as_device *device)
 {
-    return device ? strcmp(as_fit_status(p), "fits") == 0 : p->guarantee;
+    return device ? as_fit_of(p) == AS_FIT_FITS : p->guarantee;
 }
 
 /* ---- the product view, written as text (as_json_write.h) ---- */
@@ -257,11 +257,11 @@ static void jw_offers(as_jw *w, const as_ranking *r)
 
 static void jw_verification(as_jw *w, as_mem *m, const as_product *p)
 {
-    bool measured = strcmp(p->verif_status, "pending") != 0;
+    bool measured = p->verif_status != AS_VERIF_PENDING;
     as_row_eval *ev = as_alloc(m, (p->n_specs + 1) * sizeof(*ev));
     as_jw_key(w, "verification");
     as_jw_obj(w);
-    as_jw_kstr(w, "status", p->verif_status);
+    as_jw_kstr(w, "status", as_verif_name(p->verif_status));
     as_jw_kstr(w, "measured_at", measured ? p->measured_at : NULL);
     as_jw_kstr(w, "node", measured ? p->measured_node : NULL);
     as_jw_kint(w, "sample_size", measured ? p->sample_size : 0);
@@ -420,7 +420,7 @@ const char *as_view_compat_text(as_mem *m, const as_compat *c, size_t *len)
     size_t elen;
     const char *ev = as_view_evidence_text(m, c->evidence, &elen);
     size_t rlen = 0;
-    const char *rest = ev ? as_view_compat_rest(m, c->fit_status, as_fit_summary(m, c),
+    const char *rest = ev ? as_view_compat_rest(m, as_fit_name(c->fit_status), as_fit_summary(m, c),
                                                 c->checked_at, ev, elen, &rlen)
                           : NULL;
     return as_view_compat_with(m, c->device_slug, c->device_name, rest, rlen, len);
@@ -489,7 +489,7 @@ void as_view_summary_head(as_jw *w, const as_product *p)
 {
     as_jw_kstr(w, "sku", p->sku);
     jw_names(w, p);
-    as_jw_kstr(w, "verification_status", p->verif_status);
+    as_jw_kstr(w, "verification_status", as_verif_name(p->verif_status));
     as_jw_kstr(w, "availability", p->availability);
     as_jw_key(w, "image_url");
     as_jw_json_first(w, p->image_urls);

@@ -46,7 +46,8 @@ static const as_spec_row specs[] = {
     {"custom_spec", "Ünïcödé label — 測定", "info", "µm", "\"a\\u0000b\"", "[[1,2],{\"k\":3}]", 0},
 };
 
-static const char *const statuses[4] = {"pending", "verified", "contradicted", "verified"};
+static const as_verif statuses[4] = {AS_VERIF_PENDING, AS_VERIF_VERIFIED, AS_VERIF_CONTRADICTED,
+                                     AS_VERIF_VERIFIED};
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -94,7 +95,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     CHECK(json_array_size(json_object_get(a, "rows")) == k, "%zu rows cited for %zu matches",
           json_array_size(json_object_get(a, "rows")), k);
     if (json_is_true(answered)) {
-        CHECK(strcmp(p.verif_status, "pending") != 0, "a pending product was answered");
+        CHECK(p.verif_status != AS_VERIF_PENDING, "a pending product was answered");
         CHECK(json_is_string(json_object_get(a, "measured_at")), "measured_at");
         CHECK(json_is_integer(json_object_get(a, "sample_size")), "sample_size");
     }

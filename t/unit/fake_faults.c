@@ -20,6 +20,7 @@ static const unsigned fake_op_codes[FAKE_OP_N] = {
     [FAKE_OP_ENROLMENT_GET] = 1u << AS_ENOTFOUND,    [FAKE_OP_ENROLMENT_USE] = 1u << AS_ECONFLICT,
     [FAKE_OP_CHALLENGE_USE] = 1u << AS_ECONFLICT,    [FAKE_OP_OFFER_WITHDRAWN] = 1u << AS_ENOTFOUND,
     [FAKE_OP_CHALLENGE_INSERT] = 1u << AS_ECONFLICT, [FAKE_OP_CHALLENGE_LIVE] = 1u << AS_ENOTFOUND,
+    [FAKE_OP_QUESTION_INSERT] = 1u << AS_ECONFLICT, /* the day's quota reached */
 };
 
 int fake_enter(struct fake_db *db, int op)

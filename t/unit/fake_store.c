@@ -138,8 +138,7 @@ static int fake_compat_cmp(const void *a, const void *b)
 /* Left out of the list: what sql/as_db_search.c's COMPAT_LEFT_OUT says. */
 static bool fake_left_out(const as_product *p)
 {
-    return strcmp(p->verif_status, "contradicted") == 0 ||
-           (p->compat && strcmp(p->compat->fit_status, "does_not_fit") == 0);
+    return p->verif_status == AS_VERIF_CONTRADICTED || as_fit_of(p) == AS_FIT_DOES_NOT_FIT;
 }
 
 static int fake_compatible(void *h, as_mem *m, const as_search_filter *f, int64_t limit,
@@ -248,8 +247,7 @@ static as_rank_row fake_rank_row(as_mem *m, const as_product *p)
 bool fake_guarantee(const fake_db *db, const char *sku)
 {
     for (size_t i = 0; i < db->n_compat; i++)
-        if (strcmp(db->compat[i].sku, sku) == 0 &&
-            strcmp(db->compat[i].row.fit_status, "fits") == 0)
+        if (strcmp(db->compat[i].sku, sku) == 0 && db->compat[i].row.fit_status == AS_FIT_FITS)
             return true;
     return false;
 }
@@ -266,7 +264,7 @@ static void fake_index_row(const fake_db *db, as_mem *m, const as_product *p, as
 {
     /* the guarantee comes from the compat rows (as_store.h) */
     as_index_row r = as_index_row_of(p);
-    r.hidden = p->verif_status && strcmp(p->verif_status, "contradicted") == 0;
+    r.hidden = p->verif_status == AS_VERIF_CONTRADICTED;
     r.rank = fake_rank_row(m, p);
     for (size_t i = 0; i < p->n_specs; i++)
         FAKE_ASSERT(p->specs[i].label, "product_specs.label is NULL");
@@ -295,8 +293,8 @@ static void fake_index_row(const fake_db *db, as_mem *m, const as_product *p, as
         const as_compat *c = &db->compat[i].row;
         if (strcmp(db->compat[i].sku, p->sku) == 0)
             compat[n++] =
-                (as_index_compat){p->id, db->compat[i].device_id,
-                                  strcmp(c->fit_status, "fits") == 0, c->evidence, c->checked_at};
+                (as_index_compat){p->id, db->compat[i].device_id, c->fit_status == AS_FIT_FITS,
+                                  c->evidence, c->checked_at};
     }
     qsort(compat, n, sizeof(*compat), fake_cmp_device);
     r.compat = compat;
@@ -638,7 +636,7 @@ static const as_product fake_product_rows[] = {
      .source_product_id = "S1",
      .availability = "in_stock",
      .is_demo = true,
-     .verif_status = "verified",
+     .verif_status = AS_VERIF_VERIFIED,
      .measured_at = "2026-01-05T09:00:00Z",
      .measured_node = "lab-1",
      .sample_size = 3,
@@ -667,7 +665,7 @@ static const as_product fake_product_rows[] = {
      .source_checked_at = "2026-01-10T08:00:00Z",
      .source_product_id = "F2",
      .availability = "in_stock",
-     .verif_status = "contradicted",
+     .verif_status = AS_VERIF_CONTRADICTED,
      .verif_note = "Filtration: claimed 99.97 %, measured 92.1 %",
      .measured_at = "2026-01-06T09:00:00Z",
      .measured_node = "lab-1",
@@ -692,7 +690,7 @@ static const as_product fake_product_rows[] = {
      .source_checked_at = "2026-01-10T08:00:00Z",
      .source_product_id = "J3",
      .availability = "out_of_stock",
-     .verif_status = "pending",
+     .verif_status = AS_VERIF_PENDING,
      .orders_per_week = "[]",
      .offers = jug_offers,
      .n_offers = N_ROWS(jug_offers)},
@@ -712,7 +710,7 @@ static const as_product fake_product_rows[] = {
      .source_checked_at = "2026-01-11T08:00:00Z",
      .source_product_id = "B4",
      .availability = "in_stock",
-     .verif_status = "contradicted",
+     .verif_status = AS_VERIF_CONTRADICTED,
      .verif_note = "Capacity: claimed 3000 mAh, measured 2810 mAh",
      .measured_at = "2026-01-07T09:00:00Z",
      .sample_size = 5,
@@ -740,7 +738,7 @@ static const as_product fake_product_rows[] = {
      .source_checked_at = "2026-01-12T08:00:00Z",
      .source_product_id = "F5",
      .availability = "in_stock",
-     .verif_status = "verified",
+     .verif_status = AS_VERIF_VERIFIED,
      .measured_at = "2026-01-08T09:00:00Z",
      .measured_node = "lab-2",
      .sample_size = 4,
@@ -765,7 +763,7 @@ static const as_product fake_product_rows[] = {
      .source_checked_at = "2026-01-12T08:00:00Z",
      .source_product_id = "I6",
      .availability = "in_stock",
-     .verif_status = "pending",
+     .verif_status = AS_VERIF_PENDING,
      .return_rate = 0.5,
      .orders_per_week = "[]",
      .offers = ink_offers,
@@ -776,33 +774,36 @@ static const as_product fake_product_rows[] = {
 static const fake_compat fake_compat_rows[] = {
     {"FILT-002",
      1,
-     {"dyson-v11", "V11 Absolute", "fits",
+     {"dyson-v11", "V11 Absolute", AS_FIT_FITS,
       "[{\"label\":\"Diameter\",\"unit\":\"mm\",\"part_value\":80,\"device_value\":80,"
       "\"tolerance\":0.5}]",
       "2026-01-02"}},
     {"FILT-002",
      2,
-     {"dyson-v8", "V8 Animal", "does_not_fit",
+     {"dyson-v8", "V8 Animal", AS_FIT_DOES_NOT_FIT,
       "[{\"label\":\"Diameter\",\"unit\":\"mm\",\"part_value\":80,\"device_value\":70,"
       "\"tolerance\":0.5}]",
       "2026-01-02"}},
     {"JUG-003",
      3,
-     {"brita-marella", "Marella", "fits", "[{\"note\":\"Brand declares fit\",\"by\":\"Brita\"}]",
-      "2026-01-02"}},
+     {"brita-marella", "Marella", AS_FIT_FITS,
+      "[{\"note\":\"Brand declares fit\",\"by\":\"Brita\"}]", "2026-01-02"}},
     /* the wide catalogue's: evidence of every shape, and not JSON at all */
     {"FILT-005",
      1,
-     {"dyson-v11", "V11 Absolute", "fits",
+     {"dyson-v11", "V11 Absolute", AS_FIT_FITS,
       "[{\"dimension\":\"d\",\"label\":\"Diameter\",\"unit\":\"mm\",\"part_value\":80.2,"
       "\"device_value\":80,\"tolerance\":0.5,\"method\":\"measured\",\"by\":\"lab-2\",\"at\":"
       "\"2026-01-03\"},{\"note\":\"Click fit\"},{\"part_value\":\"x\",\"device_value\":1},7]",
       "2026-01-03"}},
-    {"BATT-004", 1, {"dyson-v11", "V11 Absolute", "fits", "{\"not\":\"an array\"}", "2026-01-04"}},
+    {"BATT-004",
+     1,
+     {"dyson-v11", "V11 Absolute", AS_FIT_FITS, "{\"not\":\"an array\"}", "2026-01-04"}},
     {"BATT-004",
      4,
-     {"dyson-v11-torque", "V11 Torque Drive", "does_not_fit", "not json at all", "2026-01-04"}},
-    {"FILT-005", 2, {"dyson-v8", "V8 Animal", "fits", "[]", "2026-01-04"}},
+     {"dyson-v11-torque", "V11 Torque Drive", AS_FIT_DOES_NOT_FIT, "not json at all",
+      "2026-01-04"}},
+    {"FILT-005", 2, {"dyson-v8", "V8 Animal", AS_FIT_FITS, "[]", "2026-01-04"}},
 };
 #define FAKE_DEFAULT_COMPAT 3
 

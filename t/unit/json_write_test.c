@@ -398,7 +398,7 @@ static as_product product(void)
                     .source_product_id = "M-1",
                     .availability = "in_stock",
                     .is_demo = true,
-                    .verif_status = "contradicted",
+                    .verif_status = AS_VERIF_CONTRADICTED,
                     .measured_at = "2026-10-01T10:00:00Z",
                     .measured_node = NULL,
                     .sample_size = 3,
@@ -466,7 +466,7 @@ static void test_product_view(void **state)
     json_decref(v);
 
     /* for a device: its compatibility row, fit status and guarantee */
-    as_compat c = {"dev-1", "Device One", "does_not_fit",
+    as_compat c = {"dev-1", "Device One", AS_FIT_DOES_NOT_FIT,
                    "[{\"label\":\"Diameter\",\"method\":\"measured\",\"part_value\":87,"
                    "\"device_value\":90,\"tolerance\":1,\"unit\":\"mm\"}]",
                    "2026-10-02T10:00:00Z"};

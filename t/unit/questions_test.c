@@ -26,7 +26,7 @@ static as_product product(as_spec_row *rows, size_t n, const char *status)
     memset(&p, 0, sizeof(p));
     p.sku = "T-1";
     p.name = "Test";
-    p.verif_status = status;
+    p.verif_status = as_verif_parse(status);
     p.measured_at = "2026-10-01T10:00:00Z";
     p.measured_node = "lab-1";
     p.sample_size = 3;

@@ -29,7 +29,7 @@ static as_product product(as_offer *offers, size_t n)
     p.sku = "TEST-001";
     p.name = "Test part";
     p.availability = "in_stock";
-    p.verif_status = "verified";
+    p.verif_status = AS_VERIF_VERIFIED;
     p.offers = offers;
     p.n_offers = n;
     return p;

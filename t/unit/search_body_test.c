@@ -45,18 +45,18 @@ static void catalogue(fake_db *db)
         {8, "brita-marella", "Brita Marella", "Brita", "water-jug", ""},
         {9, "dyson-v8", "Dyson V8 Animal", "Dyson", "vacuum-cleaner", "v8 sv10"}};
     static as_product products[] = {
-        PRODUCT(1, "AA-1", "Varta AA Batteries 4-pack", "batteries", "battery", "verified",
+        PRODUCT(1, "AA-1", "Varta AA Batteries 4-pack", "batteries", "battery", AS_VERIF_VERIFIED,
                 "[\"https://img/aa.jpg\", \"https://img/aa2.jpg\"]", aa_offers),
-        PRODUCT(2, "AAA-2", "GP AAA Batteries \"4-pack\"\n", "batteries", "battery", "verified",
-                " [ \"https:\\/\\/img\\/aaa.jpg\" ] ", aaa_offers),
-        PRODUCT(3, "BAD-3", "Cheapo AA Batteries", "batteries", "battery", "contradicted", "[",
-                bad_offers),
-        PRODUCT(4, "SOAP-4", "Lavender Hand Soap Refill é", "hand-soap", "hand-soap", "verified",
-                "[{\"url\":\"x\",\"w\":1.5}]", soap_offers),
-        PRODUCT(5, "HEPA-5", "Dyson V11 HEPA Filter", "vacuum-parts", "filter", "verified",
+        PRODUCT(2, "AAA-2", "GP AAA Batteries \"4-pack\"\n", "batteries", "battery",
+                AS_VERIF_VERIFIED, " [ \"https:\\/\\/img\\/aaa.jpg\" ] ", aaa_offers),
+        PRODUCT(3, "BAD-3", "Cheapo AA Batteries", "batteries", "battery", AS_VERIF_CONTRADICTED,
+                "[", bad_offers),
+        PRODUCT(4, "SOAP-4", "Lavender Hand Soap Refill é", "hand-soap", "hand-soap",
+                AS_VERIF_VERIFIED, "[{\"url\":\"x\",\"w\":1.5}]", soap_offers),
+        PRODUCT(5, "HEPA-5", "Dyson V11 HEPA Filter", "vacuum-parts", "filter", AS_VERIF_VERIFIED,
                 "[1e2, 2]", hepa_offers),
-        PRODUCT(6, "GEN-6", "Generic Filter for V11", "vacuum-parts", "filter", "pending", NULL,
-                gen_offers),
+        PRODUCT(6, "GEN-6", "Generic Filter for V11", "vacuum-parts", "filter", AS_VERIF_PENDING,
+                NULL, gen_offers),
     };
     products[2].verif_note = "Capacity: claimed 2000 mAh, measured 900 mAh";
     fixture_catalogue(db, merchants, N_ROWS(merchants), devices, products, N_ROWS(products));
@@ -89,18 +89,18 @@ static json_t *old_summary(as_mem *m, const as_product *page, const as_ranking *
     whole.part_type = src->part_type;
     whole.image_urls = src->image_urls;
     whole.availability = src->availability ? src->availability : "out_of_stock";
-    whole.verif_status = src->verif_status ? src->verif_status : "pending";
+    whole.verif_status = src->verif_status;
     whole.return_rate = src->return_rate;
     json_t *images = as_json_parse_or(p->image_urls, json_array());
     json_t *img = json_array_size(images) ? json_incref(json_array_get(images, 0)) : json_null();
     json_decref(images);
     const char *label = as_category_label(p->category);
-    bool guarantee = device ? strcmp(as_fit_status(p), "fits") == 0 : p->guarantee;
+    bool guarantee = device ? as_fit_of(p) == AS_FIT_FITS : p->guarantee;
     json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:b, s:o, s:I}",
                           "sku", p->sku, "name", p->name, "brand", p->brand, "category",
                           p->category, "category_label", label ? label : p->category, "part_type",
-                          p->part_type, "verification_status", p->verif_status, "availability",
-                          p->availability, "image_url", img, "return_rate",
+                          p->part_type, "verification_status", as_verif_name(p->verif_status),
+                          "availability", p->availability, "image_url", img, "return_rate",
                           as_json_round(p->return_rate, 3), "right_item_guarantee", guarantee,
                           "best_offer", r->n_ranked ? as_view_offer(m, &r->ranked[0]) : json_null(),
                           "eligible_offers", (json_int_t)r->n_ranked);

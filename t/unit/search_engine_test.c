@@ -54,17 +54,17 @@ static void catalogue(fake_db *db)
         {8, "brita-marella", "Brita Marella", "Brita", "water-jug", ""},
         {9, "dyson-v8", "Dyson V8 Animal", "Dyson", "vacuum-cleaner", "v8 sv10"}};
     static as_product products[] = {
-        PRODUCT(1, "AA-1", "Varta AA Batteries 4-pack", "batteries", "battery", "verified",
+        PRODUCT(1, "AA-1", "Varta AA Batteries 4-pack", "batteries", "battery", AS_VERIF_VERIFIED,
                 aa_offers),
-        PRODUCT(2, "AAA-2", "GP AAA Batteries 4-pack", "batteries", "battery", "verified",
+        PRODUCT(2, "AAA-2", "GP AAA Batteries 4-pack", "batteries", "battery", AS_VERIF_VERIFIED,
                 aaa_offers),
-        PRODUCT(3, "BAD-3", "Cheapo AA Batteries", "batteries", "battery", "contradicted",
+        PRODUCT(3, "BAD-3", "Cheapo AA Batteries", "batteries", "battery", AS_VERIF_CONTRADICTED,
                 bad_offers),
-        PRODUCT(4, "SOAP-4", "Lavender Hand Soap Refill", "hand-soap", "hand-soap", "verified",
-                soap_offers),
-        PRODUCT(5, "HEPA-5", "Dyson V11 HEPA Filter", "vacuum-parts", "filter", "verified",
+        PRODUCT(4, "SOAP-4", "Lavender Hand Soap Refill", "hand-soap", "hand-soap",
+                AS_VERIF_VERIFIED, soap_offers),
+        PRODUCT(5, "HEPA-5", "Dyson V11 HEPA Filter", "vacuum-parts", "filter", AS_VERIF_VERIFIED,
                 hepa_offers),
-        PRODUCT(6, "GEN-6", "Generic Filter for V11", "vacuum-parts", "filter", "pending",
+        PRODUCT(6, "GEN-6", "Generic Filter for V11", "vacuum-parts", "filter", AS_VERIF_PENDING,
                 gen_offers),
     };
     products[3].specs = soap_specs;
@@ -168,7 +168,7 @@ static void test_device_and_price_in_text(void **state)
     assert_int_equal(x.r.excluded_count, 1);
     assert_string_equal(x.r.excluded[0].sku, "GEN-6");
     assert_non_null(strstr(x.r.excluded_why[0], "Does not fit Dyson V11 Absolute: Diameter"));
-    assert_string_equal(x.r.page[0].compat->fit_status, "fits");
+    assert_string_equal(as_fit_name(x.r.page[0].compat->fit_status), "fits");
 
     search(state, &x, "filter under 10 euros", NULL);
     assert_int_equal(x.r.understood.max_price_cents, 1000);
@@ -339,11 +339,20 @@ static void test_filtered_best_is_ranked_best(void **state)
                                price + 50, "agent price", 1 + (int)(rnd_next(&x) % 5),
                                rnd_next(&x) % 4 ? 5 : 0};
         }
-        ps[i] = (as_product){.id = i + 1, .sku = as_printf(m, "R-%03d", i), .name = "Thing",
-                             .brand = "Brand", .category = "batteries", .part_type = "battery",
-                             .description = "", .image_urls = "[]", .availability = "in_stock",
-                             .verif_status = "verified", .orders_per_week = "[]",
-                             .return_rate = 0.01, .offers = os, .n_offers = n};
+        ps[i] = (as_product){.id = i + 1,
+                             .sku = as_printf(m, "R-%03d", i),
+                             .name = "Thing",
+                             .brand = "Brand",
+                             .category = "batteries",
+                             .part_type = "battery",
+                             .description = "",
+                             .image_urls = "[]",
+                             .availability = "in_stock",
+                             .verif_status = AS_VERIF_VERIFIED,
+                             .orders_per_week = "[]",
+                             .return_rate = 0.01,
+                             .offers = os,
+                             .n_offers = n};
     }
     fake_db db;
     fixture_catalogue(&db, merchants, N_ROWS(merchants), devices, ps, N);
@@ -471,7 +480,8 @@ static as_product *random_catalogue(as_mem *m, int n, uint32_t seed, const snap_
                              .description = "",
                              .image_urls = "[]",
                              .availability = "in_stock",
-                             .verif_status = rnd_next(&x) % 10 ? "verified" : "contradicted",
+                             .verif_status =
+                                 rnd_next(&x) % 10 ? AS_VERIF_VERIFIED : AS_VERIF_CONTRADICTED,
                              .orders_per_week = "[]",
                              .return_rate = rates[rnd_next(&x) % 5],
                              .offers = os,
@@ -1096,7 +1106,7 @@ static void test_repeated_texts(void **state)
         snprintf(sku[i], sizeof(sku[i]), "REP-%d", i + 1);
         snprintf(name[i], sizeof(name[i]), "Item %d of the %s range", i + 1, brands[i % 4]);
         products[i] = (as_product)PRODUCT(i + 1, sku[i], name[i], "hand-soap", "hand-soap",
-                                          "verified", soap_offers);
+                                          AS_VERIF_VERIFIED, soap_offers);
         products[i].brand = brands[i % 4];
         products[i].description = descriptions[i % 3];
         products[i].specs = specs[i % 3];

@@ -18,20 +18,20 @@ static inline void fixture_catalogue(fake_db *db, const as_merchant *merchants, 
                                      size_t n_products)
 {
     static const fake_compat compat[] = {
-        {"HEPA-5", 7, {"dyson-v11", "Dyson V11 Absolute", "fits", "[]", "2026-01-02"}},
+        {"HEPA-5", 7, {"dyson-v11", "Dyson V11 Absolute", AS_FIT_FITS, "[]", "2026-01-02"}},
         {"GEN-6",
          7,
-         {"dyson-v11", "Dyson V11 Absolute", "does_not_fit",
+         {"dyson-v11", "Dyson V11 Absolute", AS_FIT_DOES_NOT_FIT,
           "[{\"label\":\"Diameter\",\"unit\":\"mm\",\"part_value\":80,\"device_value\":70,"
           "\"tolerance\":0.5}]",
           "2026-01-02"}},
         /* the V8 rows repeat the V11 rows' evidence, checked on another day
          * or on none: the index keeps a row's parts once per evidence, fit
          * and day */
-        {"HEPA-5", 9, {"dyson-v8", "Dyson V8 Animal", "fits", "[]", "2026-03-04"}},
+        {"HEPA-5", 9, {"dyson-v8", "Dyson V8 Animal", AS_FIT_FITS, "[]", "2026-03-04"}},
         {"GEN-6",
          9,
-         {"dyson-v8", "Dyson V8 Animal", "does_not_fit",
+         {"dyson-v8", "Dyson V8 Animal", AS_FIT_DOES_NOT_FIT,
           "[{\"label\":\"Diameter\",\"unit\":\"mm\",\"part_value\":80,\"device_value\":70,"
           "\"tolerance\":0.5}]",
           NULL}},

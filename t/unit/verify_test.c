@@ -205,7 +205,8 @@ static void test_verification_status(void **state)
     for (size_t i = 0; i < N_ROWS(rows); i++) {
         const status_row *r = &rows[i];
         const char *note = "unset";
-        const char *st = as_verification_status(m, r->rows, r->n, r->measured, &note);
+        const char *st =
+            as_verif_name(as_verification_status(m, r->rows, r->n, r->measured, &note));
         CHECK_STR(r->name, st, r->status);
         if (strcmp(r->status, "contradicted") == 0) {
             CHECK(r->name, note != NULL);
