@@ -491,8 +491,8 @@ static int cmd_key(const opts *o, apr_pool_t *p)
 json_t *mandate_json(const as_mandate *md)
 {
     return json_pack("{s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:o, s:s}", "id", md->id, "user",
-                     md->user_id, "status", md->status, "allowed_categories", md->categories,
-                     "per_order_limit_cents", (json_int_t)md->per_order_cents,
+                     md->user_id, "status", as_mandate_state_name(md->status), "allowed_categories",
+                     md->categories, "per_order_limit_cents", (json_int_t)md->per_order_cents,
                      "monthly_limit_cents", (json_int_t)md->monthly_cents, "confirm_above_cents",
                      (json_int_t)md->confirm_above_cents, "valid_until",
                      str_or_null(md->valid_until), "created_at", md->created_at);
@@ -565,7 +565,7 @@ static int mandate_create(const opts *o, apr_pool_t *p)
                    user, cur.id);
     as_mandate md = {as_random_id(&m, "mdt_", 16, false),
                      user,
-                     "active",
+                     AS_MS_ACTIVE,
                      cats,
                      per_order,
                      monthly,

@@ -112,7 +112,7 @@ json_t *as_approval_offer(as_shop *shop, const as_request *req, const as_confirm
     if (as_store_passkeys_of(s, shop->mem, c->user_id, &keys, &n) != AS_OK) return NULL;
     ui->has_passkey = n > 0;
     const as_webauthn_rp *rp = rp_of(shop, req, &ui->problem);
-    if (!rp || n == 0 || strcmp(c->status, "pending") != 0)
+    if (!rp || n == 0 || c->status != AS_CS_PENDING)
         return as_view_approval_unavailable(
             n > 0, ui->problem ? ui->problem
                    : n == 0    ? "Approving needs a passkey of the person, and none is "
@@ -123,7 +123,7 @@ json_t *as_approval_offer(as_shop *shop, const as_request *req, const as_confirm
                             : as_printf(shop->mem,
                                         "This purchase is %s: there is nothing left to "
                                         "approve.",
-                                        c->status));
+                                        as_confirmation_state_name(c->status)));
     as_challenge ch;
     int rc = challenge_for(shop, "approve", c->id, &ch);
     if (rc == AS_ENOTFOUND) {
