@@ -19,6 +19,24 @@ static const char *req_base(const as_request *req)
     return req->base_url ? req->base_url : "";
 }
 
+/* An operation's outcome as the /v1 answer when it is not DONE; true for DONE. */
+static bool shop_done(as_shop_rc rc, const as_problem *prob, as_response *resp)
+{
+    switch (rc) {
+    case AS_SHOP_DONE:
+        return true;
+    case AS_SHOP_REFUSED:
+        as_respond_problem(resp, prob);
+        return false;
+    case AS_SHOP_UNREADABLE:
+        as_respond_saved_unreadable(resp);
+        return false;
+    default:
+        as_respond_storage_failed(resp);
+        return false;
+    }
+}
+
 /* ---- GET /mandates/current (spec 4.7) ---- */
 
 void as_api_mandate_current(as_shop *shop, const as_request *req, as_response *resp)
@@ -27,18 +45,10 @@ void as_api_mandate_current(as_shop *shop, const as_request *req, as_response *r
     if (!as_identify(shop, req, &agent, resp)) return;
     as_mandate_month mm;
     as_problem prob;
-    switch (as_mandate_current(shop, agent.user_id, &mm, &prob)) {
-    case AS_SHOP_DONE:
-        as_respond_json(resp, 200,
-                        as_view_mandate(shop->mem, &mm.mandate, as_mandate_state_name(mm.state),
-                                        mm.month, mm.spent_cents));
-        return;
-    case AS_SHOP_REFUSED:
-        as_respond_problem(resp, &prob);
-        return;
-    default:
-        as_respond_storage_failed(resp);
-    }
+    if (!shop_done(as_mandate_current(shop, agent.user_id, &mm, &prob), &prob, resp)) return;
+    as_respond_json(resp, 200,
+                    as_view_mandate(shop->mem, &mm.mandate, as_mandate_state_name(mm.state),
+                                    mm.month, mm.spent_cents));
 }
 
 /* ---- POST /quotes (spec 4.8) ---- */
@@ -81,16 +91,8 @@ void as_api_quote_create(as_shop *shop, const as_request *req, as_response *resp
         .deliver_by = v[Q_DELIVER_BY].present ? v[Q_DELIVER_BY].num : 0,
     };
     as_quote q;
-    switch (as_quote_create(shop, &agent, &ask, &q, &prob)) {
-    case AS_SHOP_DONE:
-        as_respond_json(resp, 201, as_view_quote(m, &q));
-        return;
-    case AS_SHOP_REFUSED:
-        as_respond_problem(resp, &prob);
-        return;
-    default:
-        as_respond_storage_failed(resp);
-    }
+    if (!shop_done(as_quote_create(shop, &agent, &ask, &q, &prob), &prob, resp)) return;
+    as_respond_json(resp, 201, as_view_quote(m, &q));
 }
 
 /* ---- POST /orders (spec 4.9) ---- */
@@ -186,8 +188,8 @@ static const char *page_action(as_shop *shop, const as_request *req, const as_co
 
 static const as_param_rule token_rule = {"token", AS_V_TEXT, 8, 200, NULL};
 
-void as_api_confirmation_get(as_shop *shop, const as_request *req, const char *id, const as_query *q,
-                             as_response *resp)
+void as_api_confirmation_get(as_shop *shop, const as_request *req, const char *id,
+                             const as_query *q, as_response *resp)
 {
     as_param v[1];
     as_problem prob;
@@ -199,16 +201,7 @@ void as_api_confirmation_get(as_shop *shop, const as_request *req, const char *i
     }
     const char *token = v[0].present ? v[0].str : NULL;
     as_confirm cc;
-    switch (as_confirmation_read(shop, id, token, &cc, &prob)) {
-    case AS_SHOP_DONE:
-        break;
-    case AS_SHOP_REFUSED:
-        as_respond_problem(resp, &prob);
-        return;
-    default:
-        as_respond_storage_failed(resp);
-        return;
-    }
+    if (!shop_done(as_confirmation_read(shop, id, token, &cc, &prob), &prob, resp)) return;
     as_approval_ui ui;
     json_t *approval = as_approval_offer(shop, req, &cc.conf, &ui);
     if (!approval) {
@@ -327,18 +320,9 @@ void as_api_confirmation_decide(as_shop *shop, const as_request *req, const char
                      shop->cfg->approval_link ? NULL : passkey_verified, &check};
     as_decided out;
     as_shop_rc src = as_confirmation_decide(shop, id, token, &d, &out, &prob);
-    if (src == AS_SHOP_FAILED) {
-        as_respond_storage_failed(resp);
-        return;
-    }
-    if (src == AS_SHOP_UNREADABLE) {
-        as_respond_saved_unreadable(resp);
-        return;
-    }
-    if (out.outcome == AS_DECISION_INVALID) {
-        as_respond_problem(resp, &prob);
-        return;
-    }
+    /* a refusal still shows the confirmation, unless the link itself is wrong */
+    bool shown = src == AS_SHOP_REFUSED && out.outcome != AS_DECISION_INVALID;
+    if (!shown && !shop_done(src, &prob, resp)) return;
     as_confirm *cc = &out.now;
     as_approval_ui ui = {0}, *page_ui = NULL;
     if (!shop->cfg->approval_link && cc->conf.status == AS_CS_PENDING) {
