@@ -22,8 +22,8 @@
 
 #include "as_buy_view.h"
 #include "as_crypto.h"
-#include "as_orders.h"
 #include "as_rank.h"
+#include "as_staff.h"
 #include "as_db.h"
 #include "as_db_ops.h"
 #include "as_util.h"
@@ -494,8 +494,8 @@ static int cmd_key(const opts *o, apr_pool_t *p)
 json_t *mandate_json(const as_mandate *md)
 {
     return json_pack("{s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:o, s:s}", "id", md->id, "user",
-                     md->user_id, "status", md->status, "allowed_categories", md->categories,
-                     "per_order_limit_cents", (json_int_t)md->per_order_cents,
+                     md->user_id, "status", as_mandate_state_name(md->status), "allowed_categories",
+                     md->categories, "per_order_limit_cents", (json_int_t)md->per_order_cents,
                      "monthly_limit_cents", (json_int_t)md->monthly_cents, "confirm_above_cents",
                      (json_int_t)md->confirm_above_cents, "valid_until",
                      str_or_null(md->valid_until), "created_at", md->created_at);
@@ -568,7 +568,7 @@ static int mandate_create(const opts *o, apr_pool_t *p)
                    user, cur.id);
     as_mandate md = {as_random_id(&m, "mdt_", 16, false),
                      user,
-                     "active",
+                     AS_MS_ACTIVE,
                      cats,
                      per_order,
                      monthly,
@@ -764,48 +764,30 @@ static int cmd_order(const opts *o, apr_pool_t *p)
     as_config cfg;
     as_config_defaults(&cfg);
     as_shop shop = {&m, &st, &cfg, now, ctl_log, NULL, NULL, false, NULL, NULL};
-    as_order ord;
     const char *id = o->argv[2];
-    int rc = as_store_begin(&st);
-    if (rc == AS_OK) rc = as_store_order_get(&st, &m, id, &ord);
-    if (rc == AS_ENOTFOUND) {
-        as_store_rollback(&st);
-        return die("order %s: there is no order '%s'", sub, id);
-    }
-    const char *was = rc == AS_OK ? as_order_state_name(ord.status) : NULL;
-    /* the day of the order's last change: at a later hour than noon */
-    if (rc == AS_OK && at_s && day == ord.updated_at / 86400 && at < ord.updated_at)
-        at = ord.updated_at;
-    if (rc == AS_OK && at_s && at < ord.updated_at) {
+    as_staff_move mv = {id, deliver, at, at_s != NULL};
+    as_order ord;
+    as_problem why;
+    switch (as_order_move_by_hand(&shop, &mv, &ord, &why)) {
+    case AS_SHOP_DONE:
+        break;
+    case AS_SHOP_REFUSED:
+        if (why.status == 404) return die("order %s: there is no order '%s'", sub, id);
+        if (why.status == 409)
+            return die(ship ? "order ship: order %s is %s; only a placed order can ship"
+                            : "order deliver: order %s is %s; only a placed or shipped order "
+                              "can be delivered",
+                       id, as_order_state_name(ord.status));
         /* a delivery before the order was made, or before its last change */
-        as_store_rollback(&st);
         char last[AS_DATE_TEXT];
         as_date_text(last, ord.updated_at / 86400);
         return die("order deliver: --at %s is before the last change of order %s", at_s,
                    apr_pstrcat(p, id, " (", last, "): a delivery cannot come before it", NULL));
-    }
-    if (rc == AS_OK && ord.status == AS_OS_PLACED)
-        rc = as_order_apply(&shop, &ord, AS_EV_SHIP, at, ord.budget_cents,
-                            "Shipped (moved on by the shop's staff).");
-    else if (rc == AS_OK && ship)
-        rc = AS_ECONFLICT;
-    if (rc == AS_OK && deliver)
-        rc = as_order_apply(&shop, &ord, AS_EV_DELIVER, at, ord.budget_cents,
-                            "Delivered (recorded by the shop's staff).");
-    if (rc == AS_ECONFLICT) {
-        as_store_rollback(&st);
-        return die(ship ? "order ship: order %s is %s; only a placed order can ship"
-                        : "order deliver: order %s is %s; only a placed or shipped order can "
-                          "be delivered",
-                   id, was);
-    }
-    if (rc == AS_OK) rc = as_store_commit(&st);
-    if (rc != AS_OK) {
-        as_store_rollback(&st);
+    case AS_SHOP_UNREADABLE:
+        return die("order %s: cannot read it back%s", sub, NULL);
+    default:
         return die("order %s failed%s", sub, NULL);
     }
-    if (as_store_order_get(&st, &m, id, &ord) != AS_OK)
-        return die("order %s: cannot read it back%s", sub, NULL);
     json_t *view = as_view_order(&m, &ord);
     as_db_close(&db);
     return print_json(view);

@@ -123,7 +123,7 @@ void as_db_read_mandate(as_db_rec rec, as_mandate *md)
 {
     md->id = COL(0);
     md->user_id = COL(1);
-    md->status = COL(2);
+    md->status = as_mandate_state_parse(COL(2));
     md->categories = COL(3);
     md->per_order_cents = as_db_i64(COL(4));
     md->monthly_cents = as_db_i64(COL(5));
@@ -391,8 +391,12 @@ int st_offer_withdrawn(void *h, const char *offer_id, unsigned *what)
 int st_confirmation_insert(void *h, const as_confirmation *c)
 {
     as_db *db = h;
-    const char *a[] = {c->id,     c->order_id,        c->user_id,
-                       c->status, I64(c->created_at), I64(c->expires_at)};
+    const char *a[] = {c->id,
+                       c->order_id,
+                       c->user_id,
+                       as_confirmation_state_name(c->status),
+                       I64(c->created_at),
+                       I64(c->expires_at)};
     return exec_one(db, L_AS_CONF_INSERT, 6, a) == AS_OK ? AS_OK : AS_EDB;
 }
 
@@ -406,17 +410,17 @@ int st_confirmation_get(void *h, as_mem *m, const char *id, as_confirmation *c)
     c->id = COL(0);
     c->order_id = COL(1);
     c->user_id = COL(2);
-    c->status = COL(3);
+    c->status = as_confirmation_state_parse(COL(3));
     c->created_at = as_db_i64(COL(4));
     c->expires_at = as_db_i64(COL(5));
     c->decided_at = as_db_i64(COL(6));
     return AS_OK;
 }
 
-int st_confirmation_decide(void *h, const char *id, const char *to, int64_t at)
+int st_confirmation_decide(void *h, const char *id, as_confirmation_state to, int64_t at)
 {
     as_db *db = h;
-    const char *a[] = {to, I64(at), id};
+    const char *a[] = {as_confirmation_state_name(to), I64(at), id};
     return exec_one(db, L_AS_CONF_DECIDE, 3, a) == AS_OK ? AS_OK : AS_EDB;
 }
 

@@ -161,7 +161,7 @@ int st_stock_give(void *h, const char *offer_id, int64_t qty);
 int st_offer_withdrawn(void *h, const char *offer_id, unsigned *what);
 int st_confirmation_insert(void *h, const as_confirmation *c);
 int st_confirmation_get(void *h, as_mem *m, const char *id, as_confirmation *out);
-int st_confirmation_decide(void *h, const char *id, const char *to, int64_t at);
+int st_confirmation_decide(void *h, const char *id, as_confirmation_state to, int64_t at);
 int st_idem_claim(void *h, as_mem *m, const char *user, const char *scope, const char *key,
                   const char *hash, int64_t now, int64_t lease_until, as_idem *existing);
 int st_idem_forget(void *h, const char *user, const char *scope, const char *key, int64_t before);

@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "as_buying.h"
 #include "as_handlers.h"
 #include "as_passkey_api.h"
 #include "as_util.h"

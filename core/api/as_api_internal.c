@@ -8,8 +8,8 @@
 
 #include "as_api_internal.h"
 #include "as_crypto.h"
-#include "as_idem.h"
-#include "as_json_value.h"
+#include "as_buying.h"
+#include "as_idempotent.h"
 #include "as_util.h"
 #include "as_view.h"
 
@@ -67,22 +67,18 @@ bool as_identify(as_shop *shop, const as_request *req, as_agent *agent, as_respo
         as_respond_error(resp, 403, "AGENT_UNIDENTIFIED", NULL, why);
         return false;
     }
-    const char *hash = as_sha256_hex(shop->mem, key, strlen(key));
-    as_key_row row;
-    int rc = as_store_key_by_hash(shop->store, shop->mem, hash, &row);
-    if (rc == AS_EDB) {
+    as_problem prob;
+    switch (as_agent_by_key(shop, key, agent, &prob)) {
+    case AS_SHOP_DONE:
+        agent->name = req->service_agent;
+        return true;
+    case AS_SHOP_REFUSED:
+        as_respond_problem(resp, &prob);
+        return false;
+    default:
         as_respond_storage_failed(resp);
         return false;
     }
-    if (rc != AS_OK || !as_secure_equal(row.key_hash, hash) || row.revoked_at) {
-        as_respond_error(resp, 403, "AGENT_UNIDENTIFIED", NULL,
-                         "The agent key is not accepted (unknown or revoked).");
-        return false;
-    }
-    agent->key_id = row.id;
-    agent->user_id = row.user_id;
-    agent->name = req->service_agent;
-    return true;
 }
 
 /* ---- bodies ---- */
@@ -164,32 +160,6 @@ bool as_idem_key_ok(const char *k)
     return true;
 }
 
-/* Answers from the record of a key claimed before: the first response again
- * (same body), 422 (another body) or 409 (still in flight: a claim an older
- * version committed on its own, whose lease has not run out). */
-static void idem_answer(as_shop *shop, const as_idem *ex, const char *hash, as_response *resp)
-{
-    if (strcmp(ex->request_hash, hash) != 0) {
-        as_respond_error(resp, 422, "IDEMPOTENCY_KEY_REUSED", "Idempotency-Key",
-                         "This Idempotency-Key was used for a different request body; use a "
-                         "new key for a new request.");
-    } else if (strcmp(ex->state, "done") == 0) {
-        json_t *first = as_json_parse_or(ex->response, NULL);
-        if (!first) {
-            as_respond_storage_failed(resp);
-            return;
-        }
-        as_respond_json(resp, ex->status, first);
-        resp->replayed = true;
-    } else {
-        as_respond_error(resp, 409, "IDEMPOTENCY_KEY_IN_USE", "Idempotency-Key",
-                         "A request with this Idempotency-Key is still being processed; retry "
-                         "after a moment to get its response.");
-        int64_t wait = ex->lease_until - shop->now;
-        resp->retry_after = wait < 1 ? 1 : (int)wait;
-    }
-}
-
 bool as_idem_key_check(const as_request *req, const char *endpoint, as_response *resp)
 {
     if (!req->idempotency_key || !*req->idempotency_key) {
@@ -227,38 +197,44 @@ const char *as_body_params(as_shop *shop, const as_request *req, const as_field_
     return hash;
 }
 
-/* One transaction claims the key, runs the work and remembers its response:
- * a request that fails or dies leaves no claim behind, and a second request
- * with the key waits for the first (SQLite's one writer; PostgreSQL's unique
- * index) and then answers from its record. */
+/* The handler's work as the shop's: what it put in resp is the answer to keep. */
+typedef struct resp_job {
+    int (*work)(void *job, as_response *resp);
+    void *job;
+    as_response *resp;
+} resp_job;
+
+static int resp_work(void *job, as_answer *answer)
+{
+    resp_job *j = job;
+    int rc = j->work(j->job, j->resp);
+    answer->status = j->resp->status;
+    answer->body = json_incref(j->resp->body);
+    return rc;
+}
+
 void as_idem_run(as_shop *shop, const as_agent *agent, const char *scope, const char *key,
                  const char *hash, int (*work)(void *job, as_response *resp), void *job,
                  as_response *resp)
 {
-    const as_store *s = shop->store;
-    as_idem ex;
-    int rc = as_store_begin(s);
-    if (rc == AS_OK)
-        rc = as_idem_claim(s, shop->mem, agent->user_id, scope, key, hash, shop->now, &ex);
-    if (rc == AS_ECONFLICT) {
-        /* Nothing was written, but the record answered may be a commit of
-         * another request not yet on disk: ending as a commit waits for the
-         * sync that covers it (docs/storage.md), as the first answer did. */
-        if (as_store_commit(s) != AS_OK) {
-            as_respond_storage_failed(resp);
-            return;
+    resp_job j = {work, job, resp};
+    as_answer answer;
+    as_problem prob;
+    switch (
+        as_idempotent_run(shop, agent->user_id, scope, key, hash, resp_work, &j, &answer, &prob)) {
+    case AS_SHOP_DONE:
+        if (answer.replayed) {
+            as_respond_json(resp, answer.status, answer.body);
+            resp->replayed = true;
+        } else {
+            json_decref(answer.body); /* resp holds it already */
         }
-        idem_answer(shop, &ex, hash, resp);
-        return;
-    }
-    if (rc == AS_OK) rc = work(job, resp);
-    char *saved = rc == AS_OK ? json_dumps(resp->body, JSON_COMPACT) : NULL;
-    if (rc == AS_OK)
-        rc = saved ? as_store_idem_finish(s, agent->user_id, scope, key, resp->status, saved) : AS_EDB;
-    free(saved);
-    if (rc == AS_OK) rc = as_store_commit(s);
-    if (rc != AS_OK) {
-        as_store_rollback(s); /* the claim goes with the rest: a retry runs again */
+        break;
+    case AS_SHOP_REFUSED:
+        as_respond_problem(resp, &prob);
+        resp->retry_after = answer.retry_after;
+        break;
+    default:
         as_respond_storage_failed(resp);
     }
 }

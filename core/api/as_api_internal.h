@@ -10,7 +10,8 @@
 bool as_resolve_device(as_shop *shop, const char *text, const char *field, as_device *out,
                        as_response *resp);
 
-/* Identifies the calling agent (spec 5), else answers 403 AGENT_UNIDENTIFIED. */
+/* Identifies the calling agent (spec 5) from its headers (the key's lookup:
+ * as_agent_by_key), else answers 403 AGENT_UNIDENTIFIED. */
 bool as_identify(as_shop *shop, const as_request *req, as_agent *agent, as_response *resp);
 /* The body as JSON, else a 400 naming "body". */
 json_t *as_json_body(as_shop *shop, const as_request *req, as_response *resp);
@@ -22,9 +23,10 @@ const char *as_body_params(as_shop *shop, const as_request *req, const as_field_
 /* Idempotency-Key present and well formed, else 400. endpoint: for the message. */
 bool as_idem_key_check(const as_request *req, const char *endpoint, as_response *resp);
 bool as_idem_key_ok(const char *key);
-/* In one transaction: claims the Idempotency-Key (or answers from its record:
- * replay, 422, 409), runs work and remembers its response under the key. On a
- * storage failure everything, the claim included, is rolled back: 503. */
+/* as_idempotent_run (core/shop) for a /v1 handler: claims the Idempotency-Key
+ * (or answers from its record: replay, 422, 409), runs work and remembers the
+ * response it leaves in resp under the key. On a storage failure everything,
+ * the claim included, is rolled back: 503. */
 void as_idem_run(as_shop *shop, const as_agent *agent, const char *scope, const char *key,
                  const char *hash, int (*work)(void *job, as_response *resp), void *job,
                  as_response *resp);

@@ -21,10 +21,6 @@ typedef struct as_route_params {
 typedef void as_handler(as_shop *shop, const as_request *req, const as_route_params *p,
                         const as_query *q, as_response *resp);
 
-/* Expires orders whose confirmation ran out, any user's, a batch of at most
- * 100 in one transaction; returns how many, or -1 when storage failed (logged). */
-int as_sweep_expired(as_shop *shop);
-
 /* The endpoints, in the signatures they had before the table: the router's
  * rows adapt them (a new handler takes as_handler's signature instead). */
 

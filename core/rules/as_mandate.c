@@ -23,7 +23,7 @@ as_mandate_decision as_mandate_check(const as_mandate *m, const char *category, 
     as_mandate_decision d = {AS_MANDATE_OK, false, m->monthly_cents - spent};
     if (d.remaining_cents < 0) d.remaining_cents = 0;
     int64_t last_day;
-    if (strcmp(m->status, "active") != 0)
+    if (m->status != AS_MS_ACTIVE)
         d.verdict = AS_MANDATE_REVOKED;
     else if (m->valid_until && as_date_parse(m->valid_until, &last_day) && today > last_day)
         d.verdict = AS_MANDATE_EXPIRED;

@@ -4,19 +4,19 @@
 
 #include "as_util.h"
 
-static const char *confirmation_outcome(as_order_event ev)
+static as_confirmation_state confirmation_outcome(as_order_event ev)
 {
     switch (ev) {
     case AS_EV_APPROVE:
-        return "approved";
+        return AS_CS_APPROVED;
     case AS_EV_DECLINE:
-        return "declined";
+        return AS_CS_DECLINED;
     case AS_EV_EXPIRE:
-        return "expired";
+        return AS_CS_EXPIRED;
     case AS_EV_CANCEL:
-        return "cancelled";
+        return AS_CS_CANCELLED;
     default:
-        return NULL;
+        return AS_CS_N;
     }
 }
 

@@ -85,9 +85,9 @@ static const char *approval_unavailable(as_shop *shop, const as_confirmation *c,
                "gives them an enrolment link (agentshopctl user enrol). The order waits until "
                "the link expires; declining needs no passkey.";
     /* the contract's message is a string: say why none is asked */
-    if (strcmp(c->status, "pending") != 0)
+    if (c->status != AS_CS_PENDING)
         return as_printf(shop->mem, "This purchase is %s: there is nothing left to approve.",
-                         c->status);
+                         as_confirmation_state_name(c->status));
     return NULL;
 }
 

@@ -43,3 +43,14 @@ void as_shop_problem(as_shop_rc rc, as_problem *p)
                        "The shop cannot complete this right now; nothing was changed. Retry "
                        "shortly.");
 }
+
+bool as_shop_can_sign(as_shop *shop, as_problem *why)
+{
+    if (shop->cfg->signing_key) return true;
+    as_log(shop, AS_LOG_ERR, "no signing key: set AgentShopSigningKeyFile");
+    *why = (as_problem){500, "INTERNAL_ERROR", NULL,
+                        "The shop is misconfigured: it has no signing key "
+                        "(AgentShopSigningKeyFile), so it cannot sign or check confirmation "
+                        "links. Nothing was changed; tell the shop's operator."};
+    return false;
+}

@@ -83,6 +83,12 @@ typedef enum { AS_SHOP_DONE, AS_SHOP_REFUSED, AS_SHOP_FAILED, AS_SHOP_UNREADABLE
  * AS_SHOP_FAILED and AS_SHOP_UNREADABLE are each a 503 with its own message. */
 void as_shop_problem(as_shop_rc rc, as_problem *p);
 
+/* Whether the shop can sign and check links (AgentShopSigningKeyFile); else
+ * false with a 500 INTERNAL_ERROR naming the directive (logged): the server is
+ * misconfigured and no retry mends it. A binding asks before it claims an
+ * Idempotency-Key, so the refusal is never remembered under one. */
+bool as_shop_can_sign(as_shop *shop, as_problem *why);
+
 void as_log(as_shop *shop, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Today, in days since 1970-01-01 (UTC). */
 int64_t as_today(const as_shop *shop);

@@ -18,8 +18,14 @@ typedef struct as_key_row {
     const char *id, *user_id, *key_hash, *revoked_at;
 } as_key_row;
 
+/* A mandate's status: the database holds active or revoked; expired is what
+ * an active one is past its valid_until (as_mandate_check, GET
+ * /mandates/current). */
+typedef enum { AS_MS_ACTIVE, AS_MS_REVOKED, AS_MS_EXPIRED, AS_MS_N } as_mandate_state;
+
 typedef struct as_mandate {
-    const char *id, *user_id, *status;
+    const char *id, *user_id;
+    as_mandate_state status; /* AS_MS_N: the database holds a name that is none */
     const char *categories; /* comma separated */
     int64_t per_order_cents, monthly_cents, confirm_above_cents;
     const char *valid_until; /* yyyy-mm-dd or NULL */
@@ -76,8 +82,20 @@ typedef struct as_return {
     int64_t created_at;
 } as_return;
 
+/* A confirmation's status: pending until a person decides or it runs out
+ * (spec 4.13, 4.14). */
+typedef enum {
+    AS_CS_PENDING,
+    AS_CS_APPROVED,
+    AS_CS_DECLINED,
+    AS_CS_EXPIRED,
+    AS_CS_CANCELLED,
+    AS_CS_N
+} as_confirmation_state;
+
 typedef struct as_confirmation {
-    const char *id, *order_id, *user_id, *status;
+    const char *id, *order_id, *user_id;
+    as_confirmation_state status; /* AS_CS_N: the database holds a name that is none */
     int64_t created_at, expires_at, decided_at;
 } as_confirmation;
 
@@ -109,6 +127,14 @@ typedef struct as_passkey {
     int64_t sign_count;     /* the authenticator's counter last seen (0: it keeps none) */
     int64_t created_at;
 } as_passkey;
+
+/* The statuses' names, as the API and the database spell them ("unknown" for
+ * AS_MS_N, AS_CS_N), and back (AS_MS_N, AS_CS_N for a name that is none, or
+ * NULL). Only the edges use these: JSON, pages, messages and SQL. */
+const char *as_mandate_state_name(as_mandate_state s);
+as_mandate_state as_mandate_state_parse(const char *name);
+const char *as_confirmation_state_name(as_confirmation_state s);
+as_confirmation_state as_confirmation_state_parse(const char *name);
 
 /* When the order reached status (from its timeline), 0 when it has not. */
 int64_t as_order_event_at(const as_order *o, as_order_state status);

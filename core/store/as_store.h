@@ -255,7 +255,7 @@ typedef struct as_store_buy_ops {
 
     int (*confirmation_insert)(void *h, const as_confirmation *c);
     int (*confirmation_get)(void *h, as_mem *m, const char *id, as_confirmation *out);
-    int (*confirmation_decide)(void *h, const char *id, const char *to, int64_t at);
+    int (*confirmation_decide)(void *h, const char *id, as_confirmation_state to, int64_t at);
 
     /* Idempotency-Key records, inside a transaction; what they mean and when
      * one is forgotten or taken over is core's (core/rules/as_idem.c).
@@ -527,8 +527,8 @@ static inline int as_store_confirmation_get(const as_store *s, as_mem *m, const 
     return s->ops->buy->confirmation_get(s->h, m, id, out);
 }
 
-static inline int as_store_confirmation_decide(const as_store *s, const char *id, const char *to,
-                                               int64_t at)
+static inline int as_store_confirmation_decide(const as_store *s, const char *id,
+                                               as_confirmation_state to, int64_t at)
 {
     return s->ops->buy->confirmation_decide(s->h, id, to, at);
 }

@@ -113,10 +113,10 @@ json_t *as_view_mandate(as_mem *m, const as_mandate *md, const char *status, con
                      str_or_null(md->valid_until), "currency", "EUR");
 }
 
-static const char *decision_of(const char *status)
+static const char *decision_of(as_confirmation_state status)
 {
-    if (strcmp(status, "approved") == 0) return "approve";
-    if (strcmp(status, "declined") == 0) return "decline";
+    if (status == AS_CS_APPROVED) return "approve";
+    if (status == AS_CS_DECLINED) return "decline";
     return NULL;
 }
 
@@ -126,12 +126,13 @@ json_t *as_view_confirmation(as_mem *m, const as_confirmation *c, const as_order
     return json_pack(
         "{s:s, s:s, s:o, s:s, s:s, s:s, s:{s:s, s:s, s:I, s:s}, s:{s:I, s:I, s:o, s:s}, s:s, "
         "s:s}",
-        "id", c->id, "status", c->status, "decision", d ? json_string(d) : json_null(),
-        "expires_at", as_time_format(m, c->expires_at), "order_id", o->id, "order_status",
-        as_order_state_name(o->status), "item", "sku", o->sku, "name", o->product_name, "quantity",
-        (json_int_t)o->quantity, "merchant", o->merchant_name, "price", "unit_price_cents",
-        (json_int_t)o->unit_price_cents, "total_cents", (json_int_t)o->total_cents, "total_eur",
-        eur(o->total_cents), "currency", "EUR", "agent", o->agent, "reason", o->reason);
+        "id", c->id, "status", as_confirmation_state_name(c->status), "decision",
+        d ? json_string(d) : json_null(), "expires_at", as_time_format(m, c->expires_at),
+        "order_id", o->id, "order_status", as_order_state_name(o->status), "item", "sku", o->sku,
+        "name", o->product_name, "quantity", (json_int_t)o->quantity, "merchant", o->merchant_name,
+        "price", "unit_price_cents", (json_int_t)o->unit_price_cents, "total_cents",
+        (json_int_t)o->total_cents, "total_eur", eur(o->total_cents), "currency", "EUR", "agent",
+        o->agent, "reason", o->reason);
 }
 
 json_t *as_view_order_followed(as_mem *m, const as_order *o, int64_t now,

@@ -102,11 +102,11 @@ const char *as_confirmation_page(as_mem *m, const as_confirmation *c, const as_o
 {
 #define E(s) as_html_escape(m, s)
     /* After the decision the page says what happened, not that it still waits. */
-    bool pending = strcmp(c->status, "pending") == 0;
-    const char *heading = pending                              ? "Approve a purchase"
-                          : strcmp(c->status, "approved") == 0 ? "Purchase approved"
-                          : strcmp(c->status, "declined") == 0 ? "Purchase declined"
-                                                               : "Purchase not placed";
+    bool pending = c->status == AS_CS_PENDING;
+    const char *heading = pending                       ? "Approve a purchase"
+                          : c->status == AS_CS_APPROVED ? "Purchase approved"
+                          : c->status == AS_CS_DECLINED ? "Purchase declined"
+                                                        : "Purchase not placed";
     as_buf b;
     as_buf_init(&b, m);
     page_head(&b, as_printf(m, "%s: %s", heading, E(visible(m, o->product_name))));
@@ -128,19 +128,19 @@ const char *as_confirmation_page(as_mem *m, const as_confirmation *c, const as_o
     as_buf_printf(&b,
                   "<dt>Agent</dt><dd id=\"agent\">%s</dd>\n<dt>Reason</dt><dd "
                   "id=\"reason\">%s</dd>\n<dt>Status</dt><dd id=\"status\">%s</dd>\n",
-                  E(o->agent), E(o->reason), E(c->status));
+                  E(o->agent), E(o->reason), E(as_confirmation_state_name(c->status)));
     /* while it waits: how long the link lives; afterwards: when it ended */
-    if (pending || strcmp(c->status, "expired") == 0 || c->decided_at <= 0) {
+    if (pending || c->status == AS_CS_EXPIRED || c->decided_at <= 0) {
         as_buf_printf(&b, "<dt>%s</dt><dd>",
-                      pending                             ? "Link valid until"
-                      : strcmp(c->status, "expired") == 0 ? "Link expired"
-                                                          : "Link was valid until");
+                      pending                      ? "Link valid until"
+                      : c->status == AS_CS_EXPIRED ? "Link expired"
+                                                   : "Link was valid until");
         put_time(m, &b, "expires", c->expires_at, now);
     } else {
         as_buf_printf(&b, "<dt>%s</dt><dd>",
-                      strcmp(c->status, "approved") == 0   ? "Approved"
-                      : strcmp(c->status, "declined") == 0 ? "Declined"
-                                                           : "Cancelled");
+                      c->status == AS_CS_APPROVED   ? "Approved"
+                      : c->status == AS_CS_DECLINED ? "Declined"
+                                                    : "Cancelled");
         put_time(m, &b, "decided", c->decided_at, now);
     }
     as_buf_puts(&b, "</dd>\n</dl>\n");

@@ -92,7 +92,7 @@ static void test_confirmation_required(void **state)
     as_order o = base_order;
     o.status = AS_OS_AWAITING;
     as_confirmation c = {
-        .id = "conf_x", .order_id = "ord_x", .status = "pending", .expires_at = 1795212300};
+        .id = "conf_x", .order_id = "ord_x", .status = AS_CS_PENDING, .expires_at = 1795212300};
     json_t *b = as_view_confirmation_required(m, &o, &c, "https://x/v1/confirmations/conf_x", 5000);
     char *text = json_dumps(b, JSON_COMPACT);
     assert_non_null(text);

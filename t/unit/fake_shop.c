@@ -24,9 +24,9 @@ static const fake_shop_key golden_keys[] = {
 };
 
 static const as_mandate golden_mandates[] = {
-    {"md_u1", "u1", "active", "hand-soap,vacuum-parts", 10000, 12000, 5000, "2026-12-31",
+    {"md_u1", "u1", AS_MS_ACTIVE, "hand-soap,vacuum-parts", 10000, 12000, 5000, "2026-12-31",
      "2026-01-01T00:00:00Z"},
-    {"md_u2", "u2", "active", "hand-soap", 10000, 12000, 5000, NULL, "2026-01-01T00:00:00Z"},
+    {"md_u2", "u2", AS_MS_ACTIVE, "hand-soap", 10000, 12000, 5000, NULL, "2026-01-01T00:00:00Z"},
 };
 
 static const char *shop_dup(fake_shop *g, const char *s)
@@ -125,8 +125,7 @@ static int shop_mandate_current(void *h, as_mem *m, const char *user_id, bool lo
     FAKE_ASSERT(user_id, "mandate_current(NULL)");
     if (lock) SHOP_IN_TX(g, "mandate_current(lock)");
     for (size_t i = 0; i < g->n_mandates; i++)
-        if (strcmp(g->mandates[i].user_id, user_id) == 0 &&
-            strcmp(g->mandates[i].status, "active") == 0) {
+        if (strcmp(g->mandates[i].user_id, user_id) == 0 && g->mandates[i].status == AS_MS_ACTIVE) {
             *out = g->mandates[i];
             return AS_OK;
         }
@@ -409,10 +408,10 @@ static int shop_offer_withdrawn(void *h, const char *offer_id, unsigned *what)
 
 /* ---- Confirmations ---- */
 
-static bool shop_conf_status(const char *s)
+/* As the database's CHECK: one of the statuses. */
+static bool shop_conf_status(as_confirmation_state s)
 {
-    return s && (!strcmp(s, "pending") || !strcmp(s, "approved") || !strcmp(s, "declined") ||
-                 !strcmp(s, "expired") || !strcmp(s, "cancelled"));
+    return (unsigned)s < AS_CS_N;
 }
 
 static void shop_conf_put(fake_shop *g, const as_confirmation *c)
@@ -420,7 +419,7 @@ static void shop_conf_put(fake_shop *g, const as_confirmation *c)
     as_confirmation *r = &g->t.confs[g->t.n_confs++];
     *r = *c;
     r->id = shop_dup(g, c->id), r->order_id = shop_dup(g, c->order_id);
-    r->user_id = shop_dup(g, c->user_id), r->status = shop_dup(g, c->status);
+    r->user_id = shop_dup(g, c->user_id);
 }
 
 static int shop_conf_insert(void *h, const as_confirmation *c)
@@ -454,15 +453,15 @@ static int shop_conf_get(void *h, as_mem *m, const char *id, as_confirmation *ou
     return AS_OK;
 }
 
-static int shop_conf_decide(void *h, const char *id, const char *to, int64_t at)
+static int shop_conf_decide(void *h, const char *id, as_confirmation_state to, int64_t at)
 {
     fake_shop *g = h;
     FAKE_ENTER(g, FAKE_OP_CONF_DECIDE);
     SHOP_IN_TX(g, "confirmation_decide");
-    FAKE_ASSERT(shop_conf_status(to), "confirmation_decide: status '%s'", to ? to : "(null)");
+    FAKE_ASSERT(shop_conf_status(to), "confirmation_decide: status %d", (int)to);
     as_confirmation *c = shop_conf_find(g, id);
     if (!c) return AS_ECONFLICT;
-    c->status = shop_dup(g, to);
+    c->status = to;
     c->decided_at = at;
     return AS_OK;
 }
@@ -896,17 +895,18 @@ void fake_shop_free(fake_shop *g)
 #define D 86400LL
 
 static const as_mandate trading_mandates[] = {
-    {"md_1", "u1", "active", "hand-soap,vacuum-parts,coffee-kitchen", 50000, 100000, 10000,
+    {"md_1", "u1", AS_MS_ACTIVE, "hand-soap,vacuum-parts,coffee-kitchen", 50000, 100000, 10000,
      "2026-12-31", "2026-01-01T00:00:00Z"},
-    {"md_open", "u1", "active", "hand-soap,batteries", 20000, 30000, 0, NULL,
+    {"md_open", "u1", AS_MS_ACTIVE, "hand-soap,batteries", 20000, 30000, 0, NULL,
      "2026-01-01T00:00:00Z"},
-    {"md_exp", "u1", "active", "hand-soap", 50000, 100000, 10000, "2026-01-31",
+    {"md_exp", "u1", AS_MS_ACTIVE, "hand-soap", 50000, 100000, 10000, "2026-01-31",
      "2025-01-01T00:00:00Z"},
-    {"md_rev", "u1", "revoked", "hand-soap", 50000, 100000, 10000, NULL, "2025-01-01T00:00:00Z"},
-    {"md_u2", "u2", "active", "hand-soap", 50000, 100000, 10000, NULL, "2025-01-01T00:00:00Z"},
-    {"md_u3", "u3", "active", "hand-soap", 50000, 100000, 10000, "2025-12-31",
+    {"md_rev", "u1", AS_MS_REVOKED, "hand-soap", 50000, 100000, 10000, NULL,
      "2025-01-01T00:00:00Z"},
-    {"md_u4", "u4", "revoked", "hand-soap", 50000, 100000, 10000, NULL, "2025-01-01T00:00:00Z"},
+    {"md_u2", "u2", AS_MS_ACTIVE, "hand-soap", 50000, 100000, 10000, NULL, "2025-01-01T00:00:00Z"},
+    {"md_u3", "u3", AS_MS_ACTIVE, "hand-soap", 50000, 100000, 10000, "2025-12-31",
+     "2025-01-01T00:00:00Z"},
+    {"md_u4", "u4", AS_MS_REVOKED, "hand-soap", 50000, 100000, 10000, NULL, "2025-01-01T00:00:00Z"},
 };
 
 #define QUOTE(id_, user, offer, pid, qty, unit, days, by, dev, fit, guar, created, expires, sku,   \
@@ -1021,10 +1021,10 @@ static const trading_order trading_orders[] = {
 
 /* conf_lost and ret_lost belong to an order that does not exist */
 static const as_confirmation trading_confs[] = {
-    {"conf_ok", "ord_await", "u1", "pending", NOW - 60, NOW + H, 0},
-    {"conf_exp", "ord_await_exp", "u1", "pending", NOW - D, NOW - 10, 0},
-    {"conf_done", "ord_placed", "u1", "approved", NOW - D, NOW + D, NOW - 100},
-    {"conf_lost", "ord_missing", "u1", "pending", NOW - 60, NOW + H, 0},
+    {"conf_ok", "ord_await", "u1", AS_CS_PENDING, NOW - 60, NOW + H, 0},
+    {"conf_exp", "ord_await_exp", "u1", AS_CS_PENDING, NOW - D, NOW - 10, 0},
+    {"conf_done", "ord_placed", "u1", AS_CS_APPROVED, NOW - D, NOW + D, NOW - 100},
+    {"conf_lost", "ord_missing", "u1", AS_CS_PENDING, NOW - 60, NOW + H, 0},
 };
 
 static const as_return trading_returns[] = {

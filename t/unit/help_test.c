@@ -300,7 +300,7 @@ static void test_confirmation_page_times(void **state)
 {
     as_mem *m = unit_mem(state);
     const int64_t now = 1795212300; /* Fri 20 Nov 2026, 22:05 UTC */
-    as_confirmation c = {.id = "conf_x", .status = "pending", .expires_at = now + 86340};
+    as_confirmation c = {.id = "conf_x", .status = AS_CS_PENDING, .expires_at = now + 86340};
     as_order o = {.id = "ord_x",
                   .product_name = "Toner <b>",
                   .sku = "TN-1",
@@ -320,7 +320,7 @@ static void test_confirmation_page_times(void **state)
                               "datetime=\"2026-11-24\">Tue 24 Nov 2026</time> (in 4 days), if you "
                               "approve now</dd>"));
     assert_non_null(strstr(p, "Toner &lt;b&gt;"));
-    c.status = "approved";
+    c.status = AS_CS_APPROVED;
     c.decided_at = now - 120;
     o.status = AS_OS_PLACED;
     p = as_confirmation_page(m, &c, &o, "/v1/confirmations/conf_x", "tok", "Approved.", NULL, now);
@@ -329,11 +329,11 @@ static void test_confirmation_page_times(void **state)
                               "(2 minutes ago)</dd>"));
     assert_non_null(strstr(p, "(in 4 days)</dd>"));
     assert_null(strstr(p, "<button"));
-    c.status = "declined";
+    c.status = AS_CS_DECLINED;
     o.status = AS_OS_DECLINED;
     p = as_confirmation_page(m, &c, &o, "/v1/confirmations/conf_x", "tok", NULL, NULL, now);
     assert_null(strstr(p, "id=\"delivery\"")); /* nothing will be delivered */
-    c.status = "expired";
+    c.status = AS_CS_EXPIRED;
     o.status = AS_OS_EXPIRED;
     p = as_confirmation_page(m, &c, &o, "/v1/confirmations/conf_x", "tok", NULL, NULL,
                              now + 86400 + 300);

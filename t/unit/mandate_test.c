@@ -9,7 +9,7 @@
 static const as_mandate base = {
     .id = "mdt_test",
     .user_id = "u1",
-    .status = "active",
+    .status = AS_MS_ACTIVE,
     .categories = "hand-soap,printer-ink",
     .per_order_cents = 10000,    /* 100.00 */
     .monthly_cents = 30000,      /* 300.00 */
@@ -63,7 +63,7 @@ static void test_check_table(void **state)
     for (size_t i = 0; i < N_ROWS(rows); i++) {
         const row *r = &rows[i];
         as_mandate md = base;
-        if (r->status) md.status = r->status;
+        if (r->status) md.status = as_mandate_state_parse(r->status);
         md.valid_until = r->valid_until;
         as_mandate_decision d = as_mandate_check(&md, r->category, r->total, r->spent, TODAY);
         CHECK_INT(r->label, d.verdict, r->verdict);

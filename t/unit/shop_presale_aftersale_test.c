@@ -189,7 +189,7 @@ static void test_passkeys(void **state)
                                     FAKE_SHOP_ENROL_TOKEN, "e30", "e30", &key, &why),
                    &why, 503, "SERVICE_UNAVAILABLE", NULL);
 
-    as_confirmation c = {"conf_ok", "ord_await", "u1", "pending", 0, 0, 0};
+    as_confirmation c = {"conf_ok", "ord_await", "u1", AS_CS_PENDING, 0, 0, 0};
     as_assertion none = {NULL, NULL, NULL, NULL};
     assert_refused(as_approval_check(shop, "http://localhost:8080/v1", &c, &none, &why), &why, 403,
                    "PASSKEY_REQUIRED", NULL);
