@@ -276,7 +276,6 @@ static const stmt_def stmts[] = {
      NULL},
 };
 #define N_STMTS (sizeof(stmts) / sizeof(stmts[0]))
-#define INIT_MARK "as_conn_ready"
 
 /* ---- schema text, generated from sql/schema.*.sql at build time ---- */
 #include "schema_sqlite.inc"
@@ -285,13 +284,6 @@ static const stmt_def stmts[] = {
 const char *as_db_schema(int pg)
 {
     return pg ? schema_pgsql_sql : schema_sqlite_sql;
-}
-
-/* ---- connections ---- */
-
-static int is_pg(const apr_dbd_driver_t *d)
-{
-    return strcmp(apr_dbd_name(d), "pgsql") == 0;
 }
 
 /* ---- durable commits, one fdatasync for many (the module's connections) ----
@@ -446,13 +438,34 @@ static void writer_give(as_db *db)
     if (w && w->fd >= 0) flock(w->fd, LOCK_UN);
 }
 
+apr_status_t as_db_writes_init(apr_pool_t *pool, apr_hash_t *prepared, const char *file,
+                               bool grouped, const char **err)
+{
+    wal_sync *ws = file && grouped ? wal_sync_for(file) : NULL;
+    if (grouped && !ws) {
+        *err = "cannot find the database file of the connection (a SQLite database in memory "
+               "cannot be used)";
+        return APR_EGENERAL;
+    }
+    if (grouped) apr_hash_set(prepared, WAL_KEY, APR_HASH_KEY_STRING, ws);
+    if (!file) return APR_SUCCESS; /* in memory: no other process to exclude */
+    conn_writer *w = apr_pcalloc(pool, sizeof(*w));
+    struct stat st;
+    w->pool = pool;
+    w->path = apr_pstrcat(pool, file, "-lock", NULL);
+    w->mode = stat(file, &st) == 0 ? st.st_mode & 0666 : 0644;
+    w->fd = -1;
+    apr_hash_set(prepared, WRITER_KEY, APR_HASH_KEY_STRING, w);
+    return APR_SUCCESS;
+}
+
 /* SQLite's wait for a database another process holds: until the deadline
  * of the write under way in this thread (as_db_begin_t), else
  * AS_DB_WRITE_WAIT from the first busy answer of the statement. Backs off
  * from 1 ms to 50 ms between tries. */
 static __thread apr_time_t busy_deadline;
 
-static int busy_wait(void *arg, int n)
+int as_db_busy_wait(void *arg, int n)
 {
     static __thread apr_time_t first;
     (void)arg;
@@ -463,46 +476,6 @@ static int busy_wait(void *arg, int n)
     apr_interval_time_t nap = n < 6 ? (apr_interval_time_t)1000 << n : 50000;
     apr_sleep(nap < until - now ? nap : until - now);
     return 1;
-}
-
-static apr_status_t sqlite_pragmas(apr_pool_t *p, const apr_dbd_driver_t *d, apr_dbd_t *h,
-                                   bool grouped, const char **err)
-{
-    sqlite3 *native = apr_dbd_native_handle(d, h);
-    if (native) sqlite3_busy_handler(native, busy_wait, NULL); /* instead of busy_timeout */
-    /* Each returns at most a row; run as selects so the driver accepts the row. */
-    const char *const pragmas[] = {
-        "PRAGMA journal_mode = WAL",
-        "PRAGMA foreign_keys = ON",
-        /* grouped: the module syncs after the writer lock (above) */
-        grouped ? "PRAGMA synchronous = NORMAL" : "PRAGMA synchronous = FULL",
-        /* No connection checkpoints on its own (SQLite 3.40's WAL-reset bug):
-         * the module checkpoints from one place, see as_db_checkpoint. */
-        "PRAGMA wal_autocheckpoint = 0",
-        /* 512 KB of pages per connection, not SQLite's 2 MB: a child pools
-         * up to DBDMax connections per database, and the kernel's page cache
-         * behind them holds the file anyway (docs/performance.md, memory). */
-        "PRAGMA cache_size = -512",
-    };
-    for (size_t i = 0; i < sizeof(pragmas) / sizeof(pragmas[0]); i++) {
-        apr_dbd_results_t *res = NULL;
-        apr_dbd_row_t *row = NULL;
-        int rv = apr_dbd_select(d, p, h, &res, pragmas[i], 0);
-        if (rv) {
-            *err = apr_psprintf(p, "%s failed: %s", pragmas[i], apr_dbd_error(d, h, rv));
-            return APR_EGENERAL;
-        }
-        const char *got = NULL;
-        while (apr_dbd_get_row(d, p, res, &row, -1) == 0)
-            if (!got) got = apr_pstrdup(p, apr_dbd_get_entry(d, row, 0));
-        /* WAL cannot be switched on for every database (e.g. in memory): say so */
-        if (strstr(pragmas[i], "journal_mode") && (!got || strcasecmp(got, "wal") != 0)) {
-            *err = apr_psprintf(p, "the database refused WAL mode (journal_mode is %s)",
-                                got ? got : "unknown");
-            return APR_EGENERAL;
-        }
-    }
-    return APR_SUCCESS;
 }
 
 /* SQLite's schema cookie (PRAGMA schema_version) on connection h, -1 when
@@ -559,8 +532,8 @@ static apr_status_t labels_check(apr_pool_t *p, apr_hash_t *prepared, const char
  * SQLITE_SCHEMA until prepared anew. So the schema cookie they were prepared
  * under is kept beside them (read first: a change in between only makes the
  * next check prepare them once more). */
-static apr_status_t prepare_all(apr_pool_t *conn_pool, const apr_dbd_driver_t *d, apr_dbd_t *h,
-                                apr_hash_t *prepared, int pg, const char **err)
+apr_status_t as_db_prepare_all(apr_pool_t *conn_pool, const apr_dbd_driver_t *d, apr_dbd_t *h,
+                               apr_hash_t *prepared, int pg, const char **err)
 {
     if (!pg) {
         int64_t *cookie = apr_hash_get(prepared, SCHEMA_KEY, APR_HASH_KEY_STRING);
@@ -615,7 +588,7 @@ static int reprepare(as_db *db)
 {
     const char *err = NULL;
     apr_pool_t *cp = apr_hash_pool_get(db->prepared);
-    if (prepare_all(cp, db->driver, db->handle, db->prepared, 0, &err) != APR_SUCCESS) {
+    if (as_db_prepare_all(cp, db->driver, db->handle, db->prepared, 0, &err) != APR_SUCCESS) {
         if (db->log)
             db->log(db->log_baton, apr_psprintf(db->pool, "after a schema change: %s", err));
         return -1;
@@ -646,120 +619,6 @@ static void schema_check(as_db *db)
     if (now >= 0 && now != *cookie) reprepare(db);
 }
 
-int as_db_process_init(void)
-{
-    return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0) == SQLITE_OK;
-}
-
-#define OWN_SYNC_KEY "as_own_sync" /* as_db_open's connection: SQLite syncs each COMMIT */
-
-/* The file behind connection h, NULL for a database in memory. */
-static const char *conn_file(apr_pool_t *p, const apr_dbd_driver_t *d, apr_dbd_t *h)
-{
-    apr_dbd_results_t *res = NULL;
-    apr_dbd_row_t *row = NULL;
-    const char *file = NULL;
-    if (apr_dbd_select(d, p, h, &res, "PRAGMA database_list", 0) == 0)
-        while (apr_dbd_get_row(d, p, res, &row, -1) == 0) {
-            const char *name = apr_dbd_get_entry(d, row, 1);
-            const char *f = apr_dbd_get_entry(d, row, 2);
-            if (!file && name && strcmp(name, "main") == 0 && f && *f) file = apr_pstrdup(p, f);
-        }
-    return file;
-}
-
-/* A SQLite connection's PRAGMAs and what its writes need: the writer lock
- * file and, grouped (the module's connections: synchronous=NORMAL), the
- * WAL's grouped sync; else (as_db_open's) SQLite syncs each COMMIT itself. */
-static apr_status_t sqlite_setup(apr_pool_t *pool, const apr_dbd_driver_t *d, apr_dbd_t *h,
-                                 apr_hash_t *prepared, bool grouped, const char **err)
-{
-    if (sqlite_pragmas(pool, d, h, grouped, err) != APR_SUCCESS) return APR_EGENERAL;
-    const char *file = conn_file(pool, d, h);
-    wal_sync *ws = file && grouped ? wal_sync_for(file) : NULL;
-    if (grouped && !ws) {
-        *err = "cannot find the database file of the connection (a SQLite database in memory "
-               "cannot be used)";
-        return APR_EGENERAL;
-    }
-    if (grouped)
-        apr_hash_set(prepared, WAL_KEY, APR_HASH_KEY_STRING, ws);
-    else
-        apr_hash_set(prepared, OWN_SYNC_KEY, APR_HASH_KEY_STRING, OWN_SYNC_KEY);
-    if (!file) return APR_SUCCESS; /* in memory: no other process to exclude */
-    conn_writer *w = apr_pcalloc(pool, sizeof(*w));
-    struct stat st;
-    w->pool = pool;
-    w->path = apr_pstrcat(pool, file, "-lock", NULL);
-    w->mode = stat(file, &st) == 0 ? st.st_mode & 0666 : 0644;
-    w->fd = -1;
-    apr_hash_set(prepared, WRITER_KEY, APR_HASH_KEY_STRING, w);
-    return APR_SUCCESS;
-}
-
-apr_status_t as_db_conn_init(apr_pool_t *conn_pool, const apr_dbd_driver_t *d, apr_dbd_t *h,
-                             apr_hash_t *prepared, const char **err)
-{
-    if (apr_hash_get(prepared, INIT_MARK, APR_HASH_KEY_STRING)) return APR_SUCCESS;
-    int pg = is_pg(d);
-    /* as_db_open's connection keeps its own set-up: FULL, SQLite syncs each COMMIT */
-    if (!pg && !apr_hash_get(prepared, OWN_SYNC_KEY, APR_HASH_KEY_STRING) &&
-        sqlite_setup(conn_pool, d, h, prepared, true, err) != APR_SUCCESS)
-        return APR_EGENERAL;
-    if (prepare_all(conn_pool, d, h, prepared, pg, err) != APR_SUCCESS) return APR_EGENERAL;
-    if (!pg && as_db_native_init(conn_pool, d, h, prepared, err) != APR_SUCCESS)
-        return APR_EGENERAL;
-    apr_hash_set(prepared, INIT_MARK, APR_HASH_KEY_STRING, (void *)INIT_MARK);
-    return APR_SUCCESS;
-}
-
-/* Closing a connection opened by as_db_open belongs to its pool, so every path
- * out of a program closes it (and SQLite frees what the connection held). */
-typedef struct db_closer {
-    const apr_dbd_driver_t *driver;
-    apr_dbd_t *handle;
-} db_closer;
-
-static apr_status_t db_close_cleanup(void *data)
-{
-    db_closer *c = data;
-    if (c->handle) apr_dbd_close(c->driver, c->handle);
-    c->handle = NULL;
-    return APR_SUCCESS;
-}
-
-apr_status_t as_db_open(apr_pool_t *p, const char *driver, const char *params, as_db *db,
-                        const char **err)
-{
-    memset(db, 0, sizeof(*db));
-    db->pool = p;
-    apr_status_t rv = apr_dbd_init(p);
-    if (rv == APR_SUCCESS) rv = apr_dbd_get_driver(p, driver, &db->driver);
-    if (rv != APR_SUCCESS) {
-        *err = apr_psprintf(p,
-                            "cannot load the apr_dbd driver '%s' (install "
-                            "libaprutil1-dbd-%s)",
-                            driver, driver);
-        return rv;
-    }
-    const char *dberr = NULL;
-    rv = apr_dbd_open_ex(db->driver, p, params, &db->handle, &dberr);
-    if (rv != APR_SUCCESS) {
-        *err = apr_psprintf(p, "cannot open the database '%s': %s", params,
-                            dberr ? dberr : "unknown error");
-        return rv;
-    }
-    db_closer *c = apr_pcalloc(p, sizeof(*c));
-    c->driver = db->driver;
-    c->handle = db->handle;
-    apr_pool_cleanup_register(p, c, db_close_cleanup, apr_pool_cleanup_null);
-    db->closer = c;
-    db->pg = is_pg(db->driver);
-    db->prepared = apr_hash_make(p);
-    if (!db->pg) return sqlite_setup(p, db->driver, db->handle, db->prepared, false, err);
-    return APR_SUCCESS;
-}
-
 static void *pool_alloc(void *baton, size_t n)
 {
     return apr_pcalloc(baton, n);
@@ -773,15 +632,6 @@ static void *pool_alloc_raw(void *baton, size_t n)
 as_mem as_db_pool_mem(apr_pool_t *p)
 {
     return (as_mem){pool_alloc, p, pool_alloc_raw};
-}
-
-void as_db_close(as_db *db)
-{
-    /* its own statements first: SQLite does not close a connection that has any */
-    if (db->closer && !db->pg && db->prepared) as_db_native_close(db->pool, db->prepared);
-    if (db->closer) apr_pool_cleanup_run(db->pool, db->closer, db_close_cleanup);
-    db->closer = NULL;
-    db->handle = NULL;
 }
 
 static void db_log(as_db *db, const char *what, int rv)

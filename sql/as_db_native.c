@@ -4,8 +4,8 @@
  * driver (which copies every column of every row as text, under one mutex per
  * process), and their rows given as cells, as apr_dbd's rows are on
  * PostgreSQL; and a read-only connection of its own for the index's reader
- * thread. as_db.c sets it up with each connection; the readers (as_db_view.c,
- * as_db_search.c) run their statements through it. */
+ * thread. as_db_conn.c sets it up with each connection; the readers
+ * (as_db_view.c, as_db_search.c) run their statements through it. */
 #include <apr_strings.h>
 #include <sqlite3.h>
 #include <string.h>

@@ -88,10 +88,24 @@ extern const size_t as_db_n_view_stmts;
 extern const stmt_def as_db_feed_stmts[];
 extern const size_t as_db_n_feed_stmts;
 
+/* as_db.c, for a connection's set-up (as_db_conn.c): every labelled
+ * statement prepared on h into `prepared` (on SQLite beside the schema cookie
+ * they were prepared under); */
+apr_status_t as_db_prepare_all(apr_pool_t *conn_pool, const apr_dbd_driver_t *d, apr_dbd_t *h,
+                               apr_hash_t *prepared, int pg, const char **err);
+/* what a SQLite connection's writes need, in `prepared`: the writer lock
+ * file beside file (none when NULL: a database in memory) and, grouped, the
+ * WAL's grouped sync (as_db_write_unlock); */
+apr_status_t as_db_writes_init(apr_pool_t *pool, apr_hash_t *prepared, const char *file,
+                               bool grouped, const char **err);
+/* SQLite's busy handler: waits until the deadline of this thread's write
+ * (as_db_begin_t), else AS_DB_WRITE_WAIT. */
+int as_db_busy_wait(void *arg, int n);
+
 /* sql/as_db_native.c: on SQLite, the view's statements and the index's reads
- * on the connection's own handle, prepared with it and finalized before it
- * closes (conn_pool's cleanup); nothing on PostgreSQL or without SQLite's
- * thread safety (apr_dbd's statements serve then). */
+ * on the connection's own handle, prepared with it (as_db_conn.c) and
+ * finalized before it closes (conn_pool's cleanup); nothing on PostgreSQL or
+ * without SQLite's thread safety (apr_dbd's statements serve then). */
 apr_status_t as_db_native_init(apr_pool_t *conn_pool, const apr_dbd_driver_t *d, apr_dbd_t *h,
                                apr_hash_t *prepared, const char **err);
 /* Finalizes them now (before the connection is closed by hand, not by its pool). */
