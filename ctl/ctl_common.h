@@ -1,5 +1,5 @@
 /* What the files of bin/agentshopctl share: the parsed command line and the
- * helpers every command uses, defined in ctl/agentshopctl.c. */
+ * helpers every command uses, defined in ctl/ctl_common.c. */
 #ifndef CTL_COMMON_H
 #define CTL_COMMON_H
 
@@ -18,6 +18,8 @@ typedef struct opts {
 /* "agentshopctl: " and fmt with a and b (NULL as "") on stderr; returns 1,
  * the exit code of an error. */
 int die(const char *fmt, const char *a, const char *b);
+/* A storage log line on stderr (as_db's log). */
+void log_stderr(void *baton, const char *msg);
 /* o on stdout, indented, and released; returns 0. */
 int print_json(json_t *o);
 /* The value of option `name` among the arguments from `from` on, or NULL. */
@@ -25,6 +27,13 @@ const char *opt(const opts *o, int from, const char *name);
 /* Every argument from `from` on is one of names, each with a value; else
  * says which is not (1). */
 int only_opts(const opts *o, int from, const char *const *names, const char *usage_line);
+/* Whether the database is SQLite's (a file). */
+int is_sqlite(const opts *o);
+/* The database opened (run by root on SQLite: as its file's owner), logging
+ * on stderr; 0, or 1 (said). init and setup open one that may not exist yet. */
+int open_db(const opts *o, apr_pool_t *p, as_db *db);
+/* db's connection set up and its statements prepared; 0, or 1 (said). */
+int prepare(as_db *db);
 /* The database opened, of this build's schema, its statements prepared; an
  * error (1) for a missing database, which it never creates. */
 int ready(const opts *o, apr_pool_t *p, as_db *db);
