@@ -3,12 +3,25 @@
 # must give, in order (or as a set), the SKUs it must exclude and the count.
 # The rows are a specification written from the data (t/search-cases/README.md),
 # not a record of what the engine answered: a mismatch names what differs.
+# The cases are written against the demo catalogue as loaded, its stock
+# included (whether an offer is in stock decides which offer is best), so they
+# run on a database of their own, made by `agentshopctl init --demo`, served by
+# an httpd of the test's own (AgentShop::OwnHttpd): the suite's scripts buy
+# from and add to the shared one.
 use strict;
 use warnings FATAL => 'all';
 use FindBin;
 use lib "$FindBin::Bin/../lib";
 use Test::More;
+use File::Temp qw(tempdir);
+use JSON::PP;
+use LWP::UserAgent;
 use AgentShop::Test;
+use AgentShop::OwnHttpd;
+use Apache::Test ();
+
+plan skip_all => 'the httpd of this test uses SQLite (the suite runs on PostgreSQL)' if is_pg();
+plan skip_all => 'runs as a user other than root (scripts/apache-test.sh)' if $> == 0;
 
 my $dir = "$FindBin::Bin/../search-cases";
 my @files = sort glob "$dir/*.tsv";
@@ -17,18 +30,22 @@ ok(@files, "case files in t/search-cases") or BAIL_OUT("no t/search-cases/*.tsv"
 my $products = demo_data('products');
 my %known = map { $_->{sku} => 1 } @$products;
 
-# The cases are written against the demo's stock: whether each offer is in
-# stock decides which offer is best, and so the order. Earlier scripts of the
-# suite buy from it (an offer of a few units may sell out) or move it and put it
-# back; what differs from the demo file is put back first, and said.
-my %demo_stock = map { my $p = $_; map { ($_->{offer_id} => $_->{stock}) } @{ $p->{offers} } } @$products;
-my %now = map { $_->[0] => $_->[1] } sql('SELECT id, stock FROM offers');
-my @extra = grep { !exists $demo_stock{$_} } sort keys %now;
-is_deeply(\@extra, [], 'no offer beyond the demo catalogue\'s') or diag("offers left by an earlier script: @extra");
-my @moved = grep { exists $now{$_} && ($now{$_} > 0) != ($demo_stock{$_} > 0) } sort keys %demo_stock;
-for my $id (@moved) {
-    diag("offer $id: stock $now{$id}, the demo's $demo_stock{$id}: put back");
-    sql_write("UPDATE offers SET stock = $demo_stock{$id} WHERE id = '$id'");
+my $top = Apache::Test::vars('serverroot') . '/..';
+my $tmp = tempdir(CLEANUP => 1);
+system("$top/bin/agentshopctl --params '$tmp/shop.db' --data '$top/sql/demo' init --demo >/dev/null")
+  == 0 or BAIL_OUT('agentshopctl init --demo failed');
+my ($rc, $log, $pid, $port) =
+  start_httpd(dir => $tmp, name => 'cases', db => "$tmp/shop.db", top => $top);
+ok(!defined $rc, 'an httpd serves the demo catalogue') or BAIL_OUT("httpd: $log");
+END { stop_httpd($pid) if $pid }
+
+my $ua = LWP::UserAgent->new(timeout => 60);
+my $json = JSON::PP->new->utf8;
+sub search {
+    my ($query) = @_;
+    my $res = $ua->get("http://127.0.0.1:$port/v1/search?$query");
+    my $v = eval { $json->decode($res->content) };
+    return ($res, $v);
 }
 
 # "A B C" in order, "{A B C}" as a set, "-" for none.
@@ -70,7 +87,7 @@ for my $file (@files) {
         my ($want, $as_set) = skus_of($results);
         my ($want_x) = skus_of($excluded);
         my @unknown = grep { !$known{$_} } @$want, @$want_x;
-        my ($res, $v) = api_get("/search?$query");
+        my ($res, $v) = search($query);
         my @d;
         push @d, "SKUs not in the demo catalogue: @unknown" if @unknown;
         if ($res->code != 200 || !$v) {
