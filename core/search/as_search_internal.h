@@ -846,14 +846,16 @@ bool sx_filter_prepare(const as_search_snap *s, const as_search_ask *ask, const 
  * with a device dev_bits and dev_unfit from its rows. */
 void sx_filter_bitsets(const as_search_snap *s, as_mem *tmp, sx_filter *f);
 /* With f->kept: of the products in cand (bitset word w), those with an offer
- * in stock every offer filter keeps. The caller chooses: under two or three
- * offer filters, or a date too far for the steps (f->kept_each),
- * sx_filter_kept_each; else sx_filter_kept_sets, inline. */
+ * in stock every offer filter keeps. Its caller chooses (filter_kept, in match
+ * and page: this header calls no filter function): under two or three offer
+ * filters, or a date too far for the steps (f->kept_each),
+ * sx_filter_kept_each; else sx_filter_kept_sets. */
 uint64_t sx_filter_kept_each(const as_search_snap *s, const sx_filter *f, size_t w, uint64_t cand);
 /* One offer filter alone, from the stock state's sets (f->kept_sure,
- * f->kept_maybe, f->kept_rest). */
-static inline uint64_t sx_filter_kept_sets(const as_search_snap *s, const sx_filter *f, size_t w,
-                                           uint64_t cand)
+ * f->kept_maybe, f->kept_rest). Always inlined, so that GCC weighs the
+ * caller's filter_kept whole, as one function (its code as before). */
+static inline __attribute__((always_inline)) uint64_t
+sx_filter_kept_sets(const as_search_snap *s, const sx_filter *f, size_t w, uint64_t cand)
 {
     uint64_t x = f->kept_sure ? cand & f->kept_sure[w] : 0;
     int64_t cap = f->of.max_price_cents;

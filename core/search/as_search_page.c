@@ -12,6 +12,15 @@
 
 #include "as_search_internal.h"
 
+/* With f->kept: of the products in cand (bitset word w), those with an offer
+ * in stock every offer filter keeps (sx_filter_kept_each, sx_filter_kept_sets). */
+static inline uint64_t filter_kept(const as_search_snap *s, const sx_filter *f, size_t w,
+                                   uint64_t cand)
+{
+    if (f->kept_each) return sx_filter_kept_each(s, f, w, cand);
+    return sx_filter_kept_sets(s, f, w, cand);
+}
+
 #define MAX_EXCLUDED 100
 #define NTIERS (AS_MATCH_CORRECTED + 1)
 
@@ -416,8 +425,7 @@ static inline uint64_t kept_word(const as_search_snap *s, const sx_filter *f,
                                  uint64_t *res, uint64_t *set, sx_words *ws, size_t *count)
 {
     uint64_t a = any[w];
-    uint64_t c = hid ? a & ~hid[w] : a;
-    uint64_t r = f->kept_each ? sx_filter_kept_each(s, f, w, c) : sx_filter_kept_sets(s, f, w, c);
+    uint64_t r = filter_kept(s, f, w, hid ? a & ~hid[w] : a);
     res[w] = r;
     set[w] = 0;
     ws->at[ws->n] = (uint32_t)w;
@@ -443,9 +451,9 @@ static inline uint64_t match_word(const uint64_t *any, const uint64_t *hid, size
 
 /* page_bits under offer filters (a price cap, a date, a merchant, alone or
  * together), under the default weights or custom ones (rk): the results are
- * the matches with an offer in stock they all keep (sx_filter_kept_each or
- * _sets, whatever the weights), so counted by popcount and the excluded found
- * word by word, the lowest doc first; only the results that may reach the page are
+ * the matches with an offer in stock they all keep (filter_kept, whatever
+ * the weights), so counted by popcount and the excluded found word by word,
+ * the lowest doc first; only the results that may reach the page are
  * ranked, tier by tier: under another sort than the score's by sorted_tier
  * (sort_order: that sort's, for the return rate). In the score's order,
  * under custom weights or a merchant, by weighted_tier (the gate told the
