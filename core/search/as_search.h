@@ -30,6 +30,11 @@
  *                         load alone changes, kept in it)
  *   as_search_live.c      the live part of a page or a view, from the index when
  *                         the store says it has not moved
+ *   as_search_catalog.c   what the stages share of a catalogue, built or
+ *                         mapped: its process's own part (sx_catalog_private),
+ *                         the searches' scratch memory, a product's summary
+ *                         fields (index, file and page call it; it calls none
+ *                         of them)
  *   as_search_index.c     the catalogue index: built from the store
  *                         (snapshot_of_rows: order_skus, append_compat_views,
  *                         order_docs, write_excluded_entries, write_summary_heads,

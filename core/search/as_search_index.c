@@ -502,7 +502,7 @@ static bool add_row(sx_builder *b, const as_index_row *r)
 }
 
 /* The delivery component times ten, as the formula rounds it (one decimal). */
-static uint16_t delivery10(int64_t days)
+static uint16_t delivery10_of(int64_t days)
 {
     return (uint16_t)lround(as_round(as_delivery_component((int)days), 1) * 10);
 }
@@ -530,7 +530,7 @@ static bool add_offer(sx_builder *b, uint32_t d, const as_index_offer *o)
                   label,
                   (int32_t)o->delivery_days,
                   (uint16_t)mi,
-                  delivery10(o->delivery_days)};
+                  delivery10_of(o->delivery_days)};
     if (b->failed) return false;
     b->in_stock[c->noffers] = o->in_stock ? 1 : 0;
     c->stock[c->noffers] = o->stock < 0 ? 0 : o->stock > INT32_MAX ? INT32_MAX : (int32_t)o->stock;
@@ -777,110 +777,6 @@ static sx_builder *builder_new(void)
     return b;
 }
 
-as_scratch *sx_scratch_take(const sx_catalog *cat)
-{
-    sx_catalog *c = (sx_catalog *)cat; /* its process's own part: the stack */
-    as_scratch *s = NULL;
-    if (c->scratch_lock_made) {
-        mtx_lock(&c->scratch_lock);
-        if (c->n_scratch) s = c->scratch[--c->n_scratch];
-        mtx_unlock(&c->scratch_lock);
-    }
-    return s ? s : as_scratch_create();
-}
-
-void sx_scratch_give(const sx_catalog *cat, as_scratch *s)
-{
-    sx_catalog *c = (sx_catalog *)cat;
-    size_t kept = as_scratch_reset(s, SX_SCRATCH_BYTES);
-    if (c->scratch_lock_made) {
-        mtx_lock(&c->scratch_lock);
-        size_t held = kept;
-        for (size_t i = 0; i < c->n_scratch; i++)
-            held += c->scratch_each[i];
-        if (c->n_scratch < SX_SCRATCH_KEEP && held <= SX_SCRATCH_BYTES) {
-            c->scratch_each[c->n_scratch] = kept;
-            c->scratch[c->n_scratch++] = s;
-            s = NULL;
-        }
-        mtx_unlock(&c->scratch_lock);
-    }
-    as_scratch_destroy(s);
-}
-
-static int cents_cmp(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* c's price steps (sx_catalog.price_step): the quantiles of up to 4,096
- * products' cheapest offers (in stock or not), spread over the catalogue,
- * and the dearest of all; the same in every process. */
-static void price_steps(sx_catalog *c)
-{
-    int64_t sample[4096], dearest = 0;
-    size_t ns = 0, with = 0, every = c->n / 4096 + 1;
-    for (size_t d = 0; d < c->n; d++) {
-        int64_t p = 0;
-        for (uint32_t o = c->off_at[d]; o < c->off_at[d + 1]; o++)
-            if (!p || c->offers[o].price_cents < p) p = c->offers[o].price_cents;
-        if (!p) continue;
-        if (p > dearest) dearest = p;
-        if (with++ % every == 0 && ns < 4096) sample[ns++] = p;
-    }
-    qsort(sample, ns, sizeof(*sample), cents_cmp);
-    size_t np = 0;
-    for (size_t j = 1; j < SX_PRICE_STEPS && ns; j++) {
-        int64_t p = sample[j * ns / SX_PRICE_STEPS];
-        if (!np || p > c->price_step[np - 1]) c->price_step[np++] = p;
-    }
-    if (dearest && (!np || dearest > c->price_step[np - 1])) c->price_step[np++] = dearest;
-    c->nprice_steps = np;
-    size_t nf = 0;
-    for (size_t j = 1; j <= SX_FINE_STEPS && ns; j++) {
-        int64_t p = sample[j * ns / (SX_FINE_STEPS + 1)];
-        if (!nf || p > c->fine_step[nf - 1]) c->fine_step[nf++] = p;
-    }
-    c->nfine_steps = nf;
-}
-
-bool sx_catalog_private(sx_catalog *c)
-{
-    atomic_init(&c->live_seen, INT64_MIN);
-    if (mtx_init(&c->live_lock, mtx_plain) != thrd_success) return false;
-    c->live_lock_made = true;
-    if (!(c->live_bits = calloc(((c->n + 63) / 64) ? (c->n + 63) / 64 : 1, sizeof(uint64_t))))
-        return false;
-    if (mtx_init(&c->tok_lock, mtx_plain) != thrd_success) return false;
-    c->tok_lock_made = true;
-    if (!(c->tok_slots = calloc(SX_TOK_SLOTS, sizeof(*c->tok_slots)))) return false;
-    if (mtx_init(&c->scratch_lock, mtx_plain) != thrd_success) return false;
-    c->scratch_lock_made = true;
-    if (!(c->dev_arena = as_arena_create())) return false;
-    as_mem m = as_arena_mem(c->dev_arena);
-    c->qdevs = as_query_devices_make(&m, c->devs, c->ndevs);
-    size_t w = (c->n + 63) / 64, sets = 1 + c->ncats + c->npts + c->nmerchants;
-    c->words = w;
-    if (!(c->bits = calloc((w ? w : 1) * sets, sizeof(uint64_t)))) return false;
-    uint64_t *hidden = c->bits, *cat = hidden + w, *pt = cat + c->ncats * w,
-             *mer = pt + c->npts * w;
-    for (size_t d = 0; d < c->n; d++) {
-        uint64_t bit = 1ull << (d & 63);
-        if (c->hidden[d]) hidden[d >> 6] |= bit;
-        cat[c->cat[d] * w + (d >> 6)] |= bit;
-        pt[c->pt[d] * w + (d >> 6)] |= bit;
-        for (uint32_t o = c->off_at[d]; o < c->off_at[d + 1]; o++)
-            mer[c->offers[o].merchant * w + (d >> 6)] |= bit;
-    }
-    c->hidden_bits = hidden;
-    c->cat_bits = cat;
-    c->pt_bits = pt;
-    c->merchant_bits = mer;
-    price_steps(c);
-    return true;
-}
-
 static void catalog_free(sx_catalog *c)
 {
     if (!c) return;
@@ -1097,20 +993,6 @@ static bool str_table(char **s, const uint32_t *order, uint32_t n, uint32_t **at
     return true;
 }
 
-/* The snapshot's stock state (struct as_search_snap), in one private
- * mapping: given back to the system whole when the snapshot goes. */
-size_t sx_state_bytes(size_t n, size_t noffers, size_t nmerchants)
-{
-    size_t stock = (noffers + 63) & ~(size_t)63, words = (n + 63) / 64;
-    /* the products' records first, after the stock bytes rounded up to a
-     * cache line (the state starts on a page), then the 8-byte columns */
-    return stock +
-           n * (sizeof(sx_prod) + sizeof(uint64_t) + 5 * sizeof(uint32_t) + 3 * sizeof(uint16_t) +
-                3) +
-           (nmerchants + SX_PRICE_STEPS + SX_SOON_DAYS) * words * sizeof(uint64_t) +
-           noffers * sizeof(sx_front) + 1;
-}
-
 /* s's columns in its state at p (sx_state_bytes of c's counts). */
 static void state_layout(as_search_snap *s, sx_catalog *c, void *p)
 {
@@ -1257,7 +1139,7 @@ typedef struct {
 
 /* Product d's summary head, as a page's result writes it (in m); NULL when
  * it is not UTF-8 (the page says so). */
-static const char *summary_head(const sx_catalog *c, as_mem *m, uint32_t d, size_t *len)
+static const char *summary_head_text(const sx_catalog *c, as_mem *m, uint32_t d, size_t *len)
 {
     as_product p = {0};
     sx_summary_fields(c, d, &p);
@@ -1280,7 +1162,7 @@ static int head_span_run(void *arg)
     for (uint32_t d = h->from; d < h->to; d++) {
         as_mem m = as_arena_mem(a);
         size_t hn;
-        const char *t = summary_head(c, &m, d, &hn);
+        const char *t = summary_head_text(c, &m, d, &hn);
         if (!t) {
             c->head_at[d] = AS_NO_STR;
         } else if (h->spill == h->to && h->n + hn + 3 <= h->room) {
@@ -1328,7 +1210,7 @@ static bool write_heads(sx_builder *b)
     as_mem m = as_arena_mem(b->arena);
     for (uint32_t d = 0; d < n; d += step, taken++) {
         size_t hn;
-        if (summary_head(c, &m, d, &hn)) sample += hn + 3;
+        if (summary_head_text(c, &m, d, &hn)) sample += hn + 3;
         as_arena_clear(b->arena);
     }
     double each = taken ? (double)sample / taken * sx_heads_room : 0;

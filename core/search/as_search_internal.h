@@ -163,7 +163,7 @@ typedef struct sx_catalog {
      * products each), ascending: as_search_snap.min_fine places each
      * product's cheapest price in stock among them, so that a cap between
      * two price steps reads a byte per product of the step, and the price
-     * only for those whose fine step holds the cap (sx_filter_kept). */
+     * only for those whose fine step holds the cap (sx_filter_kept_sets). */
 #define SX_FINE_STEPS 255
     int64_t fine_step[SX_FINE_STEPS];
     size_t nfine_steps;
@@ -234,11 +234,6 @@ typedef struct sx_catalog {
 } sx_catalog;
 #define SX_TOK_BITS 256
 #define SX_TOK_SLOTS 512
-
-/* Scratch memory for one search's transient arrays (bitsets, the matches),
- * warm from an earlier search when one is free; given back when done. */
-as_scratch *sx_scratch_take(const sx_catalog *c);
-void sx_scratch_give(const sx_catalog *c, as_scratch *s);
 
 /* A product's best offer under the default weights in steps, by delivery
  * date and by price (sx_rank_default), in its offers' slots (off_at): slot
@@ -372,6 +367,20 @@ struct as_search_snap {
     as_search_version v;
 };
 
+/* The bytes of a snapshot's stock state for these counts, laid out in this
+ * order (state_layout); the file's state section is as long. */
+static inline size_t sx_state_bytes(size_t n, size_t noffers, size_t nmerchants)
+{
+    size_t stock = (noffers + 63) & ~(size_t)63, words = (n + 63) / 64;
+    /* the products' records first, after the stock bytes rounded up to a
+     * cache line (the state starts on a page), then the 8-byte columns */
+    return stock +
+           n * (sizeof(sx_prod) + sizeof(uint64_t) + 5 * sizeof(uint32_t) + 3 * sizeof(uint16_t) +
+                3) +
+           (nmerchants + SX_PRICE_STEPS + SX_SOON_DAYS) * words * sizeof(uint64_t) +
+           noffers * sizeof(sx_front) + 1;
+}
+
 /* Product d's bit in a bitset over the products. */
 static inline bool sx_bit(const uint64_t *bits, uint32_t d)
 {
@@ -438,10 +447,6 @@ static inline const char *sx_str(const sx_catalog *c, uint32_t at)
 {
     return at == AS_NO_STR ? NULL : c->strs + at;
 }
-
-/* Of p, the fields a page's summary reads of product d (as_view_summary_head
- * and the guarantee), pointing into c's strings. */
-void sx_summary_fields(const sx_catalog *c, uint32_t d, as_product *p);
 
 /* The room a build sets aside in strs for each half of the summary heads,
  * against what a sample of them makes (as_search_index.c, write_heads): a
@@ -545,12 +550,22 @@ static inline const sx_compat *sx_compat_row(const sx_compat *rows, size_t n, ui
  * passes as the largest key needs; tmp holds n (as_search_rank.c). */
 void sx_radix_by(uint32_t *v, uint32_t *tmp, const uint64_t *key, size_t n);
 
-/* ---- the index file (as_search_file.c) ---- */
+/* ---- what every stage reads of a catalogue (as_search_catalog.c) ---- */
 
 /* What each process makes for itself of a catalogue, built or mapped: c's
  * qdevs (on its own arena) and its bitsets; freed with c; false when out of
  * memory. */
 bool sx_catalog_private(sx_catalog *c);
+/* Scratch memory for one search's transient arrays (bitsets, the matches),
+ * warm from an earlier search when one is free; given back when done. */
+as_scratch *sx_scratch_take(const sx_catalog *c);
+void sx_scratch_give(const sx_catalog *c, as_scratch *s);
+/* Of p, the fields a page's summary reads of product d (as_view_summary_head
+ * and the guarantee), pointing into c's strings. */
+void sx_summary_fields(const sx_catalog *c, uint32_t d, as_product *p);
+
+/* ---- the index file (as_search_file.c) ---- */
+
 /* An index file being written, under a temporary name, made before the build
  * so that the views' text (three quarters of the file) goes into it as the
  * build makes it, through a shared mapping of the file at SX_VTEXT_OFF
@@ -603,8 +618,6 @@ void *sx_base_map(const sx_catalog *c, size_t bytes);
  * POSIX shared memory object, unlinked at once); false, c's base unchanged,
  * when none can be made. */
 bool sx_base_write(sx_catalog *c, const void *state, size_t bytes, int64_t rank);
-/* The bytes of a snapshot's stock state (state_map) for these counts. */
-size_t sx_state_bytes(size_t n, size_t noffers, size_t nmerchants);
 
 /* ---- stage interfaces (one file each) ---- */
 
@@ -782,7 +795,7 @@ struct sx_filter {
     /* set by sx_filter_bitsets: offer filters (read on the bitsets' road,
      * without a device), whose kept products (those with an offer in stock
      * that every filter keeps) are told a bitset word at a time
-     * (sx_filter_kept). One offer filter alone
+     * (sx_filter_kept_sets or _each). One offer filter alone
      * (a price cap, a date within SX_SOON_DAYS days, or a merchant) from
      * the stock state's bitsets: every product in kept_sure (none when
      * NULL) has an offer in stock it keeps; of the others, those in
@@ -832,15 +845,18 @@ bool sx_filter_prepare(const as_search_snap *s, const as_search_ask *ask, const 
  * keep are told (f->kept; with one alone its sets, else f->kept_each), and
  * with a device dev_bits and dev_unfit from its rows. */
 void sx_filter_bitsets(const as_search_snap *s, as_mem *tmp, sx_filter *f);
-/* sx_filter_kept under two or three offer filters, or a date too far for
- * the steps (f->kept_each). */
-uint64_t sx_filter_kept_each(const as_search_snap *s, const sx_filter *f, size_t w, uint64_t cand);
 /* With f->kept: of the products in cand (bitset word w), those with an offer
- * in stock every offer filter keeps. */
-static inline uint64_t sx_filter_kept(const as_search_snap *s, const sx_filter *f, size_t w,
-                                      uint64_t cand)
+ * in stock every offer filter keeps. Its caller chooses (filter_kept, in match
+ * and page: this header calls no filter function): under two or three offer
+ * filters, or a date too far for the steps (f->kept_each),
+ * sx_filter_kept_each; else sx_filter_kept_sets. */
+uint64_t sx_filter_kept_each(const as_search_snap *s, const sx_filter *f, size_t w, uint64_t cand);
+/* One offer filter alone, from the stock state's sets (f->kept_sure,
+ * f->kept_maybe, f->kept_rest). Always inlined, so that GCC weighs the
+ * caller's filter_kept whole, as one function (its code as before). */
+static inline __attribute__((always_inline)) uint64_t
+sx_filter_kept_sets(const as_search_snap *s, const sx_filter *f, size_t w, uint64_t cand)
 {
-    if (f->kept_each) return sx_filter_kept_each(s, f, w, cand);
     uint64_t x = f->kept_sure ? cand & f->kept_sure[w] : 0;
     int64_t cap = f->of.max_price_cents;
     if (f->kept_maybe) {

@@ -15,6 +15,15 @@
 
 #include "as_search_internal.h"
 
+/* With f->kept: of the products in cand (bitset word w), those with an offer
+ * in stock every offer filter keeps (sx_filter_kept_each, sx_filter_kept_sets). */
+static inline uint64_t filter_kept(const as_search_snap *s, const sx_filter *f, size_t w,
+                                   uint64_t cand)
+{
+    if (f->kept_each) return sx_filter_kept_each(s, f, w, cand);
+    return sx_filter_kept_sets(s, f, w, cand);
+}
+
 #define MAX_UNITS 16
 #define MAX_LISTED 8
 #define NO_MATCH 0xFF
@@ -522,10 +531,10 @@ SX_POPCNT static size_t evaluate_bits(const as_search_snap *s, const sx_filter *
     const uint64_t *any = tr->le[NKINDS - 1];
     if (f->kept) {
         /* offer filters: the matches they keep, a word at a time
-         * (sx_filter_kept, as filtered_kept counts them) */
+         * (filter_kept, as filtered_kept counts them) */
         for (size_t w = sp.lo; w < sp.hi && !(out && n); w++) {
             uint64_t x = f->verified_only ? any[w] & ~c->hidden_bits[w] : any[w];
-            if (x) n += (size_t)sx_pop64(sx_filter_kept(s, f, w, x));
+            if (x) n += (size_t)sx_pop64(filter_kept(s, f, w, x));
         }
     } else if (out) { /* whether any: the page stage counts them */
         for (size_t w = sp.lo; w < sp.hi && !n; w++)
@@ -555,7 +564,7 @@ SX_POPCNT static int64_t unit_docs(const as_search_snap *s, const sx_filter *f, 
     const sx_catalog *c = s->c;
     if (f->bits) {
         /* the mask's work, word by word; offer filters by the products
-         * they keep (sx_filter_kept, as filtered_kept counts) */
+         * they keep (filter_kept, as filtered_kept counts) */
         int64_t n = 0;
         const uint64_t *bits = u->le[NKINDS - 1];
         const uint64_t *cat = f->has_cat ? c->cat_bits + f->cat * c->words : NULL;
@@ -565,7 +574,7 @@ SX_POPCNT static int64_t unit_docs(const as_search_snap *s, const sx_filter *f, 
             if (cat) x &= cat[w];
             if (pt) x &= pt[w];
             if (f->verified_only) x &= ~c->hidden_bits[w];
-            if (f->kept && x) x = sx_filter_kept(s, f, w, x);
+            if (f->kept && x) x = filter_kept(s, f, w, x);
             n += sx_pop64(x);
         }
         return n;

@@ -12,6 +12,15 @@
 
 #include "as_search_internal.h"
 
+/* With f->kept: of the products in cand (bitset word w), those with an offer
+ * in stock every offer filter keeps (sx_filter_kept_each, sx_filter_kept_sets). */
+static inline uint64_t filter_kept(const as_search_snap *s, const sx_filter *f, size_t w,
+                                   uint64_t cand)
+{
+    if (f->kept_each) return sx_filter_kept_each(s, f, w, cand);
+    return sx_filter_kept_sets(s, f, w, cand);
+}
+
 #define MAX_EXCLUDED 100
 #define NTIERS (AS_MATCH_CORRECTED + 1)
 
@@ -117,24 +126,6 @@ static inline const char *dup(as_mem *m, const sx_catalog *c, uint32_t at)
 {
     (void)m;
     return sx_str(c, at);
-}
-
-void sx_summary_fields(const sx_catalog *c, uint32_t d, as_product *p)
-{
-    p->id = c->ids[d];
-    p->sku = sx_str(c, c->sku_at[d]);
-    p->name = sx_str(c, c->name_at[d]);
-    p->brand = sx_str(c, c->brand_at[d]);
-    p->category = c->cats[c->cat[d]];
-    p->part_type = c->pts[c->pt[d]];
-    p->image_urls = sx_str(c, c->img_at[d]);
-    /* in stock: the literal, so that readers comparing it (as_rank) do not
-     * wait for the index's string */
-    p->availability = c->avail[d] ? "in_stock" : sx_str(c, c->avail_at[d]);
-    p->verif_status = as_verif_parse(sx_str(c, c->status_at[d]));
-    p->verif_note = sx_str(c, c->note_at[d]);
-    p->return_rate = c->return_rate[d];
-    p->guarantee = c->guarantee[d] != 0;
 }
 
 void sx_page_product(const as_search_snap *s, as_mem *m, uint32_t d, const as_device *dev,
@@ -434,7 +425,7 @@ static inline uint64_t kept_word(const as_search_snap *s, const sx_filter *f,
                                  uint64_t *res, uint64_t *set, sx_words *ws, size_t *count)
 {
     uint64_t a = any[w];
-    uint64_t r = sx_filter_kept(s, f, w, hid ? a & ~hid[w] : a);
+    uint64_t r = filter_kept(s, f, w, hid ? a & ~hid[w] : a);
     res[w] = r;
     set[w] = 0;
     ws->at[ws->n] = (uint32_t)w;
@@ -460,7 +451,7 @@ static inline uint64_t match_word(const uint64_t *any, const uint64_t *hid, size
 
 /* page_bits under offer filters (a price cap, a date, a merchant, alone or
  * together), under the default weights or custom ones (rk): the results are
- * the matches with an offer in stock they all keep (sx_filter_kept, whatever
+ * the matches with an offer in stock they all keep (filter_kept, whatever
  * the weights), so counted by popcount and the excluded found word by word,
  * the lowest doc first; only the results that may reach the page are
  * ranked, tier by tier: under another sort than the score's by sorted_tier
