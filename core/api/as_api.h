@@ -25,5 +25,4 @@
  * with HTTP's conventions added (docs/api.md). */
 void as_handle(as_shop *shop, const as_request *req, as_response *resp);
 
-
 #endif
