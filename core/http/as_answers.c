@@ -12,14 +12,15 @@
 #include "as_reads.h"
 #include "as_util.h"
 
-/* Validates body against rules into v; else false with the 400 in resp. */
-static bool fields(as_shop *shop, const json_t *body, const as_field_rule *rules, size_t n,
-                   as_param *v, as_response *resp)
+/* Validates body against rules into v: the hash of its canonical form (an
+ * Idempotency-Key's record compares it), else NULL with the 400 in resp. */
+static const char *fields(as_shop *shop, const json_t *body, const as_field_rule *rules, size_t n,
+                          as_param *v, as_response *resp)
 {
     as_problem why;
-    if (as_validate_body(shop->mem, rules, n, body, as_today(shop), v, &why)) return true;
-    as_respond_problem(resp, &why);
-    return false;
+    const char *hash = as_call_fields(shop, body, rules, n, v, &why);
+    if (!hash) as_respond_problem(resp, &why);
+    return hash;
 }
 
 /* Whether the operation did it; else its answer is in resp. */
@@ -177,12 +178,8 @@ void as_answer_order(as_shop *shop, const as_agent *agent, const char *key, cons
                      const char *base, as_response *resp)
 {
     as_param v[O_N];
-    as_problem why;
-    const char *hash = as_call_fields(shop, body, order_rules, O_N, v, &why);
-    if (!hash) {
-        as_respond_problem(resp, &why);
-        return;
-    }
+    const char *hash = fields(shop, body, order_rules, O_N, v, resp);
+    if (!hash) return;
     order_job job = {
         shop,
         agent,
@@ -267,12 +264,8 @@ void as_answer_return(as_shop *shop, const as_agent *agent, const char *key, con
                       const char *label_base, as_response *resp)
 {
     as_param v[R_N];
-    as_problem why;
-    const char *hash = as_call_fields(shop, body, return_rules, R_N, v, &why);
-    if (!hash) {
-        as_respond_problem(resp, &why);
-        return;
-    }
+    const char *hash = fields(shop, body, return_rules, R_N, v, resp);
+    if (!hash) return;
     return_job job = {shop,
                       agent,
                       label_base,
