@@ -1,13 +1,13 @@
 /* After the sale (spec 4.10 to 4.12): following an order, cancelling it, and
  * returning it under the right-item guarantee, over the shop's operations
- * (core/shop/as_aftersale.h). docs/orders.md. */
+ * (core/shop/as_aftersale.h) as every binding answers them
+ * (core/http/as_answers.h). docs/orders.md. */
 #include <string.h>
 
 #include "as_aftersale.h"
 #include "as_answers.h"
 #include "as_api_internal.h"
 #include "as_handlers.h"
-#include "as_buy_view.h"
 #include "as_person_pages.h"
 
 /* ---- GET /orders/{id} (spec 4.10) ---- */

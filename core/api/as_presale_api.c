@@ -1,6 +1,7 @@
 /* Before the sale (spec 4.5, 4.6): checking whether a part fits a device, and
  * questions about a product answered from measured data, over the shop's
- * operations (core/shop/as_presale.h). docs/api.md. */
+ * operations (core/shop/as_presale.h) as every binding answers them
+ * (core/http/as_answers.h). docs/api.md. */
 #include "as_answers.h"
 #include "as_api_internal.h"
 #include "as_handlers.h"
