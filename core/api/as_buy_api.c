@@ -1,7 +1,9 @@
 /* The /v1 handlers of buying: the mandate (spec 4.7), quotes (4.8), orders
  * (4.9) and human confirmation through a signed link (4.13, 4.14). Each
  * identifies the agent, validates the request, calls the shop's operation
- * (core/shop/as_buying.h) and renders its outcome. docs/buying.md. */
+ * (core/shop/as_buying.h) and renders its outcome; the mandate, quotes and
+ * orders as every binding answers them (core/http/as_answers.h).
+ * docs/buying.md. */
 #include <string.h>
 #include <strings.h>
 
