@@ -50,8 +50,7 @@ ROOM_views  := $(ROOM_rules) views
 ROOM_search := $(ROOM_views) search
 ROOM_shop   := $(ROOM_search) shop
 ROOM_http   := $(ROOM_shop) http
-# TODO(60): MCP still runs its tools through the router (as_handle)
-ROOM_mcp    := $(ROOM_http) mcp api
+ROOM_mcp    := $(ROOM_http) mcp
 ROOM_api    := $(ROOM_mcp) api
 ROOMS       := lib store rules views search shop http mcp api
 # an object's room: build/core/ROOM/x.o

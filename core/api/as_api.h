@@ -18,23 +18,11 @@
 #include "as_store.h"
 #include "as_validate.h"
 #include "as_http.h"    /* the glue's HTTP helpers: ETags, CORS, origins */
+#include "as_call.h"    /* agent keys (as_bearer_key), JSON media types */
 #include "as_respond.h" /* the error object, a person's error page */
 
 /* The router: the endpoint that serves req's path and method answers it,
  * with HTTP's conventions added (docs/api.md). */
 void as_handle(as_shop *shop, const as_request *req, as_response *resp);
-
-/* The compiled-in OpenAPI document as written (its server URL still @BASE_URL@). */
-const char *as_openapi_text(size_t *len);
-
-/* The key of an Authorization header "Bearer <key>" (the scheme in any case,
- * spaces after it skipped), NULL when there is none: what identifies an
- * agent, and what the rate limiter counts by. */
-const char *as_bearer_key(const char *authorization);
-/* Whether key has the shape of an agent key: <prefix>_sk_test_<32 letters or
- * digits>. */
-bool as_agent_key_shape(const char *key, const char *prefix);
-/* Whether a Content-Type is application/json (with or without parameters). */
-bool as_json_media_type(const char *ct);
 
 #endif

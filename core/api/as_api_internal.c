@@ -1,240 +1,44 @@
-/* What the agent-key endpoints share: identifying the agent (spec 5), JSON
- * bodies, and Idempotency-Key records around a transaction (docs/buying.md). */
-#include <ctype.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <strings.h>
-
+/* What the agent-key endpoints share, as /v1 answers it: identifying the
+ * agent (spec 5), JSON bodies and Idempotency-Key records around a
+ * transaction (docs/buying.md), each over its binding-neutral form in
+ * core/http/as_call.h, its problem answered as the /v1 error. */
 #include "as_api_internal.h"
-#include "as_crypto.h"
-#include "as_buying.h"
-#include "as_idempotent.h"
-#include "as_util.h"
-#include "as_view.h"
 
 /* ---- identity (spec 5) ---- */
 
-static bool token_chars(const char *s, size_t n, const char *extra)
-{
-    for (size_t i = 0; i < n; i++)
-        if (!isalnum((unsigned char)s[i]) && !strchr(extra, s[i])) return false;
-    return n > 0;
-}
-
-/* "name/version": the calling agent and its version. */
-static bool service_agent_ok(const char *s)
-{
-    if (!s) return false;
-    const char *slash = strchr(s, '/');
-    if (!slash) return false;
-    size_t nl = (size_t)(slash - s), vl = strlen(slash + 1);
-    return nl <= 64 && vl <= 32 && token_chars(s, nl, "._-") && token_chars(slash + 1, vl, "._+-");
-}
-
-bool as_agent_key_shape(const char *key, const char *prefix)
-{
-    size_t pl = strlen(prefix);
-    if (!key || strncmp(key, prefix, pl) != 0 || strncmp(key + pl, "_sk_test_", 9) != 0)
-        return false;
-    const char *rest = key + pl + 9;
-    return strlen(rest) == 32 && token_chars(rest, 32, "");
-}
-
-const char *as_bearer_key(const char *authorization)
-{
-    if (!authorization || strncasecmp(authorization, "Bearer ", 7) != 0) return NULL;
-    const char *key = authorization + 7;
-    while (*key == ' ')
-        key++;
-    return *key ? key : NULL;
-}
-
 bool as_identify(as_shop *shop, const as_request *req, as_agent *agent, as_response *resp)
 {
-    const char *key = as_bearer_key(req->authorization);
-    const char *why = NULL;
-    if (!key)
-        why = "Send your agent key as 'Authorization: Bearer <key>'.";
-    else if (!service_agent_ok(req->service_agent))
-        why = "Send 'Service-Agent: <name>/<version>' naming your agent and its version.";
-    else if (!as_agent_key_shape(key, shop->cfg->key_prefix))
-        why = as_printf(shop->mem,
-                        "The agent key is not valid: keys look like %s_sk_test_ "
-                        "followed by 32 letters or digits.",
-                        shop->cfg->key_prefix);
-    if (why) {
-        as_respond_error(resp, 403, "AGENT_UNIDENTIFIED", NULL, why);
-        return false;
-    }
-    as_problem prob;
-    switch (as_agent_by_key(shop, key, agent, &prob)) {
-    case AS_SHOP_DONE:
-        agent->name = req->service_agent;
-        return true;
-    case AS_SHOP_REFUSED:
-        as_respond_problem(resp, &prob);
-        return false;
-    default:
-        as_respond_storage_failed(resp);
-        return false;
-    }
+    as_problem why;
+    if (as_call_agent(shop, req, agent, &why)) return true;
+    as_respond_problem(resp, &why);
+    return false;
 }
 
 /* ---- bodies ---- */
 
-#define MAX_JSON_DEPTH 16
-
-/* Deepest nesting of arrays and objects, strings skipped; stops past max. */
-static int json_depth(const char *s, size_t n, int max)
-{
-    int depth = 0, deepest = 0;
-    bool in_string = false;
-    for (size_t i = 0; i < n; i++) {
-        char c = s[i];
-        if (in_string) {
-            if (c == '\\')
-                i++;
-            else if (c == '"')
-                in_string = false;
-        } else if (c == '"') {
-            in_string = true;
-        } else if (c == '[' || c == '{') {
-            if (++depth > deepest && (deepest = depth) > max) return deepest;
-        } else if (c == ']' || c == '}') {
-            depth--;
-        }
-    }
-    return deepest;
-}
-
-bool as_json_media_type(const char *ct)
-{
-    if (!ct) return false;
-    while (*ct == ' ')
-        ct++;
-    size_t n = strlen("application/json");
-    return strncasecmp(ct, "application/json", n) == 0 && strchr("; \t", ct[n]);
-}
-
 json_t *as_json_body(as_shop *shop, const as_request *req, as_response *resp)
 {
-    /* A body sent as another type (text/plain, a form) is refused before it
-     * is read as JSON; none said is taken as JSON. */
-    if (req->body && req->body_len && req->content_type && *req->content_type &&
-        !as_json_media_type(req->content_type)) {
-        as_respond_error(resp, 415, "UNSUPPORTED_MEDIA_TYPE", "Content-Type",
-                         as_printf(shop->mem,
-                                   "Send the body as JSON with 'Content-Type: application/json', "
-                                   "not '%.60s'.",
-                                   req->content_type));
-        return NULL;
-    }
-    if (!req->body || req->body_len == 0) {
-        as_respond_error(resp, 400, "VALIDATION_ERROR", "body", "A JSON object body is required.");
-        return NULL;
-    }
-    if (json_depth(req->body, req->body_len, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
-        as_respond_error(resp, 400, "VALIDATION_ERROR", "body",
-                         "The body nests arrays or objects more than 16 levels deep.");
-        return NULL;
-    }
-    json_error_t e;
-    json_t *v = json_loadb(req->body, req->body_len, JSON_REJECT_DUPLICATES, &e);
-    if (!v) {
-        as_respond_error(resp, 400, "VALIDATION_ERROR", "body",
-                         as_printf(shop->mem, "The body is not valid JSON (line %d, column %d): %s",
-                                   e.line, e.column, e.text));
-        return NULL;
-    }
+    as_problem why;
+    json_t *v = as_call_body(shop, req, &why);
+    if (!v) as_respond_problem(resp, &why);
     return v;
 }
 
-/* Idempotency-Key: 1 to 255 visible ASCII characters. */
-bool as_idem_key_ok(const char *k)
-{
-    size_t n = strlen(k);
-    if (n < 1 || n > 255) return false;
-    for (size_t i = 0; i < n; i++)
-        if (k[i] < 0x21 || k[i] > 0x7e) return false;
-    return true;
-}
-
-bool as_idem_key_check(const as_request *req, const char *endpoint, as_response *resp)
-{
-    if (!req->idempotency_key || !*req->idempotency_key) {
-        char msg[200];
-        snprintf(msg, sizeof(msg),
-                 "%s needs an Idempotency-Key header: a unique value per request, sent again "
-                 "unchanged on every retry.",
-                 endpoint);
-        as_respond_error(resp, 400, "IDEMPOTENCY_KEY_REQUIRED", "Idempotency-Key", msg);
-        return false;
-    }
-    if (!as_idem_key_ok(req->idempotency_key)) {
-        as_respond_error(resp, 400, "VALIDATION_ERROR", "Idempotency-Key",
-                         "Idempotency-Key must be 1 to 255 visible ASCII characters.");
-        return false;
-    }
-    return true;
-}
-
-const char *as_body_params(as_shop *shop, const as_request *req, const as_field_rule *rules, size_t n,
-                           as_param *vals, as_response *resp)
+const char *as_body_params(as_shop *shop, const as_request *req, const as_field_rule *rules,
+                           size_t n, as_param *vals, as_response *resp)
 {
     json_t *body = as_json_body(shop, req, resp);
     if (!body) return NULL;
-    as_problem prob;
-    bool ok = as_validate_body(shop->mem, rules, n, body, as_today(shop), vals, &prob);
-    char *canon = ok ? json_dumps(body, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+    as_problem why;
+    const char *hash = as_call_fields(shop, body, rules, n, vals, &why);
     json_decref(body);
-    if (!ok) {
-        as_respond_problem(resp, &prob);
-        return NULL;
-    }
-    const char *hash = as_sha256_hex(shop->mem, canon, strlen(canon));
-    free(canon);
+    if (!hash) as_respond_problem(resp, &why);
     return hash;
-}
-
-/* The handler's work as the shop's: what it put in resp is the answer to keep. */
-typedef struct resp_job {
-    int (*work)(void *job, as_response *resp);
-    void *job;
-    as_response *resp;
-} resp_job;
-
-static int resp_work(void *job, as_answer *answer)
-{
-    resp_job *j = job;
-    int rc = j->work(j->job, j->resp);
-    answer->status = j->resp->status;
-    answer->body = json_incref(j->resp->body);
-    return rc;
 }
 
 void as_idem_run(as_shop *shop, const as_agent *agent, const char *scope, const char *key,
                  const char *hash, int (*work)(void *job, as_response *resp), void *job,
                  as_response *resp)
 {
-    resp_job j = {work, job, resp};
-    as_answer answer;
-    as_problem prob;
-    switch (
-        as_idempotent_run(shop, agent->user_id, scope, key, hash, resp_work, &j, &answer, &prob)) {
-    case AS_SHOP_DONE:
-        if (answer.replayed) {
-            as_respond_json(resp, answer.status, answer.body);
-            resp->replayed = true;
-        } else {
-            json_decref(answer.body); /* resp holds it already */
-        }
-        break;
-    case AS_SHOP_REFUSED:
-        as_respond_problem(resp, &prob);
-        resp->retry_after = answer.retry_after;
-        break;
-    default:
-        as_respond_storage_failed(resp);
-    }
+    as_idem_respond(shop, agent->user_id, scope, key, hash, work, job, resp);
 }

@@ -3,6 +3,7 @@
 #define AS_API_INTERNAL_H
 
 #include "as_api.h"
+#include "as_call.h"
 #include "as_commerce.h"
 
 /* A device parameter: a slug, or free text naming exactly one device; else a 400
@@ -10,20 +11,20 @@
 bool as_resolve_device(as_shop *shop, const char *text, const char *field, as_device *out,
                        as_response *resp);
 
-/* Identifies the calling agent (spec 5) from its headers (the key's lookup:
- * as_agent_by_key), else answers 403 AGENT_UNIDENTIFIED. */
+/* The binding-neutral forms of these (as_call.h) say what is wrong as an
+ * as_problem; these answer it as the /v1 error. */
+
+/* Identifies the calling agent (spec 5) from its headers (as_call_agent),
+ * else answers 403 AGENT_UNIDENTIFIED. */
 bool as_identify(as_shop *shop, const as_request *req, as_agent *agent, as_response *resp);
-/* The body as JSON, else a 400 naming "body". */
+/* The body as JSON (as_call_body), else a 415, or a 400 naming "body". */
 json_t *as_json_body(as_shop *shop, const as_request *req, as_response *resp);
 /* Validates the body against rules into vals; returns the hash of its canonical
  * form (for Idempotency-Key comparisons), or NULL with a 400 in resp. */
 const char *as_body_params(as_shop *shop, const as_request *req, const as_field_rule *rules, size_t n,
                            as_param *vals, as_response *resp);
 
-/* Idempotency-Key present and well formed, else 400. endpoint: for the message. */
-bool as_idem_key_check(const as_request *req, const char *endpoint, as_response *resp);
-bool as_idem_key_ok(const char *key);
-/* as_idempotent_run (core/shop) for a /v1 handler: claims the Idempotency-Key
+/* as_idem_respond (core/http) for a /v1 handler: claims the Idempotency-Key
  * (or answers from its record: replay, 422, 409), runs work and remembers the
  * response it leaves in resp under the key. On a storage failure everything,
  * the claim included, is rolled back: 503. */

@@ -1,11 +1,14 @@
 /* The /v1 handlers of buying: the mandate (spec 4.7), quotes (4.8), orders
  * (4.9) and human confirmation through a signed link (4.13, 4.14). Each
  * identifies the agent, validates the request, calls the shop's operation
- * (core/shop/as_buying.h) and renders its outcome. docs/buying.md. */
+ * (core/shop/as_buying.h) and renders its outcome; the mandate, quotes and
+ * orders as every binding answers them (core/http/as_answers.h).
+ * docs/buying.md. */
 #include <string.h>
 #include <strings.h>
 
 #include "as_handlers.h"
+#include "as_answers.h"
 #include "as_api_internal.h"
 #include "as_buy_view.h"
 #include "as_buying.h"
@@ -38,129 +41,36 @@ void as_api_mandate_current(as_shop *shop, const as_request *req, as_response *r
 {
     as_agent agent;
     if (!as_identify(shop, req, &agent, resp)) return;
-    as_mandate_month mm;
-    as_problem prob;
-    if (!shop_done(as_mandate_current(shop, agent.user_id, &mm, &prob), &prob, resp)) return;
-    as_respond_json(resp, 200,
-                    as_view_mandate(shop->mem, &mm.mandate, as_mandate_state_name(mm.state),
-                                    mm.month, mm.spent_cents));
+    as_answer_mandate(shop, &agent, resp);
 }
 
 /* ---- POST /quotes (spec 4.8) ---- */
 
-enum { Q_SKU, Q_QUANTITY, Q_OFFER, Q_DEVICE, Q_POSTCODE, Q_DELIVER_BY, Q_WEIGHTS, Q_N };
-static const as_field_rule quote_rules[Q_N] = {
-    [Q_SKU] = {{"sku", AS_V_SLUG, 3, 20, NULL}, true},
-    [Q_QUANTITY] = {{"quantity", AS_V_INT, 1, 10, NULL}, false},
-    [Q_OFFER] = {{"offer_id", AS_V_SLUG, 1, 60, NULL}, false},
-    [Q_DEVICE] = {{"device", AS_V_TEXT, 1, 100, NULL}, false},
-    [Q_POSTCODE] = {{"postcode", AS_V_POSTCODE, 1, 12, NULL}, false},
-    [Q_DELIVER_BY] = {{"deliver_by", AS_V_DATE, 0, 0, NULL}, false},
-    [Q_WEIGHTS] = {{"weights", AS_V_WEIGHTS, 0, 0, NULL}, false},
-};
-
 void as_api_quote_create(as_shop *shop, const as_request *req, as_response *resp)
 {
-    as_mem *m = shop->mem;
     as_agent agent;
     if (!as_identify(shop, req, &agent, resp)) return;
     json_t *body = as_json_body(shop, req, resp);
     if (!body) return;
-    as_param v[Q_N];
-    as_problem prob;
-    bool ok = as_validate_body(m, quote_rules, Q_N, body, as_today(shop), v, &prob);
+    as_answer_quote(shop, &agent, body, resp);
     json_decref(body);
-    if (!ok) {
-        as_respond_problem(resp, &prob);
-        return;
-    }
-    as_device dev;
-    bool has_dev = v[Q_DEVICE].present;
-    if (has_dev && !as_resolve_device(shop, v[Q_DEVICE].str, "device", &dev, resp)) return;
-    as_quote_ask ask = {
-        .sku = v[Q_SKU].str,
-        .offer_id = v[Q_OFFER].present ? v[Q_OFFER].str : NULL,
-        .quantity = v[Q_QUANTITY].present ? v[Q_QUANTITY].num : 1,
-        .device = has_dev ? &dev : NULL,
-        .weights = as_param_weights(&v[Q_WEIGHTS]),
-        .deliver_by = v[Q_DELIVER_BY].present ? v[Q_DELIVER_BY].num : 0,
-    };
-    as_quote q;
-    if (!shop_done(as_quote_create(shop, &agent, &ask, &q, &prob), &prob, resp)) return;
-    as_respond_json(resp, 201, as_view_quote(m, &q));
 }
 
 /* ---- POST /orders (spec 4.9) ---- */
-
-enum { O_QUOTE, O_REASON, O_MANDATE, O_N };
-static const as_field_rule order_rules[O_N] = {
-    [O_QUOTE] = {{"quote_id", AS_V_SLUG, 3, 40, NULL}, true},
-    [O_REASON] = {{"reason", AS_V_PROSE, 20, 500, NULL}, true},
-    [O_MANDATE] = {{"mandate_id", AS_V_SLUG, 1, 40, NULL}, false},
-};
-
-typedef struct order_job {
-    as_shop *shop;
-    const as_agent *agent;
-    const as_request *req;
-    as_order_ask ask;
-    const char *notice; /* the confirmation's line for shop->notify, once committed */
-} order_job;
-
-/* Inside the idempotent transaction: the placement as the response to keep
- * (a 201, a 202 or a refusal), or AS_EDB to roll back. */
-static int place_order(void *job, as_response *resp)
-{
-    order_job *j = job;
-    as_shop *shop = j->shop;
-    as_mem *m = shop->mem;
-    as_placement pl;
-    as_problem prob;
-    switch (as_order_place(shop, j->agent, &j->ask, &pl, &prob)) {
-    case AS_SHOP_DONE:
-        break;
-    case AS_SHOP_REFUSED:
-        as_respond_problem(resp, &prob);
-        return AS_OK;
-    default:
-        return AS_EDB;
-    }
-    if (!pl.needs_confirmation) {
-        as_respond_json(resp, 201, as_view_order(m, &pl.order));
-        return AS_OK;
-    }
-    const char *url = as_printf(m, "%s/confirmations/%s?token=%s", as_request_base(j->req),
-                                pl.confirmation.id, pl.token);
-    as_respond_json(
-        resp, 202,
-        as_view_confirmation_required(m, &pl.order, &pl.confirmation, url, pl.confirm_above_cents));
-    if (shop->notify) j->notice = as_view_confirmation_notice(m, &pl.order, &pl.confirmation, url);
-    return AS_OK;
-}
 
 void as_api_order_create(as_shop *shop, const as_request *req, as_response *resp)
 {
     as_agent agent;
     if (!as_identify(shop, req, &agent, resp)) return;
-    if (!as_idem_key_check(req, "POST /orders", resp)) return;
     as_problem prob;
-    if (!as_shop_can_sign(shop, &prob)) { /* before the key is claimed: nothing to remember */
+    if (!as_order_precheck(shop, req->idempotency_key, &prob)) {
         as_respond_problem(resp, &prob);
         return;
     }
-    as_param v[O_N];
-    const char *hash = as_body_params(shop, req, order_rules, O_N, v, resp);
-    if (!hash) return;
-    order_job job = {
-        shop,
-        &agent,
-        req,
-        {v[O_QUOTE].str, v[O_REASON].str, v[O_MANDATE].present ? v[O_MANDATE].str : NULL},
-        NULL};
-    as_idem_run(shop, &agent, "orders", req->idempotency_key, hash, place_order, &job, resp);
-    /* only once the order and its confirmation are committed (a replay runs
-     * no job and tells nobody again) */
-    if (job.notice && resp->status == 202) shop->notify(shop->notify_baton, job.notice);
+    json_t *body = as_json_body(shop, req, resp);
+    if (!body) return;
+    as_answer_order(shop, &agent, req->idempotency_key, body, as_request_base(req), resp);
+    json_decref(body);
 }
 
 /* ---- confirmations (spec 4.13, 4.14) ---- */

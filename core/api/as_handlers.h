@@ -5,6 +5,7 @@
 #define AS_HANDLERS_H
 
 #include "as_api.h"
+#include "as_mcp.h"
 
 /* The most segments a /v1 path has ("/devices/{slug}/compatible"). */
 #define AS_ROUTE_MAX_SEGS 4
@@ -60,7 +61,6 @@ void as_api_openapi(as_shop *shop, const as_request *req, as_response *resp);
 void as_api_help(as_shop *shop, const as_request *req, const char *page, const char *code,
                  as_response *resp);
 
-/* The Model Context Protocol over Streamable HTTP (core/mcp/as_mcp.c). */
-void as_api_mcp(as_shop *shop, const as_request *req, as_response *resp);
+/* The Model Context Protocol over Streamable HTTP: as_api_mcp (core/mcp/as_mcp.h). */
 
 #endif

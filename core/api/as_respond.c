@@ -9,32 +9,7 @@
 #include "as_shop.h"
 #include "as_util.h"
 
-/* ---- for clients: the error object (docs/api.md, "Errors") ---- */
-
-void as_respond_error(as_response *resp, int status, const char *code, const char *field,
-                      const char *message)
-{
-    as_respond_json(resp, status, as_error_object(code, field, message));
-}
-
-void as_respond_problem(as_response *resp, const as_problem *p)
-{
-    as_respond_error(resp, p->status, p->code, p->field, p->message);
-}
-
-void as_respond_saved_unreadable(as_response *resp)
-{
-    as_problem p;
-    as_shop_problem(AS_SHOP_UNREADABLE, &p);
-    as_respond_problem(resp, &p);
-}
-
-void as_respond_storage_failed(as_response *resp)
-{
-    as_problem p;
-    as_shop_problem(AS_SHOP_FAILED, &p);
-    as_respond_problem(resp, &p);
-}
+/* ---- for clients: the error object of a status httpd raised ---- */
 
 void as_respond_http_refusal(as_response *resp, int status, const char *part)
 {

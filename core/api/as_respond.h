@@ -5,16 +5,10 @@
 #define AS_RESPOND_H
 
 #include "as_mem.h"
+#include "as_http.h" /* the error object: as_respond_error, as_respond_problem */
 #include "as_request.h"
 #include "as_validate.h"
 
-void as_respond_error(as_response *resp, int status, const char *code, const char *field,
-                      const char *message);
-void as_respond_problem(as_response *resp, const as_problem *p);
-/* 503: storage failed; nothing was changed (the store logged why). */
-void as_respond_storage_failed(as_response *resp);
-/* 503 after a commit: the change stands, only reading it back failed. */
-void as_respond_saved_unreadable(as_response *resp);
 /* The JSON error for a status httpd raised itself (413 from LimitRequestBody...). */
 void as_respond_http_status(as_response *resp, int status);
 /* The same, naming the part of the request httpd refused ("path", "headers" or

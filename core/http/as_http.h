@@ -11,6 +11,23 @@
 #include "as_request.h"
 #include "as_shop.h"
 
+/* The compiled-in OpenAPI document as written (its server URL still
+ * @BASE_URL@), len bytes. */
+const char *as_openapi_text(size_t *len);
+
+/* The /v1 error object (docs/api.md, "Errors"; as_error_object) as the
+ * answer, for the /v1 handlers and every binding that gives /v1's bodies. */
+void as_respond_error(as_response *resp, int status, const char *code, const char *field,
+                      const char *message);
+void as_respond_problem(as_response *resp, const as_problem *p);
+/* 503: storage failed; nothing was changed (the store logged why). */
+void as_respond_storage_failed(as_response *resp);
+/* 503 after a commit: the change stands, only reading it back failed. */
+void as_respond_saved_unreadable(as_response *resp);
+/* The answer of a shop operation that did not do it (rc not AS_SHOP_DONE):
+ * a refusal's problem, else the problem every binding gives the failure. */
+void as_respond_outcome(as_response *resp, as_shop_rc rc, const as_problem *why);
+
 /* Strong entity tags: the 128-bit XXH3 hash of a body in base64url, quoted
  * ("..."; 24 characters with the quotes). A tag tells a client whether its
  * own copy of an answer is still the answer: it must change with every byte

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "as_handlers.h"
+#include "as_call.h"
 #include "as_http.h"
 #include "as_mcp.h"
 #include "as_util.h"

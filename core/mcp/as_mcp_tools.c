@@ -1,10 +1,10 @@
 /* MCP tools: each one is a REST operation (docs/mcp.md). A call checks the
- * arguments against the tool's input schema (core/mcp/mcp_tools.json, compiled in),
- * calls the shop's operation with them (the catalogue's reads) and renders its
- * answer with REST's own view, and wraps it in a CallToolResult: the REST body
- * as text and as structuredContent. TODO(60): the tools the shop has no
- * operation for yet turn the arguments into a REST request (path, query string
- * or JSON body) and run it through as_handle with the caller's own headers. */
+ * arguments against the tool's input schema (core/mcp/mcp_tools.json, compiled
+ * in), calls the shop's operation with them, as the REST handler would (the
+ * catalogue's reads, and the agent's calls of core/http/as_answers.h under the
+ * same identity, field rules and Idempotency-Key scope), renders its answer
+ * with REST's own view, and wraps it in a CallToolResult: the REST body as
+ * text and as structuredContent. */
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -12,56 +12,68 @@
 #include <string.h>
 
 #include "as_mcp.h"
-#include "as_api_internal.h"
+#include "as_answers.h"
+#include "as_call.h"
 #include "as_device_view.h"
-#include "as_help_view.h"
+#include "as_http.h"
 #include "as_mcp_results.h"
 #include "as_reads.h"
 #include "as_util.h"
 #include "mcp_tools_json.inc"
 
 /* A call's arguments as the shop's operation takes them: the path argument,
- * and the others as the query string REST would read (query_text of each;
- * null is left out, as REST's default). */
-typedef struct mcp_args {
-    const char *path; /* the path argument's value, or NULL */
+ * the others as the query string REST would read (query_text of each; null
+ * is left out, as REST's default), or as REST's JSON body; and the request's
+ * headers that identify the agent. */
+typedef struct mcp_call {
+    const as_request *http; /* the MCP request: Authorization, Service-Agent, base URL */
+    const char *path;       /* the path argument's value, or NULL */
     as_query q;
-} mcp_args;
+    const json_t *body; /* the arguments but the path argument and idempotency_key */
+    const char *key;    /* idempotency_key, else the Idempotency-Key header */
+} mcp_call;
 
-/* A tool the shop answers: its operation called, its answer as REST gives
- * it (status, and the body as JSON or as encoded). */
-typedef void (*mcp_op)(as_shop *shop, const mcp_args *a, as_response *out);
+/* A tool's operation called, its answer as REST gives it (status, and the
+ * body as JSON or as encoded). */
+typedef void (*mcp_op)(as_shop *shop, const mcp_call *c, as_response *out);
 
-static void op_search(as_shop *shop, const mcp_args *a, as_response *out);
-static void op_product(as_shop *shop, const mcp_args *a, as_response *out);
-static void op_devices(as_shop *shop, const mcp_args *a, as_response *out);
-static void op_compatible(as_shop *shop, const mcp_args *a, as_response *out);
+/* the catalogue's reads */
+static void op_search(as_shop *shop, const mcp_call *c, as_response *out);
+static void op_product(as_shop *shop, const mcp_call *c, as_response *out);
+static void op_devices(as_shop *shop, const mcp_call *c, as_response *out);
+static void op_compatible(as_shop *shop, const mcp_call *c, as_response *out);
+/* the agent's calls (core/http/as_answers.h) */
+static void op_fit_check(as_shop *shop, const mcp_call *c, as_response *out);
+static void op_question(as_shop *shop, const mcp_call *c, as_response *out);
+static void op_mandate(as_shop *shop, const mcp_call *c, as_response *out);
+static void op_quote(as_shop *shop, const mcp_call *c, as_response *out);
+static void op_order(as_shop *shop, const mcp_call *c, as_response *out);
+static void op_order_get(as_shop *shop, const mcp_call *c, as_response *out);
+static void op_order_cancel(as_shop *shop, const mcp_call *c, as_response *out);
+static void op_return(as_shop *shop, const mcp_call *c, as_response *out);
 
+/* A tool: its operation, as the REST operation of the same name answers it. */
 typedef struct mcp_tool {
     const char *name;
-    mcp_op op; /* TODO(60): NULL runs the REST request below through as_handle */
-    const char *method;
-    const char *path;     /* "{}" stands for the path argument */
-    const char *path_arg; /* the argument that fills "{}", or NULL */
-    bool body;            /* the other arguments are a JSON body (else the query string) */
+    mcp_op op;
+    const char *path_arg; /* the argument REST takes in its path, or NULL */
     bool idem;            /* takes idempotency_key (Idempotency-Key) */
     bool compact;         /* takes detail: its result is compact unless detail is "full" */
 } mcp_tool;
 
 static const mcp_tool tools[] = {
-    {"search_products", op_search, "GET", "/search", NULL, false, false, true},
-    {"get_product", op_product, "GET", "/products/{}", "sku", false, false, false},
-    {"find_devices", op_devices, "GET", "/devices", NULL, false, false, false},
-    {"compatible_parts", op_compatible, "GET", "/devices/{}/compatible", "slug", false, false,
-     false},
-    {"check_compatibility", NULL, "POST", "/compatibility/check", NULL, true, false, false},
-    {"ask_question", NULL, "POST", "/questions", NULL, true, false, false},
-    {"get_mandate", NULL, "GET", "/mandates/current", NULL, false, false, false},
-    {"create_quote", NULL, "POST", "/quotes", NULL, true, false, false},
-    {"create_order", NULL, "POST", "/orders", NULL, true, true, false},
-    {"get_order", NULL, "GET", "/orders/{}", "order_id", false, false, false},
-    {"cancel_order", NULL, "POST", "/orders/{}/cancel", "order_id", false, false, false},
-    {"start_return", NULL, "POST", "/returns", NULL, true, true, false},
+    {"search_products", op_search, NULL, false, true},
+    {"get_product", op_product, "sku", false, false},
+    {"find_devices", op_devices, NULL, false, false},
+    {"compatible_parts", op_compatible, "slug", false, false},
+    {"check_compatibility", op_fit_check, NULL, false, false},
+    {"ask_question", op_question, NULL, false, false},
+    {"get_mandate", op_mandate, NULL, false, false},
+    {"create_quote", op_quote, NULL, false, false},
+    {"create_order", op_order, NULL, true, false},
+    {"get_order", op_order_get, "order_id", false, false},
+    {"cancel_order", op_order_cancel, "order_id", false, false},
+    {"start_return", op_return, NULL, true, false},
 };
 enum { N_TOOLS = sizeof(tools) / sizeof(tools[0]) };
 
@@ -339,21 +351,7 @@ static bool check_args(as_mem *m, const mcp_tool *t, const json_t *schema, json_
     return true;
 }
 
-/* ---- the REST request ---- */
-
-static void pct_encode(as_buf *b, const char *s)
-{
-    static const char hex[] = "0123456789ABCDEF";
-    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-        if ((*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') ||
-            strchr("-._~", *c)) {
-            as_buf_add(b, (const char *)c, 1);
-        } else {
-            char e[3] = {'%', hex[*c >> 4], hex[*c & 15]};
-            as_buf_add(b, e, 3);
-        }
-    }
-}
+/* ---- the arguments as REST would read them ---- */
 
 /* An argument as query text: numbers as a client would write them (euros with
  * two decimals when they are whole cents), objects (weights) as JSON. */
@@ -375,83 +373,32 @@ static const char *query_text(as_mem *m, const json_t *v)
     return out;
 }
 
-/* Fills the REST request from the arguments; false when out of memory. */
-static bool rest_request(as_mem *m, const mcp_tool *t, json_t *args, const as_request *http,
-                         as_request *out)
-{
-    memset(out, 0, sizeof(*out));
-    out->method = t->method;
-    out->content_type = "application/json";
-    out->accept = "application/json";
-    out->authorization = http->authorization;
-    out->service_agent = http->service_agent;
-    out->base_url = http->base_url;
-    const char *idem = json_string_value(json_object_get(args, IDEM_ARG));
-    out->idempotency_key = t->idem ? (idem ? as_strdup(m, idem) : http->idempotency_key) : NULL;
-    json_object_del(args, IDEM_ARG);
-
-    as_buf path;
-    as_buf_init(&path, m);
-    const char *slot = strstr(t->path, "{}");
-    if (slot && t->path_arg) {
-        as_buf_add(&path, t->path, (size_t)(slot - t->path));
-        pct_encode(&path, json_string_value(json_object_get(args, t->path_arg)));
-        as_buf_puts(&path, slot + 2);
-        json_object_del(args, t->path_arg);
-    } else {
-        as_buf_puts(&path, t->path);
-    }
-    out->path = as_buf_str(&path);
-
-    if (t->body) {
-        char *s = json_dumps(args, JSON_COMPACT);
-        if (!s) return false;
-        out->body = as_strdup(m, s);
-        out->body_len = strlen(s);
-        free(s);
-        return true;
-    }
-    as_buf q;
-    as_buf_init(&q, m);
-    const char *key;
-    json_t *v;
-    json_object_foreach(args, key, v)
-    {
-        if (json_is_null(v)) continue; /* weights: null is the defaults, as in a body */
-        if (q.len) as_buf_puts(&q, "&");
-        pct_encode(&q, key);
-        as_buf_puts(&q, "=");
-        pct_encode(&q, query_text(m, v));
-    }
-    out->query = q.len ? as_buf_str(&q) : NULL;
-    return true;
-}
-
 /* ---- the shop's operations ---- */
 
-/* The arguments (checked, detail taken out) as the operation takes them. */
-static void op_args(as_mem *m, const mcp_tool *t, const json_t *args, mcp_args *out)
+/* The arguments (checked, detail taken out) as the operation takes them;
+ * the path argument and idempotency_key are taken out of args. */
+static void op_args(as_mem *m, const mcp_tool *t, json_t *args, const as_request *http,
+                    mcp_call *out)
 {
+    out->http = http;
+    const char *idem = json_string_value(json_object_get(args, IDEM_ARG));
+    out->key = t->idem ? (idem ? as_strdup(m, idem) : http->idempotency_key) : NULL;
+    json_object_del(args, IDEM_ARG);
     const char *pv = t->path_arg ? json_string_value(json_object_get(args, t->path_arg)) : NULL;
     out->path = pv ? as_strdup(m, pv) : NULL;
+    if (t->path_arg) json_object_del(args, t->path_arg);
+    out->body = args;
     out->q.items = as_alloc(m, (json_object_size(args) + 1) * sizeof(*out->q.items));
     out->q.n = 0;
     const char *key;
     json_t *v;
-    json_object_foreach((json_t *)args, key, v)
+    json_object_foreach(args, key, v)
     {
-        if (json_is_null(v) || (t->path_arg && strcmp(key, t->path_arg) == 0)) continue;
+        if (json_is_null(v)) continue;
         const char *text =
             json_is_string(v) ? as_strdup(m, json_string_value(v)) : query_text(m, v);
         out->q.items[out->q.n++] = (as_kv){as_strdup(m, key), text};
     }
-}
-
-/* A refusal, or a failure with the problem every binding gives it. */
-static void op_problem(as_response *out, as_shop_rc rc, as_problem *p)
-{
-    if (rc != AS_SHOP_REFUSED) as_shop_problem(rc, p);
-    as_respond_json(out, p->status, as_error_object(p->code, p->field, p->message));
 }
 
 /* A page or view as the shop encoded it. */
@@ -464,13 +411,13 @@ static void op_encoded(as_response *out, const as_read_body *b)
 }
 
 /* search_products: GET /search */
-static void op_search(as_shop *shop, const mcp_args *a, as_response *out)
+static void op_search(as_shop *shop, const mcp_call *a, as_response *out)
 {
     as_read_search_in in;
     as_read_body b;
     as_problem p;
     if (!as_read_search_params(shop, &a->q, &in, &p)) {
-        op_problem(out, AS_SHOP_REFUSED, &p);
+        as_respond_problem(out, &p);
         return;
     }
     as_shop_rc rc = as_read_search(shop, &in, &b, &p);
@@ -478,12 +425,12 @@ static void op_search(as_shop *shop, const mcp_args *a, as_response *out)
         op_encoded(out, &b);
         return;
     }
-    op_problem(out, rc, &p);
+    as_respond_outcome(out, rc, &p);
     out->retry_after = b.retry_after;
 }
 
 /* get_product: GET /products/{sku} */
-static void op_product(as_shop *shop, const mcp_args *a, as_response *out)
+static void op_product(as_shop *shop, const mcp_call *a, as_response *out)
 {
     as_read_product_in in;
     as_read_body b;
@@ -494,11 +441,11 @@ static void op_product(as_shop *shop, const mcp_args *a, as_response *out)
     if (rc == AS_SHOP_DONE)
         op_encoded(out, &b);
     else
-        op_problem(out, rc, &p);
+        as_respond_outcome(out, rc, &p);
 }
 
 /* find_devices: GET /devices */
-static void op_devices(as_shop *shop, const mcp_args *a, as_response *out)
+static void op_devices(as_shop *shop, const mcp_call *a, as_response *out)
 {
     as_read_devices_in in;
     as_device_match *c;
@@ -510,11 +457,11 @@ static void op_devices(as_shop *shop, const mcp_args *a, as_response *out)
     if (rc == AS_SHOP_DONE)
         as_respond_json(out, 200, as_view_device_candidates(in.q, c, k, in.limit));
     else
-        op_problem(out, rc, &p);
+        as_respond_outcome(out, rc, &p);
 }
 
 /* compatible_parts: GET /devices/{slug}/compatible */
-static void op_compatible(as_shop *shop, const mcp_args *a, as_response *out)
+static void op_compatible(as_shop *shop, const mcp_call *a, as_response *out)
 {
     as_read_compatible_in in;
     json_t *view;
@@ -525,24 +472,107 @@ static void op_compatible(as_shop *shop, const mcp_args *a, as_response *out)
     if (rc == AS_SHOP_DONE)
         as_respond_json(out, 200, view);
     else
-        op_problem(out, rc, &p);
+        as_respond_outcome(out, rc, &p);
 }
 
-/* The call answered: by the tool's operation, or (TODO(60)) by the REST
- * request through as_handle. The arguments are checked, detail taken out. */
+/* ---- the agent's calls: as the /v1 handlers answer them ---- */
+
+/* The calling agent, from the MCP request's headers; else its refusal in out. */
+static bool op_agent(as_shop *shop, const mcp_call *c, as_agent *agent, as_response *out)
+{
+    as_problem p;
+    if (as_call_agent(shop, c->http, agent, &p)) return true;
+    as_respond_problem(out, &p);
+    return false;
+}
+
+/* A check that said no: its refusal in out. */
+static bool op_ok(bool ok, const as_problem *p, as_response *out)
+{
+    if (!ok) as_respond_problem(out, p);
+    return ok;
+}
+
+/* The arguments as a body REST would have read: no deeper than one. */
+static bool op_body_ok(const mcp_call *c, as_response *out)
+{
+    as_problem p;
+    return op_ok(as_call_body_depth_ok(c->body, &p), &p, out);
+}
+
+/* check_compatibility: POST /compatibility/check */
+static void op_fit_check(as_shop *shop, const mcp_call *c, as_response *out)
+{
+    as_agent agent;
+    if (op_agent(shop, c, &agent, out) && op_body_ok(c, out))
+        as_answer_fit_check(shop, c->body, out);
+}
+
+/* ask_question: POST /questions */
+static void op_question(as_shop *shop, const mcp_call *c, as_response *out)
+{
+    as_agent agent;
+    if (op_agent(shop, c, &agent, out) && op_body_ok(c, out))
+        as_answer_question(shop, &agent, c->body, out);
+}
+
+/* get_mandate: GET /mandates/current */
+static void op_mandate(as_shop *shop, const mcp_call *c, as_response *out)
+{
+    as_agent agent;
+    if (op_agent(shop, c, &agent, out)) as_answer_mandate(shop, &agent, out);
+}
+
+/* create_quote: POST /quotes */
+static void op_quote(as_shop *shop, const mcp_call *c, as_response *out)
+{
+    as_agent agent;
+    if (op_agent(shop, c, &agent, out) && op_body_ok(c, out))
+        as_answer_quote(shop, &agent, c->body, out);
+}
+
+/* create_order: POST /orders, under the same Idempotency-Key scope */
+static void op_order(as_shop *shop, const mcp_call *c, as_response *out)
+{
+    as_agent agent;
+    as_problem p;
+    if (op_agent(shop, c, &agent, out) && op_ok(as_order_precheck(shop, c->key, &p), &p, out) &&
+        op_body_ok(c, out))
+        as_answer_order(shop, &agent, c->key, c->body, as_request_base(c->http), out);
+}
+
+/* get_order: GET /orders/{order_id} */
+static void op_order_get(as_shop *shop, const mcp_call *c, as_response *out)
+{
+    as_agent agent;
+    if (op_agent(shop, c, &agent, out)) as_answer_order_follow(shop, &agent, c->path, out);
+}
+
+/* cancel_order: POST /orders/{order_id}/cancel */
+static void op_order_cancel(as_shop *shop, const mcp_call *c, as_response *out)
+{
+    as_agent agent;
+    if (op_agent(shop, c, &agent, out)) as_answer_order_cancel(shop, &agent, c->path, out);
+}
+
+/* start_return: POST /returns, under the same Idempotency-Key scope */
+static void op_return(as_shop *shop, const mcp_call *c, as_response *out)
+{
+    as_agent agent;
+    as_problem p;
+    if (op_agent(shop, c, &agent, out) && op_ok(as_return_precheck(shop, c->key, &p), &p, out) &&
+        op_body_ok(c, out))
+        as_answer_return(shop, &agent, c->key, c->body, c->http->base_url, out);
+}
+
+/* The call answered by the tool's operation. The arguments are checked,
+ * detail taken out. */
 static void tool_answer(as_shop *shop, const mcp_tool *t, json_t *args, const as_request *http,
                         as_response *resp)
 {
-    as_request rest;
-    if (t->op) {
-        mcp_args a;
-        op_args(shop->mem, t, args, &a);
-        t->op(shop, &a, resp);
-    } else if (!rest_request(shop->mem, t, args, http, &rest)) {
-        as_respond_error(resp, 500, "INTERNAL_ERROR", NULL, "Out of memory.");
-    } else {
-        as_handle(shop, &rest, resp);
-    }
+    mcp_call c;
+    op_args(shop->mem, t, args, http, &c);
+    t->op(shop, &c, resp);
 }
 
 /* ---- the result ---- */

@@ -1,7 +1,7 @@
 /* POST /mcp (as_mcp.c, as_mcp_tools.c) through as_handle against the fake
  * store: the transport's refusals, JSON-RPC envelopes, version negotiation,
  * Origin rules, the tool definitions against the tool table, and tool calls
- * that become REST requests. */
+ * answered as REST answers them (the agent's calls: mcp_buying_test.c). */
 #include "api_fixture.h"
 
 #include "as_mcp.h"
