@@ -38,21 +38,22 @@ WARN     := -Wall -Wextra -Werror -Wshadow
 # includes, written by the compiler beside it (build/**/*.d).
 DEPS      = -MMD -MP -MT $@ -MF $(basename $@).d
 BUILD_CFLAGS = $(STD) $(WARN) -fPIC -fvisibility=hidden $(DEPS)
-# The rooms of core/ (docs/architecture.md, "Rooms"), from the ground up. A
+# The rooms of core/ (docs/architecture.md, "The rooms of core"), from the ground up. A
 # room sees its own headers and those of the rooms below it, no others: each is
 # compiled with just those include paths, so an include that runs back up (the
 # shop including a request, a view the store, search the API) does not compile.
 # Storage (sql/) sees lib and store; the glue, agentshopctl and the tests see all.
-ROOM_lib    := lib
-ROOM_store  := $(ROOM_lib) store
-ROOM_rules  := $(ROOM_store) rules
-ROOM_views  := $(ROOM_rules) views
-ROOM_search := $(ROOM_views) search
-ROOM_shop   := $(ROOM_search) shop
-ROOM_http   := $(ROOM_shop) http
-ROOM_mcp    := $(ROOM_http) mcp
-ROOM_api    := $(ROOM_mcp) api
-ROOMS       := lib store rules views search shop http mcp api
+ROOM_lib     := lib
+ROOM_store   := $(ROOM_lib) store
+ROOM_rules   := $(ROOM_store) rules
+ROOM_views   := $(ROOM_rules) views
+ROOM_search  := $(ROOM_views) search
+ROOM_shop    := $(ROOM_search) shop
+ROOM_http    := $(ROOM_shop) http
+ROOM_answers := $(ROOM_http) answers
+ROOM_mcp     := $(ROOM_answers) mcp
+ROOM_api     := $(ROOM_mcp) api
+ROOMS        := lib store rules views search shop http answers mcp api
 # an object's room: build/core/ROOM/x.o
 room_of      = $(word 3,$(subst /, ,$(1)))
 room_inc     = $(addprefix -Icore/,$(ROOM_$(call room_of,$(1))))
