@@ -34,8 +34,11 @@ static bool shop_done(as_shop_rc rc, const as_problem *prob, as_response *resp)
 
 /* ---- GET /mandates/current (spec 4.7) ---- */
 
-void as_api_mandate_current(as_shop *shop, const as_request *req, as_response *resp)
+void as_api_mandate_current(as_shop *shop, const as_request *req, const as_route_params *rp,
+                            const as_query *q, as_response *resp)
 {
+    (void)rp;
+    (void)q;
     as_agent agent;
     if (!as_identify(shop, req, &agent, resp)) return;
     as_mandate_month mm;
@@ -59,8 +62,11 @@ static const as_field_rule quote_rules[Q_N] = {
     [Q_WEIGHTS] = {{"weights", AS_V_WEIGHTS, 0, 0, NULL}, false},
 };
 
-void as_api_quote_create(as_shop *shop, const as_request *req, as_response *resp)
+void as_api_quote_create(as_shop *shop, const as_request *req, const as_route_params *rp,
+                         const as_query *q, as_response *resp)
 {
+    (void)rp;
+    (void)q;
     as_mem *m = shop->mem;
     as_agent agent;
     if (!as_identify(shop, req, &agent, resp)) return;
@@ -85,9 +91,9 @@ void as_api_quote_create(as_shop *shop, const as_request *req, as_response *resp
         .weights = as_param_weights(&v[Q_WEIGHTS]),
         .deliver_by = v[Q_DELIVER_BY].present ? v[Q_DELIVER_BY].num : 0,
     };
-    as_quote q;
-    if (!shop_done(as_quote_create(shop, &agent, &ask, &q, &prob), &prob, resp)) return;
-    as_respond_json(resp, 201, as_view_quote(m, &q));
+    as_quote made;
+    if (!shop_done(as_quote_create(shop, &agent, &ask, &made, &prob), &prob, resp)) return;
+    as_respond_json(resp, 201, as_view_quote(m, &made));
 }
 
 /* ---- POST /orders (spec 4.9) ---- */
@@ -138,8 +144,11 @@ static int place_order(void *job, as_response *resp)
     return AS_OK;
 }
 
-void as_api_order_create(as_shop *shop, const as_request *req, as_response *resp)
+void as_api_order_create(as_shop *shop, const as_request *req, const as_route_params *rp,
+                         const as_query *q, as_response *resp)
 {
+    (void)rp;
+    (void)q;
     as_agent agent;
     if (!as_identify(shop, req, &agent, resp)) return;
     if (!as_idem_key_check(req, "POST /orders", resp)) return;
@@ -178,9 +187,10 @@ static const char *page_action(as_shop *shop, const as_request *req, const as_co
 
 static const as_param_rule token_rule = {"token", AS_V_TEXT, 8, 200, NULL};
 
-void as_api_confirmation_get(as_shop *shop, const as_request *req, const char *id,
+void as_api_confirmation_get(as_shop *shop, const as_request *req, const as_route_params *rp,
                              const as_query *q, as_response *resp)
 {
+    const char *id = rp->v[0];
     as_param v[1];
     as_problem prob;
     if (!as_validate_query(shop->mem, &token_rule, 1, q, as_today(shop), v, &prob)) {
@@ -290,9 +300,10 @@ static const char *decision_notice(as_mem *m, const as_decided *d)
     }
 }
 
-void as_api_confirmation_decide(as_shop *shop, const as_request *req, const char *id,
+void as_api_confirmation_decide(as_shop *shop, const as_request *req, const as_route_params *rp,
                                 const as_query *q, as_response *resp)
 {
+    const char *id = rp->v[0];
     as_mem *m = shop->mem;
     as_param v[C_N], qv[1];
     as_problem prob;

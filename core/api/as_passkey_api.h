@@ -1,6 +1,7 @@
 /* Passkeys for the people behind mandates (issue 17, docs/security.md): the
- * /v1 enrolment endpoints and the confirmation page's approval, over the
- * shop's operations (core/shop/as_passkeys.h). */
+ * confirmation page's approval, over the shop's operations
+ * (core/shop/as_passkeys.h). The enrolment endpoints and the pages' script
+ * are handlers (as_handlers.h). */
 #ifndef AS_PASSKEY_API_H
 #define AS_PASSKEY_API_H
 
@@ -25,12 +26,5 @@ json_t *as_approval_offer(as_shop *shop, const as_request *req, const as_confirm
  * (as_approval_check, its refusal as text). */
 const char *as_approval_verify(as_shop *shop, const as_request *req, const as_confirmation *c,
                                const as_assertion *a, int *rc);
-
-void as_api_enrol_get(as_shop *shop, const as_request *req, const char *id, const as_query *q,
-                      as_response *resp);
-void as_api_enrol_post(as_shop *shop, const as_request *req, const char *id, as_response *resp);
-
-/* The pages' script (registration and approval ceremonies). */
-void as_api_webauthn_js(as_response *resp);
 
 #endif

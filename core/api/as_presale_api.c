@@ -14,8 +14,11 @@ static const as_field_rule check_rules[K_N] = {
     [K_DEVICE] = {{"device", AS_V_TEXT, 1, 100, NULL}, true},
 };
 
-void as_api_compat_check(as_shop *shop, const as_request *req, as_response *resp)
+void as_api_compat_check(as_shop *shop, const as_request *req, const as_route_params *rp,
+                         const as_query *q, as_response *resp)
 {
+    (void)rp;
+    (void)q;
     as_agent agent;
     if (!as_identify(shop, req, &agent, resp)) return;
     as_param v[K_N];
@@ -40,8 +43,11 @@ static const as_field_rule question_rules[A_N] = {
     [A_QUESTION] = {{"question", AS_V_PROSE, 5, 400, NULL}, true},
 };
 
-void as_api_question(as_shop *shop, const as_request *req, as_response *resp)
+void as_api_question(as_shop *shop, const as_request *req, const as_route_params *rp,
+                     const as_query *q, as_response *resp)
 {
+    (void)rp;
+    (void)q;
     as_agent agent;
     if (!as_identify(shop, req, &agent, resp)) return;
     as_param v[A_N];
