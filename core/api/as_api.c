@@ -6,6 +6,7 @@
 
 #include "as_buying.h"
 #include "as_handlers.h"
+#include "as_http.h"
 #include "as_passkeys.h"
 #include "as_util.h"
 #include "as_view.h"

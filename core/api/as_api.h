@@ -5,27 +5,24 @@
 #ifndef AS_API_H
 #define AS_API_H
 
-#include <jansson.h>
 #include <stdbool.h>
-#include <stdint.h>
+#include <stddef.h>
 
-#include "as_help_view.h"
-#include "as_json_write.h"
-#include "as_mem.h"
 #include "as_request.h"
-#include "as_search.h"
-#include "as_shop.h"
-#include "as_store.h"
-#include "as_validate.h"
-#include "as_http.h"    /* the glue's HTTP helpers: ETags, CORS, origins */
 #include "as_respond.h" /* the error object, a person's error page */
+#include "as_shop.h"
 
 /* The router: the endpoint that serves req's path and method answers it,
  * with HTTP's conventions added (docs/api.md). */
 void as_handle(as_shop *shop, const as_request *req, as_response *resp);
 
-/* The compiled-in OpenAPI document as written (its server URL still @BASE_URL@). */
+/* The compiled-in OpenAPI document as written (its server URL still
+ * @BASE_URL@): MCP's tools take their output schemas from it
+ * (as_openapi_api.c). */
 const char *as_openapi_text(size_t *len);
+
+/* The glue's rate limiter and MCP read requests as the handlers do
+ * (as_api_internal.c). */
 
 /* The key of an Authorization header "Bearer <key>" (the scheme in any case,
  * spaces after it skipped), NULL when there is none: what identifies an

@@ -5,11 +5,6 @@
 #include "as_api.h"
 #include "as_commerce.h"
 
-/* A device parameter: a slug, or free text naming exactly one device; else a 400
- * naming the candidates (never a silent guess). */
-bool as_resolve_device(as_shop *shop, const char *text, const char *field, as_device *out,
-                       as_response *resp);
-
 /* Identifies the calling agent (spec 5) from its headers (the key's lookup:
  * as_agent_by_key), else answers 403 AGENT_UNIDENTIFIED. */
 bool as_identify(as_shop *shop, const as_request *req, as_agent *agent, as_response *resp);

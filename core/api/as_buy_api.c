@@ -8,6 +8,7 @@
 #include "as_handlers.h"
 #include "as_api_internal.h"
 #include "as_buy_view.h"
+#include "as_catalog_api.h"
 #include "as_buying.h"
 #include "as_person_pages.h"
 #include "as_passkey_api.h"

@@ -1,5 +1,7 @@
 /* The public catalogue endpoints, spec 4.1 to 4.4: each validates its
  * parameters, calls the shop's read (core/shop/as_reads.h) and answers. */
+#include "as_catalog_api.h"
+
 #include "as_api_internal.h"
 #include "as_handlers.h"
 #include "as_device_view.h"

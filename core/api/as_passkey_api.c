@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "as_api_internal.h"
 #include "as_passkey_view.h"
 #include "as_person_pages.h"
 #include "as_handlers.h"

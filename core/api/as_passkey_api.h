@@ -5,10 +5,9 @@
 #ifndef AS_PASSKEY_API_H
 #define AS_PASSKEY_API_H
 
-#include "as_api_internal.h"
+#include "as_api.h"
 #include "as_passkeys.h"
 #include "as_person_pages.h"
-#include "as_validate.h"
 
 /* For a pending confirmation: under the passkey policy a challenge for it
  * (single use, 5 to 10 minutes left; the same one for every look within 5
