@@ -194,7 +194,7 @@ int st_quote_insert(void *h, const as_quote *q)
                        I64(q->delivery_days),
                        q->delivery_by,
                        q->device_slug,
-                       q->fit_status,
+                       q->device_slug ? as_fit_name(q->fit_status) : NULL,
                        I64(q->guarantee),
                        I64(q->created_at),
                        I64(q->expires_at)};
@@ -218,7 +218,7 @@ int st_quote_get(void *h, as_mem *m, const char *id, as_quote *q)
     q->delivery_days = (int)as_db_i64(COL(7));
     q->delivery_by = COL(8);
     q->device_slug = COL(9);
-    q->fit_status = COL(10);
+    q->fit_status = as_fit_parse(COL(10));
     q->guarantee = as_db_bool(COL(11));
     q->created_at = as_db_i64(COL(12));
     q->expires_at = as_db_i64(COL(13));
@@ -289,7 +289,7 @@ int st_order_get(void *h, as_mem *m, const char *id, as_order *o)
     o->merchant_name = COL(19);
     o->delivery_by = COL(20);
     o->device_slug = COL(21);
-    o->fit_status = COL(22);
+    o->fit_status = as_fit_parse(COL(22));
     o->guarantee = as_db_bool(COL(23));
     o->confirmation_id = COL(24);
     o->part_type = COL(25);

@@ -12,8 +12,11 @@
 
 /* ---- GET /orders/{id} (spec 4.10) ---- */
 
-void as_api_order_get(as_shop *shop, const as_request *req, const char *id, as_response *resp)
+void as_api_order_get(as_shop *shop, const as_request *req, const as_route_params *rp,
+                      const as_query *q, as_response *resp)
 {
+    (void)q;
+    const char *id = rp->v[0];
     as_agent agent;
     if (!as_identify(shop, req, &agent, resp)) return;
     as_answer_order_follow(shop, &agent, id, resp);
@@ -21,8 +24,11 @@ void as_api_order_get(as_shop *shop, const as_request *req, const char *id, as_r
 
 /* ---- POST /orders/{id}/cancel (spec 4.11) ---- */
 
-void as_api_order_cancel(as_shop *shop, const as_request *req, const char *id, as_response *resp)
+void as_api_order_cancel(as_shop *shop, const as_request *req, const as_route_params *rp,
+                         const as_query *q, as_response *resp)
 {
+    (void)q;
+    const char *id = rp->v[0];
     as_agent agent;
     if (!as_identify(shop, req, &agent, resp)) return;
     as_answer_order_cancel(shop, &agent, id, resp);
@@ -30,8 +36,11 @@ void as_api_order_cancel(as_shop *shop, const as_request *req, const char *id, a
 
 /* ---- POST /returns (spec 4.12) ---- */
 
-void as_api_return_create(as_shop *shop, const as_request *req, as_response *resp)
+void as_api_return_create(as_shop *shop, const as_request *req, const as_route_params *rp,
+                          const as_query *q, as_response *resp)
 {
+    (void)rp;
+    (void)q;
     as_agent agent;
     if (!as_identify(shop, req, &agent, resp)) return;
     as_problem why;
@@ -51,9 +60,10 @@ static const as_param_rule label_token_rule = {"token", AS_V_TEXT, 8, 200, NULL}
 
 /* Reached with the signed link's token, or with the agent key of the user
  * whose return it is; anything else is the same 404 as an unknown id. */
-void as_api_return_label(as_shop *shop, const as_request *req, const char *id, const as_query *q,
-                         as_response *resp)
+void as_api_return_label(as_shop *shop, const as_request *req, const as_route_params *rp,
+                         const as_query *q, as_response *resp)
 {
+    const char *id = rp->v[0];
     as_param v[1];
     as_problem why;
     if (!as_validate_query(shop->mem, &label_token_rule, 1, q, as_today(shop), v, &why)) {

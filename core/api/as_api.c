@@ -6,7 +6,8 @@
 
 #include "as_buying.h"
 #include "as_handlers.h"
-#include "as_passkey_api.h"
+#include "as_http.h"
+#include "as_passkeys.h"
 #include "as_util.h"
 #include "as_view.h"
 
@@ -36,202 +37,35 @@ typedef struct route {
     const char *location;
 } route;
 
-/* ---- the handlers as the rows name them (a new one takes this signature) ---- */
-
 static as_handler api_root;
-
-static void search(as_shop *shop, const as_request *req, const as_route_params *p,
-                   const as_query *q, as_response *resp)
-{
-    (void)req;
-    (void)p;
-    as_api_search(shop, q, resp);
-}
-
-static void product(as_shop *shop, const as_request *req, const as_route_params *p,
-                    const as_query *q, as_response *resp)
-{
-    (void)req;
-    as_api_product(shop, p->v[0], q, resp);
-}
-
-static void devices(as_shop *shop, const as_request *req, const as_route_params *p,
-                    const as_query *q, as_response *resp)
-{
-    (void)req;
-    (void)p;
-    as_api_devices(shop, q, resp);
-}
-
-static void compatible(as_shop *shop, const as_request *req, const as_route_params *p,
-                       const as_query *q, as_response *resp)
-{
-    (void)req;
-    as_api_compatible(shop, p->v[0], q, resp);
-}
-
-static void mandate(as_shop *shop, const as_request *req, const as_route_params *p,
-                    const as_query *q, as_response *resp)
-{
-    (void)p;
-    (void)q;
-    as_api_mandate_current(shop, req, resp);
-}
-
-static void quote_create(as_shop *shop, const as_request *req, const as_route_params *p,
-                         const as_query *q, as_response *resp)
-{
-    (void)p;
-    (void)q;
-    as_api_quote_create(shop, req, resp);
-}
-
-static void order_create(as_shop *shop, const as_request *req, const as_route_params *p,
-                         const as_query *q, as_response *resp)
-{
-    (void)p;
-    (void)q;
-    as_api_order_create(shop, req, resp);
-}
-
-static void confirmation_get(as_shop *shop, const as_request *req, const as_route_params *p,
-                             const as_query *q, as_response *resp)
-{
-    as_api_confirmation_get(shop, req, p->v[0], q, resp);
-}
-
-static void confirmation_decide(as_shop *shop, const as_request *req, const as_route_params *p,
-                                const as_query *q, as_response *resp)
-{
-    as_api_confirmation_decide(shop, req, p->v[0], q, resp);
-}
-
-static void order_get(as_shop *shop, const as_request *req, const as_route_params *p,
-                      const as_query *q, as_response *resp)
-{
-    (void)q;
-    as_api_order_get(shop, req, p->v[0], resp);
-}
-
-static void order_cancel(as_shop *shop, const as_request *req, const as_route_params *p,
-                         const as_query *q, as_response *resp)
-{
-    (void)q;
-    as_api_order_cancel(shop, req, p->v[0], resp);
-}
-
-static void return_create(as_shop *shop, const as_request *req, const as_route_params *p,
-                          const as_query *q, as_response *resp)
-{
-    (void)p;
-    (void)q;
-    as_api_return_create(shop, req, resp);
-}
-
-static void return_label(as_shop *shop, const as_request *req, const as_route_params *p,
-                         const as_query *q, as_response *resp)
-{
-    as_api_return_label(shop, req, p->v[0], q, resp);
-}
-
-static void compat_check(as_shop *shop, const as_request *req, const as_route_params *p,
-                         const as_query *q, as_response *resp)
-{
-    (void)p;
-    (void)q;
-    as_api_compat_check(shop, req, resp);
-}
-
-static void question(as_shop *shop, const as_request *req, const as_route_params *p,
-                     const as_query *q, as_response *resp)
-{
-    (void)p;
-    (void)q;
-    as_api_question(shop, req, resp);
-}
-
-static void openapi(as_shop *shop, const as_request *req, const as_route_params *p,
-                    const as_query *q, as_response *resp)
-{
-    (void)p;
-    (void)q;
-    as_api_openapi(shop, req, resp);
-}
-
-static void docs(as_shop *shop, const as_request *req, const as_route_params *p, const as_query *q,
-                 as_response *resp)
-{
-    (void)p;
-    (void)q;
-    as_api_help(shop, req, NULL, NULL, resp);
-}
-
-static void docs_page(as_shop *shop, const as_request *req, const as_route_params *p,
-                      const as_query *q, as_response *resp)
-{
-    (void)q;
-    as_api_help(shop, req, p->v[0], NULL, resp);
-}
-
-static void docs_error(as_shop *shop, const as_request *req, const as_route_params *p,
-                       const as_query *q, as_response *resp)
-{
-    (void)q;
-    as_api_help(shop, req, "errors", p->v[0], resp);
-}
-
-static void mcp(as_shop *shop, const as_request *req, const as_route_params *p, const as_query *q,
-                as_response *resp)
-{
-    (void)p;
-    (void)q;
-    as_api_mcp(shop, req, resp);
-}
-
-/* GET and POST alike: the enrolment page tells them apart (POST refuses a query). */
-static void enrol(as_shop *shop, const as_request *req, const as_route_params *p, const as_query *q,
-                  as_response *resp)
-{
-    as_api_enrol(shop, req, p->v[0], q, resp);
-}
-
-static void webauthn_js(as_shop *shop, const as_request *req, const as_route_params *p,
-                        const as_query *q, as_response *resp)
-{
-    (void)shop;
-    (void)req;
-    (void)p;
-    (void)q;
-    as_api_webauthn_js(resp);
-}
 
 /* ---- the routes: GET / lists them in this order, the root aside ---- */
 
 /* clang-format off */
 static const route routes[] = {
-    /* path                        access    own query GET               POST                 location */
-    {"/",                          A_PUBLIC, false,    api_root,         NULL,                NULL},
-    {"/search",                    A_PUBLIC, true,     search,           NULL,                NULL},
-    {"/products/{sku}",            A_PUBLIC, true,     product,          NULL,                NULL},
-    {"/devices",                   A_PUBLIC, true,     devices,          NULL,                NULL},
-    {"/devices/{slug}/compatible", A_PUBLIC, true,     compatible,       NULL,                NULL},
-    {"/mandates/current",          A_AGENT,  false,    mandate,          NULL,                NULL},
-    {"/quotes",                    A_AGENT,  false,    NULL,             quote_create,        NULL},
-    {"/orders",                    A_AGENT,  false,    NULL,             order_create,        "{id}"},
-    {"/confirmations/{id}",        A_PERSON, true,     confirmation_get, confirmation_decide, NULL},
-    {"/orders/{id}",               A_AGENT,  false,    order_get,        NULL,                NULL},
-    {"/orders/{id}/cancel",        A_AGENT,  false,    NULL,             order_cancel,        NULL},
-    {"/returns",                   A_AGENT,  false,    NULL,             return_create,       "{id}/label"},
-    {"/returns/{id}/label",        A_PERSON, true,     return_label,     NULL,                NULL},
-    {"/compatibility/check",       A_AGENT,  false,    NULL,             compat_check,        NULL},
-    {"/questions",                 A_AGENT,  false,    NULL,             question,            NULL},
-    {"/openapi.json",              A_PUBLIC, false,    openapi,          NULL,                NULL},
-    {"/docs",                      A_PUBLIC, false,    docs,             NULL,                NULL},
-    {"/docs/{page}",               A_PUBLIC, false,    docs_page,        NULL,                NULL},
-    {"/docs/errors/{code}",        A_PUBLIC, false,    docs_error,       NULL,                NULL},
-    {"/mcp",                       A_AGENT,  false,    NULL,             mcp,                 NULL},
-    {"/enrol/{id}",                A_PERSON, true,     enrol,            enrol,               NULL},
-    {"/webauthn.js",               A_PUBLIC, false,    webauthn_js,      NULL,                NULL},
+    /* path                        access    own query GET                      POST                        location */
+    {"/",                          A_PUBLIC, false,    api_root,                NULL,                       NULL},
+    {"/search",                    A_PUBLIC, true,     as_api_search,           NULL,                       NULL},
+    {"/products/{sku}",            A_PUBLIC, true,     as_api_product,          NULL,                       NULL},
+    {"/devices",                   A_PUBLIC, true,     as_api_devices,          NULL,                       NULL},
+    {"/devices/{slug}/compatible", A_PUBLIC, true,     as_api_compatible,       NULL,                       NULL},
+    {"/mandates/current",          A_AGENT,  false,    as_api_mandate_current,  NULL,                       NULL},
+    {"/quotes",                    A_AGENT,  false,    NULL,                    as_api_quote_create,        NULL},
+    {"/orders",                    A_AGENT,  false,    NULL,                    as_api_order_create,        "{id}"},
+    {"/confirmations/{id}",        A_PERSON, true,     as_api_confirmation_get, as_api_confirmation_decide, NULL},
+    {"/orders/{id}",               A_AGENT,  false,    as_api_order_get,        NULL,                       NULL},
+    {"/orders/{id}/cancel",        A_AGENT,  false,    NULL,                    as_api_order_cancel,        NULL},
+    {"/returns",                   A_AGENT,  false,    NULL,                    as_api_return_create,       "{id}/label"},
+    {"/returns/{id}/label",        A_PERSON, true,     as_api_return_label,     NULL,                       NULL},
+    {"/compatibility/check",       A_AGENT,  false,    NULL,                    as_api_compat_check,        NULL},
+    {"/questions",                 A_AGENT,  false,    NULL,                    as_api_question,            NULL},
+    {"/openapi.json",              A_PUBLIC, false,    as_api_openapi,          NULL,                       NULL},
+    {"/docs",                      A_PUBLIC, false,    as_api_docs,             NULL,                       NULL},
+    {"/docs/{page}",               A_PUBLIC, false,    as_api_docs_page,        NULL,                       NULL},
+    {"/docs/errors/{code}",        A_PUBLIC, false,    as_api_docs_error,       NULL,                       NULL},
+    {"/mcp",                       A_AGENT,  false,    NULL,                    as_api_mcp,                 NULL},
+    {"/enrol/{id}",                A_PERSON, true,     as_api_enrol_get,        as_api_enrol_post,          NULL},
+    {"/webauthn.js",               A_PUBLIC, false,    as_api_webauthn_js,      NULL,                       NULL},
 };
 /* clang-format on */
 

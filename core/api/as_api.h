@@ -5,21 +5,14 @@
 #ifndef AS_API_H
 #define AS_API_H
 
-#include <jansson.h>
 #include <stdbool.h>
-#include <stdint.h>
+#include <stddef.h>
 
-#include "as_help_view.h"
-#include "as_json_write.h"
-#include "as_mem.h"
 #include "as_request.h"
-#include "as_search.h"
-#include "as_shop.h"
-#include "as_store.h"
-#include "as_validate.h"
-#include "as_http.h"    /* the glue's HTTP helpers: ETags, CORS, origins */
-#include "as_call.h"    /* agent keys (as_bearer_key), JSON media types */
+#include "as_http.h" /* the glue's HTTP helpers: ETags, CORS, origins */
+#include "as_call.h" /* agent keys (as_bearer_key), JSON media types */
 #include "as_respond.h" /* the error object, a person's error page */
+#include "as_shop.h"
 
 /* The router: the endpoint that serves req's path and method answers it,
  * with HTTP's conventions added (docs/api.md). */

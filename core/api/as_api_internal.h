@@ -6,11 +6,6 @@
 #include "as_call.h"
 #include "as_commerce.h"
 
-/* A device parameter: a slug, or free text naming exactly one device; else a 400
- * naming the candidates (never a silent guess). */
-bool as_resolve_device(as_shop *shop, const char *text, const char *field, as_device *out,
-                       as_response *resp);
-
 /* The binding-neutral forms of these (as_call.h) say what is wrong as an
  * as_problem; these answer it as the /v1 error. */
 

@@ -11,6 +11,7 @@
 #include "as_answers.h"
 #include "as_api_internal.h"
 #include "as_buy_view.h"
+#include "as_catalog_api.h"
 #include "as_buying.h"
 #include "as_person_pages.h"
 #include "as_passkey_api.h"
@@ -37,8 +38,11 @@ static bool shop_done(as_shop_rc rc, const as_problem *prob, as_response *resp)
 
 /* ---- GET /mandates/current (spec 4.7) ---- */
 
-void as_api_mandate_current(as_shop *shop, const as_request *req, as_response *resp)
+void as_api_mandate_current(as_shop *shop, const as_request *req, const as_route_params *rp,
+                            const as_query *q, as_response *resp)
 {
+    (void)rp;
+    (void)q;
     as_agent agent;
     if (!as_identify(shop, req, &agent, resp)) return;
     as_answer_mandate(shop, &agent, resp);
@@ -46,8 +50,11 @@ void as_api_mandate_current(as_shop *shop, const as_request *req, as_response *r
 
 /* ---- POST /quotes (spec 4.8) ---- */
 
-void as_api_quote_create(as_shop *shop, const as_request *req, as_response *resp)
+void as_api_quote_create(as_shop *shop, const as_request *req, const as_route_params *rp,
+                         const as_query *q, as_response *resp)
 {
+    (void)rp;
+    (void)q;
     as_agent agent;
     if (!as_identify(shop, req, &agent, resp)) return;
     json_t *body = as_json_body(shop, req, resp);
@@ -58,8 +65,11 @@ void as_api_quote_create(as_shop *shop, const as_request *req, as_response *resp
 
 /* ---- POST /orders (spec 4.9) ---- */
 
-void as_api_order_create(as_shop *shop, const as_request *req, as_response *resp)
+void as_api_order_create(as_shop *shop, const as_request *req, const as_route_params *rp,
+                         const as_query *q, as_response *resp)
 {
+    (void)rp;
+    (void)q;
     as_agent agent;
     if (!as_identify(shop, req, &agent, resp)) return;
     as_problem prob;
@@ -88,9 +98,10 @@ static const char *page_action(as_shop *shop, const as_request *req, const as_co
 
 static const as_param_rule token_rule = {"token", AS_V_TEXT, 8, 200, NULL};
 
-void as_api_confirmation_get(as_shop *shop, const as_request *req, const char *id,
+void as_api_confirmation_get(as_shop *shop, const as_request *req, const as_route_params *rp,
                              const as_query *q, as_response *resp)
 {
+    const char *id = rp->v[0];
     as_param v[1];
     as_problem prob;
     if (!as_validate_query(shop->mem, &token_rule, 1, q, as_today(shop), v, &prob)) {
@@ -200,9 +211,10 @@ static const char *decision_notice(as_mem *m, const as_decided *d)
     }
 }
 
-void as_api_confirmation_decide(as_shop *shop, const as_request *req, const char *id,
+void as_api_confirmation_decide(as_shop *shop, const as_request *req, const as_route_params *rp,
                                 const as_query *q, as_response *resp)
 {
+    const char *id = rp->v[0];
     as_mem *m = shop->mem;
     as_param v[C_N], qv[1];
     as_problem prob;

@@ -1,5 +1,7 @@
 /* The public catalogue endpoints, spec 4.1 to 4.4: each validates its
  * parameters, calls the shop's read (core/shop/as_reads.h) and answers. */
+#include "as_catalog_api.h"
+
 #include "as_api_internal.h"
 #include "as_handlers.h"
 #include "as_device_view.h"
@@ -33,8 +35,11 @@ bool as_resolve_device(as_shop *shop, const char *text, const char *field, as_de
 }
 
 /* GET /search (spec 4.1) */
-void as_api_search(as_shop *shop, const as_query *q, as_response *resp)
+void as_api_search(as_shop *shop, const as_request *req, const as_route_params *rp,
+                   const as_query *q, as_response *resp)
 {
+    (void)req;
+    (void)rp;
     as_read_search_in in;
     as_read_body body;
     as_problem p;
@@ -52,8 +57,11 @@ void as_api_search(as_shop *shop, const as_query *q, as_response *resp)
 }
 
 /* GET /products/{sku} (spec 4.2) */
-void as_api_product(as_shop *shop, const char *sku, const as_query *q, as_response *resp)
+void as_api_product(as_shop *shop, const as_request *req, const as_route_params *rp,
+                    const as_query *q, as_response *resp)
 {
+    (void)req;
+    const char *sku = rp->v[0];
     as_read_product_in in;
     as_read_body body;
     as_problem p;
@@ -69,8 +77,11 @@ void as_api_product(as_shop *shop, const char *sku, const as_query *q, as_respon
 }
 
 /* GET /devices (spec 4.3) */
-void as_api_devices(as_shop *shop, const as_query *q, as_response *resp)
+void as_api_devices(as_shop *shop, const as_request *req, const as_route_params *rp,
+                    const as_query *q, as_response *resp)
 {
+    (void)req;
+    (void)rp;
     as_read_devices_in in;
     as_device_match *c;
     size_t k;
@@ -87,8 +98,11 @@ void as_api_devices(as_shop *shop, const as_query *q, as_response *resp)
 }
 
 /* GET /devices/{slug}/compatible (spec 4.4) */
-void as_api_compatible(as_shop *shop, const char *slug, const as_query *q, as_response *resp)
+void as_api_compatible(as_shop *shop, const as_request *req, const as_route_params *rp,
+                       const as_query *q, as_response *resp)
 {
+    (void)req;
+    const char *slug = rp->v[0];
     as_read_compatible_in in;
     json_t *view;
     as_problem p;

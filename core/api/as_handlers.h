@@ -7,59 +7,41 @@
 #include "as_api.h"
 #include "as_mcp.h"
 
-/* The most segments a /v1 path has ("/devices/{slug}/compatible"). */
-#define AS_ROUTE_MAX_SEGS 4
-
-/* The values of a route's "{name}" segments, percent-decoded, in the order
- * of its path template: "/orders/{id}/cancel" gives v[0] the id. */
-typedef struct as_route_params {
-    const char *v[AS_ROUTE_MAX_SEGS];
-    size_t n;
-} as_route_params;
-
-/* What a route's row names for a method: the answer to req in resp. q is the
- * query string parsed (empty unless the route reads its own parameters). */
-typedef void as_handler(as_shop *shop, const as_request *req, const as_route_params *p,
-                        const as_query *q, as_response *resp);
-
-/* The endpoints, in the signatures they had before the table: the router's
- * rows adapt them (a new handler takes as_handler's signature instead). */
+/* The endpoints, each named by one row of the router's table. */
 
 /* The catalogue (as_catalog_api.c). */
-void as_api_search(as_shop *shop, const as_query *q, as_response *resp);
-void as_api_product(as_shop *shop, const char *sku, const as_query *q, as_response *resp);
-void as_api_devices(as_shop *shop, const as_query *q, as_response *resp);
-void as_api_compatible(as_shop *shop, const char *slug, const as_query *q, as_response *resp);
+as_handler as_api_search;     /* GET /search */
+as_handler as_api_product;    /* GET /products/{sku} */
+as_handler as_api_devices;    /* GET /devices */
+as_handler as_api_compatible; /* GET /devices/{slug}/compatible */
 
 /* Buying (as_buy_api.c). */
-void as_api_mandate_current(as_shop *shop, const as_request *req, as_response *resp);
-void as_api_quote_create(as_shop *shop, const as_request *req, as_response *resp);
-void as_api_order_create(as_shop *shop, const as_request *req, as_response *resp);
-void as_api_confirmation_get(as_shop *shop, const as_request *req, const char *id,
-                             const as_query *q, as_response *resp);
-void as_api_confirmation_decide(as_shop *shop, const as_request *req, const char *id,
-                                const as_query *q, as_response *resp);
+as_handler as_api_mandate_current;     /* GET /mandates/current */
+as_handler as_api_quote_create;        /* POST /quotes */
+as_handler as_api_order_create;        /* POST /orders */
+as_handler as_api_confirmation_get;    /* GET /confirmations/{id} */
+as_handler as_api_confirmation_decide; /* POST /confirmations/{id} */
 
 /* After the sale (as_aftersale_api.c). */
-void as_api_order_get(as_shop *shop, const as_request *req, const char *id, as_response *resp);
-void as_api_order_cancel(as_shop *shop, const as_request *req, const char *id, as_response *resp);
-void as_api_return_create(as_shop *shop, const as_request *req, as_response *resp);
-void as_api_return_label(as_shop *shop, const as_request *req, const char *id, const as_query *q,
-                         as_response *resp);
+as_handler as_api_order_get;     /* GET /orders/{id} */
+as_handler as_api_order_cancel;  /* POST /orders/{id}/cancel */
+as_handler as_api_return_create; /* POST /returns */
+as_handler as_api_return_label;  /* GET /returns/{id}/label */
 
-/* Passkey enrolment (as_passkey_api.c; its sweep and script in as_passkey_api.h). */
-void as_api_enrol(as_shop *shop, const as_request *req, const char *id, const as_query *q,
-                  as_response *resp);
+/* Passkeys (as_passkey_api.c). */
+as_handler as_api_enrol_get;   /* GET /enrol/{id} */
+as_handler as_api_enrol_post;  /* POST /enrol/{id} */
+as_handler as_api_webauthn_js; /* GET /webauthn.js: the pages' ceremonies */
 
 /* Before the sale: fit checks and questions (as_presale_api.c). */
-void as_api_compat_check(as_shop *shop, const as_request *req, as_response *resp);
-void as_api_question(as_shop *shop, const as_request *req, as_response *resp);
+as_handler as_api_compat_check; /* POST /compatibility/check */
+as_handler as_api_question;     /* POST /questions */
 
 /* Documents for clients and people (as_openapi_api.c, as_help_api.c). */
-void as_api_openapi(as_shop *shop, const as_request *req, as_response *resp);
-/* page: NULL for the index; code: an error code for docs/errors/{code}. */
-void as_api_help(as_shop *shop, const as_request *req, const char *page, const char *code,
-                 as_response *resp);
+as_handler as_api_openapi;    /* GET /openapi.json */
+as_handler as_api_docs;       /* GET /docs: the help index */
+as_handler as_api_docs_page;  /* GET /docs/{page} */
+as_handler as_api_docs_error; /* GET /docs/errors/{code} */
 
 /* The Model Context Protocol over Streamable HTTP: as_api_mcp (core/mcp/as_mcp.h). */
 

@@ -22,7 +22,8 @@ static void not_found(as_response *resp)
                      "No such help page; GET docs for the list of help pages.");
 }
 
-void as_api_help(as_shop *shop, const as_request *req, const char *page, const char *code,
+/* The help page (page NULL: the index; code: docs/errors/{code}), else a 404. */
+static void help(as_shop *shop, const as_request *req, const char *page, const char *code,
                  as_response *resp)
 {
     const char *html = as_help_page(shop->mem, page, code, way_back(req, page, code));
@@ -35,4 +36,26 @@ void as_api_help(as_shop *shop, const as_request *req, const char *page, const c
     resp->raw_len = strlen(resp->raw);
     resp->content_type = "text/html; charset=utf-8";
     resp->max_age = 3600;
+}
+
+void as_api_docs(as_shop *shop, const as_request *req, const as_route_params *rp, const as_query *q,
+                 as_response *resp)
+{
+    (void)rp;
+    (void)q;
+    help(shop, req, NULL, NULL, resp);
+}
+
+void as_api_docs_page(as_shop *shop, const as_request *req, const as_route_params *rp,
+                      const as_query *q, as_response *resp)
+{
+    (void)q;
+    help(shop, req, rp->v[0], NULL, resp);
+}
+
+void as_api_docs_error(as_shop *shop, const as_request *req, const as_route_params *rp,
+                       const as_query *q, as_response *resp)
+{
+    (void)q;
+    help(shop, req, "errors", rp->v[0], resp);
 }

@@ -28,8 +28,11 @@ static void digest_doc(void)
     if (!as_sha256_end(h, doc_digest)) memset(doc_digest, 0, sizeof(doc_digest));
 }
 
-void as_api_openapi(as_shop *shop, const as_request *req, as_response *resp)
+void as_api_openapi(as_shop *shop, const as_request *req, const as_route_params *rp,
+                    const as_query *q, as_response *resp)
 {
+    (void)rp;
+    (void)q;
     size_t len;
     const char *doc = as_openapi_text(&len);
     const char *mark = strstr(doc, BASE_MARK);

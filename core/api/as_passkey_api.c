@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "as_api_internal.h"
 #include "as_passkey_view.h"
 #include "as_person_pages.h"
 #include "as_handlers.h"
@@ -67,9 +68,11 @@ static void respond_not_done(as_response *resp, as_shop_rc rc, const as_problem 
         as_respond_storage_failed(resp);
 }
 
-void as_api_enrol_get(as_shop *shop, const as_request *req, const char *id, const as_query *q,
-                      as_response *resp)
+/* GET /enrol/{id}: the page, or its options as JSON. */
+void as_api_enrol_get(as_shop *shop, const as_request *req, const as_route_params *rp,
+                      const as_query *q, as_response *resp)
 {
+    const char *id = rp->v[0];
     as_mem *m = shop->mem;
     as_param v[1];
     as_problem why;
@@ -113,8 +116,16 @@ static const as_field_rule enrol_rules[N_N] = {
     [N_ATTESTATION] = {{"attestation", AS_V_SLUG, 1, 16384, NULL}, true},
 };
 
-void as_api_enrol_post(as_shop *shop, const as_request *req, const char *id, as_response *resp)
+/* POST /enrol/{id}: the passkey registered. */
+void as_api_enrol_post(as_shop *shop, const as_request *req, const as_route_params *rp,
+                       const as_query *q, as_response *resp)
 {
+    if (q->n) {
+        as_respond_error(resp, 400, "VALIDATION_ERROR", q->items[0].key,
+                         "POST /enrol/{id} takes the token in its body, not the URL.");
+        return;
+    }
+    const char *id = rp->v[0];
     as_param v[N_N];
     if (!as_body_params(shop, req, enrol_rules, N_N, v, resp)) return;
     as_passkey key;
@@ -126,21 +137,6 @@ void as_api_enrol_post(as_shop *shop, const as_request *req, const char *id, as_
         return;
     }
     as_respond_json(resp, 201, as_view_passkey_registered(shop->mem, &key));
-}
-
-void as_api_enrol(as_shop *shop, const as_request *req, const char *id, const as_query *q,
-                  as_response *resp)
-{
-    if (strcmp(req->method, "POST") == 0) {
-        if (q->n) {
-            as_respond_error(resp, 400, "VALIDATION_ERROR", q->items[0].key,
-                             "POST /enrol/{id} takes the token in its body, not the URL.");
-            return;
-        }
-        as_api_enrol_post(shop, req, id, resp);
-    } else {
-        as_api_enrol_get(shop, req, id, q, resp);
-    }
 }
 
 /* ---- the script ---- */
@@ -209,8 +205,13 @@ static const char WEBAUTHN_JS[] =
     "  });\n"
     "})();\n";
 
-void as_api_webauthn_js(as_response *resp)
+void as_api_webauthn_js(as_shop *shop, const as_request *req, const as_route_params *rp,
+                        const as_query *q, as_response *resp)
 {
+    (void)shop;
+    (void)req;
+    (void)rp;
+    (void)q;
     as_respond_json(resp, 200, NULL);
     resp->raw = WEBAUTHN_JS;
     resp->raw_len = sizeof(WEBAUTHN_JS) - 1;

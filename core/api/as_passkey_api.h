@@ -1,13 +1,13 @@
 /* Passkeys for the people behind mandates (issue 17, docs/security.md): the
- * /v1 enrolment endpoints and the confirmation page's approval, over the
- * shop's operations (core/shop/as_passkeys.h). */
+ * confirmation page's approval, over the shop's operations
+ * (core/shop/as_passkeys.h). The enrolment endpoints and the pages' script
+ * are handlers (as_handlers.h). */
 #ifndef AS_PASSKEY_API_H
 #define AS_PASSKEY_API_H
 
-#include "as_api_internal.h"
+#include "as_api.h"
 #include "as_passkeys.h"
 #include "as_person_pages.h"
-#include "as_validate.h"
 
 /* For a pending confirmation: under the passkey policy a challenge for it
  * (single use, 5 to 10 minutes left; the same one for every look within 5
@@ -25,12 +25,5 @@ json_t *as_approval_offer(as_shop *shop, const as_request *req, const as_confirm
  * (as_approval_check, its refusal as text). */
 const char *as_approval_verify(as_shop *shop, const as_request *req, const as_confirmation *c,
                                const as_assertion *a, int *rc);
-
-void as_api_enrol_get(as_shop *shop, const as_request *req, const char *id, const as_query *q,
-                      as_response *resp);
-void as_api_enrol_post(as_shop *shop, const as_request *req, const char *id, as_response *resp);
-
-/* The pages' script (registration and approval ceremonies). */
-void as_api_webauthn_js(as_response *resp);
 
 #endif

@@ -8,8 +8,11 @@
 
 /* ---- POST /compatibility/check (spec 4.5) ---- */
 
-void as_api_compat_check(as_shop *shop, const as_request *req, as_response *resp)
+void as_api_compat_check(as_shop *shop, const as_request *req, const as_route_params *rp,
+                         const as_query *q, as_response *resp)
 {
+    (void)rp;
+    (void)q;
     as_agent agent;
     if (!as_identify(shop, req, &agent, resp)) return;
     json_t *body = as_json_body(shop, req, resp);
@@ -20,8 +23,11 @@ void as_api_compat_check(as_shop *shop, const as_request *req, as_response *resp
 
 /* ---- POST /questions (spec 4.6) ---- */
 
-void as_api_question(as_shop *shop, const as_request *req, as_response *resp)
+void as_api_question(as_shop *shop, const as_request *req, const as_route_params *rp,
+                     const as_query *q, as_response *resp)
 {
+    (void)rp;
+    (void)q;
     as_agent agent;
     if (!as_identify(shop, req, &agent, resp)) return;
     json_t *body = as_json_body(shop, req, resp);

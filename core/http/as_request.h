@@ -9,6 +9,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "as_shop.h"
+#include "as_util.h" /* as_query */
+
 typedef struct as_request {
     const char *method; /* "GET", "HEAD", "POST", ... */
     const char *path;   /* below the API base, still percent-encoded, e.g. "/products/X" */
@@ -51,6 +54,22 @@ typedef struct as_response {
     bool vary_origin;         /* the answer depends on the Origin header */
     const char *cors_methods; /* a preflight's answer: the methods allowed */
 } as_response;
+
+/* The most segments a routed path has ("/devices/{slug}/compatible"). */
+#define AS_ROUTE_MAX_SEGS 4
+
+/* The values of a route's "{name}" segments, percent-decoded, in the order
+ * of its path template: "/orders/{id}/cancel" gives v[0] the id. */
+typedef struct as_route_params {
+    const char *v[AS_ROUTE_MAX_SEGS];
+    size_t n;
+} as_route_params;
+
+/* What a route's row names for a method, in any binding the router serves:
+ * the answer to req in resp. q is the query string parsed (empty unless the
+ * route reads its own parameters). */
+typedef void as_handler(as_shop *shop, const as_request *req, const as_route_params *p,
+                        const as_query *q, as_response *resp);
 
 /* The absolute URL of the API base, "" when unknown: links in answers. */
 const char *as_request_base(const as_request *req);

@@ -264,8 +264,11 @@ static void handle_message(as_shop *shop, const as_request *req, json_t *msg, ou
     as_respond_json(resp, 200, reply);
 }
 
-void as_api_mcp(as_shop *shop, const as_request *req, as_response *resp)
+void as_api_mcp(as_shop *shop, const as_request *req, const as_route_params *rp,
+                const as_query *q, as_response *resp)
 {
+    (void)rp;
+    (void)q;
     if (req->origin && !as_agent_origin_allowed(shop, req)) {
         refuse(resp, 403, RPC_REFUSED,
                "Forbidden: this Origin may not call the MCP endpoint (see "

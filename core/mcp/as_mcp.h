@@ -12,7 +12,7 @@
 
 /* POST /mcp: one JSON-RPC message in req's body, its answer in resp (the
  * router's row for /mcp names it). */
-void as_api_mcp(as_shop *shop, const as_request *req, as_response *resp);
+as_handler as_api_mcp;
 
 /* The result of tools/list, {"tools": [...]} (core/mcp/mcp_tools.json): a new
  * reference, or NULL when out of memory. */

@@ -227,8 +227,8 @@ as_shop_rc as_quote_create(as_shop *shop, const as_agent *agent, const as_quote_
     };
     if (dev) {
         out->device_slug = dev->slug;
-        out->fit_status = as_fit_status(&p);
-        out->guarantee = strcmp(out->fit_status, "fits") == 0;
+        out->fit_status = as_fit_of(&p);
+        out->guarantee = out->fit_status == AS_FIT_FITS;
     }
     return as_store_quote_insert(shop->store, out) == AS_OK ? AS_SHOP_DONE : AS_SHOP_FAILED;
 }

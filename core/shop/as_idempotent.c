@@ -5,6 +5,7 @@
 
 #include "as_idem.h"
 #include "as_json_value.h"
+#include "as_store.h"
 
 /* Answers from the record of a key claimed before: the first answer again
  * (same body), 422 (another body) or 409 (still in flight: a claim an older
@@ -32,6 +33,34 @@ static as_shop_rc idem_answer(as_shop *shop, const as_idem *ex, const char *hash
     return AS_SHOP_REFUSED;
 }
 
+/* Inside the transaction: claims (user_id, scope, key) for a request whose
+ * body hashes to `hash`, forgetting or taking over the record it finds when
+ * the rules say so (as_idem_on_record). AS_OK: claimed; AS_ECONFLICT with the
+ * record that answers in *existing; AS_EDB. */
+static int claim_key(as_shop *shop, const char *user_id, const char *scope, const char *key,
+                     const char *hash, as_idem *existing)
+{
+    const as_store *s = shop->store;
+    int64_t now = shop->now, lease_until = now + AS_IDEM_LEASE;
+    for (int attempt = 0; attempt < 3; attempt++) {
+        int rc = as_store_idem_claim(s, shop->mem, user_id, scope, key, hash, now, lease_until,
+                                     existing);
+        if (rc != AS_ECONFLICT) return rc;
+        switch (as_idem_on_record(existing, hash, now)) {
+        case AS_IDEM_FORGET: /* then claim the key as new */
+            if (as_store_idem_forget(s, user_id, scope, key, now - AS_IDEM_KEEP) != AS_OK)
+                return AS_EDB;
+            break;
+        case AS_IDEM_TAKE_OVER:
+            return as_store_idem_takeover(s, shop->mem, user_id, scope, key, hash, now, lease_until,
+                                          existing);
+        default:
+            return AS_ECONFLICT;
+        }
+    }
+    return AS_EDB;
+}
+
 /* A request that fails or dies leaves no claim behind, and a second request
  * with the key waits for the first (SQLite's one writer; PostgreSQL's unique
  * index) and then answers from its record. */
@@ -43,7 +72,7 @@ as_shop_rc as_idempotent_run(as_shop *shop, const char *user_id, const char *sco
     as_idem ex;
     *answer = (as_answer){0};
     int rc = as_store_begin(s);
-    if (rc == AS_OK) rc = as_idem_claim(s, shop->mem, user_id, scope, key, hash, shop->now, &ex);
+    if (rc == AS_OK) rc = claim_key(shop, user_id, scope, key, hash, &ex);
     if (rc == AS_ECONFLICT) {
         /* Nothing was written, but the record answered may be a commit of
          * another request not yet on disk: ending as a commit waits for the

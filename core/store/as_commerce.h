@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "as_catalog.h"
 #include "as_order_fsm.h"
 
 typedef struct as_agent {
@@ -37,7 +38,8 @@ typedef struct as_quote {
     int64_t product_id, quantity, unit_price_cents, total_cents;
     int delivery_days;
     const char *delivery_by;
-    const char *device_slug, *fit_status; /* NULL without a device */
+    const char *device_slug; /* NULL without a device */
+    as_fit fit_status;       /* for device_slug; named only at the edges (as_fit_name) */
     bool guarantee;
     int64_t created_at, expires_at;
     /* joined, read-only */
@@ -64,7 +66,8 @@ typedef struct as_order {
      * merchant */
     const char *sku, *product_name, *category, *part_type, *merchant_name, *merchant_country;
     const char *delivery_by;
-    const char *device_slug, *fit_status;
+    const char *device_slug; /* NULL without a device */
+    as_fit fit_status;       /* the quote's, for device_slug */
     bool guarantee;
     const char *confirmation_id;
     /* the agent key that placed it (NULL for orders from before schema 4),

@@ -30,7 +30,7 @@ json_t *as_view_quote(as_mem *m, const as_quote *q)
                   as_time_format(m, q->created_at), "expires_at", as_time_format(m, q->expires_at));
     if (q->device_slug) {
         json_object_set_new(o, "device", json_string(q->device_slug));
-        json_object_set_new(o, "fit_status", json_string(q->fit_status));
+        json_object_set_new(o, "fit_status", json_string(as_fit_name(q->fit_status)));
         json_object_set_new(o, "right_item_guarantee", json_boolean(q->guarantee));
     }
     return o;
@@ -66,7 +66,7 @@ json_t *as_view_order(as_mem *m, const as_order *o)
     json_object_set_new(v, "created_at", json_string(as_time_format(m, o->created_at)));
     if (o->device_slug) {
         json_object_set_new(v, "device", json_string(o->device_slug));
-        json_object_set_new(v, "fit_status", json_string(o->fit_status));
+        json_object_set_new(v, "fit_status", json_string(as_fit_name(o->fit_status)));
         json_object_set_new(v, "right_item_guarantee", json_boolean(o->guarantee));
     }
     json_object_set_new(v, "confirmation_id", str_or_null(o->confirmation_id));

@@ -179,7 +179,8 @@ static void shop_quote_check(const as_quote *q)
                 (long long)q->quantity, (long long)q->total_cents);
     FAKE_ASSERT(shop_valid_date(q->delivery_by), "quote_insert: delivery_by");
     FAKE_ASSERT(q->expires_at > q->created_at, "quote_insert: expiry");
-    FAKE_ASSERT(!q->device_slug == !q->fit_status, "quote_insert: device without fit status");
+    FAKE_ASSERT(q->device_slug || q->fit_status == AS_FIT_UNKNOWN,
+                "quote_insert: a fit status without a device");
 }
 
 static void shop_quote_put(fake_shop *g, const as_quote *q)
@@ -189,7 +190,7 @@ static void shop_quote_put(fake_shop *g, const as_quote *q)
     c->id = shop_dup(g, q->id), c->user_id = shop_dup(g, q->user_id),
     c->offer_id = shop_dup(g, q->offer_id);
     c->delivery_by = shop_dup(g, q->delivery_by), c->device_slug = shop_dup(g, q->device_slug);
-    c->fit_status = shop_dup(g, q->fit_status), c->sku = shop_dup(g, q->sku);
+    c->sku = shop_dup(g, q->sku);
     c->product_name = shop_dup(g, q->product_name), c->category = shop_dup(g, q->category);
     c->merchant_id = shop_dup(g, q->merchant_id), c->merchant_name = shop_dup(g, q->merchant_name);
     c->order_id = shop_dup(g, q->order_id);
@@ -269,7 +270,7 @@ static as_order *shop_order_put(fake_shop *g, const as_order *o)
     c->sku = shop_dup(g, o->sku), c->product_name = shop_dup(g, o->product_name);
     c->category = shop_dup(g, o->category), c->merchant_name = shop_dup(g, o->merchant_name);
     c->delivery_by = shop_dup(g, o->delivery_by), c->device_slug = shop_dup(g, o->device_slug);
-    c->fit_status = shop_dup(g, o->fit_status), c->key_id = shop_dup(g, o->key_id);
+    c->key_id = shop_dup(g, o->key_id);
     c->part_type = shop_dup(g, o->part_type);
     c->merchant_country = shop_dup(g, o->merchant_country);
     c->confirmation_id = NULL, c->key_revoked_at = NULL;
@@ -917,29 +918,29 @@ static const as_mandate trading_mandates[] = {
     }
 
 static const as_quote trading_quotes[] = {
-    QUOTE("q_ok", "u1", "of-soap-a", 1, 2, 450, 1, "2026-03-03", NULL, NULL, false, NOW - 60,
-          NOW + 540, "SOAP-001", "Lavender hand soap 500 ml", "hand-soap", "m-alpha", "Alpha Parts",
-          NULL),
-    QUOTE("q_big", "u1", "of-filt-a", 2, 5, 2999, 2, "2026-03-04", "dyson-v11", "fits", true,
+    QUOTE("q_ok", "u1", "of-soap-a", 1, 2, 450, 1, "2026-03-03", NULL, AS_FIT_UNKNOWN, false,
+          NOW - 60, NOW + 540, "SOAP-001", "Lavender hand soap 500 ml", "hand-soap", "m-alpha",
+          "Alpha Parts", NULL),
+    QUOTE("q_big", "u1", "of-filt-a", 2, 5, 2999, 2, "2026-03-04", "dyson-v11", AS_FIT_FITS, true,
           NOW - 60, NOW + 540, "FILT-002", "HEPA filter for Dyson V11", "vacuum-parts", "m-alpha",
           "Alpha Parts", NULL),
-    QUOTE("q_huge", "u1", "of-filt-a", 2, 10, 9999, 2, "2026-03-04", NULL, NULL, false, NOW - 60,
-          NOW + 540, "FILT-002", "HEPA filter for Dyson V11", "vacuum-parts", "m-alpha",
+    QUOTE("q_huge", "u1", "of-filt-a", 2, 10, 9999, 2, "2026-03-04", NULL, AS_FIT_UNKNOWN, false,
+          NOW - 60, NOW + 540, "FILT-002", "HEPA filter for Dyson V11", "vacuum-parts", "m-alpha",
           "Alpha Parts", NULL),
-    QUOTE("q_used", "u1", "of-soap-a", 1, 1, 450, 1, "2026-03-03", NULL, NULL, false, NOW - 60,
-          NOW + 540, "SOAP-001", "Lavender hand soap 500 ml", "hand-soap", "m-alpha", "Alpha Parts",
-          "ord_placed"),
-    QUOTE("q_expired", "u1", "of-soap-a", 1, 1, 450, 1, "2026-03-03", NULL, NULL, false, NOW - 900,
-          NOW - 300, "SOAP-001", "Lavender hand soap 500 ml", "hand-soap", "m-alpha", "Alpha Parts",
-          NULL),
-    QUOTE("q_u2", "u2", "of-soap-a", 1, 1, 450, 1, "2026-03-03", NULL, NULL, false, NOW - 60,
-          NOW + 540, "SOAP-001", "Lavender hand soap 500 ml", "hand-soap", "m-alpha", "Alpha Parts",
-          NULL),
-    QUOTE("q_batt", "u1", "of-batt-a", 4, 3, 15999, 1, "2026-03-03", NULL, NULL, false, NOW - 60,
-          NOW + 540, "BATT-004", "Replacement battery", "batteries", "m-alpha", "Alpha Parts",
-          NULL),
-    QUOTE("q_nostock", "u1", "of-jug-b", 3, 1, 1299, 2, "2026-03-04", NULL, NULL, false, NOW - 60,
-          NOW + 540, "JUG-003", "Maxtra filter cartridge", "coffee-kitchen", "m-beta",
+    QUOTE("q_used", "u1", "of-soap-a", 1, 1, 450, 1, "2026-03-03", NULL, AS_FIT_UNKNOWN, false,
+          NOW - 60, NOW + 540, "SOAP-001", "Lavender hand soap 500 ml", "hand-soap", "m-alpha",
+          "Alpha Parts", "ord_placed"),
+    QUOTE("q_expired", "u1", "of-soap-a", 1, 1, 450, 1, "2026-03-03", NULL, AS_FIT_UNKNOWN, false,
+          NOW - 900, NOW - 300, "SOAP-001", "Lavender hand soap 500 ml", "hand-soap", "m-alpha",
+          "Alpha Parts", NULL),
+    QUOTE("q_u2", "u2", "of-soap-a", 1, 1, 450, 1, "2026-03-03", NULL, AS_FIT_UNKNOWN, false,
+          NOW - 60, NOW + 540, "SOAP-001", "Lavender hand soap 500 ml", "hand-soap", "m-alpha",
+          "Alpha Parts", NULL),
+    QUOTE("q_batt", "u1", "of-batt-a", 4, 3, 15999, 1, "2026-03-03", NULL, AS_FIT_UNKNOWN, false,
+          NOW - 60, NOW + 540, "BATT-004", "Replacement battery", "batteries", "m-alpha",
+          "Alpha Parts", NULL),
+    QUOTE("q_nostock", "u1", "of-jug-b", 3, 1, 1299, 2, "2026-03-04", NULL, AS_FIT_UNKNOWN, false,
+          NOW - 60, NOW + 540, "JUG-003", "Maxtra filter cartridge", "coffee-kitchen", "m-beta",
           "Beta Supplies", NULL),
 };
 
@@ -962,51 +963,51 @@ typedef struct trading_order {
 static const trading_order trading_orders[] = {
     {ORDER("ord_placed", "u1", "md_1", "q_used", "of-soap-a", 1, 450, 450, AS_OS_PLACED, 0,
            NOW - 60, "SOAP-001", "Lavender hand soap 500 ml", "hand-soap", "hand-soap",
-           "Alpha Parts", "NL", "2026-03-03", NULL, NULL, false),
+           "Alpha Parts", "NL", "2026-03-03", NULL, AS_FIT_UNKNOWN, false),
      {{AS_OS_PLACED, "Placed by shopbot/1.0 within mandate md_1.", NOW - 60}},
      1},
     {ORDER("ord_due", "u1", "md_1", "q_p2", "of-soap-b", 2, 420, 840, AS_OS_PLACED, 0, NOW - 3 * D,
            "SOAP-001", "Lavender hand soap 500 ml", "hand-soap", "hand-soap", "Beta Supplies", "DE",
-           "2026-03-01", NULL, NULL, false),
+           "2026-03-01", NULL, AS_FIT_UNKNOWN, false),
      {{AS_OS_PLACED, NULL, NOW - 3 * D}},
      1},
     {ORDER("ord_shipped", "u1", "md_1", "q_p3", "of-filt-a", 1, 2999, 2999, AS_OS_SHIPPED, 0,
            NOW - 6 * H, "FILT-002", "HEPA filter for Dyson V11", "vacuum-parts", "filter",
-           "Alpha Parts", "NL", "2026-03-04", "dyson-v11", "fits", true),
+           "Alpha Parts", "NL", "2026-03-04", "dyson-v11", AS_FIT_FITS, true),
      {{AS_OS_PLACED, "placed", NOW - 6 * H}, {AS_OS_SHIPPED, "Shipped.", NOW - 5 * H}},
      2},
     {ORDER("ord_delivered", "u1", "md_1", "q_p4", "of-filt-a", 1, 2999, 2999, AS_OS_DELIVERED, 0,
            NOW - 5 * D, "FILT-002", "HEPA filter for Dyson V11", "vacuum-parts", "filter",
-           "Alpha Parts", "BE", "2026-02-28", "dyson-v11", "fits", true),
+           "Alpha Parts", "BE", "2026-02-28", "dyson-v11", AS_FIT_FITS, true),
      {{AS_OS_PLACED, "placed", NOW - 5 * D},
       {AS_OS_SHIPPED, "Shipped.", NOW - 4 * D},
       {AS_OS_DELIVERED, "Delivered.", NOW - 3 * D}},
      3},
     {ORDER("ord_old", "u1", "md_1", "q_p5", "of-soap-a", 1, 450, 450, AS_OS_DELIVERED, 0,
            NOW - 60 * D, "SOAP-001", "Lavender hand soap 500 ml", "hand-soap", "hand-soap",
-           "Alpha Parts", "NL", "2026-01-02", NULL, NULL, false),
+           "Alpha Parts", "NL", "2026-01-02", NULL, AS_FIT_UNKNOWN, false),
      {{AS_OS_PLACED, "placed", NOW - 60 * D},
       {AS_OS_SHIPPED, "Shipped.", NOW - 59 * D},
       {AS_OS_DELIVERED, "Delivered.", NOW - 58 * D}},
      3},
     {ORDER("ord_await", "u1", "md_1", "q_p6", "of-filt-a", 5, 2999, 14995, AS_OS_AWAITING, NOW + H,
            NOW - 60, "FILT-002", "HEPA filter for Dyson V11", "vacuum-parts", "filter",
-           "Alpha Parts", "NL", "2026-03-04", "dyson-v11", "fits", true),
+           "Alpha Parts", "NL", "2026-03-04", "dyson-v11", AS_FIT_FITS, true),
      {{AS_OS_AWAITING, "Above the threshold.", NOW - 60}},
      1},
     {ORDER("ord_await_exp", "u1", "md_1", "q_p7", "of-soap-a", 3, 4500, 13500, AS_OS_AWAITING,
            NOW - 10, NOW - D, "SOAP-001", "Lavender hand soap 500 ml", "hand-soap", "hand-soap",
-           "Alpha Parts", "NL", "2026-03-02", NULL, NULL, false),
+           "Alpha Parts", "NL", "2026-03-02", NULL, AS_FIT_UNKNOWN, false),
      {{AS_OS_AWAITING, "Above the threshold.", NOW - D}},
      1},
     {ORDER("ord_cancelled", "u1", "md_1", "q_p8", "of-soap-a", 1, 450, 0, AS_OS_CANCELLED, 0,
            NOW - 2 * D, "SOAP-001", "Lavender hand soap 500 ml", "hand-soap", "hand-soap",
-           "Alpha Parts", "NL", "2026-03-01", NULL, NULL, false),
+           "Alpha Parts", "NL", "2026-03-01", NULL, AS_FIT_UNKNOWN, false),
      {{AS_OS_PLACED, NULL, NOW - 2 * D}, {AS_OS_CANCELLED, "Cancelled.", NOW - 2 * D + 5}},
      2},
     {ORDER("ord_returned", "u1", "md_1", "q_p9", "of-filt-a", 1, 2999, 0, AS_OS_RETURNED, 0,
            NOW - 10 * D, "FILT-002", "HEPA filter for Dyson V11", "vacuum-parts", "filter",
-           "Alpha Parts", "DE", "2026-02-21", "dyson-v11", "fits", true),
+           "Alpha Parts", "DE", "2026-02-21", "dyson-v11", AS_FIT_FITS, true),
      {{AS_OS_PLACED, NULL, NOW - 10 * D},
       {AS_OS_SHIPPED, NULL, NOW - 9 * D},
       {AS_OS_DELIVERED, NULL, NOW - 8 * D},
@@ -1014,7 +1015,7 @@ static const trading_order trading_orders[] = {
      4},
     {ORDER("ord_u2", "u2", "md_u2", "q_p10", "of-soap-a", 1, 450, 450, AS_OS_SHIPPED, 0,
            NOW - 2 * D, "SOAP-001", "Lavender hand soap 500 ml", "hand-soap", "hand-soap",
-           "Alpha Parts", "NL", "2026-03-05", NULL, NULL, false),
+           "Alpha Parts", "NL", "2026-03-05", NULL, AS_FIT_UNKNOWN, false),
      {{AS_OS_PLACED, NULL, NOW - 2 * D}, {AS_OS_SHIPPED, NULL, NOW - D}},
      2},
 };

@@ -17,6 +17,8 @@
 #include <jansson.h>
 
 #include "as_api.h"
+#include "as_help_view.h" /* what the tests use beyond the router */
+#include "as_http.h"
 #include "as_mem.h"
 
 /* One arena per test: setup creates it, teardown frees everything at once. */
