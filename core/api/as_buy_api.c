@@ -11,7 +11,6 @@
 #include "as_answers.h"
 #include "as_api_internal.h"
 #include "as_buy_view.h"
-#include "as_catalog_api.h"
 #include "as_buying.h"
 #include "as_person_pages.h"
 #include "as_passkey_api.h"
@@ -21,19 +20,9 @@
 /* An operation's outcome as the /v1 answer when it is not DONE; true for DONE. */
 static bool shop_done(as_shop_rc rc, const as_problem *prob, as_response *resp)
 {
-    switch (rc) {
-    case AS_SHOP_DONE:
-        return true;
-    case AS_SHOP_REFUSED:
-        as_respond_problem(resp, prob);
-        return false;
-    case AS_SHOP_UNREADABLE:
-        as_respond_saved_unreadable(resp);
-        return false;
-    default:
-        as_respond_storage_failed(resp);
-        return false;
-    }
+    if (rc == AS_SHOP_DONE) return true;
+    as_respond_outcome(resp, rc, prob);
+    return false;
 }
 
 /* ---- GET /mandates/current (spec 4.7) ---- */

@@ -1,18 +1,9 @@
 /* The public catalogue endpoints, spec 4.1 to 4.4: each validates its
  * parameters, calls the shop's read (core/shop/as_reads.h) and answers. */
-#include "as_catalog_api.h"
-
 #include "as_api_internal.h"
 #include "as_handlers.h"
 #include "as_device_view.h"
 #include "as_reads.h"
-
-/* An outcome other than done: its problem, or the one every binding gives. */
-static void respond_outcome(as_response *resp, as_shop_rc rc, as_problem *p)
-{
-    if (rc != AS_SHOP_REFUSED) as_shop_problem(rc, p);
-    as_respond_problem(resp, p);
-}
 
 /* An encoded page or view, sent as it is (and as the caches keep it). */
 static void respond_body(as_response *resp, const as_read_body *body)
@@ -21,17 +12,6 @@ static void respond_body(as_response *resp, const as_read_body *body)
     resp->raw = body->data;
     resp->raw_len = body->len;
     resp->content_type = "application/json";
-}
-
-/* A device parameter: among the store's devices (as_read_device). */
-bool as_resolve_device(as_shop *shop, const char *text, const char *field, as_device *out,
-                       as_response *resp)
-{
-    as_problem p;
-    as_shop_rc rc = as_read_device(shop, text, field, out, &p);
-    if (rc == AS_SHOP_DONE) return true;
-    respond_outcome(resp, rc, &p);
-    return false;
 }
 
 /* GET /search (spec 4.1) */
@@ -52,7 +32,7 @@ void as_api_search(as_shop *shop, const as_request *req, const as_route_params *
         respond_body(resp, &body);
         return;
     }
-    respond_outcome(resp, rc, &p);
+    as_respond_outcome(resp, rc, &p);
     resp->retry_after = body.retry_after;
 }
 
@@ -73,7 +53,7 @@ void as_api_product(as_shop *shop, const as_request *req, const as_route_params 
     if (rc == AS_SHOP_DONE)
         respond_body(resp, &body);
     else
-        respond_outcome(resp, rc, &p);
+        as_respond_outcome(resp, rc, &p);
 }
 
 /* GET /devices (spec 4.3) */
@@ -94,7 +74,7 @@ void as_api_devices(as_shop *shop, const as_request *req, const as_route_params 
     if (rc == AS_SHOP_DONE)
         as_respond_json(resp, 200, as_view_device_candidates(in.q, c, k, in.limit));
     else
-        respond_outcome(resp, rc, &p);
+        as_respond_outcome(resp, rc, &p);
 }
 
 /* GET /devices/{slug}/compatible (spec 4.4) */
@@ -114,5 +94,5 @@ void as_api_compatible(as_shop *shop, const as_request *req, const as_route_para
     if (rc == AS_SHOP_DONE)
         as_respond_json(resp, 200, view);
     else
-        respond_outcome(resp, rc, &p);
+        as_respond_outcome(resp, rc, &p);
 }
