@@ -434,7 +434,7 @@ static int idem_get(as_db *db, as_mem *m, const char *user, const char *scope, c
     int rc = one_row(db, m, L_AS_IDEM_GET, 3, a, &rec);
     if (rc != AS_OK) return rc;
     x->request_hash = COL(0);
-    x->state = COL(1);
+    x->state = as_idem_state_parse(COL(1));
     x->status = (int)as_db_i64(COL(2));
     x->response = COL(3);
     x->created_at = as_db_i64(COL(4));

@@ -19,7 +19,7 @@ static as_shop_rc idem_answer(as_shop *shop, const as_idem *ex, const char *hash
                             "new key for a new request."};
         return AS_SHOP_REFUSED;
     }
-    if (strcmp(ex->state, "done") == 0) {
+    if (ex->state == AS_IDEM_DONE) {
         json_t *first = as_json_parse_or(ex->response, NULL);
         if (!first) return AS_SHOP_FAILED;
         *answer = (as_answer){.status = ex->status, .body = first, .replayed = true};

@@ -5,6 +5,7 @@
 static const char *const mandate_names[AS_MS_N] = {"active", "revoked", "expired"};
 static const char *const confirmation_names[AS_CS_N] = {"pending", "approved", "declined",
                                                         "expired", "cancelled"};
+static const char *const idem_names[AS_IDEM_STATE_N] = {"in_flight", "done"};
 
 static int name_index(const char *const *names, int n, const char *name)
 {
@@ -31,6 +32,16 @@ const char *as_confirmation_state_name(as_confirmation_state s)
 as_confirmation_state as_confirmation_state_parse(const char *name)
 {
     return (as_confirmation_state)name_index(confirmation_names, AS_CS_N, name);
+}
+
+const char *as_idem_state_name(as_idem_state s)
+{
+    return (unsigned)s < AS_IDEM_STATE_N ? idem_names[s] : "unknown";
+}
+
+as_idem_state as_idem_state_parse(const char *name)
+{
+    return (as_idem_state)name_index(idem_names, AS_IDEM_STATE_N, name);
 }
 
 int64_t as_order_event_at(const as_order *o, as_order_state status)

@@ -113,8 +113,14 @@ typedef struct as_challenge {
     int64_t expires_at;
 } as_challenge;
 
+/* An Idempotency-Key record's state: claimed by a request still in flight, or
+ * done with its answer kept (core/rules/as_idem.h). */
+typedef enum { AS_IDEM_IN_FLIGHT, AS_IDEM_DONE, AS_IDEM_STATE_N } as_idem_state;
+
 typedef struct as_idem {
-    const char *request_hash, *state, *response;
+    const char *request_hash;
+    as_idem_state state; /* AS_IDEM_STATE_N: the database holds a name that is none */
+    const char *response;
     int status;
     int64_t created_at, lease_until;
 } as_idem;
@@ -132,12 +138,14 @@ typedef struct as_passkey {
 } as_passkey;
 
 /* The statuses' names, as the API and the database spell them ("unknown" for
- * AS_MS_N, AS_CS_N), and back (AS_MS_N, AS_CS_N for a name that is none, or
- * NULL). Only the edges use these: JSON, pages, messages and SQL. */
+ * AS_MS_N, AS_CS_N, AS_IDEM_STATE_N), and back (the _N for a name that is
+ * none, or NULL). Only the edges use these: JSON, pages, messages and SQL. */
 const char *as_mandate_state_name(as_mandate_state s);
 as_mandate_state as_mandate_state_parse(const char *name);
 const char *as_confirmation_state_name(as_confirmation_state s);
 as_confirmation_state as_confirmation_state_parse(const char *name);
+const char *as_idem_state_name(as_idem_state s);
+as_idem_state as_idem_state_parse(const char *name);
 
 /* When the order reached status (from its timeline), 0 when it has not. */
 int64_t as_order_event_at(const as_order *o, as_order_state status);

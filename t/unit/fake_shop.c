@@ -498,7 +498,7 @@ static int shop_idem_claim(void *h, as_mem *m, const char *user, const char *sco
         r->user = shop_dup(g, user), r->scope = shop_dup(g, scope);
         if (!r->rec.request_hash) r->rec.request_hash = shop_dup(g, hash);
     }
-    if (r && !(strcmp(r->rec.state, "in_flight") == 0 && r->rec.lease_until < now)) {
+    if (r && !(r->rec.state == AS_IDEM_IN_FLIGHT && r->rec.lease_until < now)) {
         *existing = r->rec;
         return AS_ECONFLICT;
     }
@@ -507,7 +507,7 @@ static int shop_idem_claim(void *h, as_mem *m, const char *user, const char *sco
         r = &g->t.idem[g->t.n_idem++];
         *r = (fake_shop_idem){shop_dup(g, user), shop_dup(g, scope), shop_dup(g, key), {0}};
     }
-    r->rec = (as_idem){shop_dup(g, hash), "in_flight", NULL, 0, now, lease_until};
+    r->rec = (as_idem){shop_dup(g, hash), AS_IDEM_IN_FLIGHT, NULL, 0, now, lease_until};
     return AS_OK;
 }
 
@@ -523,7 +523,7 @@ static int shop_idem_finish(void *h, const char *user, const char *scope, const 
     json_decref(v);
     fake_shop_idem *r = shop_idem_find(g, user, scope, key);
     if (!r) return AS_EDB;
-    r->rec.state = "done";
+    r->rec.state = AS_IDEM_DONE;
     r->rec.status = status;
     r->rec.response = shop_dup(g, response);
     return AS_OK;
@@ -552,7 +552,7 @@ static int shop_idem_takeover(void *h, as_mem *m, const char *user, const char *
     SHOP_IN_TX(g, "idem_takeover");
     fake_shop_idem *r = shop_idem_find(g, user, scope, key);
     if (!r) return AS_EDB;
-    if (strcmp(r->rec.state, "in_flight") != 0 || r->rec.lease_until > now ||
+    if (r->rec.state != AS_IDEM_IN_FLIGHT || r->rec.lease_until > now ||
         strcmp(r->rec.request_hash, hash) != 0) {
         *existing = r->rec;
         return AS_ECONFLICT;
@@ -1042,13 +1042,13 @@ static const fake_shop_idem trading_idem[] = {
     {NULL,
      NULL,
      "k-replay",
-     {NULL, "done", "{\"id\":\"ord_first\",\"status\":\"placed\"}", 201, NOW - 5, NOW + 12}},
-    {NULL, NULL, "k-badjson", {NULL, "done", "{truncated", 201, NOW - 5, NOW + 12}},
-    {NULL, NULL, "k-busy", {NULL, "in_flight", NULL, 0, NOW - 5, NOW + 12}},
+     {NULL, AS_IDEM_DONE, "{\"id\":\"ord_first\",\"status\":\"placed\"}", 201, NOW - 5, NOW + 12}},
+    {NULL, NULL, "k-badjson", {NULL, AS_IDEM_DONE, "{truncated", 201, NOW - 5, NOW + 12}},
+    {NULL, NULL, "k-busy", {NULL, AS_IDEM_IN_FLIGHT, NULL, 0, NOW - 5, NOW + 12}},
     {NULL,
      NULL,
      "k-other",
-     {"0000000000000000000000000000000000000000000000000000000000000000", "done", "{}", 201,
+     {"0000000000000000000000000000000000000000000000000000000000000000", AS_IDEM_DONE, "{}", 201,
       NOW - 5, NOW + 12}},
 };
 

@@ -257,8 +257,10 @@ static fake_shop_idem *g_hold_in_flight(g_case *c, const json_t *r, const char *
         fake_shop_idem *rec = &c->store.t.idem[i];
         if (strcmp(rec->key, key) != 0) continue;
         *saved = rec->rec;
-        rec->rec =
-            (as_idem){saved->request_hash, "in_flight", NULL, 0, c->shop.now, c->shop.now + 30};
+        rec->rec = (as_idem){.request_hash = saved->request_hash,
+                             .state = AS_IDEM_IN_FLIGHT,
+                             .created_at = c->shop.now,
+                             .lease_until = c->shop.now + 30};
         return rec;
     }
     fail_msg("%s: no Idempotency-Key record '%s' to hold in flight", file, key);
