@@ -189,27 +189,36 @@ static int scored_cmp(const void *a, const void *b)
     return strcmp(x->offer->id, y->offer->id);
 }
 
-/* Whether ineligible_reason has nothing to say of o: its tests, without the text. */
-static bool eligible(const as_product *p, const as_offer *o, const as_offer_filter *f, int64_t day)
+/* The first of the filter's tests o fails (delivered on day), or AS_INEL_NONE. */
+static as_inel_kind ineligible_kind(const as_product *p, const as_offer *o,
+                                    const as_offer_filter *f, int64_t day)
 {
-    return strcmp(p->availability, "in_stock") == 0 && o->stock > 0 &&
-           (!f->merchant || strcmp(f->merchant, o->merchant.id) == 0) &&
-           !(f->max_price_cents > 0 && o->price_cents > f->max_price_cents) &&
-           !(f->deliver_by > 0 && day > f->deliver_by);
+    if (strcmp(p->availability, "in_stock") != 0 || o->stock <= 0) return AS_INEL_OUT_OF_STOCK;
+    if (f->merchant && strcmp(f->merchant, o->merchant.id) != 0) return AS_INEL_OTHER_MERCHANT;
+    if (f->max_price_cents > 0 && o->price_cents > f->max_price_cents)
+        return AS_INEL_ABOVE_MAX_PRICE;
+    if (f->deliver_by > 0 && day > f->deliver_by) return AS_INEL_AFTER_DELIVER_BY;
+    return AS_INEL_NONE;
 }
 
-static const char *ineligible_reason(as_mem *m, const as_product *p, const as_offer *o,
+/* The words for an ineligibility of kind k, as the API shows them. */
+static const char *ineligible_reason(as_mem *m, as_inel_kind k, const as_offer *o,
                                      const as_offer_filter *f, int64_t day)
 {
-    if (strcmp(p->availability, "in_stock") != 0 || o->stock <= 0) return "Out of stock";
-    if (f->merchant && strcmp(f->merchant, o->merchant.id) != 0)
+    switch (k) {
+    case AS_INEL_OUT_OF_STOCK:
+        return "Out of stock";
+    case AS_INEL_OTHER_MERCHANT:
         return as_printf(m, "Sold by %s, not by the requested merchant", o->merchant.name);
-    if (f->max_price_cents > 0 && o->price_cents > f->max_price_cents)
+    case AS_INEL_ABOVE_MAX_PRICE:
         return as_printf(m, "Price %s is above max_price %s", as_eur_format(m, o->price_cents),
                          as_eur_format(m, f->max_price_cents));
-    if (f->deliver_by > 0 && day > f->deliver_by)
+    case AS_INEL_AFTER_DELIVER_BY:
         return as_printf(m, "Delivers %s, after deliver_by %s", as_date_format(m, day),
                          as_date_format(m, f->deliver_by));
+    case AS_INEL_NONE:
+        break;
+    }
     return NULL;
 }
 
@@ -294,14 +303,12 @@ static void rank(as_mem *m, const as_product *p, const as_weights *w, const as_o
     for (size_t i = 0; i < p->n_offers; i++) {
         const as_offer *o = &p->offers[i];
         int64_t day = today + o->delivery_days;
-        if (mode == RANK_BEST) {
-            if (!eligible(p, o, f, day)) continue; /* not listed: no reason written */
-        } else {
-            const char *why = ineligible_reason(m, p, o, f, day);
-            if (why) {
-                out->inel[out->n_inel++] = (as_ineligible){o, why, day};
-                continue;
-            }
+        as_inel_kind why = ineligible_kind(p, o, f, day);
+        if (why != AS_INEL_NONE) {
+            if (mode != RANK_BEST) /* RANK_BEST lists none: no reason written */
+                out->inel[out->n_inel++] =
+                    (as_ineligible){o, why, ineligible_reason(m, why, o, f, day), day};
+            continue;
         }
         if (!cheapest || o->price_cents < cheapest) cheapest = o->price_cents;
         out->ranked[out->n_ranked++] = (as_scored){.offer = o, .delivery_day = day};

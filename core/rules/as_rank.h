@@ -41,9 +41,20 @@ typedef struct as_scored {
     int64_t delivery_day;
 } as_scored;
 
+/* Why an offer cannot be bought under a filter: the first test it fails, in
+ * this order. AS_INEL_NONE: it passes them all (eligible). */
+typedef enum {
+    AS_INEL_NONE,
+    AS_INEL_OUT_OF_STOCK,    /* the product is not in stock, or the offer has none */
+    AS_INEL_OTHER_MERCHANT,  /* another merchant than the filter's */
+    AS_INEL_ABOVE_MAX_PRICE, /* its price is above max_price */
+    AS_INEL_AFTER_DELIVER_BY /* it delivers after deliver_by */
+} as_inel_kind;
+
 typedef struct as_ineligible {
     const as_offer *offer;
-    const char *reason;
+    as_inel_kind kind;  /* what decisions read */
+    const char *reason; /* the kind in words, for people (JSON, explanations) */
     int64_t delivery_day;
 } as_ineligible;
 

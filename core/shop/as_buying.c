@@ -155,7 +155,7 @@ static as_shop_rc offer_asked(as_mem *m, const as_ranking *r, const char *offer_
     }
     for (size_t i = 0; i < r->n_inel; i++) {
         if (strcmp(r->inel[i].offer->id, offer_id) != 0) continue;
-        if (strcmp(r->inel[i].reason, "Out of stock") == 0)
+        if (r->inel[i].kind == AS_INEL_OUT_OF_STOCK)
             return buying_refuse(why, 409, "OUT_OF_STOCK", NULL,
                                  as_printf(m, "Offer %s is out of stock.", offer_id));
         return buying_refuse(
@@ -178,7 +178,7 @@ static as_shop_rc choose_offer(as_mem *m, const as_ranking *r, const char *offer
         }
     bool only_stock = true;
     for (size_t i = 0; i < r->n_inel; i++)
-        if (strcmp(r->inel[i].reason, "Out of stock") != 0) only_stock = false;
+        if (r->inel[i].kind != AS_INEL_OUT_OF_STOCK) only_stock = false;
     if (r->n_ranked > 0 || only_stock)
         return buying_refuse(why, 409, "OUT_OF_STOCK", NULL,
                              r->n_ranked

@@ -222,6 +222,16 @@ typedef struct inel_row {
     const char *ineligible; /* id=reason-fragment pairs, ';' separated */
 } inel_row;
 
+/* The kind a row's reason fragment names: the kind must say what the text says. */
+static as_inel_kind fragment_kind(const char *fragment)
+{
+    if (strcmp(fragment, "Out of stock") == 0) return AS_INEL_OUT_OF_STOCK;
+    if (strcmp(fragment, "requested merchant") == 0) return AS_INEL_OTHER_MERCHANT;
+    if (strcmp(fragment, "max_price") == 0) return AS_INEL_ABOVE_MAX_PRICE;
+    if (strcmp(fragment, "deliver_by") == 0) return AS_INEL_AFTER_DELIVER_BY;
+    return AS_INEL_NONE;
+}
+
 static void test_ineligible(void **state)
 {
     as_mem *m = unit_mem(state);
@@ -305,6 +315,8 @@ static void test_ineligible(void **state)
             CHECK(as_printf(m, "%s: %s ineligible", row->name, t), x != NULL);
             if (x) {
                 CHECK_CONTAINS(as_printf(m, "%s: %s", row->name, t), x->reason, eq + 1);
+                CHECK_INT(as_printf(m, "%s: %s kind", row->name, t), x->kind,
+                          fragment_kind(eq + 1));
                 CHECK_INT(row->name, x->delivery_day, TODAY + x->offer->delivery_days);
             }
         }
