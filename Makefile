@@ -42,25 +42,27 @@ BUILD_CFLAGS = $(STD) $(WARN) -fPIC -fvisibility=hidden $(DEPS)
 # room sees its own headers and those of the rooms below it, no others: each is
 # compiled with just those include paths, so an include that runs back up (the
 # shop including a request, a view the store, search the API) does not compile.
-# Storage (sql/) sees lib and store; the glue, agentshopctl and the tests see all.
+# Storage (sql/) sees lib, model and store (the interface it implements): no
+# rule and no view. The glue, agentshopctl and the tests see all.
 ROOM_lib     := lib
-ROOM_store   := $(ROOM_lib) store
-ROOM_rules   := $(ROOM_store) rules
+ROOM_model   := $(ROOM_lib) model
+ROOM_rules   := $(ROOM_model) rules
 ROOM_views   := $(ROOM_rules) views
-ROOM_search  := $(ROOM_views) search
+ROOM_store   := $(ROOM_views) store
+ROOM_search  := $(ROOM_store) search
 ROOM_shop    := $(ROOM_search) shop
 ROOM_http    := $(ROOM_shop) http
 ROOM_answers := $(ROOM_http) answers
 ROOM_mcp     := $(ROOM_answers) mcp
 ROOM_api     := $(ROOM_mcp) api
-ROOMS        := lib store rules views search shop http answers mcp api
+ROOMS        := lib model rules views store search shop http answers mcp api
 # an object's room: build/core/ROOM/x.o
 room_of      = $(word 3,$(subst /, ,$(1)))
 room_inc     = $(addprefix -Icore/,$(ROOM_$(call room_of,$(1))))
 CORE_CPP    := $(addprefix -Icore/,$(ROOMS)) -Ibuild -D_DEFAULT_SOURCE
 # the rules storage applies (ranking, verification, the feed's reader) are
 # given by its caller as function pointers (as_db.rank, as_feed_rules)
-STORE_CPP   := $(addprefix -Icore/,$(ROOM_store)) -Isql -Ibuild
+STORE_CPP   := $(addprefix -Icore/,lib model store) -Isql -Ibuild
 APR_CPPFLAGS = $(addprefix -Icore/,$(ROOMS)) -Isql -Ibuild $(APR_CPP) $(APR_INC)
 # The flags of every compilation, kept in build/flags, which is rewritten (when
 # the Makefile is read) only when they change: make CFLAGS=-O0 after a make

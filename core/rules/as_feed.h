@@ -4,7 +4,7 @@
  * records say about each other and about the database (an offer's product
  * and merchant, a measurement's specifications) is checked by the importer
  * (sql/as_db_feed.c), which writes them; the records' nouns are storage's
- * (core/store/as_feed_rec.h). Export writes the same records, in the
+ * (core/model/as_feed_rec.h). Export writes the same records, in the
  * form as_feed_line gives, so export -> import -> export is byte-identical. */
 #ifndef AS_FEED_H
 #define AS_FEED_H

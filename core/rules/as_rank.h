@@ -8,7 +8,6 @@
 
 #include "as_catalog.h"
 #include "as_mem.h"
-#include "as_store.h"
 
 enum { AS_W_PRICE, AS_W_DELIVERY, AS_W_QUALITY, AS_W_RELIABILITY, AS_W_N };
 extern const char *const as_weight_names[AS_W_N];

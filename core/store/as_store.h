@@ -41,18 +41,6 @@ typedef struct as_compat_page {
 /* Search orders, in the order of as_sort_choices (core/search/as_search_page.c). */
 typedef enum { AS_SORT_SCORE, AS_SORT_PRICE, AS_SORT_DELIVERY, AS_SORT_RETURN_RATE } as_sort_kind;
 
-/* A product's row of the search order table (product_rank). */
-typedef struct as_rank_row {
-    bool buyable;        /* some offer can be bought */
-    int64_t score;       /* the best offer's, under the default weights; 0 when not buyable */
-    int64_t price_cents; /* the best offer's unit price; 0 when not buyable */
-    int64_t days;        /* the best offer's delivery days; 0 when not buyable */
-    double return_rate;
-    /* rank_changes only (NULL from index_rows): the ids of the product's
-     * offers with stock above zero now, separated by spaces ("" for none) */
-    const char *in_stock;
-} as_rank_row;
-
 /* An offer as the text index holds it: all but its stock. */
 typedef struct as_index_offer {
     int64_t product_id;

@@ -130,4 +130,16 @@ extern const size_t as_n_part_types;
 const char *as_category_label(const char *id); /* NULL when unknown */
 bool as_part_type_known(const char *id);
 
+/* A product's row of the search order table (product_rank). */
+typedef struct as_rank_row {
+    bool buyable;        /* some offer can be bought */
+    int64_t score;       /* the best offer's, under the default weights; 0 when not buyable */
+    int64_t price_cents; /* the best offer's unit price; 0 when not buyable */
+    int64_t days;        /* the best offer's delivery days; 0 when not buyable */
+    double return_rate;
+    /* rank_changes only (NULL from index_rows): the ids of the product's
+     * offers with stock above zero now, separated by spaces ("" for none) */
+    const char *in_stock;
+} as_rank_row;
+
 #endif
